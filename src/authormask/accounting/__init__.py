@@ -1,0 +1,16 @@
+"""Accounting: Earth Mover's distance, document-level guarantees, calibration, statements."""
+
+from authormask.accounting.emd import EMDResult, earth_movers_distance, word_movers_distance
+from authormask.accounting.guarantees import UtilityBound, privacy_multiplier, utility_bound
+from authormask.accounting.statement import PassThroughCounts, PrivacyStatement
+
+__all__ = [
+    "EMDResult",
+    "PassThroughCounts",
+    "PrivacyStatement",
+    "UtilityBound",
+    "earth_movers_distance",
+    "privacy_multiplier",
+    "utility_bound",
+    "word_movers_distance",
+]

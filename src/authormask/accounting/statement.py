@@ -1,0 +1,83 @@
+"""The privacy statement that accompanies every output."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["PassThroughCounts", "PrivacyStatement"]
+
+
+@dataclass(frozen=True)
+class PassThroughCounts:
+    """What happened to each token of a document."""
+
+    tokens: int
+    perturbed: int
+    stopwords: int
+    punctuation: int
+    oov_dropped: int
+    oov_kept_unprotected: int
+    oov_mapped: int
+    not_released_by_fixed_length: int
+
+
+@dataclass(frozen=True)
+class PrivacyStatement:
+    """Machine-readable statement of the guarantee of one released output.
+
+    ``to_dict``/``to_json`` give the machine form, ``describe`` the human form.
+    """
+
+    mechanism: str
+    reference: str
+    mode: str
+    epsilon: float
+    epsilon_unit: str
+    length: int
+    fixed_length_method: str
+    guarantee: str
+    document_bound: str
+    embeddings: dict[str, Any]
+    stopwords: str
+    stopword_handling: str
+    oov_policy: str
+    counts: PassThroughCounts
+    seed: str
+    version: str
+    caveats: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["caveats"] = list(self.caveats)
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=False)
+
+    def describe(self) -> str:
+        c = self.counts
+        e = self.embeddings
+        lines = [
+            f"Privacy statement (authormask {self.version})",
+            f"  mechanism   : {self.mechanism} [{self.mode} mode]",
+            f"  reference   : {self.reference}",
+            f"  epsilon     : {self.epsilon:g} {self.epsilon_unit}",
+            f"  N           : {self.length} words ({self.fixed_length_method})",
+            f"  guarantee   : {self.guarantee}",
+            f"  bound       : {self.document_bound}",
+            f"  embeddings  : {e['name']} ({e['source']}), K={e['vocab_size']} words, "
+            f"{e['dimension']}-d, words sha256 {e['words_sha256']}, "
+            f"vectors sha256 {e['vectors_sha256']}",
+            f"  stopwords   : {self.stopwords}; {self.stopword_handling}",
+            f"  unknown words (OOV): {self.oov_policy}",
+            f"  tokens      : {c.tokens} total, {c.perturbed} perturbed, {c.stopwords} stopwords and "
+            f"{c.punctuation} punctuation {'passed through unchanged' if self.mode == 'text' else 'removed (not released)'}, "
+            f"{c.oov_dropped} OOV dropped, {c.oov_kept_unprotected} OOV released unchanged "
+            f"(unprotected), {c.oov_mapped} OOV mapped, "
+            f"{c.not_released_by_fixed_length} content words not released (beyond N)",
+            f"  randomness  : {self.seed}",
+        ]
+        lines += [f"  caveat      : {cv}" for cv in self.caveats]
+        return "\n".join(lines)

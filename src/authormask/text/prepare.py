@@ -1,0 +1,194 @@
+"""Document preparation (section 2 and appendix B.1 of Fernandes et al. 2019).
+
+Lowercasing, punctuation and stopword removal, a bag of words, an explicit out-of-vocabulary
+(OOV) policy, and the fixed length N that Theorem 1 needs (bags must have equal size):
+
+* ``truncate`` keeps the first N content words (appendix B.1: "truncate each text or snippet to
+  the length of the shortest one in the set");
+* ``sample`` draws N words i.i.d. from the bag's word-frequency distribution (arXiv 2018
+  version, section 5.2).
+
+OOV policies (words with no vector cannot be perturbed):
+
+* ``drop`` (default): the word is removed and never released;
+* ``keep``: the word is released unchanged - it is NOT protected, and the statement says how many
+  such words passed through;
+* ``map``: the word is replaced by a fixed in-vocabulary word (default ``"unknown"``) which is then
+  perturbed like any other word, so its identity is never released.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from authormask.embeddings._base import Embeddings
+from authormask.exceptions import InputError, InvalidParameterError
+from authormask.randomness import RandomState, check_random_state
+from authormask.text.stopwords import default_stopwords
+from authormask.text.tokenize import Token, tokenize
+from authormask.validation import check_positive_int
+
+__all__ = [
+    "FIXED_LENGTH_METHODS",
+    "OOV_POLICIES",
+    "FixedLengthBag",
+    "PreparedDocument",
+    "TextPreparer",
+    "fixed_length_bag",
+]
+
+OOV_POLICIES = ("drop", "keep", "map")
+FIXED_LENGTH_METHODS = ("truncate", "sample")
+
+Role = Literal["content", "stopword", "punctuation", "oov-dropped", "oov-kept", "oov-mapped"]
+
+
+@dataclass(frozen=True)
+class PreparedDocument:
+    """A document split into what the mechanism perturbs and what it does not.
+
+    ``content_words`` are the (lowercased, in-vocabulary) words fed to the mechanism, in document
+    order; ``content_positions`` their token indices. ``roles`` gives each token's fate.
+    """
+
+    text: str
+    tokens: tuple[Token, ...]
+    roles: tuple[Role, ...]
+    content_words: tuple[str, ...]
+    content_positions: tuple[int, ...]
+    kept_oov_words: tuple[str, ...]
+
+    def count(self, role: Role) -> int:
+        return sum(1 for r in self.roles if r == role)
+
+    @property
+    def bag(self) -> Counter[str]:
+        """The bag of content words (Definition 1)."""
+        return Counter(self.content_words)
+
+
+@dataclass(frozen=True)
+class FixedLengthBag:
+    """The N words that enter the mechanism, and how they were chosen."""
+
+    words: tuple[str, ...]
+    length: int
+    method: str
+    available: int
+
+    @property
+    def not_released(self) -> int:
+        """Content words of the document that the fixed-length step left out (truncate only)."""
+        return max(self.available - self.length, 0) if self.method == "truncate" else 0
+
+
+class TextPreparer:
+    """Prepare raw text for a given embedding vocabulary.
+
+    Parameters
+    ----------
+    embeddings : Embeddings
+        Words without a vector are out of vocabulary.
+    stopwords : iterable of str, optional
+        Removed in bag mode, passed through unchanged in text mode. Default: the English list.
+    oov : {"drop", "keep", "map"}
+        Out-of-vocabulary policy (see the module docstring).
+    oov_map_to : str
+        The in-vocabulary word OOV words become under ``oov="map"``.
+    """
+
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        *,
+        stopwords: frozenset[str] | set[str] | None = None,
+        oov: str = "drop",
+        oov_map_to: str = "unknown",
+    ) -> None:
+        if oov not in OOV_POLICIES:
+            raise InvalidParameterError(
+                f"oov policy must be one of {', '.join(OOV_POLICIES)}, got {oov!r}"
+            )
+        if oov == "map" and oov_map_to not in embeddings:
+            raise InvalidParameterError(
+                f"oov_map_to must be in the embeddings vocabulary, got {oov_map_to!r}"
+            )
+        self.embeddings = embeddings
+        self.stopwords = frozenset(default_stopwords() if stopwords is None else stopwords)
+        self.oov = oov
+        self.oov_map_to = oov_map_to
+
+    def prepare(self, text: str) -> PreparedDocument:
+        """Tokenise, lowercase and classify every token; raise ``InputError`` if nothing is left."""
+        if not text.strip():
+            raise InputError("document is empty or whitespace only")
+        tokens = tokenize(text)
+        roles: list[Role] = []
+        content: list[str] = []
+        positions: list[int] = []
+        kept: list[str] = []
+        for i, tok in enumerate(tokens):
+            low = tok.lower
+            if not tok.is_word:
+                roles.append("punctuation")
+            elif low in self.stopwords:
+                roles.append("stopword")
+            elif low in self.embeddings:
+                roles.append("content")
+                content.append(low)
+                positions.append(i)
+            elif self.oov == "drop":
+                roles.append("oov-dropped")
+            elif self.oov == "keep":
+                roles.append("oov-kept")
+                kept.append(low)
+            else:
+                roles.append("oov-mapped")
+                content.append(self.oov_map_to)
+                positions.append(i)
+        if not content:
+            raise InputError(
+                "document has no content words left after removing punctuation, stopwords and "
+                f"out-of-vocabulary words ({len(tokens)} tokens)"
+            )
+        return PreparedDocument(
+            text=text,
+            tokens=tuple(tokens),
+            roles=tuple(roles),
+            content_words=tuple(content),
+            content_positions=tuple(positions),
+            kept_oov_words=tuple(kept),
+        )
+
+
+def fixed_length_bag(
+    words: tuple[str, ...] | list[str],
+    *,
+    length: int,
+    method: str = "truncate",
+    random_state: RandomState = None,
+) -> FixedLengthBag:
+    """Reduce a document's content words to exactly ``length`` words.
+
+    >>> fixed_length_bag(("a", "b", "c"), length=2).words
+    ('a', 'b')
+    """
+    length = check_positive_int(length, name="length N")
+    if method not in FIXED_LENGTH_METHODS:
+        raise InvalidParameterError(
+            f"fixed-length method must be one of {', '.join(FIXED_LENGTH_METHODS)}, got {method!r}"
+        )
+    words = tuple(words)
+    if length > len(words):
+        raise InputError(
+            f"length N={length} is larger than the document's {len(words)} content words"
+        )
+    if method == "truncate":
+        chosen = words[:length]
+    else:
+        rng = check_random_state(random_state)
+        picks = rng.integers(0, len(words), size=length)
+        chosen = tuple(words[int(i)] for i in picks)
+    return FixedLengthBag(words=chosen, length=length, method=method, available=len(words))

@@ -1,0 +1,39 @@
+"""Stopword lists. The default is the 179-word English list distributed with NLTK."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+
+from authormask.exceptions import InputError
+
+__all__ = ["default_stopwords", "load_stopwords"]
+
+
+@lru_cache(maxsize=1)
+def default_stopwords() -> frozenset[str]:
+    text = files("authormask").joinpath("data/stopwords_en.txt").read_text(encoding="utf-8")
+    return frozenset(w.strip().lower() for w in text.splitlines() if w.strip())
+
+
+def load_stopwords(spec: str | Path | None) -> tuple[frozenset[str], str]:
+    """Resolve a stopword spec to ``(words, description)``.
+
+    ``None`` or ``"english"``: the default list; ``"none"``: no stopwords; otherwise a UTF-8 file
+    with one word per line.
+    """
+    if spec is None or str(spec) == "english":
+        words = default_stopwords()
+        return words, f"english (NLTK-derived list, {len(words)} words)"
+    if str(spec) == "none":
+        return frozenset(), "none"
+    path = Path(spec)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"stopword file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read stopword file {path}: {exc}") from None
+    words = frozenset(w.strip().lower() for w in text.splitlines() if w.strip())
+    return words, f"file {path.name} ({len(words)} words)"
