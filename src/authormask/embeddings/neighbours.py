@@ -12,6 +12,7 @@ result is therefore identical to :func:`brute_force_nearest`, the per-word refer
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -86,8 +87,13 @@ class NearestWordIndex:
         m = self._max_norm
         return 2.0 * (gamma + 3 * _U32) * (2.0 * qnorm * m + m * m)
 
-    def nearest(self, queries: ArrayLike) -> NDArray[np.intp]:
-        """Row index of the nearest vocabulary vector for each query (exact)."""
+    def nearest(
+        self, queries: ArrayLike, *, progress: Callable[[int], None] | None = None
+    ) -> NDArray[np.intp]:
+        """Row index of the nearest vocabulary vector for each query (exact).
+
+        ``progress``, if given, is called with the number of queries finished after each block.
+        """
         z = np.atleast_2d(np.asarray(queries, dtype=np.float64))
         if z.ndim != 2 or z.shape[1] != self.dimension:
             raise ValueError(
@@ -97,9 +103,10 @@ class NearestWordIndex:
             raise ValueError("queries contain NaN or infinite values")
         out = np.empty(z.shape[0], dtype=np.intp)
         for start in range(0, z.shape[0], self._query_block):
-            out[start : start + self._query_block] = self._nearest_block(
-                z[start : start + self._query_block]
-            )
+            block = z[start : start + self._query_block]
+            out[start : start + self._query_block] = self._nearest_block(block)
+            if progress is not None:
+                progress(block.shape[0])
         return out
 
     def _nearest_block(self, z: NDArray[np.float64]) -> NDArray[np.intp]:

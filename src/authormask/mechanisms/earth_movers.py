@@ -65,7 +65,11 @@ class EarthMoversMechanism:
         return self._index
 
     def perturb_indices(
-        self, rows: Sequence[int] | np.ndarray, *, random_state: RandomState = None
+        self,
+        rows: Sequence[int] | np.ndarray,
+        *,
+        random_state: RandomState = None,
+        progress: Callable[[int], None] | None = None,
     ) -> np.ndarray:
         """Apply K independently to vocabulary rows; returns the output rows (one per input)."""
         rows_arr = np.asarray(rows, dtype=np.intp)
@@ -73,23 +77,31 @@ class EarthMoversMechanism:
             return rows_arr
         x = self.embeddings.vectors[rows_arr].astype(np.float64)
         noisy = sample_nd_laplace(x, epsilon=self.epsilon, random_state=random_state)
-        return self._index.nearest(noisy)
+        return self._index.nearest(noisy, progress=progress)
 
     def perturb_words(
-        self, words: Sequence[str], *, random_state: RandomState = None
+        self,
+        words: Sequence[str],
+        *,
+        random_state: RandomState = None,
+        progress: Callable[[int], None] | None = None,
     ) -> tuple[str, ...]:
         """Apply K independently to each word (all words batched into one search)."""
         rows = [self.embeddings.index_of(w) for w in words]
-        out = self.perturb_indices(rows, random_state=random_state)
+        out = self.perturb_indices(rows, random_state=random_state, progress=progress)
         vocab = self.embeddings.words
         return tuple(vocab[int(i)] for i in out)
 
     def perturb_many(
-        self, documents: Sequence[Sequence[str]], *, random_state: RandomState = None
+        self,
+        documents: Sequence[Sequence[str]],
+        *,
+        random_state: RandomState = None,
+        progress: Callable[[int], None] | None = None,
     ) -> list[tuple[str, ...]]:
         """Perturb the words of several documents in one batch; independent per word."""
         flat = [w for doc in documents for w in doc]
-        out = self.perturb_words(flat, random_state=random_state)
+        out = self.perturb_words(flat, random_state=random_state, progress=progress)
         result: list[tuple[str, ...]] = []
         pos = 0
         for doc in documents:
@@ -158,6 +170,8 @@ def obfuscate_texts(
         How bag mode reaches N words.
     random_state : None, int or Generator
         ``None``: OS entropy (unseeded); an int makes the run reproducible.
+    progress : callable, optional
+        Called with the number of words snapped after each block of the search.
     """
     epsilon = check_epsilon(epsilon)
     if mode not in MODES:
@@ -191,7 +205,7 @@ def obfuscate_texts(
     else:
         bags = [None] * len(prepared)
         inputs = [p.content_words for p in prepared]
-    outputs = mech.perturb_many(inputs, random_state=rng)
+    outputs = mech.perturb_many(inputs, random_state=rng, progress=progress)
     results: list[ObfuscationResult] = []
     for doc, bag, out in zip(prepared, bags, outputs, strict=True):
         statement = _statement(
@@ -212,8 +226,6 @@ def obfuscate_texts(
             results.append(ObfuscationResult(" ".join(released), dict(sorted(counts.items())), statement))
         else:
             results.append(ObfuscationResult(_render_text(doc, out), None, statement))
-        if progress is not None:
-            progress(1)
     return results
 
 

@@ -1,0 +1,106 @@
+"""Reading documents and writing outputs safely (temporary file + rename, no overwrite)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+from authormask.exceptions import InputError
+
+__all__ = ["Document", "example_document", "read_inputs", "write_outputs"]
+
+
+@dataclass(frozen=True)
+class Document:
+    name: str
+    text: str
+
+
+def example_document() -> Document:
+    text = files("authormask").joinpath("data/example.txt").read_text(encoding="utf-8")
+    return Document("example.txt", text)
+
+
+def _decode(raw: bytes, label: str) -> str:
+    if b"\x00" in raw[:8192]:
+        raise InputError(f"{label} looks like a binary file (contains NUL bytes)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{label} is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})"
+        ) from None
+    if not text.strip():
+        raise InputError(f"{label} is empty or whitespace only")
+    return text.replace("\r\n", "\n")
+
+
+def _read_file(path: Path) -> Document:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"input file not found: {path}") from None
+    except PermissionError:
+        raise InputError(f"input file is not readable (permission denied): {path}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read input file {path}: {exc.strerror}") from None
+    return Document(str(path), _decode(raw, f"input file {path}"))
+
+
+def read_inputs(inputs: tuple[str, ...]) -> list[Document]:
+    """Files, folders (their non-hidden files, recursively, sorted) or ``-`` for stdin."""
+    docs: list[Document] = []
+    for item in inputs:
+        if item == "-":
+            docs.append(Document("<stdin>", _decode(sys.stdin.buffer.read(), "standard input")))
+            continue
+        path = Path(item)
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            if not found:
+                raise InputError(f"input folder contains no files: {path}")
+            docs.extend(_read_file(p) for p in found)
+        elif not path.exists():
+            raise InputError(f"input file not found: {path}")
+        else:
+            docs.append(_read_file(path))
+    return docs
+
+
+def _check_free(path: Path, force: bool) -> None:
+    if path.exists() and not force:
+        raise InputError(f"output path already exists (use --force to overwrite): {path}")
+
+
+def write_outputs(contents: dict[Path, str], *, force: bool) -> None:
+    """Write every file atomically; refuse to overwrite anything unless ``force``.
+
+    All targets are checked before anything is written, and every file is first written to a
+    temporary file in its destination folder, so a failure leaves no partial output.
+    """
+    for path in contents:
+        _check_free(path, force)
+        if path.is_dir():
+            raise InputError(f"output path is a folder: {path}")
+    temps: list[tuple[str, Path]] = []
+    try:
+        for path, text in contents.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            temps.append((tmp, path))
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        for tmp, path in temps:
+            os.replace(tmp, path)
+    except OSError as exc:
+        for tmp, _ in temps:
+            Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"cannot write output: {exc}") from None
