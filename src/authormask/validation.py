@@ -39,15 +39,17 @@ def check_positive_int(value: Any, *, name: str) -> int:
     >>> check_positive_int(3, name="length")
     3
     """
-    if isinstance(value, bool) or not isinstance(value, (int,)) and not (
-        isinstance(value, float) and value.is_integer()
-    ):
+    if isinstance(value, bool):
+        raise InvalidParameterError(f"{name} must be an integer >= 1, got {value!r}")
+    if isinstance(value, int):
+        as_int = value
+    elif isinstance(value, float) and value.is_integer():
+        as_int = int(value)
+    else:
         try:
             as_int = int(str(value))
         except ValueError:
             raise InvalidParameterError(f"{name} must be an integer >= 1, got {value!r}") from None
-    else:
-        as_int = int(value)
     if as_int < 1:
         raise InvalidParameterError(f"{name} must be an integer >= 1, got {value!r}")
     return as_int

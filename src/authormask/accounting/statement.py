@@ -59,6 +59,7 @@ class PrivacyStatement:
     def describe(self) -> str:
         c = self.counts
         e = self.embeddings
+        fate = "passed through unchanged" if self.mode == "text" else "removed (not released)"
         lines = [
             f"Privacy statement (authormask {self.version})",
             f"  mechanism   : {self.mechanism} [{self.mode} mode]",
@@ -72,8 +73,8 @@ class PrivacyStatement:
             f"vectors sha256 {e['vectors_sha256']}",
             f"  stopwords   : {self.stopwords}; {self.stopword_handling}",
             f"  unknown words (OOV): {self.oov_policy}",
-            f"  tokens      : {c.tokens} total, {c.perturbed} perturbed, {c.stopwords} stopwords and "
-            f"{c.punctuation} punctuation {'passed through unchanged' if self.mode == 'text' else 'removed (not released)'}, "
+            f"  tokens      : {c.tokens} total, {c.perturbed} perturbed, "
+            f"{c.stopwords} stopwords and {c.punctuation} punctuation {fate}, "
             f"{c.oov_dropped} OOV dropped, {c.oov_kept_unprotected} OOV released unchanged "
             f"(unprotected), {c.oov_mapped} OOV mapped, "
             f"{c.not_released_by_fixed_length} content words not released (beyond N)",

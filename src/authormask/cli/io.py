@@ -32,7 +32,7 @@ def _decode(raw: bytes, label: str) -> str:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"{label} is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})"
+            f"{label} is not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})"
         ) from None
     if not text.strip():
         raise InputError(f"{label} is empty or whitespace only")
@@ -63,12 +63,13 @@ def read_inputs(inputs: tuple[str, ...]) -> list[Document]:
             found = sorted(
                 p
                 for p in path.rglob("*")
-                if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                if p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
             if not found:
                 raise InputError(f"input folder contains no files: {path}")
             docs.extend(_read_file(p) for p in found)
-        elif not path.exists():
+        elif not os.path.lexists(path):
             raise InputError(f"input file not found: {path}")
         else:
             docs.append(_read_file(path))

@@ -37,7 +37,7 @@ def _progress_bar(desc: str, unit: str) -> tqdm[Any]:
     return tqdm(desc=desc, unit=unit, disable=None, file=sys.stderr, leave=False)
 
 
-class _Float(click.ParamType):
+class _Float(click.ParamType):  # type: ignore[type-arg]
     name = "NUMBER"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
@@ -202,7 +202,13 @@ def obfuscate(
             progress=bar.update,
         )
     records = [
-        {"source": d.name, "mode": mode, "text": r.text, "bag": r.bag, "privacy": r.statement.to_dict()}
+        {
+            "source": d.name,
+            "mode": mode,
+            "text": r.text,
+            "bag": r.bag,
+            "privacy": r.statement.to_dict(),
+        }
         for d, r in zip(docs, results, strict=True)
     ]
     if output is None:
@@ -230,8 +236,10 @@ def obfuscate(
             while name in used:
                 name = "_" + name
             used.add(name)
-            contents[output / name] = rec["text"]
-            contents[output / (name + ".privacy.json")] = json.dumps(rec["privacy"], indent=2) + "\n"
+            contents[output / name] = str(rec["text"])
+            contents[output / (name + ".privacy.json")] = (
+                json.dumps(rec["privacy"], indent=2) + "\n"
+            )
     write_outputs(contents, force=force)
     click.echo(results[0].statement.describe(), err=True)
     click.echo(f"wrote {len(docs)} document(s) to {output}", err=True)
@@ -367,10 +375,21 @@ def _parse_epsilons(values: tuple[str, ...]) -> list[float]:
     show_default=True,
     help="Epsilons to examine (comma-separated or repeated).",
 )
-@click.option("--words", "n_words", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Number of probe words (drawn from the 2,000 most frequent non-stopwords).")
-@click.option("--samples", type=click.IntRange(min=2), default=100, show_default=True,
-              help="Mechanism draws per probe word.")
+@click.option(
+    "--words",
+    "n_words",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Number of probe words (drawn from the 2,000 most frequent non-stopwords).",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(min=2),
+    default=100,
+    show_default=True,
+    help="Mechanism draws per probe word.",
+)
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Reproducible estimate.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_cache_option
@@ -394,18 +413,32 @@ def calibrate(
     emb = _load(embeddings, vocab_size, cache_dir)
     with tqdm(total=len(eps), desc="epsilons", disable=None, file=sys.stderr, leave=False) as bar:
         res = word_statistics(
-            emb, epsilons=eps, n_words=n_words, samples=samples, random_state=seed,
+            emb,
+            epsilons=eps,
+            n_words=n_words,
+            samples=samples,
+            random_state=seed,
             progress=bar.update,
         )
     if as_json:
-        click.echo(json.dumps({"embeddings": res.embeddings, "samples": res.samples,
-                               "words": list(res.words), "rows": [asdict(r) for r in res.rows]},
-                              indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "embeddings": res.embeddings,
+                    "samples": res.samples,
+                    "words": list(res.words),
+                    "rows": [asdict(r) for r in res.rows],
+                },
+                indent=2,
+            )
+        )
         return
     click.echo(f"embeddings: {emb.identity.describe()}")
     click.echo(f"{len(res.words)} probe words x {res.samples} draws each")
-    click.echo(f"{'epsilon':>8} {'P(unchanged)':>14} {'effective outputs':>18} "
-               f"{'distinct outputs':>17} {'mean noise':>11}")
+    click.echo(
+        f"{'epsilon':>8} {'P(unchanged)':>14} {'effective outputs':>18} "
+        f"{'distinct outputs':>17} {'mean noise':>11}"
+    )
     for r in res.rows:
         click.echo(
             f"{r.epsilon:8g} {r.p_unchanged:9.3f}±{r.p_unchanged_stderr:.3f} "

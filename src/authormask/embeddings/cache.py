@@ -35,9 +35,7 @@ def file_cache_key(path: Path, fmt: str) -> str:
     return cache_key(str(path.resolve()), str(st.st_size), str(st.st_mtime_ns), fmt)
 
 
-def load_cached(
-    cache_dir: Path | None, key: str
-) -> tuple[list[str], NDArray[np.float32]] | None:
+def load_cached(cache_dir: Path | None, key: str) -> tuple[list[str], NDArray[np.float32]] | None:
     if cache_dir is None:
         return None
     words_path = cache_dir / f"{key}.words.txt"
@@ -57,7 +55,9 @@ def load_cached(
     return words, vectors
 
 
-def _atomic_write(path: Path, data: bytes | None = None, array: NDArray[np.float32] | None = None) -> None:
+def _atomic_write(
+    path: Path, data: bytes | None = None, array: NDArray[np.float32] | None = None
+) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as fh:

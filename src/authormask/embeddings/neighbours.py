@@ -150,8 +150,10 @@ class NearestWordIndex:
         u64 = float(np.finfo(np.float64).eps) / 2
         n = self.dimension + 1
         m = self._max_norm
-        tol = 4.0 * (n * u64 / (1 - n * u64) + 3 * u64) * (
-            2.0 * np.linalg.norm(z, axis=1) * m + m * m
+        tol = (
+            4.0
+            * (n * u64 / (1 - n * u64) + 3 * u64)
+            * (2.0 * np.linalg.norm(z, axis=1) * m + m * m)
         )
         out = np.empty(z.shape[0], dtype=np.intp)
         for i in range(z.shape[0]):

