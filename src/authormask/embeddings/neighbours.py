@@ -12,10 +12,14 @@ result is therefore identical to :func:`brute_force_nearest`, the per-word refer
 from __future__ import annotations
 
 import logging
+import os
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from threadpoolctl import threadpool_limits
 
 __all__ = ["NearestWordIndex", "brute_force_nearest"]
 
@@ -45,10 +49,18 @@ class NearestWordIndex:
         Queries screened together (memory ~ ``query_block * vocab_block * 4`` bytes).
     vocab_block : int
         Vocabulary rows per matrix product.
+    n_jobs : int, optional
+        Worker threads, each screening its own query blocks with a single-threaded BLAS (the
+        argmin passes then run in parallel too). Default: the number of CPUs.
     """
 
     def __init__(
-        self, vectors: ArrayLike, *, query_block: int = 2048, vocab_block: int = 8192
+        self,
+        vectors: ArrayLike,
+        *,
+        query_block: int = 1024,
+        vocab_block: int = 8192,
+        n_jobs: int | None = None,
     ) -> None:
         w = np.ascontiguousarray(np.asarray(vectors), dtype=np.float32)
         if w.ndim != 2 or w.shape[0] == 0:
@@ -63,7 +75,9 @@ class NearestWordIndex:
         self._max_norm = float(np.sqrt(sq.max()))
         self._query_block = int(query_block)
         self._vocab_block = int(vocab_block)
+        self._n_jobs = max(1, int(n_jobs if n_jobs is not None else (os.cpu_count() or 1)))
         self.n_fallback = 0  # queries that needed the float64 reference (for diagnostics)
+        self._lock = threading.Lock()
 
     @property
     def size(self) -> int:
@@ -102,11 +116,23 @@ class NearestWordIndex:
         if not np.all(np.isfinite(z)):
             raise ValueError("queries contain NaN or infinite values")
         out = np.empty(z.shape[0], dtype=np.intp)
-        for start in range(0, z.shape[0], self._query_block):
+        starts = list(range(0, z.shape[0], self._query_block))
+
+        def run(start: int) -> int:
             block = z[start : start + self._query_block]
             out[start : start + self._query_block] = self._nearest_block(block)
-            if progress is not None:
-                progress(block.shape[0])
+            return int(block.shape[0])
+
+        if self._n_jobs == 1 or len(starts) == 1:
+            for start in starts:
+                done = run(start)
+                if progress is not None:
+                    progress(done)
+            return out
+        with threadpool_limits(limits=1), ThreadPoolExecutor(self._n_jobs) as pool:
+            for done in pool.map(run, starts):
+                if progress is not None:
+                    progress(done)
         return out
 
     def _nearest_block(self, z: NDArray[np.float64]) -> NDArray[np.intp]:
@@ -138,7 +164,8 @@ class NearestWordIndex:
         uncertain = (second.astype(np.float64) - best.astype(np.float64)) <= 2.0 * tol
         if np.any(uncertain):
             idx = np.flatnonzero(uncertain)
-            self.n_fallback += len(idx)
+            with self._lock:
+                self.n_fallback += len(idx)
             arg[idx] = self._resolve_exactly(z[idx])
         return arg
 
