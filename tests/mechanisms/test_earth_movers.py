@@ -87,6 +87,10 @@ def test_kept_oov_words_are_declared(glove_20k: Embeddings) -> None:
 def test_bad_parameters(glove_20k: Embeddings) -> None:
     with pytest.raises(InvalidParameterError, match="bag mode only"):
         obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=1.0, mode="text", length=3)
+    with pytest.raises(InvalidParameterError, match="bag mode only"):
+        obfuscate_texts(
+            [TEXT], embeddings=glove_20k, epsilon=1.0, mode="text", fixed_length="sample"
+        )
     with pytest.raises(InputError, match="larger than"):
         obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=1.0, length=1000)
     with pytest.raises(InvalidParameterError, match="mode"):

@@ -186,6 +186,10 @@ def obfuscate_texts(
             "length N applies to bag mode only (text mode perturbs every content word), "
             f"got {length}"
         )
+    if mode == "text" and fixed_length != "truncate":
+        raise InvalidParameterError(
+            f"fixed-length method applies to bag mode only, got {fixed_length!r} in text mode"
+        )
     if not texts:
         raise InvalidParameterError("no documents to obfuscate")
     seed_info = describe_seed(random_state)
