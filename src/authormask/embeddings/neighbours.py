@@ -78,6 +78,8 @@ class NearestWordIndex:
         self._n_jobs = max(1, int(n_jobs if n_jobs is not None else (os.cpu_count() or 1)))
         self.n_fallback = 0  # queries that needed the float64 reference (for diagnostics)
         self._lock = threading.Lock()
+        self._w64: NDArray[np.float64] | None = None  # built on the first float64 fallback
+        self._sq64: NDArray[np.float64] | None = None
 
     @property
     def size(self) -> int:
@@ -171,8 +173,11 @@ class NearestWordIndex:
 
     def _resolve_exactly(self, z: NDArray[np.float64]) -> NDArray[np.intp]:
         """Float64 screen, then the reference formula on every word that could be the minimum."""
-        w64 = self._w.astype(np.float64)
-        sq = np.einsum("ij,ij->i", w64, w64)
+        with self._lock:
+            if self._w64 is None or self._sq64 is None:
+                self._w64 = self._w.astype(np.float64)
+                self._sq64 = np.einsum("ij,ij->i", self._w64, self._w64)
+            w64, sq = self._w64, self._sq64
         scores = sq[None, :] - 2.0 * (z @ w64.T)
         u64 = float(np.finfo(np.float64).eps) / 2
         n = self.dimension + 1

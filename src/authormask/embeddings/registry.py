@@ -211,11 +211,13 @@ def load_embeddings(
         if not path.is_file():
             raise EmbeddingsError(f"embeddings path is not a file: {path}")
         file_fmt = fmt or detect_format(path)
-        ckey = file_cache_key(path, file_fmt)
+        # Only the first vocab_size records are read (files are frequency-ordered), so the
+        # paper's setting - 100k words of the 3M-word GoogleNews file - stays cheap.
+        ckey = file_cache_key(path, f"{file_fmt}:{vocab_size}")
         cached = load_cached(cdir, ckey)
         if cached is None:
             logger.info("parsing embeddings file %s (%s)", path, file_fmt)
-            words, vectors = read_vectors_file(path, fmt=file_fmt)
+            words, vectors = read_vectors_file(path, fmt=file_fmt, limit=vocab_size)
             store_cached(cdir, ckey, words, vectors)
         else:
             words, vectors = cached
