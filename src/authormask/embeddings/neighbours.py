@@ -58,8 +58,8 @@ class NearestWordIndex:
         self,
         vectors: ArrayLike,
         *,
-        query_block: int = 1024,
-        vocab_block: int = 8192,
+        query_block: int = 256,
+        vocab_block: int = 4096,
         n_jobs: int | None = None,
     ) -> None:
         w = np.ascontiguousarray(np.asarray(vectors), dtype=np.float32)
