@@ -147,7 +147,7 @@ BAD = [
     (["-e", "nan"], "got nan"),
     (["-e", "abc"], "'abc' is not a number"),
     (["-e", "1", "-N", "0"], "--length N must be an integer >= 1, got 0"),
-    (["-e", "1", "-N", "5000"], "N=5000 is larger than"),
+    (["-e", "1", "-N", "5000"], "a.txt: length N=5000 is larger than"),
     (["-e", "1", "--embeddings", "nope"], "unknown embeddings 'nope'"),
 ]
 

@@ -200,6 +200,7 @@ def obfuscate(
             stopwords_description=stop_desc,
             random_state=seed,
             progress=bar.update,
+            names=[d.name for d in docs],
         )
     records = [
         {

@@ -13,7 +13,7 @@ from authormask._version import __version__
 from authormask.accounting.statement import PassThroughCounts, PrivacyStatement
 from authormask.embeddings._base import Embeddings
 from authormask.embeddings.neighbours import NearestWordIndex
-from authormask.exceptions import InvalidParameterError
+from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms.laplace import sample_nd_laplace
 from authormask.randomness import RandomState, check_random_state, describe_seed
 from authormask.text.prepare import (
@@ -146,6 +146,7 @@ def obfuscate_texts(
     random_state: RandomState = None,
     mechanism: EarthMoversMechanism | None = None,
     progress: Callable[[int], None] | None = None,
+    names: Sequence[str] | None = None,
 ) -> list[ObfuscationResult]:
     """Obfuscate documents with Earth Mover's privacy and state the guarantee of each output.
 
@@ -172,6 +173,8 @@ def obfuscate_texts(
         ``None``: OS entropy (unseeded); an int makes the run reproducible.
     progress : callable, optional
         Called with the number of words snapped after each block of the search.
+    names : sequence of str, optional
+        Document names used in error messages (default: "document 1", ...).
     """
     epsilon = check_epsilon(epsilon)
     if mode not in MODES:
@@ -198,14 +201,25 @@ def obfuscate_texts(
     mech = mechanism or EarthMoversMechanism(embeddings, epsilon=epsilon)
     if mech.epsilon != epsilon or mech.embeddings is not embeddings:
         raise InvalidParameterError("mechanism was built for other embeddings or epsilon")
-    prepared = [preparer.prepare(t) for t in texts]
-    bags: list[FixedLengthBag | None]
+    labels = list(names) if names is not None else [f"document {i + 1}" for i in range(len(texts))]
+    prepared = []
+    for label, t in zip(labels, texts, strict=True):
+        try:
+            prepared.append(preparer.prepare(t))
+        except InputError as exc:
+            raise InputError(f"{label}: {exc}") from None
+    bags: list[FixedLengthBag | None] = []
     if mode == "bag":
         n = length if length is not None else min(len(p.content_words) for p in prepared)
-        bags = [
-            fixed_length_bag(p.content_words, length=n, method=fixed_length, random_state=rng)
-            for p in prepared
-        ]
+        for label, p in zip(labels, prepared, strict=True):
+            try:
+                bags.append(
+                    fixed_length_bag(
+                        p.content_words, length=n, method=fixed_length, random_state=rng
+                    )
+                )
+            except InputError as exc:
+                raise InputError(f"{label}: {exc}") from None
         inputs = [b.words for b in bags if b is not None]
     else:
         bags = [None] * len(prepared)
