@@ -110,3 +110,15 @@ def test_output_distribution_of_one_word_changes_with_epsilon(glove_20k: Embeddi
         )
         same.append(float(np.mean(out == row)))
     assert same[0] < same[1] < same[2] and same[2] > 0.95
+
+
+def test_shared_index_must_match_embeddings(glove_20k: Embeddings) -> None:
+    from authormask.embeddings import NearestWordIndex
+    from authormask.mechanisms import EarthMoversMechanism
+
+    index = NearestWordIndex(glove_20k.vectors)
+    a = EarthMoversMechanism(glove_20k, epsilon=5.0, index=index)
+    b = EarthMoversMechanism(glove_20k, epsilon=50.0, index=index)
+    assert a.index is b.index
+    with pytest.raises(InvalidParameterError, match="other embeddings"):
+        EarthMoversMechanism(glove_20k.restrict(100), epsilon=5.0, index=index)

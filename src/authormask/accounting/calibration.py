@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from authormask.embeddings._base import Embeddings
+from authormask.embeddings.neighbours import NearestWordIndex
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms.earth_movers import EarthMoversMechanism
 from authormask.randomness import RandomState, check_random_state
@@ -84,8 +85,9 @@ def word_statistics(
             raise InvalidParameterError(f"probe words not in the vocabulary: {missing[:5]}")
     rows_in = np.repeat([embeddings.index_of(w) for w in probe], samples)
     out_rows: list[CalibrationRow] = []
+    index = NearestWordIndex(embeddings.vectors)  # built once, shared by every epsilon
     for eps in eps_list:
-        mech = EarthMoversMechanism(embeddings, epsilon=eps)
+        mech = EarthMoversMechanism(embeddings, epsilon=eps, index=index)
         out = mech.perturb_indices(rows_in, random_state=rng).reshape(len(probe), samples)
         src = rows_in.reshape(len(probe), samples)
         same = (out == src).mean(axis=1)

@@ -26,6 +26,7 @@ __all__ = ["NearestWordIndex", "brute_force_nearest"]
 logger = logging.getLogger(__name__)
 
 _U32 = float(np.finfo(np.float32).eps) / 2  # unit roundoff of float32
+_U64 = float(np.finfo(np.float64).eps) / 2  # unit roundoff of float64
 
 
 def brute_force_nearest(vocab: ArrayLike, queries: ArrayLike) -> NDArray[np.intp]:
@@ -89,19 +90,23 @@ class NearestWordIndex:
     def dimension(self) -> int:
         return int(self._w.shape[1])
 
-    def _error_bound(self, qnorm: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Bound on |float32 score - exact score| for every word, per query.
+    def _error_bound(
+        self, qnorm: NDArray[np.float64], unit_roundoff: float = _U32
+    ) -> NDArray[np.float64]:
+        """Bound on |computed score - exact score| for every word, per query.
 
         The score is a length-(n+1) dot product of [z, 1] with [-2w, ||w||^2]. Rounding the
         inputs to float32 costs at most u per entry, the dot product gamma_{n+1} * sum|x_i y_i|
         (Higham, Accuracy and Stability of Numerical Algorithms, eq. 3.5); with
         sum|x_i y_i| <= 2||z|| ||w|| + ||w||^2 and ||w|| <= max norm, a safe bound is
-        (gamma_{n+1} + 3u) * (2 ||z|| M + M^2), doubled for good measure.
+        (gamma_{n+1} + 3u) * (2 ||z|| M + M^2), doubled for good measure. ``unit_roundoff`` is u
+        of the arithmetic used (float32 for the screen, float64 for the fallback).
         """
+        u = unit_roundoff
         n = self.dimension + 1
-        gamma = n * _U32 / (1 - n * _U32)
+        gamma = n * u / (1 - n * u)
         m = self._max_norm
-        return 2.0 * (gamma + 3 * _U32) * (2.0 * qnorm * m + m * m)
+        return 2.0 * (gamma + 3 * u) * (2.0 * qnorm * m + m * m)
 
     def nearest(
         self, queries: ArrayLike, *, progress: Callable[[int], None] | None = None
@@ -179,14 +184,7 @@ class NearestWordIndex:
                 self._sq64 = np.einsum("ij,ij->i", self._w64, self._w64)
             w64, sq = self._w64, self._sq64
         scores = sq[None, :] - 2.0 * (z @ w64.T)
-        u64 = float(np.finfo(np.float64).eps) / 2
-        n = self.dimension + 1
-        m = self._max_norm
-        tol = (
-            4.0
-            * (n * u64 / (1 - n * u64) + 3 * u64)
-            * (2.0 * np.linalg.norm(z, axis=1) * m + m * m)
-        )
+        tol = 2.0 * self._error_bound(np.linalg.norm(z, axis=1), _U64)
         out = np.empty(z.shape[0], dtype=np.intp)
         for i in range(z.shape[0]):
             cand = np.flatnonzero(scores[i] <= scores[i].min() + 2.0 * tol[i])

@@ -55,10 +55,19 @@ class EarthMoversMechanism:
     of N words with ``epsilon * N * E_{d_S}``-privacy (Theorems 1 and 4).
     """
 
-    def __init__(self, embeddings: Embeddings, *, epsilon: float) -> None:
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        *,
+        epsilon: float,
+        index: NearestWordIndex | None = None,
+    ) -> None:
         self.embeddings = embeddings
         self.epsilon = check_epsilon(epsilon)
-        self._index = NearestWordIndex(embeddings.vectors)
+        if index is not None and (index.size, index.dimension) != embeddings.vectors.shape:
+            raise InvalidParameterError("index was built for other embeddings")
+        # The index depends only on the embeddings: pass one in to share it across epsilons.
+        self._index = index if index is not None else NearestWordIndex(embeddings.vectors)
 
     @property
     def index(self) -> NearestWordIndex:
