@@ -447,6 +447,11 @@ def calibrate(
         )
 
 
+from authormask.cli.evaluate import register as _register_evaluate  # noqa: E402
+
+_register_evaluate(cli, {"embeddings": _embeddings_option, "cache": _cache_option})
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors and non-zero exit codes, never a traceback."""
     try:

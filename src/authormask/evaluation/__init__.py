@@ -1,0 +1,41 @@
+"""Evaluation: known texts and snippets, attackers, utility measures, the epsilon sweep and its
+reports (Fernandes et al. 2019, section 6, Table 1)."""
+
+from authormask.evaluation.report import REPORT_FILES, to_csv, to_markdown, write_reports
+from authormask.evaluation.study import (
+    TASKS,
+    Item,
+    Study,
+    build_author_study,
+    build_study,
+    build_topic_study,
+)
+from authormask.evaluation.sweep import (
+    ATTACKERS,
+    UTILITIES,
+    Cell,
+    SweepConfig,
+    SweepResult,
+    applicable_measures,
+    run_sweep,
+)
+
+__all__ = [
+    "ATTACKERS",
+    "REPORT_FILES",
+    "TASKS",
+    "UTILITIES",
+    "Cell",
+    "Item",
+    "Study",
+    "SweepConfig",
+    "SweepResult",
+    "applicable_measures",
+    "build_author_study",
+    "build_study",
+    "build_topic_study",
+    "run_sweep",
+    "to_csv",
+    "to_markdown",
+    "write_reports",
+]

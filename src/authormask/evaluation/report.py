@@ -1,0 +1,222 @@
+"""Reports of a sweep: JSON, a Markdown and a CSV table in the layout of Fernandes et al.
+(2019) Table 1, and a PNG plot of accuracy against epsilon. Written atomically, never over
+existing files unless asked."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from authormask.evaluation.sweep import Cell, SweepResult
+from authormask.exceptions import InputError
+
+__all__ = ["REPORT_FILES", "to_csv", "to_markdown", "write_plot", "write_reports"]
+
+REPORT_FILES = ("results.json", "table.md", "table.csv", "plot.png")
+
+_LABELS = {
+    "koppel-cosine": "Koppel (cosine)",
+    "koppel-minmax": "Koppel (min-max)",
+    "svm": "PAN18 SVM",
+    "1nn-emd": "1-NN EMD",
+    "fasttext": "fastText topic",
+    "5nn-emd": "5-NN EMD topic",
+    "similarity": "MiniLM similarity",
+}
+
+
+def _label(measure: str) -> str:
+    if measure.startswith("adaptive-"):
+        return "adaptive " + _LABELS.get(measure.removeprefix("adaptive-"), measure)
+    return _LABELS.get(measure, measure)
+
+
+def _eps(e: float | None) -> str:
+    return "none" if e is None else f"{e:g}"
+
+
+def _ordered_eps(result: SweepResult) -> list[float | None]:
+    eps = list(result.config.epsilons)
+    return sorted(eps, key=lambda e: (e is not None, -(e or 0.0)))
+
+
+def _summary(cells: list[Cell]) -> tuple[float, float, float | None, float | None, int]:
+    values = np.array([c.value for c in cells])
+    counts = [c.correct for c in cells if c.correct is not None]
+    mean_count = float(np.mean(counts)) if counts else None
+    sd_count = float(np.std(counts, ddof=1)) if len(counts) > 1 else None
+    sd = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+    return float(np.mean(values)), sd, mean_count, sd_count, cells[0].total
+
+
+def _format(cells: list[Cell]) -> str:
+    mean, sd, count, sd_count, total = _summary(cells)
+    if count is None:
+        return f"{mean:.3f}" + (f" ± {sd:.3f}" if len(cells) > 1 else "")
+    if len(cells) > 1:
+        return f"{count:.1f} ± {sd_count or 0:.1f} / {total} ({mean:.0%})"
+    return f"{count:.0f}/{total} ({mean:.0%})"
+
+
+def to_markdown(result: SweepResult) -> str:
+    """One table per mode: rows = epsilon (none first), columns = measures, counts correct."""
+    cfg = result.config
+    lines = [
+        f"# authormask evaluate: {result.study.get('task')} study on "
+        f"{result.study.get('corpus_name', '')}".rstrip(),
+        "",
+        f"{result.study['queries']} snippets of N={result.study['length_N']} content words, "
+        f"{result.study['known_texts']} known texts; embeddings "
+        f"{result.provenance['embeddings']['name']} "
+        f"(K={result.provenance['embeddings']['vocab_size']}); seed {cfg.seed}; "
+        f"{cfg.repetitions} repetition(s); {result.seconds:.0f} s.",
+        "",
+    ]
+    for mode in cfg.modes:
+        lines.append(f"## {mode} mode")
+        lines.append("")
+        header = ["epsilon", *(_label(m) for m in cfg.measures)]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for eps in _ordered_eps(result):
+            row = [_eps(eps)]
+            for m in cfg.measures:
+                cells = result.cell(mode, eps, m)
+                row.append(_format(cells) if cells else "")
+            lines.append("| " + " | ".join(row) + " |")
+        chance = ["random guess"]
+        for m in cfg.measures:
+            task = "topic" if m in ("fasttext", "5nn-emd") else "author"
+            base = result.baselines.get(task) if m != "similarity" else None
+            total = result.study["queries"]
+            chance.append(f"{base:.1f}/{total} ({base / total:.0%})" if base is not None else "")
+        lines.append("| " + " | ".join(chance) + " |")
+        lines.append("")
+    lines.append(
+        "Counts are correct predictions out of the snippets (accuracy in brackets); "
+        "similarity is the mean MiniLM cosine between original and released text."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(result: SweepResult) -> str:
+    """Long format: one row per cell."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(
+        ["mode", "epsilon", "repetition", "measure", "kind", "correct", "total", "value",
+         "abstained", "seed", "seconds"]
+    )
+    for c in result.cells:
+        writer.writerow(
+            [c.mode, _eps(c.epsilon), c.repetition, c.measure, c.kind,
+             "" if c.correct is None else c.correct, c.total, f"{c.value:.6f}", c.abstained,
+             "" if c.seed is None else c.seed, f"{c.seconds:.3f}"]
+        )
+    return buf.getvalue()
+
+
+def write_plot(result: SweepResult, path: Path) -> None:
+    """Accuracy (and similarity) against epsilon, one panel per mode; dashed = unmodified,
+    dotted grey = random guess."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cfg = result.config
+    numeric = sorted(e for e in cfg.epsilons if e is not None)
+    fig, axes = plt.subplots(
+        1, len(cfg.modes), figsize=(6.0 * len(cfg.modes), 4.2), squeeze=False, sharey=True
+    )
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, mode in zip(axes[0], cfg.modes, strict=True):
+        for i, m in enumerate(cfg.measures):
+            colour = colours[i % len(colours)]
+            if numeric:
+                means = [_summary(result.cell(mode, e, m))[0] for e in numeric]
+                sds = [_summary(result.cell(mode, e, m))[1] for e in numeric]
+                ax.errorbar(numeric, means, yerr=sds, marker="o", color=colour, label=_label(m),
+                            capsize=3)
+            none = result.cell(mode, None, m)
+            if none:
+                ax.axhline(none[0].value, color=colour, linestyle="--", linewidth=0.8)
+        for task, base in result.baselines.items():
+            ax.axhline(base / result.study["queries"], color="grey", linestyle=":",
+                       linewidth=1.0)
+            ax.annotate(f"chance ({task})", (ax.get_xlim()[0], base / result.study["queries"]),
+                        fontsize=7, color="grey", va="bottom")
+        if numeric and numeric[-1] / max(numeric[0], 1e-12) > 20:
+            ax.set_xscale("log")
+        ax.set_xlabel("epsilon (per word)")
+        ax.set_title(f"{mode} mode")
+        ax.set_ylim(0, 1.05)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("accuracy / similarity (dashed: unmodified)")
+    axes[0][-1].legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _stage(folder: Path, name: str, data: bytes | None, result: SweepResult | None) -> Path:
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        if data is not None:
+            tmp_path.write_bytes(data)
+        else:
+            assert result is not None
+            # matplotlib picks the format from the suffix: write to a .png then move
+            png = tmp_path.with_suffix(".png")
+            write_plot(result, png)
+            os.replace(png, tmp_path)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+    return tmp_path
+
+
+def check_output_dir(folder: Path, *, force: bool) -> None:
+    """Refuse a folder that already holds reports, unless ``force``."""
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"output {folder} exists and is not a folder")
+    existing = [n for n in REPORT_FILES if (folder / n).exists()]
+    if existing and not force:
+        raise InputError(
+            f"{folder} already holds {', '.join(existing)}; use --force to overwrite"
+        )
+
+
+def write_reports(result: SweepResult, folder: str | Path, *, force: bool = False) -> list[Path]:
+    """Write results.json, table.md, table.csv and plot.png into ``folder``.
+
+    Every file is first written to a temporary name; only when all four exist are they renamed
+    into place, so an error leaves no half-written report.
+    """
+    out = Path(folder)
+    check_output_dir(out, force=force)
+    out.mkdir(parents=True, exist_ok=True)
+    contents: dict[str, bytes | None] = {
+        "results.json": (json.dumps(result.to_dict(), indent=2) + "\n").encode(),
+        "table.md": to_markdown(result).encode(),
+        "table.csv": to_csv(result).encode(),
+        "plot.png": None,
+    }
+    staged: dict[str, Path] = {}
+    try:
+        for name, data in contents.items():
+            staged[name] = _stage(out, name, data, result)
+        for name, tmp in staged.items():
+            os.replace(tmp, out / name)
+    finally:
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
+    return [out / n for n in REPORT_FILES]

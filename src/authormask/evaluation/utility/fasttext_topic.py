@@ -1,0 +1,109 @@
+"""Different-representation topic classification with fastText (Joulin et al. 2017), as in
+Fernandes et al. (2019, section 6 and appendix B.2): supervised fastText trained for 25 epochs
+with learning rate 1.0 on normalised, topic-labelled training texts, started from pretrained word
+vectors (here: the project's embeddings, restricted to the training vocabulary, instead of the
+paper's Wikipedia fastText vectors, which would need a download). One thread and a fixed seed
+make training deterministic.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from authormask.embeddings._base import Embeddings
+from authormask.evaluation.attackers._base import Predictions, check_training
+from authormask.evaluation.study import Item
+from authormask.exceptions import InvalidParameterError
+from authormask.randomness import RandomState, check_random_state
+from authormask.validation import check_positive_int
+
+__all__ = ["FastTextTopicClassifier"]
+
+_LABEL = "__label__"
+
+
+def _clean(label: str) -> str:
+    return label.replace(" ", "_")
+
+
+class FastTextTopicClassifier:
+    """fastText supervised classifier over the ``words`` view of items."""
+
+    def __init__(
+        self,
+        *,
+        embeddings: Embeddings | None = None,
+        epochs: int = 25,
+        lr: float = 1.0,
+        dim: int | None = None,
+        random_state: RandomState = None,
+    ) -> None:
+        if not lr > 0:
+            raise InvalidParameterError(f"learning rate must be > 0, got {lr!r}")
+        self.embeddings = embeddings
+        self.epochs = check_positive_int(epochs, name="epochs")
+        self.lr = float(lr)
+        if embeddings is not None:
+            self.dim = int(embeddings.vectors.shape[1])
+            if dim is not None and dim != self.dim:
+                raise InvalidParameterError(
+                    f"dim {dim} differs from the pretrained vectors' {self.dim}"
+                )
+        else:
+            self.dim = check_positive_int(dim or 100, name="dim")
+        self.random_state = random_state
+        self.name = "fasttext"
+        self._model: object | None = None
+        self._labels: dict[str, str] = {}
+
+    def fit(self, items: Sequence[Item], labels: Sequence[str]) -> FastTextTopicClassifier:
+        import fasttext
+
+        check_training(items, labels, "fastText")
+        self._labels = {_clean(lab): lab for lab in labels}
+        seed = int(check_random_state(self.random_state).integers(2**31 - 1))
+        with tempfile.TemporaryDirectory(prefix="authormask-fasttext-") as tmp:
+            train = Path(tmp) / "train.txt"
+            train.write_text(
+                "".join(
+                    f"{_LABEL}{_clean(lab)} {' '.join(item.words)}\n"
+                    for item, lab in zip(items, labels, strict=True)
+                ),
+                encoding="utf-8",
+            )
+            options: dict[str, object] = {}
+            if self.embeddings is not None:
+                vocab = sorted({w for item in items for w in item.words if w in self.embeddings})
+                vec = Path(tmp) / "pretrained.vec"
+                rows = self.embeddings.lookup(vocab)
+                with vec.open("w", encoding="utf-8") as fh:
+                    fh.write(f"{len(vocab)} {self.dim}\n")
+                    for w, row in zip(vocab, rows, strict=True):
+                        fh.write(w + " " + " ".join(f"{x:.6g}" for x in row) + "\n")
+                options["pretrainedVectors"] = str(vec)
+            self._model = fasttext.train_supervised(
+                input=str(train),
+                epoch=self.epochs,
+                lr=self.lr,
+                dim=self.dim,
+                thread=1,
+                seed=seed,
+                verbose=0,
+                **options,
+            )
+        return self
+
+    def predict(self, items: Sequence[Item]) -> Predictions:
+        if self._model is None:
+            raise InvalidParameterError("fastText: call fit before predict")
+        labels: list[str | None] = []
+        scores: list[float] = []
+        for item in items:
+            got, prob = self._model.predict(" ".join(item.words))  # type: ignore[attr-defined]
+            labels.append(self._labels.get(got[0][len(_LABEL) :]) if got else None)
+            scores.append(float(np.asarray(prob)[0]) if len(prob) else 0.0)
+        return Predictions(tuple(labels), tuple(scores))

