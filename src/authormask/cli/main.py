@@ -14,6 +14,15 @@ import click
 from tqdm import tqdm
 
 from authormask._version import __version__
+from authormask.cli.options import (
+    cache_option as _cache_option,
+)
+from authormask.cli.options import (
+    embeddings_option as _embeddings_option,
+)
+from authormask.cli.options import (
+    vocab_option as _vocab_option,
+)
 from authormask.exceptions import AuthormaskError
 
 logger = logging.getLogger("authormask")
@@ -22,14 +31,6 @@ EPS_HELP = (
     "Privacy parameter per word (> 0). Smaller means more privacy: noise of mean length "
     "n/epsilon is added to each n-dimensional word vector. Its scale depends on the embeddings; "
     "run `authormask calibrate` to see how often words change at each epsilon."
-)
-EMB_HELP = (
-    "Word vectors defining the distance the guarantee is stated in: a packaged name "
-    "(see `authormask embeddings`) or a word2vec .bin, GloVe/word2vec text or fastText .vec file."
-)
-VOCAB_HELP = (
-    "Keep only the K most frequent words of the embeddings (the paper used 30k and 100k). "
-    "Replacements are drawn from these K words."
 )
 
 
@@ -64,20 +65,6 @@ def _load(embeddings: str, vocab_size: int | None, cache_dir: Path | None) -> An
     return load_embeddings(
         embeddings, vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
     )
-
-
-_embeddings_option = click.option(
-    "--embeddings", "embeddings", default="glove-6b-50d", show_default=True, help=EMB_HELP
-)
-_vocab_option = click.option(
-    "--vocab-size", type=click.IntRange(min=1), default=100_000, show_default=True, help=VOCAB_HELP
-)
-_cache_option = click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Where parsed vector files are cached (default: ~/.cache/authormask).",
-)
 
 
 @cli.command()
@@ -449,7 +436,7 @@ def calibrate(
 
 from authormask.cli.evaluate import register as _register_evaluate  # noqa: E402
 
-_register_evaluate(cli, {"embeddings": _embeddings_option, "cache": _cache_option})
+_register_evaluate(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

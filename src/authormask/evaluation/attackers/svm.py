@@ -55,18 +55,24 @@ class SVMAttacker:
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> SVMAttacker:
         check_training(items, labels, "SVM attacker")
         texts = [item.text for item in items]
-        counter = CountVectorizer(analyzer="char", ngram_range=(self.ngram, self.ngram),
-                                  lowercase=False)
+        counter = CountVectorizer(
+            analyzer="char", ngram_range=(self.ngram, self.ngram), lowercase=False
+        )
         totals = np.asarray(counter.fit_transform(texts).sum(axis=0)).ravel()
-        vocab = [g for g, i in sorted(counter.vocabulary_.items(), key=lambda kv: kv[1])
-                 if totals[i] >= self.min_count]
+        vocab = [
+            g
+            for g, i in sorted(counter.vocabulary_.items(), key=lambda kv: kv[1])
+            if totals[i] >= self.min_count
+        ]
         if not vocab:
             raise InputError(
                 f"SVM attacker: no character {self.ngram}-gram occurs {self.min_count} times "
                 "in the known texts"
             )
         self._vectorizer = CountVectorizer(
-            analyzer="char", ngram_range=(self.ngram, self.ngram), lowercase=False,
+            analyzer="char",
+            ngram_range=(self.ngram, self.ngram),
+            lowercase=False,
             vocabulary=vocab,
         )
         x = self._scaler.fit_transform(self._features(texts))

