@@ -161,3 +161,16 @@ def test_topic_holds_while_same_representation_falls(
     assert result.cell("bag", 10.0, "fasttext")[0].value >= 0.7
     assert result.cell("bag", None, "5nn-emd")[0].value >= 0.6
     assert result.cell("bag", 1.0, "5nn-emd")[0].value <= 0.4
+
+
+def test_similarity_falls_with_noise(
+    small_study: Study, glove_20k: Embeddings, preparer: TextPreparer
+) -> None:
+    config = SweepConfig(
+        epsilons=(None, 30.0, 1.0), modes=("text",), attackers=(), utilities=("similarity",), seed=0
+    )
+    result = run_sweep(small_study, embeddings=glove_20k, preparer=preparer, config=config)
+    values = {e: result.cell("text", e, "similarity")[0].value for e in (None, 30.0, 1.0)}
+    assert values[None] == 1.0
+    assert values[30.0] >= 0.9  # almost every word unchanged
+    assert values[1.0] < values[30.0] - 0.3  # almost every word replaced

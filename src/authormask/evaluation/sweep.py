@@ -275,6 +275,7 @@ class _Runner:
         self._index: NearestWordIndex | None = None
         self._fasttext: FastTextTopicClassifier | None = None
         self._similarity: SentenceSimilarity | None = None
+        self._original_vectors: dict[str, np.ndarray] = {}
         self.statements: dict[str, Any] = {}
         self.base_key = {
             "format": CACHE_FORMAT,
@@ -393,9 +394,12 @@ class _Runner:
             if epsilon is None:
                 scores = np.ones(len(queries))
             else:
-                scores = self.similarity().scores(
-                    [i.text for i in originals], [i.text for i in queries]
-                )
+                if mode not in self._original_vectors:  # encode the originals once per mode
+                    self._original_vectors[mode] = self.similarity().embed(
+                        [i.text for i in originals]
+                    )
+                released = self.similarity().embed([i.text for i in queries])
+                scores = np.sum(self._original_vectors[mode] * released, axis=1)
             cell = Cell(
                 mode,
                 epsilon,
