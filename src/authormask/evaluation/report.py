@@ -75,7 +75,8 @@ def to_markdown(result: SweepResult) -> str:
         f"{result.study['known_texts']} known texts; embeddings "
         f"{result.provenance['embeddings']['name']} "
         f"(K={result.provenance['embeddings']['vocab_size']}); seed {cfg.seed}; "
-        f"{cfg.repetitions} repetition(s); {result.seconds:.0f} s.",
+        f"{cfg.repetitions} repetition(s); {result.cell_seconds:.0f} s of measurement "
+        f"(this run: {result.seconds:.0f} s; cached cells keep their first time).",
         "",
     ]
     for mode in cfg.modes:
@@ -171,12 +172,14 @@ def write_plot(result: SweepResult, path: Path) -> None:
                 ax.axhline(none[0].value, color=colour, linestyle="--", linewidth=0.8)
         for task, base in result.baselines.items():
             ax.axhline(base / result.study["queries"], color="grey", linestyle=":", linewidth=1.0)
-            ax.annotate(
+            ax.text(
+                0.01,
+                base / result.study["queries"],
                 f"chance ({task})",
-                (ax.get_xlim()[0], base / result.study["queries"]),
                 fontsize=7,
                 color="grey",
                 va="bottom",
+                transform=ax.get_yaxis_transform(),
             )
         if numeric and numeric[-1] / max(numeric[0], 1e-12) > 20:
             ax.set_xscale("log")

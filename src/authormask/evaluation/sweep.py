@@ -153,6 +153,11 @@ class SweepResult:
             if c.mode == mode and c.epsilon == epsilon and c.measure == measure
         ]
 
+    @property
+    def cell_seconds(self) -> float:
+        """Time spent measuring the cells, including cells restored from the cache."""
+        return float(sum(c.seconds for c in self.cells))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "authormask": __version__,
@@ -163,6 +168,7 @@ class SweepResult:
             "statements": self.statements,
             "provenance": self.provenance,
             "seconds": round(self.seconds, 2),
+            "cell_seconds": round(self.cell_seconds, 2),
         }
 
 
