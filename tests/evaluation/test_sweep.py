@@ -115,6 +115,7 @@ def test_reports(
     md = to_markdown(result)
     assert "## bag mode" in md and "## text mode" in md
     assert "| random guess |" in md
+    assert "- bag mode, epsilon 5 per word: epsilon_doc(b, b') = 300 * E(b, b')" in md
     rows = list(csv.DictReader(io.StringIO(to_csv(result))))
     assert len(rows) == len(result.cells)
     out = tmp_path / "report"

@@ -99,6 +99,13 @@ def to_markdown(result: SweepResult) -> str:
             chance.append(f"{base:.1f}/{total} ({base / total:.0%})" if base is not None else "")
         lines.append("| " + " | ".join(chance) + " |")
         lines.append("")
+    if result.statements:
+        lines.append("Privacy of each released snippet (full statements in results.json):")
+        lines.append("")
+        for key, statement in result.statements.items():
+            mode, eps = key.split("/", 1)
+            lines.append(f"- {mode} mode, epsilon {eps} per word: {statement.get('document_bound', '')}")
+        lines.append("")
     lines.append(
         "Counts are correct predictions out of the snippets (accuracy in brackets); "
         "similarity is the mean MiniLM cosine between original and released text."
