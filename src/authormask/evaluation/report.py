@@ -103,8 +103,9 @@ def to_markdown(result: SweepResult) -> str:
         lines.append("Privacy of each released snippet (full statements in results.json):")
         lines.append("")
         for key, statement in result.statements.items():
-            mode, eps = key.split("/", 1)
-            lines.append(f"- {mode} mode, epsilon {eps} per word: {statement.get('document_bound', '')}")
+            mode_name, eps_text = key.split("/", 1)
+            bound = statement.get("document_bound", "")
+            lines.append(f"- {mode_name} mode, epsilon {eps_text} per word: {bound}")
         lines.append("")
     lines.append(
         "Counts are correct predictions out of the snippets (accuracy in brackets); "
