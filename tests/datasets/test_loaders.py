@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from authormask.datasets import (
+    Columns,
     find_reuters_c50,
     load_bbc_news,
     load_csv,
@@ -68,9 +69,7 @@ def test_jsonl_with_configurable_columns(tmp_path: Path) -> None:
         {"body": TEXT_B, "who": "bob", "cat": "tech", "part": "test"},
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    corpus = load_jsonl(
-        path, text_column="body", author_column="who", topic_column="cat", split_column="part"
-    )
+    corpus = load_jsonl(path, columns=Columns(text="body", author="who", topic="cat", split="part"))
     assert corpus.authors == ("alice", "bob")
     assert corpus.topics == ("politics", "tech")
     assert [d.split for d in corpus.documents] == ["train", "test"]
@@ -86,7 +85,7 @@ def test_csv_missing_columns_and_empty_text(tmp_path: Path) -> None:
     path.write_text(f'text,writer\n"{TEXT_A.strip()}",alice\n"{TEXT_B.strip()}",bob\n')
     with pytest.raises(InputError, match=r"missing column\(s\) 'author'.*found 'text', 'writer'"):
         load_csv(path)
-    corpus = load_csv(path, author_column="writer")
+    corpus = load_csv(path, columns=Columns(author="writer"))
     assert corpus.authors == ("alice", "bob")
     path.write_text('text,author\n"",alice\n')
     with pytest.raises(InputError, match=r"docs.csv:2: empty document"):

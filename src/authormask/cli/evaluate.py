@@ -196,7 +196,7 @@ def register(cli: click.Group) -> None:
 
 def _run(opts: dict[str, Any]) -> None:
     from authormask.cli.main import _load, _progress_bar
-    from authormask.datasets import load_dataset
+    from authormask.datasets import Columns, load_dataset
     from authormask.evaluation import (
         SweepConfig,
         applicable_measures,
@@ -224,11 +224,13 @@ def _run(opts: dict[str, Any]) -> None:
     corpus = load_dataset(
         opts["dataset"],
         path=opts["dataset_path"],
-        text_column=opts["text_column"],
-        author_column=opts["author_column"],
-        topic_column=opts["topic_column"],
-        split_column=opts["split_column"],
-        id_column=opts["id_column"],
+        columns=Columns(
+            text=opts["text_column"],
+            author=opts["author_column"],
+            topic=opts["topic_column"],
+            split=opts["split_column"],
+            doc_id=opts["id_column"],
+        ),
     )
     emb = _load(opts["embeddings"], pick("vocab_size", 100_000), opts["cache_dir"])
     preparer = TextPreparer(emb, oov=opts["oov"])

