@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from authormask.exceptions import InputError
 
@@ -37,7 +37,6 @@ class Corpus:
     source: str
     documents: tuple[Document, ...]
     description: str = ""
-    notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
         if not self.documents:
