@@ -175,3 +175,22 @@ def test_similarity_falls_with_noise(
     assert values[None] == 1.0
     assert values[30.0] >= 0.9  # almost every word unchanged
     assert values[1.0] < values[30.0] - 0.3  # almost every word replaced
+
+
+def test_each_release_is_computed_once_without_a_cache(
+    small_study: Study,
+    glove_20k: Embeddings,
+    preparer: TextPreparer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[int] = []
+    real = sweep_module.obfuscate_texts
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sweep_module, "obfuscate_texts", counting)
+    run_sweep(small_study, embeddings=glove_20k, preparer=preparer, config=CONFIG)
+    # 2 modes x 2 repetitions at epsilon 5: the snippets once each, the adaptive known texts once
+    assert len(calls) == 2 * 2 * 2

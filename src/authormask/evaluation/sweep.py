@@ -282,6 +282,7 @@ class _Runner:
         self._fasttext: FastTextTopicClassifier | None = None
         self._similarity: SentenceSimilarity | None = None
         self._original_vectors: dict[str, np.ndarray] = {}
+        self._memo: dict[str, Any] = {}
         self.statements: dict[str, Any] = {}
         self.base_key = {
             "format": CACHE_FORMAT,
@@ -314,8 +315,11 @@ class _Runner:
             "seed": seed,
             "N": self.study.length,
         }
-        path = self.cache_dir / f"obf-{_hash(key)}.json" if self.cache_dir else None
-        cached = _read_cache(path, key) if path else None
+        digest = _hash(key)
+        path = self.cache_dir / f"obf-{digest}.json" if self.cache_dir else None
+        cached = self._memo.get(digest)
+        if cached is None and path:
+            cached = _read_cache(path, key)
         if cached is None:
             mech = EarthMoversMechanism(self.embeddings, epsilon=epsilon, index=self.index)
             results = obfuscate_texts(
@@ -336,6 +340,7 @@ class _Runner:
             }
             if path:
                 _atomic_json(path, {"key": key, "value": cached})
+        self._memo[digest] = cached  # every measure of a cell reads the same release
         if role == "queries":
             self.statements.setdefault(f"{mode}/{epsilon:g}", cached["statement"])
         return [
