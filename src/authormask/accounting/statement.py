@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["PassThroughCounts", "PrivacyStatement"]
+__all__ = ["PassThroughCounts", "PrivacyStatement", "SequenceStatement"]
 
 
 @dataclass(frozen=True)
@@ -80,5 +80,70 @@ class PrivacyStatement:
             f"{c.not_released_by_fixed_length} content words not released (beyond N)",
             f"  randomness  : {self.seed}",
         ]
+        lines += [f"  caveat      : {cv}" for cv in self.caveats]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class SequenceStatement:
+    """The guarantee of a text generated token by token (ER-AE, AE-DP, SynTF, Random-R).
+
+    Each output token is one exponential-mechanism draw that is ``epsilon``-DP (Bo et al. 2021,
+    Eq. 6); the ``tokens`` draws of a text compose sequentially to ``total_epsilon = epsilon * l``
+    (their Theorem 1). The number of sentences and their token lengths are released as they are,
+    so the guarantee is between texts that are segmented alike.
+    """
+
+    mechanism: str
+    reference: str
+    epsilon: float
+    epsilon_unit: str
+    sensitivity: float
+    rating: str
+    tokens: int
+    segments: int
+    split_sentences: int
+    total_epsilon: float
+    guarantee: str
+    released_unchanged: str
+    output_vocabulary: int
+    model: dict[str, Any]
+    unknown_tokens: int
+    training_overlap: int | None
+    seed: str
+    version: str
+    caveats: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["caveats"] = list(self.caveats)
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=False)
+
+    def describe(self) -> str:
+        model = ", ".join(f"{k}={v}" for k, v in self.model.items() if v is not None)
+        lines = [
+            f"Privacy statement (authormask {self.version})",
+            f"  mechanism   : {self.mechanism}",
+            f"  reference   : {self.reference}",
+            f"  epsilon     : {self.epsilon:g} {self.epsilon_unit} "
+            f"(sensitivity {self.sensitivity:g}; rating: {self.rating})",
+            f"  length l    : {self.tokens} tokens in {self.segments} segments "
+            f"({self.split_sentences} long sentences split, none truncated)",
+            f"  total       : epsilon * l = {self.total_epsilon:g}",
+            f"  guarantee   : {self.guarantee}",
+            f"  unchanged   : {self.released_unchanged}",
+            f"  output vocabulary: {self.output_vocabulary} words, fixed before the input is seen",
+            f"  model       : {model}",
+            f"  unknown tokens: {self.unknown_tokens} mapped to <unk> before rating",
+        ]
+        if self.training_overlap is not None:
+            lines.append(
+                f"  training overlap: {self.training_overlap} of {self.segments} segments occur "
+                "verbatim in the model's training corpus"
+            )
+        lines.append(f"  randomness  : {self.seed}")
         lines += [f"  caveat      : {cv}" for cv in self.caveats]
         return "\n".join(lines)

@@ -71,6 +71,31 @@ def _load(embeddings: str, vocab_size: int | None, cache_dir: Path | None) -> An
 @click.argument("inputs", nargs=-1)
 @click.option("--epsilon", "-e", type=_Float(), required=True, help=EPS_HELP)
 @click.option(
+    "--mechanism",
+    type=click.Choice(["earth-movers", "erae", "ae-dp", "syntf", "random"]),
+    default="earth-movers",
+    show_default=True,
+    help="earth-movers: Fernandes et al. (noisy word vectors). erae / ae-dp: generate text with a "
+    "trained model (--model), each token drawn by the exponential mechanism with epsilon per "
+    "token (Bo et al. 2021). syntf: exponential mechanism over word-vector similarity. random: "
+    "uniform replacement (Random-R).",
+)
+@click.option(
+    "--model",
+    "model_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="MODEL_DIR of `authormask train erae` (for --mechanism erae / ae-dp; random uses its "
+    "vocabulary when given).",
+)
+@click.option(
+    "--output-vocab",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="syntf / random without --model: output words (the embeddings' most frequent).",
+)
+@click.option(
     "--mode",
     type=click.Choice(["bag", "text"]),
     default="bag",
@@ -141,6 +166,9 @@ def _load(embeddings: str, vocab_size: int | None, cache_dir: Path | None) -> An
 def obfuscate(
     inputs: tuple[str, ...],
     epsilon: float,
+    mechanism: str,
+    model_dir: Path | None,
+    output_vocab: int,
     mode: str,
     length: int | None,
     fixed_length: str,
@@ -157,7 +185,7 @@ def obfuscate(
 ) -> None:
     """Obfuscate documents (files, folders or - for stdin; default: a bundled example) and print
     or write each output with its privacy statement."""
-    from authormask.cli.io import example_document, read_inputs, write_outputs
+    from authormask.cli.io import example_document, read_inputs
     from authormask.mechanisms import obfuscate_texts
     from authormask.text import TextPreparer, load_stopwords
     from authormask.validation import check_epsilon, check_positive_int
@@ -167,11 +195,33 @@ def obfuscate(
         check_positive_int(length, name="--length N")
     if output is not None and output.exists() and not force and not output.is_dir():
         raise click.UsageError(f"output path already exists (use --force to overwrite): {output}")
+    if mechanism in ("erae", "ae-dp") and model_dir is None:
+        raise click.UsageError(f"--mechanism {mechanism} needs --model MODEL_DIR")
+    if mechanism in ("earth-movers", "syntf") and model_dir is not None:
+        raise click.UsageError(f"--model does not apply to --mechanism {mechanism}")
     if inputs:
         docs = read_inputs(inputs)
     else:
         docs = [example_document()]
         click.echo("(no input given: obfuscating the bundled example document)", err=True)
+    if mechanism != "earth-movers":
+        from authormask.cli.generate import generate
+
+        generate(
+            docs,
+            mechanism=mechanism,
+            epsilon=epsilon,
+            model_dir=model_dir,
+            output_vocab=output_vocab,
+            embeddings=embeddings,
+            vocab_size=vocab_size,
+            cache_dir=cache_dir,
+            seed=seed,
+            output=output,
+            fmt=fmt,
+            force=force,
+        )
+        return
     emb = _load(embeddings, vocab_size, cache_dir)
     stop_words, stop_desc = load_stopwords(stopwords)
     preparer = TextPreparer(emb, stopwords=stop_words, oov=oov, oov_map_to=oov_map_to)
@@ -199,21 +249,45 @@ def obfuscate(
         }
         for d, r in zip(docs, results, strict=True)
     ]
+    emit(
+        docs,
+        [r.text for r in results],
+        [r.statement.describe() for r in results],
+        records,
+        output=output,
+        fmt=fmt,
+        force=force,
+    )
+
+
+def emit(
+    docs: list[Any],
+    texts: list[str],
+    statements: list[str],
+    records: list[dict[str, Any]],
+    *,
+    output: Path | None,
+    fmt: str,
+    force: bool,
+) -> None:
+    """Print or write released texts with their statements (``<name>.privacy.json``)."""
+    from authormask.cli.io import write_outputs
+
     if output is None:
-        for d, r, rec in zip(docs, results, records, strict=True):
+        for d, text, statement, rec in zip(docs, texts, statements, records, strict=True):
             if fmt == "jsonl":
                 click.echo(json.dumps(rec))
             else:
                 if len(docs) > 1:
                     click.echo(f"==> {d.name} <==")
-                click.echo(r.text.rstrip("\n"))
-                click.echo(r.statement.describe(), err=True)
+                click.echo(text.rstrip("\n"))
+                click.echo(statement, err=True)
         return
     contents: dict[Path, str] = {}
     if fmt == "jsonl":
         contents[output] = "".join(json.dumps(rec) + "\n" for rec in records)
     elif len(docs) == 1 and not output.is_dir():
-        contents[output] = results[0].text
+        contents[output] = texts[0]
         contents[output.with_name(output.name + ".privacy.json")] = (
             json.dumps(records[0]["privacy"], indent=2) + "\n"
         )
@@ -229,7 +303,7 @@ def obfuscate(
                 json.dumps(rec["privacy"], indent=2) + "\n"
             )
     write_outputs(contents, force=force)
-    click.echo(results[0].statement.describe(), err=True)
+    click.echo(statements[0], err=True)
     click.echo(f"wrote {len(docs)} document(s) to {output}", err=True)
 
 
@@ -435,8 +509,10 @@ def calibrate(
 
 
 from authormask.cli.evaluate import register as _register_evaluate  # noqa: E402
+from authormask.cli.train import register as _register_train  # noqa: E402
 
 _register_evaluate(cli)
+_register_train(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

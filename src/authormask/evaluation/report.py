@@ -9,6 +9,7 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -202,23 +203,38 @@ def write_plot(result: SweepResult, path: Path) -> None:
     plt.close(fig)
 
 
-def _stage(folder: Path, name: str, data: bytes | None, result: SweepResult | None) -> Path:
+def _stage(folder: Path, name: str, data: bytes | Callable[[Path], None]) -> Path:
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
     os.close(fd)
     tmp_path = Path(tmp)
     try:
-        if data is not None:
+        if isinstance(data, bytes):
             tmp_path.write_bytes(data)
         else:
-            assert result is not None
             # matplotlib picks the format from the suffix: write to a .png then move
             png = tmp_path.with_suffix(".png")
-            write_plot(result, png)
+            data(png)
             os.replace(png, tmp_path)
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
     return tmp_path
+
+
+def write_files(folder: Path, contents: dict[str, bytes | Callable[[Path], None]]) -> list[Path]:
+    """Stage every file (bytes, or a function that writes a .png) under a temporary name and
+    rename them into ``folder`` only when all exist, so an error leaves no half-written report."""
+    folder.mkdir(parents=True, exist_ok=True)
+    staged: dict[str, Path] = {}
+    try:
+        for name, data in contents.items():
+            staged[name] = _stage(folder, name, data)
+        for name, tmp in staged.items():
+            os.replace(tmp, folder / name)
+    finally:
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
+    return [folder / n for n in contents]
 
 
 def check_output_dir(folder: Path, *, force: bool) -> None:
@@ -238,20 +254,12 @@ def write_reports(result: SweepResult, folder: str | Path, *, force: bool = Fals
     """
     out = Path(folder)
     check_output_dir(out, force=force)
-    out.mkdir(parents=True, exist_ok=True)
-    contents: dict[str, bytes | None] = {
-        "results.json": (json.dumps(result.to_dict(), indent=2) + "\n").encode(),
-        "table.md": to_markdown(result).encode(),
-        "table.csv": to_csv(result).encode(),
-        "plot.png": None,
-    }
-    staged: dict[str, Path] = {}
-    try:
-        for name, data in contents.items():
-            staged[name] = _stage(out, name, data, result)
-        for name, tmp in staged.items():
-            os.replace(tmp, out / name)
-    finally:
-        for tmp in staged.values():
-            tmp.unlink(missing_ok=True)
-    return [out / n for n in REPORT_FILES]
+    return write_files(
+        out,
+        {
+            "results.json": (json.dumps(result.to_dict(), indent=2) + "\n").encode(),
+            "table.md": to_markdown(result).encode(),
+            "table.csv": to_csv(result).encode(),
+            "plot.png": lambda path: write_plot(result, path),
+        },
+    )

@@ -1,0 +1,89 @@
+"""Benchmark: ER-AE training time per epoch (both configurations) and generation throughput.
+
+Prints, in one run on this machine:
+
+1. training seconds per epoch of the ``cpu`` and ``paper`` configurations, measured on a seeded
+   subset of the Reuters C50 training sentences (one reconstruction and one reward epoch each)
+   and extrapolated to the whole training set by tokens; the ``cpu`` figure is read against the
+   issue's budget of 30 minutes for a full training;
+2. generation throughput (tokens/s) of batched ER-AE generation with the ``cpu`` configuration
+   on C50 test documents, against the reference of the same generation one segment at a time
+   (batch size 1), and the target of 2,000 tokens/s.
+
+Usage: python benchmarks/erae.py [--model MODEL_DIR] [--sentences 1500] [--dataset-path P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from authormask.datasets import load_reuters_c50
+from authormask.embeddings import load_embeddings
+from authormask.mechanisms.generation import ERAEMechanism, generate_texts
+from authormask.models.erae import get_config, load_model, train_erae
+from authormask.models.erae.training import prepare_segments
+
+BUDGET_S = 30 * 60
+TARGET_TOKENS_S = 2_000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", type=Path, default=None, help="A trained cpu-config model.")
+    parser.add_argument("--sentences", type=int, default=1500)
+    parser.add_argument("--docs", type=int, default=100, help="Test documents to generate.")
+    parser.add_argument("--dataset-path", type=Path, default=None)
+    args = parser.parse_args()
+    torch.set_num_threads(torch.get_num_threads())
+    corpus = load_reuters_c50(args.dataset_path)
+    train_texts = [d.text for d in corpus.select(split="train")]
+    all_tokens = sum(len(s) for s in prepare_segments(train_texts, max_length=50))
+    emb = load_embeddings("glove-6b-50d", vocab_size=100_000)
+    print(f"C50 training set: {all_tokens} tokens; {torch.get_num_threads()} torch threads")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("cpu", "paper"):
+            cfg = get_config(name).replace(
+                max_sentences=args.sentences, pretrain_epochs=1, reward_epochs=1
+            )
+            res = train_erae(train_texts, output=Path(tmp) / name, embeddings=emb, config=cfg)
+            full = get_config(name)
+            per_epoch = {r.phase: r.seconds * all_tokens / res.tokens for r in res.history}
+            total = (
+                full.pretrain_epochs * per_epoch["reconstruction"]
+                + full.reward_epochs * per_epoch["reward"]
+            )
+            print(
+                f"{name:>5}: {res.tokens} tokens timed; per full epoch "
+                f"reconstruction {per_epoch['reconstruction']:.0f} s, reward "
+                f"{per_epoch['reward']:.0f} s; default training ({full.pretrain_epochs}+"
+                f"{full.reward_epochs} epochs) ~{total / 60:.1f} min = "
+                f"{total / BUDGET_S:.2f} of the 30-minute budget"
+            )
+        model_dir = args.model or Path(tmp) / "cpu"
+        model = load_model(model_dir, device="cpu")
+        docs = [d.text for d in corpus.select(split="test")[: args.docs]]
+        rates = {}
+        for batch in (256, 1):
+            mech = ERAEMechanism(model, epsilon=30.0, batch_size=batch)
+            t0 = time.perf_counter()
+            out = generate_texts(docs, mechanism=mech, random_state=0)
+            seconds = time.perf_counter() - t0
+            tokens = sum(r.statement.tokens for r in out)
+            rates[batch] = tokens / seconds
+            print(
+                f"generation, batch {batch:>3}: {tokens} tokens in {seconds:.1f} s = "
+                f"{rates[batch]:.0f} tokens/s"
+            )
+        print(
+            f"batched / one-at-a-time: {rates[256] / rates[1]:.1f}x; batched / target "
+            f"{TARGET_TOKENS_S}: {rates[256] / TARGET_TOKENS_S:.2f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()

