@@ -191,7 +191,7 @@ def test_evaluate_bo2021_writes_table_and_plot(run, trained: Path, tmp_path: Pat
     )
     assert code == 0, err
     out = tmp_path / "eval"
-    code, stdout, err = run(
+    args = (
         "evaluate",
         "--protocol",
         "bo2021",
@@ -203,6 +203,8 @@ def test_evaluate_bo2021_writes_table_and_plot(run, trained: Path, tmp_path: Pat
         str(aedp),
         "--epsilons",
         "20",
+        "--em-epsilons",
+        "5",
         "--docs-per-author",
         "1",
         "--vocab-size",
@@ -210,6 +212,7 @@ def test_evaluate_bo2021_writes_table_and_plot(run, trained: Path, tmp_path: Pat
         "-o",
         str(out),
     )
+    code, stdout, err = run(*args)
     assert code == 0, err
     assert {p.name for p in out.iterdir()} == {
         "results.json",
@@ -226,6 +229,14 @@ def test_evaluate_bo2021_writes_table_and_plot(run, trained: Path, tmp_path: Pat
     for row in data["rows"][1:]:
         assert 0 <= row["authorship_accuracy"] <= 1 and row["documents"] == 13
     assert "| ER-AE | 20 |" in stdout and "| Random-R |" in stdout
+    # rerunning resumes from the cache: releases and measurements are not redone
+    for cached in (out / "cache").iterdir():
+        record = json.loads(cached.read_text())
+        record["texts"] = ["tampered"] * len(record["texts"])
+        cached.write_text(json.dumps(record))
+    code, _, err = run(*args, "--force")
+    assert code == 0, err
+    assert json.loads((out / "results.json").read_text())["rows"] == data["rows"]
     # swapped models are refused with one line
     code, _, err = run(
         "evaluate",

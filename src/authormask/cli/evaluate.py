@@ -216,6 +216,12 @@ def register(cli: click.Group) -> None:
         help="bo2021: AE-DP MODEL_DIR (`authormask train erae --no-embedding-reward`).",
     )
     @click.option(
+        "--em-epsilons",
+        default="2,5,10",
+        show_default=True,
+        help="bo2021: per-word epsilons of Earth Mover's text mode (metric DP, its own scale).",
+    )
+    @click.option(
         "--docs-per-author",
         type=click.IntRange(min=1),
         default=4,
@@ -342,12 +348,14 @@ def _run_release(opts: dict[str, Any]) -> None:
 
     output: Path = opts["output"]
     check_output_dir(output, force=opts["force"])
-    epsilons = parse_epsilons(opts["epsilons"] or "10,30,100")
-    if any(e is None for e in epsilons):
+    epsilons = parse_epsilons(opts["epsilons"] or "10,30,100,300")
+    em_epsilons = parse_epsilons(opts["em_epsilons"])
+    if any(e is None for e in (*epsilons, *em_epsilons)):
         raise InvalidParameterError("--protocol bo2021 takes numeric epsilons only")
     config = ReleaseConfig(
         mechanisms=tuple(_split(opts["mechanisms"])),
         epsilons=tuple(float(e) for e in epsilons if e is not None),
+        em_epsilons=tuple(float(e) for e in em_epsilons if e is not None),
         docs_per_author=opts["docs_per_author"],
         max_authors=opts["max_authors"],
         seed=opts["seed"],
@@ -367,7 +375,10 @@ def _run_release(opts: dict[str, Any]) -> None:
         ),
     )
     emb = _load(opts["embeddings"], opts["vocab_size"] or 100_000, opts["cache_dir"])
-    n_settings = sum(1 if m == "random" else len(config.epsilons) for m in config.mechanisms)
+    n_settings = sum(
+        1 if m == "random" else len(config.em_epsilons if m == "earth-movers" else config.epsilons)
+        for m in config.mechanisms
+    )
     with _progress_bar("releasing", "setting") as bar:
         bar.total = n_settings
         result = run_release_evaluation(

@@ -67,11 +67,13 @@ LABELS = {
 
 @dataclass(frozen=True)
 class ReleaseConfig:
-    """What to run. ``epsilons`` are per output token for the generating mechanisms and per word
-    (with the embeddings' Euclidean distance) for Earth Mover's text mode; Random-R has none."""
+    """What to run. ``epsilons`` are per output token for the generating mechanisms (pure DP);
+    ``em_epsilons`` per word, with the embeddings' Euclidean distance, for Earth Mover's text mode
+    (metric DP: the two scales are not comparable); Random-R has none."""
 
     mechanisms: tuple[str, ...] = RELEASE_MECHANISMS
-    epsilons: tuple[float, ...] = (10.0, 30.0, 100.0)
+    epsilons: tuple[float, ...] = (10.0, 30.0, 100.0, 300.0)
+    em_epsilons: tuple[float, ...] = (2.0, 5.0, 10.0)
     docs_per_author: int = 4
     max_authors: int | None = None
     seed: int = 0
@@ -87,8 +89,10 @@ class ReleaseConfig:
             )
         if not self.mechanisms:
             raise InvalidParameterError("give at least one mechanism")
-        if not self.epsilons or any(not (e > 0 and np.isfinite(e)) for e in self.epsilons):
-            raise InvalidParameterError(f"epsilons must be finite and > 0, got {self.epsilons}")
+        for name in ("epsilons", "em_epsilons"):
+            values = getattr(self, name)
+            if not values or any(not (e > 0 and np.isfinite(e)) for e in values):
+                raise InvalidParameterError(f"{name} must be finite and > 0, got {values}")
         if self.docs_per_author < 1:
             raise InvalidParameterError("docs_per_author must be >= 1")
 
@@ -280,19 +284,47 @@ def run_release_evaluation(
         "embeddings": embeddings.identity.to_dict(),
         "syntf_output": config.syntf_output,
     }
+    # what the measurements depend on besides the release (cached with it)
+    measures_id = _cache_key(
+        {
+            "train": [d.doc_id for d in train],
+            "epochs": config.classifier_epochs,
+            "seed": config.seed,
+            "version": __version__,
+        }
+    )
     settings: list[tuple[str, float | None]] = []
     for mech in config.mechanisms:
         if mech == "random":
             settings.append((mech, None))
+        elif mech == "earth-movers":
+            settings.extend((mech, e) for e in config.em_epsilons)
         else:
             settings.extend((mech, e) for e in config.epsilons)
-    preparer = TextPreparer(embeddings, oov="keep")
+    preparer = TextPreparer(embeddings)
     for mech, eps in settings:
         seed = np.random.SeedSequence(
             config.seed, spawn_key=(RELEASE_MECHANISMS.index(mech), int(1000 * (eps or 0)))
         )
         rng = np.random.default_rng(seed)
-        key = _cache_key({"mech": mech, "eps": eps, "id": identity})
+        # a release depends on the documents, the seed and its own mechanism's inputs only
+        depends = {
+            "erae": ("erae",),
+            "ae-dp": ("aedp",),
+            "random": ("erae", "embeddings"),
+            "syntf": ("embeddings", "syntf_output"),
+            "earth-movers": ("embeddings",),
+        }[mech]
+        key = _cache_key(
+            {
+                "mech": mech,
+                "eps": eps,
+                "docs": identity["docs"],
+                "seed": config.seed,
+                "version": __version__,
+            }
+            | {k: identity[k] for k in depends}
+        )
         path = cache / f"release-{key}.json" if cache is not None else None
         cached = _read_cache(path)
         t1 = time.perf_counter()
@@ -342,8 +374,9 @@ def run_release_evaluation(
             }
             _write_cache(path, cached)
         statements[f"{mech}@{eps}"] = cached["statement"]
-        rows.append(
-            measure(
+        measured = cached.get("row")
+        if not (isinstance(measured, dict) and measured.get("measures") == measures_id):
+            row = measure(
                 mech,
                 eps,
                 cached["unit"],
@@ -352,7 +385,11 @@ def run_release_evaluation(
                 cached["total"],
                 float(cached["seconds"]),
             )
-        )
+            cached["row"] = {"measures": measures_id, "values": asdict(row)}
+            _write_cache(path, cached)
+        else:
+            row = ReleaseRow(**measured["values"])
+        rows.append(row)
         logger.info("%s eps=%s: %s", mech, eps, rows[-1])
         if progress is not None:
             progress(f"{LABELS[mech]} epsilon={eps}")

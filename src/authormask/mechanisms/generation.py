@@ -246,12 +246,6 @@ def _probabilities(mechanism: TokenMechanism, rating: NDArray[np.float64]) -> ND
     )
 
 
-def _capitalise(sentence: str) -> str:
-    """Upper-case the first letter of a released segment (cosmetic: a function of the output
-    alone, so it changes nothing in the guarantee; the vocabulary is lower-cased)."""
-    return sentence[:1].upper() + sentence[1:]
-
-
 @dataclass(frozen=True)
 class GenerationResult:
     """One released text, its tokens and its privacy statement."""
@@ -324,8 +318,8 @@ def generate_texts(
     """Release every text with ``mechanism``, token by token (see the module docstring).
 
     Texts are split into sentences, a sentence longer than the mechanism's maximum length into
-    consecutive segments (never truncated); the released segments are joined with spaces, each
-    with its first letter upper-cased.
+    consecutive segments (never truncated); the released segments (lower-cased, like the
+    models' vocabulary) are joined with spaces.
     ``progress(n)`` is called with the number of tokens generated after each text.
     """
     if isinstance(texts, str):
