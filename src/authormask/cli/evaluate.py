@@ -241,9 +241,24 @@ def register(cli: click.Group) -> None:
             _run(opts)
 
 
+def _load_corpus(opts: dict[str, Any]) -> Any:
+    from authormask.datasets import Columns, load_dataset
+
+    return load_dataset(
+        opts["dataset"],
+        path=opts["dataset_path"],
+        columns=Columns(
+            text=opts["text_column"],
+            author=opts["author_column"],
+            topic=opts["topic_column"],
+            split=opts["split_column"],
+            doc_id=opts["id_column"],
+        ),
+    )
+
+
 def _run(opts: dict[str, Any]) -> None:
     from authormask.cli.main import _load, _progress_bar
-    from authormask.datasets import Columns, load_dataset
     from authormask.evaluation import (
         SweepConfig,
         applicable_measures,
@@ -268,17 +283,7 @@ def _run(opts: dict[str, Any]) -> None:
     epsilons = parse_epsilons(str(pick("epsilons", "none,30,25,20,15,10")))
     modes = tuple(_split(opts["modes"]))
     t0 = time.perf_counter()
-    corpus = load_dataset(
-        opts["dataset"],
-        path=opts["dataset_path"],
-        columns=Columns(
-            text=opts["text_column"],
-            author=opts["author_column"],
-            topic=opts["topic_column"],
-            split=opts["split_column"],
-            doc_id=opts["id_column"],
-        ),
-    )
+    corpus = _load_corpus(opts)
     emb = _load(opts["embeddings"], pick("vocab_size", 100_000), opts["cache_dir"])
     preparer = TextPreparer(emb, oov=opts["oov"])
     study = build_study(
@@ -336,7 +341,6 @@ def _run(opts: dict[str, Any]) -> None:
 
 def _run_release(opts: dict[str, Any]) -> None:
     from authormask.cli.main import _load, _progress_bar
-    from authormask.datasets import Columns, load_dataset
     from authormask.evaluation.release import (
         ReleaseConfig,
         release_markdown,
@@ -363,17 +367,7 @@ def _run_release(opts: dict[str, Any]) -> None:
     erae = load_model(opts["model_dir"]) if opts["model_dir"] is not None else None
     aedp = load_model(opts["aedp_dir"]) if opts["aedp_dir"] is not None else None
     t0 = time.perf_counter()
-    corpus = load_dataset(
-        opts["dataset"],
-        path=opts["dataset_path"],
-        columns=Columns(
-            text=opts["text_column"],
-            author=opts["author_column"],
-            topic=opts["topic_column"],
-            split=opts["split_column"],
-            doc_id=opts["id_column"],
-        ),
-    )
+    corpus = _load_corpus(opts)
     emb = _load(opts["embeddings"], opts["vocab_size"] or 100_000, opts["cache_dir"])
     n_settings = sum(
         1 if m == "random" else len(config.em_epsilons if m == "earth-movers" else config.epsilons)

@@ -14,8 +14,6 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from authormask.evaluation.attackers._base import Predictions, check_training
 from authormask.evaluation.study import Item
 from authormask.exceptions import InvalidParameterError
@@ -97,10 +95,8 @@ class FastTextAuthorship:
     def predict(self, items: Sequence[Item]) -> Predictions:
         if self._model is None:
             raise InvalidParameterError("fastText authorship: call fit before predict")
-        labels: list[str | None] = []
-        scores: list[float] = []
-        for item in items:
-            got, prob = self._model.predict(self._line(item.text))  # type: ignore[attr-defined]
-            labels.append(self._labels.get(got[0][len(_LABEL) :]) if got else None)
-            scores.append(float(np.asarray(prob)[0]) if len(prob) else 0.0)
-        return Predictions(tuple(labels), tuple(scores))
+        from authormask.evaluation.utility.fasttext_topic import fasttext_predict
+
+        return fasttext_predict(
+            self._model, [self._line(item.text) for item in items], self._labels
+        )

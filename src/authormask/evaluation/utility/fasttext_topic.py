@@ -25,7 +25,7 @@ from authormask.exceptions import InvalidParameterError
 from authormask.randomness import RandomState, check_random_state
 from authormask.validation import check_positive_int
 
-__all__ = ["FastTextTopicClassifier"]
+__all__ = ["FastTextTopicClassifier", "fasttext_predict"]
 
 _LABEL = "__label__"
 
@@ -104,10 +104,15 @@ class FastTextTopicClassifier:
     def predict(self, items: Sequence[Item]) -> Predictions:
         if self._model is None:
             raise InvalidParameterError("fastText: call fit before predict")
-        labels: list[str | None] = []
-        scores: list[float] = []
-        for item in items:
-            got, prob = self._model.predict(" ".join(item.words))  # type: ignore[attr-defined]
-            labels.append(self._labels.get(got[0][len(_LABEL) :]) if got else None)
-            scores.append(float(np.asarray(prob)[0]) if len(prob) else 0.0)
-        return Predictions(tuple(labels), tuple(scores))
+        return fasttext_predict(self._model, [" ".join(item.words) for item in items], self._labels)
+
+
+def fasttext_predict(model: object, lines: Sequence[str], labels: dict[str, str]) -> Predictions:
+    """Top label and its probability for each line, mapped back through ``labels``."""
+    out: list[str | None] = []
+    scores: list[float] = []
+    for line in lines:
+        got, prob = model.predict(line)  # type: ignore[attr-defined]
+        out.append(labels.get(got[0][len(_LABEL) :]) if got else None)
+        scores.append(float(np.asarray(prob)[0]) if len(prob) else 0.0)
+    return Predictions(tuple(out), tuple(scores))
