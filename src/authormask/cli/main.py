@@ -78,7 +78,7 @@ def _load(embeddings: str, vocab_size: int | None, cache_dir: Path | None) -> An
     help="earth-movers: Fernandes et al. (noisy word vectors). erae / ae-dp: generate text with a "
     "trained model (--model), each token drawn by the exponential mechanism with epsilon per "
     "token (Bo et al. 2021). syntf: exponential mechanism over word-vector similarity. random: "
-    "uniform replacement (Random-R).",
+    "uniform replacement (Random-R; its output ignores --epsilon and is stated as 0-DP).",
 )
 @click.option(
     "--model",
