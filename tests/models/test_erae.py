@@ -245,3 +245,17 @@ def test_paper_config_is_the_papers():
     assert (cfg.lambda_recon, cfg.lambda_embed, cfg.reward_cap) == (1.0, 0.5, 0.85)
     with pytest.raises(InvalidParameterError, match="unknown ER-AE config"):
         get_config("gpu")
+
+
+def test_vocabulary_comes_from_the_whole_corpus_when_training_on_a_subset(
+    tiny_erae_dir, aaac_texts, tiny
+):
+    """A model trained on max_sentences has the corpus's vocabulary, so benchmarks that time a
+    subset time the real output layer (the subset's own vocabulary was far smaller)."""
+    from authormask.models.erae import Vocabulary
+    from authormask.models.erae.training import prepare_segments
+
+    segments = prepare_segments(aaac_texts, max_length=50)
+    assert len(segments) > tiny["max_sentences"]
+    expected = Vocabulary.build(segments, size=tiny["vocab_size"], min_words=1)
+    assert load_model(tiny_erae_dir).vocab.tokens == expected.tokens

@@ -111,9 +111,9 @@ CONFIGS: dict[str, ERAEConfig] = {
     ),
     # Sized to train on the Reuters C50 training sentences in under 30 minutes on 2 CPU cores.
     # Smaller batches give 4x the updates per CPU-second, which matters more than batch size here.
-    # Measured (benchmarks/erae.py): 189 s per reconstruction epoch and 197 s per reward epoch on
-    # the C50 training sentences, so 5 + 2 epochs take about 22 minutes.
-    "cpu": ERAEConfig(name="cpu", batch_size=32, pretrain_epochs=5, reward_epochs=2),
+    # Measured on the C50 training sentences with nothing else running: about 500 s per epoch
+    # (20,000-word softmax), so 2 + 1 epochs take about 25 minutes.
+    "cpu": ERAEConfig(name="cpu", batch_size=32, pretrain_epochs=2, reward_epochs=1),
 }
 
 

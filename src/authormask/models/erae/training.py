@@ -298,6 +298,10 @@ def train_erae(
         raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
     model_dir = Path(output)
     segments = prepare_segments(texts, max_length=config.max_length)
+    # the vocabulary comes from the whole corpus, also when training on a subset (max_sentences)
+    vocab = Vocabulary.build(
+        segments, size=config.vocab_size, min_words=2 * config.top_k + config.random_candidates
+    )
     if config.max_sentences is not None and len(segments) > config.max_sentences:
         pick = np.random.default_rng(seed).choice(
             len(segments), config.max_sentences, replace=False
@@ -307,9 +311,6 @@ def train_erae(
         raise InputError(
             f"corpus too small: {len(segments)} sentences, need at least {MIN_SEGMENTS}"
         )
-    vocab = Vocabulary.build(
-        segments, size=config.vocab_size, min_words=2 * config.top_k + config.random_candidates
-    )
     encoded = vocab.encode(segments)
     ids = encoded.ids
     meta: dict[str, Any] = {
