@@ -23,8 +23,22 @@ class PassThroughCounts:
     not_released_by_fixed_length: int
 
 
+class _Statement:
+    """``to_dict``/``to_json`` shared by the statement dataclasses."""
+
+    caveats: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)  # type: ignore[call-overload]
+        d["caveats"] = list(self.caveats)
+        return dict(d)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=False)
+
+
 @dataclass(frozen=True)
-class PrivacyStatement:
+class PrivacyStatement(_Statement):
     """Machine-readable statement of the guarantee of one released output.
 
     ``to_dict``/``to_json`` give the machine form, ``describe`` the human form.
@@ -47,14 +61,6 @@ class PrivacyStatement:
     seed: str
     version: str
     caveats: tuple[str, ...] = field(default_factory=tuple)
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["caveats"] = list(self.caveats)
-        return d
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), sort_keys=False)
 
     def describe(self) -> str:
         c = self.counts
@@ -85,7 +91,7 @@ class PrivacyStatement:
 
 
 @dataclass(frozen=True)
-class SequenceStatement:
+class SequenceStatement(_Statement):
     """The guarantee of a text generated token by token (ER-AE, AE-DP, SynTF, Random-R).
 
     Each output token is one exponential-mechanism draw that is ``epsilon``-DP (Bo et al. 2021,
@@ -113,14 +119,6 @@ class SequenceStatement:
     seed: str
     version: str
     caveats: tuple[str, ...] = field(default_factory=tuple)
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["caveats"] = list(self.caveats)
-        return d
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), sort_keys=False)
 
     def describe(self) -> str:
         model = ", ".join(f"{k}={v}" for k, v in self.model.items() if v is not None)

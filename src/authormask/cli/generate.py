@@ -106,12 +106,4 @@ def generate(
         }
         for d, r in zip(docs, results, strict=True)
     ]
-    emit(
-        docs,
-        [r.text for r in results],
-        [r.statement.describe() for r in results],
-        records,
-        output=output,
-        fmt=fmt,
-        force=force,
-    )
+    emit(docs, results, records, output=output, fmt=fmt, force=force)

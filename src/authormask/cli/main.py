@@ -7,6 +7,7 @@ import json
 import logging
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -249,29 +250,24 @@ def obfuscate(
         }
         for d, r in zip(docs, results, strict=True)
     ]
-    emit(
-        docs,
-        [r.text for r in results],
-        [r.statement.describe() for r in results],
-        records,
-        output=output,
-        fmt=fmt,
-        force=force,
-    )
+    emit(docs, results, records, output=output, fmt=fmt, force=force)
 
 
 def emit(
     docs: list[Any],
-    texts: list[str],
-    statements: list[str],
+    results: Sequence[Any],
     records: list[dict[str, Any]],
     *,
     output: Path | None,
     fmt: str,
     force: bool,
 ) -> None:
-    """Print or write released texts with their statements (``<name>.privacy.json``)."""
+    """Print or write released texts (``results[i].text``) with their statements
+    (``results[i].statement``; ``<name>.privacy.json`` beside written files)."""
     from authormask.cli.io import write_outputs
+
+    texts = [r.text for r in results]
+    statements = [r.statement.describe() for r in results]
 
     if output is None:
         for d, text, statement, rec in zip(docs, texts, statements, records, strict=True):
