@@ -92,9 +92,12 @@ def test_sequence_accounting_is_epsilon_times_length(erae_model):
     n_tokens = len(word_tokens(text))
     assert st.tokens == n_tokens == sum(len(s) for s in res.segments)  # nothing truncated
     assert st.total_epsilon == pytest.approx(3.0 * n_tokens)
-    assert st.segments == 1 + 3  # the 121-token sentence is cut into 50 + 50 + 21
+    m = erae_model.config.max_length
+    assert m < 121
+    cuts = [m] * (121 // m) + ([121 % m] if 121 % m else [])  # consecutive pieces of m tokens
+    assert st.segments == 1 + len(cuts)
     assert st.split_sentences == 1
-    assert [len(s) for s in res.segments] == [5, 50, 50, 21]
+    assert [len(s) for s in res.segments] == [5, *cuts]
     assert st.epsilon == 3.0 and st.epsilon_unit == "per output token"
     assert st.mechanism == "ER-AE" and st.sensitivity == 1.0
 

@@ -259,3 +259,78 @@ def test_vocabulary_comes_from_the_whole_corpus_when_training_on_a_subset(
     assert len(segments) > tiny["max_sentences"]
     expected = Vocabulary.build(segments, size=tiny["vocab_size"], min_words=1)
     assert load_model(tiny_erae_dir).vocab.tokens == expected.tokens
+
+
+@pytest.mark.parametrize("layer", ["softmax", "adaptive"])
+def test_output_layer_is_a_distribution_over_the_whole_vocabulary(layer):
+    """Both output layers give log-probabilities that sum to 1 over all tokens, the fast training
+    loss equals the negative log-likelihood of that distribution, and logits() has the same
+    softmax (it is what the rating of Eq. 5 is computed from)."""
+    from authormask.models.erae.network import ERAENetwork
+
+    torch.manual_seed(3)
+    config = ERAEConfig(
+        hidden_size=12, latent_size=12, output_layer=layer, adaptive_cutoffs=(10, 60)
+    )
+    net = ERAENetwork(config, vocab_size=200, embedding_dim=8)
+    ids = torch.randint(3, 200, (4, 7))
+    lengths = torch.tensor([7, 5, 3, 1])
+    for row, n in enumerate(lengths.tolist()):
+        ids[row, n:] = 0
+    states = net.states(ids, lengths, bos=2)
+    logp = net.log_probs(states)
+    assert logp.shape == (int(lengths.sum()), 200)
+    assert torch.allclose(
+        logp.double().exp().sum(dim=1), torch.ones(len(logp), dtype=torch.float64)
+    )
+    targets = ids[ids > 0]
+    nll = torch.nn.functional.nll_loss(logp, targets)
+    assert torch.allclose(net.reconstruction_loss(states, targets), nll, atol=1e-5)
+    same = torch.softmax(net.logits(ids, lengths, bos=2).double(), dim=1)
+    assert torch.allclose(same, logp.double().exp(), atol=1e-6)
+
+
+def test_adaptive_cutoffs_that_do_not_fit_are_dropped():
+    from authormask.models.erae.network import adaptive_cutoffs
+
+    cfg = ERAEConfig(adaptive_cutoffs=(50, 300))
+    assert adaptive_cutoffs(cfg, 1000) == [50, 300]
+    assert adaptive_cutoffs(cfg, 200) == [50]
+    assert adaptive_cutoffs(cfg, 40) == [20]
+    # 12 cells: the second tail would get 12 // 16 = 0 dimensions
+    assert adaptive_cutoffs(cfg.replace(hidden_size=12), 1000) == [50]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"output_layer": "hierarchical"},
+        {"adaptive_cutoffs": ()},
+        {"adaptive_cutoffs": (500, 100)},
+        {"adaptive_cutoffs": (0, 100)},
+        {"adaptive_div": 0.5},
+    ],
+)
+def test_bad_output_layer_settings(changes):
+    with pytest.raises(InvalidParameterError):
+        ERAEConfig(**changes)
+
+
+def test_a_paper_style_softmax_model_trains_and_round_trips(aaac_texts, glove_20k, tmp_path, tiny):
+    out = tmp_path / "softmax"
+    config = get_config("cpu").replace(**(tiny | {"output_layer": "softmax", "reward_epochs": 1}))
+    train_erae(aaac_texts, output=out, embeddings=glove_20k, config=config, seed=1)
+    model = load_model(out, device="cpu")
+    assert isinstance(model.network.output, torch.nn.Linear)
+    r = _ratings(model)
+    assert r.shape == (len(SENT[0]), tiny["vocab_size"])
+    assert np.allclose(r.sum(axis=1), 1.0)
+
+
+def test_ae_dp_epochs_are_all_reconstruction_epochs(tiny_aedp_dir):
+    """AE-DP has no embedding reward, so no epoch of its history may say it trained with one."""
+    state = json.loads((tiny_aedp_dir / "checkpoint" / "state.json").read_text())
+    phases = [h["phase"] for h in state["history"]]
+    assert len(phases) == 2
+    assert phases == ["reconstruction", "reconstruction"]
+    assert all(h["train_embed"] == 0.0 for h in state["history"])

