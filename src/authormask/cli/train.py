@@ -69,6 +69,12 @@ def register(cli: click.Group) -> None:
         help="Train the AE-DP baseline: reconstruction loss only (lambda_embed = 0).",
     )
     @click.option(
+        "--lambda-embed",
+        type=click.FloatRange(min=0.0, min_open=True),
+        default=None,
+        help="Weight of the embedding reward (Eq. 10) [paper: 0.5].",
+    )
+    @click.option(
         "--pretrain-epochs",
         type=click.IntRange(min=0),
         default=None,
@@ -169,6 +175,10 @@ def register(cli: click.Group) -> None:
                 changes[field] = opts[opt]
         if opts["hidden_size"] is not None:
             changes["latent_size"] = opts["hidden_size"]
+        if opts["lambda_embed"] is not None:
+            if opts["no_embedding_reward"]:
+                raise click.UsageError("--lambda-embed and --no-embedding-reward contradict")
+            changes["lambda_embed"] = opts["lambda_embed"]
         if opts["no_embedding_reward"]:
             changes["lambda_embed"] = 0.0
         if changes:

@@ -150,7 +150,10 @@ def embedding_reward_loss(
     For each position: the model's top-k tokens E_k plus ``random_candidates`` tokens drawn
     uniformly from the output words (V_k), each weighted by the reward
     gamma(x_i, v) = min(cosine(Em(x_i), Em(v)), cap) (Eq. 9) computed with the fixed pretrained
-    vectors; the loss is -sum_v log Pr[v] * gamma(x_i, v).
+    vectors; the loss is -sum_v log Pr[v] * gamma(x_i, v). One departure from Eq. 9: the reward
+    is floored at 0. With a negative reward the loss falls without bound as that candidate's
+    probability goes to 0; a trained C50 model went from 85% to 7% token accuracy in one such
+    epoch (loss -57).
     """
     logp = F.log_softmax(logits, dim=-1)
     return embedding_reward_from_logp(
@@ -185,7 +188,9 @@ def embedding_reward_from_logp(
             ).to(logp.device)
         )
     cand = torch.cat(cands, dim=1)
-    gamma = torch.einsum("nd,ncd->nc", unit[targets], unit[cand]).clamp(max=cap)
+    # floored at 0: a negative cosine (common with GloVe, rare with the paper's BERT vectors)
+    # would reward pushing a candidate's log-probability to -inf, and Eq. 10 has no lower bound
+    gamma = torch.einsum("nd,ncd->nc", unit[targets], unit[cand]).clamp(min=0.0, max=cap)
     return -(logp.gather(1, cand) * gamma).sum(dim=1).mean()
 
 
