@@ -204,6 +204,20 @@ def test_embedding_reward_loss_matches_equation_9_and_10():
     assert float(loss) == pytest.approx(total / n, rel=1e-5)
 
 
+def _first_token_reward(logits, unit, *, top_k, generator):
+    """L_embed of one position whose target is token 0, top-k candidates only, cap 0.85."""
+    return embedding_reward_loss(
+        logits,
+        torch.tensor([0]),
+        unit,
+        top_k=top_k,
+        random_candidates=0,
+        cap=0.85,
+        first_word=0,
+        generator=generator,
+    )
+
+
 def test_reward_loss_is_bounded_below_when_cosines_are_negative():
     """A candidate pointing away from the target must not earn anything for being made
     improbable: with Eq. 9 as printed, the loss falls without bound as its logit goes to -inf."""
@@ -212,20 +226,7 @@ def test_reward_loss_is_bounded_below_when_cosines_are_negative():
     losses = []
     for push in (0.0, -50.0, -500.0):
         logits = torch.tensor([[5.0, push, 0.0]])  # candidate 1: cosine -1 with the target
-        losses.append(
-            float(
-                embedding_reward_loss(
-                    logits,
-                    torch.tensor([0]),
-                    unit,
-                    top_k=3,
-                    random_candidates=0,
-                    cap=0.85,
-                    first_word=0,
-                    generator=gen,
-                )
-            )
-        )
+        losses.append(float(_first_token_reward(logits, unit, top_k=3, generator=gen)))
     assert min(losses) >= 0.0
     assert losses[2] == pytest.approx(losses[1], abs=1e-3)
 
@@ -235,16 +236,7 @@ def test_reward_is_capped_at_0_85():
     unit = torch.eye(5)
     gen = torch.Generator().manual_seed(0)
     # the top-1 candidate is the target itself: cosine 1, capped to 0.85
-    loss = embedding_reward_loss(
-        logits,
-        torch.tensor([0]),
-        unit,
-        top_k=1,
-        random_candidates=0,
-        cap=0.85,
-        first_word=0,
-        generator=gen,
-    )
+    loss = _first_token_reward(logits, unit, top_k=1, generator=gen)
     log_p0 = 1.0 - np.log(np.e + 4.0)
     assert float(loss) == pytest.approx(-0.85 * log_p0, rel=1e-6)
 
