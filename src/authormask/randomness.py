@@ -13,20 +13,37 @@ import numpy as np
 
 from authormask.exceptions import InvalidParameterError
 
-__all__ = ["RandomState", "SeedInfo", "check_random_state", "describe_seed"]
+__all__ = [
+    "SEEDED",
+    "UNSEEDED",
+    "RandomState",
+    "SeedInfo",
+    "check_random_state",
+    "describe_seed",
+    "document_generator",
+    "root_seed_sequence",
+]
+
+SEEDED = "seeded (reproducible; keep the seed secret)"
+UNSEEDED = "unseeded (OS entropy)"
 
 RandomState = None | int | np.random.Generator
 
 
 @dataclass(frozen=True)
 class SeedInfo:
-    """How the randomness of an output was seeded (goes into the privacy statement)."""
+    """How the randomness of an output was seeded.
+
+    :meth:`describe` is what the public statement says: whether the run was seeded, never the
+    seed (anyone who has the seed can rerun the mechanism on candidate inputs and undo the
+    privacy). The seed itself belongs in the private run report only.
+    """
 
     seeded: bool
     seed: int | None
 
     def describe(self) -> str:
-        return f"seeded ({self.seed})" if self.seeded else "unseeded (OS entropy)"
+        return SEEDED if self.seeded else UNSEEDED
 
 
 def check_random_state(random_state: RandomState = None) -> np.random.Generator:
@@ -60,3 +77,38 @@ def describe_seed(random_state: RandomState) -> SeedInfo:
     if isinstance(random_state, np.random.Generator):
         return SeedInfo(seeded=True, seed=None)
     return SeedInfo(seeded=False, seed=None)
+
+
+def root_seed_sequence(
+    random_state: RandomState | np.random.SeedSequence = None,
+) -> np.random.SeedSequence:
+    """The secret root of a release: ``SeedSequence(seed)``, or fresh OS entropy when unseeded.
+
+    A ``Generator`` contributes 128 bits drawn from it (reproducible if it was seeded).
+    """
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(
+            [int(x) for x in random_state.integers(0, 2**32, size=4, dtype=np.uint64)]
+        )
+    check_random_state(random_state)  # validates the int
+    return np.random.SeedSequence(int(random_state))  # type: ignore[arg-type]
+
+
+def document_generator(root: np.random.SeedSequence, position: int) -> np.random.Generator:
+    """The generator of the document at ``position`` of a release.
+
+    It depends only on the root and the position, so a document's output does not depend on how
+    the release is batched, partitioned or ordered across workers.
+
+    >>> root = np.random.SeedSequence(5)
+    >>> a = document_generator(root, 3).integers(1000)
+    >>> b = document_generator(np.random.SeedSequence(5), 3).integers(1000)
+    >>> bool(a == b)
+    True
+    """
+    child = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, int(position)))
+    return np.random.Generator(np.random.PCG64(child))

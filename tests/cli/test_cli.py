@@ -59,46 +59,89 @@ def test_console_script_runs_default_example() -> None:
 
 
 def test_obfuscate_text_mode_to_stdout(run, docs) -> None:
-    code, out, err = run("obfuscate", str(docs[0]), "-e", "300", "--mode", "text", "--seed", "2")
+    code, out, err = run(
+        "obfuscate", str(docs[0]), "-e", "500", "--mechanism", "emp-text", "--seed", "2"
+    )
     assert code == 0
     assert out == DOC  # at a huge epsilon nothing changes
-    assert "text mode" in err and "seeded (2)" in err
+    assert "emp-text" in err and "seeded (reproducible; keep the seed secret)" in err
+    assert "warning: seeded release" in err
+    assert "(2)" not in err  # the seed itself is never printed
+
+
+SAME_BAG_A = "The budget was approved; the committee met. Taxes rose!\n"
+SAME_BAG_B = "Budget approved -- committee met, and taxes rose... (it was the end)\n\n\n"
+
+
+def test_same_bag_same_published_statement(run, tmp_path: Path) -> None:
+    """Two inputs with the same prepared bag but different stopwords, punctuation, length and
+    file names: byte-identical statements on stderr, in .privacy.json and in JSONL."""
+    a = tmp_path / "alice-smith-review.txt"
+    b = tmp_path / "x.txt"
+    a.write_text(SAME_BAG_A)
+    b.write_text(SAME_BAG_B)
+    published = []
+    for i, path in enumerate((a, b)):
+        args = ["obfuscate", str(path), "-e", "5", "-N", "5", "--seed", str(100 + i)]
+        code, out, err = run(*args, "--format", "jsonl")
+        assert code == 0
+        rec = json.loads(out)
+        target = tmp_path / f"out{i}.txt"
+        code, _, err_file = run(*args, "-o", str(target))
+        assert code == 0
+        statement_file = (tmp_path / f"out{i}.txt.privacy.json").read_bytes()
+        stderr_statement = err[err.index("Privacy statement") :]
+        published.append((rec.pop("privacy"), statement_file, stderr_statement, set(rec)))
+        assert rec["id"] == "1" and "source" not in rec and path.name not in out
+        assert str(100 + i) not in out + err + statement_file.decode()
+        report = tmp_path / f"out{i}.txt.DO-NOT-PUBLISH.report.txt"
+        assert report.read_text().startswith("# PRIVATE run report")
+        assert f'"seed": {100 + i}' in report.read_text()
+    assert published[0] == published[1]
 
 
 def test_obfuscate_jsonl_folder_and_stdin(run, docs, monkeypatch, tmp_path: Path) -> None:
     code, out, _ = run(
-        "obfuscate", str(docs[0].parent), "-e", "5", "--format", "jsonl", "--seed", "1"
+        "obfuscate", str(docs[0].parent), "-e", "5", "--format", "jsonl", "--seed", "1", "-N", "8"
     )
     assert code == 0
     records = [json.loads(line) for line in out.splitlines()]
-    assert [Path(r["source"]).name for r in records] == ["a.txt", "b.txt"]
-    n = records[0]["privacy"]["length"]
-    assert all(r["privacy"]["length"] == n for r in records)  # one N for the whole release
-    assert all(sum(r["bag"].values()) == n for r in records)
+    assert [r["id"] for r in records] == ["1", "2"]
+    assert all(r["privacy"] == records[0]["privacy"] for r in records)
+    assert all(sum(r["bag"].values()) == 8 for r in records)
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(OTHER.encode())))
-    code, out, _ = run("obfuscate", "-", "-e", "5", "--format", "jsonl")
-    assert code == 0 and json.loads(out)["privacy"]["seed"].startswith("unseeded")
+    code, out, _ = run("obfuscate", "-", "-e", "5", "--format", "jsonl", "-N", "3")
+    assert code == 0 and json.loads(out)["privacy"]["randomness"].startswith("unseeded")
+
+
+def test_several_inputs_without_length_use_the_public_default(run, docs) -> None:
+    code, _, err = run("obfuscate", str(docs[0]), str(docs[1]), "-e", "5")
+    assert code != 0 and "fewer than N=40" in err and "--length" in err
+    code, out, err = run(
+        "obfuscate", str(docs[0]), str(docs[1]), "-e", "5", "--fixed-length", "sample"
+    )
+    assert code == 0 and "N           : 40" in err
 
 
 def test_output_file_statement_and_no_overwrite(run, docs, tmp_path: Path) -> None:
     target = tmp_path / "out.txt"
-    code, _, _ = run("obfuscate", str(docs[0]), "-e", "8", "-o", str(target), "--seed", "3")
+    args = ["obfuscate", str(docs[0]), "-e", "8", "-o", str(target), "-m", "emp-text"]
+    code, _, _ = run(*args, "--seed", "3")
     assert code == 0 and target.exists()
     stmt = json.loads((tmp_path / "out.txt.privacy.json").read_text())
     assert stmt["epsilon"] == 8.0 and stmt["embeddings"]["vocab_size"] == 20000
     before = target.read_text()
-    code, _, err = run("obfuscate", str(docs[0]), "-e", "8", "-o", str(target), "--seed", "4")
+    code, _, err = run(*args, "--seed", "4")
     assert code != 0 and "already exists" in err and target.read_text() == before
-    code, _, _ = run(
-        "obfuscate", str(docs[0]), "-e", "8", "-o", str(target), "--force", "--seed", "4"
-    )
+    code, _, _ = run(*args, "--force", "--seed", "4")
     assert code == 0
 
 
 def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
     out_dir = tmp_path / "released"
     out_dir.mkdir()
-    code, _, _ = run("obfuscate", str(docs[0]), str(docs[1]), "-e", "8", "-o", str(out_dir))
+    args = ["obfuscate", str(docs[0]), str(docs[1]), "-e", "8", "-o", str(out_dir), "-N", "5"]
+    code, _, _ = run(*args)
     assert code == 0
     assert sorted(p.name for p in out_dir.iterdir()) == [
         "a.txt",
@@ -106,8 +149,19 @@ def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
         "b.txt",
         "b.txt.privacy.json",
     ]
-    code, _, err = run("obfuscate", str(docs[0]), str(docs[1]), "-e", "8", "-o", str(out_dir))
+    assert (out_dir / "a.txt.privacy.json").read_text() == (
+        out_dir / "b.txt.privacy.json"
+    ).read_text()
+    assert (tmp_path / "released.DO-NOT-PUBLISH.report.txt").exists()  # beside, not inside
+    code, _, err = run(*args)
     assert code != 0 and "already exists" in err
+
+
+def test_options_that_do_not_apply_are_refused(run, docs) -> None:
+    code, _, err = run("obfuscate", str(docs[0]), "-e", "8", "-m", "emp-text", "-N", "5")
+    assert code != 0 and "--length does not apply to --mechanism emp-text" in err
+    code, _, err = run("obfuscate", str(docs[0]), "-m", "emp-bag", "-N", "5")
+    assert code != 0 and "needs epsilon" in err
 
 
 def test_distance_and_multiplier(run, docs) -> None:
@@ -146,8 +200,11 @@ BAD = [
     (["-e", "-2"], "epsilon must be a finite number > 0"),
     (["-e", "nan"], "got nan"),
     (["-e", "abc"], "'abc' is not a number"),
-    (["-e", "1", "-N", "0"], "--length N must be an integer >= 1, got 0"),
-    (["-e", "1", "-N", "5000"], "a.txt: length N=5000 is larger than"),
+    (["-e", "1", "-N", "0"], "length N must be an integer >= 1, got 0"),
+    (["-e", "1", "-N", "x"], "--length must be an integer >= 1 or 'shortest'"),
+    (["-e", "1", "-N", "5000"], "content words, fewer than N=5000"),
+    (["-e", "1", "-m", "emp-text", "--oov", "drop"], "leave holes"),
+    (["-e", "1", "-m", "earth-movers"], "unknown --mechanism 'earth-movers'"),
     (["-e", "1", "--embeddings", "nope"], "unknown embeddings 'nope'"),
 ]
 
@@ -174,7 +231,7 @@ def test_bad_input_files_one_line(run, tmp_path: Path, content: bytes | None, me
     if content is not None:
         path.write_bytes(content)
     target = tmp_path / "out.txt"
-    code, _, err = run("obfuscate", str(path), "-e", "1", "-o", str(target))
+    code, _, err = run("obfuscate", str(path), "-e", "1", "-o", str(target), "-N", "1")
     assert code != 0 and message in err and err.count("\n") == 1
     assert not target.exists()
 

@@ -1,12 +1,25 @@
+"""Earth Mover's privacy through the release layer: behaviour, statements, and tests written to
+fail on specific wrong implementations (non-uniform direction, input-dependent snapping, the
+input word copied to the output, OOV words released verbatim, sampling without replacement,
+a wrong bound in the statement, an unseeded default that is secretly seeded)."""
+
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from authormask import obfuscate_texts
+import authormask as am
 from authormask.embeddings import Embeddings
+from authormask.embeddings.neighbours import brute_force_nearest
 from authormask.exceptions import InputError, InvalidParameterError
+from authormask.mechanisms import EarthMoversMechanism, sample_nd_laplace
+from authormask.randomness import document_generator
 from authormask.text import TextPreparer
+
+P_MIN = 1e-6
 
 TEXT = (
     "The committee approved the budget on Tuesday. Critics said the plan would raise taxes, "
@@ -14,94 +27,188 @@ TEXT = (
 )
 
 
+def _mech(name: str, emb: Embeddings, **params):
+    return am.create_mechanism(name, embeddings=emb, vocab_size=None, **params)
+
+
 def test_large_epsilon_keeps_words_small_epsilon_changes_them(glove_20k: Embeddings) -> None:
-    big = obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=200.0, mode="text", random_state=0)[
-        0
-    ]
-    assert big.text == TEXT
-    small = obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=1.0, mode="text", random_state=0)[
-        0
-    ]
+    big = am.release([TEXT], _mech("emp-text", glove_20k, epsilon=500.0), random_state=0)
+    assert big.texts[0] == TEXT
+    small = am.release([TEXT], _mech("emp-text", glove_20k, epsilon=1.0), random_state=0)
     doc = TextPreparer(glove_20k).prepare(TEXT)
-    out_doc = [
-        t.lower
-        for t in TextPreparer(glove_20k, stopwords=set()).prepare(small.text).tokens
-        if t.is_word
-    ]
-    assert small.text != TEXT
-    changed = sum(w not in out_doc for w in doc.content_words)
+    released = small.documents[0].words
+    assert len(released) == len(doc.content_words)
+    changed = sum(a != b for a, b in zip(doc.content_words, released, strict=True))
     assert changed >= len(doc.content_words) * 0.8
 
 
-def test_text_mode_keeps_skeleton(glove_20k: Embeddings) -> None:
-    res = obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=5.0, mode="text", random_state=3)[0]
-    assert res.text.startswith("The ")  # stopword kept, capitalisation kept
-    assert res.text.count(",") == TEXT.count(",") and res.text.endswith(".")
-    st = res.statement
-    assert st.mode == "text" and st.counts.stopwords > 0 and st.counts.punctuation == 3
-    assert "skeleton" in " ".join(st.caveats)
+def test_text_mode_keeps_skeleton_exactly(glove_20k: Embeddings) -> None:
+    text = "The  Budget,\n\tapproved on TUESDAY -- by Zxqvbnm's committee.\n\n"
+    res = am.release([text], _mech("emp-text", glove_20k, epsilon=5.0), random_state=3)
+    out = res.texts[0]
+    assert out.startswith("The  ")  # stopword and double space of the input kept
+    assert re.findall(r"\s+", out) == re.findall(r"\s+", text)  # every whitespace run kept
+    assert out.count(",") == 1 and out.endswith(".\n\n") and "--" in out
+    assert "  " not in out.replace("The  ", "", 1)  # no hole where a word was
 
 
-def test_bag_mode_statement_and_sorted_output(glove_20k: Embeddings) -> None:
-    res = obfuscate_texts(
-        [TEXT, TEXT + " Extra words appear here."],
-        embeddings=glove_20k,
-        epsilon=10.0,
-        random_state=1,
-    )
-    n = len(TextPreparer(glove_20k).prepare(TEXT).content_words)
-    for r in res:
-        words = r.text.split()
-        assert words == sorted(words) and len(words) == n  # default N: the shortest document
-        assert r.bag is not None and sum(r.bag.values()) == n
-        d = r.statement.to_dict()
-        assert d["epsilon"] == 10.0 and d["length"] == n and d["mode"] == "bag"
-        assert f"10*{n}*E-privacy" in d["guarantee"]
-        assert d["embeddings"]["words_sha256"] == glove_20k.identity.words_sha256
-        assert d["seed"] == "seeded (1)" and d["version"]
-    assert res[1].statement.counts.not_released_by_fixed_length == 3
-
-
-def test_unseeded_statement_and_reproducibility(glove_20k: Embeddings) -> None:
-    a = obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=3.0, random_state=9)[0]
-    b = obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=3.0, random_state=9)[0]
-    c = obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=3.0)[0]
-    assert a.text == b.text
-    assert c.statement.seed.startswith("unseeded")
+def test_text_mode_perturbs_unknown_words_instead_of_releasing_or_dropping_them(
+    glove_20k: Embeddings,
+) -> None:
+    text = "Zxqvbnm approved the Qwrtplk budget."
+    for seed in range(20):
+        out = am.release([text], _mech("emp-text", glove_20k, epsilon=2.0), random_state=seed)
+        low = out.texts[0].lower()
+        assert "zxqvbnm" not in low and "qwrtplk" not in low
+        assert len(out.documents[0].words) == 4  # every content position released perturbed
+    with pytest.raises(InvalidParameterError, match="leave holes"):
+        _mech("emp-text", glove_20k, epsilon=2.0, oov="drop")
 
 
 def test_kept_oov_words_are_declared(glove_20k: Embeddings) -> None:
-    prep = TextPreparer(glove_20k, oov="keep")
-    res = obfuscate_texts(
+    res = am.release(
         ["Zxqvbnm approved the budget"],
-        embeddings=glove_20k,
-        epsilon=5.0,
-        preparer=prep,
+        _mech("emp-bag", glove_20k, epsilon=5.0, oov="keep", length=2),
         random_state=0,
-    )[0]
-    assert "zxqvbnm" in res.text.split()
-    assert res.statement.counts.oov_kept_unprotected == 1
+    )
+    assert "zxqvbnm" in res.texts[0].split()
+    assert res.report.documents[0]["oov_kept_unprotected"] == 1
     assert any("NOT protected" in c for c in res.statement.caveats)
 
 
+def test_bag_mode_n_is_public_and_output_sorted(glove_20k: Embeddings) -> None:
+    longer = TEXT + " Extra words appear here."
+    res = am.release([TEXT, longer], _mech("emp-bag", glove_20k, epsilon=10.0, length=7))
+    for doc in res.documents:
+        assert doc.words == tuple(sorted(doc.words)) and len(doc.words) == 7
+        assert doc.bag is not None and sum(doc.bag.values()) == 7
+    d = res.statement.to_dict()
+    assert d["parameters"]["N"] == 7 and d["mechanism"] == "emp-bag"
+    assert d["embeddings"]["words_sha256"] == glove_20k.identity.words_sha256
+
+
+def test_default_n_does_not_look_at_the_data(glove_20k: Embeddings) -> None:
+    long_a = " ".join(["budget committee taxes schools"] * 20)
+    long_b = " ".join(["bridge cables towers rain engineers"] * 30)
+    mech = _mech("emp-bag", glove_20k, epsilon=10.0)
+    one = am.release([long_a], mech, random_state=1)
+    two = am.release([long_a, long_b], mech, random_state=1)
+    assert one.statement.parameters["N"] == am.mechanisms.DEFAULT_LENGTH
+    assert one.statement == two.statement
+    assert len(two.documents[1].words) == am.mechanisms.DEFAULT_LENGTH
+
+
+def test_truncate_refuses_short_documents_and_sample_covers_them(glove_20k: Embeddings) -> None:
+    with pytest.raises(InputError, match=r"fewer than N=40.*--length"):
+        am.release([TEXT], _mech("emp-bag", glove_20k, epsilon=10.0))
+    res = am.release(
+        ["budget taxes"], _mech("emp-bag", glove_20k, epsilon=10.0, fixed_length="sample")
+    )
+    assert len(res.documents[0].words) == 40
+
+
+def test_sample_variant_draws_with_replacement(glove_20k: Embeddings) -> None:
+    """At a huge epsilon the released bag is the sampled bag: its counts are multinomial draws
+    from the document's words (with replacement), not a permutation of them."""
+    words = ["budget", "taxes", "schools", "hospitals"]
+    text = " ".join(words)
+    mech = _mech("emp-bag", glove_20k, epsilon=1e4, length=4, fixed_length="sample")
+    res = am.release([text] * 400, mech, random_state=5)
+    counts = np.array([[d.words.count(w) for w in words] for d in res.documents])
+    assert np.all(counts.sum(axis=1) == 4)
+    # without replacement every bag would be exactly one of each word
+    assert np.mean(np.all(counts == 1, axis=1)) < 0.2  # with replacement: 4!/4^4 = 0.094
+    assert stats.chisquare(counts.sum(axis=0)).pvalue > P_MIN
+
+
+def test_shortest_length_is_asked_for_by_name_and_declared(glove_20k: Embeddings) -> None:
+    short = "budget taxes schools hospitals money plan"
+    res = am.release([TEXT, short], _mech("emp-bag", glove_20k, epsilon=10.0, length="shortest"))
+    assert res.statement.parameters["N"] == 6
+    assert any("reveals" in c for c in res.statement.caveats)
+
+
+def test_output_is_exactly_laplace_noise_then_nearest_word(glove_20k: Embeddings) -> None:
+    """Each released word is Vec^-1(Vec(w) + r p), with the noise the document's generator
+    draws: the snapping depends on the noisy vector only, never on the input word, and the
+    input word is never copied."""
+    mech = _mech("emp-text", glove_20k, epsilon=3.0)
+    text = "budget committee taxes schools hospitals budget budget"
+    res = am.release([text], mech, random_state=11)
+    doc = mech.prepare(text)
+    root = np.random.SeedSequence(11)
+    rows = [glove_20k.index_of(w) for w in doc.content_words]
+    x = glove_20k.vectors[rows].astype(np.float64)
+    noisy = sample_nd_laplace(x, epsilon=3.0, random_state=document_generator(root, 0))
+    expected = brute_force_nearest(glove_20k.vectors, noisy)
+    assert res.documents[0].words == tuple(glove_20k.words[int(i)] for i in expected)
+
+
+def test_noise_direction_is_uniform_end_to_end() -> None:
+    """A word at the centre of a ring of 8 words in R^2: by rotation symmetry of the Laplace
+    noise, the ring words are released equally often. A biased direction breaks this."""
+    angles = np.arange(8) * np.pi / 4
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    vectors = np.vstack([[0.0, 0.0], ring]).astype(np.float32)
+    words = ("centre", *(f"w{i}" for i in range(8)))
+    emb = Embeddings(name="ring", source="test", words=words, vectors=vectors)
+    mech = am.create_mechanism(
+        "emp-text", epsilon=1.0, embeddings=emb, vocab_size=None, stopwords="none", oov_map_to="centre"
+    )
+    res = am.release(["centre " * 5000], mech, random_state=2)
+    out = res.documents[0].words
+    counts = np.array([out.count(w) for w in words[1:]])
+    assert counts.sum() > 3000
+    assert stats.chisquare(counts).pvalue > P_MIN
+
+
+def test_unseeded_release_is_not_secretly_seeded(glove_20k: Embeddings) -> None:
+    mech = _mech("emp-text", glove_20k, epsilon=2.0)
+    text = " ".join(["budget committee taxes schools hospitals"] * 4)
+    a, b = am.release([text], mech), am.release([text], mech)
+    zero = am.release([text], mech, random_state=0)
+    assert a.texts[0] != b.texts[0]
+    assert a.texts[0] != zero.texts[0]
+    assert a.statement.randomness == "unseeded (OS entropy)" and a.report.seed is None
+    s1, s2 = am.release([text], mech, random_state=9), am.release([text], mech, random_state=9)
+    assert s1.texts == s2.texts and s1.report.seed == 9
+
+
+def test_outputs_do_not_depend_on_batching(glove_20k: Embeddings) -> None:
+    mech = _mech("emp-text", glove_20k, epsilon=4.0)
+    texts = [f"The {w} approved the budget on Tuesday." for w in ("committee", "board", "mayor")]
+    together = am.release(texts, mech, random_state=4)
+    alone = [am.release(texts[: i + 1], mech, random_state=4).texts[i] for i in range(3)]
+    assert together.texts == alone
+
+
+def test_statement_formulas_match_direct_computation(glove_20k: Embeddings) -> None:
+    for eps, n in ((10.0, 7), (0.5, 3), (2.5, 40)):
+        st = _mech("emp-bag", glove_20k, epsilon=eps, length=n).statement(seeded=False)
+        coef = float(re.fullmatch(r"epsilon_doc\(b, b'\) = (\S+) \* E\(b, b'\)", st.document_bound)[1])
+        assert coef == pytest.approx(eps * n, rel=1e-5)
+        assert f"exp({eps:g} * {n} * E(b, b'))" in st.guarantee
+        assert f"N={n} words" in st.guarantee and st.parameters["N"] == n
+    st = _mech("emp-text", glove_20k, epsilon=3.5).statement(seeded=True)
+    assert st.document_bound.startswith("epsilon_doc(v, v') = 3.5 * sum")
+    assert "exp(3.5 * sum_i d(v_i, v'_i))" in st.guarantee
+    assert st.randomness == "seeded (reproducible; keep the seed secret)"
+
+
 def test_bad_parameters(glove_20k: Embeddings) -> None:
-    with pytest.raises(InvalidParameterError, match="bag mode only"):
-        obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=1.0, mode="text", length=3)
-    with pytest.raises(InvalidParameterError, match="bag mode only"):
-        obfuscate_texts(
-            [TEXT], embeddings=glove_20k, epsilon=1.0, mode="text", fixed_length="sample"
-        )
-    with pytest.raises(InputError, match="larger than"):
-        obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=1.0, length=1000)
-    with pytest.raises(InvalidParameterError, match="mode"):
-        obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=1.0, mode="poem")
+    with pytest.raises(InvalidParameterError, match="does not take 'length'"):
+        _mech("emp-text", glove_20k, epsilon=1.0, length=3)
+    with pytest.raises(InvalidParameterError, match="fixed_length"):
+        _mech("emp-bag", glove_20k, epsilon=1.0, fixed_length="poem")
     with pytest.raises(InvalidParameterError, match="epsilon"):
-        obfuscate_texts([TEXT], embeddings=glove_20k, epsilon=float("nan"))
+        _mech("emp-bag", glove_20k, epsilon=float("nan"))
+    with pytest.raises(InvalidParameterError, match="length N"):
+        _mech("emp-bag", glove_20k, epsilon=1.0, length=0)
+    with pytest.raises(InvalidParameterError, match="unknown mechanism"):
+        am.create_mechanism("earth-movers", epsilon=1.0)
 
 
 def test_output_distribution_of_one_word_changes_with_epsilon(glove_20k: Embeddings) -> None:
-    from authormask.mechanisms import EarthMoversMechanism
-
     row = glove_20k.index_of("budget")
     same = []
     for eps in (5.0, 15.0, 40.0):
@@ -114,11 +221,13 @@ def test_output_distribution_of_one_word_changes_with_epsilon(glove_20k: Embeddi
 
 def test_shared_index_must_match_embeddings(glove_20k: Embeddings) -> None:
     from authormask.embeddings import NearestWordIndex
-    from authormask.mechanisms import EarthMoversMechanism
 
     index = NearestWordIndex(glove_20k.vectors)
     a = EarthMoversMechanism(glove_20k, epsilon=5.0, index=index)
     b = EarthMoversMechanism(glove_20k, epsilon=50.0, index=index)
     assert a.index is b.index
+    assert EarthMoversMechanism(glove_20k, epsilon=1.0).index is EarthMoversMechanism(
+        glove_20k, epsilon=2.0
+    ).index  # one shared index per embeddings by default
     with pytest.raises(InvalidParameterError, match="other embeddings"):
         EarthMoversMechanism(glove_20k.restrict(100), epsilon=5.0, index=index)

@@ -14,8 +14,46 @@ SNIPPET = "The President meets the press in Chicago, zxqvbnm!"
 def test_tokenize_keeps_offsets() -> None:
     text = "Don't stop: state-of-the-art."
     toks = tokenize(text)
-    assert [t.text for t in toks] == ["Don't", "stop", ":", "state-of-the-art", "."]
+    assert [t.text for t in toks] == ["Do", "n't", "stop", ":", "state-of-the-art", "."]
     assert all(text[t.start : t.end] == t.text for t in toks)
+
+
+def test_contractions_are_stopwords_and_stems_content(glove_20k: Embeddings) -> None:
+    doc = TextPreparer(glove_20k).prepare("The President\u2019s aides don't know; we'll see.")
+    assert doc.content_words == ("president", "aides", "know", "see")
+    assert doc.count("oov-dropped") == 0
+    words = [t.lower for t, r in zip(doc.tokens, doc.roles, strict=True) if r == "stopword"]
+    assert words == ["the", "'s", "do", "n't", "we", "'ll"]
+
+
+def test_bag_mode_order_and_removal(glove_20k: Embeddings) -> None:
+    doc = TextPreparer(glove_20k).prepare("Markets fell, and we're told it can't last!")
+    assert doc.content_words == ("markets", "fell", "told", "last")
+    assert doc.bag == Counter(doc.content_words)
+
+
+def test_negative_contraction_is_a_stopword_as_a_whole(glove_20k: Embeddings) -> None:
+    text = "It could rain but couldn\u2019t snow, and won't."
+    doc = TextPreparer(glove_20k).prepare(text)
+    assert doc.content_words == ("could", "rain", "snow")
+    assert [t.text for t in doc.tokens if t.lower in ("could", "wo")] == ["could", "could", "wo"]
+    doc = TextPreparer(glove_20k, stopwords={"and"}).prepare(text)
+    assert "wo" in doc.content_words and doc.content_words.count("could") == 2
+
+
+def test_map_makes_every_non_stopword_a_content_position(glove_20k: Embeddings) -> None:
+    text = "Mr Zxqvbnm's firm, Qwfpgj-Arst Ltd, won't say 19960823 y'all."
+    doc = TextPreparer(glove_20k, oov="map").prepare(text)
+    words = [i for i, t in enumerate(doc.tokens) if t.is_word and doc.roles[i] != "stopword"]
+    assert list(doc.content_positions) == words
+    mapped = [doc.tokens[i].text for i in doc.content_positions if doc.roles[i] == "oov-mapped"]
+    assert mapped == ["Zxqvbnm", "Qwfpgj-Arst", "19960823", "y'all"]
+    assert all(
+        w == "unknown"
+        for w, i in zip(doc.content_words, doc.content_positions, strict=True)
+        if doc.roles[i] == "oov-mapped"
+    )
+    assert set(doc.roles) == {"content", "stopword", "punctuation", "oov-mapped"}
 
 
 def test_paper_example_bag(glove_20k: Embeddings) -> None:

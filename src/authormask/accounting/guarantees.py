@@ -16,6 +16,8 @@ __all__ = ["UtilityBound", "privacy_multiplier", "utility_bound"]
 def privacy_multiplier(*, epsilon: float, length: int, distance: float) -> float:
     """``exp(epsilon * N * E(b, b'))``: how much more likely any output is under b than b'.
 
+    Returns ``inf`` when the multiplier exceeds the float range (exponent above 709).
+
     Theorem 4 (Algorithm 2 is ``epsilon * N * E``-private over bags of N words). The paper's
     worked example (section 3.1): E = 2.816, N = 4 gives 2.02 at epsilon 1/16 and 1.42 at 1/32.
 
@@ -26,32 +28,40 @@ def privacy_multiplier(*, epsilon: float, length: int, distance: float) -> float
     length = check_positive_int(length, name="length N")
     if not math.isfinite(distance) or distance < 0:
         raise InvalidParameterError(f"distance must be a finite number >= 0, got {distance!r}")
-    return math.exp(epsilon * length * distance)
+    exponent = epsilon * length * distance
+    return math.exp(exponent) if exponent < 709.0 else math.inf
 
 
 @dataclass(frozen=True)
 class UtilityBound:
-    """Lower bounds on ``P[E(b, output) <= delta]`` for Algorithm 1 on a bag of N vectors in R^n.
+    """Lower bound on ``P[E(b, output) <= delta]`` for Algorithm 1 on a bag of N vectors in R^n.
 
-    ``paper_bound`` is Theorem 3 as printed, ``1 - exp(-x) e_{n-1}(x)`` with
-    ``x = epsilon * N * delta``, stated for ``x <= n / e`` (``in_stated_range``). Its proof
-    (appendix A.2, eqs. 35-36) ends with approximations, and for N > 1 it can exceed the true
-    probability. ``manhattan_bound`` is exact and always valid: the output lies in
-    ``Z_M = {v : sum_i ||b_i - v_i|| <= N delta}`` (a subset of the target set, eq. 16) with
-    probability ``P(sum of N Gamma(n, 1/eps) radii <= N delta) = P(N n, eps N delta)``, the
-    regularised lower incomplete gamma function.
+    ``bound`` is exact and always valid: the output lies in
+    ``Z_M = {v : sum_i ||b_i - v_i|| <= N delta}`` (a subset of the target set ``Z_E``, eq. 16)
+    with probability ``P(sum of N Gamma(n, 1/eps) radii <= N delta) = P(N n, eps N delta)``, the
+    regularised lower incomplete gamma function, so ``P[Z_E] >= bound``.
+
+    ``as_printed`` is Theorem 3 as printed, ``1 - exp(-x) e_{n-1}(x) = P(n, x)`` with
+    ``x = eps N delta``. For N = 1 it equals ``bound`` (and is exact); for N > 1 it is NOT a
+    valid bound: its proof (appendix A.2, eqs. 33-36) ends with approximations, and when the
+    bag's vectors are far apart (so the optimal matching is the identity and ``Z_E = Z_M``) the
+    true probability is ``P(N n, x) < P(n, x)``. ``as_printed_valid`` is True only for N = 1.
     """
 
-    paper_bound: float
-    manhattan_bound: float
-    in_stated_range: bool
+    bound: float
+    as_printed: float
+    as_printed_valid: bool
 
 
 def utility_bound(*, epsilon: float, length: int, dimension: int, delta: float) -> UtilityBound:
-    """Utility lower bounds of Theorem 3 (see :class:`UtilityBound`).
+    """Utility lower bound for Theorem 3's question (see :class:`UtilityBound`).
 
-    ``1 - exp(-x) e_{n-1}(x)`` equals ``P(n, x)``, the regularised lower incomplete gamma
-    function (``e_{n-1}(x) exp(-x)`` is the Poisson(x) CDF at n - 1), computed stably by scipy.
+    ``1 - exp(-x) e_{k-1}(x)`` equals ``P(k, x)`` (``e_{k-1}(x) exp(-x)`` is the Poisson(x) CDF
+    at k - 1), computed stably by scipy.
+
+    >>> b = utility_bound(epsilon=1.0, length=3, dimension=4, delta=0.4)
+    >>> b.bound < b.as_printed, b.as_printed_valid
+    (True, False)
     """
     epsilon = check_epsilon(epsilon)
     length = check_positive_int(length, name="length N")
@@ -60,7 +70,7 @@ def utility_bound(*, epsilon: float, length: int, dimension: int, delta: float) 
         raise InvalidParameterError(f"delta must be a finite number >= 0, got {delta!r}")
     x = epsilon * length * delta
     return UtilityBound(
-        paper_bound=float(gammainc(dimension, x)),
-        manhattan_bound=float(gammainc(length * dimension, x)),
-        in_stated_range=x <= dimension / math.e,
+        bound=float(gammainc(length * dimension, x)),
+        as_printed=float(gammainc(dimension, x)),
+        as_printed_valid=length == 1,
     )

@@ -1,4 +1,13 @@
-"""The privacy statement that accompanies every output."""
+"""The public privacy statement that accompanies every release.
+
+A :class:`PrivacyStatement` is a function of the mechanism's **public parameters only**: the
+mechanism and its epsilon, N, the fixed-length method, the embeddings' identity, the model's
+identity, the policies for stopwords and unknown words, whether the run was seeded, and the
+version. It never holds anything computed from an input (no counts, lengths, paths or seeds), so
+every document released with the same parameters gets the byte-identical statement, and
+publishing it beside the text reveals nothing the guarantee does not cover. Per-input diagnostics
+go to the private :class:`authormask.release.RunReport`.
+"""
 
 from __future__ import annotations
 
@@ -6,142 +15,86 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["PassThroughCounts", "PrivacyStatement", "SequenceStatement"]
+__all__ = ["SCHEMA", "PrivacyStatement"]
+
+SCHEMA = "authormask.privacy-statement/2"
 
 
 @dataclass(frozen=True)
-class PassThroughCounts:
-    """What happened to each token of a document."""
+class PrivacyStatement:
+    """What a release guarantees, in one schema for every mechanism.
 
-    tokens: int
-    perturbed: int
-    stopwords: int
-    punctuation: int
-    oov_dropped: int
-    oov_kept_unprotected: int
-    oov_mapped: int
-    not_released_by_fixed_length: int
-
-
-class _Statement:
-    """``to_dict``/``to_json`` shared by the statement dataclasses."""
-
-    caveats: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)  # type: ignore[call-overload]
-        d["caveats"] = list(self.caveats)
-        return dict(d)
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), sort_keys=False)
-
-
-@dataclass(frozen=True)
-class PrivacyStatement(_Statement):
-    """Machine-readable statement of the guarantee of one released output.
-
-    ``to_dict``/``to_json`` give the machine form, ``describe`` the human form.
+    ``mechanism`` is the registry name (``emp-bag``, ``emp-text``, ``erae``, ``ae-dp``, ``syntf``,
+    ``random-r``); ``parameters`` the mechanism's public parameters (N, sensitivity, ...);
+    ``per_output`` says which figures that depend on the released output itself (visible in it
+    anyway, such as ER-AE's ``epsilon*l``) accompany each record.
     """
 
     mechanism: str
+    title: str
     reference: str
-    mode: str
     epsilon: float
     epsilon_unit: str
-    length: int
-    fixed_length_method: str
     guarantee: str
     document_bound: str
-    embeddings: dict[str, Any]
-    stopwords: str
-    stopword_handling: str
-    oov_policy: str
-    counts: PassThroughCounts
-    seed: str
+    released_unchanged: str
+    parameters: dict[str, Any]
+    embeddings: dict[str, Any] | None
+    model: dict[str, Any] | None
+    policies: dict[str, str]
+    floating_point: str
+    randomness: str
     version: str
+    per_output: str | None = None
     caveats: tuple[str, ...] = field(default_factory=tuple)
 
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"schema": SCHEMA}
+        d.update(asdict(self))
+        d["caveats"] = list(self.caveats)
+        return d
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False, ensure_ascii=False)
+
     def describe(self) -> str:
-        c = self.counts
-        e = self.embeddings
-        fate = "passed through unchanged" if self.mode == "text" else "removed (not released)"
+        """The human form, as printed on stderr."""
         lines = [
             f"Privacy statement (authormask {self.version})",
-            f"  mechanism   : {self.mechanism} [{self.mode} mode]",
+            f"  mechanism   : {self.mechanism}: {self.title}",
             f"  reference   : {self.reference}",
             f"  epsilon     : {self.epsilon:g} {self.epsilon_unit}",
-            f"  N           : {self.length} words ({self.fixed_length_method})",
+        ]
+        lines += [f"  {k:<12}: {_show(v)}" for k, v in self.parameters.items()]
+        lines += [
             f"  guarantee   : {self.guarantee}",
             f"  bound       : {self.document_bound}",
-            f"  embeddings  : {e['name']} ({e['source']}), K={e['vocab_size']} words, "
-            f"{e['dimension']}-d, words sha256 {e['words_sha256']}, "
-            f"vectors sha256 {e['vectors_sha256']}",
-            f"  stopwords   : {self.stopwords}; {self.stopword_handling}",
-            f"  unknown words (OOV): {self.oov_policy}",
-            f"  tokens      : {c.tokens} total, {c.perturbed} perturbed, "
-            f"{c.stopwords} stopwords and {c.punctuation} punctuation {fate}, "
-            f"{c.oov_dropped} OOV dropped, {c.oov_kept_unprotected} OOV released unchanged "
-            f"(unprotected), {c.oov_mapped} OOV mapped, "
-            f"{c.not_released_by_fixed_length} content words not released (beyond N)",
-            f"  randomness  : {self.seed}",
-        ]
-        lines += [f"  caveat      : {cv}" for cv in self.caveats]
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class SequenceStatement(_Statement):
-    """The guarantee of a text generated token by token (ER-AE, AE-DP, SynTF, Random-R).
-
-    Each output token is one exponential-mechanism draw that is ``epsilon``-DP (Bo et al. 2021,
-    Eq. 6); the ``tokens`` draws of a text compose sequentially to ``total_epsilon = epsilon * l``
-    (their Theorem 1). The number of sentences and their token lengths are released as they are,
-    so the guarantee is between texts that are segmented alike.
-    """
-
-    mechanism: str
-    reference: str
-    epsilon: float
-    epsilon_unit: str
-    sensitivity: float
-    rating: str
-    tokens: int
-    segments: int
-    split_sentences: int
-    total_epsilon: float
-    guarantee: str
-    released_unchanged: str
-    output_vocabulary: int
-    model: dict[str, Any]
-    unknown_tokens: int
-    training_overlap: int | None
-    seed: str
-    version: str
-    caveats: tuple[str, ...] = field(default_factory=tuple)
-
-    def describe(self) -> str:
-        model = ", ".join(f"{k}={v}" for k, v in self.model.items() if v is not None)
-        lines = [
-            f"Privacy statement (authormask {self.version})",
-            f"  mechanism   : {self.mechanism}",
-            f"  reference   : {self.reference}",
-            f"  epsilon     : {self.epsilon:g} {self.epsilon_unit} "
-            f"(sensitivity {self.sensitivity:g}; rating: {self.rating})",
-            f"  length l    : {self.tokens} tokens in {self.segments} segments "
-            f"({self.split_sentences} long sentences split, none truncated)",
-            f"  total       : epsilon * l = {self.total_epsilon:g}",
-            f"  guarantee   : {self.guarantee}",
             f"  unchanged   : {self.released_unchanged}",
-            f"  output vocabulary: {self.output_vocabulary} words, fixed before the input is seen",
-            f"  model       : {model}",
-            f"  unknown tokens: {self.unknown_tokens} mapped to <unk> before rating",
         ]
-        if self.training_overlap is not None:
+        if self.embeddings is not None:
+            e = self.embeddings
             lines.append(
-                f"  training overlap: {self.training_overlap} of {self.segments} segments occur "
-                "verbatim in the model's training corpus"
+                f"  embeddings  : {e['name']} ({e['source']}), K={e['vocab_size']} words, "
+                f"{e['dimension']}-d, words sha256 {e['words_sha256']}, "
+                f"vectors sha256 {e['vectors_sha256']}"
             )
-        lines.append(f"  randomness  : {self.seed}")
+        if self.model is not None:
+            shown = ", ".join(f"{k}={_show(v)}" for k, v in self.model.items() if v is not None)
+            lines.append(f"  model       : {shown}")
+        lines += [f"  {k:<12}: {v}" for k, v in self.policies.items()]
+        if self.per_output is not None:
+            lines.append(f"  per output  : {self.per_output}")
+        lines += [
+            f"  floating pt : {self.floating_point}",
+            f"  randomness  : {self.randomness}",
+        ]
         lines += [f"  caveat      : {cv}" for cv in self.caveats]
         return "\n".join(lines)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_show(v)}" for k, v in value.items())
+    return str(value)

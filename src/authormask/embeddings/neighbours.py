@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -21,7 +22,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
-__all__ = ["NearestWordIndex", "brute_force_nearest"]
+from authormask.embeddings._base import Embeddings
+
+__all__ = ["NearestWordIndex", "brute_force_nearest", "shared_index"]
 
 logger = logging.getLogger(__name__)
 
@@ -191,3 +194,18 @@ class NearestWordIndex:
             dist = np.linalg.norm(w64[cand] - z[i], axis=1)
             out[i] = cand[int(np.argmin(dist))]
         return out
+
+
+_SHARED: weakref.WeakKeyDictionary[Embeddings, NearestWordIndex] = weakref.WeakKeyDictionary()
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_index(embeddings: Embeddings) -> NearestWordIndex:
+    """The search index of ``embeddings``, built once and shared by every mechanism using them
+    (it depends on the vectors only, not on epsilon)."""
+    with _SHARED_LOCK:
+        index = _SHARED.get(embeddings)
+        if index is None:
+            index = NearestWordIndex(embeddings.vectors)
+            _SHARED[embeddings] = index
+        return index

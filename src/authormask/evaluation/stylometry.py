@@ -9,7 +9,7 @@ features. Rates are per 100 units so that the features share a scale:
   length 1, 2, ..., 15 and >15 (per 100 words); type-token ratio and hapax-legomena ratio (x100)
 * character (31): letters a-z per 100 letters; digits, upper-case letters, whitespace, other
   symbols (``~@#$%^&*_+=<>[]{}/\\|``) and letters per 100 characters
-* function words (153): occurrences per 100 words of each word of authormask's English stopword
+* function words (160): occurrences per 100 words of each word of authormask's English stopword
   list (``authormask/data/stopwords_en.txt``)
 * punctuation (11): each of ``. , ; : ! ? ' " - ( )`` per 100 characters
 * structural (3): sentences, mean and standard deviation of sentence length in words

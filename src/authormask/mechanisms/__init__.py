@@ -1,10 +1,12 @@
-"""Privacy mechanisms: the n-dimensional Laplace sampler and Earth Mover's privacy for text."""
+"""Privacy mechanisms: the n-dimensional Laplace sampler, Earth Mover's privacy for text, and the
+exponential mechanism with token-by-token generation (ER-AE, AE-DP, SynTF, Random-R)."""
 
+from authormask.mechanisms._base import Output
 from authormask.mechanisms.earth_movers import (
-    MODES,
+    DEFAULT_LENGTH,
     EarthMoversMechanism,
-    ObfuscationResult,
-    obfuscate_texts,
+    EMPBag,
+    EMPText,
 )
 from authormask.mechanisms.laplace import (
     sample_laplace_radius,
@@ -13,10 +15,11 @@ from authormask.mechanisms.laplace import (
 )
 
 __all__ = [
-    "MODES",
+    "DEFAULT_LENGTH",
+    "EMPBag",
+    "EMPText",
     "EarthMoversMechanism",
-    "ObfuscationResult",
-    "obfuscate_texts",
+    "Output",
     "sample_laplace_radius",
     "sample_nd_laplace",
     "sample_unit_directions",

@@ -1,53 +1,68 @@
-"""Earth Mover's privacy for text (Fernandes, Dras & McIver 2019, Algorithms 1-2, Theorem 4)."""
+"""Earth Mover's privacy for text (Fernandes, Dras & McIver 2019, Algorithms 1-2, Theorem 4).
+
+Two release mechanisms share the per-word mechanism ``K`` (:class:`EarthMoversMechanism`):
+
+* :class:`EMPBag` (``emp-bag``): Algorithm 2. The document's content words are reduced to a bag of
+  exactly N words (N is a public parameter), each is perturbed, and the bag is released in
+  sorted order. Guarantee: ``epsilon * N * E``-privacy over bags of N words (Theorem 4).
+* :class:`EMPText` (``emp-text``): the same per-word mechanism applied in place to every content
+  position of the text; the skeleton (stopwords, punctuation, whitespace, positions and
+  capitalisation) is released unchanged. Guarantee: ``epsilon * sum_i d(v_i, v'_i)`` between
+  documents with the same skeleton (eq. 6).
+
+Both compute their :class:`~authormask.accounting.statement.PrivacyStatement` from their
+parameters alone; per-document counts are diagnostics for the private run report.
+"""
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from authormask._version import __version__
-from authormask.accounting.statement import PassThroughCounts, PrivacyStatement
+from authormask.accounting.statement import PrivacyStatement
 from authormask.embeddings._base import Embeddings
-from authormask.embeddings.neighbours import NearestWordIndex
+from authormask.embeddings.neighbours import NearestWordIndex, shared_index
 from authormask.exceptions import InputError, InvalidParameterError
+from authormask.mechanisms._base import Output
 from authormask.mechanisms.laplace import sample_nd_laplace
-from authormask.randomness import RandomState, check_random_state, describe_seed
+from authormask.randomness import SEEDED, UNSEEDED, RandomState
 from authormask.text.prepare import (
     FIXED_LENGTH_METHODS,
-    FixedLengthBag,
     PreparedDocument,
     TextPreparer,
     fixed_length_bag,
 )
-from authormask.validation import check_epsilon
+from authormask.text.render import render_text
+from authormask.validation import check_epsilon, check_positive_int
 
-__all__ = ["MODES", "EarthMoversMechanism", "ObfuscationResult", "obfuscate_texts"]
+__all__ = ["DEFAULT_LENGTH", "EMPBag", "EMPText", "EarthMoversMechanism"]
 
 logger = logging.getLogger(__name__)
 
-MODES = ("bag", "text")
+#: N of ``emp-bag`` when the user does not state one: a fixed public constant that never looks
+#: at the data (so no output reveals another document's length).
+DEFAULT_LENGTH = 40
+
 REFERENCE = (
     "Fernandes, Dras & McIver, Generalised Differential Privacy for Text Document Processing, "
     "POST 2019: Theorem 2, Algorithms 1-2, Theorem 4"
 )
-
-
-@dataclass(frozen=True)
-class ObfuscationResult:
-    """One released document: its text, its bag (bag mode) and its privacy statement.
-
-    ``words`` are the released content words: the sorted bag in bag mode, the perturbed content
-    words in reading order in text mode.
-    """
-
-    text: str
-    bag: dict[str, int] | None
-    statement: PrivacyStatement
-    words: tuple[str, ...] = ()
+TITLE = (
+    "Earth Mover's privacy: n-dimensional Laplace noise on word vectors (radius Gamma(n, "
+    "1/epsilon), uniform direction), snapped to the nearest vocabulary word"
+)
+FLOATING_POINT = (
+    "the noisy vector is never released, only its nearest vocabulary word (certified-exact "
+    "search); the Gamma radius is an exact sum of n unbounded Exp(1) draws (no cap); float64 "
+    "rounding of the noisy vector (relative ~1e-16) can only move outputs whose noisy vector "
+    "lies that close to a boundary between two words' cells"
+)
 
 
 class EarthMoversMechanism:
@@ -56,8 +71,9 @@ class EarthMoversMechanism:
     Each word ``w`` becomes ``Vec^-1(Vec(w) + r p)``: n-dimensional Laplace noise
     (:func:`~authormask.mechanisms.laplace.sample_nd_laplace`) followed by snapping to the nearest
     vocabulary word by Euclidean distance (exact, batched: :class:`NearestWordIndex`). Snapping is
-    post-processing (Lemma 3), so each word is released with ``epsilon * d_S``-privacy and a bag
-    of N words with ``epsilon * N * E_{d_S}``-privacy (Theorems 1 and 4).
+    post-processing (Lemma 3) and depends on the noisy vector only, so each word is released with
+    ``epsilon * d_S``-privacy and a bag of N words with ``epsilon * N * E_{d_S}``-privacy
+    (Theorems 1 and 4).
     """
 
     def __init__(
@@ -71,12 +87,29 @@ class EarthMoversMechanism:
         self.epsilon = check_epsilon(epsilon)
         if index is not None and (index.size, index.dimension) != embeddings.vectors.shape:
             raise InvalidParameterError("index was built for other embeddings")
-        # The index depends only on the embeddings: pass one in to share it across epsilons.
-        self._index = index if index is not None else NearestWordIndex(embeddings.vectors)
+        self._index = index if index is not None else shared_index(embeddings)
 
     @property
     def index(self) -> NearestWordIndex:
         return self._index
+
+    def noisy_vectors(
+        self, rows: Sequence[int] | np.ndarray, *, random_state: RandomState = None
+    ) -> np.ndarray:
+        """``Vec(w) + r p`` for every row (float64), noise drawn from ``random_state``."""
+        rows_arr = np.asarray(rows, dtype=np.intp)
+        x = self.embeddings.vectors[rows_arr].astype(np.float64)
+        if rows_arr.size == 0:
+            return x.reshape(0, self.embeddings.dimension)
+        return sample_nd_laplace(x, epsilon=self.epsilon, random_state=random_state)
+
+    def snap(
+        self, noisy: np.ndarray, *, progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        """``Vec^-1``: the nearest vocabulary row of every noisy vector (exact)."""
+        if noisy.shape[0] == 0:
+            return np.zeros(0, dtype=np.intp)
+        return self._index.nearest(noisy, progress=progress)
 
     def perturb_indices(
         self,
@@ -86,12 +119,8 @@ class EarthMoversMechanism:
         progress: Callable[[int], None] | None = None,
     ) -> np.ndarray:
         """Apply K independently to vocabulary rows; returns the output rows (one per input)."""
-        rows_arr = np.asarray(rows, dtype=np.intp)
-        if rows_arr.size == 0:
-            return rows_arr
-        x = self.embeddings.vectors[rows_arr].astype(np.float64)
-        noisy = sample_nd_laplace(x, epsilon=self.epsilon, random_state=random_state)
-        return self._index.nearest(noisy, progress=progress)
+        noisy = self.noisy_vectors(rows, random_state=random_state)
+        return self.snap(noisy, progress=progress)
 
     def perturb_words(
         self,
@@ -106,255 +135,334 @@ class EarthMoversMechanism:
         vocab = self.embeddings.words
         return tuple(vocab[int(i)] for i in out)
 
-    def perturb_many(
+    def perturb_documents(
         self,
         documents: Sequence[Sequence[str]],
+        rngs: Sequence[np.random.Generator],
         *,
-        random_state: RandomState = None,
         progress: Callable[[int], None] | None = None,
     ) -> list[tuple[str, ...]]:
-        """Perturb the words of several documents in one batch; independent per word."""
-        flat = [w for doc in documents for w in doc]
-        out = self.perturb_words(flat, random_state=random_state, progress=progress)
-        result: list[tuple[str, ...]] = []
+        """Perturb each document's words with its own generator; one batched search for all.
+
+        A document's output depends on its words and its generator only, not on the batch.
+        """
+        noisy = [
+            self.noisy_vectors([self.embeddings.index_of(w) for w in doc], random_state=rng)
+            for doc, rng in zip(documents, rngs, strict=True)
+        ]
+        if not noisy:
+            return []
+        rows = self.snap(np.concatenate(noisy), progress=progress)
+        vocab = self.embeddings.words
+        out: list[tuple[str, ...]] = []
         pos = 0
         for doc in documents:
-            result.append(out[pos : pos + len(doc)])
+            out.append(tuple(vocab[int(i)] for i in rows[pos : pos + len(doc)]))
             pos += len(doc)
-        return result
+        return out
 
 
-def _match_case(original: str, replacement: str) -> str:
-    if original.isupper() and len(original) > 1:
-        return replacement.upper()
-    if original[:1].isupper():
-        return replacement[:1].upper() + replacement[1:]
-    return replacement
+class _EMPBase:
+    """Shared parameters and preparation of the two Earth Mover's release mechanisms."""
+
+    name = ""
+
+    def __init__(
+        self,
+        *,
+        embeddings: Embeddings,
+        epsilon: float,
+        preparer: TextPreparer,
+        stopwords_description: str,
+    ) -> None:
+        self.embeddings = embeddings
+        self.epsilon = check_epsilon(epsilon)
+        self.preparer = preparer
+        self.stopwords_description = stopwords_description
+        self.kernel = EarthMoversMechanism(embeddings, epsilon=self.epsilon)
+
+    def prepare(self, text: str) -> PreparedDocument:
+        """Tokenise and classify (deterministic; raises ``InputError`` on unusable text)."""
+        return self.preparer.prepare(text)
+
+    def diagnostics(self, doc: PreparedDocument) -> dict[str, int]:
+        """Private per-document counts (never part of the public statement)."""
+        return {
+            "tokens": len(doc.tokens),
+            "content_words": len(doc.content_words),
+            "stopwords": doc.count("stopword"),
+            "punctuation": doc.count("punctuation"),
+            "oov_dropped": doc.count("oov-dropped"),
+            "oov_kept_unprotected": doc.count("oov-kept"),
+            "oov_mapped": doc.count("oov-mapped"),
+        }
+
+    def _oov_policy(self) -> str:
+        return {
+            "drop": "drop (removed before the mechanism, not released)",
+            "keep": "keep (released unchanged, NOT protected)",
+            "map": f"map (replaced by {self.preparer.oov_map_to!r}, which is then perturbed)",
+        }[self.preparer.oov]
+
+    def _unit(self) -> str:
+        e = self.embeddings.identity
+        return f"per word (Euclidean distance between {e.dimension}-d word vectors of {e.name})"
+
+    def _statement(self, **fields: Any) -> PrivacyStatement:
+        return PrivacyStatement(
+            mechanism=self.name,
+            title=TITLE,
+            reference=REFERENCE,
+            epsilon=self.epsilon,
+            epsilon_unit=self._unit(),
+            embeddings=self.embeddings.identity.to_dict(),
+            model=None,
+            floating_point=FLOATING_POINT,
+            version=__version__,
+            **fields,
+        )
 
 
-def _render_text(doc: PreparedDocument, replacements: tuple[str, ...]) -> str:
-    pieces: list[str] = []
-    cursor = 0
-    by_position = dict(zip(doc.content_positions, replacements, strict=True))
-    for i, (tok, role) in enumerate(zip(doc.tokens, doc.roles, strict=True)):
-        pieces.append(doc.text[cursor : tok.start])
-        if i in by_position:
-            pieces.append(_match_case(tok.text, by_position[i]))
-        elif role != "oov-dropped":
-            pieces.append(tok.text)
-        cursor = tok.end
-    pieces.append(doc.text[cursor:])
-    return "".join(pieces)
-
-
-def obfuscate_texts(
-    texts: Sequence[str],
-    *,
-    embeddings: Embeddings,
-    epsilon: float,
-    mode: str = "bag",
-    length: int | None = None,
-    fixed_length: str = "truncate",
-    preparer: TextPreparer | None = None,
-    stopwords_description: str = "english",
-    random_state: RandomState = None,
-    mechanism: EarthMoversMechanism | None = None,
-    progress: Callable[[int], None] | None = None,
-    names: Sequence[str] | None = None,
-) -> list[ObfuscationResult]:
-    """Obfuscate documents with Earth Mover's privacy and state the guarantee of each output.
+class EMPBag(_EMPBase):
+    """``emp-bag``: Algorithm 2 on a bag of exactly N content words, released in sorted order.
 
     Parameters
     ----------
-    texts : sequence of str
-        Raw documents.
-    embeddings : Embeddings
-        Defines the metric space (and so the meaning of epsilon).
-    epsilon : float
-        Per-word privacy parameter, ``> 0``; unit: one word, Euclidean distance between vectors.
-    mode : {"bag", "text"}
-        ``bag``: Algorithm 2 on a fixed-length bag of N content words; the output is a bag
-        (written in sorted order so it carries no word-order information). ``text``: the same
-        per-word mechanism applied in place to every content word; stopwords, punctuation and
-        layout are kept so the output stays readable.
-    length : int, optional
-        N for bag mode. Default: the smallest number of content words among ``texts`` (the
-        paper truncates every document of a set to the shortest, appendix B.1). Not allowed in
-        text mode.
+    length : int or "shortest"
+        N, a public parameter. ``"shortest"`` (the paper's choice, appendix B.1) is resolved by
+        :meth:`with_length_from` to the smallest content-word count of the documents released
+        together; the statement then says what that reveals.
     fixed_length : {"truncate", "sample"}
-        How bag mode reaches N words.
-    random_state : None, int or Generator
-        ``None``: OS entropy (unseeded); an int makes the run reproducible.
-    progress : callable, optional
-        Called with the number of words snapped after each block of the search.
-    names : sequence of str, optional
-        Document names used in error messages (default: "document 1", ...).
+        ``truncate`` keeps the first N content words and refuses documents with fewer;
+        ``sample`` draws N words i.i.d. *with replacement* from the document's own content words
+        (arXiv version 5.2), so it works for any document with at least one content word.
     """
-    epsilon = check_epsilon(epsilon)
-    if mode not in MODES:
-        raise InvalidParameterError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    if fixed_length not in FIXED_LENGTH_METHODS:
-        raise InvalidParameterError(
-            f"fixed-length method must be one of {', '.join(FIXED_LENGTH_METHODS)}, "
-            f"got {fixed_length!r}"
-        )
-    if mode == "text" and length is not None:
-        raise InvalidParameterError(
-            "length N applies to bag mode only (text mode perturbs every content word), "
-            f"got {length}"
-        )
-    if mode == "text" and fixed_length != "truncate":
-        raise InvalidParameterError(
-            f"fixed-length method applies to bag mode only, got {fixed_length!r} in text mode"
-        )
-    if not texts:
-        raise InvalidParameterError("no documents to obfuscate")
-    seed_info = describe_seed(random_state)
-    rng = check_random_state(random_state)
-    preparer = preparer or TextPreparer(embeddings)
-    mech = mechanism or EarthMoversMechanism(embeddings, epsilon=epsilon)
-    if mech.epsilon != epsilon or mech.embeddings is not embeddings:
-        raise InvalidParameterError("mechanism was built for other embeddings or epsilon")
-    labels = list(names) if names is not None else [f"document {i + 1}" for i in range(len(texts))]
-    prepared = []
-    for label, t in zip(labels, texts, strict=True):
-        try:
-            prepared.append(preparer.prepare(t))
-        except InputError as exc:
-            raise InputError(f"{label}: {exc}") from None
-    bags: list[FixedLengthBag | None] = []
-    if mode == "bag":
-        n = length if length is not None else min(len(p.content_words) for p in prepared)
-        for label, p in zip(labels, prepared, strict=True):
-            try:
-                bags.append(
-                    fixed_length_bag(
-                        p.content_words, length=n, method=fixed_length, random_state=rng
-                    )
-                )
-            except InputError as exc:
-                raise InputError(f"{label}: {exc}") from None
-        inputs = [b.words for b in bags if b is not None]
-    else:
-        bags = [None] * len(prepared)
-        inputs = [p.content_words for p in prepared]
-    outputs = mech.perturb_many(inputs, random_state=rng, progress=progress)
-    results: list[ObfuscationResult] = []
-    for doc, bag, out in zip(prepared, bags, outputs, strict=True):
-        statement = _statement(
-            doc,
-            bag,
-            mode=mode,
-            epsilon=epsilon,
+
+    name = "emp-bag"
+
+    def __init__(
+        self,
+        *,
+        embeddings: Embeddings,
+        epsilon: float,
+        preparer: TextPreparer,
+        stopwords_description: str,
+        length: int | str = DEFAULT_LENGTH,
+        fixed_length: str = "truncate",
+        length_from_data: bool = False,
+    ) -> None:
+        super().__init__(
             embeddings=embeddings,
+            epsilon=epsilon,
             preparer=preparer,
             stopwords_description=stopwords_description,
-            seed=seed_info.describe(),
         )
-        if mode == "bag":
-            counts = Counter(out)
-            for w in doc.kept_oov_words:
-                counts[w] += 1
-            released = sorted(counts.elements())
-            results.append(
-                ObfuscationResult(
-                    " ".join(released), dict(sorted(counts.items())), statement, tuple(released)
-                )
+        if fixed_length not in FIXED_LENGTH_METHODS:
+            raise InvalidParameterError(
+                f"fixed_length must be one of {', '.join(FIXED_LENGTH_METHODS)}, "
+                f"got {fixed_length!r}"
             )
+        self.fixed_length = fixed_length
+        self.length: int | None
+        if length == "shortest":
+            self.length = None
         else:
-            results.append(ObfuscationResult(_render_text(doc, out), None, statement, out))
-    return results
+            self.length = check_positive_int(length, name="length N")
+        self.length_from_data = length_from_data
 
+    def prepare(self, text: str) -> PreparedDocument:
+        """Prepare, and refuse a document that cannot give N words under ``truncate``."""
+        doc = self.preparer.prepare(text)
+        if (
+            self.length is not None
+            and self.fixed_length == "truncate"
+            and len(doc.content_words) < self.length
+        ):
+            raise InputError(
+                f"has {len(doc.content_words)} content words, fewer than N={self.length}: give "
+                "a smaller --length, or --fixed-length sample (draws N words with replacement)"
+            )
+        return doc
 
-def _statement(
-    doc: PreparedDocument,
-    bag: FixedLengthBag | None,
-    *,
-    mode: str,
-    epsilon: float,
-    embeddings: Embeddings,
-    preparer: TextPreparer,
-    stopwords_description: str,
-    seed: str,
-) -> PrivacyStatement:
-    ident = embeddings.identity
-    n = bag.length if bag is not None else len(doc.content_words)
-    kept = doc.count("oov-kept")
-    caveats: list[str] = []
-    if mode == "bag":
-        method = bag.method if bag is not None else "truncate"
-        guarantee = (
-            f"{epsilon:g}*{n}*E-privacy over bags of N={n} words (Theorem 4): for any two "
-            f"documents whose prepared bags b, b' have N={n} words and any output c, "
-            f"P[c | b] <= exp({epsilon:g} * {n} * E(b, b')) * P[c | b'], E = Earth Mover's "
-            f"distance with Euclidean word distances in {ident.name}"
-        )
-        bound = f"epsilon_doc(b, b') = {epsilon * n:g} * E(b, b')"
-        handling = "removed before the mechanism (not released)"
+    @property
+    def needs_all_documents(self) -> bool:
+        """True while N is still ``"shortest"``: the release must see every document first."""
+        return self.length is None
+
+    def with_length_from(self, documents: Sequence[PreparedDocument]) -> EMPBag:
+        """Resolve ``length="shortest"``: N = the smallest content-word count of ``documents``."""
+        if self.length is not None:
+            return self
+        if not documents:
+            raise InvalidParameterError("length 'shortest' needs at least one document")
+        resolved = copy.copy(self)
+        resolved.length = min(len(d.content_words) for d in documents)
+        resolved.length_from_data = True
+        return resolved
+
+    def statement(self, *, seeded: bool) -> PrivacyStatement:
+        if self.length is None:
+            raise InvalidParameterError(
+                "N is 'shortest' and not resolved yet (the release resolves it from the documents)"
+            )
+        eps, n = self.epsilon, self.length
         fixed = {
-            "truncate": "truncate: first N content words (appendix B.1)",
-            "sample": "sample: N i.i.d. draws from the bag's word distribution (arXiv 5.2)",
-        }[method]
-        if method == "sample":
+            "truncate": "truncate: the first N content words (appendix B.1); documents with "
+            "fewer than N content words are refused",
+            "sample": "sample: N i.i.d. draws with replacement from the document's content "
+            "words (arXiv version 5.2)",
+        }[self.fixed_length]
+        caveats = []
+        if self.fixed_length == "sample":
             caveats.append(
                 "bags were sampled: between the bags fed to the mechanism the bound is "
                 "epsilon*N*E; between source documents with word distributions p, p' it holds "
                 "with E replaced by the bottleneck distance W_inf(p, p') >= E"
             )
-        caveats.append("the output bag is written in sorted order, so it carries no word order")
-    else:
-        method = "all content words, in place"
-        fixed = method
-        guarantee = (
-            f"{epsilon:g}*M-privacy over sequences of N={n} content words (eq. 6): for documents "
-            f"v, v' with the same skeleton, P[out | v] <= exp({epsilon:g} * sum_i d(v_i, v'_i)) "
-            f"* P[out | v']; word order is released, so the bag-level epsilon*N*E bound of "
-            f"Theorem 1 does not apply (sum_i d(v_i, v'_i) >= N * E)"
+        if self.length_from_data:
+            caveats.append(
+                f"N={n} was chosen as the smallest content-word count of the documents released "
+                "together (--length shortest): it reveals that every one of them had at least "
+                f"{n} content words and one had exactly {n}; state N explicitly to avoid this"
+            )
+        unchanged = (
+            "no word of the text: stopwords, punctuation and content words beyond the N "
+            "chosen are removed, and the bag is written in sorted order (no word order)"
         )
-        bound = f"epsilon_doc(v, v') = {epsilon:g} * sum over the {n} positions of d(v_i, v'_i)"
-        handling = "passed through unchanged (part of the released skeleton)"
-        caveats.append(
-            "text mode releases the skeleton unchanged: stopwords, punctuation, layout, the "
-            "positions of content words and their capitalisation; the guarantee only compares "
-            "documents that share it"
+        if self.preparer.oov == "keep":
+            unchanged += "; out-of-vocabulary words are appended unchanged (NOT protected)"
+            caveats.append(
+                "out-of-vocabulary words are released unchanged and are NOT protected; the "
+                "bound only compares documents that contain the same such words"
+            )
+        return self._statement(
+            guarantee=(
+                f"{eps:g}*N*E-privacy over bags of N={n} words (Theorem 4): for any two "
+                f"documents whose prepared bags b, b' have N={n} words and any output c, "
+                f"P[c | b] <= exp({eps:g} * {n} * E(b, b')) * P[c | b'], E = Earth Mover's "
+                f"distance with Euclidean word distances in {self.embeddings.identity.name}"
+            ),
+            document_bound=f"epsilon_doc(b, b') = {eps * n:g} * E(b, b')",
+            released_unchanged=unchanged,
+            parameters={"N": n, "fixed length": fixed},
+            policies={
+                "stopwords": f"{self.stopwords_description}; removed before the mechanism "
+                "(not released)",
+                "unknown words": self._oov_policy(),
+            },
+            randomness=SEEDED if seeded else UNSEEDED,
+            caveats=tuple(caveats),
         )
-    if kept:
-        caveats.append(
-            f"{kept} out-of-vocabulary words were released unchanged and are NOT protected; "
-            "the bound only compares documents that contain the same such words"
+
+    def perturb(
+        self,
+        documents: Sequence[PreparedDocument],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Output]:
+        if self.length is None:
+            raise InvalidParameterError("N is 'shortest' and not resolved yet")
+        bags = []
+        for doc, rng in zip(documents, rngs, strict=True):
+            bag = fixed_length_bag(
+                doc.content_words, length=self.length, method=self.fixed_length, random_state=rng
+            )
+            bags.append(bag.words)
+        perturbed = self.kernel.perturb_documents(bags, rngs, progress=progress)
+        out = []
+        for doc, words in zip(documents, perturbed, strict=True):
+            counts = Counter(words)
+            for w in doc.kept_oov_words:
+                counts[w] += 1
+            released = tuple(sorted(counts.elements()))
+            out.append(Output(" ".join(released), released, dict(sorted(counts.items()))))
+        return out
+
+
+class EMPText(_EMPBase):
+    """``emp-text``: K applied in place to every content position; the skeleton is kept.
+
+    Unknown words must be mapped (the default) or kept: dropping them would leave holes that
+    reveal where and how many there were, so ``oov="drop"`` is refused.
+    """
+
+    name = "emp-text"
+
+    def __init__(
+        self,
+        *,
+        embeddings: Embeddings,
+        epsilon: float,
+        preparer: TextPreparer,
+        stopwords_description: str,
+    ) -> None:
+        if preparer.oov == "drop":
+            raise InvalidParameterError(
+                "emp-text cannot drop unknown words: the gaps would reveal where and how many "
+                "there were; use oov 'map' (the default: perturb a fixed word in their place) or "
+                "'keep' (unprotected)"
+            )
+        super().__init__(
+            embeddings=embeddings,
+            epsilon=epsilon,
+            preparer=preparer,
+            stopwords_description=stopwords_description,
         )
-    oov = {
-        "drop": "drop (removed, not released)",
-        "keep": "keep (released unchanged, unprotected)",
-        "map": f"map (replaced by {preparer.oov_map_to!r}, then perturbed)",
-    }[preparer.oov]
-    counts = PassThroughCounts(
-        tokens=len(doc.tokens),
-        perturbed=n,
-        stopwords=doc.count("stopword"),
-        punctuation=doc.count("punctuation"),
-        oov_dropped=doc.count("oov-dropped"),
-        oov_kept_unprotected=kept,
-        oov_mapped=doc.count("oov-mapped"),
-        not_released_by_fixed_length=bag.not_released if bag is not None else 0,
-    )
-    return PrivacyStatement(
-        mechanism="Earth Mover's privacy: n-dimensional Laplace noise on word vectors, "
-        "snapped to the nearest vocabulary word",
-        reference=REFERENCE,
-        mode=mode,
-        epsilon=epsilon,
-        epsilon_unit=f"per word (Euclidean distance between {ident.dimension}-d word vectors)",
-        length=n,
-        fixed_length_method=fixed,
-        guarantee=guarantee,
-        document_bound=bound,
-        embeddings=ident.to_dict(),
-        stopwords=stopwords_description,
-        stopword_handling=handling,
-        oov_policy=oov,
-        counts=counts,
-        seed=seed,
-        version=__version__,
-        caveats=tuple(caveats),
-    )
+
+    def statement(self, *, seeded: bool) -> PrivacyStatement:
+        eps = self.epsilon
+        caveats = [
+            "text mode releases the skeleton unchanged: stopwords, punctuation, whitespace and "
+            "layout, the positions of content words and their capitalisation; the guarantee only "
+            "compares documents that share it"
+        ]
+        unchanged = (
+            "the skeleton: stopwords, punctuation, whitespace and line breaks, the positions of "
+            "content words and their capitalisation pattern"
+        )
+        if self.preparer.oov == "keep":
+            unchanged += "; out-of-vocabulary words (NOT protected)"
+            caveats.append(
+                "out-of-vocabulary words are released unchanged and are NOT protected; the "
+                "bound only compares documents that contain the same such words at the same "
+                "positions"
+            )
+        return self._statement(
+            guarantee=(
+                f"{eps:g}*M-privacy over sequences of content words (eq. 6): for documents v, v' "
+                f"with the same skeleton, P[out | v] <= exp({eps:g} * sum_i d(v_i, v'_i)) * "
+                "P[out | v']; word order is released, so the bag-level epsilon*N*E bound of "
+                "Theorem 4 does not apply (sum_i d(v_i, v'_i) >= N * E)"
+            ),
+            document_bound=(
+                f"epsilon_doc(v, v') = {eps:g} * sum over content positions i of d(v_i, v'_i)"
+            ),
+            released_unchanged=unchanged,
+            parameters={"content words": "every content position, perturbed in place"},
+            policies={
+                "stopwords": f"{self.stopwords_description}; passed through unchanged (part "
+                "of the released skeleton)",
+                "unknown words": self._oov_policy(),
+                "contractions": "split into a word and a clitic (do + n't, president + 's); "
+                "the clitic is a stopword",
+            },
+            randomness=SEEDED if seeded else UNSEEDED,
+            caveats=tuple(caveats),
+        )
+
+    def perturb(
+        self,
+        documents: Sequence[PreparedDocument],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Output]:
+        perturbed = self.kernel.perturb_documents(
+            [d.content_words for d in documents], rngs, progress=progress
+        )
+        return [
+            Output(render_text(doc, words), words)
+            for doc, words in zip(documents, perturbed, strict=True)
+        ]
+

@@ -4,47 +4,53 @@ Every mechanism here rewrites a text segment by segment (sentences, long ones cu
 maximum length) and draws each output token independently from a *fixed* output vocabulary with
 the exponential mechanism (:mod:`authormask.mechanisms.exponential`):
 
-* **ER-AE** (Bo et al. 2021, Algorithm 1): rating = the trained model's softmax probability of the
-  token given the latent vector of the input and the previous *original* token (Eq. 5), in [0, 1],
-  sensitivity 1.
-* **AE-DP** (their baseline): the same, with a model trained without the embedding reward.
-* **SynTF** (Weggenmann & Kerschbaum 2018, as used by Bo et al.): rating = cosine similarity of
-  the word vectors of the input token and the candidate, in [-1, 1], so sensitivity 2; the output
-  vocabulary is the embeddings' K most frequent words (independent of the input).
-* **Random-R**: every token uniformly from the output vocabulary; the output does not depend on
-  the input's words at all (0-DP apart from the released lengths).
+* **ER-AE** (``erae``; Bo et al. 2021, Algorithm 1): rating = the trained model's softmax
+  probability of the token given the latent vector of the input and the previous *original*
+  token (Eq. 5), in [0, 1], sensitivity 1.
+* **AE-DP** (``ae-dp``, their baseline): the same, with a model trained without the embedding
+  reward.
+* **SynTF** (``syntf``; Weggenmann & Kerschbaum 2018, as used by Bo et al.): rating = cosine
+  similarity of the word vectors of the input token and the candidate, in [-1, 1], so
+  sensitivity 2; the output vocabulary is the embeddings' K most frequent words.
+* **Random-R** (``random-r``): every token uniformly from the output vocabulary; the output does
+  not depend on the input's words at all (0-DP apart from the released lengths).
 
-Sequential composition over the ``l`` tokens of a text gives ``epsilon * l`` (Theorem 1 of Bo et
-al.) between texts that are segmented alike: the number of segments and their lengths are released.
+Sequential composition over the ``l`` tokens of a released text gives ``epsilon * l`` (Theorem 1
+of Bo et al.) between texts that are segmented alike: the number of segments and their lengths
+are released. ``l`` is visible in the output, so it is a per-output figure, not part of the
+statement. The mechanisms are handed a loaded model; they never load or import one themselves
+(the registry wires models in).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from authormask._version import __version__
-from authormask.accounting.statement import SequenceStatement
+from authormask.accounting.statement import PrivacyStatement
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.mechanisms.exponential import exponential_probabilities, sample_rows
-from authormask.randomness import RandomState, check_random_state, describe_seed
+from authormask.mechanisms._base import Output
+from authormask.mechanisms.exponential import (
+    exponential_privacy_slack,
+    sample_exponential,
+    sample_uniform_index,
+)
+from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.sentences import Segmentation, detokenize, segment_text
 from authormask.validation import check_epsilon, check_positive_int
 
 __all__ = [
     "ERAEMechanism",
-    "GenerationResult",
     "RandomReplacement",
     "SynTFMechanism",
-    "TokenMechanism",
-    "generate_texts",
-    "output_probabilities",
+    "TokenModel",
 ]
 
 logger = logging.getLogger(__name__)
@@ -52,94 +58,247 @@ logger = logging.getLogger(__name__)
 BO2021 = "Bo, Ding, Fung & Iqbal (2021), ER-AE, Algorithm 1, Eq. 5-7, Theorem 1"
 
 
-class TokenMechanism(Protocol):
-    """What :func:`generate_texts` needs from a mechanism."""
-
-    name: str
-    reference: str
-    rating: str
-    epsilon: float
-    sensitivity: float
-    max_length: int
+class TokenModel(Protocol):
+    """What :class:`ERAEMechanism` needs from a trained model (see ``models/erae``)."""
 
     @property
-    def output_words(self) -> tuple[str, ...]: ...
+    def vocab(self) -> Any: ...
 
-    def ratings(self, segments: Sequence[tuple[str, ...]]) -> Iterator[NDArray[np.float64]]:
-        """One (len(segment), len(output_words)) array per segment."""
-        ...
+    @property
+    def config(self) -> Any: ...
 
-    def unknown_tokens(self, segments: Sequence[tuple[str, ...]]) -> int: ...
+    def ratings(
+        self, ids: Sequence[Sequence[int]], *, batch_size: int = ...
+    ) -> Iterator[NDArray[np.float64]]: ...
 
-    def training_overlap(self, segments: Sequence[tuple[str, ...]]) -> int | None: ...
+    def overlap(self, segments: Sequence[Sequence[str]]) -> int: ...
 
     def identity(self) -> dict[str, Any]: ...
 
-    def caveats(self) -> tuple[str, ...]: ...
 
+class _TokenMechanism:
+    """Segmentation, per-document draws and the statement shared by the token mechanisms.
 
-def output_probabilities(
-    mechanism: TokenMechanism, segments: Sequence[tuple[str, ...]]
-) -> Iterator[NDArray[np.float64]]:
-    """The exact output distribution of every token of every segment (rows sum to 1)."""
-    for rating in mechanism.ratings(segments):
-        if rating.shape[0] == 0:
-            yield rating
-            continue
-        yield _probabilities(mechanism, rating)
+    Subclasses give ``name``, ``title``, ``reference``, ``rating``, ``sensitivity``,
+    ``rating_range``, ``epsilon``, ``max_length``, ``output_words`` and ``ratings``.
+    """
 
-
-class ERAEMechanism:
-    """ER-AE generation (Algorithm 1): per-token exponential mechanism over a trained model's
-    softmax. ``AE-DP`` when the model was trained without the embedding reward."""
-
+    name = ""
+    title = ""
+    reference = ""
+    rating = ""
     sensitivity = 1.0
-    rating = "model softmax probability Pr[x~_i = v] (Eq. 5), in [0, 1]"
-    reference = BO2021
-
-    def __init__(self, model: Any, *, epsilon: float, batch_size: int = 256) -> None:
-        from authormask.models.erae import ERAEModel
-
-        if not isinstance(model, ERAEModel):
-            raise InvalidParameterError("model must be a loaded ERAEModel (see load_model)")
-        self.model = model
-        self.epsilon = check_epsilon(epsilon)
-        self.batch_size = check_positive_int(batch_size, name="batch size")
-        self.max_length = model.config.max_length
-        self.name = "ER-AE" if model.config.uses_reward else "AE-DP"
+    rating_range = 1.0
+    epsilon = 0.0
+    max_length = 50
 
     @property
     def output_words(self) -> tuple[str, ...]:
-        return self.model.vocab.words
+        raise NotImplementedError
+
+    def ratings(self, segments: Sequence[tuple[str, ...]]) -> Iterator[NDArray[np.float64]]:
+        raise NotImplementedError
+
+    def model_identity(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def caveats(self) -> tuple[str, ...]:
+        return ()
+
+    def prepare(self, text: str) -> Segmentation:
+        seg = segment_text(text, max_length=self.max_length)
+        if not seg.segments:
+            raise InputError("text has no tokens to release (empty or whitespace only)")
+        return seg
+
+    def diagnostics(self, seg: Segmentation) -> dict[str, Any]:
+        return {"tokens": seg.tokens, "segments": len(seg.segments)}
+
+    def slack(self) -> float:
+        """Proven floating-point slack gamma of one draw (the loss is at most eps + 2 gamma)."""
+        if self.epsilon == 0.0:
+            return 0.0
+        return exponential_privacy_slack(
+            epsilon=self.epsilon,
+            sensitivity=self.sensitivity,
+            rating_range=self.rating_range,
+            n_outputs=len(self.output_words),
+        )
+
+    def draw(
+        self, rating: NDArray[np.float64], rng: np.random.Generator
+    ) -> NDArray[np.int64]:
+        """One exponential-mechanism draw per row of ``rating``."""
+        if rating.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        return sample_exponential(
+            np.clip(rating, self.rating_low, self.rating_low + self.rating_range),
+            epsilon=self.epsilon,
+            sensitivity=self.sensitivity,
+            random_state=rng,
+        )
+
+    rating_low = 0.0
+
+    def perturb(
+        self,
+        documents: Sequence[Segmentation],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Output]:
+        """Release every document; its draws come from its own generator, in reading order."""
+        flat = [s for seg in documents for s in seg.segments]
+        ratings = self.ratings(flat)
+        words = np.asarray(self.output_words, dtype=object)
+        out: list[Output] = []
+        for seg, rng in zip(documents, rngs, strict=True):
+            released: list[tuple[str, ...]] = []
+            for segment in seg.segments:
+                rating = next(ratings)
+                if rating.shape[0] != len(segment):
+                    raise RuntimeError("ratings do not match the segment")  # pragma: no cover
+                idx = self.draw(rating, rng)
+                released.append(tuple(str(w) for w in words[idx]))
+            tokens = sum(len(r) for r in released)
+            out.append(
+                Output(
+                    " ".join(detokenize(r) for r in released),
+                    tuple(w for r in released for w in r),
+                    None,
+                    {"tokens": tokens, "epsilon_total": self.epsilon * tokens},
+                )
+            )
+            if progress is not None:
+                progress(tokens)
+        return out
+
+    def statement(self, *, seeded: bool) -> PrivacyStatement:
+        eps = self.epsilon
+        gamma = self.slack()
+        if eps == 0.0:
+            guarantee = (
+                "0-DP in the words: every token is uniform over the output vocabulary whatever "
+                "the input; only the number of segments and their lengths depend on it"
+            )
+            bound = "epsilon_doc = 0 between texts segmented alike"
+            fp = "uniform integers drawn exactly (numpy Generator.integers)"
+        else:
+            guarantee = (
+                f"{eps:g}*l-DP (Theorem 1, sequential composition): for a released text of l "
+                "tokens and any two input texts segmented into the same number of segments of "
+                f"the same lengths, every output is at most exp({eps:g} * l) times likelier "
+                "under one than the other; l is the number of tokens of the output"
+            )
+            bound = f"epsilon_doc = {eps:g} * l (l = released tokens, given per record)"
+            fp = (
+                "exact exponential-mechanism sampler: every output of the vocabulary is "
+                f"reachable and each implemented probability is within exp(+-{gamma:.3g}) of "
+                f"the ideal one, so one draw is at most {eps:g} + {2 * gamma:.3g}-DP as "
+                "implemented"
+            )
+        caveats = list(self.caveats())
+        if eps > 0:
+            caveats.append(
+                "the bound grows with l: once epsilon*l passes ~50 it bounds nothing in practice "
+                "(exp(50)); read the per-token epsilon as the operative protection"
+            )
+        return PrivacyStatement(
+            mechanism=self.name,
+            title=self.title,
+            reference=self.reference,
+            epsilon=eps,
+            epsilon_unit="per output token" if eps > 0 else "(not used: uniform draws)",
+            guarantee=guarantee,
+            document_bound=bound,
+            released_unchanged=(
+                "the number of segments and each segment's token length (sentence boundaries); "
+                "no token is copied without a draw"
+            ),
+            parameters={
+                "sensitivity": self.sensitivity,
+                "rating": self.rating,
+                "output vocabulary": f"{len(self.output_words)} words, fixed before any input "
+                "is seen",
+                "segment length": f"at most {self.max_length} tokens (longer sentences are "
+                "split, never truncated)",
+            },
+            embeddings=None,
+            model=self.model_identity(),
+            policies={"case": "lower-cased (the output vocabulary is lower-case)"},
+            floating_point=fp,
+            randomness=SEEDED if seeded else UNSEEDED,
+            version=__version__,
+            per_output="tokens (l, the token count of the released text) and epsilon_total "
+            "(epsilon * l); both are functions of the output",
+            caveats=tuple(caveats),
+        )
+
+
+class ERAEMechanism(_TokenMechanism):
+    """ER-AE generation (Algorithm 1): per-token exponential mechanism over a trained model's
+    softmax. ``ae-dp`` when the model was trained without the embedding reward.
+
+    ``model`` is a loaded :class:`authormask.models.erae.ERAEModel` (the registry loads it).
+    """
+
+    sensitivity = 1.0
+    rating_range = 1.0
+    rating = "model softmax probability Pr[x~_i = v] (Eq. 5), in [0, 1]"
+    reference = BO2021
+
+    def __init__(self, model: TokenModel, *, epsilon: float, batch_size: int = 256) -> None:
+        self.model = model
+        self.epsilon = check_epsilon(epsilon)
+        self.batch_size = check_positive_int(batch_size, name="batch size")
+        self.max_length = int(model.config.max_length)
+        reward = bool(model.config.uses_reward)
+        self.name = "erae" if reward else "ae-dp"
+        self.title = (
+            "ER-AE: GRU auto-encoder trained with the embedding reward; every token drawn by "
+            "the exponential mechanism from the model's softmax"
+            if reward
+            else "AE-DP: GRU auto-encoder trained without the embedding reward; every token "
+            "drawn by the exponential mechanism from the model's softmax"
+        )
+
+    @property
+    def output_words(self) -> tuple[str, ...]:
+        return tuple(self.model.vocab.words)
 
     def ratings(self, segments: Sequence[tuple[str, ...]]) -> Iterator[NDArray[np.float64]]:
         ids = self.model.vocab.encode(segments).ids
         return self.model.ratings(ids, batch_size=self.batch_size)
 
-    def unknown_tokens(self, segments: Sequence[tuple[str, ...]]) -> int:
-        return self.model.vocab.encode(segments).unknown
+    def diagnostics(self, seg: Segmentation) -> dict[str, Any]:
+        d = super().diagnostics(seg)
+        d["unknown_tokens"] = int(self.model.vocab.encode(seg.segments).unknown)
+        d["training_overlap_segments"] = int(self.model.overlap(seg.segments))
+        return d
 
-    def training_overlap(self, segments: Sequence[tuple[str, ...]]) -> int | None:
-        return int(self.model.overlap(segments))
-
-    def identity(self) -> dict[str, Any]:
-        return dict(self.model.identity())
+    def model_identity(self) -> dict[str, Any]:
+        ident = dict(self.model.identity())
+        ident.pop("path", None)  # a local path is not a public parameter
+        return ident
 
     def caveats(self) -> tuple[str, ...]:
         return (
-            "holds only if the model was not trained on the text being released: train on public "
-            "or disjoint data (segments seen in training are counted above)",
+            "holds only if the model was not trained on the text being released: train on "
+            "public or disjoint data (the private run report counts segments seen in training)",
             "the model is deterministic given the input; all randomness is in the token draws",
         )
 
 
-class SynTFMechanism:
+class SynTFMechanism(_TokenMechanism):
     """SynTF token sampling (Weggenmann & Kerschbaum 2018), as Bo et al. use it: each output
     token is drawn with the exponential mechanism over the ``output_size`` most frequent words of
     ``embeddings``, rated by the cosine similarity of word vectors (sensitivity 2)."""
 
-    name = "SynTF"
+    name = "syntf"
+    title = "SynTF: every token drawn by the exponential mechanism over word-vector similarity"
     sensitivity = 2.0
+    rating_range = 2.0
+    rating_low = -1.0
     rating = "cosine(Vec(x_i), Vec(v)) of the word vectors, in [-1, 1]"
     reference = (
         "Weggenmann & Kerschbaum (2018), SynTF, exponential mechanism over a fixed vocabulary; "
@@ -180,13 +339,12 @@ class SynTFMechanism:
             # unknown tokens get rating 0 for every output: a uniform draw
             yield np.clip(rows @ self._out.T, -1.0, 1.0)
 
-    def unknown_tokens(self, segments: Sequence[tuple[str, ...]]) -> int:
-        return sum(1 for s in segments for t in s if t not in self.embeddings)
+    def diagnostics(self, seg: Segmentation) -> dict[str, Any]:
+        d = super().diagnostics(seg)
+        d["unknown_tokens"] = sum(1 for s in seg.segments for t in s if t not in self.embeddings)
+        return d
 
-    def training_overlap(self, segments: Sequence[tuple[str, ...]]) -> int | None:
-        return None
-
-    def identity(self) -> dict[str, Any]:
+    def model_identity(self) -> dict[str, Any]:
         e = self.embeddings.identity.to_dict()
         return {
             "embeddings": e["name"],
@@ -199,11 +357,11 @@ class SynTFMechanism:
         return ("unknown input tokens are rated 0 against every output (a uniform draw)",)
 
 
-class RandomReplacement:
+class RandomReplacement(_TokenMechanism):
     """Random-R (Bo et al. 2021, baseline): every token uniformly from the output vocabulary."""
 
-    name = "Random-R"
-    sensitivity = 1.0
+    name = "random-r"
+    title = "Random-R: every token drawn uniformly from a fixed output vocabulary"
     rating = "constant (uniform draw)"
     reference = "Bo et al. (2021), Random-R baseline"
     epsilon = 0.0
@@ -220,132 +378,14 @@ class RandomReplacement:
 
     def ratings(self, segments: Sequence[tuple[str, ...]]) -> Iterator[NDArray[np.float64]]:
         for seg in segments:
-            yield np.zeros((len(seg), len(self._words)))
+            yield np.zeros((len(seg), 0))
 
-    def unknown_tokens(self, segments: Sequence[tuple[str, ...]]) -> int:
-        return 0
+    def draw(self, rating: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.int64]:
+        return sample_uniform_index(rating.shape[0], len(self._words), random_state=rng)
 
-    def training_overlap(self, segments: Sequence[tuple[str, ...]]) -> int | None:
-        return None
-
-    def identity(self) -> dict[str, Any]:
-        import hashlib
-
+    def model_identity(self) -> dict[str, Any]:
         sha = hashlib.sha256("\n".join(self._words).encode("utf-8")).hexdigest()[:16]
-        return {"output_words_sha256": sha}
+        return {"output_words": len(self._words), "output_words_sha256": sha}
 
     def caveats(self) -> tuple[str, ...]:
         return ("the words of the output do not depend on the input; only the lengths do",)
-
-
-def _probabilities(mechanism: TokenMechanism, rating: NDArray[np.float64]) -> NDArray[np.float64]:
-    if mechanism.epsilon == 0.0:  # Random-R
-        return np.full(rating.shape, 1.0 / rating.shape[1])
-    return exponential_probabilities(
-        rating, epsilon=mechanism.epsilon, sensitivity=mechanism.sensitivity
-    )
-
-
-@dataclass(frozen=True)
-class GenerationResult:
-    """One released text, its tokens and its privacy statement."""
-
-    text: str
-    segments: tuple[tuple[str, ...], ...]
-    statement: SequenceStatement
-
-
-def _statement(
-    mechanism: TokenMechanism, seg: Segmentation, unknown: int, overlap: int | None, seed: str
-) -> SequenceStatement:
-    eps = mechanism.epsilon
-    total = eps * seg.tokens
-    if eps == 0.0:
-        guarantee = (
-            "0-DP in the words: the output is uniform whatever the input; only the segment "
-            "lengths depend on it"
-        )
-    else:
-        guarantee = (
-            f"{eps:g} * l = {total:g}-DP (Theorem 1, sequential composition): for any two "
-            f"texts segmented into the same {len(seg.segments)} segments of the same lengths, "
-            f"every output is at most exp({total:g}) times likelier under one than the other"
-        )
-    caveats = list(mechanism.caveats())
-    if overlap:
-        caveats.append(
-            f"{overlap} segment(s) of this text occur in the model's training corpus: the "
-            "guarantee does not cover them"
-        )
-    if eps > 0 and total > 50:
-        caveats.append(
-            f"a total epsilon of {total:g} bounds nothing in practice (exp({total:g})); read the "
-            "per-token epsilon as the operative protection"
-        )
-    return SequenceStatement(
-        mechanism=mechanism.name,
-        reference=mechanism.reference,
-        epsilon=eps,
-        epsilon_unit="per output token",
-        sensitivity=mechanism.sensitivity,
-        rating=mechanism.rating,
-        tokens=seg.tokens,
-        segments=len(seg.segments),
-        split_sentences=seg.split_sentences,
-        total_epsilon=total,
-        guarantee=guarantee,
-        released_unchanged=(
-            "no token is copied without a draw; the number of segments and each segment's token "
-            "length are released (sentence boundaries are kept)"
-        ),
-        output_vocabulary=len(mechanism.output_words),
-        model=mechanism.identity(),
-        unknown_tokens=unknown,
-        training_overlap=overlap,
-        seed=seed,
-        version=__version__,
-        caveats=tuple(caveats),
-    )
-
-
-def generate_texts(
-    texts: Sequence[str],
-    *,
-    mechanism: TokenMechanism,
-    random_state: RandomState = None,
-    progress: Callable[[int], None] | None = None,
-) -> list[GenerationResult]:
-    """Release every text with ``mechanism``, token by token (see the module docstring).
-
-    Texts are split into sentences, a sentence longer than the mechanism's maximum length into
-    consecutive segments (never truncated); the released segments (lower-cased, like the
-    models' vocabulary) are joined with spaces.
-    ``progress(n)`` is called with the number of tokens generated after each text.
-    """
-    if isinstance(texts, str):
-        raise InputError("texts must be a sequence of strings, not one string")
-    rng = check_random_state(random_state)
-    seed = describe_seed(random_state).describe()
-    words = np.asarray(mechanism.output_words, dtype=object)
-    out: list[GenerationResult] = []
-    for text in texts:
-        seg = segment_text(text, max_length=mechanism.max_length)
-        if not seg.segments:
-            raise InputError("a text has no tokens to release (empty or whitespace only)")
-        released: list[tuple[str, ...]] = []
-        for rating in mechanism.ratings(seg.segments):
-            idx = sample_rows(_probabilities(mechanism, rating), random_state=rng)
-            released.append(tuple(str(w) for w in words[idx]))
-        statement = _statement(
-            mechanism,
-            seg,
-            mechanism.unknown_tokens(seg.segments),
-            mechanism.training_overlap(seg.segments),
-            seed,
-        )
-        out.append(
-            GenerationResult(" ".join(detokenize(s) for s in released), tuple(released), statement)
-        )
-        if progress is not None:
-            progress(seg.tokens)
-    return out

@@ -1,4 +1,4 @@
-"""Text preparation: tokens, stopwords, bags of words and the paper's fixed length N."""
+"""Text preparation: tokens, stopwords, bags of words, the paper's fixed length N, rendering."""
 
 from authormask.text.prepare import (
     FIXED_LENGTH_METHODS,
@@ -8,10 +8,12 @@ from authormask.text.prepare import (
     TextPreparer,
     fixed_length_bag,
 )
+from authormask.text.render import match_case, render_text
 from authormask.text.stopwords import default_stopwords, load_stopwords
-from authormask.text.tokenize import Token, tokenize
+from authormask.text.tokenize import CLITICS, Token, tokenize
 
 __all__ = [
+    "CLITICS",
     "FIXED_LENGTH_METHODS",
     "OOV_POLICIES",
     "FixedLengthBag",
@@ -21,5 +23,7 @@ __all__ = [
     "default_stopwords",
     "fixed_length_bag",
     "load_stopwords",
+    "match_case",
+    "render_text",
     "tokenize",
 ]

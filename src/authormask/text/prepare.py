@@ -8,13 +8,25 @@ Lowercasing, punctuation and stopword removal, a bag of words, an explicit out-o
 * ``sample`` draws N words i.i.d. from the bag's word-frequency distribution (arXiv 2018
   version, section 5.2).
 
+Tokens (:func:`~authormask.text.tokenize.tokenize`) are words and punctuation marks; English
+clitics (``n't``, ``'s``, ``'m``, ``'ll``, ``'re``, ``'ve``, ``'d``) are separate word tokens,
+looked up in their lower-case ASCII-apostrophe form, and the default English stopword list contains
+them. Every word token is a stopword, a content word (in the vocabulary) or out of vocabulary.
+When ``n't`` is a stopword, the auxiliary it is attached to (``do`` in ``don't``, ``ca`` in
+``can't``, ``could`` in ``couldn't``) is one too, as the NLTK list's ``don``, ``couldn`` and
+``won`` intend: a negative contraction is a function word as a whole.
+
 OOV policies (words with no vector cannot be perturbed):
 
-* ``drop`` (default): the word is removed and never released;
+* ``drop`` (default): the word is removed and never released. Bag mode only: in text mode a
+  dropped word would leave a hole that shows where it was
+  (:func:`~authormask.text.render.render_text` refuses such a document);
 * ``keep``: the word is released unchanged - it is NOT protected, and the statement says how many
   such words passed through;
-* ``map``: the word is replaced by a fixed in-vocabulary word (default ``"unknown"``) which is then
-  perturbed like any other word, so its identity is never released.
+* ``map``: the word (a name, a number, anything with no vector) becomes a content position whose
+  word fed to the mechanism is a fixed in-vocabulary word (default ``"unknown"``), perturbed like
+  any other word, so its identity is never released and every non-stopword word position of the
+  text is released perturbed.
 """
 
 from __future__ import annotations
@@ -50,7 +62,8 @@ class PreparedDocument:
     """A document split into what the mechanism perturbs and what it does not.
 
     ``content_words`` are the (lowercased, in-vocabulary) words fed to the mechanism, in document
-    order; ``content_positions`` their token indices. ``roles`` gives each token's fate.
+    order; ``content_positions`` their token indices (an ``oov-mapped`` token is a content
+    position whose word is the preparer's ``oov_map_to``). ``roles`` gives each token's fate.
     """
 
     text: str
@@ -129,11 +142,12 @@ class TextPreparer:
         content: list[str] = []
         positions: list[int] = []
         kept: list[str] = []
+        negation = "n't" in self.stopwords
         for i, tok in enumerate(tokens):
             low = tok.lower
             if not tok.is_word:
                 roles.append("punctuation")
-            elif low in self.stopwords:
+            elif low in self.stopwords or (negation and _before_negation(tokens, i)):
                 roles.append("stopword")
             elif low in self.embeddings:
                 roles.append("content")
@@ -163,6 +177,12 @@ class TextPreparer:
         )
 
 
+def _before_negation(tokens: list[Token], i: int) -> bool:
+    """Whether token ``i`` is the auxiliary of a negative contraction (``ca`` in ``can't``)."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    return nxt is not None and nxt.start == tokens[i].end and nxt.lower == "n't"
+
+
 def fixed_length_bag(
     words: tuple[str, ...] | list[str],
     *,
@@ -172,8 +192,14 @@ def fixed_length_bag(
 ) -> FixedLengthBag:
     """Reduce a document's content words to exactly ``length`` words.
 
+    ``truncate`` keeps the first N words and refuses a document with fewer; ``sample`` draws N
+    words i.i.d. *with replacement* from the document's words (arXiv version 5.2), so any
+    document with at least one content word gives a bag of N.
+
     >>> fixed_length_bag(("a", "b", "c"), length=2).words
     ('a', 'b')
+    >>> len(fixed_length_bag(("a",), length=3, method="sample", random_state=0).words)
+    3
     """
     length = check_positive_int(length, name="length N")
     if method not in FIXED_LENGTH_METHODS:
@@ -181,7 +207,9 @@ def fixed_length_bag(
             f"fixed-length method must be one of {', '.join(FIXED_LENGTH_METHODS)}, got {method!r}"
         )
     words = tuple(words)
-    if length > len(words):
+    if not words:
+        raise InputError("the document has no content words")
+    if method == "truncate" and length > len(words):
         raise InputError(
             f"length N={length} is larger than the document's {len(words)} content words"
         )

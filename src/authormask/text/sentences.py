@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from authormask.text.tokenize import tokenize
+from authormask.text.tokenize import CLITICS, tokenize
 from authormask.validation import check_positive_int
 
 __all__ = ["Segmentation", "detokenize", "segment_text", "split_sentences", "word_tokens"]
@@ -57,10 +57,13 @@ def split_sentences(text: str) -> list[str]:
 def word_tokens(text: str) -> list[str]:
     """Lower-cased word and punctuation tokens (the vocabulary of the sequence models).
 
-    >>> word_tokens("The U.S. didn't say!")
-    ['the', 'u', '.', 's', '.', "didn't", 'say', '!']
+    Clitics are separate tokens, with an ASCII apostrophe
+    (:func:`~authormask.text.tokenize.tokenize`).
+
+    >>> word_tokens("The U.S. didn\u2019t say!")
+    ['the', 'u', '.', 's', '.', 'did', "n't", 'say', '!']
     """
-    return [t.text.lower() for t in tokenize(text)]
+    return [t.lower for t in tokenize(text)]
 
 
 @dataclass(frozen=True)
@@ -103,15 +106,18 @@ def segment_text(text: str, *, max_length: int) -> Segmentation:
     return Segmentation(tuple(segments), n_sentences, n_split)
 
 
-_NO_SPACE_BEFORE = frozenset(".,;:!?%)]}'\u2019\u201d")
+_NO_SPACE_BEFORE = frozenset([*".,;:!?%)]}'\u2019\u201d", *CLITICS])
 _NO_SPACE_AFTER = frozenset("([{$\u2018\u201c")
 
 
 def detokenize(tokens: list[str] | tuple[str, ...]) -> str:
-    """Join tokens into readable text: no space before closing punctuation or after opening.
+    """Join tokens into readable text: no space before closing punctuation or a clitic, or after
+    opening punctuation.
 
     >>> detokenize(["the", "price", "(", "in", "$", "5", ")", "rose", ",", "it", "said", "."])
     'the price (in $5) rose, it said.'
+    >>> detokenize(["we", "do", "n't", "know", "what", "she", "'s", "seen", "."])
+    "we don't know what she's seen."
     """
     out: list[str] = []
     for tok in tokens:

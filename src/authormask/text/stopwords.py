@@ -1,4 +1,5 @@
-"""Stopword lists. The default is the 179-word English list distributed with NLTK."""
+"""Stopword lists. The default is the English list distributed with NLTK (153 words) plus the
+seven English clitics (n't, 's, 'm, 'll, 're, 've, 'd) that the tokenizer splits off: 160 words."""
 
 from __future__ import annotations
 

@@ -2,7 +2,11 @@
 
 The scale of epsilon depends on the embeddings (the noise radius has mean n / epsilon in the
 units of the vectors), so the same epsilon means very different things for GloVe 50-d and
-word2vec 300-d. For each epsilon these statistics are estimated by sampling the mechanism.
+word2vec 300-d. For each epsilon these statistics are estimated by sampling the per-word
+mechanism K that ``emp-bag`` and ``emp-text`` apply to every content word (this is a study of K
+itself, word by word, not a release: nothing is published, so it samples K directly rather than
+through :func:`authormask.release.release`, which would also tokenise and drop punctuation-like
+vocabulary entries).
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from authormask.embeddings._base import Embeddings
-from authormask.embeddings.neighbours import NearestWordIndex
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms.earth_movers import EarthMoversMechanism
 from authormask.randomness import RandomState, check_random_state
@@ -85,9 +88,10 @@ def word_statistics(
             raise InvalidParameterError(f"probe words not in the vocabulary: {missing[:5]}")
     rows_in = np.repeat([embeddings.index_of(w) for w in probe], samples)
     out_rows: list[CalibrationRow] = []
-    index = NearestWordIndex(embeddings.vectors)  # built once, shared by every epsilon
     for eps in eps_list:
-        mech = EarthMoversMechanism(embeddings, epsilon=eps, index=index)
+        # the search index is the shared one of these embeddings, built once for every epsilon
+        # (and for every release with the same Embeddings object)
+        mech = EarthMoversMechanism(embeddings, epsilon=eps)
         out = mech.perturb_indices(rows_in, random_state=rng).reshape(len(probe), samples)
         src = rows_in.reshape(len(probe), samples)
         same = (out == src).mean(axis=1)

@@ -1,0 +1,428 @@
+"""The registry of release mechanisms: ``create_mechanism(name, **params)``.
+
+Names are the same everywhere (the CLI's ``--mechanism``, the library, every report):
+
+========== =====================================================================
+emp-bag    Earth Mover's privacy, Algorithm 2: a bag of N noisy words
+emp-text   Earth Mover's privacy in place: every content word, skeleton kept
+erae       ER-AE: exponential mechanism over a model trained with the reward
+ae-dp      AE-DP: the same over a model trained without it
+syntf      SynTF: exponential mechanism over word-vector similarity
+random-r   Random-R: uniform tokens (0-DP in the words)
+========== =====================================================================
+
+Parameters are keyword-only and validated here, in one place; a parameter a mechanism does not
+take is refused with the list of those it does. Models and embeddings are loaded and wired in
+here, so mechanisms never import them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from authormask.exceptions import InvalidParameterError
+from authormask.release._base import Mechanism
+
+__all__ = [
+    "MECHANISMS",
+    "MechanismSpec",
+    "Parameter",
+    "create_mechanism",
+    "mechanism_names",
+    "mechanism_spec",
+]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One public parameter of a mechanism (for validation messages, ``--help`` and APIs)."""
+
+    name: str
+    help: str
+    default: Any = None
+    required: bool = False
+    choices: tuple[str, ...] | None = None
+    minimum: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "help": self.help, "required": self.required}
+        if not self.required:
+            d["default"] = self.default if _jsonable(self.default) else str(self.default)
+        if self.choices is not None:
+            d["choices"] = list(self.choices)
+        if self.minimum is not None:
+            d["minimum"] = self.minimum
+        return d
+
+
+@dataclass(frozen=True)
+class MechanismSpec:
+    name: str
+    title: str
+    parameters: tuple[Parameter, ...]
+    factory: Callable[..., Mechanism]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "parameters": [p.to_dict() for p in self.parameters],
+        }
+
+
+def _jsonable(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+# --- shared parameters ------------------------------------------------------------------------
+
+_EPSILON = Parameter(
+    "epsilon", "privacy parameter per unit (> 0); smaller is more private", required=True,
+    minimum=0.0,
+)
+_EMBEDDINGS = Parameter(
+    "embeddings",
+    "word vectors: a packaged name, a vector file path, or a loaded Embeddings",
+    default="glove-6b-50d",
+)
+_VOCAB = Parameter(
+    "vocab_size", "keep the K most frequent words of the embeddings", default=100_000, minimum=1
+)
+_CACHE = Parameter("cache_dir", "where parsed vector files are cached", default=None)
+_STOPWORDS = Parameter(
+    "stopwords", "'english', 'none', a file of words, or a set of words", default="english"
+)
+_OOV_MAP_TO = Parameter(
+    "oov_map_to", "the fixed vocabulary word unknown words become under oov 'map'",
+    default="unknown",
+)
+_MODEL = Parameter(
+    "model", "a model directory of `authormask train erae` or a loaded model", required=True
+)
+_BATCH = Parameter("batch_size", "segments per model pass", default=256, minimum=1)
+_OUTPUT_SIZE = Parameter(
+    "output_size", "output words (the embeddings' most frequent)", default=20_000, minimum=1
+)
+_MAX_LENGTH = Parameter("max_length", "tokens per segment", default=50, minimum=1)
+
+
+def _embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
+    from authormask.embeddings import Embeddings, load_embeddings
+    from authormask.validation import check_positive_int
+
+    if vocab_size is not None:
+        vocab_size = check_positive_int(vocab_size, name="vocab_size")
+    if isinstance(value, Embeddings):
+        return value.restrict(vocab_size)
+    if not isinstance(value, (str, Path)):
+        raise InvalidParameterError(
+            f"embeddings must be a name, a path or an Embeddings object, got {value!r}"
+        )
+    return load_embeddings(
+        str(value), vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
+    )
+
+
+def _stopwords(value: Any) -> tuple[frozenset[str], str]:
+    from authormask.text import load_stopwords
+
+    if isinstance(value, (str, Path)):
+        return load_stopwords(str(value))
+    if isinstance(value, (set, frozenset, list, tuple)):
+        words = frozenset(str(w).lower() for w in value)
+        return words, f"a list of {len(words)} words"
+    raise InvalidParameterError(f"stopwords must be a name, a file or a set of words, got {value!r}")
+
+
+def _emp(
+    kind: str,
+    *,
+    epsilon: Any,
+    embeddings: Any,
+    vocab_size: Any,
+    cache_dir: Any,
+    stopwords: Any,
+    oov: Any,
+    oov_map_to: Any,
+    **bag: Any,
+) -> Mechanism:
+    from authormask.mechanisms.earth_movers import EMPBag, EMPText
+    from authormask.text import TextPreparer
+    from authormask.validation import check_epsilon
+
+    eps = check_epsilon(epsilon)
+    emb = _embeddings(embeddings, vocab_size, cache_dir)
+    words, described = _stopwords(stopwords)
+    preparer = TextPreparer(emb, stopwords=words, oov=oov, oov_map_to=oov_map_to)
+    common = {"embeddings": emb, "epsilon": eps, "preparer": preparer}
+    if kind == "emp-bag":
+        return EMPBag(**common, stopwords_description=described, **bag)
+    return EMPText(**common, stopwords_description=described)
+
+
+def _emp_bag(
+    *,
+    epsilon: Any,
+    embeddings: Any = "glove-6b-50d",
+    vocab_size: Any = 100_000,
+    cache_dir: Any = None,
+    length: Any = None,
+    fixed_length: Any = "truncate",
+    stopwords: Any = "english",
+    oov: Any = "drop",
+    oov_map_to: Any = "unknown",
+) -> Mechanism:
+    from authormask.mechanisms.earth_movers import DEFAULT_LENGTH
+
+    if length is None:
+        length = DEFAULT_LENGTH
+    elif length != "shortest":
+        from authormask.validation import check_positive_int
+
+        length = check_positive_int(length, name="length N")
+    return _emp(
+        "emp-bag",
+        epsilon=epsilon,
+        embeddings=embeddings,
+        vocab_size=vocab_size,
+        cache_dir=cache_dir,
+        stopwords=stopwords,
+        oov=oov,
+        oov_map_to=oov_map_to,
+        length=length,
+        fixed_length=fixed_length,
+    )
+
+
+def _emp_text(
+    *,
+    epsilon: Any,
+    embeddings: Any = "glove-6b-50d",
+    vocab_size: Any = 100_000,
+    cache_dir: Any = None,
+    stopwords: Any = "english",
+    oov: Any = "map",
+    oov_map_to: Any = "unknown",
+) -> Mechanism:
+    return _emp(
+        "emp-text",
+        epsilon=epsilon,
+        embeddings=embeddings,
+        vocab_size=vocab_size,
+        cache_dir=cache_dir,
+        stopwords=stopwords,
+        oov=oov,
+        oov_map_to=oov_map_to,
+    )
+
+
+def _load_model(model: Any, *, reward: bool, name: str) -> Any:
+    from authormask.models.erae import ERAEModel, load_model
+
+    if isinstance(model, (str, Path)):
+        model = load_model(model)
+    if not isinstance(model, ERAEModel):
+        raise InvalidParameterError(f"model must be a model directory or a loaded model, got {model!r}")
+    if bool(model.config.uses_reward) != reward:
+        other = "ae-dp" if reward else "erae"
+        raise InvalidParameterError(
+            f"the model was trained {'without' if reward else 'with'} the embedding reward: "
+            f"it is an {other} model, not {name}"
+        )
+    return model
+
+
+def _erae(*, epsilon: Any, model: Any, batch_size: Any = 256) -> Mechanism:
+    from authormask.mechanisms.generation import ERAEMechanism
+
+    return ERAEMechanism(
+        _load_model(model, reward=True, name="erae"), epsilon=epsilon, batch_size=batch_size
+    )
+
+
+def _aedp(*, epsilon: Any, model: Any, batch_size: Any = 256) -> Mechanism:
+    from authormask.mechanisms.generation import ERAEMechanism
+
+    return ERAEMechanism(
+        _load_model(model, reward=False, name="ae-dp"), epsilon=epsilon, batch_size=batch_size
+    )
+
+
+def _syntf(
+    *,
+    epsilon: Any,
+    embeddings: Any = "glove-6b-50d",
+    vocab_size: Any = 100_000,
+    cache_dir: Any = None,
+    output_size: Any = 20_000,
+    max_length: Any = 50,
+) -> Mechanism:
+    from authormask.mechanisms.generation import SynTFMechanism
+
+    emb = _embeddings(embeddings, vocab_size, cache_dir)
+    return SynTFMechanism(emb, epsilon=epsilon, output_size=output_size, max_length=max_length)
+
+
+def _random_r(
+    *,
+    model: Any = None,
+    embeddings: Any = "glove-6b-50d",
+    vocab_size: Any = 100_000,
+    cache_dir: Any = None,
+    output_size: Any = 20_000,
+    max_length: Any = None,
+) -> Mechanism:
+    from authormask.mechanisms.generation import RandomReplacement
+    from authormask.validation import check_positive_int
+
+    if model is not None:
+        from authormask.models.erae import ERAEModel, load_model
+
+        loaded = load_model(model) if isinstance(model, (str, Path)) else model
+        if not isinstance(loaded, ERAEModel):
+            raise InvalidParameterError(f"model must be a model directory or a loaded model, got {model!r}")
+        length = loaded.config.max_length if max_length is None else max_length
+        return RandomReplacement(loaded.vocab.words, max_length=length)
+    size = check_positive_int(output_size, name="output_size")
+    emb = _embeddings(embeddings, vocab_size, cache_dir)
+    return RandomReplacement(emb.words[:size], max_length=50 if max_length is None else max_length)
+
+
+MECHANISMS: dict[str, MechanismSpec] = {
+    spec.name: spec
+    for spec in (
+        MechanismSpec(
+            "emp-bag",
+            "Earth Mover's privacy (Fernandes et al. 2019, Algorithm 2): a bag of N noisy words",
+            (
+                _EPSILON,
+                _EMBEDDINGS,
+                _VOCAB,
+                _CACHE,
+                Parameter(
+                    "length",
+                    "N, the number of words per bag (a public parameter), or 'shortest' (the "
+                    "smallest document of the release; the statement says what that reveals)",
+                    default=40,
+                    minimum=1,
+                ),
+                Parameter(
+                    "fixed_length",
+                    "truncate (first N content words) or sample (N draws with replacement)",
+                    default="truncate",
+                    choices=("truncate", "sample"),
+                ),
+                _STOPWORDS,
+                Parameter(
+                    "oov",
+                    "unknown words: drop, keep (unprotected) or map",
+                    default="drop",
+                    choices=("drop", "keep", "map"),
+                ),
+                _OOV_MAP_TO,
+            ),
+            _emp_bag,
+        ),
+        MechanismSpec(
+            "emp-text",
+            "Earth Mover's privacy in place: every content word perturbed, the skeleton kept",
+            (
+                _EPSILON,
+                _EMBEDDINGS,
+                _VOCAB,
+                _CACHE,
+                _STOPWORDS,
+                Parameter(
+                    "oov",
+                    "unknown words: map (perturb a fixed word in their place) or keep "
+                    "(unprotected); drop would leave holes",
+                    default="map",
+                    choices=("map", "keep"),
+                ),
+                _OOV_MAP_TO,
+            ),
+            _emp_text,
+        ),
+        MechanismSpec(
+            "erae",
+            "ER-AE (Bo et al. 2021): tokens drawn by the exponential mechanism from a model "
+            "trained with the embedding reward",
+            (_EPSILON, _MODEL, _BATCH),
+            _erae,
+        ),
+        MechanismSpec(
+            "ae-dp",
+            "AE-DP: tokens drawn by the exponential mechanism from a model trained without the "
+            "embedding reward",
+            (_EPSILON, _MODEL, _BATCH),
+            _aedp,
+        ),
+        MechanismSpec(
+            "syntf",
+            "SynTF: tokens drawn by the exponential mechanism over word-vector similarity",
+            (_EPSILON, _EMBEDDINGS, _VOCAB, _CACHE, _OUTPUT_SIZE, _MAX_LENGTH),
+            _syntf,
+        ),
+        MechanismSpec(
+            "random-r",
+            "Random-R: uniform tokens from a fixed vocabulary (0-DP in the words)",
+            (
+                Parameter(
+                    "model", "take the output vocabulary and segment length from this model"
+                ),
+                _EMBEDDINGS,
+                _VOCAB,
+                _CACHE,
+                _OUTPUT_SIZE,
+                Parameter("max_length", "tokens per segment", default=50, minimum=1),
+            ),
+            _random_r,
+        ),
+    )
+}
+
+
+def mechanism_names() -> tuple[str, ...]:
+    """The registered names, in a fixed order."""
+    return tuple(MECHANISMS)
+
+
+def mechanism_spec(name: str) -> MechanismSpec:
+    try:
+        return MECHANISMS[name]
+    except KeyError:
+        raise InvalidParameterError(
+            f"unknown mechanism {name!r}; choose one of {', '.join(MECHANISMS)}"
+        ) from None
+
+
+def create_mechanism(name: str, /, **params: Any) -> Mechanism:
+    """Build the mechanism ``name`` with validated keyword-only parameters.
+
+    >>> create_mechanism("emp-text", epsilon=10, lenght=5)
+    Traceback (most recent call last):
+    ...
+    authormask.exceptions.InvalidParameterError: emp-text does not take 'lenght'; it takes: epsilon, embeddings, vocab_size, cache_dir, stopwords, oov, oov_map_to
+    """
+    spec = mechanism_spec(name)
+    allowed = [p.name for p in spec.parameters]
+    unknown = [k for k in params if k not in allowed]
+    if unknown:
+        raise InvalidParameterError(
+            f"{name} does not take {', '.join(repr(k) for k in unknown)}; it takes: "
+            f"{', '.join(allowed)}"
+        )
+    missing = [p.name for p in spec.parameters if p.required and params.get(p.name) is None]
+    if missing:
+        raise InvalidParameterError(f"{name} needs {', '.join(missing)}")
+    for p in spec.parameters:
+        value = params.get(p.name)
+        if p.choices is not None and value is not None and value not in p.choices:
+            raise InvalidParameterError(
+                f"{p.name} of {name} must be one of {', '.join(p.choices)}, got {value!r} "
+                f"({p.help})"
+            )
+    return spec.factory(**params)

@@ -1,0 +1,69 @@
+"""The public statement depends on the public parameters only: a property test over many pairs
+of different inputs, every mechanism and every format."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import authormask as am
+from authormask.embeddings import Embeddings
+
+WORDS = ["budget", "committee", "taxes", "schools", "river", "bridge", "Cables", "money"]
+STOP = ["the", "and", "of", "a", "was", "don't", "it's"]
+OTHER = [",", ".", "!", "...", "Zxqvbnm", "Qwrtplk's", "42", "\n", "\n\n", "  "]
+
+text_strategy = st.lists(
+    st.sampled_from(WORDS + STOP + OTHER), min_size=0, max_size=60
+).map(lambda parts: " ".join(["budget", *parts, "money"]))
+
+
+@pytest.fixture(scope="module")
+def mechanisms(glove_20k: Embeddings, tiny_erae_dir, tiny_aedp_dir) -> dict[str, am.Mechanism]:
+    emb = {"embeddings": glove_20k, "vocab_size": None}
+    return {
+        "emp-bag": am.create_mechanism("emp-bag", epsilon=7, length=5, fixed_length="sample", **emb),
+        "emp-text": am.create_mechanism("emp-text", epsilon=7, **emb),
+        "syntf": am.create_mechanism("syntf", epsilon=7, output_size=500, **emb),
+        "random-r": am.create_mechanism("random-r", output_size=500, **emb),
+        "erae": am.create_mechanism("erae", epsilon=7, model=tiny_erae_dir),
+        "ae-dp": am.create_mechanism("ae-dp", epsilon=7, model=tiny_aedp_dir),
+    }
+
+
+def _published(rel: am.Release) -> tuple[str, str, str]:
+    st_ = rel.statement
+    return st_.describe(), st_.to_json(), json.dumps(rel.documents[0].record(st_)["privacy"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(a=text_strategy, b=text_strategy, seeded=st.booleans())
+def test_statement_is_identical_for_any_two_inputs(mechanisms, a: str, b: str, seeded: bool) -> None:
+    for mech in mechanisms.values():
+        ra = am.release([a], mech, random_state=1 if seeded else None)
+        rb = am.release([b, a], mech, random_state=2 if seeded else None)
+        assert _published(ra) == _published(rb)
+
+
+def test_statement_never_holds_the_seed_or_counts(mechanisms) -> None:
+    text = "The budget, the committee and the taxes! " * 3
+    for name, mech in mechanisms.items():
+        rel = am.release([text], mech, random_state=987654321)
+        published = rel.statement.to_json() + rel.statement.describe()
+        assert "987654321" not in published
+        assert "seeded (reproducible; keep the seed secret)" in published
+        assert rel.report.seed == 987654321  # the private report keeps it
+        assert "counts" not in rel.statement.to_dict() and "tokens" not in rel.statement.to_dict()
+        assert rel.statement.mechanism == name
+
+
+def test_every_registered_mechanism_is_covered(mechanisms) -> None:
+    assert set(am.mechanism_names()) == set(mechanisms)
+
+
+def test_random_r_takes_no_epsilon(glove_20k: Embeddings) -> None:
+    with pytest.raises(am.InvalidParameterError, match="does not take 'epsilon'"):
+        am.create_mechanism("random-r", epsilon=1.0, embeddings=glove_20k)
