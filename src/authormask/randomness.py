@@ -70,11 +70,11 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
     )
 
 
-def describe_seed(random_state: RandomState) -> SeedInfo:
-    """Describe ``random_state`` for a privacy statement."""
+def describe_seed(random_state: RandomState | np.random.SeedSequence) -> SeedInfo:
+    """Describe ``random_state``: seeded or not (public) and the seed (private report only)."""
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         return SeedInfo(seeded=True, seed=int(random_state))
-    if isinstance(random_state, np.random.Generator):
+    if isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
         return SeedInfo(seeded=True, seed=None)
     return SeedInfo(seeded=False, seed=None)
 
@@ -95,7 +95,7 @@ def root_seed_sequence(
             [int(x) for x in random_state.integers(0, 2**32, size=4, dtype=np.uint64)]
         )
     check_random_state(random_state)  # validates the int
-    return np.random.SeedSequence(int(random_state))  # type: ignore[arg-type]
+    return np.random.SeedSequence(int(random_state))
 
 
 def document_generator(root: np.random.SeedSequence, position: int) -> np.random.Generator:

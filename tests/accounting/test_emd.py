@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 from scipy.spatial.distance import cdist
-from scipy.special import gammainc
 
 from authormask.accounting import (
     earth_movers_distance,
@@ -90,21 +89,36 @@ def test_paper_worked_multipliers() -> None:
 def test_utility_bound_matches_series_definition() -> None:
     eps, n_len, dim, delta = 0.5, 2, 6, 1.3
     x = eps * n_len * delta
-    series = 1 - math.exp(-x) * sum(x**i / math.factorial(i) for i in range(dim))
+
+    def one_minus_series(k: int) -> float:  # 1 - exp(-x) e_{k-1}(x), written out
+        return 1 - math.exp(-x) * sum(x**i / math.factorial(i) for i in range(k))
+
     ub = utility_bound(epsilon=eps, length=n_len, dimension=dim, delta=delta)
-    assert ub.paper_bound == pytest.approx(series, rel=1e-12)
-    assert ub.manhattan_bound == pytest.approx(gammainc(n_len * dim, x))
-    assert ub.in_stated_range == (x <= dim / math.e)
+    assert ub.as_printed == pytest.approx(one_minus_series(dim), rel=1e-12)
+    assert ub.bound == pytest.approx(one_minus_series(n_len * dim), rel=1e-12)
+    assert not ub.as_printed_valid
+    single = utility_bound(epsilon=eps, length=1, dimension=dim, delta=delta)
+    assert single.as_printed_valid and single.bound == single.as_printed
 
 
-def test_manhattan_bound_is_the_probability_of_z_m_and_a_valid_lower_bound() -> None:
-    # Monte Carlo: sum of N independent Gamma(n, 1/eps) radii <= N*delta.
-    eps, n_len, dim, delta = 1.0, 3, 4, 1.2
+def test_theorem_3_as_printed_overstates_the_probability_for_n_above_1() -> None:
+    """Monte Carlo of P[E(b, Z) <= delta] for a bag of N=2 far-apart vectors in R^2 (so the
+    optimal matching is the identity): the printed bound exceeds the true probability, the
+    corrected bound does not."""
+    eps, n_len, dim, delta = 1.0, 2, 2, 0.35  # x = 0.7 <= n/e: inside the printed range
     rng = np.random.default_rng(4)
-    radii = rng.gamma(dim, 1 / eps, size=(200_000, n_len)).sum(axis=1)
-    p_hat = float(np.mean(radii <= n_len * delta))
+    bag = np.eye(n_len, dim) * 1000.0
+    m = 200_000
+    g = rng.standard_normal((m, n_len, dim))
+    dirs = g / np.linalg.norm(g, axis=2, keepdims=True)
+    radii = rng.gamma(dim, 1 / eps, size=(m, n_len, 1))
+    noisy = bag[None] + radii * dirs
+    # identity matching is optimal: noise radii are tiny next to the 1000-apart vectors
+    emd = np.linalg.norm(noisy - bag[None], axis=2).mean(axis=1)
+    p_hat = float(np.mean(emd <= delta))
+    se = math.sqrt(p_hat * (1 - p_hat) / m)
     ub = utility_bound(epsilon=eps, length=n_len, dimension=dim, delta=delta)
-    se = math.sqrt(p_hat * (1 - p_hat) / 200_000)
-    assert abs(p_hat - ub.manhattan_bound) < 5 * se
-    # The printed Theorem 3 is larger than P(Z_M) for N > 1 (its proof approximates).
-    assert ub.paper_bound > ub.manhattan_bound
+    assert ub.as_printed > p_hat + 10 * se  # the printed Theorem 3 is not a lower bound
+    assert abs(p_hat - ub.bound) < 5 * se  # the corrected one is exact here
+    check = earth_movers_distance(bag, noisy[0])
+    assert check.distance == pytest.approx(float(emd[0]), rel=1e-9)

@@ -87,7 +87,7 @@ def test_same_bag_same_published_statement(run, tmp_path: Path) -> None:
         assert code == 0
         rec = json.loads(out)
         target = tmp_path / f"out{i}.txt"
-        code, _, err_file = run(*args, "-o", str(target))
+        code, _, _err_file = run(*args, "-o", str(target))
         assert code == 0
         statement_file = (tmp_path / f"out{i}.txt.privacy.json").read_bytes()
         stderr_statement = err[err.index("Privacy statement") :]
@@ -117,7 +117,7 @@ def test_obfuscate_jsonl_folder_and_stdin(run, docs, monkeypatch, tmp_path: Path
 def test_several_inputs_without_length_use_the_public_default(run, docs) -> None:
     code, _, err = run("obfuscate", str(docs[0]), str(docs[1]), "-e", "5")
     assert code != 0 and "fewer than N=40" in err and "--length" in err
-    code, out, err = run(
+    code, _out, err = run(
         "obfuscate", str(docs[0]), str(docs[1]), "-e", "5", "--fixed-length", "sample"
     )
     assert code == 0 and "N           : 40" in err
@@ -172,6 +172,35 @@ def test_distance_and_multiplier(run, docs) -> None:
     assert res["multiplier"] == pytest.approx(2.718281828 ** res["document_epsilon"], rel=1e-9)
     code, out, _ = run("distance", str(docs[0]), str(docs[0]))
     assert code == 0 and "= 0.0000" in out
+
+
+def test_distance_prints_what_a_direct_computation_gives(run, docs, glove_20k) -> None:
+    """E by the linear program of Definition 3 (scipy linprog), epsilon*N*E and exp of it."""
+    import numpy as np
+    from scipy.optimize import linprog
+    from scipy.spatial.distance import cdist
+
+    from authormask.text import TextPreparer
+
+    eps, n = 0.05, 6
+    code, out, _ = run(
+        "distance", str(docs[0]), str(docs[1]), "-e", str(eps), "-N", str(n), "--json"
+    )
+    assert code == 0
+    res = json.loads(out)
+    prep = TextPreparer(glove_20k)
+    a = prep.prepare(DOC).content_words[:n]
+    b = prep.prepare(OTHER).content_words[:n]
+    cost = cdist(glove_20k.lookup(list(a)), glove_20k.lookup(list(b)))
+    eq = [np.kron(np.eye(n), np.ones(n)), np.kron(np.ones(n), np.eye(n))]
+    lp = linprog(cost.ravel(), A_eq=np.vstack(eq), b_eq=np.full(2 * n, 1 / n), bounds=(0, None))
+    assert res["emd_at_length"] == pytest.approx(lp.fun, rel=1e-6)
+    assert res["document_epsilon"] == pytest.approx(eps * n * lp.fun, rel=1e-6)
+    assert res["multiplier"] == pytest.approx(np.exp(eps * n * lp.fun), rel=1e-6)
+    code, out, _ = run("distance", str(docs[0]), str(docs[1]), "-e", str(eps), "-N", str(n))
+    assert f"epsilon*N*E = {eps * n * lp.fun:.4f}" in out
+    code, out, err = run("distance", str(docs[0]), str(docs[1]), "-e", "1000")  # no overflow
+    assert code == 0 and "times more likely" in out and "exp(" in out, err
 
 
 def test_embeddings_and_calibrate(run) -> None:

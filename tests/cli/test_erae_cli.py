@@ -1,4 +1,4 @@
-"""`authormask train erae`, `obfuscate --mechanism erae|ae-dp|syntf|random` and
+"""`authormask train erae`, `obfuscate --mechanism erae|ae-dp|syntf|random-r` and
 `evaluate --protocol bo2021`, end to end with a tiny model, and their bad inputs."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_train_then_generate(run, trained: Path, tmp_path: Path) -> None:
     )
     assert code == 0, err
     assert len(out.split()) == 15  # one output token per input token (words and punctuation)
-    assert "mechanism   : ER-AE" in err and "epsilon * l = 375" in err
+    assert "mechanism   : erae: ER-AE" in err and "epsilon_doc = 25 * l" in err
     target = tmp_path / "released.txt"
     code, _, err = run(
         "obfuscate",
@@ -91,9 +91,25 @@ def test_train_then_generate(run, trained: Path, tmp_path: Path) -> None:
     )
     assert code == 0, err
     statement = json.loads((tmp_path / "released.txt.privacy.json").read_text())
-    assert statement["epsilon"] == 25 and statement["tokens"] == 15
-    assert statement["total_epsilon"] == 375 and statement["segments"] == 2
-    assert statement["model"]["vocab_size"] == 400
+    assert statement["epsilon"] == 25 and statement["mechanism"] == "erae"
+    assert statement["model"]["vocab_size"] == 400 and "path" not in statement["model"]
+    assert "tokens" not in statement and "segments" not in statement  # input-dependent
+    report = (tmp_path / "released.txt.DO-NOT-PUBLISH.report.txt").read_text()
+    assert '"tokens": 15' in report and '"segments": 2' in report
+    code, out, err = run(
+        "obfuscate",
+        "-m",
+        "erae",
+        "--model",
+        str(trained),
+        "-e",
+        "25",
+        str(doc),
+        "--format",
+        "jsonl",
+    )
+    record = json.loads(out)
+    assert record["tokens"] == 15 and record["epsilon_total"] == 375  # visible in the output
     # no overwrite without --force
     code, _, err = run(
         "obfuscate",
@@ -129,7 +145,21 @@ def test_overlap_with_training_text_is_warned(run, trained: Path, tmp_path: Path
         "obfuscate", "--mechanism", "erae", "--model", str(trained), "-e", "5", str(doc)
     )
     assert code == 0
-    assert "occur in the model's training corpus" in err
+    assert "warnings in the private report" in err and "--report" in err
+    report = tmp_path / "report.txt"
+    code, _, err = run(
+        "obfuscate",
+        "-m",
+        "erae",
+        "--model",
+        str(trained),
+        "-e",
+        "5",
+        str(doc),
+        "--report",
+        str(report),
+    )
+    assert code == 0 and "occur verbatim in the model's training corpus" in report.read_text()
 
 
 def test_baselines_from_the_command_line(run, trained: Path) -> None:
@@ -137,22 +167,26 @@ def test_baselines_from_the_command_line(run, trained: Path) -> None:
         "obfuscate", "--mechanism", "syntf", "-e", "30", "--seed", "2", "--vocab-size", "20000"
     )
     assert code == 0, err
-    assert "mechanism   : SynTF" in err and "sensitivity 2" in err
+    assert "mechanism   : syntf: SynTF" in err and "sensitivity : 2" in err
     code, _out, err = run(
-        "obfuscate", "--mechanism", "random", "-e", "1", "--model", str(trained), "--seed", "2"
+        "obfuscate", "--mechanism", "random-r", "--model", str(trained), "--seed", "2"
     )
     assert code == 0, err
     assert "0-DP in the words" in err
+    code, _out, err = run(
+        "obfuscate", "--mechanism", "random-r", "-e", "1", "--model", str(trained)
+    )
+    assert code != 0 and "--epsilon does not apply to --mechanism random-r" in err
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--mechanism", "erae", "-e", "5"), "needs --model"),
+        (("--mechanism", "erae", "-e", "5"), "erae needs model"),
         (("--mechanism", "erae", "-e", "0", "--model", "{model}"), "epsilon must be"),
         (("--mechanism", "erae", "-e", "-2", "--model", "{model}"), "epsilon must be"),
         (("--mechanism", "erae", "-e", "5", "--model", "{missing}"), "model directory not found"),
-        (("--mechanism", "ae-dp", "-e", "5", "--model", "{model}"), "use --mechanism erae"),
+        (("--mechanism", "ae-dp", "-e", "5", "--model", "{model}"), "it is an erae model"),
         (("--mechanism", "syntf", "-e", "5", "--model", "{model}"), "does not apply"),
     ],
 )

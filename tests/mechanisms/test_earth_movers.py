@@ -153,7 +153,12 @@ def test_noise_direction_is_uniform_end_to_end() -> None:
     words = ("centre", *(f"w{i}" for i in range(8)))
     emb = Embeddings(name="ring", source="test", words=words, vectors=vectors)
     mech = am.create_mechanism(
-        "emp-text", epsilon=1.0, embeddings=emb, vocab_size=None, stopwords="none", oov_map_to="centre"
+        "emp-text",
+        epsilon=1.0,
+        embeddings=emb,
+        vocab_size=None,
+        stopwords="none",
+        oov_map_to="centre",
     )
     res = am.release(["centre " * 5000], mech, random_state=2)
     out = res.documents[0].words
@@ -185,7 +190,9 @@ def test_outputs_do_not_depend_on_batching(glove_20k: Embeddings) -> None:
 def test_statement_formulas_match_direct_computation(glove_20k: Embeddings) -> None:
     for eps, n in ((10.0, 7), (0.5, 3), (2.5, 40)):
         st = _mech("emp-bag", glove_20k, epsilon=eps, length=n).statement(seeded=False)
-        coef = float(re.fullmatch(r"epsilon_doc\(b, b'\) = (\S+) \* E\(b, b'\)", st.document_bound)[1])
+        coef = float(
+            re.fullmatch(r"epsilon_doc\(b, b'\) = (\S+) \* E\(b, b'\)", st.document_bound)[1]
+        )
         assert coef == pytest.approx(eps * n, rel=1e-5)
         assert f"exp({eps:g} * {n} * E(b, b'))" in st.guarantee
         assert f"N={n} words" in st.guarantee and st.parameters["N"] == n
@@ -226,8 +233,9 @@ def test_shared_index_must_match_embeddings(glove_20k: Embeddings) -> None:
     a = EarthMoversMechanism(glove_20k, epsilon=5.0, index=index)
     b = EarthMoversMechanism(glove_20k, epsilon=50.0, index=index)
     assert a.index is b.index
-    assert EarthMoversMechanism(glove_20k, epsilon=1.0).index is EarthMoversMechanism(
-        glove_20k, epsilon=2.0
-    ).index  # one shared index per embeddings by default
+    assert (
+        EarthMoversMechanism(glove_20k, epsilon=1.0).index
+        is EarthMoversMechanism(glove_20k, epsilon=2.0).index
+    )  # one shared index per embeddings by default
     with pytest.raises(InvalidParameterError, match="other embeddings"):
         EarthMoversMechanism(glove_20k.restrict(100), epsilon=5.0, index=index)

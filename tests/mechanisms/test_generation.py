@@ -6,14 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import authormask as am
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.mechanisms.generation import (
-    ERAEMechanism,
-    RandomReplacement,
-    SynTFMechanism,
-    generate_texts,
-    output_probabilities,
-)
+from authormask.mechanisms.generation import ERAEMechanism, RandomReplacement, SynTFMechanism
 from authormask.models.erae import load_model
 from authormask.text.sentences import word_tokens
 
@@ -36,14 +31,13 @@ def _position_counts(mechanism, position: int) -> tuple[np.ndarray, np.ndarray]:
     """Release one text of REPEATS identical sentences: every sentence is an independent draw
     from the same per-token distributions, so position ``position`` gives REPEATS samples."""
     text = " ".join([SENTENCE] * REPEATS)
-    result = generate_texts([text], mechanism=mechanism, random_state=11)[0]
-    assert len(result.segments) == REPEATS
-    index = {w: i for i, w in enumerate(mechanism.output_words)}
-    counts = np.bincount(
-        [index[s[position]] for s in result.segments], minlength=len(mechanism.output_words)
-    )
+    result = am.release([text], mechanism, random_state=11).documents[0]
     segment = tuple(word_tokens(SENTENCE))
-    probs = next(output_probabilities(mechanism, [segment]))[position]
+    assert len(result.words) == REPEATS * len(segment)
+    index = {w: i for i, w in enumerate(mechanism.output_words)}
+    tokens = np.array([index[w] for w in result.words]).reshape(REPEATS, len(segment))
+    counts = np.bincount(tokens[:, position], minlength=len(mechanism.output_words))
+    probs = next(mechanism.probabilities([segment]))[position]
     return counts, probs
 
 
@@ -85,21 +79,23 @@ def test_random_replacement_is_uniform(glove_20k):
 
 def test_sequence_accounting_is_epsilon_times_length(erae_model):
     text = "One short sentence here. " + " ".join(["Word"] + ["word"] * 119) + "."
-    res = generate_texts([text], mechanism=ERAEMechanism(erae_model, epsilon=3.0), random_state=0)[
-        0
-    ]
-    st = res.statement
+    mech = ERAEMechanism(erae_model, epsilon=3.0)
+    res = am.release([text], mech, random_state=0)
+    doc = res.documents[0]
     n_tokens = len(word_tokens(text))
-    assert st.tokens == n_tokens == sum(len(s) for s in res.segments)  # nothing truncated
-    assert st.total_epsilon == pytest.approx(3.0 * n_tokens)
+    assert doc.figures["tokens"] == n_tokens == len(doc.words)  # nothing truncated
+    assert doc.figures["epsilon_total"] == pytest.approx(3.0 * n_tokens)
     m = erae_model.config.max_length
     assert m < 121
     cuts = [m] * (121 // m) + ([121 % m] if 121 % m else [])  # consecutive pieces of m tokens
-    assert st.segments == 1 + len(cuts)
-    assert st.split_sentences == 1
-    assert [len(s) for s in res.segments] == [5, *cuts]
+    seg = mech.prepare(text)
+    assert len(seg.segments) == 1 + len(cuts) and seg.split_sentences == 1
+    assert [len(s) for s in seg.segments] == [5, *cuts]
+    st = res.statement
     assert st.epsilon == 3.0 and st.epsilon_unit == "per output token"
-    assert st.mechanism == "ER-AE" and st.sensitivity == 1.0
+    assert st.mechanism == "erae" and st.parameters["sensitivity"] == 1.0
+    assert st.document_bound.startswith("epsilon_doc = 3 * l")
+    assert "exp(3 * l)" in st.guarantee
 
 
 def test_sequence_guarantee_bounds_the_probability_ratio(erae_model):
@@ -108,8 +104,8 @@ def test_sequence_guarantee_bounds_the_probability_ratio(erae_model):
     a = [tuple(word_tokens("The bank raised its rates again."))]
     b = [tuple(word_tokens("Our team lost every single game."))]
     assert len(a[0]) == len(b[0])
-    pa = next(output_probabilities(mech, a))
-    pb = next(output_probabilities(mech, b))
+    pa = next(mech.probabilities(a))
+    pb = next(mech.probabilities(b))
     rng = np.random.default_rng(1)
     for _ in range(500):
         y = rng.integers(0, pa.shape[1], size=pa.shape[0])
@@ -120,16 +116,13 @@ def test_sequence_guarantee_bounds_the_probability_ratio(erae_model):
     assert np.max(np.abs(np.log(pa) - np.log(pb))) <= 2.0 + 1e-9
 
 
-def test_unknown_words_are_counted(erae_model):
-    res = generate_texts(
-        ["Zxqvbn flurbished the qwertyuiop."],
-        mechanism=ERAEMechanism(erae_model, epsilon=5.0),
-        random_state=0,
-    )[0]
-    assert res.statement.unknown_tokens == 3
+def test_unknown_words_are_counted_privately(erae_model):
+    res = am.release(["Zxqvbn flurbished the qwertyuiop."], ERAEMechanism(erae_model, epsilon=5.0))
+    assert res.report.documents[0]["unknown_tokens"] == 3
+    assert "unknown" not in res.statement.to_json()
 
 
-def test_training_overlap_is_reported(erae_model, aaac_texts):
+def test_training_overlap_is_reported_privately(erae_model, aaac_texts):
     from authormask.models.erae.checkpoint import segment_hash
     from authormask.models.erae.training import prepare_segments
     from authormask.text.sentences import detokenize, segment_text
@@ -143,23 +136,24 @@ def test_training_overlap_is_reported(erae_model, aaac_texts):
             seen = text
             break
     assert seen is not None
-    res = generate_texts(
-        [seen, "Nobody wrote this exact sentence about purple zebras."],
-        mechanism=ERAEMechanism(erae_model, epsilon=5.0),
-        random_state=0,
-    )
-    assert res[0].statement.training_overlap == 1
-    assert any("training corpus" in c for c in res[0].statement.caveats)
-    assert res[1].statement.training_overlap == 0
+    mech = ERAEMechanism(erae_model, epsilon=5.0)
+    res = am.release([seen, "Nobody wrote this exact sentence about purple zebras."], mech)
+    assert res.report.documents[0]["training_overlap_segments"] == 1
+    assert res.report.documents[1]["training_overlap_segments"] == 0
+    assert len(res.report.warnings) == 1 and "training corpus" in res.report.warnings[0]
+    assert any("not trained on the text" in c for c in res.statement.caveats)
+    assert am.release([seen], mech).statement == res.statement
 
 
-def test_seeded_runs_are_reproducible(erae_model):
+def test_seeded_runs_are_reproducible_and_the_seed_is_not_published(erae_model):
     mech = ERAEMechanism(erae_model, epsilon=10.0)
-    a = generate_texts([SENTENCE], mechanism=mech, random_state=4)[0]
-    b = generate_texts([SENTENCE], mechanism=mech, random_state=4)[0]
-    assert a.text == b.text
-    assert a.statement.seed == "seeded (4)"
-    assert generate_texts([SENTENCE], mechanism=mech)[0].statement.seed.startswith("unseeded")
+    a = am.release([SENTENCE], mech, random_state=4)
+    b = am.release([SENTENCE], mech, random_state=4)
+    assert a.texts == b.texts
+    assert a.statement.randomness == "seeded (reproducible; keep the seed secret)"
+    assert am.release([SENTENCE], mech).statement.randomness.startswith("unseeded")
+    from_generator = am.release([SENTENCE], mech, random_state=np.random.default_rng(3))
+    assert from_generator.statement.randomness == a.statement.randomness  # never "seeded (None)"
 
 
 def test_bad_inputs(erae_model):
@@ -167,9 +161,12 @@ def test_bad_inputs(erae_model):
         ERAEMechanism(erae_model, epsilon=0)
     with pytest.raises(InvalidParameterError, match="epsilon"):
         ERAEMechanism(erae_model, epsilon=-3)
+    mech = ERAEMechanism(erae_model, epsilon=1.0)
     with pytest.raises(InputError, match="no tokens"):
-        generate_texts(["   "], mechanism=ERAEMechanism(erae_model, epsilon=1.0))
-    with pytest.raises(InputError, match="not one string"):
-        generate_texts("a text", mechanism=ERAEMechanism(erae_model, epsilon=1.0))
-    with pytest.raises(InvalidParameterError, match="ERAEModel"):
-        ERAEMechanism("model-dir", epsilon=1.0)
+        am.release(["   "], mech)
+    with pytest.raises(InvalidParameterError, match="not one string"):
+        am.release("a text", mech)
+    with pytest.raises(InvalidParameterError, match="model directory or a loaded model"):
+        am.create_mechanism("erae", model=42, epsilon=1.0)
+    with pytest.raises(InvalidParameterError, match="it is an erae model, not ae-dp"):
+        am.create_mechanism("ae-dp", model=erae_model, epsilon=1.0)

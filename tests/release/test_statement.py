@@ -16,16 +16,18 @@ WORDS = ["budget", "committee", "taxes", "schools", "river", "bridge", "Cables",
 STOP = ["the", "and", "of", "a", "was", "don't", "it's"]
 OTHER = [",", ".", "!", "...", "Zxqvbnm", "Qwrtplk's", "42", "\n", "\n\n", "  "]
 
-text_strategy = st.lists(
-    st.sampled_from(WORDS + STOP + OTHER), min_size=0, max_size=60
-).map(lambda parts: " ".join(["budget", *parts, "money"]))
+text_strategy = st.lists(st.sampled_from(WORDS + STOP + OTHER), min_size=0, max_size=60).map(
+    lambda parts: " ".join(["budget", *parts, "money"])
+)
 
 
 @pytest.fixture(scope="module")
 def mechanisms(glove_20k: Embeddings, tiny_erae_dir, tiny_aedp_dir) -> dict[str, am.Mechanism]:
     emb = {"embeddings": glove_20k, "vocab_size": None}
     return {
-        "emp-bag": am.create_mechanism("emp-bag", epsilon=7, length=5, fixed_length="sample", **emb),
+        "emp-bag": am.create_mechanism(
+            "emp-bag", epsilon=7, length=5, fixed_length="sample", **emb
+        ),
         "emp-text": am.create_mechanism("emp-text", epsilon=7, **emb),
         "syntf": am.create_mechanism("syntf", epsilon=7, output_size=500, **emb),
         "random-r": am.create_mechanism("random-r", output_size=500, **emb),
@@ -39,9 +41,13 @@ def _published(rel: am.Release) -> tuple[str, str, str]:
     return st_.describe(), st_.to_json(), json.dumps(rel.documents[0].record(st_)["privacy"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(a=text_strategy, b=text_strategy, seeded=st.booleans())
-def test_statement_is_identical_for_any_two_inputs(mechanisms, a: str, b: str, seeded: bool) -> None:
+def test_statement_is_identical_for_any_two_inputs(
+    mechanisms, a: str, b: str, seeded: bool
+) -> None:
     for mech in mechanisms.values():
         ra = am.release([a], mech, random_state=1 if seeded else None)
         rb = am.release([b, a], mech, random_state=2 if seeded else None)

@@ -7,7 +7,6 @@ import json
 import logging
 import math
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +82,9 @@ def _length(value: str | None) -> int | str | None:
     try:
         return int(value)
     except ValueError:
-        raise click.UsageError(f"--length must be an integer >= 1 or 'shortest', got {value!r}")
+        raise click.UsageError(
+            f"--length must be an integer >= 1 or 'shortest', got {value!r}"
+        ) from None
 
 
 @cli.command()

@@ -39,6 +39,7 @@ from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Output
 from authormask.mechanisms.exponential import (
     exponential_privacy_slack,
+    exponential_probabilities,
     sample_exponential,
     sample_uniform_index,
 )
@@ -88,6 +89,7 @@ class _TokenMechanism:
     reference = ""
     rating = ""
     sensitivity = 1.0
+    rating_low = 0.0
     rating_range = 1.0
     epsilon = 0.0
     max_length = 50
@@ -104,6 +106,19 @@ class _TokenMechanism:
 
     def caveats(self) -> tuple[str, ...]:
         return ()
+
+    def probabilities(self, segments: Sequence[tuple[str, ...]]) -> Iterator[NDArray[np.float64]]:
+        """The ideal output distribution of every token of every segment (rows sum to 1)."""
+        n = len(self.output_words)
+        for segment, rating in zip(segments, self.ratings(segments), strict=True):
+            if self.epsilon == 0.0 or rating.shape[0] == 0:
+                yield np.full((len(segment), n), 1.0 / n)
+                continue
+            yield exponential_probabilities(
+                np.clip(rating, self.rating_low, self.rating_low + self.rating_range),
+                epsilon=self.epsilon,
+                sensitivity=self.sensitivity,
+            )
 
     def prepare(self, text: str) -> Segmentation:
         seg = segment_text(text, max_length=self.max_length)
@@ -125,9 +140,7 @@ class _TokenMechanism:
             n_outputs=len(self.output_words),
         )
 
-    def draw(
-        self, rating: NDArray[np.float64], rng: np.random.Generator
-    ) -> NDArray[np.int64]:
+    def draw(self, rating: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.int64]:
         """One exponential-mechanism draw per row of ``rating``."""
         if rating.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
@@ -137,8 +150,6 @@ class _TokenMechanism:
             sensitivity=self.sensitivity,
             random_state=rng,
         )
-
-    rating_low = 0.0
 
     def perturb(
         self,

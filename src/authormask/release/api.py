@@ -13,13 +13,13 @@ import numpy as np
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release._base import Mechanism
 from authormask.randomness import (
     RandomState,
     describe_seed,
     document_generator,
     root_seed_sequence,
 )
+from authormask.release._base import Mechanism
 
 __all__ = ["PRIVATE_BANNER", "Release", "ReleasedDocument", "RunReport", "release"]
 
@@ -172,7 +172,9 @@ def release(
         outputs = mechanism.perturb(batch, rngs, progress=progress)
         for i, (doc, out) in enumerate(zip(batch, outputs, strict=True)):
             pos = start + i
-            released.append(ReleasedDocument(labels[pos], out.text, out.words, out.bag, out.figures))
+            released.append(
+                ReleasedDocument(labels[pos], out.text, out.words, out.bag, out.figures)
+            )
             diag = dict(mechanism.diagnostics(doc))
             reports.append({"id": labels[pos], "source": names[pos], **diag})
             overlap = diag.get("training_overlap_segments")
@@ -190,4 +192,3 @@ def release(
     )
     logger.info("released %d document(s) with %s", len(released), statement.mechanism)
     return Release(tuple(released), statement, report)
-

@@ -80,7 +80,9 @@ def _jsonable(value: Any) -> bool:
 # --- shared parameters ------------------------------------------------------------------------
 
 _EPSILON = Parameter(
-    "epsilon", "privacy parameter per unit (> 0); smaller is more private", required=True,
+    "epsilon",
+    "privacy parameter per unit (> 0); smaller is more private",
+    required=True,
     minimum=0.0,
 )
 _EMBEDDINGS = Parameter(
@@ -96,7 +98,8 @@ _STOPWORDS = Parameter(
     "stopwords", "'english', 'none', a file of words, or a set of words", default="english"
 )
 _OOV_MAP_TO = Parameter(
-    "oov_map_to", "the fixed vocabulary word unknown words become under oov 'map'",
+    "oov_map_to",
+    "the fixed vocabulary word unknown words become under oov 'map'",
     default="unknown",
 )
 _MODEL = Parameter(
@@ -134,7 +137,9 @@ def _stopwords(value: Any) -> tuple[frozenset[str], str]:
     if isinstance(value, (set, frozenset, list, tuple)):
         words = frozenset(str(w).lower() for w in value)
         return words, f"a list of {len(words)} words"
-    raise InvalidParameterError(f"stopwords must be a name, a file or a set of words, got {value!r}")
+    raise InvalidParameterError(
+        f"stopwords must be a name, a file or a set of words, got {value!r}"
+    )
 
 
 def _emp(
@@ -225,7 +230,9 @@ def _load_model(model: Any, *, reward: bool, name: str) -> Any:
     if isinstance(model, (str, Path)):
         model = load_model(model)
     if not isinstance(model, ERAEModel):
-        raise InvalidParameterError(f"model must be a model directory or a loaded model, got {model!r}")
+        raise InvalidParameterError(
+            f"model must be a model directory or a loaded model, got {model!r}"
+        )
     if bool(model.config.uses_reward) != reward:
         other = "ae-dp" if reward else "erae"
         raise InvalidParameterError(
@@ -283,7 +290,9 @@ def _random_r(
 
         loaded = load_model(model) if isinstance(model, (str, Path)) else model
         if not isinstance(loaded, ERAEModel):
-            raise InvalidParameterError(f"model must be a model directory or a loaded model, got {model!r}")
+            raise InvalidParameterError(
+                f"model must be a model directory or a loaded model, got {model!r}"
+            )
         length = loaded.config.max_length if max_length is None else max_length
         return RandomReplacement(loaded.vocab.words, max_length=length)
     size = check_positive_int(output_size, name="output_size")
@@ -370,9 +379,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "random-r",
             "Random-R: uniform tokens from a fixed vocabulary (0-DP in the words)",
             (
-                Parameter(
-                    "model", "take the output vocabulary and segment length from this model"
-                ),
+                Parameter("model", "take the output vocabulary and segment length from this model"),
                 _EMBEDDINGS,
                 _VOCAB,
                 _CACHE,
@@ -402,10 +409,10 @@ def mechanism_spec(name: str) -> MechanismSpec:
 def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     """Build the mechanism ``name`` with validated keyword-only parameters.
 
-    >>> create_mechanism("emp-text", epsilon=10, lenght=5)
+    >>> create_mechanism("emp-text", epsilon=10, lenght=5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    authormask.exceptions.InvalidParameterError: emp-text does not take 'lenght'; it takes: epsilon, embeddings, vocab_size, cache_dir, stopwords, oov, oov_map_to
+    authormask.exceptions.InvalidParameterError: emp-text does not take 'lenght'; it takes: ...
     """
     spec = mechanism_spec(name)
     allowed = [p.name for p in spec.parameters]
