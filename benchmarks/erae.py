@@ -25,9 +25,9 @@ import torch
 
 from authormask.datasets import load_reuters_c50
 from authormask.embeddings import load_embeddings
-from authormask.mechanisms.generation import ERAEMechanism, generate_texts
 from authormask.models.erae import get_config, load_model, train_erae
 from authormask.models.erae.training import prepare_segments
+from authormask.release import create_mechanism, release
 
 BUDGET_S = 30 * 60
 TARGET_TOKENS_S = 2_000
@@ -80,11 +80,11 @@ def main() -> None:
         docs = [d.text for d in corpus.select(split="test")[: args.docs]]
         rates = {}
         for batch in (256, 1):
-            mech = ERAEMechanism(model, epsilon=30.0, batch_size=batch)
+            mech = create_mechanism("erae", model=model, epsilon=30.0, batch_size=batch)
             t0 = time.perf_counter()
-            out = generate_texts(docs, mechanism=mech, random_state=0)
+            rel = release(docs, mech, random_state=0)
             seconds = time.perf_counter() - t0
-            tokens = sum(r.statement.tokens for r in out)
+            tokens = int(sum(d.figures["tokens"] for d in rel.documents))
             rates[batch] = tokens / seconds
             print(
                 f"generation, batch {batch:>3}: {tokens} tokens in {seconds:.1f} s = "

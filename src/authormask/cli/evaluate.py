@@ -87,11 +87,13 @@ def register(cli: click.Group) -> None:
         help="auto: author if the corpus has authors, else topic.",
     )
     @click.option(
-        "--modes",
-        default="bag",
-        show_default=True,
-        help="Comma-separated: bag (Algorithm 2), text (in place), or both.",
+        "--mechanisms",
+        default=None,
+        help="Comma-separated registry names. fernandes2019: emp-bag (Algorithm 2, a bag of N "
+        "words), emp-text (in place) [default: emp-bag,emp-text]. bo2021: random-r, ae-dp, "
+        "syntf, erae, emp-text [default: all five].",
     )
+    @click.option("--modes", hidden=True, default=None, help="Renamed --mechanisms.")
     @click.option(
         "--epsilons",
         default=None,
@@ -175,7 +177,8 @@ def register(cli: click.Group) -> None:
         type=click.Choice(["drop", "keep", "map"]),
         default="drop",
         show_default=True,
-        help="Out-of-vocabulary words: see `obfuscate --help`.",
+        help="Out-of-vocabulary words of the study and of emp-bag: drop, keep (unprotected) or "
+        "map; emp-text cannot drop them and maps them instead (keep is passed on).",
     )
     @click.option(
         "--quick",
@@ -190,16 +193,10 @@ def register(cli: click.Group) -> None:
         type=click.Choice(["fernandes2019", "bo2021"]),
         default="fernandes2019",
         show_default=True,
-        help="fernandes2019: Earth Mover's bag/text modes against attackers (their Table 1). "
-        "bo2021: text release by Random-R, AE-DP, SynTF, ER-AE and Earth Mover's text mode, "
+        help="fernandes2019: emp-bag and emp-text against attackers (their Table 1). "
+        "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text, "
         "measured by MiniLM similarity, a char n-gram fastText authorship classifier and "
         "stylometric change (Bo et al. Table 1 / Figure 2).",
-    )
-    @click.option(
-        "--mechanisms",
-        default="random,ae-dp,syntf,erae,earth-movers",
-        show_default=True,
-        help="bo2021: comma-separated mechanisms to release with.",
     )
     @click.option(
         "--model",
@@ -219,7 +216,7 @@ def register(cli: click.Group) -> None:
         "--em-epsilons",
         default="2,5,10",
         show_default=True,
-        help="bo2021: per-word epsilons of Earth Mover's text mode (metric DP, its own scale).",
+        help="bo2021: per-word epsilons of emp-text (metric DP, its own scale).",
     )
     @click.option(
         "--docs-per-author",
@@ -235,6 +232,11 @@ def register(cli: click.Group) -> None:
         try to identify each obfuscated snippet's author, utility measures check its topic and
         meaning, for each epsilon. With --protocol bo2021, the text-release comparison of Bo et
         al. (2021, Table 1). Rerunning the same command resumes an interrupted sweep."""
+        if opts["modes"] is not None:
+            raise click.UsageError(
+                "--modes was renamed --mechanisms; the modes bag and text are the mechanisms "
+                "emp-bag and emp-text"
+            )
         if opts["protocol"] == "bo2021":
             _run_release(opts)
         else:
@@ -269,6 +271,7 @@ def _run(opts: dict[str, Any]) -> None:
         write_reports,
     )
     from authormask.evaluation.report import check_output_dir
+    from authormask.evaluation.sweep import SWEEP_MECHANISMS
     from authormask.text import TextPreparer
 
     quick = opts["quick"]
@@ -281,7 +284,7 @@ def _run(opts: dict[str, Any]) -> None:
     output: Path = opts["output"]
     check_output_dir(output, force=opts["force"])
     epsilons = parse_epsilons(str(pick("epsilons", "none,30,25,20,15,10")))
-    modes = tuple(_split(opts["modes"]))
+    mechanisms = tuple(_split(opts["mechanisms"] or ",".join(SWEEP_MECHANISMS)))
     t0 = time.perf_counter()
     corpus = _load_corpus(opts)
     emb = _load(opts["embeddings"], pick("vocab_size", 100_000), opts["cache_dir"])
@@ -298,12 +301,12 @@ def _run(opts: dict[str, Any]) -> None:
         random_state=opts["seed"],
     )
     default_attackers, default_utilities = applicable_measures(study)
-    if "text" not in modes and opts["utilities"] == "auto":
-        # MiniLM similarity is meant for the readable text mode
+    if "emp-text" not in mechanisms and opts["utilities"] == "auto":
+        # MiniLM similarity is meant for the readable text of emp-text
         default_utilities = tuple(u for u in default_utilities if u != "similarity")
     config = SweepConfig(
         epsilons=epsilons,
-        modes=modes,
+        mechanisms=mechanisms,
         attackers=_measures(opts["attackers"], default_attackers),
         utilities=_measures(opts["utilities"], default_utilities),
         repetitions=opts["repetitions"],
@@ -314,13 +317,13 @@ def _run(opts: dict[str, Any]) -> None:
     d = study.describe()
     click.echo(
         f"{corpus.name}: {d['task']} study, {d['queries']} snippets and {d['known_texts']} known "
-        f"texts of N={d['length_N']} words; {len(config.modes)} mode(s) x "
+        f"texts of N={d['length_N']} words; {len(config.mechanisms)} mechanism(s) x "
         f"{len(config.epsilons)} epsilon(s) x {len(config.measures)} measure(s)",
         err=True,
     )
     total = sum(
         (1 if e is None else config.repetitions) * len(config.measures) for e in config.epsilons
-    ) * len(config.modes)
+    ) * len(config.mechanisms)
     with _progress_bar("measuring", "cell") as bar:
         bar.total = total
         result = run_sweep(
@@ -342,8 +345,10 @@ def _run(opts: dict[str, Any]) -> None:
 def _run_release(opts: dict[str, Any]) -> None:
     from authormask.cli.main import _load, _progress_bar
     from authormask.evaluation.release import (
+        RELEASE_MECHANISMS,
         ReleaseConfig,
         release_markdown,
+        release_settings,
         run_release_evaluation,
         write_release_reports,
     )
@@ -357,7 +362,7 @@ def _run_release(opts: dict[str, Any]) -> None:
     if any(e is None for e in (*epsilons, *em_epsilons)):
         raise InvalidParameterError("--protocol bo2021 takes numeric epsilons only")
     config = ReleaseConfig(
-        mechanisms=tuple(_split(opts["mechanisms"])),
+        mechanisms=tuple(_split(opts["mechanisms"] or ",".join(RELEASE_MECHANISMS))),
         epsilons=tuple(float(e) for e in epsilons if e is not None),
         em_epsilons=tuple(float(e) for e in em_epsilons if e is not None),
         docs_per_author=opts["docs_per_author"],
@@ -369,10 +374,7 @@ def _run_release(opts: dict[str, Any]) -> None:
     t0 = time.perf_counter()
     corpus = _load_corpus(opts)
     emb = _load(opts["embeddings"], opts["vocab_size"] or 100_000, opts["cache_dir"])
-    n_settings = sum(
-        1 if m == "random" else len(config.em_epsilons if m == "earth-movers" else config.epsilons)
-        for m in config.mechanisms
-    )
+    n_settings = len(release_settings(config))
     with _progress_bar("releasing", "setting") as bar:
         bar.total = n_settings
         result = run_release_evaluation(

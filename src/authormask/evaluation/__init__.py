@@ -1,5 +1,8 @@
 """Evaluation: known texts and snippets, attackers, utility measures, the epsilon sweep and its
-reports (Fernandes et al. 2019, section 6, Table 1)."""
+reports (Fernandes et al. 2019, section 6, Table 1), and the text-release comparison of Bo et al.
+(2021) in :mod:`authormask.evaluation.release`. Every mechanism runs through the release layer
+(:func:`authormask.release.create_mechanism` and :func:`authormask.release.release`) under its
+registry name."""
 
 from authormask.evaluation.report import REPORT_FILES, to_csv, to_markdown, write_reports
 from authormask.evaluation.study import (
@@ -12,18 +15,21 @@ from authormask.evaluation.study import (
 )
 from authormask.evaluation.sweep import (
     ATTACKERS,
+    SWEEP_MECHANISMS,
     UTILITIES,
     Cell,
     SweepConfig,
     SweepResult,
     applicable_measures,
     check_applicable,
+    mechanism_code,
     run_sweep,
 )
 
 __all__ = [
     "ATTACKERS",
     "REPORT_FILES",
+    "SWEEP_MECHANISMS",
     "TASKS",
     "UTILITIES",
     "Cell",
@@ -36,6 +42,7 @@ __all__ = [
     "build_study",
     "build_topic_study",
     "check_applicable",
+    "mechanism_code",
     "run_sweep",
     "to_csv",
     "to_markdown",

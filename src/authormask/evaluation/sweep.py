@@ -1,15 +1,20 @@
 """The privacy/utility sweep of Fernandes et al. (2019), Table 1, on any corpus.
 
-For every mode (bag: Algorithm 2; text: in place), every epsilon (``None`` = unmodified
-snippets) and every repetition, the study's query snippets are obfuscated with their own seed;
-attackers trained on the known texts (or, for ``adaptive-*`` attackers, on known texts
-obfuscated with the same mechanism and epsilon) then try to name each snippet's author, and
-utility measures check what the obfuscated snippets still say.
+For every mechanism (``emp-bag``: Algorithm 2; ``emp-text``: in place), every epsilon (``None`` =
+unmodified snippets) and every repetition, the study's query snippets are released through
+:func:`authormask.release.release` with their own seed; attackers trained on the known texts (or,
+for ``adaptive-*`` attackers, on known texts released with the same mechanism and epsilon) then
+try to name each snippet's author, and utility measures check what the released snippets still
+say.
 
-What an attacker sees: in bag mode, the released bag in sorted order (also for the unmodified
-row, so every row has the same representation) and the known texts as normalised words; in text
-mode, the released text and the raw known texts. 1-NN and 5-NN read the content words in both
-modes; fastText reads the content words; similarity compares texts.
+What an attacker sees: for ``emp-bag``, the released bag in sorted order (also for the
+unmodified row, so every row has the same representation) and the known texts as normalised
+words; for ``emp-text``, the released text and the raw known texts. 1-NN and 5-NN read the
+content words for both; fastText reads the content words; similarity compares texts.
+
+Seeds never depend on the order in which mechanisms are listed: each cell's seed derives from
+the base seed, the mechanism's fixed code (its index in
+:func:`authormask.release.mechanism_names`), the repetition, epsilon and the role.
 
 Obfuscated snippets and measurement results are cached (one JSON file each, written atomically,
 keyed by everything they depend on), so an interrupted sweep resumes where it stopped.
@@ -34,7 +39,6 @@ import numpy as np
 
 from authormask._version import __version__
 from authormask.embeddings._base import Embeddings
-from authormask.embeddings.neighbours import NearestWordIndex
 from authormask.evaluation.attackers import (
     SIMILARITIES,
     KoppelAttacker,
@@ -45,18 +49,22 @@ from authormask.evaluation.attackers._base import Classifier
 from authormask.evaluation.study import Item, Study
 from authormask.evaluation.utility import FastTextTopicClassifier, SentenceSimilarity
 from authormask.exceptions import InvalidParameterError
-from authormask.mechanisms.earth_movers import MODES, EarthMoversMechanism, obfuscate_texts
+from authormask.release import Mechanism, create_mechanism, mechanism_names, release
 from authormask.text.prepare import TextPreparer
+from authormask.text.stopwords import default_stopwords
 from authormask.validation import check_epsilon, check_positive_int
 
 __all__ = [
     "ATTACKERS",
+    "SWEEP_MECHANISMS",
     "UTILITIES",
     "Cell",
     "SweepConfig",
     "SweepResult",
     "applicable_measures",
+    "cell_seeds",
     "check_applicable",
+    "mechanism_code",
     "run_sweep",
 ]
 
@@ -65,15 +73,29 @@ logger = logging.getLogger(__name__)
 BASE_ATTACKERS = ("koppel-cosine", "koppel-minmax", "svm", "1nn-emd")
 ATTACKERS = BASE_ATTACKERS + tuple(f"adaptive-{a}" for a in BASE_ATTACKERS)
 UTILITIES = ("fasttext", "5nn-emd", "similarity")
-CACHE_FORMAT = 1
+#: the registry mechanisms the sweep runs (those that release Earth Mover's words)
+SWEEP_MECHANISMS = ("emp-bag", "emp-text")
+CACHE_FORMAT = 2
+
+
+def mechanism_code(name: str) -> int:
+    """The fixed code of a registered mechanism in seed derivations: its index in
+    :func:`authormask.release.mechanism_names` (emp-bag 0, emp-text 1, erae 2, ae-dp 3, syntf 4,
+    random-r 5). It never depends on the order in which a user lists mechanisms."""
+    names = mechanism_names()
+    if name not in names:
+        raise InvalidParameterError(f"unknown mechanism {name!r}; choose one of {', '.join(names)}")
+    return names.index(name)
 
 
 @dataclass(frozen=True)
 class SweepConfig:
-    """What to sweep. ``epsilons`` may contain ``None`` (unmodified snippets)."""
+    """What to sweep. ``epsilons`` may contain ``None`` (unmodified snippets); ``mechanisms``
+    are registry names (``emp-bag``, ``emp-text``); their order is only the order of the
+    report."""
 
     epsilons: tuple[float | None, ...] = (None, 30.0, 25.0, 20.0, 15.0, 10.0)
-    modes: tuple[str, ...] = ("bag",)
+    mechanisms: tuple[str, ...] = SWEEP_MECHANISMS
     attackers: tuple[str, ...] = ("koppel-cosine", "svm", "1nn-emd")
     utilities: tuple[str, ...] = ()
     repetitions: int = 1
@@ -89,11 +111,16 @@ class SweepConfig:
                 check_epsilon(e)
         if len(set(self.epsilons)) != len(self.epsilons):
             raise InvalidParameterError("epsilons must not repeat")
-        for m in self.modes:
-            if m not in MODES:
-                raise InvalidParameterError(f"mode must be one of {', '.join(MODES)}, got {m!r}")
-        if not self.modes:
-            raise InvalidParameterError("give at least one mode")
+        for m in self.mechanisms:
+            if m not in SWEEP_MECHANISMS:
+                hint = {"bag": " (now emp-bag)", "text": " (now emp-text)"}.get(m, "")
+                raise InvalidParameterError(
+                    f"mechanism must be one of {', '.join(SWEEP_MECHANISMS)}, got {m!r}{hint}"
+                )
+        if not self.mechanisms:
+            raise InvalidParameterError("give at least one mechanism")
+        if len(set(self.mechanisms)) != len(self.mechanisms):
+            raise InvalidParameterError("mechanisms must not repeat")
         for a in self.attackers:
             if a not in ATTACKERS:
                 raise InvalidParameterError(
@@ -119,9 +146,9 @@ class SweepConfig:
 
 @dataclass(frozen=True)
 class Cell:
-    """One measurement: a measure at one mode, epsilon and repetition."""
+    """One measurement: a measure at one mechanism, epsilon and repetition."""
 
-    mode: str
+    mechanism: str
     epsilon: float | None
     repetition: int
     measure: str
@@ -146,11 +173,11 @@ class SweepResult:
     provenance: dict[str, Any]
     seconds: float
 
-    def cell(self, mode: str, epsilon: float | None, measure: str) -> list[Cell]:
+    def cell(self, mechanism: str, epsilon: float | None, measure: str) -> list[Cell]:
         return [
             c
             for c in self.cells
-            if c.mode == mode and c.epsilon == epsilon and c.measure == measure
+            if c.mechanism == mechanism and c.epsilon == epsilon and c.measure == measure
         ]
 
     @property
@@ -227,6 +254,19 @@ def _seed(base: int, *key: int) -> int:
     return int(np.random.SeedSequence(entropy=base, spawn_key=key).generate_state(1)[0])
 
 
+def cell_seeds(
+    base: int, mechanism: str, epsilon: float | None, repetition: int
+) -> tuple[int, int, int]:
+    """The seeds of one (mechanism, epsilon, repetition) cell: snippets, known texts (adaptive
+    attackers) and the attacker. They derive from the mechanism's fixed code
+    (:func:`mechanism_code`), never from its position in the configuration, so listing the
+    mechanisms in another order gives the same numbers."""
+    code = mechanism_code(mechanism)
+    eps_key = 0 if epsilon is None else round(epsilon * 1000)
+    q, k, a = (_seed(base, code, repetition, eps_key, role) for role in (0, 1, 2))
+    return q, k, a
+
+
 def _hash(key: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
 
@@ -253,9 +293,9 @@ def _read_cache(path: Path, key: dict[str, Any]) -> Any:
     return data.get("value")
 
 
-def _view(items: Sequence[Item], mode: str, *, sort_words: bool) -> list[Item]:
+def _view(items: Sequence[Item], mechanism: str, *, sort_words: bool) -> list[Item]:
     """Unmodified items as an attacker sees them (see module docstring)."""
-    if mode == "text":
+    if mechanism == "emp-text":
         return list(items)
     out = []
     for i in items:
@@ -278,11 +318,11 @@ class _Runner:
         self.preparer = preparer
         self.config = config
         self.cache_dir = cache_dir
-        self._index: NearestWordIndex | None = None
         self._fasttext: FastTextTopicClassifier | None = None
         self._similarity: SentenceSimilarity | None = None
         self._original_vectors: dict[str, np.ndarray] = {}
         self._memo: dict[str, Any] = {}
+        self._mechanisms: dict[tuple[str, float], Mechanism] = {}
         self.statements: dict[str, Any] = {}
         self.base_key = {
             "format": CACHE_FORMAT,
@@ -292,28 +332,56 @@ class _Runner:
                 "queries": [[i.item_id, i.text, list(i.words)] for i in study.queries],
                 "known": [[i.item_id, i.text, list(i.words)] for i in study.known],
             },
-            "preparer": {"oov": preparer.oov, "stopwords": sorted(preparer.stopwords)},
+            "preparer": {
+                "oov": preparer.oov,
+                "oov_map_to": preparer.oov_map_to,
+                "stopwords": sorted(preparer.stopwords),
+            },
         }
         self.base_hash = _hash(self.base_key)
 
-    @property
-    def index(self) -> NearestWordIndex:
-        if self._index is None:
-            self._index = NearestWordIndex(self.embeddings.vectors, n_jobs=self.config.n_jobs)
-        return self._index
+    def parameters(self, mechanism: str, epsilon: float) -> dict[str, Any]:
+        """The registry parameters of ``mechanism`` in this sweep (all but the embeddings, which
+        are this sweep's Embeddings object as is, so every epsilon shares one search index)."""
+        p = self.preparer
+        stopwords: Any = "english" if p.stopwords == default_stopwords() else set(p.stopwords)
+        common = {
+            "epsilon": epsilon,
+            "vocab_size": None,
+            "stopwords": stopwords,
+            "oov_map_to": p.oov_map_to,
+        }
+        params: dict[str, dict[str, Any]] = {
+            "emp-bag": {**common, "length": self.study.length, "oov": p.oov},
+            # emp-text refuses to drop unknown words (the gaps would show): it maps them
+            "emp-text": {**common, "oov": "map" if p.oov == "drop" else p.oov},
+        }
+        return params[mechanism]
+
+    def mechanism(self, name: str, epsilon: float) -> Mechanism:
+        mech = self._mechanisms.get((name, epsilon))
+        if mech is None:
+            mech = create_mechanism(
+                name, embeddings=self.embeddings, **self.parameters(name, epsilon)
+            )
+            self._mechanisms[(name, epsilon)] = mech
+        return mech
 
     def obfuscated(
-        self, items: Sequence[Item], role: str, mode: str, epsilon: float | None, seed: int
+        self, items: Sequence[Item], role: str, mechanism: str, epsilon: float | None, seed: int
     ) -> list[Item]:
         if epsilon is None:
-            return _view(items, mode, sort_words=role == "queries")
+            return _view(items, mechanism, sort_words=role == "queries")
+        params = {
+            k: sorted(v) if isinstance(v, set) else v
+            for k, v in self.parameters(mechanism, epsilon).items()
+        }
         key = {
             "base": self.base_hash,
             "role": role,
-            "mode": mode,
-            "epsilon": epsilon,
+            "mechanism": mechanism,
+            "parameters": params,
             "seed": seed,
-            "N": self.study.length,
         }
         digest = _hash(key)
         path = self.cache_dir / f"obf-{digest}.json" if self.cache_dir else None
@@ -321,28 +389,23 @@ class _Runner:
         if cached is None and path:
             cached = _read_cache(path, key)
         if cached is None:
-            mech = EarthMoversMechanism(self.embeddings, epsilon=epsilon, index=self.index)
-            results = obfuscate_texts(
+            rel = release(
                 [i.text for i in items],
-                embeddings=self.embeddings,
-                epsilon=epsilon,
-                mode=mode,
-                length=self.study.length if mode == "bag" else None,
-                preparer=self.preparer,
+                self.mechanism(mechanism, epsilon),
                 random_state=seed,
-                mechanism=mech,
-                names=[i.item_id for i in items],
+                sources=[i.item_id for i in items],
             )
             cached = {
-                "texts": [r.text for r in results],
-                "words": [list(r.words) for r in results],
-                "statement": results[0].statement.to_dict(),
+                "texts": [d.text for d in rel.documents],
+                "words": [list(d.words) for d in rel.documents],
+                # the public statement: the same for every document of the release
+                "statement": rel.statement.to_dict(),
             }
             if path:
                 _atomic_json(path, {"key": key, "value": cached})
         self._memo[digest] = cached  # every measure of a cell reads the same release
-        if role == "queries":
-            self.statements.setdefault(f"{mode}/{epsilon:g}", cached["statement"])
+        # one statement per (mechanism, epsilon): it depends on the public parameters only
+        self.statements.setdefault(f"{mechanism}/{epsilon:g}", cached["statement"])
         return [
             Item(i.item_id, t, tuple(w), i.author, i.topic)
             for i, t, w in zip(items, cached["texts"], cached["words"], strict=True)
@@ -376,16 +439,13 @@ class _Runner:
             self._similarity = SentenceSimilarity()
         return self._similarity
 
-    def measure(self, name: str, mode: str, epsilon: float | None, rep: int, mode_i: int) -> Cell:
+    def measure(self, name: str, mechanism: str, epsilon: float | None, rep: int) -> Cell:
         cfg = self.config
-        eps_key = 0 if epsilon is None else round(epsilon * 1000)
-        q_seed = _seed(cfg.seed, mode_i, rep, eps_key, 0)
-        k_seed = _seed(cfg.seed, mode_i, rep, eps_key, 1)
-        a_seed = _seed(cfg.seed, mode_i, rep, eps_key, 2)
+        q_seed, k_seed, a_seed = cell_seeds(cfg.seed, mechanism, epsilon, rep)
         key = {
             "base": self.base_hash,
             "measure": name,
-            "mode": mode,
+            "mechanism": mechanism,
             "epsilon": epsilon,
             "rep": rep,
             "seeds": [q_seed, k_seed, a_seed],
@@ -395,24 +455,24 @@ class _Runner:
         cached = _read_cache(path, key) if path else None
         if cached is not None:
             if epsilon is not None:  # make sure the statement is recorded
-                self.obfuscated(self.study.queries, "queries", mode, epsilon, q_seed)
+                self.obfuscated(self.study.queries, "queries", mechanism, epsilon, q_seed)
             return Cell(**cached)
         start = time.perf_counter()
-        queries = self.obfuscated(self.study.queries, "queries", mode, epsilon, q_seed)
+        queries = self.obfuscated(self.study.queries, "queries", mechanism, epsilon, q_seed)
         seed = None if epsilon is None else q_seed
         if name == "similarity":
-            originals = _view(self.study.queries, mode, sort_words=True)
+            originals = _view(self.study.queries, mechanism, sort_words=True)
             if epsilon is None:
                 scores = np.ones(len(queries))
             else:
-                if mode not in self._original_vectors:  # encode the originals once per mode
-                    self._original_vectors[mode] = self.similarity().embed(
+                if mechanism not in self._original_vectors:  # encode the originals once
+                    self._original_vectors[mechanism] = self.similarity().embed(
                         [i.text for i in originals]
                     )
                 released = self.similarity().embed([i.text for i in queries])
-                scores = np.sum(self._original_vectors[mode] * released, axis=1)
+                scores = np.sum(self._original_vectors[mechanism] * released, axis=1)
             cell = Cell(
-                mode,
+                mechanism,
                 epsilon,
                 rep,
                 name,
@@ -433,15 +493,15 @@ class _Runner:
                 base = name.removeprefix("adaptive-")
                 known = self.study.known
                 if name.startswith("adaptive-"):
-                    refs = self.obfuscated(known, "known", mode, epsilon, k_seed)
+                    refs = self.obfuscated(known, "known", mechanism, epsilon, k_seed)
                 else:
-                    refs = _view(known, mode, sort_words=False)
+                    refs = _view(known, mechanism, sort_words=False)
                 clf = self.classifier(base, a_seed)
                 clf.fit(refs, [str(i.label(task)) for i in known])
                 preds = clf.predict(queries)
             correct = preds.correct(truth)
             cell = Cell(
-                mode,
+                mechanism,
                 epsilon,
                 rep,
                 name,
@@ -467,17 +527,22 @@ def run_sweep(
     cache_dir: str | Path | None = None,
     progress: Callable[[Cell], None] | None = None,
 ) -> SweepResult:
-    """Run every (mode, epsilon, repetition, measure) cell of ``config`` on ``study``.
+    """Run every (mechanism, epsilon, repetition, measure) cell of ``config`` on ``study``.
 
     Parameters
     ----------
     study : Study
         Known texts, query snippets and training texts (:func:`build_study`).
     embeddings, preparer
-        The mechanism's metric space and the preparation the study was built with.
+        The mechanisms' metric space (one Embeddings object, so every epsilon shares one search
+        index) and the preparation the study was built with: ``emp-bag`` uses its stopwords and
+        unknown-word policy; ``emp-text`` the same stopwords, and maps unknown words where the
+        preparer drops them (emp-text cannot drop them).
     config : SweepConfig
-        Epsilons (``None`` = unmodified), modes, measures, repetitions and the base seed; every
-        cell's seed derives from it, so the sweep is reproducible.
+        Epsilons (``None`` = unmodified), mechanisms (``emp-bag``, ``emp-text``), measures,
+        repetitions and the base seed; every cell's seed derives from it and from the
+        mechanism's fixed code, so the sweep is reproducible and independent of the order of
+        ``config.mechanisms``.
     cache_dir : path, optional
         Where obfuscated snippets and finished cells are cached; a rerun resumes from it.
     progress : callable, optional
@@ -487,13 +552,15 @@ def run_sweep(
     start = time.perf_counter()
     runner = _Runner(study, embeddings, preparer, config, Path(cache_dir) if cache_dir else None)
     cells: list[Cell] = []
-    for mode_i, mode in enumerate(config.modes):
+    for mechanism in config.mechanisms:
         for epsilon in config.epsilons:
             reps = 1 if epsilon is None else config.repetitions
             for rep in range(reps):
                 for name in config.measures:
-                    cell = runner.measure(name, mode, epsilon, rep, mode_i)
-                    logger.info("%s eps=%s rep=%d %s: %.3f", mode, epsilon, rep, name, cell.value)
+                    cell = runner.measure(name, mechanism, epsilon, rep)
+                    logger.info(
+                        "%s eps=%s rep=%d %s: %.3f", mechanism, epsilon, rep, name, cell.value
+                    )
                     cells.append(cell)
                     if progress:
                         progress(cell)
@@ -508,7 +575,10 @@ def run_sweep(
         "oov": preparer.oov,
         "stopwords": len(preparer.stopwords),
         "seeds": "cell seed = SeedSequence(entropy=config.seed, "
-        "spawn_key=(mode index, repetition, round(1000*epsilon), role)); "
+        "spawn_key=(mechanism code, repetition, round(1000*epsilon), role)); mechanism code = "
+        "index in authormask.release.mechanism_names() ("
+        + ", ".join(f"{m} {mechanism_code(m)}" for m in config.mechanisms)
+        + "), independent of the order of config.mechanisms; "
         "role 0 = snippets, 1 = known texts (adaptive), 2 = attacker",
     }
     return SweepResult(

