@@ -515,11 +515,13 @@ def calibrate(
         )
 
 
+from authormask.cli.audit import register as _register_audit  # noqa: E402
 from authormask.cli.evaluate import register as _register_evaluate  # noqa: E402
 from authormask.cli.train import register as _register_train  # noqa: E402
 
 _register_evaluate(cli)
 _register_train(cli)
+_register_audit(cli)
 
 
 def main(argv: list[str] | None = None) -> int:
