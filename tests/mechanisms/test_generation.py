@@ -117,9 +117,10 @@ def test_sequence_guarantee_bounds_the_probability_ratio(erae_model):
 
 
 def test_unknown_words_are_counted_privately(erae_model):
-    res = am.release(["Zxqvbn flurbished the qwertyuiop."], ERAEMechanism(erae_model, epsilon=5.0))
+    mech = ERAEMechanism(erae_model, epsilon=5.0)
+    res = am.release(["Zxqvbn flurbished the qwertyuiop."], mech)
     assert res.report.documents[0]["unknown_tokens"] == 3
-    assert "unknown" not in res.statement.to_json()
+    assert res.statement == am.release(["The committee met."], mech).statement
 
 
 def test_training_overlap_is_reported_privately(erae_model, aaac_texts):

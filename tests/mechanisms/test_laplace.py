@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms.laplace import (
     sample_laplace_radius,
     sample_nd_laplace,
@@ -13,9 +14,43 @@ from authormask.mechanisms.laplace import (
 )
 
 P_MIN = 1e-6  # fixed seeds + this threshold: the tests cannot flake
+ONES = 2**64 - 1
+_MULT = 0x2360ED051FC65DA44385DF649FCCF645  # numpy's PCG64 multiplier
+_M128 = (1 << 128) - 1
 
 
-@pytest.mark.parametrize(("n", "eps"), [(2, 1.0), (50, 10.0), (300, 0.5)])
+def pcg64_starting_with(first: int, second: int) -> np.random.Generator:
+    """A real numpy Generator (PCG64) whose first two 64-bit outputs are ``first``, ``second``.
+
+    (Same construction as in ``test_exact.py``: pick two states with rotation 0, solve for the
+    increment and the starting state.)
+    """
+    s1 = first
+    s2 = (1 << 64) | (second ^ 1)
+    inc = (s2 - s1 * _MULT) & _M128
+    if inc % 2 == 0:
+        s2 = (2 << 64) | (second ^ 2)
+        inc = (s2 - s1 * _MULT) & _M128
+    s0 = ((s1 - inc) * pow(_MULT, -1, 1 << 128)) & _M128
+    bg = np.random.PCG64()
+    bg.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": s0, "inc": inc},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
+    gen = np.random.Generator(bg)
+    assert gen.bit_generator.random_raw(2).tolist() == [first, second]
+    bg.state = {
+        "bit_generator": "PCG64",
+        "state": {"state": s0, "inc": inc},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
+    return gen
+
+
+@pytest.mark.parametrize(("n", "eps"), [(1, 3.0), (2, 1.0), (50, 10.0), (300, 0.5)])
 def test_radius_follows_gamma_n_over_eps(n: int, eps: float) -> None:
     r = sample_laplace_radius(20_000, dimension=n, epsilon=eps, random_state=11)
     p = stats.kstest(r, stats.gamma(a=n, scale=1 / eps).cdf).pvalue
@@ -26,6 +61,37 @@ def test_radius_test_has_power_against_wrong_shape() -> None:
     r = sample_laplace_radius(20_000, dimension=50, epsilon=10.0, random_state=11)
     p = stats.kstest(r, stats.gamma(a=49, scale=1 / 10.0).cdf).pvalue
     assert p < P_MIN
+
+
+def test_radius_tail_mass_beyond_a_far_quantile() -> None:
+    # P(r > q) for the 1 - 1e-4 quantile: 2e6 draws, binomial count of exceedances
+    n, eps, tail = 50, 10.0, 1e-4
+    q = stats.gamma(a=n, scale=1 / eps).isf(tail)
+    r = sample_laplace_radius(2_000_000, dimension=n, epsilon=eps, random_state=12)
+    hits = int((r > q).sum())
+    assert stats.binomtest(hits, r.size, tail).pvalue > P_MIN
+
+
+def test_radius_has_no_cap() -> None:
+    # A real PCG64 Generator whose first 64-bit word is all ones and whose second word ends in
+    # ...0111: the geometric part counts 64 + 3 ones, so r = (68 ln 2 - log V) / eps with V in
+    # [1, 2). An ideal Exp(1) exceeds 64 ln 2 with probability 2^-64; a sampler that stops at one
+    # word (or numpy's gamma(1), whose exponential cannot exceed about 7.7 + 53 ln 2 = 44.4)
+    # never returns this value.
+    r = sample_laplace_radius(
+        1, dimension=1, epsilon=1.0, random_state=pcg64_starting_with(ONES, 7)
+    )
+    assert 67 * np.log(2) < r[0] <= 68 * np.log(2)
+    r = sample_laplace_radius(
+        1, dimension=1, epsilon=2.0, random_state=pcg64_starting_with(ONES, 7)
+    )
+    assert 67 * np.log(2) / 2 < r[0] <= 68 * np.log(2) / 2
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", True])
+def test_radius_size_validated(bad: object) -> None:
+    with pytest.raises(InvalidParameterError, match="size"):
+        sample_laplace_radius(bad, dimension=2, epsilon=1.0)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("n", [2, 3, 50, 300])

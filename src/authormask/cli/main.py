@@ -219,7 +219,9 @@ def obfuscate(
     }
     explicit = {k: v for k, v in given.items() if v is not None}
     takes = {p.name for p in mechanism_spec(mechanism).parameters}
-    for name in ("embeddings", "vocab_size", "cache_dir"):  # defaults apply where they fit
+    if "cache_dir" not in takes:  # where parsed vectors are cached: harmless where unused
+        explicit.pop("cache_dir", None)
+    for name in ("embeddings", "vocab_size"):  # defaults apply where they fit
         if name not in takes and ctx.get_parameter_source(name) is not ParameterSource.COMMANDLINE:
             explicit.pop(name, None)
     if mechanism == "random-r" and "model" in explicit:

@@ -465,4 +465,3 @@ class EMPText(_EMPBase):
             Output(render_text(doc, words), words)
             for doc, words in zip(documents, perturbed, strict=True)
         ]
-

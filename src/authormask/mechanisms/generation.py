@@ -149,6 +149,7 @@ class _TokenMechanism:
             epsilon=self.epsilon,
             sensitivity=self.sensitivity,
             random_state=rng,
+            rating_range=self.rating_range,
         )
 
     def perturb(

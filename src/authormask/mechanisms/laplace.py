@@ -4,6 +4,11 @@ The density is ``Lap^n_eps(v) = c^eps_n * exp(-eps * ||v||)`` (Definition 5). Th
 ``x -> x + r * p`` with ``r ~ Gamma(shape=n, scale=1/eps)`` (Definition 6, eq. 12) and ``p``
 uniform on the unit sphere ``B^n`` (Definition 7, eq. 13) samples from it, and that the mechanism
 satisfies ``eps * d_2``-privacy for the Euclidean distance ``d_2`` on R^n.
+
+The radius is drawn as the sum of ``n`` exponential variables with *unbounded* support
+(:func:`sample_laplace_radius`), not with ``numpy.random.Generator.gamma``, whose output cannot
+exceed a finite value (a tail of positive probability under the ideal law would be missing: an
+undeclared delta).
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from authormask.exceptions import InvalidParameterError
+from authormask.mechanisms._exact import sum_of_exponentials
 from authormask.randomness import RandomState, check_random_state
 from authormask.validation import check_epsilon, check_positive_int
 
@@ -20,11 +27,30 @@ __all__ = ["sample_laplace_radius", "sample_nd_laplace", "sample_unit_directions
 def sample_laplace_radius(
     size: int, *, dimension: int, epsilon: float, random_state: RandomState = None
 ) -> NDArray[np.float64]:
-    """Draw ``size`` noise radii ``r ~ Gamma(shape=dimension, scale=1/epsilon)`` (eq. 12)."""
+    """Draw ``size`` noise radii ``r ~ Gamma(shape=dimension, scale=1/epsilon)`` (eq. 12).
+
+    Implemented exactly as the sum of ``dimension`` independent ``Exp(1)`` variables divided by
+    ``epsilon``, each ``Exp(1) = ln 2 * G + R``: ``G`` counts the 1-bits before the first 0-bit of
+    a stream of fair bits (``P(G = g) = 2^-(g+1)``, with no cap: all-ones words are consumed and
+    counting continues) and ``R`` has density proportional to ``exp(-r)`` on ``(0, ln 2]``
+    (``R = -log W``, ``W`` uniform on the doubles ``j 2^-53`` of ``[1/2, 1)``). By the memoryless
+    property this is ``Exp(1)``; the sum is drawn as ``ln 2 * (NB + n) - log(prod_i V_i)`` with
+    ``NB`` the number of 1-bits before the ``n``-th 0-bit (the sum of the ``G``) and
+    ``V_i = 2 W_i`` (``sum_of_exponentials`` in :mod:`authormask.mechanisms._exact`). The support
+    is unbounded: no radius is capped and the tail beyond any value has its
+    probability. The only floating-point effect is the rounding of ``R`` (53-bit uniforms), of the
+    product and logarithm and of the final sum (relative error of order ``dimension * 2^-53``).
+
+    >>> r = sample_laplace_radius(4, dimension=3, epsilon=2.0, random_state=0)
+    >>> r.shape, bool(np.all(r > 0))
+    ((4,), True)
+    """
     epsilon = check_epsilon(epsilon)
     dimension = check_positive_int(dimension, name="dimension")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
+        raise InvalidParameterError(f"size must be an integer >= 0, got {size!r}")
     rng = check_random_state(random_state)
-    radius: NDArray[np.float64] = rng.gamma(shape=float(dimension), scale=1.0 / epsilon, size=size)
+    radius: NDArray[np.float64] = sum_of_exponentials(dimension, int(size), rng) / epsilon
     return radius
 
 
@@ -73,16 +99,20 @@ def sample_nd_laplace(
 
     Notes
     -----
-    Floating-point caveat (Mironov, "On significance of the least significant bits for
-    differential privacy", CCS 2012): textbook Laplace samplers implemented with floating-point
-    arithmetic release values whose low-order bits and the set of reachable doubles depend on the
-    input, which can break the guarantee when the noisy *real number* is published. authormask
-    never publishes the noisy vector: Algorithm 2 post-processes it to the nearest vocabulary word,
-    so the released value is a discrete word and only the probability mass near Voronoi
-    boundaries (of the order of float64 rounding, ~1e-16 relative) can deviate from the analytic
-    distribution. The nearest-word search is certified exact (float32 screening with a proven
-    error margin, float64 fallback) so snapping itself adds no further deviation. Callers who use
-    this function directly and release its real-valued output are outside that argument.
+    What is implemented: the radius is ``Gamma(n, 1/epsilon)`` drawn as an exact sum of unbounded
+    exponentials (:func:`sample_laplace_radius`; no cap, so no tail mass is missing); the
+    direction is a normalised vector of ``n`` NumPy standard normals
+    (:func:`sample_unit_directions`; a direction is bounded, so no tail can be lost, and its
+    deviation from uniform is that of the float64 normal generator); the two are combined in
+    float64. The remaining floating-point caveat is only the rounding
+    of the radius, of the direction and of ``x + r * p`` (Mironov, "On significance of the least
+    significant bits for differential privacy", CCS 2012, shows why *releasing* such a float can
+    leak through its low-order bits). authormask never releases the noisy vector: Algorithm 2
+    post-processes it by exact snapping to the nearest vocabulary word (float32 screening with a
+    proven error margin, float64 fallback), so the released value is a word and rounding can only
+    move mass between neighbouring words near Voronoi boundaries, at the level of float64
+    rounding (~1e-16 relative). Callers who use this function directly and release its
+    real-valued output are outside that argument.
 
     >>> z = sample_nd_laplace([[0.0, 0.0, 0.0]], epsilon=1.0, random_state=0)
     >>> z.shape
