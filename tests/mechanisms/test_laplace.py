@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from forced_streams import ONES, pcg64_starting_with
 from scipy import stats
 
 from authormask.exceptions import InvalidParameterError
@@ -14,40 +15,6 @@ from authormask.mechanisms.laplace import (
 )
 
 P_MIN = 1e-6  # fixed seeds + this threshold: the tests cannot flake
-ONES = 2**64 - 1
-_MULT = 0x2360ED051FC65DA44385DF649FCCF645  # numpy's PCG64 multiplier
-_M128 = (1 << 128) - 1
-
-
-def pcg64_starting_with(first: int, second: int) -> np.random.Generator:
-    """A real numpy Generator (PCG64) whose first two 64-bit outputs are ``first``, ``second``.
-
-    (Same construction as in ``test_exact.py``: pick two states with rotation 0, solve for the
-    increment and the starting state.)
-    """
-    s1 = first
-    s2 = (1 << 64) | (second ^ 1)
-    inc = (s2 - s1 * _MULT) & _M128
-    if inc % 2 == 0:
-        s2 = (2 << 64) | (second ^ 2)
-        inc = (s2 - s1 * _MULT) & _M128
-    s0 = ((s1 - inc) * pow(_MULT, -1, 1 << 128)) & _M128
-    bg = np.random.PCG64()
-    bg.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": s0, "inc": inc},
-        "has_uint32": 0,
-        "uinteger": 0,
-    }
-    gen = np.random.Generator(bg)
-    assert gen.bit_generator.random_raw(2).tolist() == [first, second]
-    bg.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": s0, "inc": inc},
-        "has_uint32": 0,
-        "uinteger": 0,
-    }
-    return gen
 
 
 @pytest.mark.parametrize(("n", "eps"), [(1, 3.0), (2, 1.0), (50, 10.0), (300, 0.5)])

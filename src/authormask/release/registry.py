@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from authormask.exceptions import InvalidParameterError
+from authormask.mechanisms.earth_movers import DEFAULT_LENGTH
 from authormask.release._base import Mechanism
 
 __all__ = [
@@ -63,7 +64,7 @@ class MechanismSpec:
     name: str
     title: str
     parameters: tuple[Parameter, ...]
-    factory: Callable[..., Mechanism]
+    factory: Callable[[dict[str, Any]], Mechanism]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -142,89 +143,41 @@ def _stopwords(value: Any) -> tuple[frozenset[str], str]:
     )
 
 
-def _emp(
-    kind: str,
-    *,
-    epsilon: Any,
-    embeddings: Any,
-    vocab_size: Any,
-    cache_dir: Any,
-    stopwords: Any,
-    oov: Any,
-    oov_map_to: Any,
-    **bag: Any,
-) -> Mechanism:
-    from authormask.mechanisms.earth_movers import EMPBag, EMPText
+def _preparer(p: dict[str, Any]) -> tuple[Any, str]:
     from authormask.text import TextPreparer
-    from authormask.validation import check_epsilon
 
-    eps = check_epsilon(epsilon)
-    emb = _embeddings(embeddings, vocab_size, cache_dir)
-    words, described = _stopwords(stopwords)
-    preparer = TextPreparer(emb, stopwords=words, oov=oov, oov_map_to=oov_map_to)
-    common = {"embeddings": emb, "epsilon": eps, "preparer": preparer}
-    if kind == "emp-bag":
-        return EMPBag(**common, stopwords_description=described, **bag)
-    return EMPText(**common, stopwords_description=described)
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    words, described = _stopwords(p["stopwords"])
+    return TextPreparer(emb, stopwords=words, oov=p["oov"], oov_map_to=p["oov_map_to"]), described
 
 
-def _emp_bag(
-    *,
-    epsilon: Any,
-    embeddings: Any = "glove-6b-50d",
-    vocab_size: Any = 100_000,
-    cache_dir: Any = None,
-    length: Any = None,
-    fixed_length: Any = "truncate",
-    stopwords: Any = "english",
-    oov: Any = "drop",
-    oov_map_to: Any = "unknown",
-) -> Mechanism:
-    from authormask.mechanisms.earth_movers import DEFAULT_LENGTH
+def _emp_bag(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.earth_movers import EMPBag
 
-    if length is None:
-        length = DEFAULT_LENGTH
-    elif length != "shortest":
-        from authormask.validation import check_positive_int
-
-        length = check_positive_int(length, name="length N")
-    return _emp(
-        "emp-bag",
-        epsilon=epsilon,
-        embeddings=embeddings,
-        vocab_size=vocab_size,
-        cache_dir=cache_dir,
-        stopwords=stopwords,
-        oov=oov,
-        oov_map_to=oov_map_to,
-        length=length,
-        fixed_length=fixed_length,
+    preparer, described = _preparer(p)
+    return EMPBag(
+        embeddings=preparer.embeddings,
+        epsilon=p["epsilon"],
+        preparer=preparer,
+        stopwords_description=described,
+        length=p["length"],
+        fixed_length=p["fixed_length"],
     )
 
 
-def _emp_text(
-    *,
-    epsilon: Any,
-    embeddings: Any = "glove-6b-50d",
-    vocab_size: Any = 100_000,
-    cache_dir: Any = None,
-    stopwords: Any = "english",
-    oov: Any = "map",
-    oov_map_to: Any = "unknown",
-) -> Mechanism:
-    return _emp(
-        "emp-text",
-        epsilon=epsilon,
-        embeddings=embeddings,
-        vocab_size=vocab_size,
-        cache_dir=cache_dir,
-        stopwords=stopwords,
-        oov=oov,
-        oov_map_to=oov_map_to,
+def _emp_text(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.earth_movers import EMPText
+
+    preparer, described = _preparer(p)
+    return EMPText(
+        embeddings=preparer.embeddings,
+        epsilon=p["epsilon"],
+        preparer=preparer,
+        stopwords_description=described,
     )
 
 
-def _load_model(model: Any, *, reward: bool, name: str) -> Any:
+def _load_model(model: Any, *, reward: bool | None = None, name: str = "") -> Any:
     from authormask.models.erae import ERAEModel, load_model
 
     if isinstance(model, (str, Path)):
@@ -233,7 +186,7 @@ def _load_model(model: Any, *, reward: bool, name: str) -> Any:
         raise InvalidParameterError(
             f"model must be a model directory or a loaded model, got {model!r}"
         )
-    if bool(model.config.uses_reward) != reward:
+    if reward is not None and bool(model.config.uses_reward) != reward:
         other = "ae-dp" if reward else "erae"
         raise InvalidParameterError(
             f"the model was trained {'without' if reward else 'with'} the embedding reward: "
@@ -242,62 +195,37 @@ def _load_model(model: Any, *, reward: bool, name: str) -> Any:
     return model
 
 
-def _erae(*, epsilon: Any, model: Any, batch_size: Any = 256) -> Mechanism:
-    from authormask.mechanisms.generation import ERAEMechanism
+def _token_model(reward: bool, name: str) -> Callable[[dict[str, Any]], Mechanism]:
+    def factory(p: dict[str, Any]) -> Mechanism:
+        from authormask.mechanisms.generation import ERAEMechanism
 
-    return ERAEMechanism(
-        _load_model(model, reward=True, name="erae"), epsilon=epsilon, batch_size=batch_size
-    )
+        model = _load_model(p["model"], reward=reward, name=name)
+        return ERAEMechanism(model, epsilon=p["epsilon"], batch_size=p["batch_size"])
 
-
-def _aedp(*, epsilon: Any, model: Any, batch_size: Any = 256) -> Mechanism:
-    from authormask.mechanisms.generation import ERAEMechanism
-
-    return ERAEMechanism(
-        _load_model(model, reward=False, name="ae-dp"), epsilon=epsilon, batch_size=batch_size
-    )
+    return factory
 
 
-def _syntf(
-    *,
-    epsilon: Any,
-    embeddings: Any = "glove-6b-50d",
-    vocab_size: Any = 100_000,
-    cache_dir: Any = None,
-    output_size: Any = 20_000,
-    max_length: Any = 50,
-) -> Mechanism:
+def _syntf(p: dict[str, Any]) -> Mechanism:
     from authormask.mechanisms.generation import SynTFMechanism
 
-    emb = _embeddings(embeddings, vocab_size, cache_dir)
-    return SynTFMechanism(emb, epsilon=epsilon, output_size=output_size, max_length=max_length)
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    return SynTFMechanism(
+        emb, epsilon=p["epsilon"], output_size=p["output_size"], max_length=p["max_length"]
+    )
 
 
-def _random_r(
-    *,
-    model: Any = None,
-    embeddings: Any = "glove-6b-50d",
-    vocab_size: Any = 100_000,
-    cache_dir: Any = None,
-    output_size: Any = 20_000,
-    max_length: Any = None,
-) -> Mechanism:
+def _random_r(p: dict[str, Any]) -> Mechanism:
     from authormask.mechanisms.generation import RandomReplacement
     from authormask.validation import check_positive_int
 
-    if model is not None:
-        from authormask.models.erae import ERAEModel, load_model
-
-        loaded = load_model(model) if isinstance(model, (str, Path)) else model
-        if not isinstance(loaded, ERAEModel):
-            raise InvalidParameterError(
-                f"model must be a model directory or a loaded model, got {model!r}"
-            )
-        length = loaded.config.max_length if max_length is None else max_length
-        return RandomReplacement(loaded.vocab.words, max_length=length)
-    size = check_positive_int(output_size, name="output_size")
-    emb = _embeddings(embeddings, vocab_size, cache_dir)
-    return RandomReplacement(emb.words[:size], max_length=50 if max_length is None else max_length)
+    if p["model"] is not None:
+        model = _load_model(p["model"])
+        length = model.config.max_length if p["max_length"] is None else p["max_length"]
+        return RandomReplacement(model.vocab.words, max_length=length)
+    size = check_positive_int(p["output_size"], name="output_size")
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    length = 50 if p["max_length"] is None else p["max_length"]
+    return RandomReplacement(emb.words[:size], max_length=length)
 
 
 MECHANISMS: dict[str, MechanismSpec] = {
@@ -315,7 +243,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "length",
                     "N, the number of words per bag (a public parameter), or 'shortest' (the "
                     "smallest document of the release; the statement says what that reveals)",
-                    default=40,
+                    default=DEFAULT_LENGTH,
                     minimum=1,
                 ),
                 Parameter(
@@ -360,14 +288,14 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "ER-AE (Bo et al. 2021): tokens drawn by the exponential mechanism from a model "
             "trained with the embedding reward",
             (_EPSILON, _MODEL, _BATCH),
-            _erae,
+            _token_model(True, "erae"),
         ),
         MechanismSpec(
             "ae-dp",
             "AE-DP: tokens drawn by the exponential mechanism from a model trained without the "
             "embedding reward",
             (_EPSILON, _MODEL, _BATCH),
-            _aedp,
+            _token_model(False, "ae-dp"),
         ),
         MechanismSpec(
             "syntf",
@@ -384,7 +312,12 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 _VOCAB,
                 _CACHE,
                 _OUTPUT_SIZE,
-                Parameter("max_length", "tokens per segment", default=50, minimum=1),
+                Parameter(
+                    "max_length",
+                    "tokens per segment (default: the model's, or 50)",
+                    default=None,
+                    minimum=1,
+                ),
             ),
             _random_r,
         ),
@@ -409,6 +342,9 @@ def mechanism_spec(name: str) -> MechanismSpec:
 def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     """Build the mechanism ``name`` with validated keyword-only parameters.
 
+    Defaults are those of the mechanism's :class:`Parameter` specs (a ``None`` value means the
+    default); see :data:`MECHANISMS` or ``authormask obfuscate --help``.
+
     >>> create_mechanism("emp-text", epsilon=10, lenght=5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -432,4 +368,6 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
                 f"{p.name} of {name} must be one of {', '.join(p.choices)}, got {value!r} "
                 f"({p.help})"
             )
-    return spec.factory(**params)
+    given = {k: v for k, v in params.items() if v is not None}  # None means the default
+    values = {p.name: p.default for p in spec.parameters} | given
+    return spec.factory(values)
