@@ -143,16 +143,17 @@ def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
     args = ["obfuscate", str(docs[0]), str(docs[1]), "-e", "8", "-o", str(out_dir), "-N", "5"]
     code, _, _ = run(*args)
     assert code == 0
-    assert sorted(p.name for p in out_dir.iterdir()) == [
-        "a.txt",
-        "a.txt.privacy.json",
-        "b.txt",
-        "b.txt.privacy.json",
+    assert sorted(p.name for p in out_dir.iterdir()) == [  # named by id, never by source
+        "1.txt",
+        "1.txt.privacy.json",
+        "2.txt",
+        "2.txt.privacy.json",
     ]
-    assert (out_dir / "a.txt.privacy.json").read_text() == (
-        out_dir / "b.txt.privacy.json"
+    assert (out_dir / "1.txt.privacy.json").read_text() == (
+        out_dir / "2.txt.privacy.json"
     ).read_text()
-    assert (tmp_path / "released.DO-NOT-PUBLISH.report.txt").exists()  # beside, not inside
+    report = (tmp_path / "released.DO-NOT-PUBLISH.report.txt").read_text()  # beside, not inside
+    assert '"source": "' + str(docs[0]) in report
     code, _, err = run(*args)
     assert code != 0 and "already exists" in err
 
@@ -270,6 +271,37 @@ def test_unreadable_file(run, tmp_path: Path) -> None:
     path.symlink_to(path)  # reading fails with ELOOP, even for root
     code, _, err = run("obfuscate", str(path), "-e", "1")
     assert code != 0 and "cannot read input file" in err and err.count("\n") == 1
+
+
+def test_vector_file_path_is_not_published(run, docs, tmp_path: Path, glove_20k) -> None:
+    home = tmp_path / "home-alice-smith"
+    home.mkdir()
+    vectors = home / "alice-private-vectors.txt"
+    words = ["committee", "budget", "taxes", "schools", "money", "plan", "raise", "critics"]
+    vectors.write_text(
+        "".join(
+            f"{w} " + " ".join(f"{x:.5f}" for x in glove_20k.lookup([w])[0]) + "\n" for w in words
+        )
+    )
+    code, out, err = run(
+        "obfuscate",
+        str(docs[0]),
+        "-e",
+        "5",
+        "-N",
+        "3",
+        "--embeddings",
+        str(vectors),
+        "--format",
+        "jsonl",
+        "--stopwords",
+        "none",
+        "--oov",
+        "drop",
+    )
+    assert code == 0, err
+    assert "alice" not in out and "alice" not in err
+    assert json.loads(out)["privacy"]["embeddings"]["vocab_size"] == len(words)
 
 
 def test_malformed_vector_file_one_line(run, docs, tmp_path: Path) -> None:

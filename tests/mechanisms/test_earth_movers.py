@@ -196,6 +196,9 @@ def test_statement_formulas_match_direct_computation(glove_20k: Embeddings) -> N
         assert coef == pytest.approx(eps * n, rel=1e-5)
         assert f"exp({eps:g} * {n} * E(b, b'))" in st.guarantee
         assert f"N={n} words" in st.guarantee and st.parameters["N"] == n
+    st = _mech("emp-bag", glove_20k, epsilon=1.0000004, length=40).statement(seeded=False)
+    assert "exp(1.0000004 * 40 * E(b, b'))" in st.guarantee  # never rounded down
+    assert float(st.document_bound.split(" = ")[1].split(" ")[0]) >= 1.0000004 * 40
     st = _mech("emp-text", glove_20k, epsilon=3.5).statement(seeded=True)
     assert st.document_bound.startswith("epsilon_doc(v, v') = 3.5 * sum")
     assert "exp(3.5 * sum_i d(v_i, v'_i))" in st.guarantee

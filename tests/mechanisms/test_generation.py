@@ -171,3 +171,32 @@ def test_bad_inputs(erae_model):
         am.create_mechanism("erae", model=42, epsilon=1.0)
     with pytest.raises(InvalidParameterError, match="it is an erae model, not ae-dp"):
         am.create_mechanism("ae-dp", model=erae_model, epsilon=1.0)
+
+
+def test_model_identity_publishes_no_private_corpus_details(erae_model):
+    st = ERAEMechanism(erae_model, epsilon=5.0).statement(seeded=False)
+    published = st.to_json()
+    corpus = erae_model.identity()["training_corpus"]
+    assert corpus["name"] == "aaac-a"  # the fixture's (non-packaged) corpus name
+    assert "aaac-a" not in published and corpus["sha256"] not in published
+    assert st.model is not None and st.model["training_corpus"].startswith("not named")
+    assert st.model["weights_sha256"] == erae_model.identity()["weights_sha256"]
+    assert "path" not in st.model
+
+
+def test_each_model_pass_reads_one_document_only(erae_model, monkeypatch):
+    """Padding in a shared batch could move one document's ratings by another's text."""
+    mech = ERAEMechanism(erae_model, epsilon=5.0)
+    texts = ["The committee met on Monday.", "Critics said the plan was bad. It failed."]
+    by_doc = [set(mech.prepare(t).segments) for t in texts]
+    calls: list[list[tuple[str, ...]]] = []
+    original = mech.ratings
+
+    def spy(segments):
+        calls.append(list(segments))
+        return original(segments)
+
+    monkeypatch.setattr(mech, "ratings", spy)
+    am.release(texts, mech, random_state=1)
+    assert len(calls) == 2
+    assert all(any(set(c) <= doc for doc in by_doc) for c in calls)

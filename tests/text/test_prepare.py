@@ -128,3 +128,14 @@ def test_bad_length(n: int) -> None:
 def test_length_larger_than_document() -> None:
     with pytest.raises(InputError, match="N=5 is larger than the document's 2"):
         fixed_length_bag(("a", "b"), length=5)
+
+
+def test_only_listed_auxiliaries_before_nt_are_stopwords(glove_20k) -> None:
+    """A name or any other word glued to n't stays a content word (it is perturbed)."""
+    from authormask.text.prepare import NEGATION_AUXILIARIES
+
+    doc = TextPreparer(glove_20k, oov="map").prepare("Smithn't needn't wasn't Chicago can't")
+    roles = {t.text: r for t, r in zip(doc.tokens, doc.roles, strict=True)}
+    assert roles["Smith"] != "stopword" and roles["Chicago"] == "content"
+    assert roles["need"] == roles["was"] == roles["ca"] == "stopword"
+    assert {"need", "ca", "wo"} <= NEGATION_AUXILIARIES and "smith" not in NEGATION_AUXILIARIES

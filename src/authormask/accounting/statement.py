@@ -12,12 +12,38 @@ go to the private :class:`authormask.release.RunReport`.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["SCHEMA", "PrivacyStatement"]
+__all__ = ["SCHEMA", "PrivacyStatement", "exact", "upper"]
 
 SCHEMA = "authormask.privacy-statement/2"
+
+
+def exact(x: float) -> str:
+    """A number as printed in a statement: short when that is exact, else every digit.
+
+    >>> exact(10.0), exact(0.1 * 3), exact(400.0)
+    ('10', '0.30000000000000004', '400')
+    """
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
+
+
+def upper(x: float, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant digits, rounded up (a bound is never understated).
+
+    >>> upper(2.281e-12), upper(4.0), upper(2.2801e-12)
+    ('2.29e-12', '4', '2.29e-12')
+    """
+    if x == 0 or not math.isfinite(x):
+        return exact(x)
+    e = math.floor(math.log10(abs(x))) - digits + 1
+    m = math.ceil(x / 10.0**e)
+    while float(f"{m}e{e}") < x:
+        m += 1
+    return f"{float(f'{m}e{e}'):.{digits}g}"
 
 
 @dataclass(frozen=True)
@@ -63,7 +89,7 @@ class PrivacyStatement:
             f"Privacy statement (authormask {self.version})",
             f"  mechanism   : {self.mechanism}: {self.title}",
             f"  reference   : {self.reference}",
-            f"  epsilon     : {self.epsilon:g} {self.epsilon_unit}",
+            f"  epsilon     : {exact(self.epsilon)} {self.epsilon_unit}",
         ]
         lines += [f"  {k:<12}: {_show(v)}" for k, v in self.parameters.items()]
         lines += [
@@ -94,7 +120,7 @@ class PrivacyStatement:
 
 def _show(value: Any) -> str:
     if isinstance(value, float):
-        return f"{value:g}"
+        return exact(value)
     if isinstance(value, dict):
         return ", ".join(f"{k}={_show(v)}" for k, v in value.items())
     return str(value)

@@ -248,8 +248,9 @@ def obfuscate(
         )
     if seed is not None:
         click.echo(
-            "authormask: warning: seeded release: anyone who has the seed can recompute the "
-            "noise; keep it secret (it is only in the private report)",
+            "authormask: warning: seeded release: anyone who has or guesses the seed can "
+            "recompute the noise and undo the privacy; keep it secret and random (128 bits, e.g. "
+            "python -c 'import secrets; print(secrets.randbits(128))') or leave it out",
             err=True,
         )
     emit(docs, result, output=output, fmt=fmt, force=force, report_path=report_path)
@@ -285,17 +286,13 @@ def emit(
     elif len(docs) == 1 and not output.is_dir():
         contents[output] = result.documents[0].text
         contents[output.with_name(output.name + ".privacy.json")] = statement_json
-    else:
-        used: set[str] = set()
-        for d, rel in zip(docs, result.documents, strict=True):
-            name = Path(d.name).name if d.name != "<stdin>" else "stdin.txt"
-            while name in used:
-                name = "_" + name
-            used.add(name)
-            contents[output / name] = rel.text
-            contents[output / (name + ".privacy.json")] = statement_json
+    else:  # a folder: files named by id, so no source name is published
+        for rel in result.documents:
+            contents[output / f"{rel.id}.txt"] = rel.text
+            contents[output / f"{rel.id}.txt.privacy.json"] = statement_json
     if report_path is None and output is not None:
-        report_path = output.with_name(output.name + ".DO-NOT-PUBLISH.report.txt")
+        base = output.resolve()
+        report_path = base.with_name(base.name + ".DO-NOT-PUBLISH.report.txt")
     if report_path is not None:
         contents[report_path] = result.report.to_text()
     if contents:
@@ -304,11 +301,16 @@ def emit(
     if output is not None:
         click.echo(f"wrote {len(docs)} document(s) to {output}", err=True)
     if report_path is not None:
-        click.echo(f"wrote the PRIVATE run report (do not publish) to {report_path}", err=True)
-    if result.report.warnings:
-        where = "see it" if report_path is not None else "write it with --report FILE to see them"
         click.echo(
-            "authormask: warning: the run has warnings in the private report; " + where, err=True
+            f"wrote the PRIVATE run report (do not publish; it holds the seed, the sources, the "
+            f"counts and any warnings, such as training-data overlap) to {report_path}",
+            err=True,
+        )
+    else:  # the same line whatever the input: stderr may be published with the statement
+        click.echo(
+            "authormask: note: no private run report written (counts, warnings such as "
+            "training-data overlap); add --report FILE to keep one",
+            err=True,
         )
 
 

@@ -221,8 +221,9 @@ def load_embeddings(
             store_cached(cdir, ckey, words, vectors)
         else:
             words, vectors = cached
-        source = f"file {path.resolve()}"
-        name = path.name
+        # the path may name the user: the statement identifies the vectors by their hashes
+        source = "a vector file (identified by its sha256 hashes)"
+        name = "custom-vectors"
     if vocab_size is not None:
         words = words[:vocab_size]
         vectors = vectors[:vocab_size]

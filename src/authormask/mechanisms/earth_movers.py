@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from authormask._version import __version__
-from authormask.accounting.statement import PrivacyStatement
+from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
 from authormask.embeddings.neighbours import NearestWordIndex, shared_index
 from authormask.exceptions import InputError, InvalidParameterError
@@ -337,12 +337,12 @@ class EMPBag(_EMPBase):
             )
         return self._statement(
             guarantee=(
-                f"{eps:g}*N*E-privacy over bags of N={n} words (Theorem 4): for any two "
+                f"{exact(eps)}*N*E-privacy over bags of N={n} words (Theorem 4): for any two "
                 f"documents whose prepared bags b, b' have N={n} words and any output c, "
-                f"P[c | b] <= exp({eps:g} * {n} * E(b, b')) * P[c | b'], E = Earth Mover's "
+                f"P[c | b] <= exp({exact(eps)} * {n} * E(b, b')) * P[c | b'], E = Earth Mover's "
                 f"distance with Euclidean word distances in {self.embeddings.identity.name}"
             ),
-            document_bound=f"epsilon_doc(b, b') = {eps * n:g} * E(b, b')",
+            document_bound=f"epsilon_doc(b, b') = {exact(eps * n)} * E(b, b')",
             released_unchanged=unchanged,
             parameters={"N": n, "fixed length": fixed},
             policies={
@@ -430,13 +430,14 @@ class EMPText(_EMPBase):
             )
         return self._statement(
             guarantee=(
-                f"{eps:g}*M-privacy over sequences of content words (eq. 6): for documents v, v' "
-                f"with the same skeleton, P[out | v] <= exp({eps:g} * sum_i d(v_i, v'_i)) * "
+                f"{exact(eps)}*M-privacy over sequences of content words (eq. 6): for "
+                f"documents v, v' with the same skeleton, P[out | v] <= "
+                f"exp({exact(eps)} * sum_i d(v_i, v'_i)) * "
                 "P[out | v']; word order is released, so the bag-level epsilon*N*E bound of "
                 "Theorem 4 does not apply (sum_i d(v_i, v'_i) >= N * E)"
             ),
             document_bound=(
-                f"epsilon_doc(v, v') = {eps:g} * sum over content positions i of d(v_i, v'_i)"
+                f"epsilon_doc(v, v') = {exact(eps)} * sum over content positions i of d(v_i, v'_i)"
             ),
             released_unchanged=unchanged,
             parameters={"content words": "every content position, perturbed in place"},

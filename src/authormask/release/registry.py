@@ -136,8 +136,10 @@ def _stopwords(value: Any) -> tuple[frozenset[str], str]:
     if isinstance(value, (str, Path)):
         return load_stopwords(str(value))
     if isinstance(value, (set, frozenset, list, tuple)):
+        from authormask.text.stopwords import describe_stopwords
+
         words = frozenset(str(w).lower() for w in value)
-        return words, f"a list of {len(words)} words"
+        return words, describe_stopwords(words, "a custom list")
     raise InvalidParameterError(
         f"stopwords must be a name, a file or a set of words, got {value!r}"
     )

@@ -177,10 +177,24 @@ class TextPreparer:
         )
 
 
+#: The auxiliaries of English negative contractions (``ca`` of ``can't``, ``wo`` of ``won't``):
+#: a fixed public list, treated as stopwords when ``n't`` is attached to them. Any other word
+#: before ``n't`` (a name, a typo) stays a content word and is perturbed.
+NEGATION_AUXILIARIES = frozenset(
+    "ai are ca could dare did do does had has have is might must need ought sha should was "
+    "were wo would".split()
+)
+
+
 def _before_negation(tokens: list[Token], i: int) -> bool:
-    """Whether token ``i`` is the auxiliary of a negative contraction (``ca`` in ``can't``)."""
+    """Whether token ``i`` is an auxiliary of a negative contraction (``ca`` in ``can't``)."""
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-    return nxt is not None and nxt.start == tokens[i].end and nxt.lower == "n't"
+    return (
+        nxt is not None
+        and nxt.start == tokens[i].end
+        and nxt.lower == "n't"
+        and tokens[i].lower in NEGATION_AUXILIARIES
+    )
 
 
 def fixed_length_bag(

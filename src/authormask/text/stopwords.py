@@ -3,19 +3,31 @@ seven English clitics (n't, 's, 'm, 'll, 're, 've, 'd) that the tokenizer splits
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
 from authormask.exceptions import InputError
 
-__all__ = ["default_stopwords", "load_stopwords"]
+__all__ = ["default_stopwords", "describe_stopwords", "load_stopwords"]
 
 
 @lru_cache(maxsize=1)
 def default_stopwords() -> frozenset[str]:
     text = files("authormask").joinpath("data/stopwords_en.txt").read_text(encoding="utf-8")
     return frozenset(w.strip().lower() for w in text.splitlines() if w.strip())
+
+
+def describe_stopwords(words: frozenset[str], kind: str) -> str:
+    """Public identity of a stopword list: its kind, size and the sha256 of its sorted words
+    (never a file name, which could identify the user).
+
+    >>> describe_stopwords(frozenset({"the", "a"}), "a custom list")  # doctest: +ELLIPSIS
+    'a custom list, 2 words, sha256 ...'
+    """
+    digest = hashlib.sha256("\n".join(sorted(words)).encode("utf-8")).hexdigest()[:16]
+    return f"{kind}, {len(words)} words, sha256 {digest}"
 
 
 def load_stopwords(spec: str | Path | None) -> tuple[frozenset[str], str]:
@@ -26,7 +38,7 @@ def load_stopwords(spec: str | Path | None) -> tuple[frozenset[str], str]:
     """
     if spec is None or str(spec) == "english":
         words = default_stopwords()
-        return words, f"english (NLTK-derived list, {len(words)} words)"
+        return words, describe_stopwords(words, "english (NLTK-derived list)")
     if str(spec) == "none":
         return frozenset(), "none"
     path = Path(spec)
@@ -37,4 +49,4 @@ def load_stopwords(spec: str | Path | None) -> tuple[frozenset[str], str]:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read stopword file {path}: {exc}") from None
     words = frozenset(w.strip().lower() for w in text.splitlines() if w.strip())
-    return words, f"file {path.name} ({len(words)} words)"
+    return words, describe_stopwords(words, "a custom list")
