@@ -21,8 +21,8 @@ OOV policies (words with no vector cannot be perturbed):
 * ``drop`` (default): the word is removed and never released. Bag mode only: in text mode a
   dropped word would leave a hole that shows where it was
   (:func:`~authormask.text.render.render_text` refuses such a document);
-* ``keep``: the word is released unchanged - it is NOT protected, and the statement says how many
-  such words passed through;
+* ``keep``: the word is released unchanged - it is NOT protected; the public statement says so
+  (the number of such words goes to the private run report only);
 * ``map``: the word (a name, a number, anything with no vector) becomes a content position whose
   word fed to the mechanism is a fixed in-vocabulary word (default ``"unknown"``), perturbed like
   any other word, so its identity is never released and every non-stopword word position of the
