@@ -162,7 +162,7 @@ def test_options_that_do_not_apply_are_refused(run, docs) -> None:
     code, _, err = run("obfuscate", str(docs[0]), "-e", "8", "-m", "emp-text", "-N", "5")
     assert code != 0 and "--length does not apply to --mechanism emp-text" in err
     code, _, err = run("obfuscate", str(docs[0]), "-m", "emp-bag", "-N", "5")
-    assert code != 0 and "needs epsilon" in err
+    assert code != 0 and "--mechanism emp-bag needs --epsilon" in err
 
 
 def test_distance_and_multiplier(run, docs) -> None:

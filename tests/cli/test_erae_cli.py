@@ -183,7 +183,7 @@ def test_baselines_from_the_command_line(run, trained: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--mechanism", "erae", "-e", "5"), "erae needs model"),
+        (("--mechanism", "erae", "-e", "5"), "--mechanism erae needs --model"),
         (("--mechanism", "erae", "-e", "0", "--model", "{model}"), "epsilon must be"),
         (("--mechanism", "erae", "-e", "-2", "--model", "{model}"), "epsilon must be"),
         (("--mechanism", "erae", "-e", "5", "--model", "{missing}"), "model directory not found"),

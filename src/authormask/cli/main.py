@@ -232,6 +232,14 @@ def obfuscate(
     if unknown:
         flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
         raise click.UsageError(f"{flags} does not apply to --mechanism {mechanism}")
+    missing = [
+        p.name
+        for p in mechanism_spec(mechanism).parameters
+        if p.required and explicit.get(p.name) is None
+    ]
+    if missing:
+        flags = ", ".join("--" + k.replace("_", "-") for k in missing)
+        raise click.UsageError(f"--mechanism {mechanism} needs {flags}")
     if inputs:
         docs = read_inputs(inputs)
     else:
