@@ -34,6 +34,7 @@ from authormask.mechanisms.laplace import sample_nd_laplace
 from authormask.randomness import SEEDED, UNSEEDED, RandomState
 from authormask.text.prepare import (
     FIXED_LENGTH_METHODS,
+    NEGATION_AUXILIARIES,
     PreparedDocument,
     TextPreparer,
     fixed_length_bag,
@@ -445,8 +446,11 @@ class EMPText(_EMPBase):
                 "stopwords": f"{self.stopwords_description}; passed through unchanged (part "
                 "of the released skeleton)",
                 "unknown words": self._oov_policy(),
-                "contractions": "split into a word and a clitic (do + n't, president + 's); "
-                "the clitic is a stopword",
+                "contractions": "split into a word and a clitic ('s, n't, 'm, 'll, 're, 've, "
+                "'d: do + n't, president + 's); the clitic is a stopword, and so is the "
+                f"auxiliary before n't when it is one of a fixed list of "
+                f"{len(NEGATION_AUXILIARIES)} (ca, wo, do, need, ...); any other word is "
+                "perturbed",
             },
             randomness=SEEDED if seeded else UNSEEDED,
             caveats=tuple(caveats),
