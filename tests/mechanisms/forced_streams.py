@@ -3,6 +3,8 @@ probability 2^-64 and below (e.g. a first 64-bit word of all ones) without mocki
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 ONES = 2**64 - 1
@@ -39,3 +41,24 @@ def pcg64_starting_with(first: int, second: int) -> np.random.Generator:
         "uinteger": 0,
     }
     return gen
+
+
+class ForcedOnes(np.random.Generator):
+    """A numpy Generator (PCG64) whose first ``n_forced`` 64-bit words are all ones.
+
+    Only full-range ``uint64`` requests (how :mod:`authormask.mechanisms._exact` reads fair bits)
+    are affected; everything else comes from the real PCG64 stream. Used to *condition* on events
+    of probability ``2^-64`` and below.
+    """
+
+    n_forced = 0
+
+    def integers(self, low: Any, high: Any = None, size: Any = None, **kw: Any) -> Any:
+        out = super().integers(low, high, size=size, **kw)
+        full = kw.get("dtype") is np.uint64 and kw.get("endpoint") and high == ONES
+        if full and self.n_forced > 0:
+            flat = out.reshape(-1)
+            m = min(self.n_forced, flat.size)
+            flat[:m] = np.uint64(ONES)
+            self.n_forced -= m
+        return out

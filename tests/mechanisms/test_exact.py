@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from forced_streams import ONES, pcg64_starting_with
+from forced_streams import ONES, ForcedOnes, pcg64_starting_with
 from scipy import stats
 
 from authormask.exceptions import InvalidParameterError
@@ -29,27 +29,6 @@ from authormask.mechanisms._exact import (
 )
 
 P_MIN = 1e-6  # fixed seeds + this threshold: the tests cannot flake
-
-
-class ForcedOnes(np.random.Generator):
-    """A numpy Generator (PCG64) whose first ``n_forced`` 64-bit words are all ones.
-
-    Only full-range ``uint64`` requests (how :mod:`authormask.mechanisms._exact` reads fair bits)
-    are affected; everything else comes from the real PCG64 stream. Used to *condition* on events
-    of probability ``2^-64`` and below.
-    """
-
-    n_forced = 0
-
-    def integers(self, low: Any, high: Any = None, size: Any = None, **kw: Any) -> Any:
-        out = super().integers(low, high, size=size, **kw)
-        full = kw.get("dtype") is np.uint64 and kw.get("endpoint") and high == ONES
-        if full and self.n_forced > 0:
-            flat = out.reshape(-1)
-            m = min(self.n_forced, flat.size)
-            flat[:m] = np.uint64(ONES)
-            self.n_forced -= m
-        return out
 
 
 def forced_ones(seed: int, n_forced: int) -> ForcedOnes:

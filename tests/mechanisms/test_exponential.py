@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from forced_streams import ForcedOnes
 from scipy import stats
 
 from authormask.exceptions import InvalidParameterError
@@ -25,7 +26,7 @@ from authormask.mechanisms.exponential import (
 )
 
 P_MIN = 1e-6
-ONES = 2**64 - 1
+
 LN2 = math.log(2.0)
 
 
@@ -104,7 +105,7 @@ def _old_float_sampler(ratings: np.ndarray, epsilon: float, rng: np.random.Gener
     return min(int((cdf <= u).sum()), len(cdf) - 1)
 
 
-class Steered(np.random.Generator):
+class Steered(ForcedOnes):
     """A numpy Generator (PCG64) steered towards the *least likely* end of every draw.
 
     * the first proposal draw ``integers(0, high_array)`` returns ``high - 1`` (the last unit of
@@ -115,21 +116,13 @@ class Steered(np.random.Generator):
       output under an inverse-CDF sampler.
     """
 
-    n_forced = 0
     steer_proposal = True
 
     def integers(self, low: Any, high: Any = None, size: Any = None, **kw: Any) -> Any:
         if self.steer_proposal and isinstance(high, np.ndarray):
             self.steer_proposal = False
             return high - 1
-        out = super().integers(low, high, size=size, **kw)
-        full = kw.get("dtype") is np.uint64 and kw.get("endpoint") and high == ONES
-        if full and self.n_forced > 0:
-            flat = out.reshape(-1)
-            m = min(self.n_forced, flat.size)
-            flat[:m] = np.uint64(ONES)
-            self.n_forced -= m
-        return out
+        return super().integers(low, high, size=size, **kw)
 
     def random(self, *args: Any, **kw: Any) -> Any:
         return 1.0 - 2.0**-53
