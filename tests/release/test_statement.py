@@ -73,3 +73,17 @@ def test_every_registered_mechanism_is_covered(mechanisms) -> None:
 def test_random_r_takes_no_epsilon(glove_20k: Embeddings) -> None:
     with pytest.raises(am.InvalidParameterError, match="does not take 'epsilon'"):
         am.create_mechanism("random-r", epsilon=1.0, embeddings=glove_20k)
+
+
+def test_import_authormask_stays_light() -> None:
+    """The release layer is imported by every front end: it must not pull in torch, POT or
+    scikit-learn (each command imports what it needs when it runs)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, authormask; "
+        "print(','.join(m for m in ('torch', 'ot', 'sklearn', 'fasttext') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import ot
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
@@ -53,6 +52,8 @@ def earth_movers_distance(a: ArrayLike, b: ArrayLike) -> EMDResult:
         rows, cols = linear_sum_assignment(cost)
         value = float(cost[rows, cols].sum() / x.shape[0])
         return EMDResult(value, x.shape[0], y.shape[0], "assignment")
+    import ot  # POT pulls in torch and scikit-learn: imported only when a transport is solved
+
     wa = np.full(x.shape[0], 1.0 / x.shape[0])
     wb = np.full(y.shape[0], 1.0 / y.shape[0])
     value = float(ot.emd2(wa, wb, cost))
