@@ -140,8 +140,11 @@ def test_output_is_exactly_laplace_noise_then_nearest_word(glove_20k: Embeddings
     rows = [glove_20k.index_of(w) for w in doc.content_words]
     x = glove_20k.vectors[rows].astype(np.float64)
     noisy = sample_nd_laplace(x, epsilon=3.0, random_state=document_generator(root, 0))
-    expected = brute_force_nearest(glove_20k.vectors, noisy)
-    assert res.documents[0].words == tuple(glove_20k.words[int(i)] for i in expected)
+    expected = tuple(glove_20k.words[int(i)] for i in brute_force_nearest(glove_20k.vectors, noisy))
+    assert res.documents[0].words == expected
+    assert res.texts[0].lower().split() == list(expected)  # what is rendered is what was drawn
+    bag = _mech("emp-bag", glove_20k, epsilon=3.0, length=len(expected))
+    assert am.release([text], bag, random_state=11).texts[0].split() == sorted(expected)
 
 
 def test_noise_direction_is_uniform_end_to_end() -> None:
