@@ -119,3 +119,15 @@ def test_bad_training_sets(glove_20k: Embeddings) -> None:
         NearestNeighbourClassifier(glove_20k).predict(items)
     with pytest.raises(InvalidParameterError, match="similarity must be one of"):
         KoppelAttacker(similarity="euclid")
+
+
+def test_svm_with_two_authors_predicts_every_item(aaac_study: Study) -> None:
+    """Binary one-vs-rest SVM scores are one column per item (this crashed with two authors)."""
+    authors = sorted({i.author for i in aaac_study.known})[:2]
+    known = [i for i in aaac_study.known if i.author in authors]
+    queries = [i for i in aaac_study.queries if i.author in authors]
+    model = SVMAttacker(random_state=1).fit(known, [str(i.author) for i in known])
+    pred = model.predict(queries)
+    assert len(pred.labels) == len(queries) >= 2
+    assert set(pred.labels) <= set(map(str, authors))
+    assert pred.correct([str(i.author) for i in queries]) >= 1

@@ -85,10 +85,10 @@ class SVMAttacker:
         if self._model is None:
             raise InvalidParameterError("SVM attacker: call fit before predict")
         x = self._scaler.transform(self._features([item.text for item in items]))
-        decision = np.atleast_2d(self._model.decision_function(x))
+        decision = np.asarray(self._model.decision_function(x), dtype=np.float64)
         classes = list(self._model.classes_)
-        if decision.shape[1] == 1:  # two classes: one column, positive = classes[1]
-            decision = np.hstack([-decision, decision])
+        if decision.ndim == 1:  # two classes: one score per item, positive = classes[1]
+            decision = np.stack([-decision, decision], axis=1)
         best = np.argmax(decision, axis=1)
         return Predictions(
             tuple(str(classes[int(b)]) for b in best),
