@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -315,3 +316,34 @@ def test_help_speaks_privacy(run) -> None:
     code, out, _ = run("obfuscate", "--help")
     flat = " ".join(out.split())
     assert code == 0 and "Smaller means more privacy" in flat and "NOT protected" in flat
+
+
+def test_force_never_replaces_what_is_not_a_regular_file(run, docs, tmp_path: Path) -> None:
+    target = tmp_path / "real.txt"
+    target.write_text("mine")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (link, fifo, Path("/dev/full")):
+        code, _, err = run(
+            "obfuscate", str(docs[0]), "-e", "5", "-N", "3", "-o", str(path), "--force"
+        )
+        assert code != 0 and "refusing to replace it" in err and err.count("\n") == 1
+    assert link.is_symlink() and target.read_text() == "mine"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_outputs_get_the_umask_permissions(run, docs, tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        code, _, _ = run(
+            "obfuscate", str(docs[0]), "-e", "5", "-N", "3", "-o", str(tmp_path / "o.txt")
+        )
+    finally:
+        os.umask(old)
+    assert code == 0
+    assert stat.S_IMODE(os.stat(tmp_path / "o.txt").st_mode) == 0o644
+    assert stat.S_IMODE(os.stat(tmp_path / "o.txt.privacy.json").st_mode) == 0o644
+    report = tmp_path / "o.txt.DO-NOT-PUBLISH.report.txt"
+    assert stat.S_IMODE(os.stat(report).st_mode) == 0o600  # private: owner only

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from authormask._io import write_atomic
 from authormask.exceptions import InputError
 
 __all__ = ["Document", "example_document", "read_inputs", "write_outputs"]
@@ -76,32 +76,8 @@ def read_inputs(inputs: tuple[str, ...]) -> list[Document]:
     return docs
 
 
-def _check_free(path: Path, force: bool) -> None:
-    if path.exists() and not force:
-        raise InputError(f"output path already exists (use --force to overwrite): {path}")
-
-
-def write_outputs(contents: dict[Path, str], *, force: bool) -> None:
-    """Write every file atomically; refuse to overwrite anything unless ``force``.
-
-    All targets are checked before anything is written, and every file is first written to a
-    temporary file in its destination folder, so a failure leaves no partial output.
-    """
-    for path in contents:
-        _check_free(path, force)
-        if path.is_dir():
-            raise InputError(f"output path is a folder: {path}")
-    temps: list[tuple[str, Path]] = []
-    try:
-        for path, text in contents.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            temps.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        for tmp, path in temps:
-            os.replace(tmp, path)
-    except OSError as exc:
-        for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
-        raise InputError(f"cannot write output: {exc}") from None
+def write_outputs(
+    contents: dict[Path, str], *, force: bool, private: frozenset[Path] = frozenset()
+) -> None:
+    """Write every file atomically; see :func:`authormask._io.write_atomic`."""
+    write_atomic(contents, force=force, private=private)

@@ -201,8 +201,10 @@ def obfuscate(
         raise click.UsageError(
             f"unknown --mechanism {mechanism!r}; choose one of {', '.join(mechanism_names())}"
         )
-    if output is not None and output.exists() and not force and not output.is_dir():
-        raise click.UsageError(f"output path already exists (use --force to overwrite): {output}")
+    if output is not None and not output.is_dir():
+        from authormask._io import check_target
+
+        check_target(output, force=force)
     ctx = click.get_current_context()
     given = {
         "epsilon": epsilon,
@@ -304,7 +306,8 @@ def emit(
     if report_path is not None:
         contents[report_path] = result.report.to_text()
     if contents:
-        write_outputs(contents, force=force)
+        private = frozenset([report_path]) if report_path is not None else frozenset()
+        write_outputs(contents, force=force, private=private)
     click.echo(statement.describe(), err=True)
     if output is not None:
         click.echo(f"wrote {len(docs)} document(s) to {output}", err=True)
