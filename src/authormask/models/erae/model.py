@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from authormask.exceptions import InputError
+from authormask.exceptions import InputError, InvalidParameterError
 from authormask.models.erae.checkpoint import (
     FORMAT,
     checkpoint_dir,
@@ -27,6 +27,35 @@ from authormask.models.erae.vocab import BOS, Vocabulary
 __all__ = ["ERAEModel", "load_model"]
 
 logger = logging.getLogger(__name__)
+
+
+#: word tokens a segment needs before a verbatim match with training data is reported
+MIN_OVERLAP_WORDS = 4
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    """The torch device to use: ``None`` means cuda if present, else cpu. An unknown device or
+    one this machine does not have is refused with one line (no torch traceback)."""
+    if device is None:
+        return default_device()
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise InvalidParameterError(
+            f"unknown device {str(device)!r}; use cpu, cuda or cuda:N"
+        ) from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise InvalidParameterError(
+                f"device {str(device)!r} asked for, but this machine has no CUDA GPU; use cpu"
+            )
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise InvalidParameterError(
+                f"device {str(device)!r}: this machine has {torch.cuda.device_count()} GPU(s)"
+            )
+    elif dev.type != "cpu":
+        raise InvalidParameterError(f"unsupported device {str(device)!r}; use cpu or cuda")
+    return dev
 
 
 def default_device() -> torch.device:
@@ -65,8 +94,18 @@ class ERAEModel:
         }
 
     def overlap(self, segments: Sequence[Sequence[str]]) -> int:
-        """How many of ``segments`` occur verbatim among the training segments."""
-        return sum(1 for s in segments if segment_hash(list(s)) in self.training_hashes)
+        """How many of ``segments`` occur verbatim among the training segments.
+
+        Segments with fewer than :data:`MIN_OVERLAP_WORDS` word tokens (".", "thank you .") are
+        not counted: every corpus has them, and finding one says nothing about whether the
+        model was trained on the text.
+        """
+        return sum(
+            1
+            for s in segments
+            if sum(any(ch.isalnum() for ch in t) for t in s) >= MIN_OVERLAP_WORDS
+            and segment_hash(list(s)) in self.training_hashes
+        )
 
     @torch.no_grad()
     def ratings(
@@ -143,7 +182,7 @@ def load_model(model_dir: str | Path, *, device: str | torch.device | None = Non
             f"{first[1].strip() if len(first) > 1 else first[0]}"
         ) from None
     hashes = read_tensors(path / "training_hashes.safetensors", "training hashes")
-    network.to(torch.device(device) if device is not None else default_device())
+    network.to(resolve_device(device))
     metadata = dict(meta)
     metadata["epochs_done"] = state.get("epochs_done")
     metadata["weights_sha256"] = state.get("weights_sha256")

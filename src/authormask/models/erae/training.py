@@ -30,7 +30,7 @@ from authormask.models.erae.checkpoint import (
     write_tensors,
 )
 from authormask.models.erae.config import ERAEConfig
-from authormask.models.erae.model import build_network, default_device
+from authormask.models.erae.model import build_network, resolve_device
 from authormask.models.erae.network import ERAENetwork
 from authormask.models.erae.vocab import BOS, Vocabulary
 from authormask.text.sentences import segment_text
@@ -335,7 +335,7 @@ def train_erae(
         "authormask_version": __version__,
     }
     start_epoch = _check_output(model_dir, meta, force)
-    dev = torch.device(device) if device is not None else default_device()
+    dev = resolve_device(device)
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     network = build_network(config, len(vocab), int(embeddings.vectors.shape[1]))
