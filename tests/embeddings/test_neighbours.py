@@ -44,3 +44,27 @@ def test_bad_queries_rejected(glove_20k: Embeddings) -> None:
         index.nearest(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="NaN"):
         index.nearest(np.full((1, 50), np.nan))
+
+
+def test_huge_queries_are_snapped_exactly() -> None:
+    """A noisy vector too long for the float32 screen (tiny epsilon) is decided in float64 and,
+    where float64 cannot tell the candidates apart, with exact rationals: never the first word
+    by overflow."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(3)
+    vocab = rng.standard_normal((300, 5)).astype(np.float32)
+    index = NearestWordIndex(vocab, n_jobs=1)
+    for scale in (1e20, 1e45, 1e120, 1e200):
+        z = rng.standard_normal((20, 5)) * scale
+        got = index.nearest(z)
+        w = vocab.astype(np.float64)
+        for q, g in zip(z, got, strict=True):
+            exact = [
+                sum(
+                    (Fraction(float(a)) - Fraction(float(b))) ** 2
+                    for a, b in zip(row, q, strict=True)
+                )
+                for row in w
+            ]
+            assert exact[g] == min(exact)

@@ -17,6 +17,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -30,6 +31,10 @@ logger = logging.getLogger(__name__)
 
 _U32 = float(np.finfo(np.float32).eps) / 2  # unit roundoff of float32
 _U64 = float(np.finfo(np.float64).eps) / 2  # unit roundoff of float64
+#: longer queries are not screened in float32 (scores would overflow) but decided in float64
+_FLOAT32_SAFE_NORM = 1e15
+#: beyond this float64 products overflow; mechanisms refuse epsilons that get anywhere near it
+_FLOAT64_SAFE_NORM = 1e290
 
 
 def brute_force_nearest(vocab: ArrayLike, queries: ArrayLike) -> NDArray[np.intp]:
@@ -147,8 +152,11 @@ class NearestWordIndex:
 
     def _nearest_block(self, z: NDArray[np.float64]) -> NDArray[np.intp]:
         b = z.shape[0]
+        qnorm = _norms(z)
+        # float32 cannot screen a query this long (its scores would overflow): float64 decides
+        too_long = qnorm > _FLOAT32_SAFE_NORM
         za = np.empty((b, self.dimension + 1), dtype=np.float32)
-        za[:, :-1] = z
+        za[:, :-1] = np.where(too_long[:, None], 0.0, z)
         za[:, -1] = 1.0
         best = np.full(b, np.inf, dtype=np.float32)
         second = np.full(b, np.inf, dtype=np.float32)
@@ -170,8 +178,9 @@ class NearestWordIndex:
             best = np.where(better, m1, best)
             arg = np.where(better, a + s, arg)
             second = new_second
-        tol = self._error_bound(np.linalg.norm(z, axis=1))
-        uncertain = (second.astype(np.float64) - best.astype(np.float64)) <= 2.0 * tol
+        tol = self._error_bound(qnorm)
+        gap = second.astype(np.float64) - best.astype(np.float64)
+        uncertain = ~(gap > 2.0 * tol) | too_long  # a NaN gap is uncertain too
         if np.any(uncertain):
             idx = np.flatnonzero(uncertain)
             with self._lock:
@@ -186,14 +195,44 @@ class NearestWordIndex:
                 self._w64 = self._w.astype(np.float64)
                 self._sq64 = np.einsum("ij,ij->i", self._w64, self._w64)
             w64, sq = self._w64, self._sq64
+        qnorm = _norms(z)
+        if np.any(qnorm > _FLOAT64_SAFE_NORM):
+            raise ValueError(
+                f"a noisy vector of length {qnorm.max():.3g} is beyond what float64 can snap "
+                "exactly"
+            )
         scores = sq[None, :] - 2.0 * (z @ w64.T)
-        tol = 2.0 * self._error_bound(np.linalg.norm(z, axis=1), _U64)
+        tol = 2.0 * self._error_bound(qnorm, _U64)
         out = np.empty(z.shape[0], dtype=np.intp)
         for i in range(z.shape[0]):
             cand = np.flatnonzero(scores[i] <= scores[i].min() + 2.0 * tol[i])
-            dist = np.linalg.norm(w64[cand] - z[i], axis=1)
-            out[i] = cand[int(np.argmin(dist))]
+            dist = _norms(w64[cand] - z[i])
+            order = np.argsort(dist, kind="stable")
+            best = int(order[0])
+            if len(cand) > 1 and not dist[order[1]] - dist[best] > 1e-12 * (dist[best] + 1.0):
+                best = _exactly_nearest(w64[cand], z[i])  # too close for float64: rationals
+            out[i] = cand[best]
         return out
+
+
+def _norms(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Row norms without overflow for rows whose squares would exceed float64's range."""
+    scale = np.max(np.abs(z), axis=1)
+    safe = np.where(scale > 0, scale, 1.0)
+    out: NDArray[np.float64] = np.linalg.norm(z / safe[:, None], axis=1) * safe
+    return out
+
+
+def _exactly_nearest(words: NDArray[np.float64], query: NDArray[np.float64]) -> int:
+    """Index of the row nearest to ``query`` by exact rational arithmetic on the float64 inputs
+    (ties to the lowest index)."""
+    q = [Fraction(float(x)) for x in query]
+    best, best_d = 0, None
+    for j, w in enumerate(words):
+        d = sum((Fraction(float(a)) - b) ** 2 for a, b in zip(w, q, strict=True))
+        if best_d is None or d < best_d:
+            best, best_d = j, d
+    return best
 
 
 _SHARED: weakref.WeakKeyDictionary[Embeddings, NearestWordIndex] = weakref.WeakKeyDictionary()

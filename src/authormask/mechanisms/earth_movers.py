@@ -46,6 +46,10 @@ __all__ = ["DEFAULT_LENGTH", "EMPBag", "EMPText", "EarthMoversMechanism"]
 
 logger = logging.getLogger(__name__)
 
+#: the largest mean noise length n/epsilon accepted: far below float64's range, so even a radius
+#: many times its mean (probability exp(-huge)) is snapped exactly in float64
+MAX_MEAN_NOISE = 1e250
+
 #: N of ``emp-bag`` when the user does not state one: a fixed public constant that never looks
 #: at the data (so no output reveals another document's length).
 DEFAULT_LENGTH = 40
@@ -86,6 +90,14 @@ class EarthMoversMechanism:
     ) -> None:
         self.embeddings = embeddings
         self.epsilon = check_epsilon(epsilon)
+        smallest = embeddings.dimension * MAX_MEAN_NOISE**-1
+        if self.epsilon < smallest:
+            raise InvalidParameterError(
+                f"epsilon must be >= {smallest:.3g} for {embeddings.dimension}-d vectors, got "
+                f"{self.epsilon:g}: below it the mean noise length n/epsilon exceeds "
+                f"{MAX_MEAN_NOISE:.0e}, beyond what float64 can snap exactly (and every output "
+                "would be independent of the input anyway)"
+            )
         if index is not None and (index.size, index.dimension) != embeddings.vectors.shape:
             raise InvalidParameterError("index was built for other embeddings")
         self._index = index if index is not None else shared_index(embeddings)

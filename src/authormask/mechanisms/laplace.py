@@ -13,6 +13,8 @@ undeclared delta).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -46,6 +48,10 @@ def sample_laplace_radius(
     ((4,), True)
     """
     epsilon = check_epsilon(epsilon)
+    if not math.isfinite(1.0 / epsilon):
+        raise InvalidParameterError(
+            f"epsilon {epsilon!r} is too small: the noise scale 1/epsilon overflows float64"
+        )
     dimension = check_positive_int(dimension, name="dimension")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
         raise InvalidParameterError(f"size must be an integer >= 0, got {size!r}")
