@@ -5,29 +5,63 @@
 ('emp-bag', 'emp-text', 'erae', 'ae-dp', 'syntf', 'random-r')
 """
 
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
 from authormask._version import __version__
-from authormask.accounting import (
-    EMDResult,
-    PrivacyStatement,
-    earth_movers_distance,
-    privacy_multiplier,
-    utility_bound,
-    word_movers_distance,
-)
-from authormask.embeddings import Embeddings, load_embeddings
-from authormask.exceptions import AuthormaskError, InputError, InvalidParameterError
-from authormask.mechanisms import EarthMoversMechanism, sample_nd_laplace
-from authormask.randomness import check_random_state
-from authormask.release import (
-    Mechanism,
-    Release,
-    ReleasedDocument,
-    RunReport,
-    create_mechanism,
-    mechanism_names,
-    release,
-)
-from authormask.text import TextPreparer, fixed_length_bag
+
+# The public API is imported on first use (PEP 562), so `import authormask` and the CLI's
+# start do not load numpy-heavy modules, POT, torch or scikit-learn until they are needed.
+_LAZY = {
+    "EMDResult": "authormask.accounting",
+    "PrivacyStatement": "authormask.accounting",
+    "earth_movers_distance": "authormask.accounting",
+    "privacy_multiplier": "authormask.accounting",
+    "utility_bound": "authormask.accounting",
+    "word_movers_distance": "authormask.accounting",
+    "Embeddings": "authormask.embeddings",
+    "load_embeddings": "authormask.embeddings",
+    "AuthormaskError": "authormask.exceptions",
+    "InputError": "authormask.exceptions",
+    "InvalidParameterError": "authormask.exceptions",
+    "EarthMoversMechanism": "authormask.mechanisms",
+    "sample_nd_laplace": "authormask.mechanisms",
+    "check_random_state": "authormask.randomness",
+    "Mechanism": "authormask.release",
+    "Release": "authormask.release",
+    "ReleasedDocument": "authormask.release",
+    "RunReport": "authormask.release",
+    "create_mechanism": "authormask.release",
+    "mechanism_names": "authormask.release",
+    "release": "authormask.release",
+    "TextPreparer": "authormask.text",
+    "fixed_length_bag": "authormask.text",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from authormask.accounting import (
+        EMDResult,
+        PrivacyStatement,
+        earth_movers_distance,
+        privacy_multiplier,
+        utility_bound,
+        word_movers_distance,
+    )
+    from authormask.embeddings import Embeddings, load_embeddings
+    from authormask.exceptions import AuthormaskError, InputError, InvalidParameterError
+    from authormask.mechanisms import EarthMoversMechanism, sample_nd_laplace
+    from authormask.randomness import check_random_state
+    from authormask.release import (
+        Mechanism,
+        Release,
+        ReleasedDocument,
+        RunReport,
+        create_mechanism,
+        mechanism_names,
+        release,
+    )
+    from authormask.text import TextPreparer, fixed_length_bag
 
 __all__ = [
     "AuthormaskError",
@@ -55,3 +89,33 @@ __all__ = [
     "utility_bound",
     "word_movers_distance",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'authormask' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+class _Package(types.ModuleType):
+    """``authormask.release`` is both the release subpackage and the entry point function: the
+    import system would set the package attribute to the subpackage when it is first imported,
+    so that assignment is ignored and ``am.release`` stays the function (as with an eager
+    ``from authormask.release import release``)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "release" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

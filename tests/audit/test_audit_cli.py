@@ -106,3 +106,10 @@ def test_failed_audit_exits_1(
     assert "NO" in out
     assert len(err.strip().splitlines()) == 1
     assert "emp-text/line-1d" in err
+
+
+def test_help_shows_the_real_default_sample_count() -> None:
+    from authormask.audit import DEFAULT_SAMPLES
+    from authormask.cli.audit import SAMPLES_HELP_DEFAULT
+
+    assert SAMPLES_HELP_DEFAULT == f"{DEFAULT_SAMPLES:,}"

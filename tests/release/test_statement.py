@@ -87,3 +87,15 @@ def test_import_authormask_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_am_release_is_the_entry_point_whatever_was_imported_first() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "from authormask.release import create_mechanism; import authormask.release.api; "
+        "import authormask as am; print(callable(am.release) and am.release.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "release"
