@@ -200,3 +200,15 @@ def test_each_model_pass_reads_one_document_only(erae_model, monkeypatch):
     am.release(texts, mech, random_state=1)
     assert len(calls) == 2
     assert all(any(set(c) <= doc for doc in by_doc) for c in calls)
+
+
+def test_released_text_keeps_the_paragraphs(erae_model):
+    text = (
+        "The committee met on Monday. It approved the budget.\n\nCritics were unhappy."
+        "\n\n\nThey said so."
+    )
+    out = am.release([text], ERAEMechanism(erae_model, epsilon=5.0), random_state=2).texts[0]
+    paragraphs = out.split("\n\n")
+    assert len(paragraphs) == 3 and all(p.strip() and "\n" not in p for p in paragraphs)
+    st = ERAEMechanism(erae_model, epsilon=5.0).statement(seeded=False)
+    assert "paragraphs" in st.released_unchanged

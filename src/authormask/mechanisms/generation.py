@@ -181,7 +181,7 @@ class _TokenMechanism:
             tokens = sum(len(r) for r in released)
             out.append(
                 Output(
-                    " ".join(detokenize(r) for r in released),
+                    seg.join([detokenize(r) for r in released]),
                     tuple(w for r in released for w in r),
                     None,
                     {"tokens": tokens, "epsilon_total": self.epsilon * tokens},
@@ -204,9 +204,10 @@ class _TokenMechanism:
         else:
             guarantee = (
                 f"{exact(eps)}*l-DP (Theorem 1, sequential composition): for a released text of l "
-                "tokens and any two input texts segmented into the same number of segments of "
-                f"the same lengths, every output is at most exp({exact(eps)} * l) times likelier "
-                "under one than the other; l is the number of tokens of the output"
+                "tokens and any two input texts segmented alike (the same paragraphs, segments "
+                "and segment lengths), every output is at most "
+                f"exp({exact(eps)} * l) times likelier under one than the other; l is the number "
+                "of tokens of the output"
             )
             bound = (
                 f"epsilon_doc = {exact(eps)} * l (l = released tokens, given per record); as "
@@ -233,8 +234,8 @@ class _TokenMechanism:
             guarantee=guarantee,
             document_bound=bound,
             released_unchanged=(
-                "the number of segments and each segment's token length (sentence boundaries); "
-                "no token is copied without a draw"
+                "the paragraphs, the number of segments in each and each segment's token length "
+                "(sentence boundaries); no token is copied without a draw"
             ),
             parameters={
                 "sensitivity": self.sensitivity,

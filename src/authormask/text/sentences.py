@@ -72,15 +72,34 @@ class Segmentation:
 
     ``sentences`` is the number of sentences found, ``split_sentences`` how many of them were
     longer than the limit and were cut into consecutive segments (never truncated).
+    ``paragraph_starts`` are the indices of the segments that begin a new paragraph (after a
+    blank line), so a released text can keep the input's paragraphs.
     """
 
     segments: tuple[tuple[str, ...], ...]
     sentences: int
     split_sentences: int
+    paragraph_starts: tuple[int, ...] = ()
 
     @property
     def tokens(self) -> int:
         return sum(len(s) for s in self.segments)
+
+    def join(self, texts: list[str] | tuple[str, ...]) -> str:
+        """One text per segment joined as the input was laid out: a space inside a paragraph,
+        a blank line between paragraphs.
+
+        >>> seg = segment_text("One two. Three.\\n\\nFour five.", max_length=10)
+        >>> seg.join(["a b.", "c.", "d e."])
+        'a b. c.\\n\\nd e.'
+        """
+        starts = set(self.paragraph_starts)
+        pieces: list[str] = []
+        for i, text in enumerate(texts):
+            if i:
+                pieces.append("\n\n" if i in starts else " ")
+            pieces.append(text)
+        return "".join(pieces)
 
 
 def segment_text(text: str, *, max_length: int) -> Segmentation:
@@ -92,18 +111,26 @@ def segment_text(text: str, *, max_length: int) -> Segmentation:
     """
     max_length = check_positive_int(max_length, name="max length")
     segments: list[tuple[str, ...]] = []
+    starts: list[int] = []
     n_sentences = 0
     n_split = 0
-    for sentence in split_sentences(text):
-        toks = word_tokens(sentence)
-        if not toks:
-            continue
-        n_sentences += 1
-        if len(toks) > max_length:
-            n_split += 1
-        for i in range(0, len(toks), max_length):
-            segments.append(tuple(toks[i : i + max_length]))
-    return Segmentation(tuple(segments), n_sentences, n_split)
+    for paragraph in _PARAGRAPH.split(text):
+        first = len(segments)
+        for sentence in split_sentences(paragraph):
+            toks = word_tokens(sentence)
+            if not toks:
+                continue
+            n_sentences += 1
+            if len(toks) > max_length:
+                n_split += 1
+            for i in range(0, len(toks), max_length):
+                segments.append(tuple(toks[i : i + max_length]))
+        if first and len(segments) > first:
+            starts.append(first)
+    return Segmentation(tuple(segments), n_sentences, n_split, tuple(starts))
+
+
+_PARAGRAPH = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 
 
 _NO_SPACE_BEFORE = frozenset([*".,;:!?%)]}'\u2019\u201d", *CLITICS])
