@@ -348,3 +348,14 @@ def test_outputs_get_the_umask_permissions(run, docs, tmp_path: Path) -> None:
     assert stat.S_IMODE(os.stat(tmp_path / "o.txt.privacy.json").st_mode) == 0o644
     report = tmp_path / "o.txt.DO-NOT-PUBLISH.report.txt"
     assert stat.S_IMODE(os.stat(report).st_mode) == 0o600  # private: owner only
+
+
+def test_utf16_input_is_read_or_named(run, tmp_path: Path) -> None:
+    with_bom = tmp_path / "bom.txt"
+    with_bom.write_bytes(DOC.encode("utf-16"))  # Python writes a byte order mark
+    code, out, err = run("obfuscate", str(with_bom), "-e", "500", "-m", "emp-text")
+    assert code == 0 and out == DOC, err
+    without = tmp_path / "nobom.txt"
+    without.write_bytes(DOC.encode("utf-16-le"))
+    code, _, err = run("obfuscate", str(without), "-e", "5", "-m", "emp-text")
+    assert code != 0 and "UTF-16" in err and err.count("\n") == 1

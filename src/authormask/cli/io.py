@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from dataclasses import dataclass
@@ -25,15 +26,38 @@ def example_document() -> Document:
     return Document("example.txt", text)
 
 
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
 def _decode(raw: bytes, label: str) -> str:
+    for bom, encoding in _BOMS:  # UTF-32 first: its little-endian BOM starts like UTF-16's
+        if raw.startswith(bom):
+            try:
+                return _checked(raw.decode(encoding), label)
+            except UnicodeDecodeError:
+                raise InputError(
+                    f"{label} starts with a {encoding} byte order mark but is not valid {encoding}"
+                ) from None
     if b"\x00" in raw[:8192]:
-        raise InputError(f"{label} looks like a binary file (contains NUL bytes)")
+        raise InputError(
+            f"{label} contains NUL bytes: a binary file, or UTF-16/UTF-32 text without a byte "
+            "order mark (convert it to UTF-8)"
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
             f"{label} is not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})"
         ) from None
+    return _checked(text, label)
+
+
+def _checked(text: str, label: str) -> str:
     if not text.strip():
         raise InputError(f"{label} is empty or whitespace only")
     return text.replace("\r\n", "\n")
