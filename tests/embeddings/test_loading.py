@@ -84,7 +84,8 @@ def test_second_load_comes_from_cache(tmp_path: Path, glove_20k: Embeddings) -> 
         ("a 1.0 2.0\nb 1.0\n", "expected 2 values"),
         ("a 1.0 x\n", "non-numeric"),
         ("", "no word vectors"),
-        ("3 2\na 1 2\nb 1 2 3\n", "expected 2 values"),
+        ("3 2\na 1 2\nb 1\n", "expected 2 values"),
+        ("3 2\na 1 2\nb 1 2\n", "header declares 3 words but the file has 2 records"),
     ],
 )
 def test_malformed_text_files(tmp_path: Path, content: str, message: str) -> None:
@@ -105,3 +106,11 @@ def test_truncated_binary_file(tmp_path: Path, glove_20k: Embeddings) -> None:
 def test_unknown_name() -> None:
     with pytest.raises(EmbeddingsError, match="unknown embeddings 'nope'"):
         load_embeddings("nope")
+
+
+def test_words_with_spaces_are_skipped_not_fatal(tmp_path: Path) -> None:
+    path = tmp_path / "vectors.txt"
+    path.write_text("3 2\nbudget 1 2\nnew york 3 4\ntaxes 5 6\n")
+    emb = load_embeddings(path, cache_dir=tmp_path / "cache")
+    assert emb.words == ("budget", "taxes")
+    assert emb.lookup(["taxes"]).tolist() == [[5.0, 6.0]]

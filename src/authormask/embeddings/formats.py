@@ -60,10 +60,20 @@ def read_vectors_file(
 
 
 def _read_text(path: Path, limit: int | None) -> tuple[list[str], NDArray[np.float32]]:
+    """Text vectors: one ``word v1 ... vn`` record per line, after an optional header.
+
+    A word that contains a space (``new york 0.1 ...``: the last n fields are the vector) can
+    never match a token nor be released as one word, so it is skipped, not a reason to fail; a
+    header whose word count disagrees with the records read is refused.
+    """
     words: list[str] = []
     rows: list[NDArray[np.float32]] = []
     seen: set[str] = set()
     dim: int | None = None
+    declared: int | None = None
+    records = 0
+    skipped = 0
+    stopped_early = False
     try:
         with path.open("r", encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, start=1):
@@ -71,36 +81,47 @@ def _read_text(path: Path, limit: int | None) -> tuple[list[str], NDArray[np.flo
                 if not line.strip():
                     continue
                 if lineno == 1 and _is_header(line):
-                    dim = int(line.split()[1])
+                    declared, dim = (int(x) for x in line.split())
                     if dim < 1:
                         raise EmbeddingsError(f"{path}:1: dimension must be >= 1, got {dim}")
                     continue
                 parts = line.rstrip().split(" ")
-                word, values = parts[0], parts[1:]
                 if dim is None:
-                    dim = len(values)
+                    dim = len(parts) - 1
                     if dim < 1:
                         raise EmbeddingsError(f"{path}:{lineno}: line has a word but no vector")
-                if len(values) != dim:
+                if len(parts) < dim + 1:
                     raise EmbeddingsError(
-                        f"{path}:{lineno}: expected {dim} values after {word!r}, "
-                        f"found {len(values)}"
+                        f"{path}:{lineno}: expected {dim} values after {parts[0]!r}, "
+                        f"found {len(parts) - 1}"
                     )
+                word, values = " ".join(parts[: len(parts) - dim]), parts[len(parts) - dim :]
                 try:
                     vec = np.array(values, dtype=np.float32)
                 except ValueError:
                     raise EmbeddingsError(
                         f"{path}:{lineno}: non-numeric vector value for {word!r}"
                     ) from None
+                records += 1
+                if any(ch.isspace() for ch in word) or not word:
+                    skipped += 1
+                    continue
                 if word in seen:
                     continue
                 seen.add(word)
                 words.append(word)
                 rows.append(vec)
                 if limit is not None and len(words) >= limit:
+                    stopped_early = True
                     break
     except UnicodeDecodeError as exc:
         raise EmbeddingsError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    if declared is not None and not stopped_early and records != declared:
+        raise EmbeddingsError(
+            f"{path}: the header declares {declared} words but the file has {records} records"
+        )
+    if skipped:
+        logger.info("%s: skipped %d words that contain spaces", path, skipped)
     if not words or dim is None:
         raise EmbeddingsError(f"{path}: no word vectors found")
     return words, np.vstack(rows).astype(np.float32)
