@@ -359,3 +359,33 @@ def test_utf16_input_is_read_or_named(run, tmp_path: Path) -> None:
     without.write_bytes(DOC.encode("utf-16-le"))
     code, _, err = run("obfuscate", str(without), "-e", "5", "-m", "emp-text")
     assert code != 0 and "UTF-16" in err and err.count("\n") == 1
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path: Path, cache_dir: Path) -> None:
+    big = tmp_path / "big.txt"
+    big.write_text((DOC + OTHER) * 400)
+    exe = Path(sys.executable).with_name("authormask")
+    proc = subprocess.run(
+        [
+            str(exe),
+            "obfuscate",
+            str(big),
+            "-m",
+            "emp-text",
+            "-e",
+            "5",
+            "-o",
+            str(tmp_path / "o"),
+            "--cache-dir",
+            str(cache_dir),
+            "--vocab-size",
+            "20000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("releasing:")]
+    assert lines and "ETA" in lines[0] and "words/s" in lines[0]
+    assert lines[-1].startswith("releasing: ") and "(100%)" in lines[-1]

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from tqdm import tqdm
 
 from authormask._version import __version__
 from authormask.cli.options import (
@@ -23,6 +22,7 @@ from authormask.cli.options import (
 from authormask.cli.options import (
     vocab_option as _vocab_option,
 )
+from authormask.cli.progress import Progress
 from authormask.exceptions import AuthormaskError
 
 logger = logging.getLogger("authormask")
@@ -34,8 +34,8 @@ EPS_HELP = (
 )
 
 
-def _progress_bar(desc: str, unit: str) -> tqdm[Any]:
-    return tqdm(desc=desc, unit=unit, disable=None, file=sys.stderr, leave=False)
+def _progress_bar(desc: str, unit: str) -> Progress:
+    return Progress(desc, unit)
 
 
 class _Float(click.ParamType):  # type: ignore[type-arg]
@@ -248,13 +248,15 @@ def obfuscate(
         docs = [example_document()]
         click.echo("(no input given: obfuscating the bundled example document)", err=True)
     mech = create_mechanism(mechanism, **explicit)
-    with _progress_bar("releasing", "unit") as bar:
+    unit = "token" if mechanism in ("erae", "ae-dp", "syntf", "random-r") else "word"
+    with _progress_bar("releasing", unit) as bar:
         result = release(
             [d.text for d in docs],
             mech,
             random_state=seed,
             sources=[d.name for d in docs],
             progress=bar.update,
+            on_total=lambda total: setattr(bar, "total", total),
         )
     if seed is not None:
         click.echo(
@@ -495,7 +497,8 @@ def calibrate(
 
     eps = _parse_epsilons(epsilons)
     emb = _load(embeddings, vocab_size, cache_dir)
-    with tqdm(total=len(eps), desc="epsilons", disable=None, file=sys.stderr, leave=False) as bar:
+    with _progress_bar("epsilons", "epsilon") as bar:
+        bar.total = len(eps)
         res = word_statistics(
             emb,
             epsilons=eps,

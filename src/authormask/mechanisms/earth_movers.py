@@ -210,6 +210,10 @@ class _EMPBase:
             "oov_mapped": doc.count("oov-mapped"),
         }
 
+    def units(self, doc: PreparedDocument) -> int:
+        """Words this document sends through the search (for progress)."""
+        return len(doc.content_words)
+
     def _oov_policy(self) -> str:
         return {
             "drop": "drop (removed before the mechanism, not released)",
@@ -296,6 +300,9 @@ class EMPBag(_EMPBase):
                 "a smaller --length, or --fixed-length sample (draws N words with replacement)"
             )
         return doc
+
+    def units(self, doc: PreparedDocument) -> int:
+        return self.length if self.length is not None else len(doc.content_words)
 
     @property
     def needs_all_documents(self) -> bool:

@@ -131,6 +131,10 @@ class _TokenMechanism:
     def diagnostics(self, seg: Segmentation) -> dict[str, Any]:
         return {"tokens": seg.tokens, "segments": len(seg.segments)}
 
+    def units(self, seg: Segmentation) -> int:
+        """Tokens this document draws (for progress)."""
+        return seg.tokens
+
     def slack(self) -> float:
         """Proven floating-point slack gamma of one draw (the loss is at most eps + 2 gamma)."""
         if self.epsilon == 0.0:

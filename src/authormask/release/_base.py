@@ -23,7 +23,8 @@ class Mechanism(Protocol):
     * ``perturb(prepared, rngs)`` releases each prepared document with its own generator, so a
       document's output never depends on the batch it was released in;
     * ``statement(seeded=...)`` is the public statement, a function of the parameters only;
-    * ``diagnostics(prepared)`` gives private per-document counts for the run report.
+    * ``diagnostics(prepared)`` gives private per-document counts for the run report;
+    * ``units(prepared)`` the work it takes, for progress bars.
     """
 
     name: str
@@ -41,3 +42,7 @@ class Mechanism(Protocol):
     def statement(self, *, seeded: bool) -> PrivacyStatement: ...
 
     def diagnostics(self, document: Any) -> dict[str, Any]: ...
+
+    def units(self, document: Any) -> int:
+        """Units of work of a prepared document (words snapped or tokens drawn), for progress."""
+        ...

@@ -109,6 +109,7 @@ def release(
     ids: Sequence[str] | None = None,
     sources: Sequence[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
 ) -> Release:
     """Release ``texts`` with ``mechanism`` (see :func:`authormask.create_mechanism`).
 
@@ -129,6 +130,8 @@ def release(
         Where each document came from; kept in the private report only.
     progress : callable, optional
         Called with units of work done (words snapped or tokens generated).
+    on_total : callable, optional
+        Called once, after every document is prepared, with the total units of work.
 
     Returns
     -------
@@ -163,6 +166,8 @@ def release(
     if resolve is not None and getattr(mechanism, "needs_all_documents", False):
         mechanism = resolve(prepared)
     statement = mechanism.statement(seeded=seed_info.seeded)
+    if on_total is not None:
+        on_total(sum(mechanism.units(doc) for doc in prepared))
     released: list[ReleasedDocument] = []
     reports: list[dict[str, Any]] = []
     warnings: list[str] = []
