@@ -225,8 +225,10 @@ class _EMPBase:
         e = self.embeddings.identity
         return f"per word (Euclidean distance between {e.dimension}-d word vectors of {e.name})"
 
-    def _statement(self, **fields: Any) -> PrivacyStatement:
+    def _statement(self, *, seeded: bool, **fields: Any) -> PrivacyStatement:
+        """The fields both EMP mechanisms share, plus their own (``fields``)."""
         return PrivacyStatement(
+            randomness=SEEDED if seeded else UNSEEDED,
             mechanism=self.name,
             title=TITLE,
             reference=REFERENCE,
@@ -356,6 +358,7 @@ class EMPBag(_EMPBase):
                 "bound only compares documents that contain the same such words"
             )
         return self._statement(
+            seeded=seeded,
             guarantee=(
                 f"{exact(eps)}*N*E-privacy over bags of N={n} words (Theorem 4): for any two "
                 f"documents whose prepared bags b, b' have N={n} words and any output c, "
@@ -370,7 +373,6 @@ class EMPBag(_EMPBase):
                 "(not released)",
                 "unknown words": self._oov_policy(),
             },
-            randomness=SEEDED if seeded else UNSEEDED,
             caveats=tuple(caveats),
         )
 
@@ -449,6 +451,7 @@ class EMPText(_EMPBase):
                 "positions"
             )
         return self._statement(
+            seeded=seeded,
             guarantee=(
                 f"{exact(eps)}*M-privacy over sequences of content words (eq. 6): for "
                 f"documents v, v' with the same skeleton, P[out | v] <= "
@@ -471,7 +474,6 @@ class EMPText(_EMPBase):
                 f"{len(NEGATION_AUXILIARIES)} (ca, wo, do, need, ...); any other word is "
                 "perturbed",
             },
-            randomness=SEEDED if seeded else UNSEEDED,
             caveats=tuple(caveats),
         )
 
