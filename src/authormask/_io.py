@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from authormask.exceptions import InputError
 
-__all__ = ["check_target", "umask_mode", "write_atomic"]
+__all__ = ["atomic_path", "check_target", "umask_mode", "write_atomic"]
 
 
 def umask_mode(base: int = 0o666) -> int:
@@ -72,3 +74,27 @@ def write_atomic(
         if isinstance(exc, InputError):
             raise
         raise InputError(f"cannot write output: {exc}") from None
+
+
+@contextmanager
+def atomic_path(path: Path, *, force: bool = True, private: bool = False) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write in any way (``np.save``, ``torch.save``, a
+    PNG...); on success it is fsynced, given the umask's permissions (or 0600 if ``private``)
+    and renamed over ``path``; on failure it is removed. ``path`` is checked as by
+    :func:`check_target` before and just before the rename."""
+    path = Path(path)
+    check_target(path, force=force)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600 if private else umask_mode())
+        check_target(path, force=True)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

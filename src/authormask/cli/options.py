@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -27,3 +28,21 @@ cache_option = click.option(
     default=None,
     help="Where parsed vector files are cached (default: ~/.cache/authormask).",
 )
+
+EPS_HELP = (
+    "Privacy parameter per word (> 0). Smaller means more privacy: noise of mean length "
+    "n/epsilon is added to each n-dimensional word vector. Its scale depends on the embeddings; "
+    "run `authormask calibrate` to see how often words change at each epsilon."
+)
+
+
+class NumberType(click.ParamType):  # type: ignore[type-arg]
+    name = "NUMBER"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float):
+            return value
+        try:
+            return float(value)
+        except ValueError:
+            self.fail(f"{value!r} is not a number", param, ctx)
