@@ -144,19 +144,16 @@ def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
     args = ["obfuscate", str(docs[0]), str(docs[1]), "-e", "8", "-o", str(out_dir), "-N", "5"]
     code, _, _ = run(*args)
     assert code == 0
-    assert sorted(p.name for p in out_dir.iterdir()) == [  # named by id, never by source
-        "1.txt",
-        "1.txt.privacy.json",
-        "2.txt",
-        "2.txt.privacy.json",
-    ]
-    assert (out_dir / "1.txt.privacy.json").read_text() == (
-        out_dir / "2.txt.privacy.json"
-    ).read_text()
+    names = sorted(p.name for p in out_dir.iterdir())  # mirrored, and one public statement
+    assert names == sorted([docs[0].name, docs[1].name, "PRIVACY-STATEMENT.json"])
     report = (tmp_path / "released.DO-NOT-PUBLISH.report.txt").read_text()  # beside, not inside
-    assert '"source": "' + str(docs[0]) in report
+    assert '"input": "' + str(docs[0]) in report and '"complete": true' in report
     code, _, err = run(*args)
     assert code != 0 and "already exists" in err
+    by_id = tmp_path / "by-id"
+    code, _, _ = run(*args[:-4], "-o", str(by_id), "-N", "5", "--layout", "ids")
+    assert code == 0
+    assert sorted(p.name for p in by_id.iterdir()) == ["1.txt", "2.txt", "PRIVACY-STATEMENT.json"]
 
 
 def test_options_that_do_not_apply_are_refused(run, docs) -> None:
@@ -387,5 +384,5 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path: Path, cache_dir:
     )
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("releasing:")]
-    assert lines and "ETA" in lines[0] and "words/s" in lines[0]
+    assert lines and "ETA" in lines[0] and "characters/s" in lines[0]
     assert lines[-1].startswith("releasing: ") and "(100%)" in lines[-1]

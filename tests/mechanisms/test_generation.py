@@ -163,7 +163,7 @@ def test_bad_inputs(erae_model):
     with pytest.raises(InvalidParameterError, match="epsilon"):
         ERAEMechanism(erae_model, epsilon=-3)
     mech = ERAEMechanism(erae_model, epsilon=1.0)
-    with pytest.raises(InputError, match="no tokens"):
+    with pytest.raises(InputError, match="empty or whitespace only"):
         am.release(["   "], mech)
     with pytest.raises(InvalidParameterError, match="not one string"):
         am.release("a text", mech)

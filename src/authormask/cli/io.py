@@ -1,107 +1,112 @@
-"""Reading documents and writing outputs safely (temporary file + rename, no overwrite)."""
+"""Turning command-line inputs into release sources (files, folders, ``-`` for stdin), read
+lazily, and naming their outputs."""
 
 from __future__ import annotations
 
-import codecs
 import os
-import sys
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from authormask._io import write_atomic
 from authormask.exceptions import InputError
+from authormask.release.sources import (
+    FileSource,
+    Source,
+    StdinSource,
+    TextSource,
+    decode_bytes,
+)
 
-__all__ = ["Document", "example_document", "read_inputs", "write_outputs"]
+__all__ = ["Document", "Inputs", "example_source", "read_inputs", "sources_of"]
+
+#: files that mark a folder as a PAN authorship-attribution collection or problem
+PAN_MARKERS = ("collection-info.json", "problem-info.json", "ground-truth.json")
 
 
 @dataclass(frozen=True)
 class Document:
+    """A whole document read into memory (for commands that compare a few documents)."""
+
     name: str
     text: str
 
 
-def example_document() -> Document:
+@dataclass(frozen=True)
+class Inputs:
+    """The sources of a release and, for each, its path relative to the folder it was found in
+    (for mirrored output folders) and whether any input was a folder."""
+
+    sources: tuple[Source, ...]
+    relpaths: tuple[str, ...]
+    any_folder: bool
+
+
+def example_source() -> TextSource:
     text = files("authormask").joinpath("data/example.txt").read_text(encoding="utf-8")
-    return Document("example.txt", text)
+    return TextSource("example.txt", "example.txt", len(text), text)
 
 
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
+def _check_not_pan(path: Path) -> None:
+    for marker in PAN_MARKERS:
+        if (path / marker).is_file():
+            raise InputError(
+                f"input folder {path} is a PAN authorship-attribution collection or problem "
+                f"(it has {marker}); its texts are in the problem folders' candidate and "
+                "'unknown' subfolders: give those folders (e.g. problem00001/unknown), or "
+                "evaluate it with `authormask evaluate`"
+            )
 
 
-def _decode(raw: bytes, label: str) -> str:
-    for bom, encoding in _BOMS:  # UTF-32 first: its little-endian BOM starts like UTF-16's
-        if raw.startswith(bom):
-            try:
-                return _checked(raw.decode(encoding), label)
-            except UnicodeDecodeError:
-                raise InputError(
-                    f"{label} starts with a {encoding} byte order mark but is not valid {encoding}"
-                ) from None
-    if b"\x00" in raw[:8192]:
-        raise InputError(
-            f"{label} contains NUL bytes: a binary file, or UTF-16/UTF-32 text without a byte "
-            "order mark (convert it to UTF-8)"
-        )
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"{label} is not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})"
-        ) from None
-    return _checked(text, label)
+def _folder_files(path: Path) -> list[Path]:
+    _check_not_pan(path)
+    found: list[Path] = []
+    for root, dirs, names in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(Path(root) / n for n in sorted(names) if not n.startswith("."))
+    files_ = [p for p in found if p.is_file()]
+    if not files_:
+        raise InputError(f"input folder contains no files: {path}")
+    return files_
 
 
-def _checked(text: str, label: str) -> str:
-    if not text.strip():
-        raise InputError(f"{label} is empty or whitespace only")
-    return text.replace("\r\n", "\n")
-
-
-def _read_file(path: Path) -> Document:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"input file not found: {path}") from None
-    except PermissionError:
-        raise InputError(f"input file is not readable (permission denied): {path}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read input file {path}: {exc.strerror}") from None
-    return Document(str(path), _decode(raw, f"input file {path}"))
-
-
-def read_inputs(inputs: tuple[str, ...]) -> list[Document]:
-    """Files, folders (their non-hidden files, recursively, sorted) or ``-`` for stdin."""
-    docs: list[Document] = []
+def sources_of(inputs: tuple[str, ...]) -> Inputs:
+    """Files, folders (their non-hidden files, recursively, in sorted order) or ``-`` for
+    stdin. Nothing is read yet: each document is read when it is released."""
+    sources: list[Source] = []
+    relpaths: list[str] = []
+    any_folder = False
     for item in inputs:
         if item == "-":
-            docs.append(Document("<stdin>", _decode(sys.stdin.buffer.read(), "standard input")))
+            sources.append(StdinSource("<stdin>", "stdin.txt", 0))
+            relpaths.append("stdin.txt")
             continue
         path = Path(item)
         if path.is_dir():
-            found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-            if not found:
-                raise InputError(f"input folder contains no files: {path}")
-            docs.extend(_read_file(p) for p in found)
+            any_folder = True
+            for p in _folder_files(path):
+                rel = p.relative_to(path).as_posix()
+                sources.append(FileSource.of(p, rel))
+                relpaths.append(rel)
         elif not os.path.lexists(path):
             raise InputError(f"input file not found: {path}")
         else:
-            docs.append(_read_file(path))
+            sources.append(FileSource.of(path))
+            relpaths.append(path.name)
+    if sum(1 for s in sources if isinstance(s, StdinSource)) > 1:
+        raise InputError("standard input (-) can be given only once")
+    return Inputs(tuple(sources), tuple(relpaths), any_folder)
+
+
+def read_inputs(inputs: tuple[str, ...]) -> list[Document]:
+    """Every input read whole (for commands that compare a few documents, e.g. ``distance``)."""
+    docs: list[Document] = []
+    for source in sources_of(inputs).sources:
+        if isinstance(source, StdinSource):
+            import sys
+
+            docs.append(
+                Document(source.name, decode_bytes(sys.stdin.buffer.read(), "standard input"))
+            )
+        else:
+            docs.append(Document(source.name, "".join(source.parts())))
     return docs
-
-
-def write_outputs(
-    contents: dict[Path, str], *, force: bool, private: frozenset[Path] = frozenset()
-) -> None:
-    """Write every file atomically; see :func:`authormask._io.write_atomic`."""
-    write_atomic(contents, force=force, private=private)

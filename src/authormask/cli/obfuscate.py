@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +15,9 @@ from authormask.cli.options import (
     vocab_option,
 )
 from authormask.cli.progress import Progress
+
+if TYPE_CHECKING:
+    from authormask.cli.io import Inputs
 
 MECHANISM_HELP = (
     "emp-bag: a bag of N noisy words (Fernandes et al., Algorithm 2; guarantee epsilon*N*E over "
@@ -99,8 +101,10 @@ def register(cli: click.Group) -> None:
         "-o",
         type=click.Path(path_type=Path),
         default=None,
-        help="Output file (or folder, for several inputs in txt format). Default: stdout. Each "
-        "txt output gets a <name>.privacy.json statement next to it.",
+        help="Output file, or folder (for several inputs or a folder input, in txt format). "
+        "Default: stdout. The public statement is written once: <output>.privacy.json beside a "
+        "file, PRIVACY-STATEMENT.json inside a folder. A killed folder or jsonl release is "
+        "completed by running the same command again.",
     )
     @click.option(
         "--format",
@@ -108,7 +112,8 @@ def register(cli: click.Group) -> None:
         type=click.Choice(["txt", "jsonl"]),
         default="txt",
         show_default=True,
-        help="txt: the text; jsonl: one JSON object per document (id, output, statement).",
+        help="txt: the text; jsonl: one JSON object per document (id, mechanism, text, and the "
+        "public per-output figures).",
     )
     @click.option(
         "--report",
@@ -119,7 +124,21 @@ def register(cli: click.Group) -> None:
         "publish it). Default: <output>.DO-NOT-PUBLISH.report.txt beside a written output; none "
         "for stdout.",
     )
-    @click.option("--force", is_flag=True, help="Overwrite existing output files.")
+    @click.option(
+        "--layout",
+        type=click.Choice(["mirror", "ids"]),
+        default="mirror",
+        show_default=True,
+        help="Output folder only: mirror the input files' names and subfolders (they are "
+        "published with the texts: if a name could identify an author, use ids), or name the "
+        "outputs 1.txt, 2.txt, ... The private report maps every input to its output.",
+    )
+    @click.option(
+        "--force",
+        is_flag=True,
+        help="Overwrite existing output files (never a link, folder or device), and start over "
+        "an unfinished release instead of completing it.",
+    )
     @cache_option
     def obfuscate(
         inputs: tuple[str, ...],
@@ -138,6 +157,7 @@ def register(cli: click.Group) -> None:
         output: Path | None,
         fmt: str,
         report_path: Path | None,
+        layout: str,
         force: bool,
         cache_dir: Path | None,
     ) -> None:
@@ -145,17 +165,14 @@ def register(cli: click.Group) -> None:
         or write each output with its public privacy statement."""
         from click.core import ParameterSource
 
-        from authormask.cli.io import example_document, read_inputs
-        from authormask.release import create_mechanism, mechanism_names, mechanism_spec, release
+        from authormask.cli.io import Inputs, example_source, sources_of
+        from authormask.release import create_mechanism, mechanism_names, mechanism_spec
+        from authormask.release.outputs import default_report_path, write_release
 
         if mechanism not in mechanism_names():
             raise click.UsageError(
                 f"unknown --mechanism {mechanism!r}; choose one of {', '.join(mechanism_names())}"
             )
-        if output is not None and not output.is_dir():
-            from authormask._io import check_target
-
-            check_target(output, force=force)
         ctx = click.get_current_context()
         given = {
             "epsilon": epsilon,
@@ -197,21 +214,16 @@ def register(cli: click.Group) -> None:
             flags = ", ".join("--" + k.replace("_", "-") for k in missing)
             raise click.UsageError(f"--mechanism {mechanism} needs {flags}")
         if inputs:
-            docs = read_inputs(inputs)
+            found = sources_of(inputs)
         else:
-            docs = [example_document()]
+            found = Inputs((example_source(),), ("example.txt",), False)
             click.echo("(no input given: obfuscating the bundled example document)", err=True)
         mech = create_mechanism(mechanism, **explicit)
-        unit = "token" if mechanism in ("erae", "ae-dp", "syntf", "random-r") else "word"
-        with Progress("releasing", unit) as bar:
-            result = release(
-                [d.text for d in docs],
-                mech,
-                random_state=seed,
-                sources=[d.name for d in docs],
-                progress=bar.update,
-                on_total=lambda total: setattr(bar, "total", total),
-            )
+        if getattr(mech, "needs_all_documents", False):  # two passes: stdin is read once
+            found = _buffer_stdin(found)
+        target = _target(found, output=output, fmt=fmt, layout=layout)
+        if report_path is None and output is not None:
+            report_path = default_report_path(output)
         if seed is not None:
             click.echo(
                 "authormask: warning: seeded release: anyone who has or guesses the seed can "
@@ -220,58 +232,89 @@ def register(cli: click.Group) -> None:
                 "or leave it out",
                 err=True,
             )
-        emit(docs, result, output=output, fmt=fmt, force=force, report_path=report_path)
+        with Progress("releasing", "character") as bar:
+
+            def started(characters: int, resumed: int) -> None:
+                bar.total = characters or None
+                if resumed:
+                    click.echo(
+                        f"resuming an unfinished release: {resumed} document(s) already "
+                        "released are kept",
+                        err=True,
+                    )
+
+            summary = write_release(
+                found.sources,
+                mech,
+                target,
+                random_state=seed,
+                report_path=report_path,
+                force=force,
+                progress=bar.update,
+                on_start=started,
+            )
+        _report(summary, target)
 
 
-def emit(
-    docs: list[Any],
-    result: Any,
-    *,
-    output: Path | None,
-    fmt: str,
-    force: bool,
-    report_path: Path | None,
-) -> None:
-    """Print or write a release: texts, the public statement (stderr and ``.privacy.json``) and
-    the private report (a separate file only)."""
-    from authormask.cli.io import write_outputs
+def _buffer_stdin(found: Inputs) -> Inputs:
+    """Standard input read into memory (a release that reads its documents twice)."""
+    import sys
 
-    statement = result.statement
-    records = [d.record(statement) for d in result.documents]
-    statement_json = statement.to_json(indent=2) + "\n"
-    contents: dict[Path, str] = {}
+    from authormask.cli.io import Inputs
+    from authormask.release.sources import StdinSource, TextSource, decode_bytes
+
+    sources = []
+    for s in found.sources:
+        if isinstance(s, StdinSource):
+            text = decode_bytes(sys.stdin.buffer.read(), "standard input")
+            s = TextSource(s.name, s.relpath, len(text), text)
+        sources.append(s)
+    return Inputs(tuple(sources), found.relpaths, found.any_folder)
+
+
+def _target(found: Inputs, *, output: Path | None, fmt: str, layout: str) -> Any:
+    from authormask.release.outputs import FOLDER_STATEMENT, Target
+
+    n = len(found.sources)
+    ids = tuple(str(i + 1) for i in range(n))
+    if fmt == "jsonl":
+        return Target("jsonl", output, ids)
     if output is None:
-        for doc, rec in zip(result.documents, records, strict=True):
-            if fmt == "jsonl":
-                click.echo(json.dumps(rec, ensure_ascii=False))
-            else:
-                if len(docs) > 1:
-                    click.echo(f"==> {doc.id} <==")
-                click.echo(doc.text.rstrip("\n"))
-    elif fmt == "jsonl":
-        contents[output] = "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
-    elif len(docs) == 1 and not output.is_dir():
-        contents[output] = result.documents[0].text
-        contents[output.with_name(output.name + ".privacy.json")] = statement_json
-    else:  # a folder: files named by id, so no source name is published
-        for rel in result.documents:
-            contents[output / f"{rel.id}.txt"] = rel.text
-            contents[output / f"{rel.id}.txt.privacy.json"] = statement_json
-    if report_path is None and output is not None:
-        base = output.resolve()
-        report_path = base.with_name(base.name + ".DO-NOT-PUBLISH.report.txt")
-    if report_path is not None:
-        contents[report_path] = result.report.to_text()
-    if contents:
-        private = frozenset([report_path]) if report_path is not None else frozenset()
-        write_outputs(contents, force=force, private=private)
-    click.echo(statement.describe(), err=True)
-    if output is not None:
-        click.echo(f"wrote {len(docs)} document(s) to {output}", err=True)
-    if report_path is not None:
+        return Target("stdout", None, ids)
+    if n == 1 and not found.any_folder and not output.is_dir():
+        return Target("file", output, ids)
+    if layout == "ids":
+        names = tuple(f"{i}.txt" for i in ids)
+    else:
+        names = found.relpaths
+        seen: dict[str, int] = {}
+        for i, name in enumerate(names):
+            if name in seen or name == FOLDER_STATEMENT:
+                other = found.sources[seen[name]].name if name in seen else "the privacy statement"
+                raise click.UsageError(
+                    f"{found.sources[i].name} and {other} would both be written to "
+                    f"{output / name}; give them separately or use --layout ids"
+                )
+            seen[name] = i
+    return Target("folder", output, ids, names)
+
+
+def _report(summary: Any, target: Any) -> None:
+    """What the command prints once the release is written (stderr)."""
+    click.echo(summary.statement.describe(), err=True)
+    if target.path is not None:
+        where = target.statement_path()
         click.echo(
-            f"wrote the PRIVATE run report (do not publish; it holds the seed, the sources, the "
-            f"counts and any warnings, such as training-data overlap) to {report_path}",
+            f"wrote {summary.released} document(s) to {target.path}"
+            + (f" ({summary.resumed} kept from the unfinished run)" if summary.resumed else "")
+            + (f"; the public privacy statement to {where}" if where is not None else ""),
+            err=True,
+        )
+    if summary.report_path is not None:
+        click.echo(
+            f"wrote the PRIVATE run report and manifest (do not publish; it holds the seed, "
+            f"which input became which output, the counts and any warnings, such as "
+            f"training-data overlap) to {summary.report_path}",
             err=True,
         )
     else:  # the same line whatever the input: stderr may be published with the statement

@@ -19,7 +19,8 @@ from __future__ import annotations
 import copy
 import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,17 +33,17 @@ from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Output
 from authormask.mechanisms.laplace import sample_nd_laplace
 from authormask.randomness import SEEDED, UNSEEDED, RandomState
+from authormask.text.parts import split_parts
 from authormask.text.prepare import (
     FIXED_LENGTH_METHODS,
     NEGATION_AUXILIARIES,
     PreparedDocument,
     TextPreparer,
-    fixed_length_bag,
 )
 from authormask.text.render import render_text
 from authormask.validation import check_epsilon, check_positive_int
 
-__all__ = ["DEFAULT_LENGTH", "EMPBag", "EMPText", "EarthMoversMechanism"]
+__all__ = ["DEFAULT_LENGTH", "BagUnit", "EMPBag", "EMPText", "EarthMoversMechanism"]
 
 logger = logging.getLogger(__name__)
 
@@ -175,6 +176,39 @@ class EarthMoversMechanism:
         return out
 
 
+def _counts(doc: PreparedDocument) -> dict[str, int]:
+    return {
+        "tokens": len(doc.tokens),
+        "content_words": len(doc.content_words),
+        "stopwords": doc.count("stopword"),
+        "punctuation": doc.count("punctuation"),
+        "oov_dropped": doc.count("oov-dropped"),
+        "oov_kept_unprotected": doc.count("oov-kept"),
+        "oov_mapped": doc.count("oov-mapped"),
+    }
+
+
+@dataclass(frozen=True)
+class BagUnit:
+    """What ``emp-bag`` keeps of a document: its first N content words (``truncate``) or the
+    counts of all its content words (``sample``, or N not yet known), the unchanged OOV words
+    under ``oov="keep"``, and private counters. Its size does not grow with the document."""
+
+    available: int
+    words: tuple[str, ...] | None
+    counts: dict[str, int] | None
+    kept_oov_words: tuple[str, ...]
+    diagnostics: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def content_words(self) -> tuple[str, ...]:
+        """The content words kept (the first N under ``truncate``; the distinct words in order
+        of first appearance otherwise)."""
+        if self.words is not None:
+            return self.words
+        return tuple(self.counts or ())
+
+
 class _EMPBase:
     """Shared parameters and preparation of the two Earth Mover's release mechanisms."""
 
@@ -200,21 +234,29 @@ class _EMPBase:
 
     def diagnostics(self, doc: PreparedDocument) -> dict[str, int]:
         """Private per-document counts (never part of the public statement)."""
-        return {
-            "tokens": len(doc.tokens),
-            "content_words": len(doc.content_words),
-            "stopwords": doc.count("stopword"),
-            "punctuation": doc.count("punctuation"),
-            "oov_dropped": doc.count("oov-dropped"),
-            "oov_kept_unprotected": doc.count("oov-kept"),
-            "oov_mapped": doc.count("oov-mapped"),
-        }
+        return _counts(doc)
 
     def units(self, doc: PreparedDocument) -> int:
         """Words this document sends through the search (for progress)."""
         return len(doc.content_words)
 
+    def _parts(self, parts: Iterable[str]) -> Iterator[PreparedDocument]:
+        """Prepare a document part by part; refuse it at its end if no part had a content word."""
+        content = 0
+        tokens = 0
+        for part in parts:
+            doc = self.preparer.prepare(part, require_content=False)
+            content += len(doc.content_words)
+            tokens += len(doc.tokens)
+            yield doc
+        if content == 0:
+            raise InputError(
+                "document has no content words left after removing punctuation, stopwords and "
+                f"out-of-vocabulary words ({tokens} tokens)"
+            )
+
     def _oov_policy(self) -> str:
+
         return {
             "drop": "drop (removed before the mechanism, not released)",
             "keep": "keep (released unchanged, NOT protected)",
@@ -289,38 +331,82 @@ class EMPBag(_EMPBase):
             self.length = check_positive_int(length, name="length N")
         self.length_from_data = length_from_data
 
-    def prepare(self, text: str) -> PreparedDocument:
-        """Prepare, and refuse a document that cannot give N words under ``truncate``."""
-        doc = self.preparer.prepare(text)
-        if (
-            self.length is not None
-            and self.fixed_length == "truncate"
-            and len(doc.content_words) < self.length
-        ):
-            raise InputError(
-                f"has {len(doc.content_words)} content words, fewer than N={self.length}: give "
-                "a smaller --length, or --fixed-length sample (draws N words with replacement)"
-            )
-        return doc
+    def prepare(self, text: str) -> BagUnit:  # type: ignore[override]
+        """The document's :class:`BagUnit` (see :meth:`prepare_parts`)."""
+        return next(self.prepare_parts(split_parts(text)))
 
-    def units(self, doc: PreparedDocument) -> int:
-        return self.length if self.length is not None else len(doc.content_words)
+    def prepare_parts(self, parts: Iterable[str]) -> Iterator[BagUnit]:
+        """Read a document part by part, keeping only what the bag needs: the first N content
+        words under ``truncate`` (a document with fewer is refused), the counts of every content
+        word otherwise. Yields one :class:`BagUnit`."""
+        keep_words = self.fixed_length == "truncate" and self.length is not None
+        words: list[str] = []
+        counts: Counter[str] = Counter()
+        kept: list[str] = []
+        diag: dict[str, int] = {}
+        available = 0
+        for doc in self._parts(parts):
+            for key, value in _counts(doc).items():
+                diag[key] = diag.get(key, 0) + value
+            available += len(doc.content_words)
+            if keep_words:
+                assert self.length is not None
+                words.extend(doc.content_words[: self.length - len(words)])
+            else:
+                counts.update(doc.content_words)
+            kept.extend(doc.kept_oov_words)
+        if keep_words and self.length is not None and available < self.length:
+            raise InputError(
+                f"has {available} content words, fewer than N={self.length}: give a smaller "
+                "--length, or --fixed-length sample (draws N words with replacement)"
+            )
+        yield BagUnit(
+            available=available,
+            words=tuple(words) if keep_words else None,
+            counts=None if keep_words else dict(counts),
+            kept_oov_words=tuple(kept),
+            diagnostics=diag,
+        )
+
+    def diagnostics(self, doc: BagUnit) -> dict[str, int]:  # type: ignore[override]
+        return dict(doc.diagnostics)
+
+    def units(self, doc: BagUnit) -> int:  # type: ignore[override]
+        return self.length if self.length is not None else doc.available
 
     @property
     def needs_all_documents(self) -> bool:
         """True while N is still ``"shortest"``: the release must see every document first."""
         return self.length is None
 
-    def with_length_from(self, documents: Sequence[PreparedDocument]) -> EMPBag:
-        """Resolve ``length="shortest"``: N = the smallest content-word count of ``documents``."""
+    def with_length_from(self, documents: Iterable[BagUnit]) -> EMPBag:
+        """Resolve ``length="shortest"``: N = the smallest content-word count of ``documents``
+        (any iterable: a release passes them one at a time)."""
         if self.length is not None:
             return self
-        if not documents:
+        smallest = min((d.available for d in documents), default=None)
+        if smallest is None:
             raise InvalidParameterError("length 'shortest' needs at least one document")
         resolved = copy.copy(self)
-        resolved.length = min(len(d.content_words) for d in documents)
+        resolved.length = smallest
         resolved.length_from_data = True
         return resolved
+
+    def _draw_bag(self, unit: BagUnit, rng: np.random.Generator) -> tuple[str, ...]:
+        """The N words fed to the mechanism: the first N (``truncate``), or N i.i.d. draws with
+        replacement from the document's content words (``sample``: each draw picks word w with
+        probability count(w) / total, as drawing a uniform position of the document does)."""
+        assert self.length is not None
+        if unit.words is not None:
+            return unit.words[: self.length]
+        counts = unit.counts or {}
+        if self.fixed_length == "truncate":  # N resolved after preparation ("shortest")
+            raise InvalidParameterError("prepare the documents again once N is resolved")
+        vocab = list(counts)
+        cumulative = np.cumsum(np.fromiter(counts.values(), dtype=np.int64, count=len(vocab)))
+        picks = rng.integers(0, int(cumulative[-1]), size=self.length)
+        rows = np.searchsorted(cumulative, picks, side="right")
+        return tuple(vocab[int(i)] for i in rows)
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
         if self.length is None:
@@ -378,19 +464,14 @@ class EMPBag(_EMPBase):
 
     def perturb(
         self,
-        documents: Sequence[PreparedDocument],
+        documents: Sequence[BagUnit],
         rngs: Sequence[np.random.Generator],
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
         if self.length is None:
             raise InvalidParameterError("N is 'shortest' and not resolved yet")
-        bags = []
-        for doc, rng in zip(documents, rngs, strict=True):
-            bag = fixed_length_bag(
-                doc.content_words, length=self.length, method=self.fixed_length, random_state=rng
-            )
-            bags.append(bag.words)
+        bags = [self._draw_bag(doc, rng) for doc, rng in zip(documents, rngs, strict=True)]
         perturbed = self.kernel.perturb_documents(bags, rngs, progress=progress)
         out = []
         for doc, words in zip(documents, perturbed, strict=True):
@@ -431,6 +512,11 @@ class EMPText(_EMPBase):
             preparer=preparer,
             stopwords_description=stopwords_description,
         )
+
+    def prepare_parts(self, parts: Iterable[str]) -> Iterator[PreparedDocument]:
+        """One prepared unit per part (text mode perturbs word by word); a document with no
+        content word at all is refused at its end."""
+        return self._parts(parts)
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
         eps = self.epsilon

@@ -11,9 +11,12 @@ from authormask.release.api import (
     PRIVATE_BANNER,
     Release,
     ReleasedDocument,
+    ReleaseStream,
     RunReport,
     release,
+    release_stream,
 )
+from authormask.release.engine import Done, Piece
 from authormask.release.registry import (
     MECHANISMS,
     MechanismSpec,
@@ -22,20 +25,29 @@ from authormask.release.registry import (
     mechanism_names,
     mechanism_spec,
 )
+from authormask.release.sources import FileSource, Source, StdinSource, TextSource
 
 __all__ = [
     "MECHANISMS",
     "PRIVATE_BANNER",
+    "Done",
+    "FileSource",
     "Mechanism",
     "MechanismSpec",
     "Output",
     "Parameter",
+    "Piece",
     "PrivacyStatement",
     "Release",
+    "ReleaseStream",
     "ReleasedDocument",
     "RunReport",
+    "Source",
+    "StdinSource",
+    "TextSource",
     "create_mechanism",
     "mechanism_names",
     "mechanism_spec",
     "release",
+    "release_stream",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,15 +13,20 @@ import numpy as np
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.randomness import (
-    RandomState,
-    describe_seed,
-    document_generator,
-    root_seed_sequence,
-)
+from authormask.randomness import RandomState, describe_seed, root_seed_sequence
 from authormask.release._base import Mechanism
+from authormask.release.engine import Done, Piece, resolve_length, run
+from authormask.release.sources import Source, TextSource
 
-__all__ = ["PRIVATE_BANNER", "Release", "ReleasedDocument", "RunReport", "release"]
+__all__ = [
+    "PRIVATE_BANNER",
+    "Release",
+    "ReleaseStream",
+    "ReleasedDocument",
+    "RunReport",
+    "release",
+    "release_stream",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -30,9 +35,6 @@ PRIVATE_BANNER = (
     "per-document counts, which identify the inputs; publish only the texts and the privacy "
     "statement."
 )
-
-#: documents perturbed together (one batched nearest-word search / model pass per batch)
-BATCH_DOCUMENTS = 64
 
 
 @dataclass(frozen=True)
@@ -109,9 +111,11 @@ def release(
     ids: Sequence[str] | None = None,
     sources: Sequence[str] | None = None,
     progress: Callable[[int], None] | None = None,
-    on_total: Callable[[int], None] | None = None,
 ) -> Release:
     """Release ``texts`` with ``mechanism`` (see :func:`authormask.create_mechanism`).
+
+    The documents are released by the local streaming engine (:mod:`authormask.release.engine`)
+    and collected in memory; for inputs larger than memory use :func:`release_stream`.
 
     Parameters
     ----------
@@ -129,9 +133,7 @@ def release(
     sources : sequence of str, optional
         Where each document came from; kept in the private report only.
     progress : callable, optional
-        Called with units of work done (words snapped or tokens generated).
-    on_total : callable, optional
-        Called once, after every document is prepared, with the total units of work.
+        Called with the number of characters read, as the release goes.
 
     Returns
     -------
@@ -144,56 +146,109 @@ def release(
     docs = list(texts)
     if not docs:
         raise InvalidParameterError("no documents to release")
-    if ids is not None and len(ids) != len(docs):
-        raise InvalidParameterError(f"{len(ids)} ids for {len(docs)} documents")
-    if sources is not None and len(sources) != len(docs):
-        raise InvalidParameterError(f"{len(sources)} sources for {len(docs)} documents")
+    names = _check_labels(len(docs), ids, sources)
     labels = list(ids) if ids is not None else [str(i + 1) for i in range(len(docs))]
-    if len(set(labels)) != len(labels):
-        raise InvalidParameterError("document ids must be unique")
-    names = list(sources) if sources is not None else labels
-    seed_info = describe_seed(random_state)
-    root = root_seed_sequence(random_state)
-    prepared = []
+    srcs: list[Source] = []
     for name, text in zip(names, docs, strict=True):
         if not isinstance(text, str):
             raise InputError(f"{name}: a document must be a string, got {type(text).__name__}")
-        try:
-            prepared.append(mechanism.prepare(text))
-        except InputError as exc:
-            raise InputError(f"{name}: {exc}") from None
-    resolve = getattr(mechanism, "with_length_from", None)
-    if resolve is not None and getattr(mechanism, "needs_all_documents", False):
-        mechanism = resolve(prepared)
-    statement = mechanism.statement(seeded=seed_info.seeded)
-    if on_total is not None:
-        on_total(sum(mechanism.units(doc) for doc in prepared))
+        srcs.append(TextSource(name, name, len(text), text))
+    stream = release_stream(
+        srcs, mechanism, random_state=random_state, collect_words=True, progress=progress
+    )
+    pieces: dict[int, list[str]] = {}
     released: list[ReleasedDocument] = []
     reports: list[dict[str, Any]] = []
     warnings: list[str] = []
-    for start in range(0, len(prepared), BATCH_DOCUMENTS):
-        batch = prepared[start : start + BATCH_DOCUMENTS]
-        rngs = [document_generator(root, start + i) for i in range(len(batch))]
-        outputs = mechanism.perturb(batch, rngs, progress=progress)
-        for i, (doc, out) in enumerate(zip(batch, outputs, strict=True)):
-            pos = start + i
-            released.append(
-                ReleasedDocument(labels[pos], out.text, out.words, out.bag, out.figures)
+    for event in stream:
+        if isinstance(event, Piece):
+            pieces.setdefault(event.position, []).append(event.text)
+            continue
+        pos = event.position
+        released.append(
+            ReleasedDocument(
+                labels[pos],
+                "".join(pieces.pop(pos, [])),
+                event.words or (),
+                event.bag,
+                event.figures,
             )
-            diag = dict(mechanism.diagnostics(doc))
-            reports.append({"id": labels[pos], "source": names[pos], **diag})
-            overlap = diag.get("training_overlap_segments")
-            if overlap:
-                warnings.append(
-                    f"{names[pos]}: {overlap} segment(s) occur verbatim in the model's training "
-                    "corpus; the guarantee does not hold for text the model was trained on"
-                )
+        )
+        reports.append({"id": labels[pos], "source": names[pos], **event.diagnostics})
+        warnings.extend(event.warnings)
     report = RunReport(
-        mechanism=statement.mechanism,
-        seed=seed_info.seed,
-        seeded=seed_info.seeded,
+        mechanism=stream.statement.mechanism,
+        seed=stream.seed.seed,
+        seeded=stream.seed.seeded,
         documents=tuple(reports),
         warnings=tuple(warnings),
     )
-    logger.info("released %d document(s) with %s", len(released), statement.mechanism)
-    return Release(tuple(released), statement, report)
+    logger.info("released %d document(s) with %s", len(released), stream.statement.mechanism)
+    return Release(tuple(released), stream.statement, report)
+
+
+def _check_labels(n: int, ids: Sequence[str] | None, sources: Sequence[str] | None) -> list[str]:
+    if ids is not None and len(ids) != n:
+        raise InvalidParameterError(f"{len(ids)} ids for {n} documents")
+    if sources is not None and len(sources) != n:
+        raise InvalidParameterError(f"{len(sources)} sources for {n} documents")
+    labels = list(ids) if ids is not None else [str(i + 1) for i in range(n)]
+    if len(set(labels)) != len(labels):
+        raise InvalidParameterError("document ids must be unique")
+    return list(sources) if sources is not None else labels
+
+
+class ReleaseStream:
+    """A release in progress: the public ``statement`` (known before any document is read) and
+    an iterator of :class:`~authormask.release.engine.Piece` and
+    :class:`~authormask.release.engine.Done` events, in input order."""
+
+    def __init__(
+        self,
+        sources: Sequence[Source],
+        mechanism: Mechanism,
+        *,
+        random_state: RandomState | np.random.SeedSequence = None,
+        skip: frozenset[int] = frozenset(),
+        collect_words: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        if not sources:
+            raise InvalidParameterError("no documents to release")
+        self.seed = describe_seed(random_state)
+        self._root = root_seed_sequence(random_state)
+        self.mechanism = resolve_length(mechanism, sources, progress=None)
+        self.statement = self.mechanism.statement(seeded=self.seed.seeded)
+        self._events = run(
+            sources,
+            self.mechanism,
+            root=self._root,
+            skip=skip,
+            collect_words=collect_words,
+            progress=progress,
+        )
+
+    def __iter__(self) -> Iterator[Piece | Done]:
+        return self._events
+
+
+def release_stream(
+    sources: Sequence[Source],
+    mechanism: Mechanism,
+    *,
+    random_state: RandomState | np.random.SeedSequence = None,
+    skip: frozenset[int] = frozenset(),
+    collect_words: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ReleaseStream:
+    """Release ``sources`` (:mod:`authormask.release.sources`) one document and one part at a
+    time, in bounded memory; the positions in ``skip`` are not read (a resumed release). See
+    :class:`ReleaseStream`."""
+    return ReleaseStream(
+        sources,
+        mechanism,
+        random_state=random_state,
+        skip=skip,
+        collect_words=collect_words,
+        progress=progress,
+    )

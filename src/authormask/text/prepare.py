@@ -133,9 +133,11 @@ class TextPreparer:
         self.oov = oov
         self.oov_map_to = oov_map_to
 
-    def prepare(self, text: str) -> PreparedDocument:
-        """Tokenise, lowercase and classify every token; raise ``InputError`` if nothing is left."""
-        if not text.strip():
+    def prepare(self, text: str, *, require_content: bool = True) -> PreparedDocument:
+        """Tokenise, lowercase and classify every token; raise ``InputError`` if nothing is left
+        (unless ``require_content`` is False: a part of a longer document may have no content
+        word)."""
+        if require_content and not text.strip():
             raise InputError("document is empty or whitespace only")
         tokens = tokenize(text)
         roles: list[Role] = []
@@ -162,7 +164,7 @@ class TextPreparer:
                 roles.append("oov-mapped")
                 content.append(self.oov_map_to)
                 positions.append(i)
-        if not content:
+        if require_content and not content:
             raise InputError(
                 "document has no content words left after removing punctuation, stopwords and "
                 f"out-of-vocabulary words ({len(tokens)} tokens)"

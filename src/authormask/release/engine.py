@@ -1,0 +1,214 @@
+"""The local streaming engine: documents read part by part, released in batches, written as they
+come.
+
+Memory does not grow with the input: a document is prepared part by part
+(:mod:`authormask.release.sources`), the prepared units wait in a batch of bounded size, and each
+released piece is handed to the caller at once. A mechanism may implement
+``prepare_parts(parts) -> iterator of units``:
+
+* ``emp-text`` gives one unit per part (text mode perturbs word by word);
+* ``emp-bag`` gives one unit per document, keeping only its N-word bag and counters;
+* a mechanism without it (ER-AE, SynTF, Random-R) gets the whole document, joined, through
+  ``prepare``: it is released document by document.
+
+Every unit of document i draws from document i's generator in reading order
+(:func:`~authormask.randomness.document_generator`), so neither the batching nor the way the text
+arrives changes a seeded release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from authormask.exceptions import InputError
+from authormask.randomness import document_generator
+from authormask.release._base import Mechanism
+from authormask.release.sources import Source
+
+__all__ = ["BATCH_UNITS", "BATCH_WORK", "Done", "Piece", "run"]
+
+#: prepared units perturbed together at most (one batched search / model pass per batch)
+BATCH_UNITS = 64
+#: and at most this much work (words or tokens) per batch
+BATCH_WORK = 50_000
+
+
+@dataclass(frozen=True)
+class Piece:
+    """The next piece of the released text of the document at ``position``."""
+
+    position: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """The document at ``position`` is released: its public figures and private diagnostics."""
+
+    position: int
+    bag: dict[str, int] | None
+    figures: dict[str, float]
+    words: tuple[str, ...] | None
+    diagnostics: dict[str, Any]
+    warnings: tuple[str, ...] = ()
+
+
+class _Located(InputError):
+    """An error that already names its document."""
+
+
+def _located_parts(source: Source, progress: Callable[[int], None] | None) -> Iterator[str]:
+    try:
+        for part in source.parts():
+            if progress is not None:
+                progress(len(part))
+            yield part
+    except _Located:
+        raise
+    except InputError as exc:
+        raise _Located(str(exc)) from None
+
+
+def units_of(mechanism: Mechanism, parts: Iterator[str]) -> Iterator[Any]:
+    """The prepared units of one document (see the module docstring)."""
+    prepare_parts = getattr(mechanism, "prepare_parts", None)
+    if prepare_parts is not None:
+        yield from prepare_parts(parts)
+    else:
+        yield mechanism.prepare("".join(parts))
+
+
+def _add(total: dict[str, Any], diag: dict[str, Any]) -> None:
+    for key, value in diag.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and key in total:
+            total[key] += value
+        else:
+            total[key] = value
+
+
+@dataclass
+class _Doc:
+    position: int
+    source: Source
+    rng: np.random.Generator
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    held: list[str] = field(default_factory=list)
+    showing: bool = False
+    words: list[str] | None = None
+    bag: dict[str, int] | None = None
+    figures: dict[str, float] = field(default_factory=dict)
+
+
+def resolve_length(
+    mechanism: Mechanism, sources: Sequence[Source], *, progress: Callable[[int], None] | None
+) -> Mechanism:
+    """A mechanism whose parameter depends on every document (``emp-bag`` with
+    ``length="shortest"``) resolved by a first pass over ``sources``."""
+    resolve = getattr(mechanism, "with_length_from", None)
+    if resolve is None or not getattr(mechanism, "needs_all_documents", False):
+        return mechanism
+
+    def units() -> Iterator[Any]:
+        for source in sources:
+            try:
+                yield from units_of(mechanism, _located_parts(source, progress))
+            except _Located:
+                raise
+            except InputError as exc:
+                raise _Located(f"{source.name}: {exc}") from None
+
+    resolved: Mechanism = resolve(units())
+    return resolved
+
+
+def run(
+    sources: Sequence[Source],
+    mechanism: Mechanism,
+    *,
+    root: np.random.SeedSequence,
+    skip: frozenset[int] = frozenset(),
+    collect_words: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Piece | Done]:
+    """Release ``sources`` in order (except the positions in ``skip``), yielding each document's
+    pieces of text and then its :class:`Done`.
+
+    A document's pieces are held back until it has a unit with work in it (a content word, a
+    token), so a document that is refused (no content words) never shows any of its text.
+    ``progress`` is called with the characters read. Errors name the document.
+    """
+    queue: list[tuple[_Doc, Any] | tuple[_Doc, None]] = []
+    work = 0
+
+    def flush() -> Iterator[Piece | Done]:
+        nonlocal work
+        items = [(doc, unit) for doc, unit in queue if unit is not None]
+        outputs = (
+            mechanism.perturb([u for _, u in items], [d.rng for d, _ in items]) if items else []
+        )
+        it = iter(outputs)
+        for doc, unit in queue:
+            if unit is None:  # the document's end
+                if not doc.showing and doc.held:
+                    yield Piece(doc.position, "".join(doc.held))
+                yield _done(doc, mechanism)
+                continue
+            out = next(it)
+            if collect_words and doc.words is not None:
+                doc.words.extend(out.words)
+            doc.bag, doc.figures = out.bag, dict(out.figures)
+            if doc.showing:
+                if out.text:
+                    yield Piece(doc.position, out.text)
+            else:
+                doc.held.append(out.text)
+                if mechanism.units(unit) > 0:
+                    doc.showing = True
+                    yield Piece(doc.position, "".join(doc.held))
+                    doc.held.clear()
+        queue.clear()
+        work = 0
+
+    for position, source in enumerate(sources):
+        if position in skip:
+            continue
+        doc = _Doc(position, source, document_generator(root, position))
+        if collect_words:
+            doc.words = []
+        try:
+            for unit in units_of(mechanism, _located_parts(source, progress)):
+                _add(doc.diagnostics, dict(mechanism.diagnostics(unit)))
+                queue.append((doc, unit))
+                work += max(mechanism.units(unit), 1)
+                if len(queue) >= BATCH_UNITS or work >= BATCH_WORK:
+                    yield from flush()
+        except _Located as exc:
+            raise InputError(str(exc)) from None
+        except InputError as exc:
+            raise InputError(f"{source.name}: {exc}") from None
+        queue.append((doc, None))
+        if len(queue) >= BATCH_UNITS:
+            yield from flush()
+    yield from flush()
+
+
+def _done(doc: _Doc, mechanism: Mechanism) -> Done:
+    warnings: list[str] = []
+    overlap = doc.diagnostics.get("training_overlap_segments")
+    if overlap:
+        warnings.append(
+            f"{doc.source.name}: {overlap} segment(s) occur verbatim in the model's training "
+            "corpus; the guarantee does not hold for text the model was trained on"
+        )
+    return Done(
+        position=doc.position,
+        bag=doc.bag,
+        figures=doc.figures,
+        words=tuple(doc.words) if doc.words is not None else None,
+        diagnostics=doc.diagnostics,
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,485 @@
+"""Writing a release as it streams: to stdout, a file, a folder (mirroring the inputs) or a JSONL
+file, with a private report that is also the manifest and the journal of the run.
+
+* Every finished output appears at once and complete (temporary file, fsync, rename); nothing is
+  written over a file that is not a regular file; the user's umask gives the permissions.
+* The public statement is written once: ``<output>.privacy.json`` beside a file output, or
+  ``PRIVACY-STATEMENT.json`` inside an output folder.
+* The private report (``<output>.DO-NOT-PUBLISH.report.txt`` by default, mode 0600) starts with a
+  line saying it must not be published, then one JSON line with the run's parameters (and the
+  seed), one JSON line per released document mapping its input to its output (the manifest),
+  and a last line when the release is complete.
+* A folder or JSONL release that is killed is completed by running the same command again: the
+  report's first JSON line identifies the command (a fingerprint of the statement, the seed, the
+  inputs and the output), finished documents are kept and not rewritten, the rest are released,
+  and stale temporary files of the run are removed. A seeded release resumed this way is
+  identical to one that was never interrupted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from authormask._io import check_target, umask_mode, write_atomic
+from authormask._version import __version__
+from authormask.exceptions import InputError
+from authormask.randomness import RandomState, describe_seed
+from authormask.release._base import Mechanism
+from authormask.release.api import PRIVATE_BANNER, release_stream
+from authormask.release.engine import Done, Piece
+from authormask.release.sources import Source
+
+__all__ = ["FOLDER_STATEMENT", "ReleaseSummary", "Target", "write_release"]
+
+#: the public statement's name inside an output folder
+FOLDER_STATEMENT = "PRIVACY-STATEMENT.json"
+REPORT_SCHEMA = "authormask.run-report/2"
+_TMP = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a release goes.
+
+    ``kind`` is ``"stdout"``, ``"file"`` (one document, text), ``"folder"`` (one text file per
+    document, at ``names[i]`` inside ``path``) or ``"jsonl"`` (``path`` is a JSONL file, or
+    stdout when ``path`` is None: there each record carries the statement under ``privacy``, as
+    no file beside it can). ``ids`` are the public ids (JSONL records, stdout headers).
+    """
+
+    kind: str
+    path: Path | None
+    ids: tuple[str, ...]
+    names: tuple[str, ...] = ()
+
+    def statement_path(self) -> Path | None:
+        if self.path is None or self.kind == "stdout":
+            return None
+        if self.kind == "folder":
+            return self.path / FOLDER_STATEMENT
+        return self.path.with_name(self.path.name + ".privacy.json")
+
+
+@dataclass
+class ReleaseSummary:
+    """What the CLI prints after a release (never published)."""
+
+    statement: Any
+    released: int = 0
+    resumed: int = 0
+    warnings: list[str] = field(default_factory=list)
+    report_path: Path | None = None
+
+
+def default_report_path(output: Path) -> Path:
+    base = output.resolve()
+    return base.with_name(base.name + ".DO-NOT-PUBLISH.report.txt")
+
+
+def _fingerprint(
+    statement_json: str, seed: int | None, sources: Sequence[Source], target: Target
+) -> str:
+    h = hashlib.sha256()
+    h.update(statement_json.encode())
+    h.update(repr(("seed", seed)).encode())
+    h.update(repr((target.kind, str(target.path.resolve()) if target.path else None)).encode())
+    for source, name, id_ in zip(sources, target.names or target.ids, target.ids, strict=False):
+        h.update(repr((source.name, name, id_)).encode())
+    return h.hexdigest()
+
+
+class _Journal:
+    """The private report, written line by line as the release goes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh: IO[str] | None = None
+
+    @staticmethod
+    def read(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]], bool]:
+        """``(header, document lines, complete)``; header None if not one of our reports."""
+        try:
+            with open(path, encoding="utf-8") as fh:
+                first = fh.readline()
+                if first.rstrip("\n") != PRIVATE_BANNER:
+                    return None, [], False
+                header = json.loads(fh.readline())
+                if header.get("report") != REPORT_SCHEMA:
+                    return None, [], False
+                docs: list[dict[str, Any]] = []
+                complete = False
+                for line in fh:
+                    if not line.endswith("\n"):
+                        break
+                    rec = json.loads(line)
+                    if rec.get("complete"):
+                        complete = True
+                    else:
+                        docs.append(rec)
+                return header, docs, complete
+        except (OSError, ValueError, AttributeError):
+            return None, [], False
+
+    def start(self, header: dict[str, Any], kept: list[dict[str, Any]]) -> None:
+        text = PRIVATE_BANNER + "\n" + json.dumps(header) + "\n"
+        text += "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in kept)
+        write_atomic({self.path: text}, force=True, private=frozenset([self.path]))
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def add(self, record: dict[str, Any]) -> None:
+        assert self._fh is not None
+        self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._fh.flush()
+
+    def finish(self, record: dict[str, Any] | None) -> None:
+        if self._fh is None:
+            return
+        if record is not None:
+            self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        self._fh = None
+
+
+def _remove_stale_temps(paths: Sequence[Path]) -> None:
+    """Remove the temporary files a killed run left beside ``paths`` (``.<name>.XXXXXXXX.tmp``)."""
+    by_dir: dict[Path, set[str]] = {}
+    for p in paths:
+        by_dir.setdefault(p.parent, set()).add(p.name)
+    for folder, names in by_dir.items():
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            m = _TMP.match(entry.name)
+            if m and m.group("name") in names and entry.is_file(follow_symlinks=False):
+                Path(entry.path).unlink(missing_ok=True)
+
+
+class _TextFile:
+    """One output file written piece by piece to a temporary file, renamed when complete."""
+
+    def __init__(self, path: Path) -> None:
+        import tempfile
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        self.path, self.tmp = path, Path(tmp)
+        self.fh: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
+
+    def write(self, text: str) -> None:
+        self.fh.write(text)
+
+    def commit(self, *, sync: bool = True) -> None:
+        self.fh.flush()
+        if sync:
+            os.fsync(self.fh.fileno())
+        self.fh.close()
+        os.chmod(self.tmp, umask_mode())
+        check_target(self.path, force=True)
+        os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        self.fh.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+def _partial_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.partial")
+
+
+def _resume_jsonl(partial: Path, ids: Sequence[str]) -> set[int]:
+    """Keep the complete records of a partial JSONL file; cut off a half-written last line."""
+    position = {id_: i for i, id_ in enumerate(ids)}
+    done: set[int] = set()
+    good = 0
+    with open(partial, "rb") as fh:
+        for line in fh:
+            if not line.endswith(b"\n"):
+                break
+            try:
+                rec = json.loads(line)
+                pos = position[rec["id"]]
+            except (ValueError, KeyError, TypeError):
+                break
+            if pos in done:
+                break
+            done.add(pos)
+            good += len(line)
+    with open(partial, "rb+") as fh:
+        fh.truncate(good)
+    return done
+
+
+def write_release(
+    sources: Sequence[Source],
+    mechanism: Mechanism,
+    target: Target,
+    *,
+    random_state: RandomState = None,
+    report_path: Path | None = None,
+    force: bool = False,
+    progress: Callable[[int], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> ReleaseSummary:
+    """Release ``sources`` into ``target`` in bounded memory (see the module docstring).
+
+    ``on_start(characters_to_read, documents_already_done)`` is called once the run knows what
+    is left (for a progress bar). Returns a :class:`ReleaseSummary`.
+    """
+    if len(target.ids) != len(sources) or (target.names and len(target.names) != len(sources)):
+        raise InputError("one id and one name per document are needed")
+    seed = describe_seed(random_state)
+    paths = _output_paths(target)
+    statement_path = target.statement_path()
+    resumable = target.kind in ("folder", "jsonl") and target.path is not None
+
+    # the statement first: it depends on the parameters only (and N when it is 'shortest')
+    stream_probe = release_stream(sources, mechanism, random_state=random_state, skip=_ALL)
+    statement = stream_probe.statement
+    statement_json = statement.to_json(indent=2) + "\n"
+    fingerprint = _fingerprint(statement_json, seed.seed, sources, target)
+
+    mechanism = stream_probe.mechanism  # N resolved once, if it was 'shortest'
+    done: set[int] = set()
+    kept: list[dict[str, Any]] = []
+    resuming = False
+    if report_path is not None:
+        header, records, complete = _Journal.read(report_path)
+        unfinished = header is not None and not complete
+        if unfinished and not force and header is not None:
+            if header.get("fingerprint") != fingerprint:
+                raise InputError(
+                    f"{report_path} records an unfinished release with other parameters, seed, "
+                    "inputs or output; run that command again to finish it, or add --force to "
+                    "start over"
+                )
+            resuming = resumable
+            kept = records if resuming else []
+        if not unfinished:
+            check_target(report_path, force=force)
+    if resuming:
+        assert target.path is not None
+        _remove_stale_temps([*paths, report_path] if report_path else paths)
+        if target.kind == "folder":
+            done = {i for i, p in enumerate(paths) if p.is_file() and not p.is_symlink()}
+        else:
+            partial = _partial_path(target.path)
+            done = _resume_jsonl(partial, target.ids) if partial.is_file() else set()
+        kept = [r for r in kept if r.get("position") in done]
+        known = {r.get("position") for r in kept}
+        for pos in sorted(done - known):
+            kept.append(
+                {
+                    "position": pos,
+                    "id": target.ids[pos],
+                    "input": sources[pos].name,
+                    "output": _where(target, paths, pos),
+                    "resumed": True,
+                }
+            )
+    else:
+        _remove_stale_temps(paths)
+        for p in paths:
+            check_target(p, force=force)
+        if statement_path is not None:
+            check_target(statement_path, force=force)
+        if target.kind == "jsonl" and target.path is not None:
+            _partial_path(target.path).unlink(missing_ok=True)
+    if target.kind == "folder":
+        assert target.path is not None
+        target.path.mkdir(parents=True, exist_ok=True)
+
+    summary = ReleaseSummary(statement=statement, resumed=len(done), report_path=report_path)
+    journal = _Journal(report_path) if report_path is not None else None
+    if journal is not None:
+        journal.start(
+            {
+                "report": REPORT_SCHEMA,
+                "private": True,
+                "fingerprint": fingerprint,
+                "mechanism": statement.mechanism,
+                "seeded": seed.seeded,
+                "seed": seed.seed,
+                "version": __version__,
+                "output": str(target.path) if target.path is not None else "<stdout>",
+                "documents": len(sources),
+            },
+            sorted(kept, key=lambda r: int(r.get("position", 0))),
+        )
+    if on_start is not None:
+        on_start(sum(s.size for i, s in enumerate(sources) if i not in done), len(done))
+    stream = release_stream(
+        sources, mechanism, random_state=random_state, skip=frozenset(done), progress=progress
+    )
+    writer = _Writer(target, paths, statement)
+    try:
+        for event in stream:
+            if isinstance(event, Piece):
+                writer.piece(event.position, event.text)
+                continue
+            writer.done(event)
+            summary.released += 1
+            summary.warnings.extend(event.warnings)
+            if journal is not None:
+                journal.add(
+                    {
+                        "position": event.position,
+                        "id": target.ids[event.position],
+                        "input": sources[event.position].name,
+                        "output": _where(target, paths, event.position),
+                        **event.diagnostics,
+                    }
+                )
+        writer.close()
+    except BaseException:
+        writer.abort()
+        if journal is not None:
+            journal.finish(None)
+        if summary.released == 0 and not done:  # nothing to resume: leave nothing behind
+            if report_path is not None:
+                report_path.unlink(missing_ok=True)
+            if writer.partial is not None:
+                writer.partial.unlink(missing_ok=True)
+        raise
+    if statement_path is not None:
+        write_atomic({statement_path: statement_json}, force=True)
+    if journal is not None:
+        journal.finish(
+            {
+                "complete": True,
+                "released": summary.released,
+                "resumed": summary.resumed,
+                "warnings": summary.warnings,
+            }
+        )
+    return summary
+
+
+#: a skip set that contains every position (the statement probe reads nothing)
+class _Everything(frozenset[int]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_ALL = _Everything()
+
+
+def _output_paths(target: Target) -> list[Path]:
+    if target.path is None:
+        return []
+    if target.kind == "folder":
+        return [target.path / name for name in target.names]
+    return [target.path]
+
+
+def _where(target: Target, paths: Sequence[Path], pos: int) -> str:
+    if target.kind == "folder":
+        return str(paths[pos])
+    if target.kind == "jsonl":
+        return f"{target.path or '<stdout>'} id={target.ids[pos]}"
+    return str(target.path) if target.path is not None else "<stdout>"
+
+
+class _Writer:
+    """Hands each piece to its output as it comes."""
+
+    def __init__(self, target: Target, paths: Sequence[Path], statement: Any) -> None:
+        self.target, self.paths, self.mechanism = target, paths, statement.mechanism
+        # JSONL on stdout has no file beside it for the statement: each record carries it
+        self.inline = (
+            statement.to_dict() if target.kind == "jsonl" and target.path is None else None
+        )
+        self.current: _TextFile | None = None
+        self.position = -1
+        self.jsonl: IO[str] | None = None
+        self.partial: Path | None = None
+        self.started = False
+        if target.kind == "jsonl":
+            if target.path is None:
+                self.jsonl = sys.stdout
+            else:
+                self.partial = _partial_path(target.path)
+                self.jsonl = open(self.partial, "a", encoding="utf-8")
+
+    def _begin(self, pos: int) -> None:
+        if pos == self.position:
+            return
+        self.position = pos
+        self.started = True
+        t = self.target
+        if t.kind == "jsonl":
+            assert self.jsonl is not None
+            head = json.dumps({"id": t.ids[pos], "mechanism": self.mechanism}, ensure_ascii=False)
+            self.jsonl.write(head[:-1] + ', "text": "')
+        elif t.kind == "stdout":
+            if len(t.ids) > 1:
+                sys.stdout.write(f"==> {t.ids[pos]} <==\n")
+        else:
+            self.current = _TextFile(self.paths[pos] if t.kind == "folder" else self.paths[0])
+
+    def piece(self, pos: int, text: str) -> None:
+        self._begin(pos)
+        if self.target.kind == "jsonl":
+            assert self.jsonl is not None
+            self.jsonl.write(json.dumps(text, ensure_ascii=False)[1:-1])
+        elif self.target.kind == "stdout":
+            sys.stdout.write(text)
+        else:
+            assert self.current is not None
+            self.current.write(text)
+        self._last = text
+
+    def done(self, event: Done) -> None:
+        self._begin(event.position)
+        t = self.target
+        if t.kind == "jsonl":
+            assert self.jsonl is not None
+            rest: dict[str, Any] = {}
+            if event.bag is not None:
+                rest["bag"] = event.bag
+            rest.update(event.figures)
+            if self.inline is not None:
+                rest["privacy"] = self.inline
+            tail = json.dumps(rest, ensure_ascii=False)
+            self.jsonl.write('"' + (", " + tail[1:] if rest else "}") + "\n")
+            self.jsonl.flush()
+        elif t.kind == "stdout":
+            if not getattr(self, "_last", "\n").endswith("\n"):
+                sys.stdout.write("\n")
+            sys.stdout.flush()
+        else:
+            assert self.current is not None
+            self.current.commit()
+            self.current = None
+        self._last = "\n"
+        self.position = -1
+
+    def close(self) -> None:
+        if self.jsonl is not None and self.partial is not None and self.target.path is not None:
+            self.jsonl.flush()
+            os.fsync(self.jsonl.fileno())
+            self.jsonl.close()
+            os.chmod(self.partial, umask_mode())
+            check_target(self.target.path, force=True)
+            os.replace(self.partial, self.target.path)
+            self.jsonl = None
+
+    def abort(self) -> None:
+        if self.current is not None:
+            self.current.abort()
+            self.current = None
+        if self.jsonl is not None and self.partial is not None:
+            self.jsonl.flush()  # kept: a rerun of the same command resumes from it
+            self.jsonl.close()
+            self.jsonl = None

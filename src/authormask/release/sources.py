@@ -1,0 +1,191 @@
+"""Where documents come from, read part by part so no document has to fit in memory.
+
+A document is read as a sequence of parts (:mod:`authormask.text.parts`): a document read from
+a file block by block, or given as one string, is cut at the same places, and a seeded release
+gives the same output either way.
+
+Files are decoded incrementally: UTF-8 (a byte order mark is accepted), or UTF-16/UTF-32 when
+they start with their byte order mark; CRLF line ends become LF. Without a byte order mark, NUL
+bytes in the first 8 KiB mean UTF-16/32 (or a binary file), and the error says so.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from authormask.exceptions import InputError
+from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
+
+__all__ = ["PART_CHARS", "FileSource", "Source", "StdinSource", "TextSource", "split_parts"]
+
+#: bytes read from a file at a time
+_BLOCK = 1 << 20
+
+_BOMS = (  # UTF-32 first: its little-endian BOM starts like UTF-16's
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A document to release: ``name`` (for the private report), ``relpath`` (its path inside the
+    folder it was found in, for mirrored outputs) and ``size`` (bytes, for progress; 0 if
+    unknown)."""
+
+    name: str
+    relpath: str
+    size: int
+
+    def parts(self) -> Iterator[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class TextSource(Source):
+    """A document given as a string."""
+
+    text: str = ""
+
+    def parts(self) -> Iterator[str]:
+        if not self.text.strip():
+            raise InputError(f"{self.name}: document is empty or whitespace only")
+        return split_parts(self.text)
+
+
+class _Decoder:
+    """Incremental decoding with the checks of the module docstring."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._decoder: codecs.IncrementalDecoder | None = None
+        self._encoding = "utf-8"
+        self._head = b""
+        self._offset = 0
+        self._cr = False
+        self._nonblank = False
+
+    def _start(self, head: bytes) -> None:
+        for bom, encoding in _BOMS:
+            if head.startswith(bom):
+                self._encoding = encoding
+                break
+        else:
+            if b"\x00" in head[:8192]:
+                raise InputError(
+                    f"{self.label} contains NUL bytes: a binary file, or UTF-16/UTF-32 text "
+                    "without a byte order mark (convert it to UTF-8)"
+                )
+            self._encoding = "utf-8"
+        self._decoder = codecs.getincrementaldecoder(self._encoding)()
+
+    def decode(self, data: bytes, *, final: bool = False) -> str:
+        if self._decoder is None:
+            self._head += data
+            if len(self._head) < 8192 and not final:
+                return ""
+            data, self._head = self._head, b""
+            self._start(data)
+        assert self._decoder is not None
+        try:
+            text = self._decoder.decode(data, final)
+        except UnicodeDecodeError as exc:
+            if self._encoding.startswith("utf-8"):
+                at = self._offset + exc.start
+                raise InputError(
+                    f"{self.label} is not valid UTF-8 (byte {at}: "
+                    f"{exc.object[exc.start : exc.start + 1]!r})"
+                ) from None
+            raise InputError(
+                f"{self.label} starts with a {self._encoding} byte order mark but is not valid "
+                f"{self._encoding}"
+            ) from None
+        self._offset += len(data)
+        if self._cr:
+            text = "\r" + text
+        self._cr = text.endswith("\r") and not final
+        if self._cr:
+            text = text[:-1]
+        text = text.replace("\r\n", "\n")
+        if not self._nonblank and text.strip():
+            self._nonblank = True
+        return text
+
+    def finish(self) -> str:
+        text = self.decode(b"", final=True)
+        if not self._nonblank:
+            raise InputError(f"{self.label} is empty or whitespace only")
+        return text
+
+
+def _decoded_parts(blocks: Iterator[bytes], label: str) -> Iterator[str]:
+    decoder = _Decoder(label)
+    splitter = PartSplitter()
+    for block in blocks:
+        yield from splitter.feed(decoder.decode(block))
+    yield from splitter.feed(decoder.finish())
+    yield from splitter.close()
+
+
+@dataclass(frozen=True)
+class FileSource(Source):
+    """A document in a file, read block by block."""
+
+    path: Path = Path()
+
+    @classmethod
+    def of(cls, path: Path, relpath: str | None = None) -> FileSource:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0
+        return cls(str(path), relpath if relpath is not None else path.name, size, path)
+
+    def _blocks(self) -> Iterator[bytes]:
+        label = f"input file {self.path}"
+        try:
+            fh = open(self.path, "rb")
+        except FileNotFoundError:
+            raise InputError(f"input file not found: {self.path}") from None
+        except PermissionError:
+            raise InputError(
+                f"input file is not readable (permission denied): {self.path}"
+            ) from None
+        except IsADirectoryError:
+            raise InputError(f"input is a folder, not a file: {self.path}") from None
+        except OSError as exc:
+            raise InputError(f"cannot read {label}: {exc.strerror}") from None
+        with fh:
+            while True:
+                try:
+                    block = fh.read(_BLOCK)
+                except OSError as exc:
+                    raise InputError(f"cannot read {label}: {exc.strerror}") from None
+                if not block:
+                    return
+                yield block
+
+    def parts(self) -> Iterator[str]:
+        return _decoded_parts(self._blocks(), f"input file {self.path}")
+
+
+@dataclass(frozen=True)
+class StdinSource(Source):
+    """Standard input (read once: a release that needs two passes reads it into memory)."""
+
+    def parts(self) -> Iterator[str]:
+        stream = sys.stdin.buffer
+        return _decoded_parts(iter(lambda: stream.read(_BLOCK), b""), "standard input")
+
+
+def decode_bytes(raw: bytes, label: str) -> str:
+    """Decode a whole byte string by the rules above (one string)."""
+    return "".join(_decoded_parts(iter([raw]), label))

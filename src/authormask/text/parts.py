@@ -1,0 +1,67 @@
+"""Cutting a document into parts, so no document has to be held in memory whole.
+
+A part ends right after the first whitespace character at or beyond :data:`PART_CHARS`
+characters from its start (or at the end of the document). Tokens never contain whitespace, so
+cutting there never splits a word (nor a contraction), and the rule depends on the text alone,
+not on how it arrives. A run of :data:`MAX_PART_CHARS` characters without any whitespace is cut
+at that length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+__all__ = ["MAX_PART_CHARS", "PART_CHARS", "PartSplitter", "split_parts"]
+
+#: the length (in characters) after which a part ends at the next whitespace
+PART_CHARS = 1 << 16
+#: a part never exceeds this: a run of this many characters without whitespace is cut anyway
+#: (no word is that long; it bounds memory on a file with no whitespace at all)
+MAX_PART_CHARS = 1 << 20
+
+_WS = re.compile(r"\s")
+
+
+class PartSplitter:
+    """Cut a text that arrives in pieces into parts by the rule of the module docstring."""
+
+    def __init__(self) -> None:
+        self._buf = ""
+        self._scanned = PART_CHARS  # where the search for the next cut goes on
+
+    def feed(self, text: str) -> Iterator[str]:
+        """Add ``text``; yield every part that is now complete."""
+        self._buf += text
+        start = 0
+        buf = self._buf
+        while len(buf) - start > PART_CHARS:
+            m = _WS.search(buf, start + self._scanned, start + MAX_PART_CHARS)
+            if m is not None:
+                cut = m.end()
+            elif len(buf) - start >= MAX_PART_CHARS:
+                cut = start + MAX_PART_CHARS
+            else:
+                self._scanned = len(buf) - start
+                break
+            yield buf[start:cut]
+            start = cut
+            self._scanned = PART_CHARS
+        self._buf = buf[start:]
+
+    def close(self) -> Iterator[str]:
+        """Yield the last part (if any)."""
+        if self._buf:
+            part, self._buf = self._buf, ""
+            yield part
+
+
+def split_parts(text: str) -> Iterator[str]:
+    """The parts of ``text`` (their concatenation is ``text``).
+
+    >>> list(split_parts("a b"))
+    ['a b']
+    """
+    splitter = PartSplitter()
+    yield from splitter.feed(text)
+    yield from splitter.close()
