@@ -108,9 +108,79 @@ def test_unknown_name() -> None:
         load_embeddings("nope")
 
 
-def test_words_with_spaces_are_skipped_not_fatal(tmp_path: Path) -> None:
+def _vec(v: np.ndarray) -> str:
+    return " ".join(repr(float(x)) for x in v)
+
+
+@pytest.mark.parametrize("header", [False, True])
+def test_words_with_spaces_are_split_from_the_right(
+    tmp_path: Path, glove_20k: Embeddings, header: bool
+) -> None:
+    """``new york 0.1 ... 0.5``: the last n fields are the vector, the rest is one entry. The
+    multi-word entry comes first, so a headerless file must not take its dimension from it."""
+    real = [w for w in glove_20k.words[:30] if w not in {"new", "york"}][:8]
+    lines = [f"new york {_vec(glove_20k.lookup(['york'])[0])}"]
+    lines += [f"{w} {_vec(v)}" for w, v in zip(real, glove_20k.lookup(real), strict=True)]
+    lines.insert(4, f"los  angeles   {_vec(glove_20k.lookup(['angeles'])[0])}")  # runs of spaces
+    if header:
+        lines.insert(0, f"{len(lines)} {glove_20k.dimension}")
     path = tmp_path / "vectors.txt"
-    path.write_text("3 2\nbudget 1 2\nnew york 3 4\ntaxes 5 6\n")
-    emb = load_embeddings(path, cache_dir=tmp_path / "cache")
-    assert emb.words == ("budget", "taxes")
-    assert emb.lookup(["taxes"]).tolist() == [[5.0, 6.0]]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    raw = load_embeddings(path, cache_dir=None, filter=None)
+    assert raw.dimension == 50
+    assert raw.words[0] == "new york" and "los  angeles" in raw
+    assert np.array_equal(raw.lookup(["new york"]), glove_20k.lookup(["york"]))
+    assert np.array_equal(raw.lookup(real), glove_20k.lookup(real))
+    # a token never contains a space: word-like/1 keeps such entries out of the vocabulary,
+    # and vocab_size counts the words that are kept
+    emb = load_embeddings(path, vocab_size=8, cache_dir=tmp_path / "cache")
+    assert emb.words == tuple(real)
+    assert emb.identity.vocabulary_filter == "word-like/1"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            "3 2\na 1 2\nb 1 2\n",
+            r"^\S+: the header declares 3 words but the file has 2 records$",
+        ),
+        (
+            "1 2\na 1 2\nb 1 2\nc 3 4\n",
+            r"^\S+: the header declares 1 words but the file has 3 records$",
+        ),
+        (
+            "2 2\na 1 2 3\nb 1 2 3\n",
+            "header declares dimension 2 but most of the first 2 records have 3 values",
+        ),
+    ],
+)
+def test_header_disagreements_are_one_line_errors(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.vec"
+    path.write_text(content)
+    with pytest.raises(EmbeddingsError, match=message) as info:
+        load_embeddings(path, cache_dir=None)
+    assert "\n" not in str(info.value)
+
+
+def test_binary_header_count_too_small(tmp_path: Path, glove_20k: Embeddings) -> None:
+    path = tmp_path / "vectors.bin"
+    _write_w2v_bin(path, glove_20k, 10)
+    data = path.read_bytes()
+    path.write_bytes(b"8" + data[data.index(b" ") :])  # header says 8 of the 10 records
+    with pytest.raises(EmbeddingsError, match="header declares 8 words but the file has more"):
+        load_embeddings(path, cache_dir=None)
+    assert len(load_embeddings(path, vocab_size=5, cache_dir=None)) == 5  # stops before
+
+
+def test_tabs_runs_of_spaces_and_whitespace_words(tmp_path: Path) -> None:
+    """Fields may be separated by any whitespace; a record whose word is whitespace only (some
+    fastText files have them) is skipped; a trailing space (fastText) is no extra field."""
+    path = tmp_path / "vectors.vec"
+    path.write_text("4 2\nbudget\t1 2\n\u00a0 9 9\ntaxes  3   4 \nnew york 5 6\n", encoding="utf-8")
+    raw = load_embeddings(path, cache_dir=None, filter=None)
+    assert raw.words == ("budget", "taxes", "new york")
+    assert raw.vectors.tolist() == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    assert load_embeddings(path, cache_dir=None).words == ("budget", "taxes")

@@ -103,6 +103,11 @@ class PrivacyStatement:
                 f"  embeddings  : {e['name']} ({e['source']}), K={e['vocab_size']} words, "
                 f"{e['dimension']}-d, words sha256 {e['words_sha256']}, "
                 f"vectors sha256 {e['vectors_sha256']}"
+                + (
+                    f", vocabulary filter {e['vocabulary_filter']}"
+                    if "vocabulary_filter" in e
+                    else ""
+                )
             )
         if self.model is not None:
             shown = ", ".join(f"{k}={_show(v)}" for k, v in self.model.items() if v is not None)

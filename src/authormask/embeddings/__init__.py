@@ -9,15 +9,19 @@ from authormask.embeddings.registry import (
     EmbeddingsInfo,
     load_embeddings,
 )
+from authormask.embeddings.vocabulary import DEFAULT_FILTER, VOCABULARY_FILTERS, is_word_like
 
 __all__ = [
     "DEFAULT_EMBEDDINGS",
+    "DEFAULT_FILTER",
     "KNOWN_EMBEDDINGS",
+    "VOCABULARY_FILTERS",
     "Embeddings",
     "EmbeddingsIdentity",
     "EmbeddingsInfo",
     "NearestWordIndex",
     "brute_force_nearest",
     "default_cache_dir",
+    "is_word_like",
     "load_embeddings",
 ]

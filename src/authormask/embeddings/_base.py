@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from authormask.embeddings.vocabulary import resolve_filter, word_predicate
 from authormask.exceptions import EmbeddingsError
 
 __all__ = ["Embeddings", "EmbeddingsIdentity"]
@@ -20,6 +21,8 @@ class EmbeddingsIdentity:
 
     ``words_sha256`` hashes the ordered word list (one word per line, UTF-8) and
     ``vectors_sha256`` the float32 vector bytes, both truncated to 16 hex digits.
+    ``vocabulary_filter`` names the versioned policy that chose which entries of the source may
+    be outputs (``"word-like/1"``, see :mod:`authormask.embeddings.vocabulary`), or ``"none"``.
     """
 
     name: str
@@ -28,6 +31,7 @@ class EmbeddingsIdentity:
     dimension: int
     words_sha256: str
     vectors_sha256: str
+    vocabulary_filter: str = "none"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -37,12 +41,14 @@ class EmbeddingsIdentity:
             "dimension": self.dimension,
             "words_sha256": self.words_sha256,
             "vectors_sha256": self.vectors_sha256,
+            "vocabulary_filter": self.vocabulary_filter,
         }
 
     def describe(self) -> str:
         return (
             f"{self.name} (K={self.vocab_size} words, {self.dimension}-d, "
-            f"words sha256 {self.words_sha256}, vectors sha256 {self.vectors_sha256})"
+            f"words sha256 {self.words_sha256}, vectors sha256 {self.vectors_sha256}, "
+            f"vocabulary filter {self.vocabulary_filter})"
         )
 
 
@@ -52,12 +58,17 @@ class Embeddings:
 
     Words are kept in frequency order when the source is ordered that way (GloVe, word2vec,
     fastText and spaCy all are), so :meth:`restrict` keeps the K most frequent words.
+    ``vocabulary_filter`` is the versioned name of the filter the words passed
+    (:mod:`authormask.embeddings.vocabulary`; ``None``: unfiltered). It is checked, not applied,
+    here (a word failing it is an error, so the identity never names a filter the words did not
+    pass); :func:`~authormask.embeddings.load_embeddings` applies it before restricting.
     """
 
     name: str
     source: str
     words: tuple[str, ...]
     vectors: NDArray[np.float32]
+    vocabulary_filter: str | None = None
     _index: dict[str, int] = field(init=False, repr=False)
     _identity: EmbeddingsIdentity = field(init=False, repr=False)
 
@@ -79,6 +90,16 @@ class Embeddings:
         if len(index) != len(self.words):
             raise EmbeddingsError(f"embeddings {self.name!r} contain duplicate words")
         object.__setattr__(self, "_index", index)
+        if self.vocabulary_filter is not None:
+            policy = resolve_filter(self.vocabulary_filter)
+            object.__setattr__(self, "vocabulary_filter", policy)
+            keep = word_predicate(policy)
+            bad = next((w for w in self.words if keep is not None and not keep(w)), None)
+            if bad is not None:
+                raise EmbeddingsError(
+                    f"embeddings {self.name!r}: word {bad!r} does not pass vocabulary filter "
+                    f"{policy}"
+                )
         words_hash = hashlib.sha256("\n".join(self.words).encode("utf-8")).hexdigest()[:16]
         vectors_hash = hashlib.sha256(vectors.tobytes()).hexdigest()[:16]
         identity = EmbeddingsIdentity(
@@ -88,6 +109,7 @@ class Embeddings:
             dimension=int(vectors.shape[1]),
             words_sha256=words_hash,
             vectors_sha256=vectors_hash,
+            vocabulary_filter=self.vocabulary_filter or "none",
         )
         object.__setattr__(self, "_identity", identity)
 
@@ -127,4 +149,5 @@ class Embeddings:
             source=self.source,
             words=self.words[:vocab_size],
             vectors=self.vectors[:vocab_size],
+            vocabulary_filter=self.vocabulary_filter,
         )

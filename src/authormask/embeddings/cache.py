@@ -1,7 +1,12 @@
 """On-disk cache of parsed vector files (``.npy`` + word list), so a second load is fast.
 
 Entries are keyed by the file's absolute path, size and modification time, so an edited file is
-re-read. Writes go to a temporary file in the cache folder and are renamed into place.
+re-read, and by what was read: the format, the word limit and the vocabulary filter
+(:mod:`authormask.embeddings.vocabulary`), so an unfiltered entry is never served for a filtered
+load or the other way round. Each file is written with :func:`authormask._io.atomic_path`: a
+temporary file in the cache folder, flushed to disk and renamed into place; a cache path that is
+a symlink or not a regular file is left alone. The vectors are written before the word list and
+an entry is used only when both exist and agree in length.
 """
 
 from __future__ import annotations
@@ -9,13 +14,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["cache_key", "default_cache_dir", "load_cached", "store_cached"]
+from authormask._io import atomic_path
+from authormask.exceptions import InputError
+
+__all__ = ["cache_key", "default_cache_dir", "file_cache_key", "load_cached", "store_cached"]
 
 logger = logging.getLogger(__name__)
 
@@ -30,9 +37,19 @@ def cache_key(*parts: str) -> str:
     return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()[:24]
 
 
-def file_cache_key(path: Path, fmt: str) -> str:
+def file_cache_key(
+    path: Path, fmt: str, limit: int | None = None, vocabulary_filter: str | None = None
+) -> str:
+    """The key of ``path`` read as ``fmt``, at most ``limit`` words passing ``vocabulary_filter``
+    (a versioned name such as ``"word-like/1"``; ``None``: unfiltered)."""
     st = path.stat()
-    return cache_key(str(path.resolve()), str(st.st_size), str(st.st_mtime_ns), fmt)
+    return cache_key(
+        str(path.resolve()),
+        str(st.st_size),
+        str(st.st_mtime_ns),
+        f"{fmt}:{limit}",
+        f"filter={vocabulary_filter or 'none'}",
+    )
 
 
 def load_cached(cache_dir: Path | None, key: str) -> tuple[list[str], NDArray[np.float32]] | None:
@@ -55,22 +72,6 @@ def load_cached(cache_dir: Path | None, key: str) -> tuple[list[str], NDArray[np
     return words, vectors
 
 
-def _atomic_write(
-    path: Path, data: bytes | None = None, array: NDArray[np.float32] | None = None
-) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if array is not None:
-                np.save(fh, array, allow_pickle=False)
-            elif data is not None:
-                fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def store_cached(
     cache_dir: Path | None, key: str, words: list[str], vectors: NDArray[np.float32]
 ) -> None:
@@ -78,7 +79,9 @@ def store_cached(
         return
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
-        _atomic_write(cache_dir / f"{key}.npy", array=np.ascontiguousarray(vectors, np.float32))
-        _atomic_write(cache_dir / f"{key}.words.txt", data="\n".join(words).encode("utf-8"))
-    except OSError as exc:  # a read-only cache must not break obfuscation
+        with atomic_path(cache_dir / f"{key}.npy") as tmp, tmp.open("wb") as fh:
+            np.save(fh, np.ascontiguousarray(vectors, np.float32), allow_pickle=False)
+        with atomic_path(cache_dir / f"{key}.words.txt") as tmp:
+            tmp.write_bytes("\n".join(words).encode("utf-8"))
+    except (OSError, InputError) as exc:  # a read-only cache must not break obfuscation
         logger.warning("could not write embeddings cache in %s: %s", cache_dir, exc)

@@ -25,6 +25,7 @@ from authormask.embeddings.cache import (
     store_cached,
 )
 from authormask.embeddings.formats import detect_format, read_vectors_file
+from authormask.embeddings.vocabulary import DEFAULT_FILTER, resolve_filter, word_predicate
 from authormask.exceptions import EmbeddingsError
 
 __all__ = ["DEFAULT_EMBEDDINGS", "KNOWN_EMBEDDINGS", "EmbeddingsInfo", "load_embeddings"]
@@ -174,6 +175,7 @@ def load_embeddings(
     vocab_size: int | None = None,
     fmt: str | None = None,
     cache_dir: Path | str | None = "default",
+    filter: str | None = DEFAULT_FILTER,
 ) -> Embeddings:
     """Load a named packaged set or a vector file, restricted to the ``vocab_size`` most frequent.
 
@@ -183,12 +185,18 @@ def load_embeddings(
         A name from :data:`KNOWN_EMBEDDINGS` or the path of a word2vec binary, word2vec/GloVe text
         or fastText ``.vec`` file.
     vocab_size : int, optional
-        Keep only the first (most frequent) K words; the paper used 30k and 100k. ``None`` keeps
-        all.
+        Keep only the first (most frequent) K words that pass ``filter``; the paper used 30k and
+        100k. ``None`` keeps all.
     fmt : {"word2vec-binary", "text"}, optional
         File format; detected when omitted.
     cache_dir : Path, None or "default"
         Where parsed files are cached (``"default"``: :func:`default_cache_dir`; ``None``: off).
+    filter : {"word-like", "word-like/1", None, "none"}
+        The vocabulary filter (:mod:`authormask.embeddings.vocabulary`), applied before the K
+        most frequent words are taken: ``"word-like"`` (default, policy ``word-like/1``) keeps
+        e-mail addresses, URLs, host names, long digit strings and punctuation out of the
+        vocabulary, so they are never an output; ``None`` keeps every entry. Its versioned name is
+        part of :attr:`Embeddings.identity`.
     """
     cdir: Path | None = (
         default_cache_dir()
@@ -197,10 +205,16 @@ def load_embeddings(
     )
     if vocab_size is not None and (isinstance(vocab_size, bool) or vocab_size < 1):
         raise EmbeddingsError(f"vocabulary size must be an integer >= 1, got {vocab_size!r}")
+    policy = resolve_filter(filter)
+    keep = word_predicate(policy)
     key = str(name_or_path)
     if key in _LOADERS:
         words, vectors, source = _LOADERS[key](cdir)
         name = key
+        if keep is not None:
+            rows = _passing(words, keep, vocab_size)
+            words = [words[i] for i in rows]
+            vectors = np.asarray(vectors)[rows]
     else:
         path = Path(key)
         if not path.exists():
@@ -211,13 +225,14 @@ def load_embeddings(
         if not path.is_file():
             raise EmbeddingsError(f"embeddings path is not a file: {path}")
         file_fmt = fmt or detect_format(path)
-        # Only the first vocab_size records are read (files are frequency-ordered), so the
-        # paper's setting - 100k words of the 3M-word GoogleNews file - stays cheap.
-        ckey = file_cache_key(path, f"{file_fmt}:{vocab_size}")
+        # Only the first vocab_size records that pass the filter are read (files are
+        # frequency-ordered), so the paper's setting - 100k words of the 3M-word GoogleNews
+        # file - stays cheap.
+        ckey = file_cache_key(path, file_fmt, vocab_size, policy)
         cached = load_cached(cdir, ckey)
         if cached is None:
             logger.info("parsing embeddings file %s (%s)", path, file_fmt)
-            words, vectors = read_vectors_file(path, fmt=file_fmt, limit=vocab_size)
+            words, vectors = read_vectors_file(path, fmt=file_fmt, limit=vocab_size, keep=keep)
             store_cached(cdir, ckey, words, vectors)
         else:
             words, vectors = cached
@@ -227,4 +242,30 @@ def load_embeddings(
     if vocab_size is not None:
         words = words[:vocab_size]
         vectors = vectors[:vocab_size]
-    return Embeddings(name=name, source=source, words=tuple(words), vectors=np.asarray(vectors))
+    if not words:
+        raise EmbeddingsError(f"embeddings {name!r}: no word passes vocabulary filter {policy}")
+    return Embeddings(
+        name=name,
+        source=source,
+        words=tuple(words),
+        vectors=np.asarray(vectors),
+        vocabulary_filter=policy,
+    )
+
+
+def _passing(words: list[str], keep: Callable[[str], bool], limit: int | None) -> list[int]:
+    """Rows of the first ``limit`` words (all if ``None``) for which ``keep`` is true."""
+    rows: list[int] = []
+    for i, word in enumerate(words):
+        if keep(word):
+            rows.append(i)
+            if limit is not None and len(rows) >= limit:
+                break
+    dropped = (len(words) if limit is None or len(rows) < limit else rows[-1] + 1) - len(rows)
+    if dropped:
+        logger.info(
+            "the vocabulary filter left out %d of the first %d entries",
+            dropped,
+            dropped + len(rows),
+        )
+    return rows
