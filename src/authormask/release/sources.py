@@ -24,7 +24,7 @@ from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
 __all__ = ["PART_CHARS", "FileSource", "Source", "StdinSource", "TextSource", "split_parts"]
 
 #: bytes read from a file at a time
-_BLOCK = 1 << 20
+_BLOCK = 1 << 18
 
 _BOMS = (  # UTF-32 first: its little-endian BOM starts like UTF-16's
     (codecs.BOM_UTF32_LE, "utf-32"),
