@@ -34,7 +34,7 @@ __all__ = ["BATCH_UNITS", "BATCH_WORK", "Done", "Piece", "run"]
 #: prepared units perturbed together at most (one batched search / model pass per batch)
 BATCH_UNITS = 64
 #: and at most this much work (words or tokens) per batch
-BATCH_WORK = 50_000
+BATCH_WORK = 16_384
 
 
 @dataclass(frozen=True)
