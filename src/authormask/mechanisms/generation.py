@@ -394,6 +394,7 @@ class SynTFMechanism(_TokenMechanism):
             "vocab_size": e["vocab_size"],
             "words_sha256": e["words_sha256"],
             "vectors_sha256": e["vectors_sha256"],
+            "vocabulary_filter": e.get("vocabulary_filter", "none"),
         }
 
     def caveats(self) -> tuple[str, ...]:
