@@ -18,6 +18,7 @@ file, with a private report that is also the manifest and the journal of the run
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -52,12 +53,13 @@ class Target:
     ``kind`` is ``"stdout"``, ``"file"`` (one document, text), ``"folder"`` (one text file per
     document, at ``names[i]`` inside ``path``) or ``"jsonl"`` (``path`` is a JSONL file, or
     stdout when ``path`` is None: there each record carries the statement under ``privacy``, as
-    no file beside it can). ``ids`` are the public ids (JSONL records, stdout headers).
+    no file beside it can). ``ids`` are the public ids (JSONL records, stdout headers; default
+    "1", "2", ...).
     """
 
     kind: str
     path: Path | None
-    ids: tuple[str, ...]
+    ids: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
 
     def statement_path(self) -> Path | None:
@@ -237,6 +239,8 @@ def write_release(
     ``on_start(characters_to_read, documents_already_done)`` is called once the run knows what
     is left (for a progress bar). Returns a :class:`ReleaseSummary`.
     """
+    if not target.ids:
+        target = dataclasses.replace(target, ids=tuple(str(i + 1) for i in range(len(sources))))
     if len(target.ids) != len(sources) or (target.names and len(target.names) != len(sources)):
         raise InputError("one id and one name per document are needed")
     seed = describe_seed(random_state)
