@@ -52,17 +52,19 @@ _OPTIONS: dict[str, Any] = {
 
 _SIGNATURE = (
     "void(float32[:, ::1], float32[:, :, ::1], float32[:, ::1], float32[::1], float32[::1], "
-    "int64[::1])"
+    "int64[::1], float32[:, ::1])"
 )
 
 
-def _screen(y: Any, panels: Any, sq: Any, best: Any, second: Any, arg: Any) -> None:
+def _screen(y: Any, panels: Any, sq: Any, best: Any, second: Any, arg: Any, scores: Any) -> None:
     """Best score, its word and second-best score of every query (see the module notes).
 
     ``y``: (B, n) float32, ``B`` a multiple of :data:`QUERY_TILE`; ``panels``: (P, n, PANEL);
     ``sq``: (P, PANEL); outputs of length ``>= B``. Ties keep the first word as best and put the
-    tied score in ``second`` (a zero gap, never certified).
+    tied score in ``second`` (a zero gap, never certified). ``scores``: (0, 0), or (B, P * PANEL)
+    to also receive every score (used to list the candidates of uncertified queries).
     """
+    keep = scores.shape[0] > 0
     b, n = y.shape
     n_panels = panels.shape[0]
     n4 = n - n % 4
@@ -138,6 +140,10 @@ def _screen(y: Any, panels: Any, sq: Any, best: Any, second: Any, arg: Any) -> N
                     a1[j] += v0 * e0
                     a2[j] += x0 * e0
                     a3[j] += t0 * e0
+            if keep:
+                for q in range(QUERY_TILE):
+                    for j in range(PANEL):
+                        scores[q0 + q, base + j] = acc[q, j]
             for q in range(QUERY_TILE):
                 a = acc[q]
                 runner = second[q0 + q]
@@ -181,7 +187,7 @@ def _compile() -> tuple[Any, bool, float]:
     return kernel, False, time.perf_counter() - t0
 
 
-#: the compiled kernel (``screen(y, panels, sq, best, second, arg)``)
+#: the compiled kernel (``screen(y, panels, sq, best, second, arg, scores)``)
 screen, CACHED, COMPILE_SECONDS = _compile()
 logger.debug(
     "fused nearest-word kernel ready in %.2f s (%s)",

@@ -47,7 +47,7 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 
@@ -74,6 +74,10 @@ _FLOAT32_SAFE_SCORE = 1e36
 #: smallest subnormals: the absolute rounding error of an underflowing result is at most half
 _TINY32 = float(np.finfo(np.float32).smallest_subnormal)
 _TINY64 = float(np.finfo(np.float64).smallest_subnormal)
+#: uncertain queries decided together by one float64 product with the whole vocabulary
+_RESOLVE_BLOCK = 16
+#: the fused kernel's ``scores`` argument when no score is to be kept
+_NO_SCORES = np.empty((0, 0), dtype=np.float32)
 #: beyond this float64 products overflow; mechanisms refuse epsilons that get anywhere near it
 _FLOAT64_SAFE_NORM = 1e290
 
@@ -239,48 +243,61 @@ class NearestWordIndex:
         if z.shape[0] == 0:
             return out
         self._prepare()
+        uncertain = np.zeros(z.shape[0], dtype=bool)
         starts = list(range(0, z.shape[0], self._query_block))
 
-        def run(start: int) -> int:
-            block = z[start : start + self._query_block]
-            out[start : start + self._query_block] = self._nearest_block(block)
-            return int(block.shape[0])
+        def screen(start: int) -> int:
+            """Screen one block; returns how many of its queries are decided."""
+            sl = slice(start, start + self._query_block)
+            out[sl], uncertain[sl] = self._screen_block(z[sl])
+            return int(z[sl].shape[0] - np.count_nonzero(uncertain[sl]))
+
+        def resolve(idx: NDArray[np.intp]) -> int:
+            out[idx] = self._resolve_exactly(z[idx])
+            return int(idx.size)
+
+        def run(map_: Callable[..., Iterable[int]]) -> None:
+            for done in map_(screen, starts):
+                if progress is not None and done:
+                    progress(done)
+            # the uncertain queries of all blocks, together: the float64 check reads the whole
+            # vocabulary once per chunk of queries rather than once per block
+            idx = np.flatnonzero(uncertain)
+            if idx.size == 0:
+                return
+            with self._lock:
+                self.n_fallback += int(idx.size)
+            chunks = [idx[i : i + _RESOLVE_BLOCK] for i in range(0, idx.size, _RESOLVE_BLOCK)]
+            for done in map_(resolve, chunks):
+                if progress is not None:
+                    progress(done)
 
         if self._n_jobs == 1 or len(starts) == 1:
-            for start in starts:
-                done = run(start)
-                if progress is not None:
-                    progress(done)
+            with threadpool_limits(limits=1):
+                run(map)
             return out
         with threadpool_limits(limits=1), ThreadPoolExecutor(self._n_jobs) as pool:
-            for done in pool.map(run, starts):
-                if progress is not None:
-                    progress(done)
+            run(pool.map)
         return out
 
-    def _nearest_block(self, z: NDArray[np.float64]) -> NDArray[np.intp]:
+    def _screen_block(self, z: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+        """The float32 screen of one block: the best row per query and which of them are not
+        certified (to be decided by :meth:`_resolve_exactly`)."""
         qnorm = _norms(z)
         # float32 cannot screen a query this long (its scores could overflow): float64 decides
         m = self._max_norm
         unsafe = (qnorm > _FLOAT32_SAFE_NORM) | (2.0 * qnorm * m + m * m > _FLOAT32_SAFE_SCORE)
         if np.all(unsafe):
-            arg = np.zeros(z.shape[0], dtype=np.intp)
-            uncertain = unsafe
+            return np.zeros(z.shape[0], dtype=np.intp), unsafe
+        zs = np.where(unsafe[:, None], 0.0, z)
+        if self._backend == "fused":
+            best, second, arg = self._screen_fused(zs)
         else:
-            zs = np.where(unsafe[:, None], 0.0, z)
-            if self._backend == "fused":
-                best, second, arg = self._screen_fused(zs)
-            else:
-                best, second, arg = self._screen_blas(zs)
-            tol = self._error_bound(qnorm)
-            gap = second.astype(np.float64) - best.astype(np.float64)
-            uncertain = ~(gap > 2.0 * tol) | unsafe  # a NaN gap is uncertain too
-        if np.any(uncertain):
-            idx = np.flatnonzero(uncertain)
-            with self._lock:
-                self.n_fallback += len(idx)
-            arg[idx] = self._resolve_exactly(z[idx])
-        return arg
+            best, second, arg = self._screen_blas(zs)
+        tol = self._error_bound(qnorm)
+        gap = second.astype(np.float64) - best.astype(np.float64)
+        uncertain: NDArray[np.bool_] = ~(gap > 2.0 * tol) | unsafe  # a NaN gap is uncertain
+        return arg, uncertain
 
     def _screen_fused(
         self, z: NDArray[np.float64]
@@ -297,7 +314,7 @@ class NearestWordIndex:
         best = np.empty(y.shape[0], dtype=np.float32)
         second = np.empty(y.shape[0], dtype=np.float32)
         arg = np.empty(y.shape[0], dtype=np.int64)
-        _fused.screen(y, self._panels, self._panel_sq, best, second, arg)
+        _fused.screen(y, self._panels, self._panel_sq, best, second, arg, _NO_SCORES)
         return best[:b], second[:b], arg[:b].astype(np.intp)
 
     def _screen_blas(
@@ -332,28 +349,87 @@ class NearestWordIndex:
         return best, second, arg
 
     def _resolve_exactly(self, z: NDArray[np.float64]) -> NDArray[np.intp]:
-        """Float64 screen, then the reference formula on every word that could be the minimum."""
-        with self._lock:
-            if self._w64 is None or self._sq64 is None:
-                self._w64 = self._w.astype(np.float64)
-                self._sq64 = np.einsum("ij,ij->i", self._w64, self._w64)
-            w64, sq = self._w64, self._sq64
+        """Decide queries the screen could not certify: find every word that could be the
+        minimum (a screen with a proven error bound), then compare those words' distances in
+        float64 and, where float64 cannot separate them, with exact rationals."""
         qnorm = _norms(z)
         if np.any(qnorm > _FLOAT64_SAFE_NORM):
             raise ValueError(
                 f"a noisy vector of length {qnorm.max():.3g} is beyond what float64 can snap "
                 "exactly"
             )
-        scores = sq[None, :] - 2.0 * (z @ w64.T)
-        tol = 2.0 * self._error_bound(qnorm, _U64, _TINY64)
+        m = self._max_norm
+        unsafe = (qnorm > _FLOAT32_SAFE_NORM) | (2.0 * qnorm * m + m * m > _FLOAT32_SAFE_SCORE)
         out = np.empty(z.shape[0], dtype=np.intp)
-        for i in range(z.shape[0]):
-            cand = np.flatnonzero(scores[i] <= scores[i].min() + 2.0 * tol[i])
-            dist = _norms(w64[cand] - z[i])
+        if self._backend == "fused" and not np.all(unsafe):
+            safe = np.flatnonzero(~unsafe)
+            out[safe] = self._decide(z[safe], self._candidates_fused(z[safe], qnorm[safe]))
+        else:
+            unsafe[:] = True
+        if np.any(unsafe):
+            rest = np.flatnonzero(unsafe)
+            out[rest] = self._decide(z[rest], self._candidates_float64(z[rest], qnorm[rest]))
+        return out
+
+    def _candidates_fused(
+        self, z: NDArray[np.float64], qnorm: NDArray[np.float64]
+    ) -> list[NDArray[np.intp]]:
+        """Words whose float32 score is within twice the error bound of the smallest: every
+        word that can be nearest is among them (|computed - exact| <= bound for each score)."""
+        from authormask.embeddings import _fused
+
+        assert self._panels is not None and self._panel_sq is not None
+        tol = self._error_bound(qnorm)
+        tile = _fused.QUERY_TILE
+        y = np.zeros((tile, self.dimension), dtype=np.float32)
+        scores = np.empty((tile, self._panels.shape[0] * _fused.PANEL), dtype=np.float32)
+        best = np.empty(tile, dtype=np.float32)
+        second = np.empty(tile, dtype=np.float32)
+        arg = np.empty(tile, dtype=np.int64)
+        out: list[NDArray[np.intp]] = []
+        for start in range(0, z.shape[0], tile):
+            part = z[start : start + tile]
+            y[:] = 0.0
+            y[: part.shape[0]] = part
+            y *= -2.0
+            _fused.screen(y, self._panels, self._panel_sq, best, second, arg, scores)
+            for i in range(part.shape[0]):
+                row = scores[i, : self.size].astype(np.float64)  # compared in float64
+                out.append(np.flatnonzero(row <= row.min() + 2.0 * tol[start + i]))
+        return out
+
+    def _candidates_float64(
+        self, z: NDArray[np.float64], qnorm: NDArray[np.float64]
+    ) -> list[NDArray[np.intp]]:
+        """The same from a float64 product with the whole vocabulary (long queries, BLAS)."""
+        with self._lock:
+            if self._w64 is None or self._sq64 is None:
+                self._w64 = self._w.astype(np.float64)
+                self._sq64 = np.einsum("ij,ij->i", self._w64, self._w64)
+            w64, sq = self._w64, self._sq64
+        tol = 2.0 * self._error_bound(qnorm, _U64, _TINY64)
+        out: list[NDArray[np.intp]] = []
+        for start in range(0, z.shape[0], _RESOLVE_BLOCK):
+            scores = z[start : start + _RESOLVE_BLOCK] @ w64.T
+            scores *= -2.0
+            scores += sq
+            for i in range(scores.shape[0]):
+                out.append(np.flatnonzero(scores[i] <= scores[i].min() + 2.0 * tol[start + i]))
+        return out
+
+    def _decide(
+        self, z: NDArray[np.float64], candidates: list[NDArray[np.intp]]
+    ) -> NDArray[np.intp]:
+        """The nearest candidate of each query: float64 distances, exact rationals where two
+        are too close for float64 to order (ties to the lowest row)."""
+        out = np.empty(z.shape[0], dtype=np.intp)
+        for i, cand in enumerate(candidates):
+            w = self._w[cand].astype(np.float64)
+            dist = _norms(w - z[i])
             order = np.argsort(dist, kind="stable")
             best = int(order[0])
             if len(cand) > 1 and not dist[order[1]] - dist[best] > 1e-12 * (dist[best] + 1.0):
-                best = _exactly_nearest(w64[cand], z[i])  # too close for float64: rationals
+                best = _exactly_nearest(w, z[i])  # too close for float64: rationals
             out[i] = cand[best]
         return out
 
