@@ -159,10 +159,11 @@ def test_empty_batch_and_one_word_vocabulary(glove_20k: Embeddings) -> None:
 
 
 def test_odd_shapes(glove_20k: Embeddings) -> None:
-    """Vocabulary sizes around the 128-word panel, dimensions not a multiple of 4, query counts
+    """Vocabulary sizes around the panel width (16 or 64 words), any dimension, query counts
     not a multiple of the 4-query tile."""
     rng = np.random.default_rng(17)
-    for v, n, b in [(127, 50, 1), (128, 3, 5), (129, 7, 6), (257, 1, 7), (2049, 13, 3), (5, 4, 9)]:
+    shapes = [(15, 50, 1), (16, 3, 5), (17, 7, 6), (63, 1, 7), (64, 13, 3), (65, 4, 9)]
+    for v, n, b in [*shapes, (129, 50, 2), (2049, 2, 11)]:
         vocab = glove_20k.vectors[:v, :n]
         rows = rng.integers(0, v, b)
         z = vocab[rows] + rng.standard_normal((b, n)) * 0.5
@@ -266,3 +267,31 @@ def test_backend_from_environment(glove_20k: Embeddings) -> None:
         "print(shared_index(e).backend)"
     )
     assert _run(code, AUTHORMASK_NEAREST_BACKEND="blas").splitlines()[-1] == "blas"
+
+
+@pytest.mark.parametrize(("panel", "on_stack"), [(16, True), (64, False)])
+def test_kernel_variants(glove_20k: Embeddings, panel: int, on_stack: bool) -> None:
+    """The kernel compiled for the other panel width (AVX2 machines use 16 words, AVX-512 64)
+    and with its tile on the heap (the fallback) finds the same best word and scores."""
+    from authormask.embeddings import _fused
+
+    kernel, _ = _fused._jit(_fused._make_screen(panel, on_stack=on_stack))
+    rng = np.random.default_rng(23)
+    v, n, b = 3 * panel, 50, 8
+    w = glove_20k.vectors[:v]
+    z = w[rng.integers(0, v, b)].astype(np.float64) + rng.standard_normal((b, n)) * 0.4
+    panels = np.ascontiguousarray(w.reshape(3, panel, n).transpose(0, 2, 1))
+    sq = (w.astype(np.float64) ** 2).sum(axis=1).astype(np.float32).reshape(3, panel)
+    y = (-2.0 * z).astype(np.float32)
+    best = np.empty(b, dtype=np.float32)
+    second = np.empty(b, dtype=np.float32)
+    arg = np.empty(b, dtype=np.int64)
+    scores = np.empty((b, v), dtype=np.float32)
+    kernel(y, panels, sq, best, second, arg, scores)
+    expected = sq.reshape(-1)[None, :].astype(np.float64) + y.astype(np.float64) @ w.T
+    assert np.allclose(scores, expected, rtol=1e-5, atol=1e-4)
+    assert np.array_equal(arg, np.argmin(scores, axis=1))
+    assert np.array_equal(best, scores.min(axis=1))
+    order = np.sort(scores, axis=1)
+    assert np.array_equal(second, order[:, 1])
+    assert np.array_equal(arg, exact_nearest(w, z))

@@ -15,25 +15,29 @@ scan is itself exact.
 Two float32 screens compute the same certified quantities (``backend``):
 
 ``fused`` (the default when numba can be imported)
-    :mod:`authormask.embeddings._fused`: one compiled loop computes the scores of 4 queries x 64
-    words at a time from cache-resident vocabulary panels and keeps a running best/second-best
-    per SIMD lane, so no score matrix is ever written or read back. numba is imported, and the
-    kernel compiled or loaded from numba's on-disk cache, on the first search, never by
-    ``import authormask``; an unwritable cache only means compiling in memory (about 1.3 s cold
-    here, 0.3 s from the cache).
+    :mod:`authormask.embeddings._fused`: one compiled loop keeps the partial scores of 4 queries
+    x 64 words (AVX-512; 16 words otherwise) in vector registers over all coordinates, reading
+    each vocabulary panel from the L1 cache, and keeps a thresholded best/runner-up per query,
+    so no score matrix is ever written or read back. numba is imported, and the kernel compiled
+    or loaded from numba's on-disk cache, on the first search, never by ``import authormask``;
+    where no cache can be written it is compiled in memory (about 1.1 s cold here, 0.6 s from
+    the cache, plus 0.5 s to import numba).
 ``blas``
     Blocked matrix products (256 queries x 4,096 words, OpenBLAS ``sgemm``) followed by NumPy
-    ``argmin``/``min`` passes over each score block. Used when numba is missing, or on request.
+    ``argmin``/``min`` passes over each score block. Used when numba is missing, or on request
+    (``backend="blas"``, or ``AUTHORMASK_NEAREST_BACKEND=blas`` for the shared indexes).
 
-Why fused: measured on the 2-core machine of this project (AMD EPYC, AVX-512, 100k-word 50-d
-GloVe vocabulary, one thread each, same run), the kernel reaches about 100-120 GFLOP/s against
-about 105 GFLOP/s for the bare ``sgemm`` of the same shape (K = 51 is too thin for OpenBLAS's
-packing to pay) and it skips the three passes over the score matrix that follow the product,
-which cost the ``blas`` screen 15-20 %. A fully unrolled, register-resident variant (one
-accumulator per query, all coordinates in one loop body) was slower (about 70 GFLOP/s: LLVM
-keeps one accumulator chain per query and re-loads a broadcast per multiply-add), and so were
-4 x 8 and 8 x 4 tiles. ``python benchmarks/snapping.py`` prints both screens, the paper's per-word
-scan and the end-to-end ``emp-text`` rate in one run.
+Why fused: measured on the 2-core machine of this project (AMD EPYC with AVX-512, 100k-word 50-d
+GloVe vocabulary, one thread, CPU time, best of 15, same run): the bare ``sgemm`` of the blas
+screen reaches 11,100 queries/s (113 GFLOP/s: K = 51 is too thin for OpenBLAS's packing to
+pay), the whole blas screen 9,700 queries/s, the fused kernel 19,200 queries/s (196 GFLOP/s).
+Variants measured on the way: the same loop with its tile in a heap array (LLVM must assume it
+may alias the inputs, so every multiply-add also loads and stores its partial sum) reached
+10-12,000 queries/s; per-SIMD-lane best/second-best tracking cost about 20 % more than the
+thresholded count; fully unrolled coordinates were slower still (about 7,000). A blocked BLAS
+approach cannot beat the bare ``sgemm`` rate, so the fused kernel is the choice.
+``python benchmarks/snapping.py`` prints both screens, the paper's per-word scan and the
+end-to-end ``emp-text`` rate in one run.
 
 Threads: :meth:`NearestWordIndex.nearest` splits the queries into blocks and runs them on
 ``n_jobs`` Python threads; the compiled kernel releases the GIL and BLAS is limited to one thread
