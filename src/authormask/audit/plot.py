@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
+from authormask._io import atomic_path
 from authormask.audit.core import AuditResult
 
 __all__ = ["plot_audit"]
 
 
-def plot_audit(results: Sequence[AuditResult], path: str | Path) -> Path:
-    """Draw stated epsilon vs the lower bound of every case as horizontal bars (PNG at ``path``).
+def plot_audit(results: Sequence[AuditResult], path: str | Path, *, force: bool = True) -> Path:
+    """Draw stated epsilon vs the lower bound of every case as horizontal bars (PNG at ``path``,
+    written atomically; an existing file is replaced only if ``force``, never a link or folder).
 
     matplotlib is imported here only, with the non-interactive Agg backend.
     """
@@ -67,8 +70,10 @@ def plot_audit(results: Sequence[AuditResult], path: str | Path) -> Path:
         )
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
         fig.tight_layout()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, dpi=120)
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=120)
     finally:
         plt.close(fig)
+    with atomic_path(out, force=force) as tmp:
+        tmp.write_bytes(png.getvalue())
     return out

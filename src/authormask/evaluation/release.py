@@ -23,11 +23,8 @@ never from the order in which mechanisms are listed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -40,6 +37,8 @@ from authormask._version import __version__
 from authormask.datasets._base import Corpus, Document
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.attackers.fasttext_author import FastTextAuthorship
+from authormask.evaluation.cache import ResultsCache, cache_key
+from authormask.evaluation.report import png_bytes, write_report_files
 from authormask.evaluation.study import Item
 from authormask.evaluation.stylometry import stylometric_change
 from authormask.evaluation.sweep import mechanism_code
@@ -56,6 +55,7 @@ __all__ = [
     "release_csv",
     "release_markdown",
     "release_plot",
+    "release_plot_png",
     "release_seed",
     "release_settings",
     "run_release_evaluation",
@@ -84,7 +84,7 @@ UNITS = {
     "erae": "per token (pure DP)",
     "emp-text": "per word (Euclidean, metric DP)",
 }
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -172,13 +172,22 @@ def select_documents(
     corpus: Corpus, *, docs_per_author: int, max_authors: int | None
 ) -> tuple[list[Document], list[Document]]:
     """Training documents (for the classifier) and the test documents to release: the first
-    ``docs_per_author`` test documents of each author (by id). A corpus without splits uses each
-    author's last documents as the test part."""
+    ``docs_per_author`` test documents of each author (by id).
+
+    With train/test splits, an author without test documents is a candidate only, as in a PAN
+    problem: the classifier may name them, nothing of theirs is released. A corpus without
+    splits uses each author's last documents as the test part, so every author needs at least
+    two documents. Raises :class:`InputError` saying what the corpus lacks.
+    """
     authors = sorted(a for a in corpus.authors)
     if max_authors is not None:
         authors = authors[:max_authors]
     if len(authors) < 2:
-        raise InputError(f"{corpus.name}: needs documents of at least 2 authors")
+        found = f"only {authors[0]!r}" if authors else "none"
+        raise InputError(
+            f"dataset {corpus.name!r} needs documents of at least 2 authors for the authorship "
+            f"measure, found {found}"
+        )
     train: list[Document] = []
     test: list[Document] = []
     for author in authors:
@@ -186,43 +195,32 @@ def select_documents(
         if corpus.has_splits:
             tr = [d for d in docs if d.split == "train"]
             te = [d for d in docs if d.split == "test"]
+            if not tr:
+                raise InputError(
+                    f"dataset {corpus.name!r}: author {author!r} has no training documents "
+                    "(split 'train'); the authorship classifier needs at least one per author"
+                )
         else:
+            if len(docs) < 2:
+                raise InputError(
+                    f"dataset {corpus.name!r}: author {author!r} has {len(docs)} document; "
+                    "without train/test splits every author needs at least 2 (one to train "
+                    "the authorship classifier, one to release)"
+                )
             cut = max(1, len(docs) - docs_per_author)
             tr, te = docs[:cut], docs[cut:]
-        if not tr or not te:
-            raise InputError(f"{corpus.name}: author {author} lacks training or test documents")
         train.extend(tr)
         test.extend(te[:docs_per_author])
+    if not test:
+        raise InputError(
+            f"dataset {corpus.name!r}: none of its {len(authors)} authors has test documents "
+            "(split 'test') to release"
+        )
     return train, test
 
 
 def _item(doc: Document, text: str | None = None) -> Item:
     return Item(doc.doc_id, doc.text if text is None else text, (), doc.author, None)
-
-
-def _cache_key(parts: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:20]
-
-
-def _read_cache(path: Path | None) -> dict[str, Any] | None:
-    if path is None or not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else None
-    except (OSError, json.JSONDecodeError):
-        logger.warning("ignoring unreadable cache file %s", path)
-        return None
-
-
-def _write_cache(path: Path | None, data: dict[str, Any]) -> None:
-    if path is None:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".release.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
 
 
 def release_settings(config: ReleaseConfig) -> list[tuple[str, float | None]]:
@@ -256,10 +254,15 @@ def run_release_evaluation(
     erae_model: Any = None,
     aedp_model: Any = None,
     cache_dir: str | Path | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
 ) -> ReleaseResult:
     """Release the test documents with every mechanism and epsilon and measure each release
-    (see the module docstring). Releases are cached in ``cache_dir`` so a rerun resumes."""
+    (see the module docstring). Releases are cached in ``cache_dir`` so a rerun resumes.
+
+    ``on_total`` is called once, when the test documents are chosen, with the number of
+    documents to release and measure (test documents x settings); ``progress`` with the
+    number released and measured, after each setting."""
     from authormask.evaluation.utility.similarity import SentenceSimilarity
 
     if "erae" in config.mechanisms and erae_model is None:
@@ -276,7 +279,10 @@ def run_release_evaluation(
     train, test = select_documents(
         corpus, docs_per_author=config.docs_per_author, max_authors=config.max_authors
     )
-    cache = Path(cache_dir) if cache_dir is not None else None
+    cache = ResultsCache(cache_dir)
+    settings = release_settings(config)
+    if on_total is not None:
+        on_total(len(settings) * len(test))
     originals = [d.text for d in test]
     truth = [d.author for d in test]
     t0 = time.perf_counter()
@@ -327,7 +333,7 @@ def run_release_evaluation(
         "syntf_output": config.syntf_output,
     }
     # what the measurements depend on besides the release (cached with it)
-    measures_id = _cache_key(
+    measures_id = cache_key(
         {
             "train": [d.doc_id for d in train],
             "epochs": config.classifier_epochs,
@@ -357,21 +363,17 @@ def run_release_evaluation(
         "syntf": ("embeddings", "syntf_output"),
         "emp-text": ("embeddings",),
     }
-    for mech, eps in release_settings(config):
+    for mech, eps in settings:
         seed = release_seed(config.seed, mech, eps)
-        key = _cache_key(
-            {
-                "format": CACHE_FORMAT,
-                "mech": mech,
-                "eps": eps,
-                "docs": identity["docs"],
-                "seed": config.seed,
-                "version": __version__,
-            }
-            | {k: identity[k] for k in depends[mech]}
-        )
-        path = cache / f"release-{key}.json" if cache is not None else None
-        cached = _read_cache(path)
+        key = {
+            "format": CACHE_FORMAT,
+            "mech": mech,
+            "eps": eps,
+            "docs": identity["docs"],
+            "seed": config.seed,
+            "version": __version__,
+        } | {k: identity[k] for k in depends[mech]}
+        cached = cache.get("release", key)
         t1 = time.perf_counter()
         if cached is None:
             params = dict(parameters[mech])
@@ -402,7 +404,7 @@ def run_release_evaluation(
                 "unit": UNITS[mech],
                 "seconds": time.perf_counter() - t1,
             }
-            _write_cache(path, cached)
+            cache.put("release", key, cached)
         statements[f"{mech}@{eps}"] = cached["statement"]
         measured = cached.get("row")
         if not (isinstance(measured, dict) and measured.get("measures") == measures_id):
@@ -416,18 +418,19 @@ def run_release_evaluation(
                 float(cached["seconds"]),
             )
             cached["row"] = {"measures": measures_id, "values": asdict(row)}
-            _write_cache(path, cached)
+            cache.put("release", key, cached)
         else:
             row = ReleaseRow(**measured["values"])
         rows.append(row)
         logger.info("%s eps=%s: %s", mech, eps, rows[-1])
         if progress is not None:
-            progress(f"{LABELS[mech]} epsilon={eps}")
+            progress(len(test))
     return ReleaseResult(
         config=asdict(config),
         corpus={
             "name": corpus.name,
-            "authors": len({d.author for d in test}),
+            "authors": len({d.author for d in train}),
+            "released_authors": len({d.author for d in test}),
             "train_documents": len(train),
             "test_documents": len(test),
         },
@@ -453,8 +456,9 @@ def release_markdown(result: ReleaseResult) -> str:
     """Table 1 of Bo et al. for this corpus."""
     lines = [
         f"{result.corpus['name']}: {result.corpus['test_documents']} released test documents of "
-        f"{result.corpus['authors']} authors (chance {result.chance:.3f}); classifier trained on "
-        f"{result.corpus['train_documents']} original documents.",
+        f"{result.corpus.get('released_authors', result.corpus['authors'])} authors; the "
+        f"classifier chooses among {result.corpus['authors']} (chance {result.chance:.3f}), "
+        f"trained on {result.corpus['train_documents']} original documents.",
         "",
         "| Model | epsilon | unit | Similarity (MiniLM) ↑ | Authorship ↓ | Stylometric ↑ |",
         "|---|---|---|---|---|---|",
@@ -515,6 +519,11 @@ def release_csv(result: ReleaseResult) -> str:
 
 
 def release_plot(result: ReleaseResult, path: Path) -> None:
+    """Write :func:`release_plot_png` to ``path`` (atomically)."""
+    write_report_files(Path(path).parent, {Path(path).name: release_plot_png(result)}, force=True)
+
+
+def release_plot_png(result: ReleaseResult) -> bytes:
     """Figure 2 of Bo et al.: similarity, authorship error rate and stylometric change against
     epsilon, one line per mechanism."""
     import matplotlib
@@ -556,24 +565,21 @@ def release_plot(result: ReleaseResult, path: Path) -> None:
     )
     axes[0].legend(fontsize=7, loc="best")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    return png_bytes(fig)
 
 
 def write_release_reports(
     result: ReleaseResult, folder: str | Path, *, force: bool = False
 ) -> list[Path]:
-    """results.json, table.md, table.csv and plot.png, written atomically together."""
-    from authormask.evaluation.report import check_output_dir, write_files
-
-    out = Path(folder)
-    check_output_dir(out, force=force)
-    return write_files(
-        out,
+    """results.json, table.md, table.csv and plot.png, written atomically together
+    (:func:`authormask.evaluation.report.write_report_files`)."""
+    return write_report_files(
+        folder,
         {
-            "results.json": (json.dumps(result.to_dict(), indent=2) + "\n").encode(),
-            "table.md": release_markdown(result).encode(),
-            "table.csv": release_csv(result).encode(),
-            "plot.png": lambda p: release_plot(result, p),
+            "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
+            "table.md": release_markdown(result),
+            "table.csv": release_csv(result),
+            "plot.png": release_plot_png(result),
         },
+        force=force,
     )

@@ -1,23 +1,36 @@
-"""Reports of a sweep: JSON, a Markdown and a CSV table in the layout of Fernandes et al.
-(2019) Table 1, and a PNG plot of accuracy against epsilon. Written atomically, never over
-existing files unless asked."""
+"""The report writer of the evaluations, and the reports of a sweep: JSON, a Markdown and a CSV
+table in the layout of Fernandes et al. (2019) Table 1, and a PNG plot of accuracy against
+epsilon. Every report (the sweep's here, Bo et al.'s in :mod:`authormask.evaluation.release`)
+is written by :func:`write_report_files`: atomically (:mod:`authormask._io`), never over
+existing reports unless asked."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-import os
-import tempfile
-from collections.abc import Callable
+from collections.abc import Mapping
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from authormask._io import atomic_path, write_atomic
 from authormask.evaluation.sweep import Cell, SweepResult
 from authormask.exceptions import InputError
 
-__all__ = ["REPORT_FILES", "to_csv", "to_markdown", "write_plot", "write_reports"]
+__all__ = [
+    "REPORT_FILES",
+    "check_output_dir",
+    "plot_png",
+    "png_bytes",
+    "to_csv",
+    "to_markdown",
+    "write_plot",
+    "write_report_files",
+    "write_reports",
+]
 
 REPORT_FILES = ("results.json", "table.md", "table.csv", "plot.png")
 
@@ -157,7 +170,24 @@ def to_csv(result: SweepResult) -> str:
     return buf.getvalue()
 
 
+def png_bytes(fig: Any) -> bytes:
+    """A matplotlib figure as PNG bytes (120 dpi); the figure is closed."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format="png", dpi=120)
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
+
+
 def write_plot(result: SweepResult, path: Path) -> None:
+    """Write :func:`plot_png` to ``path`` (atomically)."""
+    write_report_files(Path(path).parent, {Path(path).name: plot_png(result)}, force=True)
+
+
+def plot_png(result: SweepResult) -> bytes:
     """Accuracy (and similarity) against epsilon, one panel per mechanism; dashed = unmodified,
     dotted grey = random guess."""
     import matplotlib
@@ -202,42 +232,7 @@ def write_plot(result: SweepResult, path: Path) -> None:
     axes[0][0].set_ylabel("accuracy / similarity (dashed: unmodified)")
     axes[0][-1].legend(fontsize=8, loc="best")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def _stage(folder: Path, name: str, data: bytes | Callable[[Path], None]) -> Path:
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        if isinstance(data, bytes):
-            tmp_path.write_bytes(data)
-        else:
-            # matplotlib picks the format from the suffix: write to a .png then move
-            png = tmp_path.with_suffix(".png")
-            data(png)
-            os.replace(png, tmp_path)
-    except BaseException:
-        tmp_path.unlink(missing_ok=True)
-        raise
-    return tmp_path
-
-
-def write_files(folder: Path, contents: dict[str, bytes | Callable[[Path], None]]) -> list[Path]:
-    """Stage every file (bytes, or a function that writes a .png) under a temporary name and
-    rename them into ``folder`` only when all exist, so an error leaves no half-written report."""
-    folder.mkdir(parents=True, exist_ok=True)
-    staged: dict[str, Path] = {}
-    try:
-        for name, data in contents.items():
-            staged[name] = _stage(folder, name, data)
-        for name, tmp in staged.items():
-            os.replace(tmp, folder / name)
-    finally:
-        for tmp in staged.values():
-            tmp.unlink(missing_ok=True)
-    return [folder / n for n in contents]
+    return png_bytes(fig)
 
 
 def check_output_dir(folder: Path, *, force: bool) -> None:
@@ -249,20 +244,39 @@ def check_output_dir(folder: Path, *, force: bool) -> None:
         raise InputError(f"{folder} already holds {', '.join(existing)}; use --force to overwrite")
 
 
-def write_reports(result: SweepResult, folder: str | Path, *, force: bool = False) -> list[Path]:
-    """Write results.json, table.md, table.csv and plot.png into ``folder``.
+def write_report_files(
+    folder: str | Path, files: Mapping[str, str | bytes], *, force: bool = False
+) -> list[Path]:
+    """Write ``files`` (name -> text or bytes) into ``folder``, refusing existing reports
+    unless ``force`` (:func:`check_output_dir`) and never replacing a link, folder, FIFO or
+    device.
 
-    Every file is first written to a temporary name; only when all four exist are they renamed
-    into place, so an error leaves no half-written report.
+    Everything is rendered before this is called; every file is written to a temporary name
+    beside its target and renamed only once all are written, so an error leaves no
+    half-written report.
     """
     out = Path(folder)
     check_output_dir(out, force=force)
-    return write_files(
-        out,
+    texts = {out / name: data for name, data in files.items() if isinstance(data, str)}
+    with ExitStack() as stack:
+        for name, data in files.items():
+            if isinstance(data, bytes):
+                tmp = stack.enter_context(atomic_path(out / name, force=True))
+                tmp.write_bytes(data)
+        write_atomic(texts, force=True)
+    return [out / name for name in files]
+
+
+def write_reports(result: SweepResult, folder: str | Path, *, force: bool = False) -> list[Path]:
+    """Write results.json, table.md, table.csv and plot.png into ``folder``
+    (:func:`write_report_files`)."""
+    return write_report_files(
+        folder,
         {
-            "results.json": (json.dumps(result.to_dict(), indent=2) + "\n").encode(),
-            "table.md": to_markdown(result).encode(),
-            "table.csv": to_csv(result).encode(),
-            "plot.png": lambda path: write_plot(result, path),
+            "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
+            "table.md": to_markdown(result),
+            "table.csv": to_csv(result),
+            "plot.png": plot_png(result),
         },
+        force=force,
     )

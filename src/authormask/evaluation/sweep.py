@@ -22,12 +22,8 @@ keyed by everything they depend on), so an interrupted sweep resumes where it st
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import os
 import platform
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -46,6 +42,7 @@ from authormask.evaluation.attackers import (
     SVMAttacker,
 )
 from authormask.evaluation.attackers._base import Classifier
+from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item, Study
 from authormask.evaluation.utility import FastTextTopicClassifier, SentenceSimilarity
 from authormask.exceptions import InvalidParameterError
@@ -66,6 +63,7 @@ __all__ = [
     "check_applicable",
     "mechanism_code",
     "run_sweep",
+    "sweep_cells",
 ]
 
 logger = logging.getLogger(__name__)
@@ -75,7 +73,7 @@ ATTACKERS = BASE_ATTACKERS + tuple(f"adaptive-{a}" for a in BASE_ATTACKERS)
 UTILITIES = ("fasttext", "5nn-emd", "similarity")
 #: the registry mechanisms the sweep runs (those that release Earth Mover's words)
 SWEEP_MECHANISMS = ("emp-bag", "emp-text")
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 def mechanism_code(name: str) -> int:
@@ -218,21 +216,28 @@ def _versions() -> dict[str, str]:
     return out
 
 
+#: references the k-NN topic measure compares each snippet with
+FIVE_NN_REFERENCES = 5
+
+
 def applicable_measures(study: Study) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The default attackers and utility measures a study supports."""
+    """The default attackers and utility measures a study supports (those that can run on it:
+    5-NN needs five reference texts, fastText topic-labelled training texts of two topics)."""
     attackers: tuple[str, ...] = ()
     if study.task == "author":
         attackers = ("koppel-cosine", "koppel-minmax", "svm", "1nn-emd")
     utilities: list[str] = ["similarity"]
     if study.has_topics:
-        utilities.insert(0, "5nn-emd")
+        if len(study.known) >= FIVE_NN_REFERENCES:
+            utilities.insert(0, "5nn-emd")
         if len({i.topic for i in study.train if i.topic}) >= 2:
             utilities.insert(0, "fasttext")
     return attackers, tuple(utilities)
 
 
 def check_applicable(study: Study, config: SweepConfig) -> None:
-    """Raise ``InvalidParameterError`` if a measure of ``config`` cannot run on ``study``."""
+    """Raise ``InvalidParameterError`` if a measure of ``config`` cannot run on ``study``,
+    saying what the study lacks."""
     if config.attackers and study.task != "author":
         raise InvalidParameterError(
             f"attackers {', '.join(config.attackers)} need an author study; this dataset has no "
@@ -243,11 +248,24 @@ def check_applicable(study: Study, config: SweepConfig) -> None:
         raise InvalidParameterError(
             f"{', '.join(topical)} need topic labels on every snippet; this dataset has none"
         )
+    if "5nn-emd" in config.utilities and len(study.known) < FIVE_NN_REFERENCES:
+        per = "one per author" if study.task == "author" else "--per-topic per topic"
+        raise InvalidParameterError(
+            f"5nn-emd needs at least {FIVE_NN_REFERENCES} reference texts; this {study.task} "
+            f"study has {len(study.known)} ({per})"
+        )
     if "fasttext" in config.utilities and len({i.topic for i in study.train if i.topic}) < 2:
         raise InvalidParameterError(
             "fasttext needs topic-labelled training texts disjoint from the snippets; "
             "this dataset has none"
         )
+
+
+def sweep_cells(config: SweepConfig) -> int:
+    """How many cells (measurements) a sweep of ``config`` has: one per mechanism, measure,
+    epsilon and repetition (the unmodified row once)."""
+    rows = sum(1 if e is None else config.repetitions for e in config.epsilons)
+    return rows * len(config.measures) * len(config.mechanisms)
 
 
 def _seed(base: int, *key: int) -> int:
@@ -265,32 +283,6 @@ def cell_seeds(
     eps_key = 0 if epsilon is None else round(epsilon * 1000)
     q, k, a = (_seed(base, code, repetition, eps_key, role) for role in (0, 1, 2))
     return q, k, a
-
-
-def _hash(key: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
-
-
-def _atomic_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _read_cache(path: Path, key: dict[str, Any]) -> Any:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("key") != key:
-        return None
-    return data.get("value")
 
 
 def _view(items: Sequence[Item], mechanism: str, *, sort_words: bool) -> list[Item]:
@@ -317,7 +309,7 @@ class _Runner:
         self.embeddings = embeddings
         self.preparer = preparer
         self.config = config
-        self.cache_dir = cache_dir
+        self.cache = ResultsCache(cache_dir)
         self._fasttext: FastTextTopicClassifier | None = None
         self._similarity: SentenceSimilarity | None = None
         self._original_vectors: dict[str, np.ndarray] = {}
@@ -338,7 +330,7 @@ class _Runner:
                 "stopwords": sorted(preparer.stopwords),
             },
         }
-        self.base_hash = _hash(self.base_key)
+        self.base_hash = cache_key(self.base_key)
 
     def parameters(self, mechanism: str, epsilon: float) -> dict[str, Any]:
         """The registry parameters of ``mechanism`` in this sweep (all but the embeddings, which
@@ -383,11 +375,10 @@ class _Runner:
             "parameters": params,
             "seed": seed,
         }
-        digest = _hash(key)
-        path = self.cache_dir / f"obf-{digest}.json" if self.cache_dir else None
+        digest = cache_key(key)
         cached = self._memo.get(digest)
-        if cached is None and path:
-            cached = _read_cache(path, key)
+        if cached is None:
+            cached = self.cache.get("obf", key)
         if cached is None:
             rel = release(
                 [i.text for i in items],
@@ -401,8 +392,7 @@ class _Runner:
                 # the public statement: the same for every document of the release
                 "statement": rel.statement.to_dict(),
             }
-            if path:
-                _atomic_json(path, {"key": key, "value": cached})
+            self.cache.put("obf", key, cached)
         self._memo[digest] = cached  # every measure of a cell reads the same release
         # one statement per (mechanism, epsilon): it depends on the public parameters only
         self.statements.setdefault(f"{mechanism}/{epsilon:g}", cached["statement"])
@@ -451,8 +441,7 @@ class _Runner:
             "seeds": [q_seed, k_seed, a_seed],
             "config": {"koppel_iterations": cfg.koppel_iterations, "N": self.study.length},
         }
-        path = self.cache_dir / f"cell-{_hash(key)}.json" if self.cache_dir else None
-        cached = _read_cache(path, key) if path else None
+        cached = self.cache.get("cell", key)
         if cached is not None:
             if epsilon is not None:  # make sure the statement is recorded
                 self.obfuscated(self.study.queries, "queries", mechanism, epsilon, q_seed)
@@ -513,8 +502,7 @@ class _Runner:
                 seed,
                 time.perf_counter() - start,
             )
-        if path:
-            _atomic_json(path, {"key": key, "value": asdict(cell)})
+        self.cache.put("cell", key, asdict(cell))
         return cell
 
 
@@ -525,7 +513,8 @@ def run_sweep(
     preparer: TextPreparer,
     config: SweepConfig,
     cache_dir: str | Path | None = None,
-    progress: Callable[[Cell], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
 ) -> SweepResult:
     """Run every (mechanism, epsilon, repetition, measure) cell of ``config`` on ``study``.
 
@@ -546,9 +535,13 @@ def run_sweep(
     cache_dir : path, optional
         Where obfuscated snippets and finished cells are cached; a rerun resumes from it.
     progress : callable, optional
-        Called with each finished cell.
+        Called with 1 after each finished cell.
+    on_total : callable, optional
+        Called once, first, with the number of cells (:func:`sweep_cells`).
     """
     check_applicable(study, config)
+    if on_total is not None:
+        on_total(sweep_cells(config))
     start = time.perf_counter()
     runner = _Runner(study, embeddings, preparer, config, Path(cache_dir) if cache_dir else None)
     cells: list[Cell] = []
@@ -562,8 +555,8 @@ def run_sweep(
                         "%s eps=%s rep=%d %s: %.3f", mechanism, epsilon, rep, name, cell.value
                     )
                     cells.append(cell)
-                    if progress:
-                        progress(cell)
+                    if progress is not None:
+                        progress(1)
     baselines: dict[str, float] = {}
     if study.task == "author":
         baselines["author"] = len(study.queries) / len(study.authors)

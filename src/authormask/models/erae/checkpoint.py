@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 
+from authormask._io import atomic_path, write_atomic
 from authormask.exceptions import InputError
 
 __all__ = [
@@ -49,24 +48,9 @@ def segment_hash(tokens: tuple[str, ...] | list[str]) -> int:
     return int(np.frombuffer(digest, dtype=np.int64)[0])
 
 
-def _publish(tmp: str, path: Path) -> None:
-    """Give a temporary file the permissions of a normal new file, then rename it."""
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(tmp, 0o666 & ~mask)
-    os.replace(tmp, path)
-
-
 def write_json(path: Path, data: Any) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-        _publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``data`` as JSON, atomically (:func:`authormask._io.write_atomic`)."""
+    write_atomic({path: json.dumps(data, indent=1) + "\n"}, force=True)
 
 
 def read_json(path: Path, what: str) -> Any:
@@ -79,14 +63,9 @@ def read_json(path: Path, what: str) -> Any:
 
 
 def write_tensors(path: Path, tensors: dict[str, torch.Tensor]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        save_file({k: v.detach().contiguous().cpu() for k, v in tensors.items()}, tmp)
-        _publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``tensors`` as a safetensors file, atomically (:func:`authormask._io.atomic_path`)."""
+    with atomic_path(path) as tmp:
+        save_file({k: v.detach().contiguous().cpu() for k, v in tensors.items()}, str(tmp))
 
 
 def read_tensors(path: Path, what: str) -> dict[str, torch.Tensor]:
