@@ -68,11 +68,38 @@ def _text_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
+PAN_MARKERS = ("collection-info.json", "problem-info.json")
+
+
+def _refuse_pan(root: Path, folders: list[Path]) -> None:
+    """A PAN collection where a folder of ``<author>/*.txt`` is expected: say so, and what to
+    give instead (its files would otherwise be read as the texts of one author)."""
+    for marker in PAN_MARKERS:
+        if (root / marker).is_file():
+            raise InputError(
+                f"{root} is a PAN 2018/2019 folder ({marker}), not a folder of <author>/*.txt; "
+                "read it with load_pan or load_dataset"
+            )
+    for folder in folders:
+        if (folder / "collection-info.json").is_file():
+            raise InputError(
+                f"{root}: {folder.name}/ is a PAN 2018/2019 collection (collection-info.json), "
+                f"not an author; give the collection itself: {folder}"
+            )
+        if (folder / "problem-info.json").is_file():
+            raise InputError(
+                f"{root}: {folder.name}/ is a PAN 2018/2019 problem (problem-info.json), not "
+                f"an author; give the collection with its collection-info.json, or one problem: "
+                f"{folder}"
+            )
+
+
 def load_folder(path: str | Path, *, name: str | None = None) -> Corpus:
     """A folder of ``<author>/*.txt`` (any non-hidden file counts as a text).
 
     If the folder holds ``train/`` and ``test/`` (or ``C50train/`` and ``C50test/``) each with
-    ``<author>/`` folders, the documents get that split.
+    ``<author>/`` folders, the documents get that split. A folder in the PAN layout (or holding
+    PAN collections or problems where authors are expected) is refused, naming the layout.
     """
     root = _check_dir(Path(path), "dataset folder")
     split_dirs = {
@@ -82,6 +109,7 @@ def load_folder(path: str | Path, *, name: str | None = None) -> Corpus:
     layouts = split_dirs.items() if split_dirs else [(None, root)]
     for split, base in layouts:
         authors = sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith("."))
+        _refuse_pan(base, authors)
         for author_dir in authors:
             for f in _text_files(author_dir):
                 doc_id = (

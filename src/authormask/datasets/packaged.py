@@ -48,6 +48,12 @@ def find_reuters_c50(path: str | Path | None = None) -> Path:
     if path is not None:
         p = Path(path)
         if not (p / "C50train").is_dir() or not (p / "C50test").is_dir():
+            pan = [m for m in ("collection-info.json", "problem-info.json") if (p / m).is_file()]
+            if pan:
+                raise InputError(
+                    f"{p} is a PAN 2018/2019 folder ({pan[0]}), not Reuters C50: give it as "
+                    "the dataset itself (--dataset PATH, without --dataset-path)"
+                )
             raise InputError(f"{p} is not a Reuters C50 folder (needs C50train/ and C50test/)")
         return p
     for candidate in C50_DEFAULT_PATHS:
