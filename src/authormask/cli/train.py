@@ -9,7 +9,18 @@ from typing import Any
 
 import click
 
-from authormask.cli.options import cache_option, embeddings_option
+from authormask.cli.options import (
+    cache_option,
+    embeddings_option,
+    force_option,
+    load_embeddings_from_options,
+    output_option,
+    seed_option,
+    vocab_size_option,
+)
+from authormask.cli.progress import Progress
+
+__all__ = ["corpus_texts", "register"]
 
 
 def corpus_texts(spec: str, dataset_path: Path | None) -> tuple[str, list[str]]:
@@ -48,11 +59,10 @@ def register(cli: click.Group) -> None:
         default=None,
         help="Where Reuters C50 lives (default ../shared/data/reuters-c50).",
     )
-    @click.option(
-        "--output",
-        "-o",
-        type=click.Path(file_okay=False, path_type=Path),
+    @output_option(
         required=True,
+        folder=True,
+        file=False,
         help="MODEL_DIR for config.json, vocab.json and the checkpoints (rerun to resume).",
     )
     @click.option(
@@ -103,7 +113,7 @@ def register(cli: click.Group) -> None:
         "model_vocab",
         type=click.IntRange(min=1),
         default=None,
-        help="Output vocabulary (default 20000, the paper's).",
+        help="The model's output vocabulary (default 20000, the paper's).",
     )
     @click.option(
         "--batch-size",
@@ -130,14 +140,14 @@ def register(cli: click.Group) -> None:
         help="Train on a seeded random subset of this many sentences.",
     )
     @embeddings_option
-    @click.option(
-        "--embeddings-vocab",
-        type=click.IntRange(min=1),
-        default=100_000,
-        show_default=True,
-        help="Words of the embeddings used to initialise/reward.",
+    @vocab_size_option(
+        param_decls=("--embeddings-vocab", "embeddings_vocab"),
+        help="Words of the embeddings used to initialise/reward (the K most frequent).",
     )
-    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+    @seed_option(
+        default=0,
+        help="Seed of the initialisation, the batches and the subset (--max-sentences).",
+    )
     @click.option(
         "--device", default=None, help="torch device (default: cuda if present, else cpu)."
     )
@@ -148,14 +158,11 @@ def register(cli: click.Group) -> None:
         help="CPU threads for torch (default: torch's). Two runs side by side with --threads 1 "
         "each finish sooner than one after the other on 2 cores.",
     )
-    @click.option(
-        "--force", is_flag=True, help="Start over, deleting the model files in MODEL_DIR."
-    )
+    @force_option(help="Start over, deleting the model files in MODEL_DIR.")
     @cache_option
     def erae(**opts: Any) -> None:
         """Train ER-AE (Bo et al. 2021): reconstruction pre-training, then the embedding reward.
         Rerunning the same command resumes after the last finished epoch."""
-        from authormask.cli.main import _load, _progress_bar
         from authormask.models.erae import get_config, train_erae
 
         config = get_config(opts["config_name"])
@@ -188,41 +195,33 @@ def register(cli: click.Group) -> None:
 
             torch.set_num_threads(opts["threads"])
         name, texts = corpus_texts(opts["corpus"], opts["dataset_path"])
-        emb = _load(opts["embeddings"], opts["embeddings_vocab"], opts["cache_dir"])
-        t0 = time.perf_counter()
-        bar_holder: dict[str, Any] = {}
-
-        def progress(phase: str, batch: int, total: int) -> None:
-            bar = bar_holder.get("bar")
-            if bar is None:
-                bar = _progress_bar(f"epoch ({phase})", "batch")
-                bar.total = total
-                bar_holder["bar"] = bar
-            bar.update(1)
-            if batch == total:
-                bar.close()
-                bar_holder.pop("bar")
-
-        def on_epoch(rec: Any) -> None:
-            click.echo(
-                f"epoch {rec.epoch}/{config.epochs} [{rec.phase}] train loss {rec.train_loss:.3f}"
-                f" (recon {rec.train_recon:.3f}, embed {rec.train_embed:.3f}); validation recon "
-                f"{rec.valid_recon:.3f}, accuracy {rec.valid_accuracy:.3f}; {rec.seconds:.0f} s",
-                err=True,
-            )
-
-        result = train_erae(
-            texts,
-            output=opts["output"],
-            embeddings=emb,
-            config=config,
-            seed=opts["seed"],
-            corpus_name=name,
-            force=opts["force"],
-            device=opts["device"],
-            progress=progress,
-            on_epoch=on_epoch,
+        emb = load_embeddings_from_options(
+            opts["embeddings"], opts["embeddings_vocab"], opts["cache_dir"]
         )
+        t0 = time.perf_counter()
+        with Progress("training", "batch") as bar:
+
+            def on_epoch(rec: Any) -> None:
+                bar.write(
+                    f"epoch {rec.epoch}/{config.epochs} [{rec.phase}] train loss "
+                    f"{rec.train_loss:.3f} (recon {rec.train_recon:.3f}, embed "
+                    f"{rec.train_embed:.3f}); validation recon {rec.valid_recon:.3f}, accuracy "
+                    f"{rec.valid_accuracy:.3f}; {rec.seconds:.0f} s"
+                )
+
+            result = train_erae(
+                texts,
+                output=opts["output"],
+                embeddings=emb,
+                config=config,
+                seed=opts["seed"],
+                corpus_name=name,
+                force=opts["force"],
+                device=opts["device"],
+                progress=bar.update,
+                on_total=lambda total: setattr(bar, "total", total),
+                on_epoch=on_epoch,
+            )
         if result.resumed_at_epoch:
             click.echo(f"resumed after epoch {result.resumed_at_epoch}", err=True)
         kind = "ER-AE" if config.uses_reward else "AE-DP"

@@ -290,14 +290,17 @@ def train_erae(
     corpus_name: str = "corpus",
     force: bool = False,
     device: str | torch.device | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
     on_epoch: Callable[[EpochRecord], None] | None = None,
 ) -> TrainingResult:
     """Train an ER-AE model on ``texts`` and save it in ``output`` (resumable).
 
     Rerunning with the same texts, configuration, embeddings and seed resumes after the last
     finished epoch; with other settings it refuses unless ``force`` (which deletes only the
-    model's own files). ``progress(phase, batch, n_batches)`` is called after every batch.
+    model's own files). ``on_total(batches)`` is called once, before the first batch, with
+    the number of batches left to train (epochs left x batches per epoch); ``progress(1)``
+    after every batch; ``on_epoch(record)`` after every epoch.
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
@@ -369,6 +372,9 @@ def train_erae(
         logger.info("resuming %s after epoch %d", model_dir, start_epoch)
     bos = vocab.index[BOS]
     network.train()
+    if on_total is not None:
+        per_epoch = len(_batches(lengths, train_rows, config.batch_size, None))
+        on_total(per_epoch * (config.epochs - start_epoch))
     for epoch in range(start_epoch, config.epochs):
         # AE-DP (lambda_embed = 0) trains its "reward" epochs on the reconstruction loss alone
         use_reward = epoch >= config.pretrain_epochs and config.lambda_embed > 0
@@ -377,7 +383,7 @@ def train_erae(
         batches = _batches(lengths, train_rows, config.batch_size, rng)
         sums = np.zeros(3)
         n_tok = 0
-        for bi, rows in enumerate(batches):
+        for rows in batches:
             batch, lens = _pad(ids, rows)
             batch = batch.to(dev)
             states = network.states(batch, lens, bos)
@@ -411,7 +417,7 @@ def train_erae(
             sums += k * np.array([loss.item(), recon.item(), embed.item()])
             n_tok += k
             if progress is not None:
-                progress(phase, bi + 1, len(batches))
+                progress(1)
         valid_recon, valid_acc = _evaluate(
             network, ids, valid_rows, lengths, config.batch_size, bos, dev
         )

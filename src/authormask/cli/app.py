@@ -1,0 +1,42 @@
+"""The ``authormask`` command group: global options and the commands, each a thin wrapper over
+one library call in its own module. Command modules import click and :mod:`authormask.cli.options`
+only; their heavy dependencies are imported when they run, so ``authormask --help`` is instant."""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from authormask._version import __version__
+from authormask.cli import audit, calibrate, distance, embeddings, evaluate, obfuscate, train
+from authormask.cli.options import quiet_option
+
+__all__ = ["cli"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="authormask")
+@click.option("-v", "--verbose", is_flag=True, help="Log what the library does (to stderr).")
+@quiet_option
+def cli(verbose: bool) -> None:
+    """Rewrite text so its author cannot be identified, with a stated differential-privacy
+    guarantee (Earth Mover's privacy, Fernandes, Dras & McIver 2019)."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s")
+
+
+for _module in (obfuscate, distance, embeddings, calibrate, evaluate, train, audit):
+    _module.register(cli)
+
+
+def _with_quiet(command: click.Command) -> None:
+    """Every command takes -q/--quiet itself too (``authormask evaluate -q ...``)."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _with_quiet(sub)
+    elif not any(p.name == "quiet" for p in command.params):
+        quiet_option(command)
+
+
+for _command in cli.commands.values():
+    _with_quiet(_command)

