@@ -8,10 +8,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from authormask.cli.options import (
-    EPS_HELP,
-    NumberType,
     cache_option,
     embeddings_option,
+    epsilon_option,
+    force_option,
+    format_option,
+    output_option,
+    report_option,
+    seed_option,
     vocab_option,
 )
 from authormask.cli.progress import Progress
@@ -43,7 +47,7 @@ def register(cli: click.Group) -> None:
     @cli.command()
     @click.argument("inputs", nargs=-1)
     @click.option("--mechanism", "-m", default="emp-bag", show_default=True, help=MECHANISM_HELP)
-    @click.option("--epsilon", "-e", type=NumberType(), default=None, help=EPS_HELP)
+    @epsilon_option()
     @click.option(
         "--model",
         type=click.Path(path_type=Path),
@@ -89,37 +93,22 @@ def register(cli: click.Group) -> None:
         help="syntf / random-r without --model: output words (the embeddings' most frequent; "
         "default 20000).",
     )
-    @click.option(
-        "--seed",
-        type=click.IntRange(min=0),
-        default=None,
-        help="Make the run reproducible. Keep the seed secret: anyone who has it can recompute the "
-        "noise. Without it, randomness comes from the OS (recommended for real releases).",
-    )
-    @click.option(
-        "--output",
-        "-o",
-        type=click.Path(path_type=Path),
-        default=None,
+    @seed_option()
+    @output_option(
+        folder=True,
         help="Output file, or folder (for several inputs or a folder input, in txt format). "
         "Default: stdout. The public statement is written once: <output>.privacy.json beside a "
         "file, PRIVACY-STATEMENT.json inside a folder. A killed folder or jsonl release is "
         "completed by running the same command again.",
     )
-    @click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(["txt", "jsonl"]),
+    @format_option(
+        "txt",
+        "jsonl",
         default="txt",
-        show_default=True,
         help="txt: the text; jsonl: one JSON object per document (id, mechanism, text, and the "
         "public per-output figures).",
     )
-    @click.option(
-        "--report",
-        "report_path",
-        type=click.Path(path_type=Path),
-        default=None,
+    @report_option(
         help="Where to write the PRIVATE run report (seed, sources, counts, warnings; never "
         "publish it). Default: <output>.DO-NOT-PUBLISH.report.txt beside a written output; none "
         "for stdout.",
@@ -133,9 +122,7 @@ def register(cli: click.Group) -> None:
         "published with the texts: if a name could identify an author, use ids), or name the "
         "outputs 1.txt, 2.txt, ... The private report maps every input to its output.",
     )
-    @click.option(
-        "--force",
-        is_flag=True,
+    @force_option(
         help="Overwrite existing output files (never a link, folder or device), and start over "
         "an unfinished release instead of completing it.",
     )
