@@ -43,13 +43,17 @@ from authormask.text.prepare import (
 from authormask.text.render import render_text
 from authormask.validation import check_epsilon, check_positive_int
 
-__all__ = ["DEFAULT_LENGTH", "BagUnit", "EMPBag", "EMPText", "EarthMoversMechanism"]
+__all__ = ["DEFAULT_LENGTH", "MAX_LENGTH", "BagUnit", "EMPBag", "EMPText", "EarthMoversMechanism"]
 
 logger = logging.getLogger(__name__)
 
 #: the largest mean noise length n/epsilon accepted: far below float64's range, so even a radius
 #: many times its mean (probability exp(-huge)) is snapped exactly in float64
 MAX_MEAN_NOISE = 1e250
+
+#: the largest N of ``emp-bag``: more words than any book (a bag of N words is N perturbations
+#: and, under ``sample``, N draws held in memory at once); a larger N is refused, not attempted
+MAX_LENGTH = 10_000_000
 
 #: N of ``emp-bag`` when the user does not state one: a fixed public constant that never looks
 #: at the data (so no output reveals another document's length).
@@ -328,7 +332,7 @@ class EMPBag(_EMPBase):
         if length == "shortest":
             self.length = None
         else:
-            self.length = check_positive_int(length, name="length N")
+            self.length = check_positive_int(length, name="length N", maximum=MAX_LENGTH)
         self.length_from_data = length_from_data
 
     def prepare(self, text: str) -> BagUnit:  # type: ignore[override]
