@@ -1,0 +1,56 @@
+"""``import authormask`` and the CLI's start load no heavy dependency (each command imports what it
+needs when it runs), checked in a fresh interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+#: never loaded by ``import authormask`` nor by the CLI's start (numpy would be acceptable)
+HEAVY = (
+    "torch",
+    "sklearn",
+    "ot",
+    "fasttext",
+    "sentence_transformers",
+    "transformers",
+    "numba",
+    "pyarrow",
+    "pandas",
+    "matplotlib",
+    "spacy",
+    "safetensors",
+    "tqdm",
+)
+
+
+def _loaded(code: str) -> set[str]:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    return {name.split(".")[0] for name in json.loads(out.stdout.splitlines()[-1])}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import authormask; authormask.__version__",
+        "import authormask.cli.main",
+    ],
+)
+def test_import_loads_no_heavy_dependency(code: str) -> None:
+    loaded = _loaded(code)
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+    if code.startswith("import authormask;"):  # the package itself: not even numpy or scipy
+        assert not loaded & {"numpy", "scipy"}, sorted(loaded & {"numpy", "scipy"})
+
+
+def test_release_layer_loads_no_model_or_attacker_dependency() -> None:
+    """The release entry points (``am.release``, ``am.create_mechanism``) need numpy and scipy,
+    not torch, POT, scikit-learn, numba or pyarrow."""
+    loaded = _loaded("import authormask as am; am.release; am.create_mechanism; am.mechanism_names")
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
