@@ -171,10 +171,10 @@ class NearestWordIndex:
             if backend in ("auto", "fused"):
                 try:
                     from authormask.embeddings import _fused  # imports numba: compiles or loads
-                except ImportError:
+                except Exception as exc:  # no numba, or it cannot compile here
                     if backend == "fused":
                         raise
-                    logger.warning("numba is not available: nearest-word search uses BLAS")
+                    logger.warning("fused nearest-word search unavailable (%s): using BLAS", exc)
                     backend = "blas"
                 else:
                     backend = "fused"
