@@ -12,7 +12,15 @@ from pathlib import Path
 
 from authormask.exceptions import InputError
 
-__all__ = ["atomic_path", "check_target", "umask_mode", "write_atomic"]
+__all__ = [
+    "AtomicTextFile",
+    "atomic_path",
+    "check_target",
+    "commit",
+    "temporary_beside",
+    "umask_mode",
+    "write_atomic",
+]
 
 
 def umask_mode(base: int = 0o666) -> int:
@@ -42,6 +50,49 @@ def check_target(path: Path, *, force: bool) -> None:
         raise InputError(f"output path already exists (use --force to overwrite): {path}")
 
 
+def temporary_beside(path: Path) -> tuple[int, Path]:
+    """A new temporary file ``.<name>.XXXXXXXX.tmp`` in ``path``'s folder (created if needed):
+    ``(file descriptor, path)``. Stale ones are recognised by that name."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    return fd, Path(tmp)
+
+
+def commit(tmp: Path, path: Path, *, private: bool = False, synced: bool = False) -> None:
+    """Move the finished temporary file ``tmp`` over ``path``: fsync (unless ``synced``), the
+    umask's permissions (0600 if ``private``), a last check that ``path`` is still not a link or
+    special file, then an atomic rename."""
+    if not synced:
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+    os.chmod(tmp, 0o600 if private else umask_mode())
+    check_target(path, force=True)
+    os.replace(tmp, path)
+
+
+class AtomicTextFile:
+    """A text file written piece by piece that appears at ``path`` only when complete
+    (:meth:`commit`), or never (:meth:`abort`)."""
+
+    def __init__(self, path: Path, *, private: bool = False) -> None:
+        fd, self.tmp = temporary_beside(path)
+        self.path, self.private = path, private
+        self.fh = os.fdopen(fd, "w", encoding="utf-8")
+
+    def write(self, text: str) -> None:
+        self.fh.write(text)
+
+    def commit(self) -> None:
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+        self.fh.close()
+        commit(self.tmp, self.path, private=self.private, synced=True)
+
+    def abort(self) -> None:
+        self.fh.close()
+        self.tmp.unlink(missing_ok=True)
+
+
 def write_atomic(
     contents: dict[Path, str], *, force: bool, private: frozenset[Path] = frozenset()
 ) -> None:
@@ -53,24 +104,22 @@ def write_atomic(
     """
     for path in contents:
         check_target(path, force=force)
-    mode = umask_mode()
-    temps: list[tuple[str, Path]] = []
+    files: list[AtomicTextFile] = []
     try:
         for path, text in contents.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            temps.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o600 if path in private else mode)
-        for tmp, path in temps:
-            check_target(path, force=True)  # still not replaced by a link or FIFO meanwhile
-            os.replace(tmp, path)
+            f = AtomicTextFile(path, private=path in private)
+            files.append(f)
+            f.write(text)
+            f.fh.flush()
+            os.fsync(f.fh.fileno())
+            f.fh.close()
+        for f in files:
+            commit(f.tmp, f.path, private=f.private, synced=True)
     except (OSError, InputError) as exc:
-        for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
+        for f in files:
+            if not f.fh.closed:
+                f.fh.close()
+            f.tmp.unlink(missing_ok=True)
         if isinstance(exc, InputError):
             raise
         raise InputError(f"cannot write output: {exc}") from None
@@ -84,17 +133,11 @@ def atomic_path(path: Path, *, force: bool = True, private: bool = False) -> Ite
     :func:`check_target` before and just before the rename."""
     path = Path(path)
     check_target(path, force=force)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = temporary_beside(path)
     os.close(fd)
-    tmp = Path(tmp_name)
     try:
         yield tmp
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600 if private else umask_mode())
-        check_target(path, force=True)
-        os.replace(tmp, path)
+        commit(tmp, path, private=private)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from authormask._io import check_target, umask_mode, write_atomic
+from authormask._io import AtomicTextFile, check_target, commit, write_atomic
 from authormask._version import __version__
 from authormask.exceptions import InputError
 from authormask.randomness import RandomState, describe_seed
@@ -166,34 +166,6 @@ def _remove_stale_temps(paths: Sequence[Path]) -> None:
             m = _TMP.match(entry.name)
             if m and m.group("name") in names and entry.is_file(follow_symlinks=False):
                 Path(entry.path).unlink(missing_ok=True)
-
-
-class _TextFile:
-    """One output file written piece by piece to a temporary file, renamed when complete."""
-
-    def __init__(self, path: Path) -> None:
-        import tempfile
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        self.path, self.tmp = path, Path(tmp)
-        self.fh: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
-
-    def write(self, text: str) -> None:
-        self.fh.write(text)
-
-    def commit(self, *, sync: bool = True) -> None:
-        self.fh.flush()
-        if sync:
-            os.fsync(self.fh.fileno())
-        self.fh.close()
-        os.chmod(self.tmp, umask_mode())
-        check_target(self.path, force=True)
-        os.replace(self.tmp, self.path)
-
-    def abort(self) -> None:
-        self.fh.close()
-        self.tmp.unlink(missing_ok=True)
 
 
 def _partial_path(path: Path) -> Path:
@@ -404,7 +376,7 @@ class _Writer:
         self.inline = (
             statement.to_dict() if target.kind == "jsonl" and target.path is None else None
         )
-        self.current: _TextFile | None = None
+        self.current: AtomicTextFile | None = None
         self.position = -1
         self.jsonl: IO[str] | None = None
         self.partial: Path | None = None
@@ -430,7 +402,7 @@ class _Writer:
             if len(t.ids) > 1:
                 sys.stdout.write(f"==> {t.ids[pos]} <==\n")
         else:
-            self.current = _TextFile(self.paths[pos] if t.kind == "folder" else self.paths[0])
+            self.current = AtomicTextFile(self.paths[pos] if t.kind == "folder" else self.paths[0])
 
     def piece(self, pos: int, text: str) -> None:
         self._begin(pos)
@@ -474,9 +446,7 @@ class _Writer:
             self.jsonl.flush()
             os.fsync(self.jsonl.fileno())
             self.jsonl.close()
-            os.chmod(self.partial, umask_mode())
-            check_target(self.target.path, force=True)
-            os.replace(self.partial, self.target.path)
+            commit(self.partial, self.target.path, synced=True)
             self.jsonl = None
 
     def abort(self) -> None:
