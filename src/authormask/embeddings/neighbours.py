@@ -6,9 +6,11 @@ screened together in float32 on the score ``||w||^2 - 2 z.w`` (the ``||z||^2`` t
 change the argmin), keeping the best and second-best score per query. A proven bound on the
 float32 rounding error (:meth:`NearestWordIndex._error_bound`, valid for any summation order and
 for fused multiply-adds) certifies the winner whenever the gap to the runner-up exceeds twice
-that bound; the (rare) uncertified queries, and queries too long to screen in float32, are
-decided by a float64 screen with its own bound and the float64 reference formula, and near-ties
-that float64 cannot separate by exact rational arithmetic (ties go to the lowest row). The result
+that bound. For the (rare) uncertified queries every word that could be the nearest is listed
+(a score within twice the bound of the smallest: from the fused kernel's float32 scores, or from
+a float64 product with its own bound for queries too long to screen in float32 and for the BLAS
+screen), and those candidates are compared with the float64 reference formula, and by exact
+rational arithmetic where float64 cannot separate them (ties go to the lowest row). The result
 is therefore the exact argmin, identical to :func:`brute_force_nearest` wherever that float64
 scan is itself exact.
 
@@ -264,8 +266,8 @@ class NearestWordIndex:
             for done in map_(screen, starts):
                 if progress is not None and done:
                     progress(done)
-            # the uncertain queries of all blocks, together: the float64 check reads the whole
-            # vocabulary once per chunk of queries rather than once per block
+            # the uncertain queries of all blocks, together: listing their candidates scans the
+            # whole vocabulary once per chunk of queries rather than once per block
             idx = np.flatnonzero(uncertain)
             if idx.size == 0:
                 return
@@ -277,8 +279,7 @@ class NearestWordIndex:
                     progress(done)
 
         if self._n_jobs == 1 or len(starts) == 1:
-            with threadpool_limits(limits=1):
-                run(map)
+            run(map)
             return out
         with threadpool_limits(limits=1), ThreadPoolExecutor(self._n_jobs) as pool:
             run(pool.map)
