@@ -81,7 +81,7 @@ _FLOAT32_SAFE_SCORE = 1e36
 _TINY32 = float(np.finfo(np.float32).smallest_subnormal)
 _TINY64 = float(np.finfo(np.float64).smallest_subnormal)
 #: uncertain queries decided together by one float64 product with the whole vocabulary
-_RESOLVE_BLOCK = 16
+_RESOLVE_BLOCK = 64
 #: the fused kernel's ``scores`` argument when no score is to be kept
 _NO_SCORES = np.empty((0, 0), dtype=np.float32)
 #: beyond this float64 products overflow; mechanisms refuse epsilons that get anywhere near it
