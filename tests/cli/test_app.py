@@ -15,7 +15,6 @@ import pytest
 
 import authormask.cli
 from authormask.cli.app import cli
-from authormask.cli.main import main
 
 CLI_DIR = Path(authormask.cli.__file__).parent
 COMMANDS = ("audit", "calibrate", "distance", "embeddings", "evaluate", "obfuscate", "train")
@@ -30,13 +29,8 @@ OTHER = (
 
 
 @pytest.fixture()
-def run(capsys: pytest.CaptureFixture[str]):
-    def _run(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
+def run(invoke):
+    return lambda *args: invoke(list(args))
 
 
 @pytest.fixture()

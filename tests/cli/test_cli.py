@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from authormask.cli.main import main
-
 DOC = (
     "The committee approved the budget on Tuesday. Critics said the plan would raise taxes, "
     "while supporters argued that schools and hospitals needed the money.\n"
@@ -33,14 +31,12 @@ def docs(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.fixture()
-def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
+def run(cache_dir: Path, invoke):
     def _run(*args: str) -> tuple[int, str, str]:
         argv = list(args)
         if argv and argv[0] in {"obfuscate", "distance", "calibrate"}:
             argv += ["--cache-dir", str(cache_dir), "--vocab-size", "20000"]
-        code = main(argv)
-        out, err = capsys.readouterr()
-        return code, out, err
+        return invoke(argv)
 
     return _run
 

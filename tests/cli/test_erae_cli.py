@@ -27,13 +27,8 @@ TINY_ARGS = (
 
 
 @pytest.fixture()
-def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
-    def _run(*args: str) -> tuple[int, str, str]:
-        code = main([*args, "--cache-dir", str(cache_dir)])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
+def run(cache_dir: Path, invoke):
+    return lambda *args: invoke([*args, "--cache-dir", str(cache_dir)])
 
 
 @pytest.fixture(scope="module")

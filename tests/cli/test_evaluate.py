@@ -7,17 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from authormask.cli.main import main
-
 
 @pytest.fixture()
-def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
-    def _run(*args: str) -> tuple[int, str, str]:
-        code = main(["evaluate", *args, "--cache-dir", str(cache_dir)])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
+def run(cache_dir: Path, invoke):
+    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
 
 
 def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:

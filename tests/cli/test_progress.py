@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from authormask.cli.main import main
 from authormask.cli.progress import Progress
 
 
@@ -98,13 +97,8 @@ def test_terminal_bar_has_total_and_eta() -> None:
 
 
 @pytest.fixture()
-def run(cache_dir: Path, capsys: pytest.CaptureFixture[str]):
-    def _run(*args: str) -> tuple[int, str, str]:
-        code = main([*args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
+def run(invoke):
+    return lambda *args: invoke(list(args))
 
 
 CALIBRATE = ("--epsilons", "5,50", "--words", "5", "--samples", "5", "--seed", "0")

@@ -232,23 +232,7 @@ class ReleaseStream:
         return self._events
 
 
-def release_stream(
-    sources: Sequence[Source],
-    mechanism: Mechanism,
-    *,
-    random_state: RandomState | np.random.SeedSequence = None,
-    skip: frozenset[int] = frozenset(),
-    collect_words: bool = False,
-    progress: Callable[[int], None] | None = None,
-) -> ReleaseStream:
-    """Release ``sources`` (:mod:`authormask.release.sources`) one document and one part at a
-    time, in bounded memory; the positions in ``skip`` are not read (a resumed release). See
-    :class:`ReleaseStream`."""
-    return ReleaseStream(
-        sources,
-        mechanism,
-        random_state=random_state,
-        skip=skip,
-        collect_words=collect_words,
-        progress=progress,
-    )
+#: Release sources (:mod:`authormask.release.sources`) one document and one part at a time, in
+#: bounded memory; the positions in ``skip`` are not read (a resumed release). See
+#: :class:`ReleaseStream`.
+release_stream = ReleaseStream
