@@ -12,129 +12,14 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from fuzzing import TEXTS, fuzz
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 import authormask as am
 from authormask.accounting import PrivacyStatement
 from authormask.embeddings import Embeddings
 from authormask.exceptions import AuthormaskError
-from authormask.text.parts import PART_CHARS
-
-_FUZZ = settings(
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-        HealthCheck.function_scoped_fixture,
-    ],
-)
-
-
-def fuzz(examples: int) -> settings:
-    """Settings of a fuzz test: ``examples`` derandomized examples, no deadline, no database."""
-    return settings(_FUZZ, max_examples=examples)
-
-
-#: pieces that tokenisers, decoders and renderers get wrong: vocabulary words, stopwords,
-#: clitics, every kind of whitespace and line end, control characters, NUL, emoji (with joiners
-#: and modifiers), right-to-left text and marks, combining marks, lone punctuation
-PIECES = [
-    "budget",
-    "Committee",
-    "APPROVED",
-    "the",
-    "don't",
-    "President\u2019s",
-    "state-of-the-art",
-    "o'clock",
-    "__init__",
-    "42",
-    "3.14",
-    "e-mail@example.com",
-    "https://example.com/a?b=c",
-    " ",
-    "  ",
-    "\t",
-    "\n",
-    "\n\n",
-    "\r\n",
-    "\r",
-    "\x0b",
-    "\x0c",
-    "\x1c",
-    "\x85",
-    "\u00a0",
-    "\u2003",
-    "\u2028",
-    "\u2029",
-    "\u3000",
-    "\x00",
-    "\x07",
-    "\x1b[31m",
-    "\x7f",
-    "\ufeff",
-    "\u200b",
-    "\u200d",
-    "\U0001f600",
-    "\U0001f468\u200d\U0001f469\u200d\U0001f467",
-    "\U0001f44d\U0001f3fd",
-    "\U0001f1eb\U0001f1f7",
-    "\u0645\u0631\u062d\u0628\u0627",
-    "\u05e9\u05dc\u05d5\u05dd",
-    "\u202e",
-    "\u200f",
-    "e\u0301",
-    "caf\u00e9",
-    "cafe\u0301",
-    "\u0301",
-    "\u0928\u092e\u0938\u094d\u0924\u0947",
-    "\u4f60\u597d",
-    "\uff21\uff22",
-    "\ufb01",
-    "\u00df",
-    "\u0130",
-    "\U0001d400",
-    "'",
-    "\u2019",
-    "-",
-    "...",
-    "!?",
-    "_",
-    '"',
-]
-
-#: any character but surrogates (a Python str from a file or JSON never has them)
-CHARS = st.characters(exclude_categories=("Cs",))
-
-_RAW = st.one_of(
-    st.just(""),
-    st.lists(
-        st.sampled_from([" ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "\x0b"]), max_size=8
-    ).map("".join),
-    st.text(CHARS, max_size=40),
-    st.lists(st.one_of(st.sampled_from(PIECES), st.text(CHARS, max_size=6)), max_size=16).map(
-        "".join
-    ),
-    # very long runs without whitespace: one token, and longer than a part (PART_CHARS)
-    st.builds(
-        lambda piece, n, tail: piece * n + tail,
-        st.sampled_from(["x", "budget", "\u00e9", "\U0001f600", "e\u0301", "-"]),
-        st.sampled_from([1, 1000, PART_CHARS // 6 + 7]),
-        st.sampled_from(["", " budget", "\n"]),
-    ),
-)
-#: arbitrary text, and arbitrary text around a content word (so that many documents are released)
-_AROUND_A_WORD = st.builds(
-    lambda a, word, b: a + word + b,
-    _RAW,
-    st.sampled_from(["budget", " committee ", "\nApproved", "Tuesday\r\n"]),
-    _RAW,
-)
-TEXT = st.sampled_from([_AROUND_A_WORD, _AROUND_A_WORD, _RAW]).flatmap(lambda strategy: strategy)
-TEXTS = st.lists(TEXT, min_size=1, max_size=2)
 
 SPECIAL_EPSILONS = [
     1e-320,

@@ -80,6 +80,8 @@ def sources_of(inputs: tuple[str, ...]) -> Inputs:
             sources.append(StdinSource("<stdin>", "stdin.txt", 0))
             relpaths.append("stdin.txt")
             continue
+        if not item:  # Path("") is the current folder: never release it by accident
+            raise InputError("an input path is empty ('')")
         path = Path(item)
         if path.is_dir():
             any_folder = True

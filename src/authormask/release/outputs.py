@@ -18,6 +18,7 @@ file, with a private report that is also the manifest and the journal of the run
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -83,7 +84,39 @@ class ReleaseSummary:
 
 def default_report_path(output: Path) -> Path:
     base = output.resolve()
+    if not base.name:  # "/": there is no "beside" it
+        raise InputError(f"no place beside {output} for the private run report: give --report")
     return base.with_name(base.name + ".DO-NOT-PUBLISH.report.txt")
+
+
+def _json_line(record: dict[str, Any]) -> str:
+    """A report line: names as they are, except a name that is not valid Unicode (a file name
+    with bytes that are not UTF-8, held as surrogate escapes), written as ``\\u`` escapes that
+    read back to the same name."""
+    line = json.dumps(record, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(record)
+    return line + "\n"
+
+
+def _write_error(exc: OSError | UnicodeEncodeError, target: Target) -> InputError:
+    """An error of the system (disk full, permission denied, ...) or of the output's encoding,
+    as one line."""
+    if isinstance(exc, UnicodeEncodeError):
+        where = "standard output" if target.path is None else "the output"
+        hint = (
+            ": write to a file with -o, or set PYTHONIOENCODING=utf-8"
+            if target.path is None
+            else ""
+        )
+        return InputError(
+            f"{where} cannot take the released text ({exc.encoding} cannot encode "
+            f"{exc.object[exc.start : exc.start + 1]!r}){hint}"
+        )
+    where = f" {exc.filename}" if exc.filename is not None else ""
+    return InputError(f"cannot write output{where}: {exc.strerror or exc}")
 
 
 def _fingerprint(
@@ -132,20 +165,20 @@ class _Journal:
 
     def start(self, header: dict[str, Any], kept: list[dict[str, Any]]) -> None:
         text = PRIVATE_BANNER + "\n" + json.dumps(header) + "\n"
-        text += "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in kept)
+        text += "".join(_json_line(rec) for rec in kept)
         write_atomic({self.path: text}, force=True, private=frozenset([self.path]))
         self._fh = open(self.path, "a", encoding="utf-8")
 
     def add(self, record: dict[str, Any]) -> None:
         assert self._fh is not None
-        self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._fh.write(_json_line(record))
         self._fh.flush()
 
     def finish(self, record: dict[str, Any] | None) -> None:
         if self._fh is None:
             return
         if record is not None:
-            self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._fh.write(_json_line(record))
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self._fh.close()
@@ -209,8 +242,38 @@ def write_release(
     """Release ``sources`` into ``target`` in bounded memory (see the module docstring).
 
     ``on_start(characters_to_read, documents_already_done)`` is called once the run knows what
-    is left (for a progress bar). Returns a :class:`ReleaseSummary`.
+    is left (for a progress bar). Returns a :class:`ReleaseSummary`. A failure to write (disk
+    full, permission denied, an output encoding that cannot take the text) raises
+    :class:`~authormask.exceptions.InputError`; a closed pipe raises ``BrokenPipeError``.
     """
+    try:
+        return _write_release(
+            sources,
+            mechanism,
+            target,
+            random_state=random_state,
+            report_path=report_path,
+            force=force,
+            progress=progress,
+            on_start=on_start,
+        )
+    except BrokenPipeError:
+        raise
+    except (OSError, UnicodeEncodeError) as exc:
+        raise _write_error(exc, target) from None
+
+
+def _write_release(
+    sources: Sequence[Source],
+    mechanism: Mechanism,
+    target: Target,
+    *,
+    random_state: RandomState,
+    report_path: Path | None,
+    force: bool,
+    progress: Callable[[int], None] | None,
+    on_start: Callable[[int, int], None] | None,
+) -> ReleaseSummary:
     if not target.ids:
         target = dataclasses.replace(target, ids=tuple(str(i + 1) for i in range(len(sources))))
     if len(target.ids) != len(sources) or (target.names and len(target.names) != len(sources)):
@@ -272,10 +335,6 @@ def write_release(
             check_target(statement_path, force=force)
         if target.kind == "jsonl" and target.path is not None:
             _partial_path(target.path).unlink(missing_ok=True)
-    if target.kind == "folder":
-        assert target.path is not None
-        target.path.mkdir(parents=True, exist_ok=True)
-
     summary = ReleaseSummary(statement=statement, resumed=len(done), report_path=report_path)
     journal = _Journal(report_path) if report_path is not None else None
     if journal is not None:
@@ -293,13 +352,19 @@ def write_release(
             },
             sorted(kept, key=lambda r: int(r.get("position", 0))),
         )
-    if on_start is not None:
-        on_start(sum(s.size for i, s in enumerate(sources) if i not in done), len(done))
-    stream = release_stream(
-        sources, mechanism, random_state=random_state, skip=frozenset(done), progress=progress
-    )
-    writer = _Writer(target, paths, statement)
+    created = False  # the output folder, removed again if nothing is released into it
+    writer: _Writer | None = None
     try:
+        if target.kind == "folder":
+            assert target.path is not None
+            created = not target.path.exists()
+            target.path.mkdir(parents=True, exist_ok=True)
+        if on_start is not None:
+            on_start(sum(s.size for i, s in enumerate(sources) if i not in done), len(done))
+        stream = release_stream(
+            sources, mechanism, random_state=random_state, skip=frozenset(done), progress=progress
+        )
+        writer = _Writer(target, paths, statement)
         for event in stream:
             if isinstance(event, Piece):
                 writer.piece(event.position, event.text)
@@ -319,14 +384,20 @@ def write_release(
                 )
         writer.close()
     except BaseException:
-        writer.abort()
+        if writer is not None:
+            with contextlib.suppress(OSError):  # the first error is the one to report
+                writer.abort()
         if journal is not None:
-            journal.finish(None)
+            with contextlib.suppress(OSError):
+                journal.finish(None)
         if summary.released == 0 and not done:  # nothing to resume: leave nothing behind
             if report_path is not None:
                 report_path.unlink(missing_ok=True)
-            if writer.partial is not None:
+            if writer is not None and writer.partial is not None:
                 writer.partial.unlink(missing_ok=True)
+            if created and target.path is not None:
+                with contextlib.suppress(OSError):  # only if empty
+                    target.path.rmdir()
         raise
     if statement_path is not None:
         write_atomic({statement_path: statement_json}, force=True)
@@ -451,8 +522,11 @@ class _Writer:
 
     def abort(self) -> None:
         if self.current is not None:
-            self.current.abort()
-            self.current = None
+            current, self.current = self.current, None
+            try:
+                current.abort()
+            finally:  # closing may fail (disk full): the temporary file goes anyway
+                current.tmp.unlink(missing_ok=True)
         if self.jsonl is not None and self.partial is not None:
             self.jsonl.flush()  # kept: a rerun of the same command resumes from it
             self.jsonl.close()
