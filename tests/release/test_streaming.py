@@ -62,7 +62,7 @@ def test_incremental_decoding(block: int) -> None:
 
 
 def test_decoding_errors_name_the_problem() -> None:
-    with pytest.raises(InputError, match="NUL bytes.*UTF-16"):
+    with pytest.raises(InputError, match=r"NUL bytes.*UTF-16"):
         decode_bytes("hello".encode("utf-16-le"), "f")
     with pytest.raises(InputError, match=r"not valid UTF-8 \(byte 3"):
         decode_bytes(b"abc\xff def", "f")
