@@ -65,12 +65,15 @@ def test_input_paths_that_are_not_documents(authormask, tmp_path: Path) -> None:
     (pan / "problem00001" / "unknown" / "unknown00001.txt").write_text(DOC)
     dangling = tmp_path / "dangling.txt"
     dangling.symlink_to(tmp_path / "nowhere.txt")
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
     cases = {
         str(tmp_path / "missing.txt"): "not found",
         str(empty): "contains no files",
         str(hidden): "contains no files",
         str(pan): "PAN",
         str(dangling): "not found",
+        str(tmp_path / "loop1"): "symbolic links",
         "": "empty",  # Path("") is the current folder: found by this suite
     }
     if hasattr(os, "mkfifo"):
@@ -154,6 +157,21 @@ def test_file_names_that_are_not_utf8(authormask, tmp_path: Path) -> None:
         )
 
 
+def test_jsonl_records_stay_on_one_line(authormask, tmp_path: Path) -> None:
+    """Found by this suite: U+0085, U+2028 and U+2029 were written raw inside JSONL strings
+    (valid JSON, but ``str.splitlines`` and some JSONL readers cut the record there)."""
+    doc = tmp_path / "doc.txt"
+    doc.write_text("The budget\x85was\u2028approved\u2029on Tuesday.\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    for args in (["-o", str(out)], []):
+        outcome = authormask("obfuscate", str(doc), *EMP_TEXT, "--format", "jsonl", *args)
+        assert outcome.check(out if args else None) == "released"
+        text = out.read_text(encoding="utf-8") if args else outcome.out
+        (line,) = text.splitlines()
+        released = json.loads(line)["text"]
+        assert [c for c in released if c in "\x85\u2028\u2029\n"] == list("\x85\u2028\u2029\n")
+
+
 # --- outputs --------------------------------------------------------------------------------
 
 
@@ -182,6 +200,23 @@ def test_special_output_paths_are_refused(authormask, doc: Path, tmp_path: Path)
         assert outcome.check() == "refused" and message in outcome.err, (args, outcome.err)
     assert target.read_text() == "keep me"
     assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.xfail(
+    reason="-o '' is taken as the current folder (Path('') is '.'): the release is written into "
+    "the working directory and the private report into its parent; to be refused in the "
+    "--output option type (cli/options.py), outside this suite's scope",
+    strict=False,
+)
+def test_empty_output_path_is_refused(
+    authormask, doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    outcome = authormask("obfuscate", str(doc), *EMP_TEXT, "-o", "")
+    assert list(work.iterdir()) == [] and not list(tmp_path.glob("*.report.txt"))
+    assert outcome.check() == "refused"
 
 
 def test_folder_output_for_one_input_and_read_only_folder(

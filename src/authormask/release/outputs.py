@@ -101,6 +101,16 @@ def _json_line(record: dict[str, Any]) -> str:
     return line + "\n"
 
 
+#: characters that JSON leaves raw but that ``str.splitlines`` (and some JSONL readers) take as
+#: line ends: escaped in JSONL output, so that every record stays on one line for any reader
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _jsonl(value: Any) -> str:
+    """``value`` as JSON for a JSONL line (non-ASCII kept, line-break characters escaped)."""
+    return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS)
+
+
 def _write_error(exc: OSError | UnicodeEncodeError, target: Target) -> InputError:
     """An error of the system (disk full, permission denied, ...) or of the output's encoding,
     as one line."""
@@ -467,7 +477,7 @@ class _Writer:
         t = self.target
         if t.kind == "jsonl":
             assert self.jsonl is not None
-            head = json.dumps({"id": t.ids[pos], "mechanism": self.mechanism}, ensure_ascii=False)
+            head = _jsonl({"id": t.ids[pos], "mechanism": self.mechanism})
             self.jsonl.write(head[:-1] + ', "text": "')
         elif t.kind == "stdout":
             if len(t.ids) > 1:
@@ -479,7 +489,7 @@ class _Writer:
         self._begin(pos)
         if self.target.kind == "jsonl":
             assert self.jsonl is not None
-            self.jsonl.write(json.dumps(text, ensure_ascii=False)[1:-1])
+            self.jsonl.write(_jsonl(text)[1:-1])
         elif self.target.kind == "stdout":
             sys.stdout.write(text)
         else:
@@ -498,7 +508,7 @@ class _Writer:
             rest.update(event.figures)
             if self.inline is not None:
                 rest["privacy"] = self.inline
-            tail = json.dumps(rest, ensure_ascii=False)
+            tail = _jsonl(rest)
             self.jsonl.write('"' + (", " + tail[1:] if rest else "}") + "\n")
             self.jsonl.flush()
         elif t.kind == "stdout":
