@@ -10,13 +10,19 @@ to add as a test).
 from __future__ import annotations
 
 import json
+import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 
+import authormask as am
+from authormask.accounting import PrivacyStatement
+from authormask.exceptions import AuthormaskError
 from authormask.text.parts import PART_CHARS
 
 #: stderr lines that may come with an error: the seeded-release warning (printed before the
@@ -182,3 +188,61 @@ _AROUND_A_WORD = st.builds(
 )
 TEXT = st.sampled_from([_AROUND_A_WORD, _AROUND_A_WORD, _RAW]).flatmap(lambda strategy: strategy)
 TEXTS = st.lists(TEXT, min_size=1, max_size=2)
+
+#: content that is valid UTF-8 with words in it, so that binary and text cases both occur
+_SOME_TEXT = TEXT.map(lambda t: t.encode("utf-8"))
+RAW_BYTES = st.one_of(
+    st.binary(max_size=600),
+    _SOME_TEXT,
+    st.builds(lambda a, b: a + b, _SOME_TEXT, st.binary(max_size=8)),
+    st.builds(lambda a, b: a + b, st.binary(max_size=8), _SOME_TEXT),
+)
+
+SPECIAL_EPSILONS = [
+    1e-320,
+    5e-324,
+    1e-300,
+    1e-40,
+    1e300,
+    1.7976931348623157e308,
+    math.inf,
+    -math.inf,
+    math.nan,
+    -1.0,
+    0.0,
+    -0.0,
+]
+_VALID_EPSILON = st.one_of(
+    st.sampled_from([1e-40, 1e-3, 1.0, 10.0, 1e10, 1e300]), st.floats(min_value=1e-6, max_value=1e6)
+)
+#: ordinary epsilons (first: the branch examples start from), tiny, huge, invalid, any float
+EPSILON = st.one_of(_VALID_EPSILON, st.sampled_from(SPECIAL_EPSILONS), st.floats())
+
+
+def one_line_error(exc: AuthormaskError) -> None:
+    message = str(exc)
+    assert message.strip(), f"{type(exc).__name__} with an empty message"
+    assert "\n" not in message and "\r" not in message, message
+
+
+def release_or_refuse(texts: list[str], build: Callable[[], Any]) -> am.Release | None:
+    """The release, or None after checking the AuthormaskError it raised (any other exception
+    propagates and fails the test)."""
+    try:
+        mechanism = build()
+    except AuthormaskError as exc:
+        one_line_error(exc)
+        event("parameters refused")
+        return None
+    try:
+        released = am.release(texts, mechanism, random_state=0)
+    except AuthormaskError as exc:
+        one_line_error(exc)
+        event("documents refused")
+        return None
+    event("released")
+    assert isinstance(released.statement, PrivacyStatement)
+    assert released.statement.to_json()  # serialisable
+    assert len(released.texts) == len(texts)
+    assert all(isinstance(t, str) for t in released.texts)
+    return released

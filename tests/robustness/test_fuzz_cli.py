@@ -10,7 +10,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from fuzzing import TEXT, fuzz
+from fuzzing import RAW_BYTES, TEXT, fuzz
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -48,15 +48,6 @@ MECHANISMS = {
     "syntf": ["-m", "syntf", "-e", "5", "--output-size", "2000"],
     "random-r": ["-m", "random-r", "--output-size", "2000"],
 }
-
-#: content that is valid UTF-8 with words in it, so that binary and text cases both occur
-_SOME_TEXT = TEXT.map(lambda t: t.encode("utf-8"))
-RAW_BYTES = st.one_of(
-    st.binary(max_size=600),
-    _SOME_TEXT,
-    st.builds(lambda a, b: a + b, _SOME_TEXT, st.binary(max_size=8)),
-    st.builds(lambda a, b: a + b, st.binary(max_size=8), _SOME_TEXT),
-)
 
 
 def _check_written(output: Path, kind: str) -> None:

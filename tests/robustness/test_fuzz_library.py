@@ -7,70 +7,19 @@ Examples are derandomized (the same every run, never flaky) and small, so the su
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 import pytest
-from fuzzing import TEXTS, fuzz
-from hypothesis import event, given
+from fuzzing import EPSILON, TEXTS, fuzz, one_line_error, release_or_refuse
+from hypothesis import given
 from hypothesis import strategies as st
 
 import authormask as am
-from authormask.accounting import PrivacyStatement
 from authormask.embeddings import Embeddings
 from authormask.exceptions import AuthormaskError
 
-SPECIAL_EPSILONS = [
-    1e-320,
-    5e-324,
-    1e-300,
-    1e-40,
-    1e300,
-    1.7976931348623157e308,
-    math.inf,
-    -math.inf,
-    math.nan,
-    -1.0,
-    0.0,
-    -0.0,
-]
-_VALID_EPSILON = st.one_of(
-    st.sampled_from([1e-40, 1e-3, 1.0, 10.0, 1e10, 1e300]), st.floats(min_value=1e-6, max_value=1e6)
-)
-#: ordinary epsilons (first: the branch examples start from), tiny, huge, invalid, any float
-EPSILON = st.one_of(_VALID_EPSILON, st.sampled_from(SPECIAL_EPSILONS), st.floats())
-
 WS = re.compile(r"\s+")
-
-
-def _one_line_error(exc: AuthormaskError) -> None:
-    message = str(exc)
-    assert message.strip(), f"{type(exc).__name__} with an empty message"
-    assert "\n" not in message and "\r" not in message, message
-
-
-def _release(texts: list[str], build: Any) -> am.Release | None:
-    """The release, or None after checking the AuthormaskError it raised (any other exception
-    propagates and fails the test)."""
-    try:
-        mechanism = build()
-    except AuthormaskError as exc:
-        _one_line_error(exc)
-        event("parameters refused")
-        return None
-    try:
-        released = am.release(texts, mechanism, random_state=0)
-    except AuthormaskError as exc:
-        _one_line_error(exc)
-        event("documents refused")
-        return None
-    event("released")
-    assert isinstance(released.statement, PrivacyStatement)
-    assert released.statement.to_json()  # serialisable
-    assert len(released.texts) == len(texts)
-    assert all(isinstance(t, str) for t in released.texts)
-    return released
 
 
 @fuzz(200)
@@ -78,7 +27,7 @@ def _release(texts: list[str], build: Any) -> am.Release | None:
 def test_emp_text_keeps_layout_or_refuses(
     glove_20k: Embeddings, texts: list[str], epsilon: float, oov: str | None
 ) -> None:
-    released = _release(
+    released = release_or_refuse(
         texts,
         lambda: am.create_mechanism(
             "emp-text", epsilon=epsilon, embeddings=glove_20k, vocab_size=20_000, oov=oov
@@ -106,7 +55,7 @@ def test_emp_bag_releases_n_words_or_refuses(
     fixed_length: str | None,
     oov: str | None,
 ) -> None:
-    released = _release(
+    released = release_or_refuse(
         texts,
         lambda: am.create_mechanism(
             "emp-bag",
@@ -129,7 +78,7 @@ def test_emp_bag_releases_n_words_or_refuses(
 @fuzz(40)
 @given(texts=TEXTS, epsilon=EPSILON)
 def test_syntf_releases_or_refuses(glove_20k: Embeddings, texts: list[str], epsilon: float) -> None:
-    _release(
+    release_or_refuse(
         texts,
         lambda: am.create_mechanism(
             "syntf", epsilon=epsilon, embeddings=glove_20k, vocab_size=20_000, output_size=2000
@@ -142,7 +91,7 @@ def test_syntf_releases_or_refuses(glove_20k: Embeddings, texts: list[str], epsi
 def test_random_r_releases_or_refuses(
     glove_20k: Embeddings, texts: list[str], max_length: int | None
 ) -> None:
-    _release(
+    release_or_refuse(
         texts,
         lambda: am.create_mechanism(
             "random-r", embeddings=glove_20k, vocab_size=20_000, max_length=max_length
@@ -160,7 +109,7 @@ def test_epsilon_of_any_type_is_refused_in_one_line(glove_20k: Embeddings, value
     OverflowError from check_epsilon."""
     with pytest.raises(AuthormaskError) as info:
         am.create_mechanism("emp-text", epsilon=value, embeddings=glove_20k)
-    _one_line_error(info.value)
+    one_line_error(info.value)
 
 
 @pytest.mark.parametrize("fixed_length", ["truncate", "sample"])
@@ -177,5 +126,5 @@ def test_huge_bag_length_is_refused_in_one_line(
             "emp-bag", epsilon=1.0, embeddings=glove_20k, length=length, fixed_length=fixed_length
         )
         am.release(["The committee approved the budget."], mech, random_state=0)
-    _one_line_error(info.value)
+    one_line_error(info.value)
     assert "length N must be" in str(info.value)
