@@ -203,6 +203,16 @@ cache_option: Decorator[Any] = click.option(
 )
 
 
+class OutputPath(click.Path):
+    """A ``click.Path`` that refuses the empty string (``Path("")`` would be the current
+    folder)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty path is not an output path", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def output_option(
     *, help: str, required: bool = False, folder: bool = False, file: bool = True
 ) -> Decorator[Any]:
@@ -210,7 +220,7 @@ def output_option(
     return click.option(
         "--output",
         "-o",
-        type=click.Path(file_okay=file, dir_okay=folder, path_type=Path),
+        type=OutputPath(file_okay=file, dir_okay=folder, path_type=Path),
         default=None,
         required=required,
         help=help,
