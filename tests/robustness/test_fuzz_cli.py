@@ -10,6 +10,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
 from fuzzing import RAW_BYTES, TEXT, fuzz
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -185,3 +186,36 @@ def test_option_values(
     outcome = authormask(*args)
     result = outcome.check()
     event(result if result == "released" else " ".join(outcome.err.split()[2:8])[:70])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        *(["-m", "emp-text", "-e", eps] for eps in ("abc", "-1", "0", "nan", "inf", "1e-320")),
+        *(["-m", "emp-bag", "-e", eps] for eps in ("1e400", "-inf", "", "1e-300")),
+        ["-m", "syntf", "-e", "1e300"],
+        ["-m", "syntf", "-e", "1e-320"],
+        ["-m", "emp-text", "-e", "5", "--seed", "-1"],
+        ["-m", "emp-text", "-e", "5", "--seed", "abc"],
+        ["-m", "emp-bag", "-e", "5", "--length", "0"],
+        ["-m", "emp-bag", "-e", "5", "--length", "-3"],
+        ["-m", "emp-bag", "-e", "5", "--length", str(10**30)],
+        ["-m", "emp-bag", "-e", "5", "--length", "1e3"],
+        ["-m", "emp-text", "-e", "5", "--length", "3"],
+        ["-m", "no-such-mechanism", "-e", "5"],
+        ["-m", "", "-e", "5"],
+        ["-m", "random-r", "-e", "5"],
+        ["-m", "erae", "-e", "5"],
+        ["-m", "emp-text"],
+        ["-m", "emp-text", "-e", "5", "--oov", "drop"],
+        ["-m", "emp-text", "-e", "5", "--format", "xml"],
+        ["-m", "emp-text", "-e", "5", "--stopwords", "/nonexistent/stopwords.txt"],
+        ["-m", "emp-text", "-e", "5", "--embeddings", "/nonexistent/vectors.vec"],
+        ["-m", "emp-text", "-e", "5", "--oov-map-to", "zzzqqqxxx"],
+    ],
+    ids=" ".join,
+)
+def test_bad_option_values_are_one_line(authormask, tmp_path: Path, args: list[str]) -> None:
+    doc = tmp_path / "doc.txt"
+    doc.write_text("The committee approved the budget on Tuesday.\n", encoding="utf-8")
+    assert authormask("obfuscate", str(doc), *args).check() == "refused"
