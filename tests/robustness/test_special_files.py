@@ -202,15 +202,11 @@ def test_special_output_paths_are_refused(authormask, doc: Path, tmp_path: Path)
     assert _leftovers(tmp_path) == []
 
 
-@pytest.mark.xfail(
-    reason="-o '' is taken as the current folder (Path('') is '.'): the release is written into "
-    "the working directory and the private report into its parent; to be refused in the "
-    "--output option type (cli/options.py), outside this suite's scope",
-    strict=False,
-)
 def test_empty_output_path_is_refused(
     authormask, doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """-o '' was taken as the current folder (Path('') is '.'): the release went into the working
+    directory and the private report into its parent (fixed in the --output option type)."""
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
