@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from authormask.embeddings import Embeddings, load_embeddings
@@ -78,3 +80,16 @@ def tiny_aedp_dir(tmp_path_factory: pytest.TempPathFactory, aaac_texts, glove_20
         corpus_name="aaac-a",
     )
     return out
+
+
+@pytest.fixture()
+def invoke(capsys: pytest.CaptureFixture[str]) -> Callable[[list[str]], tuple[int, str, str]]:
+    """Run ``authormask ARGV`` in this process: (exit status, stdout, stderr)."""
+    from authormask.cli.main import main
+
+    def _invoke(argv: list[str]) -> tuple[int, str, str]:
+        code = main(argv)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _invoke
