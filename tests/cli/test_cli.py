@@ -129,7 +129,7 @@ def test_output_file_statement_and_no_overwrite(run, docs, tmp_path: Path) -> No
     assert stmt["epsilon"] == 8.0 and stmt["embeddings"]["vocab_size"] == 20000
     before = target.read_text()
     code, _, err = run(*args, "--seed", "4")
-    assert code != 0 and "already exists" in err and target.read_text() == before
+    assert code != 0 and "a finished release is already there" in err and target.read_text() == before
     code, _, _ = run(*args, "--force", "--seed", "4")
     assert code == 0
 
@@ -145,7 +145,10 @@ def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
     report = (tmp_path / "released.DO-NOT-PUBLISH.report.txt").read_text()  # beside, not inside
     assert '"input": "' + str(docs[0]) in report and '"complete": true' in report
     code, _, err = run(*args)
-    assert code != 0 and "already exists" in err
+    assert code != 0 and "a finished release is already there" in err
+    one = ["obfuscate", str(docs[0]), "-e", "8", "-N", "5", "-o", str(tmp_path / "one.txt")]
+    code, _, err = run(*one, "--layout", "ids")
+    assert code != 0 and "--layout applies only to an output folder" in err
     by_id = tmp_path / "by-id"
     code, _, _ = run(*args[:-4], "-o", str(by_id), "-N", "5", "--layout", "ids")
     assert code == 0

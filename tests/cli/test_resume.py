@@ -106,7 +106,7 @@ def test_sigkill_then_rerun_completes_the_release(
     assert oct(_report(out).stat().st_mode & 0o777) == "0o600"
 
     again = subprocess.run(_args(corpus, out, cache_dir, *extra), capture_output=True, text=True)
-    assert again.returncode != 0 and "already exists" in again.stderr
+    assert again.returncode != 0 and "a finished release is already there" in again.stderr
     assert len(again.stderr.strip().splitlines()) <= 2  # the seed warning and one error line
 
 

@@ -209,6 +209,11 @@ def register(cli: click.Group) -> None:
         if getattr(mech, "needs_all_documents", False):  # two passes: stdin is read once
             found = _buffer_stdin(found)
         target = _target(found, output=output, fmt=fmt, layout=layout)
+        if (
+            target.kind != "folder"
+            and ctx.get_parameter_source("layout") is ParameterSource.COMMANDLINE
+        ):
+            raise click.UsageError("--layout applies only to an output folder (txt format)")
         if report_path is None and output is not None:
             report_path = default_report_path(output)
         if seed is not None:

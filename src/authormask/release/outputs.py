@@ -315,6 +315,11 @@ def _write_release(
                 )
             resuming = resumable
             kept = records if resuming else []
+        if complete and not force:
+            raise InputError(
+                f"a finished release is already there ({report_path} says so); use --force to "
+                "release again over it"
+            )
         if not unfinished:
             check_target(report_path, force=force)
     if resuming:
