@@ -6,18 +6,47 @@ vocabulary) does: ``n't``, ``'s``, ``'m``, ``'ll``, ``'re``, ``'ve`` and ``'d``,
 ``ca`` + ``n't``, ``won't`` ``wo`` + ``n't``, ``President's`` ``President`` + ``'s`` and
 ``shouldn't've`` ``should`` + ``n't`` + ``'ve``. Each piece keeps its exact span in the text.
 Other inner apostrophes (``O'Neill``, ``o'clock``) and hyphens (``state-of-the-art``) stay inside
-one token.
+one token, and so do combining marks (an accent written as its own code point, Indic vowel
+signs): they belong to the word they are written on, are perturbed with it, and are never
+released as punctuation.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 __all__ = ["CLITICS", "Token", "tokenize"]
 
-# A word: letters/digits with inner apostrophes or hyphens ("don't", "state-of-the-art").
-_TOKEN = re.compile(r"[^\W_]+(?:['\u2019\-][^\W_]+)*|[^\w\s]|_+", re.UNICODE)
+
+
+def _combining_marks() -> str:
+    """Every combining mark (Unicode category M: accents written as separate code points,
+    Indic vowel signs, ...) as the body of a regex character class. They all lie below U+20000
+    or in U+E0000-U+E0FFF (checked by a test against the whole code space)."""
+    marks = [
+        cp
+        for cp in itertools.chain(range(0x20000), range(0xE0000, 0xE1000))
+        if unicodedata.category(chr(cp))[0] == "M"
+    ]
+    body: list[str] = []
+    for _, run in itertools.groupby(enumerate(marks), lambda p: p[1] - p[0]):
+        cps = [cp for _, cp in run]
+        body.append(f"\\U{cps[0]:08x}" + (f"-\\U{cps[-1]:08x}" if len(cps) > 1 else ""))
+    return "".join(body)
+
+
+#: a letter or digit, or a combining mark attached to one (a mark is part of its word: "cafe"
+#: + U+0301, Devanagari vowel signs), never a punctuation token of its own
+_MARKS = _combining_marks()
+_W = rf"(?:[^\W_]|[{_MARKS}])"
+#: a run of letters/digits and their marks, starting with a letter or digit
+_RUN = rf"[^\W_]+(?:[{_MARKS}]+[^\W_]*)*"
+
+# A word: runs joined by inner apostrophes or hyphens ("don't", "state-of-the-art").
+_TOKEN = re.compile(rf"{_RUN}(?:['\u2019\-]{_RUN})*|[^\w\s]|_+", re.UNICODE)
 
 #: The clitics split off the end of a word, in their normalised (lower-case, ASCII ') form.
 CLITICS = ("n't", "'s", "'m", "'ll", "'re", "'ve", "'d")
@@ -25,7 +54,7 @@ CLITICS = ("n't", "'s", "'m", "'ll", "'re", "'ve", "'d")
 # A word ending in a clitic: group 1 the stem (at least one character, ending in a letter or
 # digit), group 2 the clitic. Greedy stem, so only the last clitic is taken; repeat for more.
 _CLITIC_END = re.compile(
-    r"(.*[^\W_])(n['\u2019]t|['\u2019](?:s|m|ll|re|ve|d))", re.UNICODE | re.IGNORECASE
+    rf"(.*{_W})(n['\u2019]t|['\u2019](?:s|m|ll|re|ve|d))", re.UNICODE | re.IGNORECASE
 )
 
 

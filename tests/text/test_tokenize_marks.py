@@ -1,0 +1,40 @@
+"""Combining marks belong to the word they are written on (found by the robustness suite: they
+were punctuation tokens, released unchanged in text mode and splitting words apart)."""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+
+import authormask as am
+from authormask.text.tokenize import tokenize
+
+
+def test_every_combining_mark_stays_inside_its_word() -> None:
+    marks = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c))[0] == "M"]
+    assert len(marks) > 2000
+    for mark in marks:
+        tokens = tokenize(f"a{mark}b, x{mark}")
+        assert [t.text for t in tokens] == [f"a{mark}b", ",", f"x{mark}"], hex(ord(mark))
+
+
+def test_decomposed_accents_and_indic_vowel_signs() -> None:
+    text = "नमस्ते दुनिया, the cafe\u0301's menu"
+    assert [t.text for t in tokenize(text)] == [
+        "नमस्ते",
+        "दुनिया",
+        ",",
+        "the",
+        "cafe\u0301",
+        "'s",
+        "menu",
+    ]
+
+
+def test_text_mode_releases_no_mark_of_the_input(cache_dir) -> None:
+    mech = am.create_mechanism("emp-text", epsilon=5.0, vocab_size=20_000, cache_dir=cache_dir)
+    text = "नमस्ते दुनिया, the cafe\u0301 is open"
+    out = am.release([text], mech, random_state=0).documents[0].text
+    released_marks = [ch for ch in out if unicodedata.category(ch)[0] == "M"]
+    assert released_marks == []  # every word with marks was mapped and perturbed whole
+    assert out.count(" ") == text.count(" ") and "," in out
