@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from authormask.cli.options import cache_option, force_option, format_option, seed_option
+from authormask.cli.options import cache_option, force_option, seed_option, text_or_json_options
 from authormask.cli.progress import Progress
 from authormask.exceptions import AuthormaskError
 
@@ -95,10 +95,7 @@ def register(cli: click.Group) -> None:
         show_default=True,
         help="Confidence of the lower bounds, for the whole run (Bonferroni across its cases).",
     )
-    @format_option(
-        "text", "json", default="text", help="A table, or a JSON list with one object a case."
-    )
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON (same as --format json).")
+    @text_or_json_options(help="A table, or a JSON list with one object a case.")
     @click.option(
         "--plot",
         "plot_path",

@@ -12,9 +12,9 @@ from authormask.cli.options import (
     cache_option,
     embeddings_option,
     epsilons_option,
-    format_option,
     load_embeddings_from_options,
     seed_option,
+    text_or_json_options,
     vocab_option,
 )
 from authormask.cli.progress import Progress
@@ -45,8 +45,7 @@ def register(cli: click.Group) -> None:
         help="Mechanism draws per probe word.",
     )
     @seed_option(help="Make the estimate reproducible.")
-    @format_option("text", "json", default="text", help="How to print the table.")
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON (same as --format json).")
+    @text_or_json_options(help="How to print the table.")
     @cache_option
     def calibrate(
         embeddings: str,

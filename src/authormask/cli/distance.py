@@ -16,8 +16,8 @@ from authormask.cli.options import (
     cache_option,
     embeddings_option,
     epsilon_option,
-    format_option,
     load_embeddings_from_options,
+    text_or_json_options,
     vocab_option,
 )
 
@@ -49,8 +49,7 @@ def register(cli: click.Group) -> None:
     )
     @embeddings_option
     @vocab_option
-    @format_option("text", "json", default="text", help="How to print the result.")
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON (same as --format json).")
+    @text_or_json_options(help="How to print the result.")
     @cache_option
     def distance(
         a: str,

@@ -244,6 +244,21 @@ def format_option(*choices: str, default: str, help: str) -> Decorator[Any]:
     )
 
 
+def text_or_json_options(*, help: str) -> Decorator[Any]:
+    """``--format text|json`` and its shorthand ``--json`` (parameters ``fmt`` and
+    ``as_json``)."""
+    as_format = format_option("text", "json", default="text", help=help)
+    as_json = click.option(
+        "--json", "as_json", is_flag=True, help="Print JSON (same as --format json)."
+    )
+
+    def decorate(f: F) -> F:
+        decorated: F = as_format(as_json(f))
+        return decorated
+
+    return decorate
+
+
 def report_option(*, help: str) -> Decorator[Any]:
     """``--report PATH`` (the parameter is named ``report_path``): a file written beside the
     output."""
