@@ -128,7 +128,12 @@ def test_rerun_with_other_parameters_is_refused(corpus: Path, tmp_path: Path, ca
 def test_sigint_exits_130_with_one_line(corpus: Path, tmp_path: Path, cache_dir) -> None:
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        _args(corpus, out, cache_dir), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        _args(corpus, out, cache_dir),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        # a background job (CI run with &) inherits an ignored SIGINT, which Python keeps
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 240
     while not _report(out).exists() and time.monotonic() < deadline:
