@@ -119,7 +119,7 @@ def register(cli: click.Group) -> None:
         "--batch-size",
         type=click.IntRange(min=1),
         default=None,
-        help="Sentences per batch (default 128).",
+        help="Sentences per batch (default: 64 with --config cpu, 128 with paper).",
     )
     @click.option(
         "--max-length",
