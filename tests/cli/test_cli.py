@@ -129,7 +129,8 @@ def test_output_file_statement_and_no_overwrite(run, docs, tmp_path: Path) -> No
     assert stmt["epsilon"] == 8.0 and stmt["embeddings"]["vocab_size"] == 20000
     before = target.read_text()
     code, _, err = run(*args, "--seed", "4")
-    assert code != 0 and "a finished release is already there" in err and target.read_text() == before
+    assert code != 0 and "a finished release is already there" in err
+    assert target.read_text() == before
     code, _, _ = run(*args, "--force", "--seed", "4")
     assert code == 0
 

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 __all__ = ["CLITICS", "Token", "tokenize"]
 
 
-
 def _combining_marks() -> str:
     """Every combining mark (Unicode category M: accents written as separate code points,
     Indic vowel signs, ...) as the body of a regex character class. They all lie below U+20000
