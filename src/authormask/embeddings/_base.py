@@ -69,6 +69,10 @@ class Embeddings:
     words: tuple[str, ...]
     vectors: NDArray[np.float32]
     vocabulary_filter: str | None = None
+    #: how :func:`~authormask.embeddings.load_embeddings` made them (name or path, vocab_size,
+    #: format, cache folder, filter): a copy sent to another process (a Dask worker) is this
+    #: recipe, loaded there once per process and checked against the identity, never the matrix
+    origin: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
     _index: dict[str, int] = field(init=False, repr=False)
     _identity: EmbeddingsIdentity = field(init=False, repr=False)
 
@@ -117,6 +121,19 @@ class Embeddings:
     def identity(self) -> EmbeddingsIdentity:
         return self._identity
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.origin is None:
+            return (
+                Embeddings,
+                (self.name, self.source, self.words, np.asarray(self.vectors)),
+                {"vocabulary_filter": self.vocabulary_filter},
+            )
+        return (_reload, (self.origin, self._identity.to_dict()))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:  # pragma: no cover - via __reduce__
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+
     @property
     def dimension(self) -> int:
         return int(self.vectors.shape[1])
@@ -144,10 +161,36 @@ class Embeddings:
             return self
         if vocab_size < 1:
             raise EmbeddingsError(f"vocabulary size must be >= 1, got {vocab_size}")
+        origin = None
+        if self.origin is not None:
+            origin = (self.origin[0], vocab_size, *self.origin[2:])
         return Embeddings(
             name=self.name,
             source=self.source,
             words=self.words[:vocab_size],
             vectors=self.vectors[:vocab_size],
             vocabulary_filter=self.vocabulary_filter,
+            origin=origin,
         )
+
+
+def _reload(origin: tuple[Any, ...], identity: dict[str, Any]) -> Embeddings:
+    """The embeddings of ``origin``, loaded once per process (memory-mapped from the cache where
+    possible), refused if they are not those the sender had."""
+    from authormask._process import process_memo
+    from authormask.embeddings.registry import load_embeddings
+
+    key, vocab_size, fmt, cache_dir, policy = origin
+    emb = process_memo(
+        "embeddings:" + repr(origin),
+        lambda: load_embeddings(
+            key, vocab_size=vocab_size, fmt=fmt, cache_dir=cache_dir, filter=policy
+        ),
+    )
+    if emb.identity.to_dict() != identity:
+        raise EmbeddingsError(
+            f"the embeddings {key!r} loaded in this process (vectors "
+            f"{emb.identity.vectors_sha256}) are not those of the sender (vectors "
+            f"{identity.get('vectors_sha256')}): install the same vectors on every worker"
+        )
+    return emb

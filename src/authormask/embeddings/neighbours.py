@@ -63,7 +63,13 @@ from threadpoolctl import threadpool_limits
 
 from authormask.embeddings._base import Embeddings
 
-__all__ = ["BACKENDS", "NearestWordIndex", "brute_force_nearest", "shared_index"]
+__all__ = [
+    "BACKENDS",
+    "NearestWordIndex",
+    "brute_force_nearest",
+    "set_search_threads",
+    "shared_index",
+]
 
 #: the float32 screens: ``fused`` (numba kernel), ``blas`` (matrix products); ``auto``: fused
 #: when numba can be imported
@@ -465,6 +471,35 @@ _SHARED_LOCK = threading.Lock()
 
 #: environment variable naming the screen of shared indexes (``auto``, ``fused`` or ``blas``)
 BACKEND_ENV = "AUTHORMASK_NEAREST_BACKEND"
+#: environment variable giving the search threads of shared indexes (default: every CPU)
+THREADS_ENV = "AUTHORMASK_THREADS"
+_THREADS: int | None = None
+
+
+def _search_threads() -> int | None:
+    if _THREADS is not None:
+        return _THREADS
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return None
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"{THREADS_ENV} must be an integer >= 1, got {value!r}") from None
+    if n < 1:
+        raise ValueError(f"{THREADS_ENV} must be an integer >= 1, got {value!r}")
+    return n
+
+
+def set_search_threads(n: int | None) -> None:
+    """The threads every shared index searches with (``None``: the environment variable
+    ``AUTHORMASK_THREADS``, else every CPU). A Dask worker sets 1: it runs one task per thread."""
+    global _THREADS
+    with _SHARED_LOCK:
+        _THREADS = n
+        threads = _search_threads()
+        for index in _SHARED.values():
+            index._n_jobs = max(1, threads or (os.cpu_count() or 1))
 
 
 def shared_index(embeddings: Embeddings) -> NearestWordIndex:
@@ -475,6 +510,6 @@ def shared_index(embeddings: Embeddings) -> NearestWordIndex:
         index = _SHARED.get(embeddings)
         if index is None:
             backend = os.environ.get(BACKEND_ENV, "").strip().lower() or "auto"
-            index = NearestWordIndex(embeddings.vectors, backend=backend)
+            index = NearestWordIndex(embeddings.vectors, backend=backend, n_jobs=_search_threads())
             _SHARED[embeddings] = index
         return index

@@ -250,6 +250,13 @@ def load_embeddings(
         words=tuple(words),
         vectors=np.asarray(vectors),
         vocabulary_filter=policy,
+        origin=(
+            key if key in _LOADERS else str(Path(key).resolve()),
+            vocab_size,
+            fmt,
+            str(cdir) if cdir is not None else None,
+            policy,
+        ),
     )
 
 

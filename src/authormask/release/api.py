@@ -212,6 +212,7 @@ class ReleaseStream:
         skip: frozenset[int] = frozenset(),
         collect_words: bool = False,
         progress: Callable[[int], None] | None = None,
+        start: int = 0,
     ) -> None:
         if not sources:
             raise InvalidParameterError("no documents to release")
@@ -226,6 +227,7 @@ class ReleaseStream:
             skip=skip,
             collect_words=collect_words,
             progress=progress,
+            start=start,
         )
 
     def __iter__(self) -> Iterator[Piece | Done]:

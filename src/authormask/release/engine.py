@@ -18,6 +18,7 @@ arrives changes a seeded release.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -122,6 +123,12 @@ def resolve_length(
                 raise _Located(f"{source.name}: {exc}") from None
 
     resolved: Mechanism = resolve(units())
+    recipe = getattr(mechanism, "recipe", None)
+    length = getattr(resolved, "length", None)
+    if recipe is not None and isinstance(length, int):  # a worker builds N as resolved
+        resolved.recipe = dataclasses.replace(  # type: ignore[attr-defined]
+            recipe, params={**recipe.params, "length": length}
+        )
     return resolved
 
 
@@ -133,9 +140,13 @@ def run(
     skip: frozenset[int] = frozenset(),
     collect_words: bool = False,
     progress: Callable[[int], None] | None = None,
+    start: int = 0,
 ) -> Iterator[Piece | Done]:
     """Release ``sources`` in order (except the positions in ``skip``), yielding each document's
     pieces of text and then its :class:`Done`.
+
+    The documents are at positions ``start``, ``start + 1``, ... of the release (a partition of
+    a larger one starts further on): document i draws from the generator of its position.
 
     A document's pieces are held back until it has a unit with work in it (a content word, a
     token), so a document that is refused (no content words) never shows any of its text.
@@ -173,7 +184,7 @@ def run(
         queue.clear()
         work = 0
 
-    for position, source in enumerate(sources):
+    for position, source in enumerate(sources, start=start):
         if position in skip:
             continue
         doc = _Doc(position, source, document_generator(root, position))

@@ -31,6 +31,7 @@ __all__ = [
     "MECHANISMS",
     "MechanismSpec",
     "Parameter",
+    "Recipe",
     "create_mechanism",
     "mechanism_names",
     "mechanism_spec",
@@ -72,6 +73,31 @@ class MechanismSpec:
             "title": self.title,
             "parameters": [p.to_dict() for p in self.parameters],
         }
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a mechanism was made: its registry name and the parameters given. It is what another
+    process (a Dask worker) receives to build the same mechanism once and keep it: embeddings
+    and models travel as what they were loaded from, never as their matrices (see
+    :attr:`authormask.embeddings.Embeddings.origin`)."""
+
+    name: str
+    params: dict[str, Any]
+
+    def build(self) -> Mechanism:
+        return create_mechanism(self.name, **self.params)
+
+
+def recipe_of(mechanism: Mechanism) -> Recipe:
+    """The :class:`Recipe` of a mechanism made by :func:`create_mechanism`."""
+    recipe = getattr(mechanism, "recipe", None)
+    if not isinstance(recipe, Recipe):
+        raise InvalidParameterError(
+            "this mechanism was not made by create_mechanism: the dask engine rebuilds it on "
+            "each worker from its name and parameters"
+        )
+    return recipe
 
 
 def _jsonable(value: Any) -> bool:
@@ -372,4 +398,9 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
             )
     given = {k: v for k, v in params.items() if v is not None}  # None means the default
     values = {p.name: p.default for p in spec.parameters} | given
-    return spec.factory(values)
+    mechanism = spec.factory(values)
+    try:
+        mechanism.recipe = Recipe(name, given)  # type: ignore[attr-defined]
+    except AttributeError:  # pragma: no cover - a mechanism with __slots__
+        pass
+    return mechanism

@@ -78,6 +78,13 @@ class ERAEModel:
     def device(self) -> torch.device:
         return next(self.network.parameters()).device
 
+    def __reduce__(self) -> Any:
+        """A model loaded from a directory goes to another process (a Dask worker) as that
+        directory: the worker loads it once (on its CPU) and checks the weights' hash."""
+        if self.path is None:
+            return super().__reduce__()
+        return (_reload, (str(Path(self.path).resolve()), self.metadata.get("weights_sha256")))
+
     def identity(self) -> dict[str, Any]:
         """What a privacy statement needs to pin down the model."""
         m = self.metadata
@@ -201,3 +208,15 @@ def load_model(model_dir: str | Path, *, device: str | torch.device | None = Non
         training_hashes=frozenset(int(h) for h in hashes["segments"].tolist()),
         path=path,
     )
+
+
+def _reload(path: str, weights_sha256: str | None) -> ERAEModel:
+    from authormask._process import process_memo
+
+    model = process_memo("erae-model:" + path, lambda: load_model(path, device="cpu"))
+    if model.metadata.get("weights_sha256") != weights_sha256:
+        raise InputError(
+            f"the model at {path} is not the one the release was started with (its weights "
+            "changed): use the same model directory on every worker"
+        )
+    return model

@@ -1,0 +1,39 @@
+"""Objects built once per process: the embeddings, models and mechanisms a worker of the Dask
+engine loads on its first task and keeps for the next ones."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["process_memo"]
+
+T = TypeVar("T")
+
+_MEMO: dict[str, Any] = {}
+_MEMO_LOCK = threading.Lock()
+_KEY_LOCKS: dict[str, threading.Lock] = {}
+
+
+def process_memo(key: str, build: Callable[[], T]) -> T:
+    """``build()`` once per process for ``key`` (thread-safe), then the same object.
+
+    >>> calls = []
+    >>> a = process_memo("doctest-key", lambda: calls.append(1) or [1])
+    >>> b = process_memo("doctest-key", lambda: calls.append(1) or [2])
+    >>> a is b, len(calls)
+    (True, 1)
+    """
+    with _MEMO_LOCK:
+        if key in _MEMO:
+            return _MEMO[key]  # type: ignore[no-any-return]
+        lock = _KEY_LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        with _MEMO_LOCK:
+            if key in _MEMO:
+                return _MEMO[key]  # type: ignore[no-any-return]
+        value = build()
+        with _MEMO_LOCK:
+            _MEMO[key] = value
+        return value
