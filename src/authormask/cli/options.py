@@ -28,6 +28,8 @@ __all__ = [
     "NumberType",
     "cache_option",
     "embeddings_option",
+    "engine_from_options",
+    "engine_options",
     "epsilon_option",
     "epsilons_option",
     "force_option",
@@ -298,3 +300,50 @@ def load_embeddings_from_options(
     return load_embeddings(
         embeddings, vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
     )
+
+
+def engine_options(*, what: str) -> Decorator[Any]:
+    """``--engine local|dask``, ``--workers N`` and ``--scheduler ADDRESS`` (see
+    :func:`engine_from_options`). ``what`` names the work a task does, for the help."""
+
+    def decorate(f: F) -> F:
+        f = click.option(
+            "--scheduler",
+            default=None,
+            metavar="ADDRESS",
+            help="--engine dask: the address of an existing Dask cluster's scheduler (e.g. "
+            "tcp://10.0.0.5:8786); every worker needs authormask, the embeddings and the "
+            "inputs' and outputs' paths.",
+        )(f)
+        f = click.option(
+            "--workers",
+            type=click.IntRange(min=1),
+            default=None,
+            help="--engine dask: start a local cluster of N single-threaded worker processes "
+            "for this run (default 1).",
+        )(f)
+        return click.option(
+            "--engine",
+            type=click.Choice(["local", "dask"]),
+            default="local",
+            show_default=True,
+            help=f"Where {what} run: in this process (local), or on Dask (dask: a local "
+            "cluster of --workers processes, or an existing cluster at --scheduler). The "
+            "results are the same.",
+        )(f)
+
+    return decorate
+
+
+def engine_from_options(engine: str, workers: int | None, scheduler: str | None) -> Any:
+    """The :class:`~authormask.release.engines.Engine` of ``--engine/--workers/--scheduler``."""
+    from authormask.release.engines import Engine
+
+    if engine == "local" and (workers is not None or scheduler is not None):
+        flag = "--workers" if workers is not None else "--scheduler"
+        raise click.UsageError(f"{flag} applies to --engine dask")
+    if workers is not None and scheduler is not None:
+        raise click.UsageError(
+            "give --workers (a local cluster) or --scheduler (an existing cluster), not both"
+        )
+    return Engine(engine, workers=workers, scheduler=scheduler)
