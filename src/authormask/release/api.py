@@ -16,6 +16,7 @@ from authormask.exceptions import InputError, InvalidParameterError
 from authormask.randomness import RandomState, describe_seed, root_seed_sequence
 from authormask.release._base import Mechanism
 from authormask.release.engine import Done, Piece, resolve_length, run
+from authormask.release.engines import Engine, check_engine
 from authormask.release.sources import Source, TextSource
 
 __all__ = [
@@ -111,6 +112,7 @@ def release(
     ids: Sequence[str] | None = None,
     sources: Sequence[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    engine: str | Engine | None = None,
 ) -> Release:
     """Release ``texts`` with ``mechanism`` (see :func:`authormask.create_mechanism`).
 
@@ -134,6 +136,12 @@ def release(
         Where each document came from; kept in the private report only.
     progress : callable, optional
         Called with the number of characters read, as the release goes.
+    engine : "local", "dask" or Engine, optional
+        Where the documents are released (:class:`~authormask.release.engines.Engine`): in this
+        process (default), or in partitions on a Dask cluster (``Engine("dask", workers=2)``,
+        or ``scheduler=ADDRESS``), with the same outputs for a seeded release. The mechanism
+        must come from :func:`~authormask.release.create_mechanism` (each worker builds it
+        once from its name and parameters).
 
     Returns
     -------
@@ -153,6 +161,9 @@ def release(
         if not isinstance(text, str):
             raise InputError(f"{name}: a document must be a string, got {type(text).__name__}")
         srcs.append(TextSource(name, name, len(text), text))
+    chosen = check_engine(engine)
+    if chosen.kind != "local":
+        return _release_on(chosen, srcs, labels, names, mechanism, random_state)
     stream = release_stream(
         srcs, mechanism, random_state=random_state, collect_words=True, progress=progress
     )
@@ -185,6 +196,54 @@ def release(
     )
     logger.info("released %d document(s) with %s", len(released), stream.statement.mechanism)
     return Release(tuple(released), stream.statement, report)
+
+
+def _release_on(
+    engine: Engine,
+    srcs: list[Source],
+    labels: list[str],
+    names: list[str],
+    mechanism: Mechanism,
+    random_state: RandomState | np.random.SeedSequence,
+) -> Release:
+    from authormask.release.partitioned import release_on
+
+    seed = describe_seed(random_state)
+    mechanism = resolve_length(mechanism, srcs, progress=None)
+    statement = mechanism.statement(seeded=seed.seeded)
+    rows: dict[int, dict[str, Any]] = {}
+    warnings: list[str] = []
+    for start, part_rows, result in release_on(
+        engine, srcs, mechanism, root=root_seed_sequence(random_state), seeded=seed.seeded
+    ):
+        rows.update((start + i, row) for i, row in enumerate(part_rows))
+        warnings.extend(result.warnings)
+    released = []
+    reports = []
+    for pos in range(len(srcs)):
+        row = rows[pos]
+        released.append(
+            ReleasedDocument(
+                labels[pos],
+                row["text"],
+                tuple(row["words"] or ()),
+                row.get("bag"),
+                {k: v for k, v in row.items() if k not in _ROW_FIELDS},
+            )
+        )
+        reports.append({"id": labels[pos], "source": names[pos], **row["diagnostics"]})
+    report = RunReport(
+        mechanism=statement.mechanism,
+        seed=seed.seed,
+        seeded=seed.seeded,
+        documents=tuple(reports),
+        warnings=tuple(warnings),
+    )
+    logger.info("released %d document(s) on %s", len(released), engine.describe())
+    return Release(tuple(released), statement, report)
+
+
+_ROW_FIELDS = frozenset({"id", "text", "bag", "words", "diagnostics"})
 
 
 def _check_labels(n: int, ids: Sequence[str] | None, sources: Sequence[str] | None) -> list[str]:

@@ -1,0 +1,685 @@
+"""Releasing a dataset in partitions, on the local engine or on Dask, with identical results.
+
+The client reads the dataset record by record and cuts it into partitions of about
+``partition_chars`` characters of text (the cut depends on the input alone). Each partition is a
+task: :func:`release_partition` releases its records through the release layer
+(:class:`~authormask.release.api.ReleaseStream`, the one way a mechanism is run) and returns the
+partition's output file as bytes. Record i draws from the generator of position i derived from
+the release's secret root (:func:`~authormask.randomness.document_generator`), so a seeded
+release gives the same bytes with the local engine, with any number of workers and with any
+partition size.
+
+Files:
+
+* the output is a JSONL file or a Parquet dataset (a folder of ``part-NNNNN.parquet`` files, one
+  per partition); the public statement is written once, beside it (``<output>.privacy.json``),
+  and in each Parquet file's metadata (``authormask.privacy``);
+* finished partitions are written, each complete (temporary file and rename), into a hidden
+  folder beside the output (``.<output>.partial``); the output appears only when every
+  partition is done (a rename for Parquet, a concatenation then a rename for JSONL);
+* the private report (mode 0600) is the journal: its parameters, then a line per finished
+  partition, then a last line when the release is complete. Running the same command again
+  after a crash or a SIGKILL (of the client or of a worker) keeps the finished partitions and
+  releases the others; Dask itself retries a partition whose worker died.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import logging
+import os
+import pickle
+import re
+import shutil
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from authormask._io import atomic_path, check_target, commit, temporary_beside, write_atomic
+from authormask._process import process_memo
+from authormask._version import __version__
+from authormask.exceptions import InputError, InvalidParameterError
+from authormask.randomness import RandomState, describe_seed, root_seed_sequence
+from authormask.release._base import Mechanism
+from authormask.release.engine import Done, Piece, resolve_length
+from authormask.release.engines import Engine, open_executor
+from authormask.release.registry import Recipe, recipe_of
+from authormask.release.sources import Source, TextSource
+from authormask.release.tables import Record, TableInput
+
+__all__ = [
+    "DEFAULT_PARTITION_CHARS",
+    "OUTPUT_FORMATS",
+    "Partition",
+    "PartitionResult",
+    "TableSummary",
+    "partitions",
+    "release_partition",
+    "write_table_release",
+]
+
+logger = logging.getLogger(__name__)
+
+OUTPUT_FORMATS = ("jsonl", "parquet")
+#: characters of text per partition, by default (a few seconds of work for one core)
+DEFAULT_PARTITION_CHARS = 500_000
+#: records per partition at most
+MAX_PARTITION_RECORDS = 10_000
+REPORT_SCHEMA = "authormask.table-report/1"
+_PART = re.compile(r"^part-(\d{5,})\.(jsonl|parquet)$")
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Consecutive records of a dataset: positions ``start`` to ``start + len(ids) - 1``."""
+
+    index: int
+    start: int
+    ids: tuple[Any, ...]
+    texts: tuple[str, ...]
+    keep: tuple[tuple[Any, ...], ...]
+    wheres: tuple[str, ...]
+
+    @property
+    def characters(self) -> int:
+        return sum(len(t) for t in self.texts)
+
+
+def partitions(
+    records: Iterable[Record],
+    *,
+    max_chars: int = DEFAULT_PARTITION_CHARS,
+    max_records: int = MAX_PARTITION_RECORDS,
+) -> Iterator[Partition]:
+    """Cut ``records`` into partitions: a partition ends after the record that brings it to
+    ``max_chars`` characters or ``max_records`` records."""
+    if max_chars < 1 or max_records < 1:
+        raise InvalidParameterError("partition sizes must be >= 1")
+    buf: list[Record] = []
+    chars = 0
+    index = 0
+
+    def cut() -> Partition:
+        return Partition(
+            index,
+            buf[0].position,
+            tuple(r.id for r in buf),
+            tuple(r.text for r in buf),
+            tuple(r.keep for r in buf),
+            tuple(r.where for r in buf),
+        )
+
+    for rec in records:
+        buf.append(rec)
+        chars += len(rec.text)
+        if chars >= max_chars or len(buf) >= max_records:
+            yield cut()
+            index += 1
+            buf, chars = [], 0
+    if buf:
+        yield cut()
+
+
+# --- the task -------------------------------------------------------------------------------
+
+
+@dataclass
+class Job:
+    """What every partition task needs (sent to each worker once)."""
+
+    recipe: Recipe | None
+    key: str
+    root: np.random.SeedSequence
+    seeded: bool
+    output_format: str  # "jsonl", "parquet" or "records" (in-memory release)
+    id_name: str = "id"
+    text_name: str = "text"
+    keep_names: tuple[str, ...] = ()
+    table: TableInput | None = None
+    statement_json: str = ""
+    #: the mechanism itself, for the local engine (never pickled: a worker builds its own)
+    local: Mechanism | None = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["local"] = None
+        return state
+
+    def mechanism(self) -> Mechanism:
+        if self.local is not None:
+            return self.local
+        recipe = self.recipe
+        assert recipe is not None
+        return process_memo("mechanism:" + self.key, recipe.build)
+
+
+@dataclass(frozen=True)
+class PartitionResult:
+    """A released partition: the part file's bytes (or the records, in memory), its record
+    count, and private diagnostics and warnings for the report."""
+
+    index: int
+    records: int
+    characters: int
+    payload: bytes | list[dict[str, Any]]
+    diagnostics: dict[str, Any]
+    warnings: tuple[str, ...]
+
+
+def release_partition(job: Job, part: Partition) -> PartitionResult:
+    """Release one partition (the task the engines run; see the module docstring)."""
+    mechanism = job.mechanism()
+    sources: list[Source] = [
+        TextSource(f"{where} (id {ident!r})", str(ident), len(text), text)
+        for ident, text, where in zip(part.ids, part.texts, part.wheres, strict=True)
+    ]
+    stream = _stream(sources, mechanism, job.root, part.start, job.output_format == "records")
+    pieces: list[list[str]] = [[] for _ in sources]
+    dones: list[Done | None] = [None] * len(sources)
+    for event in stream:
+        i = event.position - part.start
+        if isinstance(event, Piece):
+            pieces[i].append(event.text)
+        else:
+            dones[i] = event
+    totals: dict[str, Any] = {}
+    warnings: list[str] = []
+    rows: list[dict[str, Any]] = []
+    for i, done in enumerate(dones):
+        assert done is not None
+        warnings.extend(done.warnings)
+        for k, v in done.diagnostics.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                totals[k] = totals.get(k, 0) + v
+        row: dict[str, Any] = {job.id_name: part.ids[i], job.text_name: "".join(pieces[i])}
+        if done.bag is not None:
+            row["bag"] = done.bag
+        row.update(done.figures)
+        if job.output_format == "records":
+            row["words"] = done.words
+            row["diagnostics"] = done.diagnostics
+        row.update(zip(job.keep_names, part.keep[i], strict=True))
+        rows.append(row)
+    payload: bytes | list[dict[str, Any]]
+    if job.output_format == "jsonl":
+        payload = "".join(_jsonl_line(r) for r in rows).encode("utf-8")
+    elif job.output_format == "parquet":
+        payload = _parquet_bytes(job, rows)
+    else:
+        payload = rows
+    return PartitionResult(part.index, len(rows), part.characters, payload, totals, tuple(warnings))
+
+
+def _stream(
+    sources: Sequence[Source],
+    mechanism: Mechanism,
+    root: np.random.SeedSequence,
+    start: int,
+    collect_words: bool,
+) -> Iterable[Piece | Done]:
+    from authormask.release.api import release_stream
+
+    return release_stream(
+        sources, mechanism, random_state=root, start=start, collect_words=collect_words
+    )
+
+
+#: characters JSON leaves raw but some readers take as line ends (see outputs._LINE_BREAKS)
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _jsonl_line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, default=str).translate(_LINE_BREAKS) + "\n"
+
+
+def _parquet_bytes(job: Job, rows: list[dict[str, Any]]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = job.table
+    assert table is not None
+    schema = table.arrow_schema()
+    columns: dict[str, list[Any]] = {
+        job.id_name: [
+            table.arrow_value(r[job.id_name]) if table.id_column else r[job.id_name] for r in rows
+        ],
+        job.text_name: [r[job.text_name] for r in rows],
+    }
+    extra = [k for k in rows[0] if k not in schema.names]  # bag and per-output figures
+    for name in job.keep_names:
+        columns[name] = [table.arrow_value(r[name]) for r in rows]
+    arrays = [pa.array(columns[f.name], type=f.type) for f in schema]
+    fields = list(schema)
+    for name in extra:
+        values = [r.get(name) for r in rows]
+        if name == "bag":
+            typ: Any = pa.map_(pa.string(), pa.int64())
+            values = [list(v.items()) if v is not None else None for v in values]
+        elif all(isinstance(v, int) for v in values):
+            typ = pa.int64()
+        else:
+            typ = pa.float64()
+        arrays.append(pa.array(values, type=typ))
+        fields.append(pa.field(name, typ))
+    out = pa.Table.from_arrays(
+        arrays, schema=pa.schema(fields, metadata={"authormask.privacy": job.statement_json})
+    )
+    buf = io.BytesIO()
+    pq.write_table(out, buf)
+    return buf.getvalue()
+
+
+# --- the driver -----------------------------------------------------------------------------
+
+
+@dataclass
+class TableSummary:
+    """What the CLI prints after a dataset release (never published)."""
+
+    statement: Any
+    records: int = 0
+    partitions: int = 0
+    resumed: int = 0
+    warnings: list[str] = field(default_factory=list)
+    report_path: Path | None = None
+    statement_path: Path | None = None
+
+
+def staging_path(output: Path) -> Path:
+    """The hidden folder beside ``output`` where finished partitions wait."""
+    return output.with_name(f".{output.name}.partial")
+
+
+def statement_path(output: Path) -> Path:
+    return output.with_name(output.name + ".privacy.json")
+
+
+def _job_key(recipe: Recipe) -> str:
+    return hashlib.sha256(pickle.dumps(recipe)).hexdigest()
+
+
+def _fingerprint(
+    statement_json: str,
+    seed: int | None,
+    table: TableInput,
+    output: Path,
+    fmt: str,
+    partition_chars: int,
+) -> str:
+    h = hashlib.sha256()
+    for item in (
+        statement_json,
+        ("seed", seed),
+        table.fingerprint(),
+        (table.text_column, table.id_column, table.keep_columns),
+        (str(output.resolve()), fmt, partition_chars, MAX_PARTITION_RECORDS),
+    ):
+        h.update(repr(item).encode())
+    return h.hexdigest()
+
+
+def _read_journal(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]], bool]:
+    from authormask.release.api import PRIVATE_BANNER
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            if fh.readline().rstrip("\n") != PRIVATE_BANNER:
+                return None, [], False
+            header = json.loads(fh.readline())
+            if not isinstance(header, dict) or header.get("report") != REPORT_SCHEMA:
+                return None, [], False
+            lines: list[dict[str, Any]] = []
+            complete = False
+            for line in fh:
+                if not line.endswith("\n"):
+                    break
+                rec = json.loads(line)
+                if rec.get("complete"):
+                    complete = True
+                else:
+                    lines.append(rec)
+            return header, lines, complete
+    except (OSError, ValueError, AttributeError):
+        return None, [], False
+
+
+class _Journal:
+    def __init__(self, path: Path) -> None:
+        from authormask.release.api import PRIVATE_BANNER
+
+        self.path = path
+        self.banner = PRIVATE_BANNER
+        self._fh: Any = None
+
+    def start(self, header: dict[str, Any], kept: list[dict[str, Any]]) -> None:
+        text = self.banner + "\n" + json.dumps(header) + "\n"
+        text += "".join(json.dumps(r) + "\n" for r in kept)
+        write_atomic({self.path: text}, force=True, private=frozenset([self.path]))
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def add(self, record: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(record) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def finish(self, record: dict[str, Any] | None) -> None:
+        if self._fh is None:
+            return
+        if record is not None:
+            self._fh.write(json.dumps(record) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+        self._fh = None
+
+
+def _clear_staging(staging: Path) -> None:
+    """Remove a staging folder of ours: only part files and temporary files, then the folder."""
+    if not staging.is_dir() or staging.is_symlink():
+        return
+    for entry in os.scandir(staging):
+        name = entry.name
+        if entry.is_file(follow_symlinks=False) and (_PART.match(name) or name.endswith(".tmp")):
+            os.unlink(entry.path)
+    with contextlib.suppress(OSError):
+        staging.rmdir()
+
+
+def _check_output(output: Path, fmt: str, *, force: bool) -> None:
+    if fmt == "jsonl":
+        check_target(output, force=force)
+        return
+    if not os.path.lexists(output):
+        return
+    if output.is_symlink() or not output.is_dir():
+        raise InputError(f"output path {output} exists and is not a Parquet output folder")
+    if not force:
+        raise InputError(f"output folder already exists (use --force to replace it): {output}")
+    foreign = [e.name for e in os.scandir(output) if not _PART.match(e.name)]
+    if foreign:
+        raise InputError(
+            f"output folder {output} holds {foreign[0]!r}, which authormask did not write; "
+            "refusing to replace it (even with --force)"
+        )
+
+
+def write_table_release(
+    table: TableInput,
+    mechanism: Mechanism,
+    output: Path,
+    *,
+    fmt: str = "jsonl",
+    engine: Engine | None = None,
+    random_state: RandomState = None,
+    report_path: Path | None = None,
+    force: bool = False,
+    partition_chars: int = DEFAULT_PARTITION_CHARS,
+    progress: Callable[[int], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> TableSummary:
+    """Release the text column of ``table`` into ``output`` (JSONL file or Parquet folder) on
+    ``engine`` (see the module docstring). ``progress`` is called with the records released;
+    ``on_start`` with the number of partitions kept from an unfinished run.
+    """
+    if fmt not in OUTPUT_FORMATS:
+        raise InvalidParameterError(f"output format must be one of {', '.join(OUTPUT_FORMATS)}")
+    engine = engine or Engine()
+    output = Path(output)
+    if not output.name:
+        raise InputError(f"output path {output} has no name")
+    seed = describe_seed(random_state)
+    root = root_seed_sequence(random_state)
+    mechanism = _resolved(mechanism, table)
+    statement = mechanism.statement(seeded=seed.seeded)
+    statement_json = statement.to_json(indent=2) + "\n"
+    stmt_path = statement_path(output)
+    staging = staging_path(output)
+    fingerprint = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_chars)
+
+    done: dict[int, dict[str, Any]] = {}
+    if report_path is not None:
+        header, lines, complete = _read_journal(report_path)
+        unfinished = header is not None and not complete
+        if complete and not force:
+            raise InputError(
+                f"a finished release is already there ({report_path} says so); use --force to "
+                "release again over it"
+            )
+        if unfinished and not force and header is not None:
+            if header.get("fingerprint") != fingerprint:
+                raise InputError(
+                    f"{report_path} records an unfinished release with other parameters, seed, "
+                    "input or output; run that command again to finish it, or add --force to "
+                    "start over"
+                )
+            done = {
+                int(r["partition"]): r
+                for r in lines
+                if "partition" in r and (staging / str(r.get("file"))).is_file()
+            }
+        if not unfinished:
+            check_target(report_path, force=force)
+    if not done:
+        _check_output(output, fmt, force=force)
+        check_target(stmt_path, force=force)
+        _clear_staging(staging)
+    else:  # temporary files of the killed run
+        for entry in os.scandir(staging):
+            if entry.name.endswith(".tmp") and entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+    if os.path.lexists(staging) and (staging.is_symlink() or not staging.is_dir()):
+        raise InputError(f"{staging} is in the way (it is not a folder authormask made)")
+    summary = TableSummary(
+        statement=statement,
+        resumed=len(done),
+        report_path=report_path,
+        statement_path=stmt_path,
+    )
+    if on_start is not None:
+        on_start(len(done))
+    journal = _Journal(report_path) if report_path is not None else None
+    if journal is not None:
+        journal.start(
+            {
+                "report": REPORT_SCHEMA,
+                "private": True,
+                "fingerprint": fingerprint,
+                "mechanism": statement.mechanism,
+                "seeded": seed.seeded,
+                "seed": seed.seed,
+                "version": __version__,
+                "input": str(table.path),
+                "output": str(output),
+                "format": fmt,
+                "engine": engine.describe(),
+                "partition_chars": partition_chars,
+            },
+            [done[k] for k in sorted(done)],
+        )
+    created = not staging.exists()
+    staging.mkdir(parents=True, exist_ok=True)
+    job = Job(
+        recipe=recipe_of(mechanism) if engine.kind == "dask" else None,
+        key="",
+        root=root,
+        seeded=seed.seeded,
+        output_format=fmt,
+        id_name=table.id_name,
+        text_name=table.text_column,
+        keep_names=table.keep_columns,
+        table=table,
+        statement_json=statement_json,
+        local=mechanism if engine.kind == "local" else None,
+    )
+    if job.recipe is not None:
+        job.key = _job_key(job.recipe)
+    count = 0
+    for info in done.values():
+        summary.records += int(info.get("records", 0))
+        summary.warnings.extend(info.get("warnings", []))
+
+    def todo() -> Iterator[Partition]:
+        nonlocal count
+        for part in partitions(table.records(), max_chars=partition_chars):
+            count = part.index + 1
+            if part.index not in done:
+                yield part
+
+    try:
+        with open_executor(engine) as executor:
+            for _, result in executor.map(release_partition, todo(), shared=job):
+                name = f"part-{result.index:05d}.{fmt}"
+                assert isinstance(result.payload, bytes)
+                with atomic_path(staging / name, force=True) as tmp:
+                    tmp.write_bytes(result.payload)
+                record = {
+                    "partition": result.index,
+                    "file": name,
+                    "records": result.records,
+                    "characters": result.characters,
+                    **result.diagnostics,
+                    "warnings": list(result.warnings),
+                }
+                done[result.index] = record
+                if journal is not None:
+                    journal.add(record)
+                summary.records += result.records
+                summary.warnings.extend(result.warnings)
+                if progress is not None:
+                    progress(result.records)
+        if count == 0:
+            raise InputError(f"dataset {table.path} has no records")
+        summary.partitions = count
+        _finish(staging, output, fmt, count, force=force)
+    except BaseException:
+        if journal is not None:
+            with contextlib.suppress(OSError):
+                journal.finish(None)
+        if not done:  # nothing to resume: leave nothing behind
+            if created:
+                with contextlib.suppress(OSError):
+                    _clear_staging(staging)
+            if report_path is not None:
+                report_path.unlink(missing_ok=True)
+        raise
+    write_atomic({stmt_path: statement_json}, force=True)
+    if journal is not None:
+        journal.finish(
+            {
+                "complete": True,
+                "records": summary.records,
+                "partitions": summary.partitions,
+                "resumed": summary.resumed,
+                "warnings": summary.warnings,
+            }
+        )
+    return summary
+
+
+def _resolved(mechanism: Mechanism, table: TableInput) -> Mechanism:
+    """``emp-bag`` with ``length="shortest"``: N from a first pass over the texts."""
+    if not getattr(mechanism, "needs_all_documents", False):
+        return mechanism
+
+    class _Lazy(Sequence[Source]):  # resolve_length reads the sources once, in order
+        def __len__(self) -> int:  # pragma: no cover - not used
+            raise TypeError
+
+        def __getitem__(self, i: Any) -> Any:  # pragma: no cover - not used
+            raise TypeError
+
+        def __iter__(self) -> Iterator[Source]:
+            for r in table.records():
+                yield TextSource(f"{r.where} (id {r.id!r})", str(r.id), len(r.text), r.text)
+
+    return resolve_length(mechanism, _Lazy(), progress=None)
+
+
+def _finish(staging: Path, output: Path, fmt: str, count: int, *, force: bool) -> None:
+    """Make the output appear, complete, from the staged partitions."""
+    names = [f"part-{i:05d}.{fmt}" for i in range(count)]
+    missing = [n for n in names if not (staging / n).is_file()]
+    if missing:  # pragma: no cover - every partition was released above
+        raise InputError(f"partition file {staging / missing[0]} is missing")
+    if fmt == "jsonl":
+        check_target(output, force=force)
+        fd, tmp = temporary_beside(output)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                for n in names:
+                    with open(staging / n, "rb") as part:
+                        shutil.copyfileobj(part, out, 1 << 20)
+                out.flush()
+                os.fsync(out.fileno())
+            commit(tmp, output, synced=True)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        _clear_staging(staging)
+        return
+    for entry in os.scandir(staging):  # only the part files go out
+        if not _PART.match(entry.name):
+            os.unlink(entry.path)
+    os.chmod(staging, 0o777 & ~_umask())
+    if os.path.lexists(output):
+        _check_output(output, fmt, force=force)
+        old = output.with_name(f".{output.name}.replaced")
+        _clear_staging(old)
+        os.replace(output, old)
+        os.replace(staging, output)
+        _clear_staging(old)
+    else:
+        os.replace(staging, output)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def release_on(
+    engine: Engine,
+    sources: Sequence[Source],
+    mechanism: Mechanism,
+    *,
+    root: np.random.SeedSequence,
+    seeded: bool,
+    partition_chars: int = DEFAULT_PARTITION_CHARS,
+) -> Iterator[tuple[int, list[dict[str, Any]], PartitionResult]]:
+    """In-memory documents released on ``engine`` in partitions: ``(first position, rows,
+    result)`` per partition, in the order they finish (for :func:`authormask.release`)."""
+
+    def records() -> Iterator[Record]:
+        for i, s in enumerate(sources):
+            text = "".join(s.parts())
+            yield Record(i, s.relpath, text, (), s.name)
+
+    job = Job(
+        recipe=recipe_of(mechanism) if engine.kind == "dask" else None,
+        key="",
+        root=root,
+        seeded=seeded,
+        output_format="records",
+        local=mechanism if engine.kind == "local" else None,
+    )
+    if job.recipe is not None:
+        job.key = _job_key(job.recipe)
+    parts = partitions(records(), max_chars=partition_chars)
+    starts: dict[int, int] = {}
+
+    def tracked() -> Iterator[Partition]:
+        for p in parts:
+            starts[p.index] = p.start
+            yield p
+
+    with open_executor(engine) as executor:
+        for _, result in executor.map(release_partition, tracked(), shared=job):
+            assert isinstance(result.payload, list)
+            yield starts[result.index], result.payload, result

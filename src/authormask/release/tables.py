@@ -1,0 +1,341 @@
+"""Datasets as release inputs: JSON Lines, CSV and Parquet (a file or a folder of part files),
+read record by record, with a text column, an optional id column and the columns to keep.
+
+Only the text column is released. The id column names each output record (default: the record's
+number, 1, 2, ...). Every other column is dropped unless it is named to be kept: a column such as
+a user name, a time or a location may identify the author, so keeping it is explicit.
+
+Values keep their type in JSONL output. In Parquet output the id and kept columns keep their
+Parquet type when the input is Parquet; from JSONL or CSV they are strings (a JSON value that is
+not a string is written as its JSON text), so that every part file has the same schema.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from authormask.exceptions import InputError
+
+__all__ = [
+    "RESERVED_COLUMNS",
+    "TABLE_FORMATS",
+    "Record",
+    "TableInput",
+    "detect_table_format",
+]
+
+TABLE_FORMATS = ("jsonl", "csv", "parquet")
+_SUFFIXES = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+#: columns the release writes besides the id and the text (public per-output figures)
+RESERVED_COLUMNS = ("bag", "tokens", "epsilon_total")
+#: the largest CSV field read (a text column holds whole documents)
+_CSV_FIELD_LIMIT = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Record:
+    """One record of a dataset: its position (0-based, in file order), id, text, the values of
+    the kept columns, and where it is in the input (for errors)."""
+
+    position: int
+    id: Any
+    text: str
+    keep: tuple[Any, ...]
+    where: str
+
+
+def detect_table_format(path: Path) -> str | None:
+    """``jsonl``, ``csv`` or ``parquet`` from a file's suffix, ``parquet`` for a folder of
+    ``.parquet`` files; ``None`` otherwise."""
+    if path.is_dir():
+        return "parquet" if _parquet_files(path, required=False) else None
+    return _SUFFIXES.get(path.suffix.lower())
+
+
+def _parquet_files(path: Path, *, required: bool = True) -> list[Path]:
+    if path.is_file():
+        return [path]
+    found: list[Path] = []
+    for root, dirs, names in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        found.extend(
+            Path(root) / n
+            for n in sorted(names)
+            if n.endswith((".parquet", ".pq")) and not n.startswith((".", "_"))
+        )
+    if required and not found:
+        raise InputError(f"no .parquet files in folder {path}")
+    return found
+
+
+@dataclass(frozen=True)
+class TableInput:
+    """A dataset to release: ``path`` in ``format``, with the columns to read.
+
+    Use :meth:`open`, which checks the file and the columns.
+    """
+
+    path: Path
+    format: str
+    text_column: str
+    id_column: str | None = None
+    keep_columns: tuple[str, ...] = ()
+    #: the Parquet types of the columns read (Parquet input only), for the output schema
+    arrow_types: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        text_column: str,
+        id_column: str | None = None,
+        keep_columns: tuple[str, ...] | list[str] = (),
+        format: str | None = None,
+    ) -> TableInput:
+        """Check ``path`` and the columns (the header of a CSV file, the schema of Parquet, the
+        first record of JSONL; later JSONL records are checked as they are read)."""
+        p = Path(path)
+        if not p.exists():
+            raise InputError(f"input dataset not found: {p}")
+        fmt = format or detect_table_format(p)
+        if fmt is None:
+            raise InputError(
+                f"cannot tell the format of dataset {p}: name it .jsonl, .csv or .parquet, or "
+                "give the format"
+            )
+        if fmt not in TABLE_FORMATS:
+            raise InputError(f"dataset format must be one of {', '.join(TABLE_FORMATS)}")
+        if fmt != "parquet" and not p.is_file():
+            raise InputError(f"input dataset is not a file: {p}")
+        keep = tuple(keep_columns)
+        named = [text_column, *([id_column] if id_column else []), *keep]
+        if not text_column:
+            raise InputError("the text column name is empty")
+        if len(set(named)) != len(named):
+            raise InputError(
+                "the text, id and kept columns must be different columns: "
+                + ", ".join(repr(c) for c in named)
+            )
+        out_names = {id_column or "id", text_column}
+        clash = [c for c in keep if c in RESERVED_COLUMNS or c in out_names]
+        if clash:
+            raise InputError(
+                f"cannot keep column {clash[0]!r}: the release writes a column of that name"
+            )
+        table = cls(p, fmt, text_column, id_column, keep)
+        columns = table._columns()
+        if columns is not None:
+            missing = [c for c in named if c not in columns]
+            if missing:
+                raise InputError(
+                    f"dataset {p} has no column {missing[0]!r} (its columns: "
+                    f"{', '.join(repr(c) for c in columns[:20])})"
+                )
+        if fmt == "parquet":
+            import pyarrow as pa
+
+            schema = _parquet_schema(p)
+            text_type = schema.field(text_column).type
+            if not (pa.types.is_string(text_type) or pa.types.is_large_string(text_type)):
+                raise InputError(
+                    f"column {text_column!r} of {p} holds {text_type}, not text (strings)"
+                )
+            types = tuple((c, schema.field(c).type) for c in named[1:])
+            table = cls(p, fmt, text_column, id_column, keep, types)
+        return table
+
+    def describe(self) -> str:
+        return f"{self.path} ({self.format}, text column {self.text_column!r})"
+
+    def fingerprint(self) -> list[tuple[str, int, int]]:
+        """What identifies the input of a resumable release: every file's path, size and
+        modification time."""
+        files = _parquet_files(self.path) if self.format == "parquet" else [self.path]
+        out = []
+        for f in files:
+            st = f.stat()
+            out.append((str(f.resolve()), st.st_size, st.st_mtime_ns))
+        return out
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def _columns(self) -> list[str] | None:
+        if self.format == "csv":
+            with _open_text(self.path) as fh:
+                try:
+                    header = next(csv.reader(fh))
+                except StopIteration:
+                    raise InputError(f"dataset {self.path} is empty (no header line)") from None
+                except csv.Error as exc:
+                    raise InputError(f"{self.path}: line 1: {exc}") from None
+            return header
+        if self.format == "parquet":
+            return list(_parquet_schema(self.path).names)
+        for rec in self._jsonl_objects():  # the first record's fields
+            return list(rec[1])
+        raise InputError(f"dataset {self.path} has no records")
+
+    def records(self) -> Iterator[Record]:
+        """Every record, in file order, checked: the text is a string, the id is present and
+        unique."""
+        seen: set[Any] = set()
+        position = 0
+        for where, ident, text, keep in self._rows():
+            if not isinstance(text, str):
+                kind = "missing" if text is None else f"a {type(text).__name__}, not a string"
+                raise InputError(f"{self.path}: {where}: the text ({self.text_column!r}) is {kind}")
+            if self.id_column is None:
+                ident = position + 1
+            elif ident is None:
+                raise InputError(f"{self.path}: {where}: no id ({self.id_column!r})")
+            try:
+                key = (type(ident).__name__, ident)
+                dup = key in seen
+                seen.add(key)
+            except TypeError:
+                raise InputError(
+                    f"{self.path}: {where}: the id ({self.id_column!r}) must be a string or a "
+                    f"number, got {type(ident).__name__}"
+                ) from None
+            if dup:
+                raise InputError(f"{self.path}: {where}: duplicate id {ident!r}")
+            yield Record(position, ident, text, tuple(keep), where)
+            position += 1
+
+    def _rows(self) -> Iterator[tuple[str, Any, Any, list[Any]]]:
+        cols = [self.text_column, self.id_column, *self.keep_columns]
+        if self.format == "jsonl":
+            for line_no, rec in self._jsonl_objects():
+                if self.text_column not in rec:
+                    raise InputError(f"{self.path}: line {line_no}: no field {self.text_column!r}")
+                yield (
+                    f"line {line_no}",
+                    rec.get(self.id_column) if self.id_column else None,
+                    rec[self.text_column],
+                    [rec.get(c) for c in self.keep_columns],
+                )
+        elif self.format == "csv":
+            yield from self._csv_rows()
+        else:
+            import pyarrow.parquet as pq
+
+            wanted = [c for c in cols if c is not None]
+            for f in _parquet_files(self.path):
+                try:
+                    reader = pq.ParquetFile(f)
+                    row = 0
+                    for batch in reader.iter_batches(batch_size=1024, columns=wanted):
+                        data = {name: batch.column(name).to_pylist() for name in wanted}
+                        for i in range(batch.num_rows):
+                            row += 1
+                            yield (
+                                f"{f.name}: row {row}" if f != self.path else f"row {row}",
+                                data[self.id_column][i] if self.id_column else None,
+                                data[self.text_column][i],
+                                [data[c][i] for c in self.keep_columns],
+                            )
+                except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+                    raise InputError(f"cannot read Parquet file {f}: {exc}") from None
+
+    def _jsonl_objects(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        with open(self.path, "rb") as fh:
+            for line_no, raw in enumerate(fh, start=1):
+                if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                if not raw.strip():
+                    continue
+                try:
+                    rec = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    raise InputError(
+                        f"{self.path}: line {line_no}: not UTF-8 (byte {exc.start + 1})"
+                    ) from None
+                except ValueError as exc:
+                    raise InputError(f"{self.path}: line {line_no}: not JSON ({exc})") from None
+                if not isinstance(rec, dict):
+                    raise InputError(f"{self.path}: line {line_no}: not a JSON object")
+                yield line_no, rec
+
+    def _csv_rows(self) -> Iterator[tuple[str, Any, Any, list[Any]]]:
+        csv.field_size_limit(_CSV_FIELD_LIMIT)
+        with _open_text(self.path) as fh:
+            reader = csv.reader(fh)
+            try:
+                header = next(reader)
+                index = {name: i for i, name in enumerate(header)}
+                t = index[self.text_column]
+                d = index[self.id_column] if self.id_column else None
+                k = [index[c] for c in self.keep_columns]
+                for row_no, row in enumerate(reader, start=1):
+                    if not row:
+                        continue
+                    if len(row) != len(header):
+                        raise InputError(
+                            f"{self.path}: row {row_no}: {len(row)} fields, the header has "
+                            f"{len(header)}"
+                        )
+                    yield (
+                        f"row {row_no}",
+                        row[d] if d is not None else None,
+                        row[t],
+                        [row[i] for i in k],
+                    )
+            except csv.Error as exc:
+                raise InputError(f"{self.path}: line {reader.line_num}: {exc}") from None
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{self.path}: not UTF-8 ({exc.reason})") from None
+
+    # --- the output's columns ---------------------------------------------------------------
+
+    @property
+    def id_name(self) -> str:
+        return self.id_column or "id"
+
+    def arrow_schema(self) -> Any:
+        """The Parquet schema of the id, text and kept columns of the output."""
+        import pyarrow as pa
+
+        types = dict(self.arrow_types)
+        if self.id_column is None:
+            id_type = pa.int64()
+        else:
+            id_type = types.get(self.id_column, pa.string())
+        fields = [pa.field(self.id_name, id_type), pa.field(self.text_column, pa.string())]
+        fields += [pa.field(c, types.get(c, pa.string())) for c in self.keep_columns]
+        return pa.schema(fields)
+
+    def arrow_value(self, value: Any) -> Any:
+        """A JSONL or CSV value as the output's Parquet column holds it (see the module
+        docstring)."""
+        if self.format == "parquet" or value is None or isinstance(value, str):
+            return value
+        return json.dumps(value, ensure_ascii=False)
+
+
+def _open_text(path: Path) -> io.TextIOWrapper:
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+def _parquet_schema(path: Path) -> Any:
+    import pyarrow.parquet as pq
+
+    files = _parquet_files(path)
+    try:
+        schema = pq.read_schema(files[0])
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read Parquet file {files[0]}: {exc}") from None
+    return schema
