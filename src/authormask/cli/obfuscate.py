@@ -10,6 +10,8 @@ import click
 from authormask.cli.options import (
     cache_option,
     embeddings_option,
+    engine_from_options,
+    engine_options,
     epsilon_option,
     force_option,
     format_option,
@@ -104,9 +106,11 @@ def register(cli: click.Group) -> None:
     @format_option(
         "txt",
         "jsonl",
+        "parquet",
         default="txt",
         help="txt: the text; jsonl: one JSON object per document (id, mechanism, text, and the "
-        "public per-output figures).",
+        "public per-output figures). A dataset (--text-column) is written as jsonl or parquet "
+        "(a folder of part files), by default as -o's suffix says (.parquet: parquet).",
     )
     @report_option(
         help="Where to write the PRIVATE run report (seed, sources, counts, warnings; never "
@@ -126,6 +130,38 @@ def register(cli: click.Group) -> None:
         help="Overwrite existing output files (never a link, folder or device), and start over "
         "an unfinished release instead of completing it.",
     )
+    @click.option(
+        "--text-column",
+        default=None,
+        metavar="NAME",
+        help="The input is a dataset (one JSONL, CSV or Parquet file, or a folder of Parquet "
+        "files): release this column of every record. Needs -o.",
+    )
+    @click.option(
+        "--id-column",
+        default=None,
+        metavar="NAME",
+        help="Dataset: the column that names each record in the output (default: the record's "
+        "number, 1, 2, ...).",
+    )
+    @click.option(
+        "--keep-column",
+        "keep_columns",
+        multiple=True,
+        metavar="NAME",
+        help="Dataset: copy this column to the output unchanged (repeatable). Every other "
+        "column is dropped: a column such as a user name, a date or a place may identify the "
+        "author, so keeping it is your explicit choice.",
+    )
+    @click.option(
+        "--partition-size",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="CHARS",
+        help="Dataset: characters of text per partition (the unit of work, of resuming and "
+        "of a Parquet part file; default 500000). The output does not depend on it.",
+    )
+    @engine_options(what="the dataset's partitions")
     @cache_option
     def obfuscate(
         inputs: tuple[str, ...],
@@ -146,6 +182,13 @@ def register(cli: click.Group) -> None:
         report_path: Path | None,
         layout: str,
         force: bool,
+        text_column: str | None,
+        id_column: str | None,
+        keep_columns: tuple[str, ...],
+        partition_size: int | None,
+        engine: str,
+        workers: int | None,
+        scheduler: str | None,
         cache_dir: Path | None,
     ) -> None:
         """Obfuscate documents (files, folders or - for stdin; default: a bundled example) and print
@@ -200,12 +243,46 @@ def register(cli: click.Group) -> None:
         if missing:
             flags = ", ".join("--" + k.replace("_", "-") for k in missing)
             raise click.UsageError(f"--mechanism {mechanism} needs {flags}")
+        chosen_engine = engine_from_options(engine, workers, scheduler)
+        if text_column is None:
+            dataset_only = {
+                "--id-column": id_column is not None,
+                "--keep-column": bool(keep_columns),
+                "--partition-size": partition_size is not None,
+                "--engine dask": chosen_engine.kind != "local",
+                "--format parquet": fmt == "parquet",
+            }
+            given_flags = [flag for flag, on in dataset_only.items() if on]
+            if given_flags:
+                raise click.UsageError(
+                    f"{given_flags[0]} applies to a dataset input: name its text column with "
+                    "--text-column"
+                )
+            _refuse_datasets(inputs)
         if inputs:
             found = sources_of(inputs)
         else:
             found = Inputs((example_source(),), ("example.txt",), False)
             click.echo("(no input given: obfuscating the bundled example document)", err=True)
         mech = create_mechanism(mechanism, **explicit)
+        if text_column is not None:
+            if ctx.get_parameter_source("layout") is ParameterSource.COMMANDLINE:
+                raise click.UsageError("--layout applies only to an output folder (txt format)")
+            _release_table(
+                inputs,
+                mech,
+                text_column=text_column,
+                id_column=id_column,
+                keep_columns=keep_columns,
+                output=output,
+                fmt=fmt if ctx.get_parameter_source("fmt") is ParameterSource.COMMANDLINE else None,
+                engine=chosen_engine,
+                seed=seed,
+                report_path=report_path,
+                force=force,
+                partition_size=partition_size,
+            )
+            return
         if getattr(mech, "needs_all_documents", False):  # two passes: stdin is read once
             found = _buffer_stdin(found)
         target = _target(found, output=output, fmt=fmt, layout=layout)
@@ -216,14 +293,7 @@ def register(cli: click.Group) -> None:
             raise click.UsageError("--layout applies only to an output folder (txt format)")
         if report_path is None and output is not None:
             report_path = default_report_path(output)
-        if seed is not None:
-            click.echo(
-                "authormask: warning: seeded release: anyone who has or guesses the seed can "
-                "recompute the noise and undo the privacy; keep it secret and random "
-                "(128 bits, e.g. python -c 'import secrets; print(secrets.randbits(128))') "
-                "or leave it out",
-                err=True,
-            )
+        _warn_seed(seed)
         with Progress("releasing", "character") as bar:
 
             def started(characters: int, resumed: int) -> None:
@@ -246,6 +316,119 @@ def register(cli: click.Group) -> None:
                 on_start=started,
             )
         _report(summary, target)
+
+
+def _warn_seed(seed: int | None) -> None:
+    if seed is not None:
+        click.echo(
+            "authormask: warning: seeded release: anyone who has or guesses the seed can "
+            "recompute the noise and undo the privacy; keep it secret and random "
+            "(128 bits, e.g. python -c 'import secrets; print(secrets.randbits(128))') "
+            "or leave it out",
+            err=True,
+        )
+
+
+def _refuse_datasets(inputs: tuple[str, ...]) -> None:
+    """A JSONL, CSV or Parquet file given without --text-column would be released as one text,
+    its structure and every column with it: refused."""
+    from authormask.release.tables import detect_table_format
+
+    for item in inputs:
+        if item in ("", "-"):
+            continue
+        path = Path(item)
+        fmt = detect_table_format(path) if path.is_file() else None
+        if fmt is not None:
+            raise click.UsageError(
+                f"{item} looks like a {fmt.upper() if fmt != 'jsonl' else 'JSONL'} dataset: "
+                "give --text-column NAME to release that column of each record (to release "
+                "the file as one plain text, give it on standard input: - < FILE)"
+            )
+
+
+def _release_table(
+    inputs: tuple[str, ...],
+    mech: Any,
+    *,
+    text_column: str,
+    id_column: str | None,
+    keep_columns: tuple[str, ...],
+    output: Path | None,
+    fmt: str | None,
+    engine: Any,
+    seed: int | None,
+    report_path: Path | None,
+    force: bool,
+    partition_size: int | None,
+) -> None:
+    """``obfuscate --text-column``: a dataset released in partitions (see
+    :mod:`authormask.release.partitioned`)."""
+    from authormask.release.outputs import default_report_path
+    from authormask.release.partitioned import DEFAULT_PARTITION_CHARS, write_table_release
+    from authormask.release.tables import TableInput
+
+    if len(inputs) != 1 or inputs[0] in ("", "-"):
+        raise click.UsageError(
+            "--text-column takes one dataset: a JSONL, CSV or Parquet file, "
+            "or a folder of Parquet files"
+        )
+    if output is None:
+        raise click.UsageError(
+            "a dataset release needs -o: a .jsonl file or a Parquet folder (e.g. -o out.parquet)"
+        )
+    if fmt is None:
+        fmt = "parquet" if output.suffix.lower() in (".parquet", ".pq") else "jsonl"
+    if fmt == "txt":
+        raise click.UsageError("a dataset is written as --format jsonl or parquet")
+    table = TableInput.open(
+        inputs[0], text_column=text_column, id_column=id_column, keep_columns=keep_columns
+    )
+    if report_path is None:
+        report_path = default_report_path(output)
+    _warn_seed(seed)
+    with Progress("releasing", "record") as bar:
+
+        def started(resumed: int) -> None:
+            if resumed:
+                click.echo(
+                    f"resuming an unfinished release: {resumed} partition(s) already released "
+                    "are kept",
+                    err=True,
+                )
+
+        summary = write_table_release(
+            table,
+            mech,
+            output,
+            fmt=fmt,
+            engine=engine,
+            random_state=seed,
+            report_path=report_path,
+            force=force,
+            partition_chars=partition_size or DEFAULT_PARTITION_CHARS,
+            progress=bar.update,
+            on_start=started,
+        )
+    click.echo(summary.statement.describe(), err=True)
+    click.echo(
+        f"wrote {summary.records} record(s) in {summary.partitions} partition(s) to {output} "
+        f"({fmt})"
+        + (
+            f", {summary.resumed} partition(s) kept from the unfinished run"
+            if summary.resumed
+            else ""
+        )
+        + f"; the public privacy statement to {summary.statement_path}",
+        err=True,
+    )
+    for warning in summary.warnings:
+        click.echo(f"authormask: warning: {warning}", err=True)
+    click.echo(
+        f"wrote the PRIVATE run report (do not publish; it holds the seed and per-partition "
+        f"counts) to {summary.report_path}",
+        err=True,
+    )
 
 
 def _buffer_stdin(found: Inputs) -> Inputs:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -210,6 +211,39 @@ class _DaskExecutor:
                 shared_future.cancel()
 
 
+#: the environment variable that sets the log level of Dask's workers when they start
+_WORKER_LOG_ENV = "DASK_LOGGING__DISTRIBUTED"
+
+
+@contextlib.contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Dask's own logging (cluster start and stop, a task's error, which is raised here
+    anyway) kept off stderr, unless this library logs at INFO (``authormask -v``)."""
+    import distributed  # noqa: F401 - it installs its handlers on import
+
+    level = logging.WARNING if logger.isEnabledFor(logging.INFO) else logging.CRITICAL
+    names = ("distributed", "distributed.client", "distributed.gc", "tornado", "bokeh")
+    saved: list[tuple[logging.Logger | logging.Handler, int]] = []
+    for name in names:
+        lg = logging.getLogger(name)
+        saved.append((lg, lg.level))
+        lg.setLevel(max(lg.level, level))
+        for handler in lg.handlers:
+            saved.append((handler, handler.level))
+            handler.setLevel(max(handler.level, level))
+    old_env = os.environ.get(_WORKER_LOG_ENV)
+    os.environ[_WORKER_LOG_ENV] = logging.getLevelName(level).lower()
+    try:
+        yield
+    finally:
+        for obj, lvl in reversed(saved):
+            obj.setLevel(lvl)
+        if old_env is None:
+            os.environ.pop(_WORKER_LOG_ENV, None)
+        else:
+            os.environ[_WORKER_LOG_ENV] = old_env
+
+
 def _task_error(exc: Exception) -> Exception:
     name = type(exc).__name__
     if name == "KilledWorker":
@@ -233,6 +267,7 @@ def open_executor(engine: Engine) -> Iterator[Executor]:
             "the dask engine needs dask and distributed: pip install distributed"
         ) from None
     with contextlib.ExitStack() as stack:
+        stack.enter_context(_quiet_dask())
         if engine.scheduler is not None:
             try:
                 client = stack.enter_context(
@@ -249,7 +284,9 @@ def open_executor(engine: Engine) -> Iterator[Executor]:
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
-                    silence_logs=logging.ERROR,
+                    # no dashboard; the scheduler's own HTTP endpoint on a free port
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"},
+                    silence_logs=False,
                 )
             )
             client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
