@@ -1,0 +1,150 @@
+"""``authormask obfuscate DATASET --text-column ...``: the same bytes with --engine local and
+--engine dask (1 or 2 workers), Parquet in and out, SIGKILL then rerun, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+EXE = str(Path(sys.executable).with_name("authormask"))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory, aaac_texts: list[str]) -> Path:
+    """A JSONL dataset of 600 real paragraphs with an id and a user column."""
+    paragraphs = [p for t in aaac_texts for p in t.split("\n\n") if len(p.split()) >= 30]
+    path = tmp_path_factory.mktemp("dataset") / "corpus.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(600):
+            rec = {"id": 1000 + i, "user": f"user{i % 9}", "text": paragraphs[i % len(paragraphs)]}
+            fh.write(json.dumps(rec) + "\n")
+    return path
+
+
+def _args(corpus: Path, out: Path, cache_dir: Path, *extra: str) -> list[str]:
+    return [
+        "obfuscate", str(corpus), "--text-column", "text", "--id-column", "id", "-m",
+        "emp-text", "-e", "8", "--seed", "5", "--vocab-size", "20000", "--cache-dir",
+        str(cache_dir), "-o", str(out), *extra,
+    ]  # fmt: skip
+
+
+def test_the_same_bytes_with_local_and_one_or_two_dask_workers(
+    invoke: Any, corpus: Path, tmp_path: Path, cache_dir: Path
+) -> None:
+    outputs = {}
+    for name, extra in {
+        "local": ["--engine", "local"],
+        "dask-2": ["--engine", "dask", "--workers", "2", "--partition-size", "20000"],
+        "dask-1": ["--engine", "dask", "--workers", "1"],
+    }.items():
+        out = tmp_path / f"{name}.jsonl"
+        code, stdout, err = invoke(_args(corpus, out, cache_dir, "--format", "jsonl", *extra))
+        assert code == 0, err
+        assert stdout == ""
+        assert "wrote 600 record(s)" in err and "Traceback" not in err
+        outputs[name] = out.read_bytes()
+    assert outputs["local"] == outputs["dask-2"] == outputs["dask-1"]
+    first = json.loads(outputs["local"].decode().splitlines()[0])
+    assert set(first) == {"id", "text"} and first["id"] == 1000  # user dropped, id kept as is
+
+
+def test_parquet_in_and_out(invoke: Any, corpus: Path, tmp_path: Path, cache_dir: Path) -> None:
+    rows = [json.loads(line) for line in corpus.read_text().splitlines()]
+    parquet = tmp_path / "corpus.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), parquet)
+    code, _, err = invoke(_args(corpus, tmp_path / "ref.jsonl", cache_dir, "--keep-column", "user"))
+    assert code == 0, err
+    out = tmp_path / "released.parquet"
+    code, _, err = invoke(
+        _args(
+            parquet,
+            out,
+            cache_dir,
+            "--keep-column",
+            "user",
+            "--engine",
+            "dask",
+            "--workers",
+            "2",
+            "--partition-size",
+            "30000",
+        )
+    )
+    assert code == 0, err
+    assert out.is_dir() and len(list(out.glob("part-*.parquet"))) > 1
+    assert (tmp_path / "released.parquet.privacy.json").is_file()
+    ref = [json.loads(line) for line in (tmp_path / "ref.jsonl").read_text().splitlines()]
+    assert pq.read_table(out).to_pylist() == ref
+
+
+def test_sigkill_then_rerun_releases_every_id_exactly_once(
+    invoke: Any, corpus: Path, tmp_path: Path, cache_dir: Path
+) -> None:
+    ref = tmp_path / "ref.jsonl"
+    assert invoke(_args(corpus, ref, cache_dir))[0] == 0
+    out = tmp_path / "out.jsonl"
+    report = Path(str(out.resolve()) + ".DO-NOT-PUBLISH.report.txt")
+    args = [EXE, *_args(corpus, out, cache_dir, "--engine", "dask", "--workers", "2",
+                        "--partition-size", "1500")]  # fmt: skip
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if report.exists() and report.read_text().count('"partition"') >= 3:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the release ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.stderr is not None
+    proc.stderr.close()
+    assert not out.exists()  # nothing partial where the output goes
+    rerun = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "resuming an unfinished release" in rerun.stderr
+    ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
+    assert sorted(ids) == list(range(1000, 1600)) and len(ids) == 600
+    assert out.read_bytes() == ref.read_bytes()
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert leftovers == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--workers", "2"], "--workers applies to --engine dask"),
+        (["--engine", "dask", "--workers", "2", "--scheduler", "tcp://x:1"], "not both"),
+        (["--text-column", "nope"], "has no column 'nope'"),
+        (["--keep-column", "text"], "must be different columns"),
+        (["--layout", "ids"], "--layout applies only"),
+        (["--format", "txt"], "jsonl or parquet"),
+    ],
+)
+def test_wrong_dataset_options_get_one_line_errors(
+    invoke: Any, corpus: Path, tmp_path: Path, cache_dir: Path, extra: list[str], message: str
+) -> None:
+    code, _, err = invoke([*_args(corpus, tmp_path / "o.jsonl", cache_dir), *extra])
+    assert code != 0
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_dataset_without_text_column_or_output_is_refused(
+    invoke: Any, corpus: Path, tmp_path: Path
+) -> None:
+    code, _, err = invoke(["obfuscate", str(corpus), "-e", "5"])
+    assert code != 0 and "give --text-column" in err
+    code, _, err = invoke(["obfuscate", str(corpus), "-e", "5", "--text-column", "text"])
+    assert code != 0 and "needs -o" in err
+    code, _, err = invoke(["obfuscate", "-", "-e", "5", "--engine", "dask"])
+    assert code != 0 and "--engine dask applies to a dataset input" in err
