@@ -18,6 +18,13 @@ the base seed, the mechanism's fixed code (its index in
 
 Obfuscated snippets and measurement results are cached (one JSON file each, written atomically,
 keyed by everything they depend on), so an interrupted sweep resumes where it stopped.
+
+The sweep runs in this process or on a Dask cluster (``engine``,
+:class:`authormask.release.engines.Engine`). Its unit of work is a *group*: one (mechanism,
+epsilon, repetition) with all its measures, which read the same release of the snippets (the
+unmodified row is one group per mechanism). Groups are independent: a cell depends only on its
+seeds, never on the process or the order in which groups run, so the cells are the same
+whichever engine measured them, and the cache written under one engine resumes under the other.
 """
 
 from __future__ import annotations
@@ -26,13 +33,14 @@ import logging
 import platform
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from authormask._process import process_memo
 from authormask._version import __version__
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.attackers import (
@@ -47,6 +55,7 @@ from authormask.evaluation.study import Item, Study
 from authormask.evaluation.utility import FastTextTopicClassifier, SentenceSimilarity
 from authormask.exceptions import InvalidParameterError
 from authormask.release import Mechanism, create_mechanism, mechanism_names, release
+from authormask.release.engines import Engine, check_engine, open_executor
 from authormask.text.prepare import TextPreparer
 from authormask.text.stopwords import default_stopwords
 from authormask.validation import check_epsilon, check_positive_int
@@ -268,6 +277,29 @@ def sweep_cells(config: SweepConfig) -> int:
     return rows * len(config.measures) * len(config.mechanisms)
 
 
+#: one unit of work: (mechanism, epsilon, repetition)
+_GroupKey = tuple[str, float | None, int]
+
+
+def _groups(config: SweepConfig) -> list[_GroupKey]:
+    """The sweep's groups in the order of its report (the order of the local run)."""
+    return [
+        (mechanism, epsilon, rep)
+        for mechanism in config.mechanisms
+        for epsilon in config.epsilons
+        for rep in range(1 if epsilon is None else config.repetitions)
+    ]
+
+
+@dataclass(frozen=True)
+class _Group:
+    """The cells of one group, in the order of ``config.measures``, and the public statement of
+    its release (``None`` for the unmodified row)."""
+
+    cells: tuple[Cell, ...]
+    statement: dict[str, Any] | None
+
+
 def _seed(base: int, *key: int) -> int:
     return int(np.random.SeedSequence(entropy=base, spawn_key=key).generate_state(1)[0])
 
@@ -359,22 +391,25 @@ class _Runner:
             self._mechanisms[(name, epsilon)] = mech
         return mech
 
-    def obfuscated(
-        self, items: Sequence[Item], role: str, mechanism: str, epsilon: float | None, seed: int
-    ) -> list[Item]:
-        if epsilon is None:
-            return _view(items, mechanism, sort_words=role == "queries")
+    def _release_key(self, role: str, mechanism: str, epsilon: float, seed: int) -> dict[str, Any]:
         params = {
             k: sorted(v) if isinstance(v, set) else v
             for k, v in self.parameters(mechanism, epsilon).items()
         }
-        key = {
+        return {
             "base": self.base_hash,
             "role": role,
             "mechanism": mechanism,
             "parameters": params,
             "seed": seed,
         }
+
+    def obfuscated(
+        self, items: Sequence[Item], role: str, mechanism: str, epsilon: float | None, seed: int
+    ) -> list[Item]:
+        if epsilon is None:
+            return _view(items, mechanism, sort_words=role == "queries")
+        key = self._release_key(role, mechanism, epsilon, seed)
         digest = cache_key(key)
         cached = self._memo.get(digest)
         if cached is None:
@@ -429,18 +464,52 @@ class _Runner:
             self._similarity = SentenceSimilarity()
         return self._similarity
 
-    def measure(self, name: str, mechanism: str, epsilon: float | None, rep: int) -> Cell:
+    def cell_key(
+        self, name: str, mechanism: str, epsilon: float | None, rep: int
+    ) -> dict[str, Any]:
+        """What the cell of measure ``name`` depends on (its key in the cache)."""
         cfg = self.config
-        q_seed, k_seed, a_seed = cell_seeds(cfg.seed, mechanism, epsilon, rep)
-        key = {
+        return {
             "base": self.base_hash,
             "measure": name,
             "mechanism": mechanism,
             "epsilon": epsilon,
             "rep": rep,
-            "seeds": [q_seed, k_seed, a_seed],
+            "seeds": list(cell_seeds(cfg.seed, mechanism, epsilon, rep)),
             "config": {"koppel_iterations": cfg.koppel_iterations, "N": self.study.length},
         }
+
+    def is_cached(self, group: _GroupKey) -> bool:
+        """Whether every cell of ``group`` is in the cache."""
+        return all(
+            self.cache.get("cell", self.cell_key(name, *group)) is not None
+            for name in self.config.measures
+        )
+
+    def group(self, group: _GroupKey, on_cell: Callable[[Cell], None] | None = None) -> _Group:
+        """Every measure of ``group`` (``on_cell`` is called after each); the group's releases
+        are then forgotten (no other group reads them)."""
+        mechanism, epsilon, rep = group
+        cells: list[Cell] = []
+        try:
+            for name in self.config.measures:
+                cell = self.measure(name, mechanism, epsilon, rep)
+                cells.append(cell)
+                if on_cell is not None:
+                    on_cell(cell)
+        finally:
+            if epsilon is not None:
+                q_seed, k_seed, _ = cell_seeds(self.config.seed, mechanism, epsilon, rep)
+                for role, seed in (("queries", q_seed), ("known", k_seed)):
+                    self._memo.pop(
+                        cache_key(self._release_key(role, mechanism, epsilon, seed)), None
+                    )
+        statement = None if epsilon is None else self.statements.get(f"{mechanism}/{epsilon:g}")
+        return _Group(tuple(cells), statement)
+
+    def measure(self, name: str, mechanism: str, epsilon: float | None, rep: int) -> Cell:
+        q_seed, k_seed, a_seed = cell_seeds(self.config.seed, mechanism, epsilon, rep)
+        key = self.cell_key(name, mechanism, epsilon, rep)
         cached = self.cache.get("cell", key)
         if cached is not None:
             if epsilon is not None:  # make sure the statement is recorded
@@ -506,6 +575,132 @@ class _Runner:
         return cell
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """What every worker needs to measure any group: sent to each worker once. The embeddings
+    travel as their recipe (each process loads them once, memory-mapped)."""
+
+    study: Study
+    embeddings: Embeddings
+    preparer: TextPreparer
+    config: SweepConfig
+    cache_dir: str | None
+    key: str  # a digest of everything above: the worker's runner is built once per key
+
+
+def _shared_key(runner: _Runner, cache_dir: Path | None) -> str:
+    """A digest of everything a runner depends on (the cache's base key holds the texts, the
+    embeddings and the preparation; the labels, the training texts and the settings are added)."""
+
+    def items(seq: Sequence[Item]) -> list[list[Any]]:
+        return [[i.item_id, i.text, list(i.words), i.author, i.topic] for i in seq]
+
+    study = runner.study
+    return cache_key(
+        {
+            "base": runner.base_hash,
+            "task": study.task,
+            "length": study.length,
+            "known": items(study.known),
+            "queries": items(study.queries),
+            "train": items(study.train),
+            "config": asdict(runner.config),
+            "cache_dir": None if cache_dir is None else str(cache_dir),
+        }
+    )
+
+
+def _measure_group(shared: _Shared, group: _GroupKey) -> _Group:
+    """A worker's task: the cells of one group. Its runner (study, classifiers, fastText) is
+    built once per process and sweep, the sentence encoder once per process; nearest-neighbour
+    attackers search with one thread (a Dask worker runs one task per thread; the distances,
+    hence the cells, are the same)."""
+
+    def build() -> _Runner:
+        runner = _Runner(
+            shared.study,
+            shared.embeddings,
+            shared.preparer,
+            replace(shared.config, n_jobs=1),
+            Path(shared.cache_dir) if shared.cache_dir is not None else None,
+        )
+        runner._similarity = process_memo("sweep-sentence-similarity", SentenceSimilarity)
+        return runner
+
+    return process_memo("sweep-runner:" + shared.key, build).group(group)
+
+
+def _log_cell(cell: Cell) -> None:
+    logger.info(
+        "%s eps=%s rep=%d %s: %.3f",
+        cell.mechanism,
+        cell.epsilon,
+        cell.repetition,
+        cell.measure,
+        cell.value,
+    )
+
+
+def _run_groups(
+    runner: _Runner,
+    groups: list[_GroupKey],
+    engine: Engine,
+    progress: Callable[[int], None] | None,
+) -> list[_Group]:
+    """Every group's cells, in the order of ``groups``: in this process (local), or on the
+    cluster for those not entirely in the cache."""
+    if engine.kind == "local":
+
+        def on_cell(cell: Cell) -> None:
+            _log_cell(cell)
+            if progress is not None:
+                progress(1)
+
+        return [runner.group(g, on_cell) for g in groups]
+    done: dict[int, _Group] = {}
+    todo: list[int] = []
+    for index, group in enumerate(groups):
+        if runner.is_cached(group):
+            done[index] = runner.group(group)  # read back here, statement included
+            if progress is not None:
+                progress(len(done[index].cells))
+        else:
+            todo.append(index)
+    if todo:
+        cache_dir = runner.cache.folder.absolute() if runner.cache.folder is not None else None
+        shared = _Shared(
+            runner.study,
+            runner.embeddings,
+            runner.preparer,
+            runner.config,
+            None if cache_dir is None else str(cache_dir),
+            _shared_key(runner, cache_dir),
+        )
+        logger.info(
+            "measuring %d of %d groups on %s (%d from the cache)",
+            len(todo),
+            len(groups),
+            engine.describe(),
+            len(groups) - len(todo),
+        )
+        with open_executor(engine) as executor:
+            for k, result in executor.map(_measure_group, [groups[i] for i in todo], shared=shared):
+                index = todo[k]
+                for cell in result.cells:  # the worker cached them too, if it can reach the folder
+                    runner.cache.put(
+                        "cell",
+                        runner.cell_key(
+                            cell.measure, cell.mechanism, cell.epsilon, cell.repetition
+                        ),
+                        asdict(cell),
+                    )
+                    _log_cell(cell)
+                done[index] = result
+                if progress is not None:
+                    progress(len(result.cells))
+    return [done[i] for i in range(len(groups))]
+
+
 def run_sweep(
     study: Study,
     *,
@@ -515,6 +710,7 @@ def run_sweep(
     cache_dir: str | Path | None = None,
     progress: Callable[[int], None] | None = None,
     on_total: Callable[[int], None] | None = None,
+    engine: str | Engine | None = None,
 ) -> SweepResult:
     """Run every (mechanism, epsilon, repetition, measure) cell of ``config`` on ``study``.
 
@@ -533,30 +729,40 @@ def run_sweep(
         mechanism's fixed code, so the sweep is reproducible and independent of the order of
         ``config.mechanisms``.
     cache_dir : path, optional
-        Where obfuscated snippets and finished cells are cached; a rerun resumes from it.
+        Where obfuscated snippets and finished cells are cached; a rerun resumes from it, under
+        either engine.
     progress : callable, optional
-        Called with 1 after each finished cell.
+        Called with the number of cells finished (1 after each cell on the local engine; a
+        group's cells at once on Dask).
     on_total : callable, optional
         Called once, first, with the number of cells (:func:`sweep_cells`).
+    engine : "local", "dask" or Engine, optional
+        Where the cells are measured (:class:`~authormask.release.engines.Engine`): in this
+        process, one after the other (default), or on a Dask cluster
+        (``Engine("dask", workers=2)`` starts a local cluster of two worker processes,
+        ``Engine("dask", scheduler=ADDRESS)`` uses an existing one). On Dask each task is one
+        (mechanism, epsilon, repetition) group with all its measures; groups whose cells are
+        all in the cache are read here and not sent. The study, the preparation and the
+        embeddings' recipe go to every worker once; each worker builds its classifiers once and
+        writes the cells it measures to ``cache_dir`` (which the workers must be able to reach:
+        a local cluster can), and this process records them too. The cells, their order and
+        the statements are those of the local run; only the timings differ.
     """
     check_applicable(study, config)
+    chosen = check_engine(engine)
     if on_total is not None:
         on_total(sweep_cells(config))
     start = time.perf_counter()
     runner = _Runner(study, embeddings, preparer, config, Path(cache_dir) if cache_dir else None)
     cells: list[Cell] = []
-    for mechanism in config.mechanisms:
-        for epsilon in config.epsilons:
-            reps = 1 if epsilon is None else config.repetitions
-            for rep in range(reps):
-                for name in config.measures:
-                    cell = runner.measure(name, mechanism, epsilon, rep)
-                    logger.info(
-                        "%s eps=%s rep=%d %s: %.3f", mechanism, epsilon, rep, name, cell.value
-                    )
-                    cells.append(cell)
-                    if progress is not None:
-                        progress(1)
+    statements: dict[str, Any] = {}
+    groups = _groups(config)
+    for (mechanism, epsilon, _), group in zip(
+        groups, _run_groups(runner, groups, chosen, progress), strict=True
+    ):
+        cells.extend(group.cells)
+        if group.statement is not None:
+            statements.setdefault(f"{mechanism}/{epsilon:g}", group.statement)
     baselines: dict[str, float] = {}
     if study.task == "author":
         baselines["author"] = len(study.queries) / len(study.authors)
@@ -567,6 +773,7 @@ def run_sweep(
         "embeddings": embeddings.identity.to_dict(),
         "oov": preparer.oov,
         "stopwords": len(preparer.stopwords),
+        "engine": chosen.describe(),
         "seeds": "cell seed = SeedSequence(entropy=config.seed, "
         "spawn_key=(mechanism code, repetition, round(1000*epsilon), role)); mechanism code = "
         "index in authormask.release.mechanism_names() ("
@@ -579,7 +786,7 @@ def run_sweep(
         study=study.describe(),
         cells=tuple(cells),
         baselines=baselines,
-        statements=runner.statements,
+        statements=statements,
         provenance=provenance,
         seconds=time.perf_counter() - start,
     )
