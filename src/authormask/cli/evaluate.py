@@ -19,6 +19,8 @@ from click.core import ParameterSource
 from authormask.cli.options import (
     cache_option,
     embeddings_option,
+    engine_from_options,
+    engine_options,
     epsilons_option,
     force_option,
     load_embeddings_from_options,
@@ -45,6 +47,9 @@ PROTOCOL_ONLY = {
     "koppel_iterations": "fernandes2019",
     "oov": "fernandes2019",
     "topic_column": "fernandes2019",
+    "engine": "fernandes2019",
+    "workers": "fernandes2019",
+    "scheduler": "fernandes2019",
     "model_dir": "bo2021",
     "aedp_dir": "bo2021",
     "em_epsilons": "bo2021",
@@ -334,6 +339,7 @@ def register(cli: click.Group) -> None:
         default=None,
         help="bo2021: test documents released per author (default 4; --quick: 2).",
     )
+    @engine_options(what="the sweep's cells (fernandes2019)")
     @force_option(help="Overwrite existing reports in --output.")
     @cache_option
     def evaluate(**opts: Any) -> None:
@@ -341,7 +347,14 @@ def register(cli: click.Group) -> None:
         privacy/utility sweep of Fernandes et al. (2019, Table 1): attackers try to identify
         each obfuscated snippet's author, utility measures check its topic and meaning, for
         each epsilon. bo2021: the text-release comparison of Bo et al. (2021, Table 1).
-        Rerunning the same command resumes an interrupted run."""
+        Rerunning the same command resumes an interrupted run.
+
+        fernandes2019 runs in this process, or with --engine dask on a Dask cluster (--workers
+        N: a local cluster of N worker processes; --scheduler: an existing cluster), one task
+        per mechanism, epsilon and repetition, with the same results; the resume cache in
+        --output is shared by both engines (a run stopped under one resumes under the other).
+        The workers write to that cache too: with --scheduler, --output must be reachable at
+        the same path from every worker."""
         if opts["modes"] is not None:
             raise click.UsageError(
                 "--modes was renamed --mechanisms; the modes bag and text are the mechanisms "
@@ -349,10 +362,11 @@ def register(cli: click.Group) -> None:
             )
         options = _Options(click.get_current_context(), opts)
         options.check()
+        engine = engine_from_options(opts["engine"], opts["workers"], opts["scheduler"])
         if options.protocol == "bo2021":
             _run_release(options)
         else:
-            _run_sweep(options)
+            _run_sweep(options, engine)
 
 
 def _load_corpus(options: _Options) -> Any:
@@ -379,7 +393,7 @@ def _finish(paths: list[Path], table: str, output: Path, t0: float) -> None:
     )
 
 
-def _run_sweep(options: _Options) -> None:
+def _run_sweep(options: _Options, engine: Any) -> None:
     from authormask.evaluation import (
         SweepConfig,
         applicable_measures,
@@ -438,6 +452,8 @@ def _run_sweep(options: _Options) -> None:
         f"{len(config.epsilons)} epsilon(s) x {len(config.measures)} measure(s)",
         err=True,
     )
+    if engine.kind != "local":
+        click.echo(f"engine: {engine.describe()}", err=True)
     with Progress("measuring", "cell") as bar:
         result = run_sweep(
             study,
@@ -447,6 +463,7 @@ def _run_sweep(options: _Options) -> None:
             cache_dir=output / "cache",
             progress=bar.update,
             on_total=lambda total: setattr(bar, "total", total),
+            engine=engine,
         )
     paths = write_reports(result, output, force=options["force"])
     _finish(paths, to_markdown(result), output, t0)

