@@ -341,3 +341,30 @@ def test_outputs_are_never_overwritten_without_force(
     with pytest.raises(InputError, match="did not write"):
         _release(table, mechanism, folder, fmt="parquet", force=True)
     assert (folder / "notes.txt").read_text() == "keep me"
+
+
+def test_an_erae_model_goes_to_the_workers_as_its_directory(
+    tmp_path: Path, files: dict[str, Path], tiny_erae_dir: Path, cluster: Any
+) -> None:
+    cl, _ = cluster
+    mech = am.create_mechanism("erae", epsilon=20, model=str(tiny_erae_dir))
+    table = _table(files["jsonl"])
+    _release(table, mech, tmp_path / "local.jsonl", partition_chars=4_000)
+    engine = Engine("dask", scheduler=cl.scheduler_address)
+    _release(table, mech, tmp_path / "dask.jsonl", engine=engine, partition_chars=4_000)
+    local = [json.loads(line) for line in (tmp_path / "local.jsonl").read_text().splitlines()]
+    dask = [json.loads(line) for line in (tmp_path / "dask.jsonl").read_text().splitlines()]
+    assert dask == local
+    assert {"tokens", "epsilon_total"} <= set(local[0])
+
+
+def test_syntf_gives_the_same_bytes_on_the_workers(
+    tmp_path: Path, files: dict[str, Path], glove_20k: Any, cluster: Any
+) -> None:
+    cl, _ = cluster
+    mech = am.create_mechanism("syntf", epsilon=30, embeddings=glove_20k, output_size=5_000)
+    table = _table(files["jsonl"])
+    _release(table, mech, tmp_path / "local.jsonl", partition_chars=10**9)
+    engine = Engine("dask", scheduler=cl.scheduler_address)
+    _release(table, mech, tmp_path / "dask.jsonl", engine=engine, partition_chars=3_000)
+    assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()

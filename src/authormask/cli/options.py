@@ -312,8 +312,9 @@ def engine_options(*, what: str) -> Decorator[Any]:
             default=None,
             metavar="ADDRESS",
             help="--engine dask: the address of an existing Dask cluster's scheduler (e.g. "
-            "tcp://10.0.0.5:8786); every worker needs authormask, the embeddings and the "
-            "inputs' and outputs' paths.",
+            "tcp://10.0.0.5:8786 or tls://...). This process reads the input and writes the "
+            "output; every worker needs the same authormask and embeddings (and an ER-AE model "
+            "directory at the same path). See docs/dask.md.",
         )(f)
         f = click.option(
             "--workers",

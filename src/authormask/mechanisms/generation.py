@@ -373,6 +373,11 @@ class SynTFMechanism(_TokenMechanism):
         return self._words
 
     def ratings(self, segments: Sequence[tuple[str, ...]]) -> Iterator[NDArray[np.float64]]:
+        """Cosine similarities, computed by a single-threaded BLAS: a product split over more
+        threads can differ in the last bit, which can change a draw, and a seeded release must
+        give the same output on the local engine and on single-threaded Dask workers."""
+        from threadpoolctl import threadpool_limits
+
         dim = self._unit.shape[1]
         for seg in segments:
             rows = np.zeros((len(seg), dim))
@@ -380,7 +385,9 @@ class SynTFMechanism(_TokenMechanism):
                 if tok in self.embeddings:
                     rows[j] = self._unit[self.embeddings.index_of(tok)]
             # unknown tokens get rating 0 for every output: a uniform draw
-            yield np.clip(rows @ self._out.T, -1.0, 1.0)
+            with threadpool_limits(limits=1, user_api="blas"):
+                product = rows @ self._out.T
+            yield np.clip(product, -1.0, 1.0)
 
     def diagnostics(self, seg: Segmentation) -> dict[str, Any]:
         d = super().diagnostics(seg)

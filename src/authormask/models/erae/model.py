@@ -123,8 +123,26 @@ class ERAEModel:
         Yields one float64 array per segment, shape (len(segment), number of output words): the
         model's softmax over the output words (the specials are never outputs), so every rating
         lies in [0, 1] and the sensitivity is 1 whatever the input.
+
+        The model runs on one thread: float32 products summed in another order (more threads)
+        differ in the last bits, which can change a draw, and a seeded release must give the same
+        output on the local engine and on any number of single-threaded Dask workers.
         """
         self.network.eval()
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # see the docstring
+        try:
+            results = self._ratings(ids, batch_size)
+        finally:
+            torch.set_num_threads(threads)
+        empty = np.zeros((0, len(self.vocab.words)))
+        for i in range(len(ids)):
+            yield results.get(i, empty)
+
+    @torch.no_grad()
+    def _ratings(
+        self, ids: Sequence[Sequence[int]], batch_size: int
+    ) -> dict[int, NDArray[np.float64]]:
         bos = self.vocab.index[BOS]
         first = self.vocab.first_word
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
@@ -143,9 +161,7 @@ class ERAEModel:
             for i in chunk:
                 results[i] = probs[offset : offset + len(ids[i])]
                 offset += len(ids[i])
-        empty = np.zeros((0, len(self.vocab.words)))
-        for i in range(len(ids)):
-            yield results.get(i, empty)
+        return results
 
 
 def build_network(config: ERAEConfig, vocab_size: int, embedding_dim: int) -> ERAENetwork:
