@@ -105,10 +105,14 @@ class EarthMoversMechanism:
             )
         if index is not None and (index.size, index.dimension) != embeddings.vectors.shape:
             raise InvalidParameterError("index was built for other embeddings")
-        self._index = index if index is not None else shared_index(embeddings)
+        # built on first use (shared by every mechanism over these embeddings): a process that
+        # only states or plans a release (the client of a Dask run) never builds it
+        self._index: NearestWordIndex | None = index
 
     @property
     def index(self) -> NearestWordIndex:
+        if self._index is None:
+            self._index = shared_index(self.embeddings)
         return self._index
 
     def noisy_vectors(
@@ -127,7 +131,7 @@ class EarthMoversMechanism:
         """``Vec^-1``: the nearest vocabulary row of every noisy vector (exact)."""
         if noisy.shape[0] == 0:
             return np.zeros(0, dtype=np.intp)
-        return self._index.nearest(noisy, progress=progress)
+        return self.index.nearest(noisy, progress=progress)
 
     def perturb_indices(
         self,
