@@ -107,8 +107,9 @@ _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": 
 
 
 def _jsonl(value: Any) -> str:
-    """``value`` as JSON for a JSONL line (non-ASCII kept, line-break characters escaped)."""
-    return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS)
+    """``value`` as JSON for a JSONL line (non-ASCII kept, line-break characters escaped; a
+    value JSON has no type for, such as a Parquet timestamp, as its text)."""
+    return json.dumps(value, ensure_ascii=False, default=str).translate(_LINE_BREAKS)
 
 
 def _write_error(exc: OSError | UnicodeEncodeError, target: Target) -> InputError:
@@ -141,15 +142,19 @@ def _fingerprint(
     return h.hexdigest()
 
 
-class _Journal:
-    """The private report, written line by line as the release goes."""
+class Journal:
+    """The private report, written line by line as the release goes (and fsynced), read back by
+    a rerun that resumes: the banner, a JSON header (``report`` names its schema), one JSON line
+    per finished document or partition, and a last ``{"complete": true, ...}`` line."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fh: IO[str] | None = None
 
     @staticmethod
-    def read(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]], bool]:
+    def read(
+        path: Path, schema: str = REPORT_SCHEMA
+    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], bool]:
         """``(header, document lines, complete)``; header None if not one of our reports."""
         try:
             with open(path, encoding="utf-8") as fh:
@@ -157,7 +162,7 @@ class _Journal:
                 if first.rstrip("\n") != PRIVATE_BANNER:
                     return None, [], False
                 header = json.loads(fh.readline())
-                if header.get("report") != REPORT_SCHEMA:
+                if header.get("report") != schema:
                     return None, [], False
                 docs: list[dict[str, Any]] = []
                 complete = False
@@ -304,7 +309,7 @@ def _write_release(
     kept: list[dict[str, Any]] = []
     resuming = False
     if report_path is not None:
-        header, records, complete = _Journal.read(report_path)
+        header, records, complete = Journal.read(report_path)
         unfinished = header is not None and not complete
         if unfinished and not force and header is not None:
             if header.get("fingerprint") != fingerprint:
@@ -351,7 +356,7 @@ def _write_release(
         if target.kind == "jsonl" and target.path is not None:
             _partial_path(target.path).unlink(missing_ok=True)
     summary = ReleaseSummary(statement=statement, resumed=len(done), report_path=report_path)
-    journal = _Journal(report_path) if report_path is not None else None
+    journal = Journal(report_path) if report_path is not None else None
     if journal is not None:
         journal.start(
             {

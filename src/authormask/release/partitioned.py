@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import json
 import logging
 import os
 import pickle
@@ -41,7 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from authormask._io import atomic_path, check_target, commit, temporary_beside, write_atomic
+from authormask._io import (
+    atomic_path,
+    check_target,
+    commit,
+    temporary_beside,
+    umask_mode,
+    write_atomic,
+)
 from authormask._process import process_memo
 from authormask._version import __version__
 from authormask.exceptions import InputError, InvalidParameterError
@@ -49,6 +55,7 @@ from authormask.randomness import RandomState, describe_seed, root_seed_sequence
 from authormask.release._base import Mechanism
 from authormask.release.engine import Done, Piece, resolve_length
 from authormask.release.engines import Engine, open_executor
+from authormask.release.outputs import Journal, _jsonl
 from authormask.release.registry import Recipe, recipe_of
 from authormask.release.sources import Source, TextSource
 from authormask.release.tables import Record, TableInput
@@ -208,7 +215,7 @@ def release_partition(job: Job, part: Partition) -> PartitionResult:
         rows.append(row)
     payload: bytes | list[dict[str, Any]]
     if job.output_format == "jsonl":
-        payload = "".join(_jsonl_line(r) for r in rows).encode("utf-8")
+        payload = "".join(_jsonl(r) + "\n" for r in rows).encode("utf-8")
     elif job.output_format == "parquet":
         payload = _parquet_bytes(job, rows)
     else:
@@ -228,14 +235,6 @@ def _stream(
     return release_stream(
         sources, mechanism, random_state=root, start=start, collect_words=collect_words
     )
-
-
-#: characters JSON leaves raw but some readers take as line ends (see outputs._LINE_BREAKS)
-_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def _jsonl_line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, default=str).translate(_LINE_BREAKS) + "\n"
 
 
 def _parquet_bytes(job: Job, rows: list[dict[str, Any]]) -> bytes:
@@ -324,61 +323,6 @@ def _fingerprint(
     return h.hexdigest()
 
 
-def _read_journal(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]], bool]:
-    from authormask.release.api import PRIVATE_BANNER
-
-    try:
-        with open(path, encoding="utf-8") as fh:
-            if fh.readline().rstrip("\n") != PRIVATE_BANNER:
-                return None, [], False
-            header = json.loads(fh.readline())
-            if not isinstance(header, dict) or header.get("report") != REPORT_SCHEMA:
-                return None, [], False
-            lines: list[dict[str, Any]] = []
-            complete = False
-            for line in fh:
-                if not line.endswith("\n"):
-                    break
-                rec = json.loads(line)
-                if rec.get("complete"):
-                    complete = True
-                else:
-                    lines.append(rec)
-            return header, lines, complete
-    except (OSError, ValueError, AttributeError):
-        return None, [], False
-
-
-class _Journal:
-    def __init__(self, path: Path) -> None:
-        from authormask.release.api import PRIVATE_BANNER
-
-        self.path = path
-        self.banner = PRIVATE_BANNER
-        self._fh: Any = None
-
-    def start(self, header: dict[str, Any], kept: list[dict[str, Any]]) -> None:
-        text = self.banner + "\n" + json.dumps(header) + "\n"
-        text += "".join(json.dumps(r) + "\n" for r in kept)
-        write_atomic({self.path: text}, force=True, private=frozenset([self.path]))
-        self._fh = open(self.path, "a", encoding="utf-8")
-
-    def add(self, record: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(record) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def finish(self, record: dict[str, Any] | None) -> None:
-        if self._fh is None:
-            return
-        if record is not None:
-            self._fh.write(json.dumps(record) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
-        self._fh = None
-
-
 def _clear_staging(staging: Path) -> None:
     """Remove a staging folder of ours: only part files and temporary files, then the folder."""
     if not staging.is_dir() or staging.is_symlink():
@@ -444,7 +388,7 @@ def write_table_release(
 
     done: dict[int, dict[str, Any]] = {}
     if report_path is not None:
-        header, lines, complete = _read_journal(report_path)
+        header, lines, complete = Journal.read(report_path, REPORT_SCHEMA)
         unfinished = header is not None and not complete
         if complete and not force:
             raise InputError(
@@ -483,7 +427,7 @@ def write_table_release(
     )
     if on_start is not None:
         on_start(len(done))
-    journal = _Journal(report_path) if report_path is not None else None
+    journal = Journal(report_path) if report_path is not None else None
     if journal is not None:
         journal.start(
             {
@@ -626,7 +570,7 @@ def _finish(staging: Path, output: Path, fmt: str, count: int, *, force: bool) -
     for entry in os.scandir(staging):  # only the part files go out
         if not _PART.match(entry.name):
             os.unlink(entry.path)
-    os.chmod(staging, 0o777 & ~_umask())
+    os.chmod(staging, umask_mode(0o777))
     if os.path.lexists(output):
         _check_output(output, fmt, force=force)
         old = output.with_name(f".{output.name}.replaced")
@@ -636,12 +580,6 @@ def _finish(staging: Path, output: Path, fmt: str, count: int, *, force: bool) -
         _clear_staging(old)
     else:
         os.replace(staging, output)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def release_on(
