@@ -363,7 +363,9 @@ def test_syntf_gives_the_same_bytes_on_the_workers(
 ) -> None:
     cl, _ = cluster
     mech = am.create_mechanism("syntf", epsilon=30, embeddings=glove_20k, output_size=5_000)
-    table = _table(files["jsonl"])
+    lines = files["jsonl"].read_text(encoding="utf-8").splitlines()[:24]
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = _table(tmp_path / "in.jsonl")
     _release(table, mech, tmp_path / "local.jsonl", partition_chars=10**9)
     engine = Engine("dask", scheduler=cl.scheduler_address)
     _release(table, mech, tmp_path / "dask.jsonl", engine=engine, partition_chars=3_000)
