@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,21 +39,8 @@ CONFIG = SweepConfig(
 
 
 @pytest.fixture(scope="module")
-def small_study(aaac_study: Study) -> Study:
-    n = 60
-    from authormask.evaluation import Item
-
-    def cut(items: tuple[Item, ...]) -> tuple[Item, ...]:
-        out = []
-        for i in items:
-            # keep the raw text up to the n-th content word, as the study builder does
-            pos = 0
-            for w in i.words[:n]:
-                pos = i.text.lower().find(w, pos) + len(w)
-            out.append(Item(i.item_id, i.text[:pos], i.words[:n], i.author, i.topic))
-        return tuple(out)
-
-    return Study("author", cut(aaac_study.known), cut(aaac_study.queries), (), n, aaac_study.corpus)
+def small_study(aaac_study: Study, cut_study: Callable[[Study, int], Study]) -> Study:
+    return cut_study(aaac_study, 60)
 
 
 def test_cells_seeds_and_statements(

@@ -6,14 +6,14 @@ one resume cache for both engines."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
 
 from authormask.embeddings import Embeddings
-from authormask.evaluation import Item, Study, SweepConfig, SweepResult, run_sweep
+from authormask.evaluation import Study, SweepConfig, SweepResult, run_sweep
 from authormask.evaluation import sweep as sweep_module
 from authormask.release.engines import Engine
 from authormask.text import TextPreparer
@@ -52,20 +52,9 @@ def dask_engine() -> Iterator[Engine]:
 
 
 @pytest.fixture(scope="module")
-def small_study(aaac_study: Study) -> Study:
+def small_study(aaac_study: Study, cut_study: Callable[[Study, int], Study]) -> Study:
     """AAAC problem A cut to N = 40 content words per text (13 snippets, 13 known texts)."""
-    n = 40
-
-    def cut(items: tuple[Item, ...]) -> tuple[Item, ...]:
-        out = []
-        for i in items:
-            pos = 0
-            for w in i.words[:n]:
-                pos = i.text.lower().find(w, pos) + len(w)
-            out.append(Item(i.item_id, i.text[:pos], i.words[:n], i.author, i.topic))
-        return tuple(out)
-
-    return Study("author", cut(aaac_study.known), cut(aaac_study.queries), (), n, aaac_study.corpus)
+    return cut_study(aaac_study, 40)
 
 
 @pytest.fixture(scope="module")

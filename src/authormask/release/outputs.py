@@ -178,6 +178,51 @@ class Journal:
         except (OSError, ValueError, AttributeError):
             return None, [], False
 
+    @staticmethod
+    def resumable(
+        path: Path | None, *, fingerprint: str, force: bool, schema: str = REPORT_SCHEMA
+    ) -> list[dict[str, Any]] | None:
+        """The lines of an unfinished release of this very command (its ``fingerprint``) to
+        resume, or None to start afresh. A finished release, or an unfinished one of another
+        command, is refused unless ``force``; so is a report path taken by another file."""
+        if path is None:
+            return None
+        header, records, complete = Journal.read(path, schema)
+        unfinished = header is not None and not complete
+        if complete and not force:
+            raise InputError(
+                f"a finished release is already there ({path} says so); use --force to "
+                "release again over it"
+            )
+        if not unfinished:
+            check_target(path, force=force)
+            return None
+        if force:
+            return None
+        assert header is not None
+        if header.get("fingerprint") != fingerprint:
+            raise InputError(
+                f"{path} records an unfinished release with other parameters, seed, inputs or "
+                "output; run that command again to finish it, or add --force to start over"
+            )
+        return records
+
+    @staticmethod
+    def header(
+        schema: str, fingerprint: str, statement: Any, seed: Any, **extra: Any
+    ) -> dict[str, Any]:
+        """The report's parameters line: what identifies the run, and the (secret) seed."""
+        return {
+            "report": schema,
+            "private": True,
+            "fingerprint": fingerprint,
+            "mechanism": statement.mechanism,
+            "seeded": seed.seeded,
+            "seed": seed.seed,
+            "version": __version__,
+            **extra,
+        }
+
     def start(self, header: dict[str, Any], kept: list[dict[str, Any]]) -> None:
         text = PRIVATE_BANNER + "\n" + json.dumps(header) + "\n"
         text += "".join(_json_line(rec) for rec in kept)
@@ -308,25 +353,9 @@ def _write_release(
     done: set[int] = set()
     kept: list[dict[str, Any]] = []
     resuming = False
-    if report_path is not None:
-        header, records, complete = Journal.read(report_path)
-        unfinished = header is not None and not complete
-        if unfinished and not force and header is not None:
-            if header.get("fingerprint") != fingerprint:
-                raise InputError(
-                    f"{report_path} records an unfinished release with other parameters, seed, "
-                    "inputs or output; run that command again to finish it, or add --force to "
-                    "start over"
-                )
-            resuming = resumable
-            kept = records if resuming else []
-        if complete and not force:
-            raise InputError(
-                f"a finished release is already there ({report_path} says so); use --force to "
-                "release again over it"
-            )
-        if not unfinished:
-            check_target(report_path, force=force)
+    records = Journal.resumable(report_path, fingerprint=fingerprint, force=force)
+    if records is not None and resumable:
+        resuming, kept = True, records
     if resuming:
         assert target.path is not None
         _remove_stale_temps([*paths, report_path] if report_path else paths)
@@ -359,17 +388,14 @@ def _write_release(
     journal = Journal(report_path) if report_path is not None else None
     if journal is not None:
         journal.start(
-            {
-                "report": REPORT_SCHEMA,
-                "private": True,
-                "fingerprint": fingerprint,
-                "mechanism": statement.mechanism,
-                "seeded": seed.seeded,
-                "seed": seed.seed,
-                "version": __version__,
-                "output": str(target.path) if target.path is not None else "<stdout>",
-                "documents": len(sources),
-            },
+            Journal.header(
+                REPORT_SCHEMA,
+                fingerprint,
+                statement,
+                seed,
+                output=str(target.path) if target.path is not None else "<stdout>",
+                documents=len(sources),
+            ),
             sorted(kept, key=lambda r: int(r.get("position", 0))),
         )
     created = False  # the output folder, removed again if nothing is released into it

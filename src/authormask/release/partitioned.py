@@ -49,7 +49,6 @@ from authormask._io import (
     write_atomic,
 )
 from authormask._process import process_memo
-from authormask._version import __version__
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.randomness import RandomState, describe_seed, root_seed_sequence
 from authormask.release._base import Mechanism
@@ -386,29 +385,14 @@ def write_table_release(
     staging = staging_path(output)
     fingerprint = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_chars)
 
-    done: dict[int, dict[str, Any]] = {}
-    if report_path is not None:
-        header, lines, complete = Journal.read(report_path, REPORT_SCHEMA)
-        unfinished = header is not None and not complete
-        if complete and not force:
-            raise InputError(
-                f"a finished release is already there ({report_path} says so); use --force to "
-                "release again over it"
-            )
-        if unfinished and not force and header is not None:
-            if header.get("fingerprint") != fingerprint:
-                raise InputError(
-                    f"{report_path} records an unfinished release with other parameters, seed, "
-                    "input or output; run that command again to finish it, or add --force to "
-                    "start over"
-                )
-            done = {
-                int(r["partition"]): r
-                for r in lines
-                if "partition" in r and (staging / str(r.get("file"))).is_file()
-            }
-        if not unfinished:
-            check_target(report_path, force=force)
+    lines = Journal.resumable(
+        report_path, fingerprint=fingerprint, force=force, schema=REPORT_SCHEMA
+    )
+    done: dict[int, dict[str, Any]] = {
+        int(r["partition"]): r
+        for r in lines or []
+        if "partition" in r and (staging / str(r.get("file"))).is_file()
+    }
     if not done:
         _check_output(output, fmt, force=force)
         check_target(stmt_path, force=force)
@@ -430,20 +414,17 @@ def write_table_release(
     journal = Journal(report_path) if report_path is not None else None
     if journal is not None:
         journal.start(
-            {
-                "report": REPORT_SCHEMA,
-                "private": True,
-                "fingerprint": fingerprint,
-                "mechanism": statement.mechanism,
-                "seeded": seed.seeded,
-                "seed": seed.seed,
-                "version": __version__,
-                "input": str(table.path),
-                "output": str(output),
-                "format": fmt,
-                "engine": engine.describe(),
-                "partition_chars": partition_chars,
-            },
+            Journal.header(
+                REPORT_SCHEMA,
+                fingerprint,
+                statement,
+                seed,
+                input=str(table.path),
+                output=str(output),
+                format=fmt,
+                engine=engine.describe(),
+                partition_chars=partition_chars,
+            ),
             [done[k] for k in sorted(done)],
         )
     created = not staging.exists()
