@@ -9,7 +9,16 @@ import logging
 import click
 
 from authormask._version import __version__
-from authormask.cli import audit, calibrate, distance, embeddings, evaluate, obfuscate, train
+from authormask.cli import (
+    audit,
+    calibrate,
+    distance,
+    embeddings,
+    evaluate,
+    obfuscate,
+    serve,
+    train,
+)
 from authormask.cli.options import quiet_option
 
 __all__ = ["cli"]
@@ -25,7 +34,7 @@ def cli(verbose: bool) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s")
 
 
-for _module in (obfuscate, distance, embeddings, calibrate, evaluate, train, audit):
+for _module in (obfuscate, distance, embeddings, calibrate, evaluate, train, audit, serve):
     _module.register(cli)
 
 

@@ -113,6 +113,7 @@ def release(
     sources: Sequence[str] | None = None,
     progress: Callable[[int], None] | None = None,
     engine: str | Engine | None = None,
+    work_progress: Callable[[int], None] | None = None,
 ) -> Release:
     """Release ``texts`` with ``mechanism`` (see :func:`authormask.create_mechanism`).
 
@@ -136,6 +137,9 @@ def release(
         Where each document came from; kept in the private report only.
     progress : callable, optional
         Called with the number of characters read, as the release goes.
+    work_progress : callable, optional
+        Called with the units of work done (words snapped, tokens drawn) as the mechanism does
+        them (local engine).
     engine : "local", "dask" or Engine, optional
         Where the documents are released (:class:`~authormask.release.engines.Engine`): in this
         process (default), or in partitions on a Dask cluster (``Engine("dask", workers=2)``,
@@ -165,7 +169,12 @@ def release(
     if chosen.kind != "local":
         return _release_on(chosen, srcs, labels, names, mechanism, random_state)
     stream = release_stream(
-        srcs, mechanism, random_state=random_state, collect_words=True, progress=progress
+        srcs,
+        mechanism,
+        random_state=random_state,
+        collect_words=True,
+        progress=progress,
+        work_progress=work_progress,
     )
     pieces: dict[int, list[str]] = {}
     released: list[ReleasedDocument] = []
@@ -272,6 +281,7 @@ class ReleaseStream:
         collect_words: bool = False,
         progress: Callable[[int], None] | None = None,
         start: int = 0,
+        work_progress: Callable[[int], None] | None = None,
     ) -> None:
         if not sources:
             raise InvalidParameterError("no documents to release")
@@ -287,6 +297,7 @@ class ReleaseStream:
             collect_words=collect_words,
             progress=progress,
             start=start,
+            work_progress=work_progress,
         )
 
     def __iter__(self) -> Iterator[Piece | Done]:

@@ -141,6 +141,7 @@ def run(
     collect_words: bool = False,
     progress: Callable[[int], None] | None = None,
     start: int = 0,
+    work_progress: Callable[[int], None] | None = None,
 ) -> Iterator[Piece | Done]:
     """Release ``sources`` in order (except the positions in ``skip``), yielding each document's
     pieces of text and then its :class:`Done`.
@@ -150,7 +151,8 @@ def run(
 
     A document's pieces are held back until it has a unit with work in it (a content word, a
     token), so a document that is refused (no content words) never shows any of its text.
-    ``progress`` is called with the characters read. Errors name the document.
+    ``progress`` is called with the characters read, ``work_progress`` with the units of work
+    done as the mechanism does them (words snapped, tokens drawn). Errors name the document.
     """
     queue: list[tuple[_Doc, Any] | tuple[_Doc, None]] = []
     work = 0
@@ -159,7 +161,11 @@ def run(
         nonlocal work
         items = [(doc, unit) for doc, unit in queue if unit is not None]
         outputs = (
-            mechanism.perturb([u for _, u in items], [d.rng for d, _ in items]) if items else []
+            mechanism.perturb(
+                [u for _, u in items], [d.rng for d, _ in items], progress=work_progress
+            )
+            if items
+            else []
         )
         it = iter(outputs)
         for doc, unit in queue:

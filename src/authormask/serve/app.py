@@ -1,0 +1,453 @@
+"""``authormask serve``: a local page and JSON API over the release layer.
+
+The page (``GET /``) and the API call the same :func:`authormask.release.release` as the CLI and
+return the same public statement. What the server holds is loaded once, at start: the
+embeddings, and the ER-AE / AE-DP models given with ``--model``.
+
+Safe by default:
+
+* it listens on 127.0.0.1 unless told otherwise, and answers only requests whose ``Host`` header
+  names the address it serves (a page on another site cannot reach it through DNS rebinding);
+* a request body is capped (``max_chars`` characters of text; a larger body is refused with a
+  one-line error before it is read);
+* the texts are never logged or written anywhere: a release is unseeded and held in memory only,
+  the private run report is dropped, and there is no access log;
+* every response carries a strict Content-Security-Policy (scripts and styles from this server
+  only, no inline script, no other origin), ``X-Content-Type-Options: nosniff``,
+  ``Referrer-Policy: no-referrer`` and ``Cache-Control: no-store``; the page writes every text
+  with ``textContent``, so an output that contains HTML shows as text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import queue
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+from authormask.exceptions import AuthormaskError, InputError
+
+__all__ = ["DEFAULT_MAX_CHARS", "ServeSettings", "create_app"]
+
+logger = logging.getLogger(__name__)
+
+#: the largest text the server releases, by default (characters)
+DEFAULT_MAX_CHARS = 1_000_000
+#: parameters the server fixes (never taken from a request): what it loaded, and file paths
+SERVER_PARAMETERS = frozenset({"embeddings", "vocab_size", "cache_dir", "model"})
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+)
+_STATIC = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/style.css": ("style.css", "text/css; charset=utf-8"),
+    "/favicon.svg": ("favicon.svg", "image/svg+xml"),
+}
+
+
+@dataclass
+class ServeSettings:
+    """What ``authormask serve`` loads and how it listens."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    embeddings: str = "glove-6b-50d"
+    vocab_size: int | None = 100_000
+    cache_dir: str | None = None
+    models: tuple[Path, ...] = ()
+    max_chars: int = DEFAULT_MAX_CHARS
+    #: Host header values accepted besides host:port (set by the CLI for localhost aliases)
+    extra_hosts: tuple[str, ...] = ()
+
+
+@dataclass
+class _Loaded:
+    embeddings: Any
+    models: dict[str, Any]
+    mechanisms: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    calibration: dict[tuple[str, float], float] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: torch models are run one release at a time (they set torch's global thread count)
+    model_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class _Refused(Exception):
+    """A request the server refuses: its status and one line."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def load(settings: ServeSettings) -> _Loaded:
+    """Load the embeddings and models once (at start)."""
+    from authormask.embeddings import load_embeddings
+    from authormask.models.erae import load_model
+
+    emb = load_embeddings(
+        settings.embeddings,
+        vocab_size=settings.vocab_size,
+        cache_dir=settings.cache_dir if settings.cache_dir else "default",
+    )
+    models: dict[str, Any] = {}
+    for path in settings.models:
+        model = load_model(path)
+        kind = "erae" if model.config.uses_reward else "ae-dp"
+        if kind in models:
+            raise InputError(f"two {kind} models given (--model); give one of each kind")
+        models[kind] = model
+    return _Loaded(emb, models)
+
+
+def _available(loaded: _Loaded) -> list[str]:
+    from authormask.release import mechanism_names
+
+    return [
+        name for name in mechanism_names() if name not in ("erae", "ae-dp") or name in loaded.models
+    ]
+
+
+def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
+    """The mechanism ``name`` with the request's ``params`` and the server's embeddings and
+    models (built once per parameter set, a few kept)."""
+    from authormask.release import create_mechanism
+
+    key = json.dumps([name, params], sort_keys=True)
+    with loaded.lock:
+        mech = loaded.mechanisms.get(key)
+        if mech is not None:
+            loaded.mechanisms.move_to_end(key)
+            return mech
+    fixed: dict[str, Any] = {}
+    if name in ("erae", "ae-dp"):
+        fixed["model"] = loaded.models[name]
+    elif name == "random-r" and "erae" in loaded.models:
+        fixed["model"] = loaded.models["erae"]
+    else:
+        fixed["embeddings"] = loaded.embeddings
+    mech = create_mechanism(name, **fixed, **params)
+    with loaded.lock:
+        loaded.mechanisms[key] = mech
+        while len(loaded.mechanisms) > 16:
+            loaded.mechanisms.popitem(last=False)
+    return mech
+
+
+def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
+    """``(text, mechanism, parameters)`` of a release request, checked."""
+    from authormask.release import mechanism_spec
+
+    if not isinstance(body, dict):
+        raise _Refused(400, "the request must be a JSON object")
+    text = body.get("text")
+    if not isinstance(text, str):
+        raise _Refused(400, "'text' must be a string")
+    name = body.get("mechanism", "emp-text")
+    if not isinstance(name, str):
+        raise _Refused(400, "'mechanism' must be a string")
+    available = _available(loaded)
+    if name not in available:
+        hint = (
+            " (start the server with --model MODEL_DIR to use it)"
+            if name in ("erae", "ae-dp")
+            else ""
+        )
+        raise _Refused(400, f"unknown mechanism {name!r}{hint}; available: {', '.join(available)}")
+    spec = mechanism_spec(name)
+    allowed = {p.name: p for p in spec.parameters if p.name not in SERVER_PARAMETERS}
+    params: dict[str, Any] = {}
+    for key, value in body.items():
+        if key in ("text", "mechanism"):
+            continue
+        if key not in allowed:
+            takes = ", ".join(allowed) or "no parameters"
+            raise _Refused(400, f"{name} does not take {key!r}; it takes: {takes}")
+        if value is None:
+            continue
+        params[key] = _value(name, allowed[key], value)
+    return text, name, params
+
+
+def _value(mechanism: str, param: Any, value: Any) -> Any:
+    """A request value, typed and checked against the parameter's spec."""
+    name = param.name
+    if name == "stopwords":
+        if value not in ("english", "none"):
+            raise _Refused(400, "stopwords must be 'english' or 'none'")
+        return value
+    if name == "length" and value == "shortest":
+        raise _Refused(
+            400,
+            "length 'shortest' would take N from the text itself, which the output would "
+            "then reveal: give N",
+        )
+    if param.choices is not None or name == "oov_map_to":
+        if not isinstance(value, str):
+            raise _Refused(400, f"{name} must be a string")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Refused(400, f"{name} must be a number, got {json.dumps(value)[:40]}")
+    if name == "epsilon":
+        return float(value)
+    if float(value) != int(value):
+        raise _Refused(400, f"{name} must be a whole number, got {value}")
+    return int(value)
+
+
+def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
+    """The expected fraction of words (EMP) or tokens (the token mechanisms) that change at
+    ``epsilon``: for EMP, measured over 40 frequent words x 25 draws (fixed seed); for the
+    token mechanisms, from the exact output distribution of each token of the bundled example
+    text. Cached."""
+    import numpy as np
+
+    key = (name, float(f"{epsilon:.3g}"))
+    with loaded.lock:
+        if key in loaded.calibration:
+            return loaded.calibration[key]
+    if name in ("emp-text", "emp-bag"):
+        from authormask.evaluation.calibration import word_statistics
+
+        stats = word_statistics(
+            loaded.embeddings, epsilons=[key[1]], n_words=40, samples=25, random_state=0
+        )
+        changed = 1.0 - stats.rows[0].p_unchanged
+    else:
+        params = {} if name == "random-r" else {"epsilon": key[1]}
+        mech = _mechanism(loaded, name, params)
+        example = files("authormask").joinpath("data/example.txt").read_text(encoding="utf-8")
+        segments = mech.prepare(example).segments[:4]
+        index = {w: i for i, w in enumerate(mech.output_words)}
+        same: list[float] = []
+        lock = loaded.model_lock if name in ("erae", "ae-dp") else threading.Lock()
+        with lock:
+            for segment, probs in zip(segments, mech.probabilities(segments), strict=True):
+                for j, token in enumerate(segment):
+                    i = index.get(token)
+                    same.append(float(probs[j, i]) if i is not None else 0.0)
+        changed = 1.0 - float(np.mean(same)) if same else 1.0
+    with loaded.lock:
+        loaded.calibration[key] = changed
+    return changed
+
+
+def _release(
+    loaded: _Loaded, text: str, name: str, params: dict[str, Any], work: Callable[[int], None]
+) -> dict[str, Any]:
+    from authormask.release import release
+
+    mech = _mechanism(loaded, name, params)
+    lock = loaded.model_lock if name in ("erae", "ae-dp") else None
+    if lock is not None:
+        lock.acquire()
+    try:
+        rel = release([text], mech, random_state=None, work_progress=work)
+    finally:
+        if lock is not None:
+            lock.release()
+    doc = rel.documents[0]
+    result: dict[str, Any] = {
+        "text": doc.text,
+        "statement": rel.statement.to_dict(),
+        "statement_text": rel.statement.describe(),
+        "figures": dict(doc.figures),
+    }
+    if doc.bag is not None:
+        result["bag"] = doc.bag
+    return result
+
+
+def _total_work(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -> int:
+    """The units of work a release of ``text`` does (for the progress bar)."""
+    from authormask.release.engine import units_of
+
+    mech = _mechanism(loaded, name, params)
+    try:
+        return sum(max(mech.units(u), 0) for u in units_of(mech, iter([text])))
+    except AuthormaskError:
+        return 0
+
+
+def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAPI:
+    """The ASGI app (FastAPI). ``loaded``: what :func:`load` loaded (loaded now if None)."""
+    state = loaded if loaded is not None else load(settings)
+    app = FastAPI(title="authormask", docs_url=None, redoc_url=None, openapi_url=None)
+    hosts = {f"{settings.host}:{settings.port}", *settings.extra_hosts}
+    if settings.host.count(":") > 1:  # IPv6: [::1]:port
+        hosts.add(f"[{settings.host}]:{settings.port}")
+    max_body = settings.max_chars * 4 + 65_536  # UTF-8 and JSON escapes, and the parameters
+
+    def error(status: int, message: str) -> Response:
+        return JSONResponse({"error": message}, status_code=status)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Any]) -> Response:
+        host = request.headers.get("host", "")
+        if host not in hosts:
+            response = error(
+                400,
+                f"this server answers requests for {sorted(hosts)[0]} only (Host {host[:80]!r})",
+            )
+        else:
+            length = request.headers.get("content-length")
+            if length is not None and (not length.isdigit() or int(length) > max_body):
+                response = error(
+                    413,
+                    f"the request is too large: this server releases texts of at most "
+                    f"{settings.max_chars:,} characters",
+                )
+            else:
+                response = await call_next(request)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["X-Frame-Options"] = "DENY"
+        return response
+
+    async def read_body(request: Request) -> Any:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_body:
+                raise _Refused(
+                    413,
+                    f"the request is too large: this server releases texts of at most "
+                    f"{settings.max_chars:,} characters",
+                )
+            chunks.append(chunk)
+        try:
+            return json.loads(b"".join(chunks).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise _Refused(400, "the request body is not JSON") from None
+
+    def check_size(text: str) -> None:
+        if len(text) > settings.max_chars:
+            raise _Refused(
+                413,
+                f"the text has {len(text):,} characters; this server releases at most "
+                f"{settings.max_chars:,} (start it with --max-chars to allow more)",
+            )
+
+    for path, (name, media) in _STATIC.items():
+        content = files("authormask.serve").joinpath("static", name).read_bytes()
+
+        def page(content: bytes = content, media: str = media) -> Response:
+            return Response(content, media_type=media)
+
+        app.add_api_route(path, page, methods=["GET", "HEAD"], include_in_schema=False)
+
+    @app.get("/api/mechanisms")
+    def mechanisms() -> Any:
+        from authormask.release import mechanism_spec
+
+        out = []
+        for name in _available(state):
+            spec = mechanism_spec(name).to_dict()
+            spec["parameters"] = [
+                p for p in spec["parameters"] if p["name"] not in SERVER_PARAMETERS
+            ]
+            out.append(spec)
+        return {
+            "mechanisms": out,
+            "embeddings": state.embeddings.identity.to_dict(),
+            "max_chars": settings.max_chars,
+        }
+
+    @app.get("/api/calibrate")
+    def calibrate(mechanism: str = "emp-text", epsilon: float | None = None) -> Any:
+        try:
+            if mechanism not in _available(state):
+                raise _Refused(400, f"unknown mechanism {mechanism!r}")
+            if mechanism == "random-r":
+                return {"mechanism": mechanism, "epsilon": None, "changed": expected_change(
+                    state, mechanism, 0.0)}  # fmt: skip
+            if epsilon is None or not math.isfinite(epsilon) or epsilon <= 0:
+                raise _Refused(400, "epsilon must be a number > 0")
+            changed = expected_change(state, mechanism, epsilon)
+        except _Refused as exc:
+            return error(exc.status, exc.message)
+        except AuthormaskError as exc:
+            return error(400, str(exc))
+        return {"mechanism": mechanism, "epsilon": epsilon, "changed": changed}
+
+    @app.post("/api/release")
+    async def release_endpoint(request: Request) -> Any:
+        from starlette.concurrency import run_in_threadpool
+
+        try:
+            body = await read_body(request)
+            text, name, params = _parameters(state, body)
+            check_size(text)
+        except _Refused as exc:
+            return error(exc.status, exc.message)
+        if "application/x-ndjson" in request.headers.get("accept", ""):
+            return StreamingResponse(
+                _stream(state, text, name, params), media_type="application/x-ndjson"
+            )
+        try:
+            return await run_in_threadpool(_release, state, text, name, params, lambda _n: None)
+        except _Refused as exc:
+            return error(exc.status, exc.message)
+        except (AuthormaskError, ValueError) as exc:
+            return error(400, _one_line(exc))
+
+    return app
+
+
+def _one_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _stream(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -> Iterator[bytes]:
+    """A release as JSON lines: ``{"progress": done, "total": n}`` as it goes, then
+    ``{"result": ...}`` or ``{"error": "..."}``."""
+    events: queue.Queue[dict[str, Any] | None] = queue.Queue()
+
+    def work() -> None:
+        try:
+            total = _total_work(loaded, text, name, params)
+            done = 0
+            events.put({"progress": 0, "total": total})
+
+            def step(n: int) -> None:
+                nonlocal done
+                done += n
+                events.put({"progress": min(done, total), "total": total})
+
+            events.put({"result": _release(loaded, text, name, params, step)})
+        except (AuthormaskError, ValueError) as exc:
+            events.put({"error": _one_line(exc)})
+        except Exception:  # never the text in a log line
+            logger.exception("release failed")
+            events.put({"error": "internal error (see the server's log)"})
+        finally:
+            events.put(None)
+
+    threading.Thread(target=work, daemon=True).start()
+    last = 0.0
+    while True:
+        event = events.get()
+        if event is None:
+            return
+        if "progress" in event:
+            now = time.monotonic()
+            if now - last < 0.1 and event["progress"] < event["total"]:
+                continue
+            last = now
+        yield (json.dumps(event) + "\n").encode("utf-8")

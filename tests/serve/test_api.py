@@ -1,0 +1,168 @@
+"""The JSON API of ``authormask serve``: the same release and statement as the CLI, one-line 4xx
+errors, the Host check, the size cap, the security headers, streaming progress, and nothing
+written to disk. In-process, through FastAPI's test client."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+import authormask as am
+from authormask.serve.app import CSP, ServeSettings, _Loaded, create_app
+
+TEXT = "The committee met on Tuesday to discuss the budget and the new library building."
+
+
+@pytest.fixture(scope="module")
+def client(glove_20k: am.Embeddings) -> TestClient:
+    settings = ServeSettings(port=8765, max_chars=5_000, extra_hosts=("localhost:8765",))
+    app = create_app(settings, _Loaded(glove_20k, {}))
+    return TestClient(app, base_url="http://127.0.0.1:8765")
+
+
+def _post(client: TestClient, body: Any, **kw: Any) -> Any:
+    return client.post("/api/release", content=json.dumps(body), **kw)
+
+
+def test_a_release_returns_the_text_and_the_clis_statement(
+    client: TestClient, glove_20k: am.Embeddings
+) -> None:
+    # epsilon 2: a word stays with probability ~0.002, all 9 content words ~1e-24
+    r = _post(client, {"text": TEXT, "mechanism": "emp-text", "epsilon": 2})
+    assert r.status_code == 200
+    body = r.json()
+    assert set(body) >= {"text", "statement", "statement_text"}
+    assert body["text"] != TEXT and body["text"].startswith("The ")
+    mech = am.create_mechanism("emp-text", epsilon=2, embeddings=glove_20k)
+    assert body["statement"] == mech.statement(seeded=False).to_dict()
+    assert body["statement_text"] == mech.statement(seeded=False).describe()
+
+
+def test_bag_mode_takes_n(client: TestClient) -> None:
+    r = _post(client, {"text": TEXT, "mechanism": "emp-bag", "epsilon": 10, "length": 5})
+    assert r.status_code == 200
+    body = r.json()
+    assert sum(body["bag"].values()) == 5 and len(body["text"].split()) == 5
+    assert body["statement"]["mechanism"] == "emp-bag"
+
+
+def test_mechanisms_lists_what_the_server_can_release(client: TestClient) -> None:
+    info = client.get("/api/mechanisms").json()
+    names = [m["name"] for m in info["mechanisms"]]
+    assert names == ["emp-bag", "emp-text", "syntf", "random-r"]  # no model: no erae, ae-dp
+    emp = next(m for m in info["mechanisms"] if m["name"] == "emp-text")
+    params = {p["name"] for p in emp["parameters"]}
+    assert "epsilon" in params and not params & {"embeddings", "vocab_size", "cache_dir"}
+    assert info["max_chars"] == 5_000
+
+
+def test_calibration_falls_as_epsilon_grows(client: TestClient) -> None:
+    low = client.get("/api/calibrate", params={"mechanism": "emp-text", "epsilon": 2}).json()
+    high = client.get("/api/calibrate", params={"mechanism": "emp-text", "epsilon": 40}).json()
+    assert 0.9 < low["changed"] <= 1.0
+    assert 0.0 <= high["changed"] < 0.1
+    r = client.get("/api/calibrate", params={"mechanism": "emp-text", "epsilon": -1})
+    assert r.status_code == 400 and "epsilon" in r.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ("not json", 400, "not JSON"),
+        ([1, 2], 400, "JSON object"),
+        ({"mechanism": "emp-text", "epsilon": 5}, 400, "'text' must be a string"),
+        ({"text": TEXT, "mechanism": "nope"}, 400, "unknown mechanism 'nope'"),
+        ({"text": TEXT, "mechanism": "erae", "epsilon": 5}, 400, "--model"),
+        ({"text": TEXT, "epsilon": 5, "seed": 3}, 400, "does not take 'seed'"),
+        ({"text": TEXT, "epsilon": -2}, 400, "epsilon"),
+        ({"text": TEXT, "epsilon": "ten"}, 400, "epsilon must be a number"),
+        ({"text": TEXT, "epsilon": 5, "stopwords": "/etc/passwd"}, 400, "'english' or 'none'"),
+        ({"text": TEXT, "mechanism": "emp-bag", "epsilon": 5, "length": "shortest"}, 400,
+         "give N"),
+        ({"text": TEXT, "mechanism": "emp-bag", "epsilon": 5, "length": 500}, 400, "fewer than"),
+        ({"text": "   ", "epsilon": 5}, 400, "empty"),
+        ({"text": "x" * 5_001, "epsilon": 5}, 413, "at most 5,000"),
+    ],
+)  # fmt: skip
+def test_bad_requests_get_a_4xx_with_one_line(
+    client: TestClient, body: Any, status: int, message: str
+) -> None:
+    content = body if isinstance(body, str) else json.dumps(body)
+    r = client.post("/api/release", content=content)
+    assert r.status_code == status, r.text
+    error = r.json()["error"]
+    assert message in error and "\n" not in error and "Traceback" not in error
+
+
+def test_a_huge_body_is_refused_before_it_is_read(client: TestClient) -> None:
+    r = client.post("/api/release", content=b"{" + b" " * 200_000 + b"}")
+    assert r.status_code == 413 and "at most 5,000 characters" in r.json()["error"]
+
+
+def test_requests_for_another_host_are_refused(client: TestClient) -> None:
+    r = client.get("/api/mechanisms", headers={"Host": "attacker.example:8765"})
+    assert r.status_code == 400 and "answers requests for" in r.json()["error"]
+    assert client.get("/api/mechanisms", headers={"Host": "localhost:8765"}).status_code == 200
+
+
+def test_every_response_carries_the_security_headers(client: TestClient) -> None:
+    for r in (client.get("/"), client.get("/app.js"), client.get("/api/mechanisms")):
+        assert r.status_code == 200
+        assert r.headers["content-security-policy"] == CSP
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["cache-control"] == "no-store"
+    page = client.get("/").text
+    assert '<script src="/app.js" defer></script>' in page
+    assert "'unsafe-inline'" not in CSP and "script-src 'self'" in CSP
+    assert "innerHTML" not in client.get("/app.js").text  # texts go in as textContent
+
+
+def test_streaming_reports_progress_then_the_result(client: TestClient) -> None:
+    r = _post(
+        client,
+        {"text": TEXT * 40, "mechanism": "emp-text", "epsilon": 10},
+        headers={"Accept": "application/x-ndjson"},
+    )
+    events = [json.loads(line) for line in r.text.splitlines()]
+    assert events[0] == {"progress": 0, "total": events[0]["total"]} and events[0]["total"] > 100
+    assert "result" in events[-1] and events[-1]["result"]["statement"]["mechanism"] == "emp-text"
+    bad = _post(client, {"text": "   ", "epsilon": 5}, headers={"Accept": "application/x-ndjson"})
+    assert "empty" in json.loads(bad.text.splitlines()[-1])["error"]
+
+
+def test_nothing_is_written_to_disk(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    home = Path(os.path.expanduser("~/.cache/authormask"))
+    before = {p: p.stat().st_mtime_ns for p in home.rglob("*")} if home.exists() else {}
+    secret = "My secret manuscript about the river and the satellite images."
+    for mech in ("emp-text", "emp-bag", "syntf"):
+        body = {"text": secret, "mechanism": mech, "epsilon": 10}
+        if mech == "emp-bag":
+            body["length"] = 3
+        assert _post(client, body).status_code == 200
+    assert list(tmp_path.iterdir()) == []
+    after = {p: p.stat().st_mtime_ns for p in home.rglob("*")} if home.exists() else {}
+    assert after == before
+
+
+def test_an_erae_model_is_offered_when_given(glove_20k: am.Embeddings, tiny_erae_dir: Path) -> None:
+    from authormask.models.erae import load_model
+
+    model = load_model(tiny_erae_dir)
+    app = create_app(ServeSettings(port=8765), _Loaded(glove_20k, {"erae": model}))
+    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    names = [m["name"] for m in client.get("/api/mechanisms").json()["mechanisms"]]
+    assert "erae" in names and "ae-dp" not in names
+    r = _post(client, {"text": TEXT, "mechanism": "erae", "epsilon": 5})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["statement"]["mechanism"] == "erae" and body["figures"]["tokens"] > 0
+    c = client.get("/api/calibrate", params={"mechanism": "erae", "epsilon": 5}).json()
+    assert 0.0 <= c["changed"] <= 1.0
