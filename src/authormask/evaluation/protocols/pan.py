@@ -1,0 +1,608 @@
+"""The PAN cross-domain authorship attribution protocol (Kestemont et al. 2018, 2019), with
+obfuscation.
+
+Every problem of a PAN 2018/2019 collection is its own attribution task and is scored on its
+own; problems are never pooled. For each problem, mechanism, epsilon and repetition, the
+problem's known and unknown texts are released together through
+:func:`authormask.release.release` (one release, so a mechanism that fixes N from its inputs,
+``emp-bag`` with ``length="shortest"``, fixes one N for the problem). Then each attacker
+
+* is trained on the known texts in the mechanism's *noise-off* form (its own preparation with
+  the noise switched off, :mod:`authormask.evaluation.protocols._releases`), or, for
+  ``adaptive-<name>``, on the known texts as released at this epsilon; so an attacker is always
+  trained on texts in the form of the texts it is tested on;
+* answers for every released unknown text a candidate or ``<UNK>`` (an attacker that never
+  rejects is closed-set, as PAN 2018's problems were);
+* is scored by PAN's macro-F1 (:func:`authormask.evaluation.metrics.pan_macro_f1`).
+
+The row ``epsilon = None`` ("none") is the noise-off release of both known and unknown texts.
+Releases and scores are cached (:class:`~authormask.evaluation.cache.ResultsCache`), so an
+interrupted run resumes. Seeds derive from the base seed, the problem's name, the mechanism's
+fixed code, the repetition, epsilon and the role (texts or attacker), never from the order of
+the configuration.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from authormask._version import __version__
+from authormask.datasets.pan import PanCollection, PanProblem
+from authormask.evaluation.attackers.registry import (
+    BASE_ATTACKERS,
+    AttackerSettings,
+    attacker_names,
+    base_name,
+    make_attacker,
+)
+from authormask.evaluation.cache import ResultsCache, cache_key
+from authormask.evaluation.metrics import UNKNOWN, pan_macro_f1, wilson_interval
+from authormask.evaluation.protocols._releases import (
+    mechanism_parameters,
+    public_parameters,
+)
+from authormask.evaluation.study import Item
+from authormask.exceptions import InputError, InvalidParameterError
+from authormask.release import create_mechanism, mechanism_names, release
+from authormask.validation import check_epsilon, check_positive_int
+
+__all__ = [
+    "PAN_ATTACKERS",
+    "PanCell",
+    "PanConfig",
+    "PanResult",
+    "check_pan",
+    "pan_csv",
+    "pan_markdown",
+    "pan_plot",
+    "run_pan",
+    "write_pan_reports",
+]
+
+logger = logging.getLogger(__name__)
+
+#: the default attackers: PAN's own baseline, plain and adaptive
+PAN_ATTACKERS = ("pan-baseline", "adaptive-pan-baseline")
+CACHE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class PanConfig:
+    """What to run on every problem. ``epsilons`` may hold ``None`` (noise off);
+    ``mechanisms`` are registry names; ``length`` is N for mechanisms that release N words
+    (default ``"shortest"``: the smallest content-word count of the problem's texts);
+    ``parameters`` adds registry parameters per mechanism."""
+
+    mechanisms: tuple[str, ...] = ("emp-text",)
+    epsilons: tuple[float | None, ...] = (None, 20.0, 10.0, 5.0)
+    attackers: tuple[str, ...] = PAN_ATTACKERS
+    repetitions: int = 1
+    seed: int = 0
+    length: int | str = "shortest"
+    koppel_iterations: int = 100
+    parameters: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.epsilons:
+            raise InvalidParameterError("give at least one epsilon (or 'none')")
+        for e in self.epsilons:
+            if e is not None:
+                check_epsilon(e)
+        if len(set(self.epsilons)) != len(self.epsilons):
+            raise InvalidParameterError("epsilons must not repeat")
+        if not self.mechanisms:
+            raise InvalidParameterError("give at least one mechanism")
+        for m in self.mechanisms:
+            if m not in mechanism_names():
+                raise InvalidParameterError(
+                    f"unknown mechanism {m!r}; choose one of {', '.join(mechanism_names())}"
+                )
+        if len(set(self.mechanisms)) != len(self.mechanisms):
+            raise InvalidParameterError("mechanisms must not repeat")
+        if not self.attackers:
+            raise InvalidParameterError("give at least one attacker")
+        for a in self.attackers:
+            if a not in attacker_names():
+                raise InvalidParameterError(
+                    f"unknown attacker {a!r}; choose from {', '.join(attacker_names())}"
+                )
+        if len(set(self.attackers)) != len(self.attackers):
+            raise InvalidParameterError("attackers must not repeat")
+        check_positive_int(self.repetitions, name="repetitions")
+        check_positive_int(self.koppel_iterations, name="Koppel iterations")
+        if self.length != "shortest":
+            check_positive_int(self.length, name="length N")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InvalidParameterError(f"seed must be an integer >= 0, got {self.seed!r}")
+
+
+@dataclass(frozen=True)
+class PanCell:
+    """One attacker's answers on one problem at one mechanism, epsilon and repetition."""
+
+    problem: str
+    mechanism: str
+    epsilon: float | None
+    repetition: int
+    attacker: str
+    macro_f1: float
+    macro_f1_with_unk: float
+    accuracy: float
+    correct: int
+    total: int
+    abstained: int
+    seed: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class PanResult:
+    """Every cell of a run, each release's public statement and what reproduces them."""
+
+    config: PanConfig
+    collection: dict[str, Any]
+    cells: tuple[PanCell, ...]
+    statements: dict[str, Any]
+    provenance: dict[str, Any]
+    seconds: float
+
+    def cells_of(
+        self, mechanism: str, epsilon: float | None, attacker: str, problem: str | None = None
+    ) -> list[PanCell]:
+        return [
+            c
+            for c in self.cells
+            if c.mechanism == mechanism
+            and c.epsilon == epsilon
+            and c.attacker == attacker
+            and (problem is None or c.problem == problem)
+        ]
+
+    def mean_f1(self, mechanism: str, epsilon: float | None, attacker: str) -> float:
+        """Macro-F1 averaged over problems and repetitions (PAN's overall score)."""
+        return float(np.mean([c.macro_f1 for c in self.cells_of(mechanism, epsilon, attacker)]))
+
+    def best(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
+        """The strongest attacker at ``(mechanism, epsilon)``: the largest mean macro-F1, with
+        its accuracy over every unknown text of every problem and repetition and that
+        accuracy's Wilson 95% interval."""
+        name = max(self.config.attackers, key=lambda a: (self.mean_f1(mechanism, epsilon, a), a))
+        cells = self.cells_of(mechanism, epsilon, name)
+        correct = sum(c.correct for c in cells)
+        total = sum(c.total for c in cells)
+        interval = wilson_interval(correct, total)
+        return {
+            "attacker": name,
+            "macro_f1": self.mean_f1(mechanism, epsilon, name),
+            "accuracy": interval.value,
+            "correct": correct,
+            "total": total,
+            "wilson95": [interval.low, interval.high],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        summary = []
+        for m in self.config.mechanisms:
+            for e in self.config.epsilons:
+                summary.append(
+                    {
+                        "mechanism": m,
+                        "epsilon": e,
+                        "mean_macro_f1": {a: self.mean_f1(m, e, a) for a in self.config.attackers},
+                        "best": self.best(m, e),
+                    }
+                )
+        return {
+            "authormask": __version__,
+            "protocol": "pan",
+            "config": asdict(self.config),
+            "collection": self.collection,
+            "summary": summary,
+            "cells": [asdict(c) for c in self.cells],
+            "statements": self.statements,
+            "provenance": self.provenance,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def _seed(base: int, *key: int) -> int:
+    return int(np.random.SeedSequence(entropy=base, spawn_key=key).generate_state(1)[0])
+
+
+def _problem_code(name: str) -> int:
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big")
+
+
+def _seeds(
+    base: int, problem: str, mechanism: str, epsilon: float | None, rep: int
+) -> tuple[int, int]:
+    """(texts, attacker) seeds of one cell group."""
+    code = mechanism_names().index(mechanism)
+    eps_key = 0 if epsilon is None else round(epsilon * 1000)
+    key = (_problem_code(problem), code, rep, eps_key)
+    return _seed(base, *key, 0), _seed(base, *key, 1)
+
+
+def check_pan(collection: PanCollection, config: PanConfig) -> None:
+    """Refuse, before any work, what cannot run on ``collection`` (saying what is missing)."""
+    bases = {base_name(a) for a in config.attackers}
+    if "pan-baseline" in bases:
+        for p in collection.problems:
+            counts = {c: 0 for c in p.candidates}
+            for t in p.known:
+                counts[t.author] += 1
+            fewest = min(p.candidates, key=lambda c: (counts[c], c))
+            if counts[fewest] < 3:
+                raise InputError(
+                    f"{p.name}: candidate {fewest!r} has {counts[fewest]} known text(s); the PAN "
+                    "baseline calibrates by 3-fold cross-validation and needs at least 3 per "
+                    "candidate (choose other --attackers)"
+                )
+
+
+class _Runner:
+    def __init__(
+        self,
+        collection: PanCollection,
+        embeddings: Any,
+        config: PanConfig,
+        cache_dir: Path | None,
+    ) -> None:
+        self.collection = collection
+        self.embeddings = embeddings
+        self.config = config
+        self.cache = ResultsCache(cache_dir)
+        encoder = None
+        if "minilm-lr" in {base_name(a) for a in config.attackers}:
+            from authormask.evaluation.utility import SentenceSimilarity
+
+            encoder = SentenceSimilarity()
+        self.settings = AttackerSettings(
+            embeddings=embeddings,
+            koppel_iterations=config.koppel_iterations,
+            encoder=encoder,
+        )
+        self.statements: dict[str, Any] = {}
+
+    def parameters(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
+        return mechanism_parameters(
+            mechanism,
+            epsilon,
+            embeddings=self.embeddings,
+            length=self.config.length,
+            extra=self.config.parameters.get(mechanism),
+        )
+
+    def problem_key(self, problem: PanProblem) -> str:
+        return cache_key(
+            {
+                "candidates": list(problem.candidates),
+                "known": [[t.name, t.author, t.text] for t in problem.known],
+                "unknown": [[t.name, t.author, t.text] for t in problem.unknown],
+            }
+        )
+
+    def released(
+        self, problem: PanProblem, mechanism: str, epsilon: float | None, seed: int
+    ) -> tuple[list[Item], list[Item]]:
+        """The problem's known and unknown texts released together at ``epsilon`` (``None``:
+        noise off), as items; the release is cached."""
+        params = self.parameters(mechanism, epsilon)
+        key = {
+            "format": CACHE_FORMAT,
+            "authormask": __version__,
+            "problem": self.problem_key(problem),
+            "mechanism": mechanism,
+            "parameters": public_parameters(params),
+            "seed": seed,
+        }
+        cached = self.cache.get("pan-release", key)
+        if cached is None:
+            texts = [t.text for t in problem.known] + [t.text for t in problem.unknown]
+            sources = [f"{problem.name}/{t.author}/{t.name}" for t in problem.known] + [
+                f"{problem.name}/unknown/{t.name}" for t in problem.unknown
+            ]
+            try:
+                rel = release(
+                    texts,
+                    create_mechanism(mechanism, **params),
+                    random_state=seed,
+                    sources=sources,
+                )
+            except InputError as exc:
+                raise InputError(f"{problem.name}, {mechanism}: {exc}") from None
+            cached = {
+                "texts": [d.text for d in rel.documents],
+                "words": [list(d.words) for d in rel.documents],
+                "statement": rel.statement.to_dict(),
+            }
+            self.cache.put("pan-release", key, cached)
+        if epsilon is not None:
+            self.statements.setdefault(f"{mechanism}/{epsilon:g}", cached["statement"])
+        items = [
+            Item(f"{problem.name}/{i}", text, tuple(words), author)
+            for i, (text, words, author) in enumerate(
+                zip(
+                    cached["texts"],
+                    cached["words"],
+                    [t.author for t in problem.known] + [t.author for t in problem.unknown],
+                    strict=True,
+                )
+            )
+        ]
+        return items[: len(problem.known)], items[len(problem.known) :]
+
+    def cell(
+        self,
+        problem: PanProblem,
+        mechanism: str,
+        epsilon: float | None,
+        rep: int,
+        attacker: str,
+        base: tuple[list[Item], list[Item]],
+    ) -> PanCell:
+        text_seed, attacker_seed = _seeds(self.config.seed, problem.name, mechanism, epsilon, rep)
+        key = {
+            "format": CACHE_FORMAT,
+            "authormask": __version__,
+            "problem": self.problem_key(problem),
+            "mechanism": mechanism,
+            "parameters": public_parameters(self.parameters(mechanism, epsilon)),
+            "epsilon": epsilon,
+            "rep": rep,
+            "attacker": attacker,
+            "seeds": [text_seed, attacker_seed],
+            "koppel_iterations": self.config.koppel_iterations,
+        }
+        cached = self.cache.get("pan-cell", key)
+        if cached is not None:
+            if epsilon is not None:  # the statement of the release
+                self.released(problem, mechanism, epsilon, text_seed)
+            return PanCell(**cached)
+        start = time.perf_counter()
+        known, unknown = (
+            base if epsilon is None else self.released(problem, mechanism, epsilon, text_seed)
+        )
+        train = known if attacker.startswith("adaptive-") else base[0]
+        clf = make_attacker(base_name(attacker), seed=attacker_seed, settings=self.settings)
+        clf.fit(train, [str(i.author) for i in train])
+        preds = clf.predict(unknown)
+        names = [t.name for t in problem.unknown]
+        answers = {
+            n: (p if p is not None else UNKNOWN) for n, p in zip(names, preds.labels, strict=True)
+        }
+        score = pan_macro_f1(problem.truth, answers, problem.candidates)
+        cell = PanCell(
+            problem=problem.name,
+            mechanism=mechanism,
+            epsilon=epsilon,
+            repetition=rep,
+            attacker=attacker,
+            macro_f1=score.macro_f1,
+            macro_f1_with_unk=score.macro_f1_with_unk,
+            accuracy=score.accuracy,
+            correct=score.correct,
+            total=score.total,
+            abstained=preds.abstained,
+            seed=text_seed,
+            seconds=time.perf_counter() - start,
+        )
+        self.cache.put("pan-cell", key, asdict(cell))
+        return cell
+
+
+def _rows(config: PanConfig) -> list[tuple[float | None, int]]:
+    return [
+        (e, rep) for e in config.epsilons for rep in range(1 if e is None else config.repetitions)
+    ]
+
+
+def run_pan(
+    collection: PanCollection,
+    *,
+    config: PanConfig,
+    embeddings: Any = None,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
+) -> PanResult:
+    """Run the PAN protocol (module docstring) on every problem of ``collection``.
+
+    ``embeddings`` are passed to the mechanisms that take them (one Embeddings object, so every
+    epsilon shares its search index). ``progress`` is called with 1 after each cell;
+    ``on_total`` once, first, with the number of cells.
+    """
+    check_pan(collection, config)
+    rows = _rows(config)
+    total = len(collection.problems) * len(config.mechanisms) * len(rows) * len(config.attackers)
+    if on_total is not None:
+        on_total(total)
+    start = time.perf_counter()
+    runner = _Runner(collection, embeddings, config, Path(cache_dir) if cache_dir else None)
+    cells: list[PanCell] = []
+    for problem in collection.problems:
+        for mechanism in config.mechanisms:
+            off_seed, _ = _seeds(config.seed, problem.name, mechanism, None, 0)
+            base = runner.released(problem, mechanism, None, off_seed)
+            for epsilon, rep in rows:
+                for attacker in config.attackers:
+                    cell = runner.cell(problem, mechanism, epsilon, rep, attacker, base)
+                    logger.info(
+                        "%s %s eps=%s rep=%d %s: macro-F1 %.3f",
+                        problem.name,
+                        mechanism,
+                        epsilon,
+                        rep,
+                        attacker,
+                        cell.macro_f1,
+                    )
+                    cells.append(cell)
+                    if progress is not None:
+                        progress(1)
+    from authormask.evaluation.sweep import _versions
+
+    provenance = {
+        "versions": _versions(),
+        "embeddings": None if embeddings is None else embeddings.identity.to_dict(),
+        "attackers": {base_name(a): BASE_ATTACKERS[base_name(a)] for a in config.attackers},
+        "measure": "PAN macro-F1: F1 per true author of the problem's ground truth, averaged; "
+        "<UNK> answers, rejections and non-candidates count as <UNK>, which is left out of the "
+        "average (macro_f1_with_unk keeps it as a class when the truth has it)",
+        "baseline_row": "epsilon none = the mechanism with its noise switched off (epsilon "
+        "1e12): its own preparation, every word released as itself",
+        "seeds": "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4], mechanism "
+        "code, repetition, round(1000*epsilon), role)); role 0 = texts, 1 = attacker",
+    }
+    return PanResult(
+        config=config,
+        collection=collection.summary(),
+        cells=tuple(cells),
+        statements=runner.statements,
+        provenance=provenance,
+        seconds=time.perf_counter() - start,
+    )
+
+
+# --- reports ----------------------------------------------------------------------------------
+
+
+def _eps(e: float | None) -> str:
+    return "none" if e is None else f"{e:g}"
+
+
+def _ordered(config: PanConfig) -> list[float | None]:
+    return sorted(config.epsilons, key=lambda e: (e is not None, -(e or 0.0)))
+
+
+def _best_text(best: dict[str, Any]) -> str:
+    low, high = best["wilson95"]
+    return (
+        f"{best['macro_f1']:.3f} {best['attacker']} (accuracy {best['correct']}/{best['total']}"
+        f" = {best['accuracy']:.0%}, 95% {low:.0%}-{high:.0%})"
+    )
+
+
+def pan_markdown(result: PanResult) -> str:
+    """Mean macro-F1 over problems per mechanism and epsilon (one column per attacker, and the
+    strongest attacker with its accuracy's Wilson interval), then every problem's macro-F1."""
+    cfg = result.config
+    problems = [p["name"] for p in result.collection["problems"]]
+    lines = [
+        f"# authormask evaluate --protocol pan: {result.collection['name']}",
+        "",
+        f"{len(problems)} problem(s), each scored on its own; seed {cfg.seed}; "
+        f"{cfg.repetitions} repetition(s); {result.seconds:.0f} s. Values are PAN's macro-F1 "
+        "(mean over problems); 'none' is the mechanism with its noise switched off.",
+        "",
+    ]
+    for m in cfg.mechanisms:
+        lines += [f"## {m}", ""]
+        header = ["epsilon", *cfg.attackers, "strongest attacker"]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for e in _ordered(cfg):
+            row = [_eps(e), *(f"{result.mean_f1(m, e, a):.3f}" for a in cfg.attackers)]
+            row.append(_best_text(result.best(m, e)))
+            lines.append("| " + " | ".join(row) + " |")
+        lines += ["", f"Per problem ({m}):", ""]
+        header = ["problem", "epsilon", *cfg.attackers]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for p in problems:
+            for e in _ordered(cfg):
+                vals = []
+                for a in cfg.attackers:
+                    cells = result.cells_of(m, e, a, p)
+                    vals.append(f"{np.mean([c.macro_f1 for c in cells]):.3f}")
+                lines.append("| " + " | ".join([p, _eps(e), *vals]) + " |")
+        lines.append("")
+    if result.statements:
+        lines.append("Privacy of every released text (full statements in results.json):")
+        lines.append("")
+        for key, statement in result.statements.items():
+            name, eps_text = key.split("/", 1)
+            lines.append(f"- {name}, epsilon {eps_text}: {statement.get('document_bound', '')}")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def pan_csv(result: PanResult) -> str:
+    """One row per cell."""
+    buf = io.StringIO()
+    fields = [f for f in PanCell.__dataclass_fields__]
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(fields)
+    for c in result.cells:
+        row = asdict(c)
+        row["epsilon"] = _eps(c.epsilon)
+        writer.writerow([row[f] for f in fields])
+    return buf.getvalue()
+
+
+def pan_plot(result: PanResult) -> bytes:
+    """Mean macro-F1 against epsilon, one panel per mechanism; dashed = noise off; black =
+    the strongest attacker."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from authormask.evaluation.report import png_bytes
+
+    cfg = result.config
+    numeric = sorted(e for e in cfg.epsilons if e is not None)
+    n = len(cfg.mechanisms)
+    fig, axes = plt.subplots(1, n, figsize=(6.0 * n, 4.2), squeeze=False, sharey=True)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, m in zip(axes[0], cfg.mechanisms, strict=True):
+        for i, a in enumerate(cfg.attackers):
+            colour = colours[i % len(colours)]
+            if numeric:
+                ax.plot(
+                    numeric, [result.mean_f1(m, e, a) for e in numeric], marker="o",
+                    color=colour, label=a,
+                )  # fmt: skip
+            if None in cfg.epsilons:
+                ax.axhline(result.mean_f1(m, None, a), color=colour, linestyle="--", lw=0.8)
+        if numeric:
+            ax.plot(
+                numeric, [result.best(m, e)["macro_f1"] for e in numeric], color="black",
+                linewidth=2.0, label="strongest",
+            )  # fmt: skip
+        if numeric and numeric[-1] / max(numeric[0], 1e-12) > 20:
+            ax.set_xscale("log")
+        ax.set_xlabel("epsilon")
+        ax.set_title(m)
+        ax.set_ylim(0, 1.05)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("PAN macro-F1, mean over problems (dashed: noise off)")
+    axes[0][-1].legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return png_bytes(fig)
+
+
+def write_pan_reports(result: PanResult, folder: str | Path, *, force: bool = False) -> list[Path]:
+    """results.json, table.md, table.csv and plot.png in ``folder``."""
+    from authormask.evaluation.report import write_report_files
+
+    return write_report_files(
+        folder,
+        {
+            "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
+            "table.md": pan_markdown(result),
+            "table.csv": pan_csv(result),
+            "plot.png": pan_plot(result),
+        },
+        force=force,
+    )
