@@ -205,8 +205,8 @@ def test_each_release_is_computed_once_without_a_cache(
     monkeypatch.setattr(sweep_module, "release", counting)
     run_sweep(small_study, embeddings=glove_20k, preparer=preparer, config=CONFIG)
     # 2 mechanisms x 2 repetitions at epsilon 5: the snippets once each, the adaptive known
-    # texts once
-    assert len(calls) == 2 * 2 * 2
+    # texts once; and per mechanism the noise-off snippets and known texts once
+    assert len(calls) == 2 * 2 * 2 + 2 * 2
 
 
 def test_seeds_do_not_depend_on_the_order_of_the_mechanisms(

