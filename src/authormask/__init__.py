@@ -28,6 +28,7 @@ _LAZY = {
     "EarthMoversMechanism": "authormask.mechanisms",
     "sample_nd_laplace": "authormask.mechanisms",
     "check_random_state": "authormask.randomness",
+    "Engine": "authormask.release",
     "Mechanism": "authormask.release",
     "Release": "authormask.release",
     "ReleasedDocument": "authormask.release",
@@ -53,6 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from authormask.mechanisms import EarthMoversMechanism, sample_nd_laplace
     from authormask.randomness import check_random_state
     from authormask.release import (
+        Engine,
         Mechanism,
         Release,
         ReleasedDocument,
@@ -68,6 +70,7 @@ __all__ = [
     "EMDResult",
     "EarthMoversMechanism",
     "Embeddings",
+    "Engine",
     "InputError",
     "InvalidParameterError",
     "Mechanism",

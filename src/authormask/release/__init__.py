@@ -17,6 +17,7 @@ from authormask.release.api import (
     release_stream,
 )
 from authormask.release.engine import Done, Piece
+from authormask.release.engines import Engine
 from authormask.release.registry import (
     MECHANISMS,
     MechanismSpec,
@@ -31,6 +32,7 @@ __all__ = [
     "MECHANISMS",
     "PRIVATE_BANNER",
     "Done",
+    "Engine",
     "FileSource",
     "Mechanism",
     "MechanismSpec",
