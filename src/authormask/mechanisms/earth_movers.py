@@ -21,7 +21,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -43,7 +43,15 @@ from authormask.text.prepare import (
 from authormask.text.render import render_text
 from authormask.validation import check_epsilon, check_positive_int
 
-__all__ = ["DEFAULT_LENGTH", "MAX_LENGTH", "BagUnit", "EMPBag", "EMPText", "EarthMoversMechanism"]
+__all__ = [
+    "DEFAULT_LENGTH",
+    "MAX_LENGTH",
+    "BagUnit",
+    "EMPBag",
+    "EMPText",
+    "EarthMoversMechanism",
+    "WordKernel",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -217,10 +225,31 @@ class BagUnit:
         return tuple(self.counts or ())
 
 
+class WordKernel(Protocol):
+    """A per-word mechanism as the text-mode release uses it: every word of each document is
+    released independently with that document's generator (one call for a batch of documents;
+    a document's output depends on its words and its generator only)."""
+
+    embeddings: Embeddings
+
+    def perturb_documents(
+        self,
+        documents: Sequence[Sequence[str]],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[tuple[str, ...]]: ...
+
+
 class _EMPBase:
-    """Shared parameters and preparation of the two Earth Mover's release mechanisms."""
+    """Shared parameters and preparation of the word-level release mechanisms (the two Earth
+    Mover's mechanisms here; the peer mechanisms of :mod:`authormask.mechanisms.peers` reuse
+    :class:`EMPText` with their own per-word kernel, title, reference and statement)."""
 
     name = ""
+    title = TITLE
+    reference = REFERENCE
+    floating_point = FLOATING_POINT
 
     def __init__(
         self,
@@ -234,7 +263,11 @@ class _EMPBase:
         self.epsilon = check_epsilon(epsilon)
         self.preparer = preparer
         self.stopwords_description = stopwords_description
-        self.kernel = EarthMoversMechanism(embeddings, epsilon=self.epsilon)
+        self.kernel: Any = self._make_kernel()
+
+    def _make_kernel(self) -> WordKernel:
+        """The per-word mechanism (Earth Mover's privacy here)."""
+        return EarthMoversMechanism(self.embeddings, epsilon=self.epsilon)
 
     def prepare(self, text: str) -> PreparedDocument:
         """Tokenise and classify (deterministic; raises ``InputError`` on unusable text)."""
@@ -280,13 +313,13 @@ class _EMPBase:
         return PrivacyStatement(
             randomness=SEEDED if seeded else UNSEEDED,
             mechanism=self.name,
-            title=TITLE,
-            reference=REFERENCE,
+            title=self.title,
+            reference=self.reference,
             epsilon=self.epsilon,
             epsilon_unit=self._unit(),
             embeddings=self.embeddings.identity.to_dict(),
             model=None,
-            floating_point=FLOATING_POINT,
+            floating_point=self.floating_point,
             version=__version__,
             **fields,
         )
@@ -510,9 +543,9 @@ class EMPText(_EMPBase):
     ) -> None:
         if preparer.oov == "drop":
             raise InvalidParameterError(
-                "emp-text cannot drop unknown words: the gaps would reveal where and how many "
-                "there were; use oov 'map' (the default: perturb a fixed word in their place) or "
-                "'keep' (unprotected)"
+                f"{self.name} cannot drop unknown words: the gaps would reveal where and how "
+                "many there were; use oov 'map' (the default: perturb a fixed word in their "
+                "place) or 'keep' (unprotected)"
             )
         super().__init__(
             embeddings=embeddings,
@@ -528,10 +561,38 @@ class EMPText(_EMPBase):
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
         eps = self.epsilon
+        return self._text_statement(
+            seeded=seeded,
+            guarantee=(
+                f"{exact(eps)}*M-privacy over sequences of content words (eq. 6): for "
+                f"documents v, v' with the same skeleton, P[out | v] <= "
+                f"exp({exact(eps)} * sum_i d(v_i, v'_i)) * "
+                "P[out | v']; word order is released, so the bag-level epsilon*N*E bound of "
+                "Theorem 4 does not apply (sum_i d(v_i, v'_i) >= N * E)"
+            ),
+            document_bound=(
+                f"epsilon_doc(v, v') = {exact(eps)} * sum over content positions i of d(v_i, v'_i)"
+            ),
+            parameters={"content words": "every content position, perturbed in place"},
+        )
+
+    def _text_statement(
+        self,
+        *,
+        seeded: bool,
+        guarantee: str,
+        document_bound: str,
+        parameters: dict[str, Any],
+        caveats: Sequence[str] = (),
+    ) -> PrivacyStatement:
+        """The statement of an in-place text release: the skeleton it keeps, its policies and
+        caveats, with the per-word mechanism's ``guarantee``, ``document_bound`` and
+        ``parameters`` (shared with the peer mechanisms of :mod:`authormask.mechanisms.peers`)."""
         caveats = [
             "text mode releases the skeleton unchanged: stopwords, punctuation, whitespace and "
             "layout, the positions of content words and their capitalisation; the guarantee only "
-            "compares documents that share it"
+            "compares documents that share it",
+            *caveats,
         ]
         unchanged = (
             "the skeleton: stopwords, punctuation, whitespace and line breaks, the positions of "
@@ -546,18 +607,10 @@ class EMPText(_EMPBase):
             )
         return self._statement(
             seeded=seeded,
-            guarantee=(
-                f"{exact(eps)}*M-privacy over sequences of content words (eq. 6): for "
-                f"documents v, v' with the same skeleton, P[out | v] <= "
-                f"exp({exact(eps)} * sum_i d(v_i, v'_i)) * "
-                "P[out | v']; word order is released, so the bag-level epsilon*N*E bound of "
-                "Theorem 4 does not apply (sum_i d(v_i, v'_i) >= N * E)"
-            ),
-            document_bound=(
-                f"epsilon_doc(v, v') = {exact(eps)} * sum over content positions i of d(v_i, v'_i)"
-            ),
+            guarantee=guarantee,
+            document_bound=document_bound,
             released_unchanged=unchanged,
-            parameters={"content words": "every content position, perturbed in place"},
+            parameters=parameters,
             policies={
                 "stopwords": f"{self.stopwords_description}; passed through unchanged (part "
                 "of the released skeleton)",
