@@ -33,6 +33,9 @@ def mechanisms(glove_20k: Embeddings, tiny_erae_dir, tiny_aedp_dir) -> dict[str,
         "random-r": am.create_mechanism("random-r", output_size=500, **emb),
         "erae": am.create_mechanism("erae", epsilon=7, model=tiny_erae_dir),
         "ae-dp": am.create_mechanism("ae-dp", epsilon=7, model=tiny_aedp_dir),
+        "mahalanobis": am.create_mechanism("mahalanobis", epsilon=7, **emb),
+        "tem": am.create_mechanism("tem", epsilon=7, **emb),
+        "santext": am.create_mechanism("santext", epsilon=7, **emb),
     }
 
 

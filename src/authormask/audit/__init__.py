@@ -3,12 +3,13 @@
 For every mechanism name of :func:`authormask.release.mechanism_names` the audit picks two
 neighbouring inputs with a known stated epsilon between them (``eps * d`` for the metric
 guarantees of Earth Mover's privacy, Fernandes, Dras & McIver 2019; the per-token epsilon of the
-exponential mechanism of ER-AE, AE-DP and SynTF, Bo et al. 2021), draws many outputs under each,
-searches a family of output events and reports a Clopper-Pearson lower bound on epsilon at 95%
-confidence (for the whole run) beside the stated epsilon, in the manner of Jagielski, Ullman &
-Oprea (2020), DP-Auditorium (Kong et al. 2024) and the likelihood-ratio events of Steinke,
-Nasr & Jagielski (2023). A lower bound above the stated epsilon is evidence of an
-implementation bug.
+exponential mechanism of ER-AE, AE-DP and SynTF, Bo et al. 2021; ``eps * d_R``, ``eps * min(d,
+gamma)`` and ``eps * d`` for the peer word-level mechanisms Mahalanobis, TEM and SanText),
+draws many outputs under each, searches a family of output events and reports a
+Clopper-Pearson lower bound on epsilon at 95% confidence (for the whole run) beside the stated
+epsilon, in the manner of Jagielski, Ullman & Oprea (2020), DP-Auditorium (Kong et al. 2024)
+and the likelihood-ratio events of Steinke, Nasr & Jagielski (2023). A lower bound above the
+stated epsilon is evidence of an implementation bug.
 
 * :func:`audit_mechanisms` runs every case (:data:`AUDITORS`);
 * :func:`audit_sampler` audits any ``sampler(input, n, rng)`` callable between two inputs, so

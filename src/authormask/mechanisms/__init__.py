@@ -1,5 +1,6 @@
-"""Privacy mechanisms: the n-dimensional Laplace sampler, Earth Mover's privacy for text, and the
-exponential mechanism with token-by-token generation (ER-AE, AE-DP, SynTF, Random-R)."""
+"""Privacy mechanisms: the n-dimensional Laplace sampler, Earth Mover's privacy for text, the
+exponential mechanism with token-by-token generation (ER-AE, AE-DP, SynTF, Random-R), and the
+peer word-level mechanisms (Mahalanobis, TEM, SanText)."""
 
 from authormask.mechanisms._base import Output
 from authormask.mechanisms.earth_movers import (
@@ -13,13 +14,27 @@ from authormask.mechanisms.laplace import (
     sample_nd_laplace,
     sample_unit_directions,
 )
+from authormask.mechanisms.peers import (
+    MahalanobisMechanism,
+    MahalanobisText,
+    SanText,
+    SanTextMechanism,
+    TEMText,
+    TruncatedExponentialMechanism,
+)
 
 __all__ = [
     "DEFAULT_LENGTH",
     "EMPBag",
     "EMPText",
     "EarthMoversMechanism",
+    "MahalanobisMechanism",
+    "MahalanobisText",
     "Output",
+    "SanText",
+    "SanTextMechanism",
+    "TEMText",
+    "TruncatedExponentialMechanism",
     "sample_laplace_radius",
     "sample_nd_laplace",
     "sample_unit_directions",

@@ -2,14 +2,17 @@
 
 Names are the same everywhere (the CLI's ``--mechanism``, the library, every report):
 
-========== =====================================================================
-emp-bag    Earth Mover's privacy, Algorithm 2: a bag of N noisy words
-emp-text   Earth Mover's privacy in place: every content word, skeleton kept
-erae       ER-AE: exponential mechanism over a model trained with the reward
-ae-dp      AE-DP: the same over a model trained without it
-syntf      SynTF: exponential mechanism over word-vector similarity
-random-r   Random-R: uniform tokens (0-DP in the words)
-========== =====================================================================
+=========== =====================================================================
+emp-bag     Earth Mover's privacy, Algorithm 2: a bag of N noisy words
+emp-text    Earth Mover's privacy in place: every content word, skeleton kept
+erae        ER-AE: exponential mechanism over a model trained with the reward
+ae-dp       AE-DP: the same over a model trained without it
+syntf       SynTF: exponential mechanism over word-vector similarity
+random-r    Random-R: uniform tokens (0-DP in the words)
+mahalanobis Mahalanobis mechanism (Xu et al. 2020): elliptical noise, in place
+tem         TEM (Carvalho et al. 2021): truncated exponential mechanism, in place
+santext     SanText (Yue et al. 2021): exponential mechanism over distances, in place
+=========== =====================================================================
 
 Parameters are keyword-only and validated here, in one place; a parameter a mechanism does not
 take is refused with the list of those it does. Models and embeddings are loaded and wired in
@@ -25,6 +28,7 @@ from typing import Any
 
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms.earth_movers import DEFAULT_LENGTH
+from authormask.mechanisms.peers import DEFAULT_REGULARIZATION
 from authormask.release._base import Mechanism
 
 __all__ = [
@@ -137,6 +141,15 @@ _OUTPUT_SIZE = Parameter(
     "output_size", "output words (the embeddings' most frequent)", default=20_000, minimum=1
 )
 _MAX_LENGTH = Parameter("max_length", "tokens per segment", default=50, minimum=1)
+_TEXT_OOV = Parameter(
+    "oov",
+    "unknown words: map (perturb a fixed word in their place) or keep (unprotected); drop "
+    "would leave holes",
+    default="map",
+    choices=("map", "keep"),
+)
+#: the parameters of every in-place word-level text mechanism (emp-text and its peers)
+_TEXT_PARAMETERS = (_EPSILON, _EMBEDDINGS, _VOCAB, _CACHE, _STOPWORDS, _TEXT_OOV, _OOV_MAP_TO)
 
 
 def _embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
@@ -203,6 +216,28 @@ def _emp_text(p: dict[str, Any]) -> Mechanism:
         preparer=preparer,
         stopwords_description=described,
     )
+
+
+def _peer_text(name: str) -> Callable[[dict[str, Any]], Mechanism]:
+    """A peer word-level mechanism of :mod:`authormask.mechanisms.peers`, in place like
+    emp-text; its own parameter (``regularization``, ``gamma``) is passed when it has one."""
+
+    def factory(p: dict[str, Any]) -> Mechanism:
+        from authormask.mechanisms import peers
+
+        cls = {"mahalanobis": peers.MahalanobisText, "tem": peers.TEMText, "santext": peers.SanText}
+        preparer, described = _preparer(p)
+        own = {k: p[k] for k in ("regularization", "gamma") if k in p}
+        mech: Mechanism = cls[name](
+            embeddings=preparer.embeddings,
+            epsilon=p["epsilon"],
+            preparer=preparer,
+            stopwords_description=described,
+            **own,
+        )
+        return mech
+
+    return factory
 
 
 def _load_model(model: Any, *, reward: bool | None = None, name: str = "") -> Any:
@@ -294,21 +329,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         MechanismSpec(
             "emp-text",
             "Earth Mover's privacy in place: every content word perturbed, the skeleton kept",
-            (
-                _EPSILON,
-                _EMBEDDINGS,
-                _VOCAB,
-                _CACHE,
-                _STOPWORDS,
-                Parameter(
-                    "oov",
-                    "unknown words: map (perturb a fixed word in their place) or keep "
-                    "(unprotected); drop would leave holes",
-                    default="map",
-                    choices=("map", "keep"),
-                ),
-                _OOV_MAP_TO,
-            ),
+            _TEXT_PARAMETERS,
             _emp_text,
         ),
         MechanismSpec(
@@ -348,6 +369,47 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 ),
             ),
             _random_r,
+        ),
+        # the peer mechanisms come after the first six: a mechanism's index in this table is
+        # its fixed code in the evaluation's seed derivations
+        MechanismSpec(
+            "mahalanobis",
+            "Mahalanobis mechanism (Xu et al. 2020): elliptical noise shaped by the vectors' "
+            "regularized covariance, every content word replaced in place",
+            (
+                *_TEXT_PARAMETERS,
+                Parameter(
+                    "regularization",
+                    "lambda in [0, 1]: the noise is shaped by lambda*Sigma + (1 - lambda)*I, "
+                    "Sigma the vectors' covariance scaled to trace n (0: Earth Mover's noise)",
+                    default=DEFAULT_REGULARIZATION,
+                    minimum=0.0,
+                ),
+            ),
+            _peer_text("mahalanobis"),
+        ),
+        MechanismSpec(
+            "tem",
+            "TEM (Carvalho et al. 2021): truncated exponential mechanism over Euclidean "
+            "distances, every content word replaced in place",
+            (
+                *_TEXT_PARAMETERS,
+                Parameter(
+                    "gamma",
+                    "truncation threshold (> 0): words farther than gamma all get the weight of "
+                    "gamma; default (2/epsilon) ln((1 - beta)(K - 1)/beta), beta = 0.001",
+                    default=None,
+                    minimum=0.0,
+                ),
+            ),
+            _peer_text("tem"),
+        ),
+        MechanismSpec(
+            "santext",
+            "SanText (Yue et al. 2021): exponential mechanism over Euclidean distances of word "
+            "vectors, every content word replaced in place",
+            _TEXT_PARAMETERS,
+            _peer_text("santext"),
         ),
     )
 }
