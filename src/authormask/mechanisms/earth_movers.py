@@ -131,6 +131,10 @@ class EarthMoversMechanism:
         x = self.embeddings.vectors[rows_arr].astype(np.float64)
         if rows_arr.size == 0:
             return x.reshape(0, self.embeddings.dimension)
+        return self.add_noise(x, random_state=random_state)
+
+    def add_noise(self, x: np.ndarray, *, random_state: RandomState = None) -> np.ndarray:
+        """``x + r p`` for every row of ``x`` (Theorem 2; another per-word noise overrides it)."""
         return sample_nd_laplace(x, epsilon=self.epsilon, random_state=random_state)
 
     def snap(

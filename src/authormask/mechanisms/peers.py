@@ -239,15 +239,9 @@ class MahalanobisMechanism(EarthMoversMechanism):
         z: NDArray[np.float64] = radius[:, None] * (direction @ self.root)  # rows of (S X)^T
         return z
 
-    def noisy_vectors(
-        self, rows: Sequence[int] | np.ndarray, *, random_state: RandomState = None
-    ) -> np.ndarray:
-        """``Vec(w) + Z`` for every row (float64)."""
-        rows_arr = np.asarray(rows, dtype=np.intp)
-        x = self.embeddings.vectors[rows_arr].astype(np.float64)
-        if rows_arr.size == 0:
-            return x.reshape(0, self.embeddings.dimension)
-        return x + self.noise(rows_arr.size, random_state=random_state)
+    def add_noise(self, x: np.ndarray, *, random_state: RandomState = None) -> np.ndarray:
+        """``x + Z`` for every row of ``x`` (``Vec(w) + Z`` of Algorithm 1)."""
+        return x + self.noise(x.shape[0], random_state=random_state)
 
     def distance(self, a: str, b: str) -> float:
         """``d_R(Vec(a), Vec(b)) = ||S^-1 (Vec(a) - Vec(b))||_2``, the metric of the guarantee."""
