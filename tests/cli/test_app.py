@@ -17,7 +17,9 @@ import authormask.cli
 from authormask.cli.app import cli
 
 CLI_DIR = Path(authormask.cli.__file__).parent
-COMMANDS = ("audit", "calibrate", "distance", "embeddings", "evaluate", "obfuscate", "train")
+COMMANDS = (
+    "audit", "calibrate", "distance", "embeddings", "evaluate", "obfuscate", "serve", "train",
+)  # fmt: skip
 DOC = (
     "The committee approved the budget on Tuesday. Critics said the plan would raise taxes, "
     "while supporters argued that schools and hospitals needed the money.\n"

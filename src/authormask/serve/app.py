@@ -44,6 +44,10 @@ logger = logging.getLogger(__name__)
 
 #: the largest text the server releases, by default (characters)
 DEFAULT_MAX_CHARS = 1_000_000
+#: parameters that count things (every other number is a real number)
+WHOLE_NUMBERS = frozenset({"length", "output_size", "max_length", "batch_size"})
+#: the probe of the in-place word mechanisms' calibration: frequent content words, released
+PROBE_WORDS = 200
 #: parameters the server fixes (never taken from a request): what it loaded, and file paths
 SERVER_PARAMETERS = frozenset({"embeddings", "vocab_size", "cache_dir", "model"})
 CSP = (
@@ -201,9 +205,9 @@ def _value(mechanism: str, param: Any, value: Any) -> Any:
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _Refused(400, f"{name} must be a number, got {json.dumps(value)[:40]}")
-    if name == "epsilon":
+    if name not in WHOLE_NUMBERS:
         return float(value)
-    if float(value) != int(value):
+    if not math.isfinite(value) or float(value) != int(value):
         raise _Refused(400, f"{name} must be a whole number, got {value}")
     return int(value)
 
@@ -219,16 +223,10 @@ def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
     with loaded.lock:
         if key in loaded.calibration:
             return loaded.calibration[key]
-    if name in ("emp-text", "emp-bag"):
-        from authormask.evaluation.calibration import word_statistics
-
-        stats = word_statistics(
-            loaded.embeddings, epsilons=[key[1]], n_words=40, samples=25, random_state=0
-        )
-        changed = 1.0 - stats.rows[0].p_unchanged
+    mech = _mechanism(loaded, name, {} if name == "random-r" else {"epsilon": key[1]})
+    if not hasattr(mech, "output_words"):  # a word mechanism: emp-text, emp-bag and the peers
+        changed = _word_change(loaded, "emp-text" if name == "emp-bag" else name, key[1])
     else:
-        params = {} if name == "random-r" else {"epsilon": key[1]}
-        mech = _mechanism(loaded, name, params)
         example = files("authormask").joinpath("data/example.txt").read_text(encoding="utf-8")
         segments = mech.prepare(example).segments[:4]
         index = {w: i for i, w in enumerate(mech.output_words)}
@@ -243,6 +241,20 @@ def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
     with loaded.lock:
         loaded.calibration[key] = changed
     return changed
+
+
+def _word_change(loaded: _Loaded, name: str, epsilon: float) -> float:
+    """The fraction of words an in-place word mechanism changes: a probe text of frequent
+    content words, released once with a fixed seed (text mode keeps every word's position)."""
+    from authormask.release import release
+    from authormask.text.stopwords import default_stopwords
+
+    stop = default_stopwords()
+    words = [w for w in loaded.embeddings.words[:3000] if w.isalpha() and w not in stop]
+    probe = words[:: max(1, len(words) // PROBE_WORDS)][:PROBE_WORDS]
+    mech = _mechanism(loaded, name, {"epsilon": epsilon})
+    out = release([" ".join(probe)], mech, random_state=0).documents[0].text.split()
+    return sum(a != b for a, b in zip(probe, out, strict=False)) / max(len(probe), 1)
 
 
 def _release(
