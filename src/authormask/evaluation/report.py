@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from authormask._io import atomic_path, write_atomic
+from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.sweep import Cell, SweepResult
 from authormask.exceptions import InputError
 
@@ -38,6 +39,10 @@ _LABELS = {
     "koppel-cosine": "Koppel (cosine)",
     "koppel-minmax": "Koppel (min-max)",
     "svm": "PAN18 SVM",
+    "pan-baseline": "PAN19 baseline",
+    "typed-svm": "typed 3-grams SVM",
+    "typed-lr": "typed 3-grams LR",
+    "minilm-lr": "MiniLM LR",
     "1nn-emd": "1-NN EMD",
     "fasttext": "fastText topic",
     "5nn-emd": "5-NN EMD topic",
@@ -69,13 +74,29 @@ def _summary(cells: list[Cell]) -> tuple[float, float, float | None, float | Non
     return float(np.mean(values)), sd, mean_count, sd_count, cells[0].total
 
 
+def _interval(correct: int, total: int) -> str:
+    i = wilson_interval(correct, total)
+    return f"95% {i.low:.0%}-{i.high:.0%}"
+
+
 def _format(cells: list[Cell]) -> str:
     mean, sd, count, sd_count, total = _summary(cells)
     if count is None:
         return f"{mean:.3f}" + (f" ± {sd:.3f}" if len(cells) > 1 else "")
+    pooled = _interval(sum(int(c.correct or 0) for c in cells), sum(c.total for c in cells))
     if len(cells) > 1:
-        return f"{count:.1f} ± {sd_count or 0:.1f} / {total} ({mean:.0%})"
-    return f"{count:.0f}/{total} ({mean:.0%})"
+        return f"{count:.1f} ± {sd_count or 0:.1f} / {total} ({mean:.0%}; {pooled})"
+    return f"{count:.0f}/{total} ({mean:.0%}; {pooled})"
+
+
+def _strongest(best: dict[str, Any] | None) -> str:
+    if best is None:
+        return ""
+    low, high = best["wilson95"]
+    return (
+        f"{_label(best['attacker'])}: {best['correct']}/{best['total']} "
+        f"({best['accuracy']:.0%}; 95% {low:.0%}-{high:.0%})"
+    )
 
 
 def to_markdown(result: SweepResult) -> str:
@@ -98,6 +119,8 @@ def to_markdown(result: SweepResult) -> str:
         lines.append(f"## {mechanism}")
         lines.append("")
         header = ["epsilon", *(_label(m) for m in cfg.measures)]
+        if cfg.attackers:
+            header.append("strongest attacker")
         lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "---|" * len(header))
         for eps in _ordered_eps(result):
@@ -105,11 +128,17 @@ def to_markdown(result: SweepResult) -> str:
             for m in cfg.measures:
                 cells = result.cell(mechanism, eps, m)
                 row.append(_format(cells) if cells else "")
+            if cfg.attackers:
+                row.append(_strongest(result.strongest(mechanism, eps)))
             lines.append("| " + " | ".join(row) + " |")
         chance = ["random guess"]
         for m in cfg.measures:
             task = "topic" if m in ("fasttext", "5nn-emd") else "author"
             base = result.baselines.get(task) if m != "similarity" else None
+            total = result.study["queries"]
+            chance.append(f"{base:.1f}/{total} ({base / total:.0%})" if base is not None else "")
+        if cfg.attackers:
+            base = result.baselines.get("author")
             total = result.study["queries"]
             chance.append(f"{base:.1f}/{total} ({base / total:.0%})" if base is not None else "")
         lines.append("| " + " | ".join(chance) + " |")
@@ -126,8 +155,11 @@ def to_markdown(result: SweepResult) -> str:
             lines.append(f"- {name}, epsilon {eps_text} per word: {bound}")
         lines.append("")
     lines.append(
-        "Counts are correct predictions out of the snippets (accuracy in brackets); "
-        "similarity is the mean MiniLM cosine between original and released text."
+        "Counts are correct predictions out of the snippets (accuracy and its Wilson 95% "
+        "interval in brackets); the strongest attacker is the best of the attackers at each "
+        "epsilon. 'none' is the mechanism with its noise switched off; attackers learn from "
+        "known texts in the form of the texts they attack. Similarity is the mean MiniLM "
+        "cosine between each released snippet and its noise-off release."
     )
     return "\n".join(lines) + "\n"
 
@@ -212,6 +244,18 @@ def plot_png(result: SweepResult) -> bytes:
             none = result.cell(mechanism, None, m)
             if none:
                 ax.axhline(none[0].value, color=colour, linestyle="--", linewidth=0.8)
+        if cfg.attackers and numeric:
+            bests = [result.strongest(mechanism, e) for e in numeric]
+            ax.plot(
+                numeric, [b["accuracy"] if b else np.nan for b in bests], color="black",
+                linewidth=2.2, label="strongest attacker",
+            )  # fmt: skip
+            ax.fill_between(
+                numeric,
+                [b["wilson95"][0] if b else np.nan for b in bests],
+                [b["wilson95"][1] if b else np.nan for b in bests],
+                color="black", alpha=0.12, linewidth=0, label="95% Wilson interval",
+            )  # fmt: skip
         for task, base in result.baselines.items():
             ax.axhline(base / result.study["queries"], color="grey", linestyle=":", linewidth=1.0)
             ax.text(

@@ -58,7 +58,9 @@ from authormask.evaluation.attackers.registry import (
     base_name,
     make_attacker,
 )
+from authormask.evaluation.attackers.typed import EmbeddingMemo
 from authormask.evaluation.cache import ResultsCache, cache_key
+from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON
 from authormask.evaluation.study import Item, Study
 from authormask.evaluation.utility import FastTextTopicClassifier, SentenceSimilarity
@@ -196,6 +198,31 @@ class SweepResult:
             if c.mechanism == mechanism and c.epsilon == epsilon and c.measure == measure
         ]
 
+    def strongest(self, mechanism: str, epsilon: float | None) -> dict[str, Any] | None:
+        """The best attacker at ``(mechanism, epsilon)``: the largest accuracy over every
+        snippet and repetition (ties to the name), with its Wilson 95% interval; ``None``
+        without attackers. Chosen after the fact on the same snippets, so if anything it
+        flatters the attacker, never the mechanism."""
+        best: tuple[float, str, int, int] | None = None
+        for name in self.config.attackers:
+            cells = self.cell(mechanism, epsilon, name)
+            correct = sum(int(c.correct or 0) for c in cells)
+            total = sum(c.total for c in cells)
+            if total and (best is None or (correct / total, name) > (best[0], best[1])):
+                best = (correct / total, name, correct, total)
+        if best is None:
+            return None
+        interval = wilson_interval(best[2], best[3])
+        return {
+            "mechanism": mechanism,
+            "epsilon": epsilon,
+            "attacker": best[1],
+            "correct": best[2],
+            "total": best[3],
+            "accuracy": best[0],
+            "wilson95": [interval.low, interval.high],
+        }
+
     @property
     def cell_seconds(self) -> float:
         """Time spent measuring the cells, including cells restored from the cache."""
@@ -208,6 +235,12 @@ class SweepResult:
             "study": self.study,
             "baselines": self.baselines,
             "cells": [asdict(c) for c in self.cells],
+            "strongest": [
+                best
+                for m in self.config.mechanisms
+                for e in self.config.epsilons
+                if (best := self.strongest(m, e)) is not None
+            ],
             "statements": self.statements,
             "provenance": self.provenance,
             "seconds": round(self.seconds, 2),
@@ -243,7 +276,18 @@ def applicable_measures(study: Study) -> tuple[tuple[str, ...], tuple[str, ...]]
     5-NN needs five reference texts, fastText topic-labelled training texts of two topics)."""
     attackers: tuple[str, ...] = ()
     if study.task == "author":
-        attackers = ("koppel-cosine", "koppel-minmax", "svm", "1nn-emd")
+        per_author: dict[str, int] = {}
+        for i in study.known:
+            per_author[str(i.author)] = per_author.get(str(i.author), 0) + 1
+        if max(per_author.values()) == 1:  # one known text per author (appendix B.1)
+            attackers = ("koppel-cosine", "koppel-minmax", "svm", "typed-svm", "1nn-emd")
+        else:
+            # many known texts (--all-known): Koppel's per-text windows, exact 1-NN and MiniLM
+            # (about 13 chunks/s on 2 cores) over every known piece cost too much; the
+            # calibrated PAN baseline needs 3 per author
+            attackers = ("svm", "typed-svm", "typed-lr")
+            if min(per_author.values()) >= 3:
+                attackers += ("pan-baseline",)
     utilities: list[str] = ["similarity"]
     if study.has_topics:
         if len(study.known) >= FIVE_NN_REFERENCES:
@@ -353,6 +397,7 @@ class _Runner:
         self.cache = ResultsCache(cache_dir)
         self._fasttext: FastTextTopicClassifier | None = None
         self._similarity: SentenceSimilarity | None = None
+        self._encoder_memo: EmbeddingMemo | None = None
         self._original_vectors: dict[str, np.ndarray] = {}
         self._memo: dict[str, Any] = {}
         self._mechanisms: dict[tuple[str, float | None], Mechanism] = {}
@@ -464,7 +509,7 @@ class _Runner:
                 embeddings=self.embeddings,
                 koppel_iterations=self.config.koppel_iterations,
                 n_jobs=self.config.n_jobs,
-                encoder=self.similarity() if name == "minilm-lr" else None,
+                encoder=self.encoder_memo() if name == "minilm-lr" else None,
             ),
         )
 
@@ -475,6 +520,12 @@ class _Runner:
                 train, [str(i.topic) for i in train]
             )
         return self._fasttext
+
+    def encoder_memo(self) -> EmbeddingMemo:
+        """The MiniLM encoder of the similarity measure, embedding each distinct text once."""
+        if self._encoder_memo is None:
+            self._encoder_memo = EmbeddingMemo(self.similarity())
+        return self._encoder_memo
 
     def similarity(self) -> SentenceSimilarity:
         if self._similarity is None:

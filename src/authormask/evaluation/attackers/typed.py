@@ -192,6 +192,22 @@ class TypedNgramAttacker:
         return _predict(self._model, self.features([i.text for i in items]))
 
 
+class EmbeddingMemo:
+    """An encoder (anything with ``embed(texts) -> array``) that embeds each distinct text
+    once: a protocol's known texts are the same at every epsilon."""
+
+    def __init__(self, encoder: Any) -> None:
+        self.encoder = encoder
+        self._memo: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            for text, vector in zip(missing, self.encoder.embed(missing), strict=True):
+                self._memo[text] = vector
+        return np.stack([self._memo[t] for t in texts]) if texts else np.zeros((0, 0))
+
+
 class SentenceEmbeddingAttacker:
     """MiniLM document vectors and multinomial logistic regression (see module docstring).
     ``encoder`` is a :class:`~authormask.evaluation.utility.SentenceSimilarity` (shared, so the

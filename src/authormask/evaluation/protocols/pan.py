@@ -265,9 +265,10 @@ class _Runner:
         self.cache = ResultsCache(cache_dir)
         encoder = None
         if "minilm-lr" in {base_name(a) for a in config.attackers}:
+            from authormask.evaluation.attackers.typed import EmbeddingMemo
             from authormask.evaluation.utility import SentenceSimilarity
 
-            encoder = SentenceSimilarity()
+            encoder = EmbeddingMemo(SentenceSimilarity())
         self.settings = AttackerSettings(
             embeddings=embeddings,
             koppel_iterations=config.koppel_iterations,
