@@ -44,7 +44,7 @@ def test_the_realistic_setting_uses_every_document(
         assert len(pieces) == len(words) // 80  # all of it, in pieces of N content words
         assert tuple(w for p in pieces for w in p.words) == words[: len(pieces) * 80]
     attackers, _ = applicable_measures(realistic)
-    assert "pan-baseline" in attackers and "koppel-cosine" not in attackers
+    assert attackers == ("svm", "typed-svm", "typed-lr")
     with pytest.raises(InputError, match="no train/test splits"):
         build_study(
             type(corpus)(
