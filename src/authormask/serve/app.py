@@ -250,11 +250,13 @@ def _word_change(loaded: _Loaded, name: str, epsilon: float) -> float:
     from authormask.text.stopwords import default_stopwords
 
     stop = default_stopwords()
-    words = [w for w in loaded.embeddings.words[:3000] if w.isalpha() and w not in stop]
+    vocabulary: tuple[str, ...] = loaded.embeddings.words
+    words = [w for w in vocabulary[:3000] if w.isalpha() and w not in stop]
     probe = words[:: max(1, len(words) // PROBE_WORDS)][:PROBE_WORDS]
     mech = _mechanism(loaded, name, {"epsilon": epsilon})
-    out = release([" ".join(probe)], mech, random_state=0).documents[0].text.split()
-    return sum(a != b for a, b in zip(probe, out, strict=False)) / max(len(probe), 1)
+    out: list[str] = release([" ".join(probe)], mech, random_state=0).documents[0].text.split()
+    changed = sum(a != b for a, b in zip(probe, out, strict=False))
+    return changed / max(len(probe), 1)
 
 
 def _release(
