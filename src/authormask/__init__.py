@@ -1,8 +1,10 @@
 """authormask: author obfuscation with a stated, checkable differential-privacy guarantee.
 
 >>> import authormask as am
->>> am.mechanism_names()
+>>> am.mechanism_names()[:6]
 ('emp-bag', 'emp-text', 'erae', 'ae-dp', 'syntf', 'random-r')
+>>> am.mechanism_names()[6:]
+('mahalanobis', 'tem', 'santext')
 """
 
 import sys
