@@ -139,9 +139,9 @@ def test_pan_layout(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("remove", "message"),
     [
-        ("collection-info.json", "missing file .*collection-info.json"),
+        ("collection-info.json", "neither collection-info.json nor problem-info.json"),
         ("problem00001/problem-info.json", "missing file .*problem-info.json"),
-        ("problem00001/candidate00002/known00001.txt", "candidate00002 has no texts"),
+        ("problem00001/candidate00002/known00001.txt", "candidate00002 has no .txt texts"),
         ("problem00001/unknown", "missing unknown folder"),
     ],
 )

@@ -222,67 +222,6 @@ def load_csv(
     return _records_to_corpus(records, path=p, name=name, columns=columns or Columns())
 
 
-def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise InputError(f"PAN layout: missing file {path}")
-    try:
-        return json.loads(read_text_file(path))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"PAN layout: {path} is not valid JSON ({exc.msg})") from None
-
-
-def _pan_problem(problem_dir: Path, language: str | None) -> list[Document]:
-    info = _read_json(problem_dir / "problem-info.json")
-    truth_path = problem_dir / "ground-truth.json"
-    truth: dict[str, str] = {}
-    if truth_path.exists():
-        for entry in _read_json(truth_path).get("ground_truth", []):
-            truth[str(entry["unknown-text"])] = str(entry["true-author"])
-    try:
-        candidates = [str(c["author-name"]) for c in info["candidate-authors"]]
-        unknown_folder = str(info.get("unknown-folder", "unknown"))
-    except (KeyError, TypeError):
-        raise InputError(
-            f"PAN layout: {problem_dir / 'problem-info.json'} lacks candidate-authors"
-        ) from None
-    prefix = problem_dir.name
-    docs: list[Document] = []
-    for cand in candidates:
-        cand_dir = problem_dir / cand
-        if not cand_dir.is_dir():
-            raise InputError(f"PAN layout: missing candidate folder {cand_dir}")
-        files = _text_files(cand_dir)
-        if not files:
-            raise InputError(f"PAN layout: candidate folder {cand_dir} has no texts")
-        for f in files:
-            docs.append(
-                Document(
-                    f"{prefix}/{cand}/{f.name}",
-                    read_text_file(f),
-                    author=f"{prefix}/{cand}",
-                    topic=None,
-                    split="train",
-                )
-            )
-    unknown_dir = problem_dir / unknown_folder
-    if not unknown_dir.is_dir():
-        raise InputError(f"PAN layout: missing unknown folder {unknown_dir}")
-    for f in _text_files(unknown_dir):
-        author = truth.get(f.name)
-        if author is None or author == "<UNK>":
-            continue  # open-set texts by no candidate, or no ground truth: not usable here
-        docs.append(
-            Document(
-                f"{prefix}/unknown/{f.name}",
-                read_text_file(f),
-                author=f"{prefix}/{author}",
-                split="test",
-            )
-        )
-    logger.info("PAN problem %s (%s): %d documents", prefix, language or "?", len(docs))
-    return docs
-
-
 def load_pan(path: str | Path, *, name: str | None = None) -> Corpus:
     """The PAN 2018-2019 authorship-attribution layout.
 
@@ -292,26 +231,18 @@ def load_pan(path: str | Path, *, name: str | None = None) -> Corpus:
     are skipped. A single problem folder (with ``problem-info.json``) is accepted too. Authors are
     named ``problem/candidate`` so problems never share an author.
     """
+    from authormask.datasets.pan import UNKNOWN_AUTHOR, read_pan_collection
+
     root = _check_dir(Path(path), "PAN folder")
-    if (root / "problem-info.json").exists():
-        problems = [(root, None)]
-    else:
-        collection = _read_json(root / "collection-info.json")
-        if not isinstance(collection, list):
-            raise InputError(f"PAN layout: {root / 'collection-info.json'} must be a list")
-        problems = []
-        for entry in collection:
-            try:
-                pname = str(entry["problem-name"])
-            except (KeyError, TypeError):
-                raise InputError(
-                    f"PAN layout: an entry of {root / 'collection-info.json'} has no problem-name"
-                ) from None
-            pdir = root / pname
-            if not pdir.is_dir():
-                raise InputError(f"PAN layout: missing problem folder {pdir}")
-            problems.append((pdir, entry.get("language")))
     docs: list[Document] = []
-    for pdir, language in problems:
-        docs.extend(_pan_problem(pdir, language))
+    for problem in read_pan_collection(root).problems:
+        prefix = problem.name
+        for t in problem.known:
+            author = f"{prefix}/{t.author}"
+            docs.append(Document(f"{author}/{t.name}", t.text, author=author, split="train"))
+        for t in problem.unknown:
+            if t.author == UNKNOWN_AUTHOR:
+                continue  # open-set texts by no candidate: not usable here
+            author = f"{prefix}/{t.author}"
+            docs.append(Document(f"{prefix}/unknown/{t.name}", t.text, author=author, split="test"))
     return make_corpus(name or root.name, str(root.resolve()), docs)
