@@ -1,9 +1,11 @@
 """Evaluation: known texts and snippets, attackers, utility measures, the epsilon sweep and its
 reports (Fernandes et al. 2019, section 6, Table 1), and the text-release comparison of Bo et al.
-(2021) in :mod:`authormask.evaluation.release`. Every mechanism runs through the release layer
-(:func:`authormask.release.create_mechanism` and :func:`authormask.release.release`) under its
-registry name."""
+(2021) in :mod:`authormask.evaluation.release`; the privacy-utility frontier of a sweep and the
+epsilon it recommends for a target attacker accuracy in :mod:`authormask.evaluation.frontier`.
+Every mechanism runs through the release layer (:func:`authormask.release.create_mechanism` and
+:func:`authormask.release.release`) under its registry name."""
 
+from authormask.evaluation.frontier import FrontierPoint, Recommendation, frontier, recommend
 from authormask.evaluation.report import REPORT_FILES, to_csv, to_markdown, write_reports
 from authormask.evaluation.study import (
     TASKS,
@@ -33,7 +35,9 @@ __all__ = [
     "TASKS",
     "UTILITIES",
     "Cell",
+    "FrontierPoint",
     "Item",
+    "Recommendation",
     "Study",
     "SweepConfig",
     "SweepResult",
@@ -42,7 +46,9 @@ __all__ = [
     "build_study",
     "build_topic_study",
     "check_applicable",
+    "frontier",
     "mechanism_code",
+    "recommend",
     "run_sweep",
     "to_csv",
     "to_markdown",

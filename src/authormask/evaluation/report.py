@@ -1,8 +1,10 @@
 """The report writer of the evaluations, and the reports of a sweep: JSON, a Markdown and a CSV
 table in the layout of Fernandes et al. (2019) Table 1, and a PNG plot of accuracy against
-epsilon. Every report (the sweep's here, Bo et al.'s in :mod:`authormask.evaluation.release`)
-is written by :func:`write_report_files`: atomically (:mod:`authormask._io`), never over
-existing reports unless asked."""
+epsilon, and the privacy-utility frontier (frontier.png: strongest attacker against utility, one
+curve per mechanism; :mod:`authormask.evaluation.frontier`) with, on request, the recommended
+epsilon per mechanism. Every report (the sweep's here, Bo et al.'s in
+:mod:`authormask.evaluation.release`) is written by :func:`write_report_files`: atomically
+(:mod:`authormask._io`), never over existing reports unless asked."""
 
 from __future__ import annotations
 
@@ -17,16 +19,28 @@ from typing import Any
 import numpy as np
 
 from authormask._io import atomic_path, write_atomic
+from authormask.evaluation.frontier import (
+    FrontierPoint,
+    Recommendation,
+    frontier,
+    frontier_dict,
+    frontier_utilities,
+    recommend,
+)
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.sweep import Cell, SweepResult
 from authormask.exceptions import InputError
 
 __all__ = [
+    "FRONTIER_FILE",
     "REPORT_FILES",
     "check_output_dir",
+    "frontier_png",
     "plot_png",
     "png_bytes",
+    "recommendation_text",
     "to_csv",
+    "to_dict",
     "to_markdown",
     "write_plot",
     "write_report_files",
@@ -34,6 +48,8 @@ __all__ = [
 ]
 
 REPORT_FILES = ("results.json", "table.md", "table.csv", "plot.png")
+#: the frontier plot, written beside them when the sweep has attackers and a frontier utility
+FRONTIER_FILE = "frontier.png"
 
 _LABELS = {
     "koppel-cosine": "Koppel (cosine)",
@@ -99,9 +115,11 @@ def _strongest(best: dict[str, Any] | None) -> str:
     )
 
 
-def to_markdown(result: SweepResult) -> str:
+def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) -> str:
     """One table per mechanism: rows = epsilon (none first), columns = measures, counts
-    correct."""
+    correct; then the frontier (where the sweep has one) and, with ``target_accuracy``, the
+    recommended epsilon per mechanism (:func:`~authormask.evaluation.frontier.recommend`)."""
+    recommendations = None if target_accuracy is None else recommend(result, target_accuracy)
     cfg = result.config
     lines = [
         f"# authormask evaluate: {result.study.get('task')} study on "
@@ -161,7 +179,46 @@ def to_markdown(result: SweepResult) -> str:
         "known texts in the form of the texts they attack. Similarity is the mean MiniLM "
         "cosine between each released snippet and its noise-off release."
     )
+    if frontier_utilities(result):
+        lines += ["", "## Privacy-utility frontier", "", f"![frontier]({FRONTIER_FILE})", ""]
+        lines.append(
+            "Strongest-attacker accuracy (with its Wilson 95% interval) against "
+            + " and ".join(_label(u) for u in frontier_utilities(result))
+            + ", one curve per mechanism, each point labelled with its epsilon; the data is "
+            "under 'frontier' in results.json."
+        )
+    if recommendations:
+        lines += ["", *_recommendation_lines(recommendations)]
     return "\n".join(lines) + "\n"
+
+
+def _recommendation_lines(recommendations: list[Recommendation]) -> list[str]:
+    first = recommendations[0]
+    return [
+        f"## Recommended epsilon: strongest attacker at or below {first.target_accuracy:.0%}",
+        "",
+        "Per mechanism, the epsilon with the best "
+        f"{_label(first.utility_measure)} among those whose strongest attacker's Wilson 95% "
+        "upper bound (not its point estimate) is at or below the target; the unmodified row "
+        "is never recommended.",
+        "",
+        *(f"- {r.describe()}" for r in recommendations),
+    ]
+
+
+def recommendation_text(result: SweepResult, target_accuracy: float) -> str:
+    """The recommendation section of :func:`to_markdown` on its own."""
+    return "\n".join(_recommendation_lines(recommend(result, target_accuracy))) + "\n"
+
+
+def to_dict(result: SweepResult, *, target_accuracy: float | None = None) -> dict[str, Any]:
+    """results.json: :meth:`SweepResult.to_dict`, the frontier (utility measure -> mechanism
+    -> points; ``{}`` without one) and, with ``target_accuracy``, the recommendations."""
+    data = result.to_dict()
+    data["frontier"] = frontier_dict(result)
+    if target_accuracy is not None:
+        data["recommendation"] = [r.to_dict() for r in recommend(result, target_accuracy)]
+    return data
 
 
 def to_csv(result: SweepResult) -> str:
@@ -279,11 +336,82 @@ def plot_png(result: SweepResult) -> bytes:
     return png_bytes(fig)
 
 
+def _frontier_curve(ax: Any, points: list[FrontierPoint], colour: str, label: str) -> None:
+    xs = np.array([p.utility for p in points])
+    ys = np.array([p.strongest_accuracy for p in points])
+    yerr = np.array([[y - p.low for y, p in zip(ys, points, strict=True)],
+                     [p.high - y for y, p in zip(ys, points, strict=True)]])  # fmt: skip
+    xerr = None
+    if all(p.utility_low is not None and p.utility_high is not None for p in points):
+        xerr = np.array(
+            [
+                [x - float(p.utility_low or 0.0) for x, p in zip(xs, points, strict=True)],
+                [float(p.utility_high or 0.0) - x for x, p in zip(xs, points, strict=True)],
+            ]
+        )
+    ax.errorbar(
+        xs, ys, xerr=xerr, yerr=yerr, marker="o", color=colour, label=label, capsize=3,
+        elinewidth=0.9,
+    )  # fmt: skip
+    for x, y, p in zip(xs, ys, points, strict=True):
+        ax.annotate(
+            _eps(p.epsilon),
+            (x, y),
+            textcoords="offset points",
+            xytext=(5, 5),
+            fontsize=8,
+            color=colour,
+        )
+
+
+def frontier_png(result: SweepResult, *, target_accuracy: float | None = None) -> bytes:
+    """The privacy-utility frontier: strongest-attacker accuracy (Wilson 95% error bars)
+    against each frontier utility (one panel each: MiniLM similarity, fastText topic
+    accuracy, with its interval or spread over repetitions), one curve per mechanism, each
+    point labelled with its epsilon ("none": unmodified); dotted grey = chance, dashed red =
+    ``target_accuracy`` if given. Raises ``InvalidParameterError`` without attackers or a
+    frontier utility."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    utilities = frontier_utilities(result)
+    if not utilities:
+        frontier(result, "similarity")  # raises, saying what is missing
+    fig, axes = plt.subplots(
+        1, len(utilities), figsize=(6.0 * len(utilities), 4.6), squeeze=False, sharey=True
+    )
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    chance = result.baselines.get("author")
+    for ax, utility in zip(axes[0], utilities, strict=True):
+        for i, (mechanism, points) in enumerate(frontier(result, utility).items()):
+            if points:
+                _frontier_curve(ax, points, colours[i % len(colours)], mechanism)
+        if chance is not None:
+            rate = chance / result.study["queries"]
+            ax.axhline(rate, color="grey", linestyle=":", linewidth=1.0)
+            ax.text(0.99, rate, "chance", fontsize=7, color="grey", va="bottom", ha="right",
+                    transform=ax.get_yaxis_transform())  # fmt: skip
+        if target_accuracy is not None:
+            ax.axhline(target_accuracy, color="tab:red", linestyle="--", linewidth=0.9)
+            ax.text(0.01, target_accuracy, f"target {target_accuracy:.0%}", fontsize=7,
+                    color="tab:red", va="bottom", transform=ax.get_yaxis_transform())  # fmt: skip
+        ax.set_xlabel(_label(utility) + " (better →)")
+        ax.set_title(f"privacy-utility frontier: {_label(utility)}")
+        ax.set_ylim(0, 1.05)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("strongest-attacker accuracy (95% Wilson)")
+    axes[0][-1].legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return png_bytes(fig)
+
+
 def check_output_dir(folder: Path, *, force: bool) -> None:
     """Refuse a folder that already holds reports, unless ``force``."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"output {folder} exists and is not a folder")
-    existing = [n for n in REPORT_FILES if (folder / n).exists()]
+    existing = [n for n in (*REPORT_FILES, FRONTIER_FILE) if (folder / n).exists()]
     if existing and not force:
         raise InputError(f"{folder} already holds {', '.join(existing)}; use --force to overwrite")
 
@@ -311,16 +439,29 @@ def write_report_files(
     return [out / name for name in files]
 
 
-def write_reports(result: SweepResult, folder: str | Path, *, force: bool = False) -> list[Path]:
+def write_reports(
+    result: SweepResult,
+    folder: str | Path,
+    *,
+    force: bool = False,
+    target_accuracy: float | None = None,
+) -> list[Path]:
     """Write results.json, table.md, table.csv and plot.png into ``folder``
-    (:func:`write_report_files`)."""
-    return write_report_files(
-        folder,
-        {
-            "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
-            "table.md": to_markdown(result),
-            "table.csv": to_csv(result),
-            "plot.png": plot_png(result),
-        },
-        force=force,
-    )
+    (:func:`write_report_files`), and frontier.png where the sweep has attackers and a
+    frontier utility; with ``target_accuracy`` the recommendation goes into table.md and
+    results.json. A frontier.png left by an earlier report in ``folder`` is removed when this
+    sweep has no frontier (it would describe another sweep)."""
+    files: dict[str, str | bytes] = {
+        "results.json": json.dumps(to_dict(result, target_accuracy=target_accuracy), indent=2)
+        + "\n",
+        "table.md": to_markdown(result, target_accuracy=target_accuracy),
+        "table.csv": to_csv(result),
+        "plot.png": plot_png(result),
+    }
+    if frontier_utilities(result):
+        files[FRONTIER_FILE] = frontier_png(result, target_accuracy=target_accuracy)
+    paths = write_report_files(folder, files, force=force)
+    stale = Path(folder) / FRONTIER_FILE
+    if FRONTIER_FILE not in files and stale.is_file() and not stale.is_symlink():
+        stale.unlink()
+    return paths

@@ -1,0 +1,272 @@
+"""The privacy-utility frontier of a sweep and the epsilon it recommends (issue 14, part F).
+
+For each mechanism, every epsilon of a :class:`~authormask.evaluation.sweep.SweepResult` is one
+point: x = a utility measure (MiniLM similarity, or fastText topic accuracy), y = the strongest
+attacker's accuracy (:meth:`SweepResult.strongest`, the number of the tables' "strongest
+attacker" column) with its Wilson 95% interval.
+
+:func:`recommend` reads the frontier conservatively: an epsilon *qualifies* for a target
+accuracy X when the **upper end of the strongest attacker's Wilson 95% interval** is at or below
+X (not merely its point estimate: a privacy tool should claim only what the data cannot
+contradict), and among those it recommends the epsilon with the best utility. Only epsilons
+with noise are candidates: the unmodified row (``epsilon=None``) carries no guarantee, so it is
+never recommended, even where the attackers fail on it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from authormask.evaluation.metrics import wilson_interval
+from authormask.evaluation.sweep import SweepResult
+from authormask.exceptions import InvalidParameterError
+
+__all__ = [
+    "FRONTIER_UTILITIES",
+    "FrontierPoint",
+    "Recommendation",
+    "check_target_accuracy",
+    "frontier",
+    "frontier_dict",
+    "frontier_utilities",
+    "recommend",
+]
+
+#: utility measures a frontier can be drawn against, in order of preference for :func:`recommend`
+FRONTIER_UTILITIES = ("similarity", "fasttext")
+
+
+@dataclass(frozen=True)
+class FrontierPoint:
+    """One (mechanism, epsilon) of the frontier.
+
+    ``utility`` is the mean of the utility measure's cells (as in the tables); ``utility_low``
+    and ``utility_high`` its Wilson 95% interval for an accuracy (fastText, pooled over
+    repetitions), mean -/+ one standard deviation over repetitions for similarity, ``None``
+    where there is one repetition of similarity. ``strongest_accuracy``, ``low`` and ``high``
+    are the strongest attacker's pooled accuracy and its Wilson 95% interval.
+    """
+
+    mechanism: str
+    epsilon: float | None
+    utility: float
+    utility_measure: str
+    utility_low: float | None
+    utility_high: float | None
+    strongest_accuracy: float
+    low: float
+    high: float
+    strongest_attacker: str
+    correct: int
+    total: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The epsilon :func:`recommend` picks for one mechanism.
+
+    ``point`` is the recommended point, ``None`` when no epsilon qualifies; then ``closest``
+    is the point with the lowest upper bound (the nearest miss), ``None`` only without any
+    noisy epsilon.
+    """
+
+    mechanism: str
+    target_accuracy: float
+    utility_measure: str
+    point: FrontierPoint | None
+    closest: FrontierPoint | None
+    chance: float | None
+
+    @property
+    def epsilon(self) -> float | None:
+        """The recommended epsilon, ``None`` when none qualifies."""
+        return None if self.point is None else self.point.epsilon
+
+    def describe(self) -> str:
+        """One line: the recommended epsilon and why, or why there is none."""
+        target = f"{self.target_accuracy:.0%}"
+        if self.point is not None:
+            p = self.point
+            return (
+                f"{self.mechanism}: epsilon {_eps(p.epsilon)} ({_LABELS[p.utility_measure]} "
+                f"{p.utility:.3f}; strongest attacker {p.strongest_attacker} "
+                f"{p.correct}/{p.total} = {p.strongest_accuracy:.0%}, 95% upper bound "
+                f"{p.high:.0%} <= {target})"
+            )
+        line = (
+            f"{self.mechanism}: no epsilon keeps the strongest attacker's 95% upper bound at "
+            f"or below {target}"
+        )
+        if self.closest is not None:
+            c = self.closest
+            line += f" (lowest: {c.high:.0%} at epsilon {_eps(c.epsilon)}; try smaller epsilons"
+            if self.chance is not None and self.target_accuracy < self.chance:
+                line += f", though the target is below chance, {self.chance:.0%}"
+            line += ")"
+        return line
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mechanism": self.mechanism,
+            "target_accuracy": self.target_accuracy,
+            "rule": "the best utility among epsilons whose strongest attacker's Wilson 95% "
+            "upper bound is <= target_accuracy; the unmodified row is never recommended",
+            "utility_measure": self.utility_measure,
+            "epsilon": self.epsilon,
+            "qualified": self.point is not None,
+            "point": None if self.point is None else self.point.to_dict(),
+            "closest": None if self.closest is None else self.closest.to_dict(),
+            "text": self.describe(),
+        }
+
+
+def _eps(e: float | None) -> str:
+    return "none" if e is None else f"{e:g}"
+
+
+_LABELS = {"similarity": "MiniLM similarity", "fasttext": "fastText topic accuracy"}
+
+
+def frontier_utilities(result: SweepResult) -> tuple[str, ...]:
+    """The utility measures of ``result`` a frontier is drawn against (none without
+    attackers)."""
+    if not result.config.attackers:
+        return ()
+    return tuple(u for u in FRONTIER_UTILITIES if u in result.config.utilities)
+
+
+def _ordered(epsilons: tuple[float | None, ...]) -> list[float | None]:
+    """None first, then the largest epsilon to the smallest (the order of the tables)."""
+    return sorted(epsilons, key=lambda e: (e is not None, -(e or 0.0)))
+
+
+def frontier(result: SweepResult, utility: str) -> dict[str, list[FrontierPoint]]:
+    """The frontier of ``result`` against ``utility`` (``similarity`` or ``fasttext``):
+    per mechanism, one point per epsilon (``None`` first, then from the largest epsilon to the
+    smallest) that has both an attacker and a utility cell.
+
+    Raises ``InvalidParameterError`` when the sweep has no attackers or no such utility.
+    """
+    if utility not in frontier_utilities(result):
+        have = ", ".join(frontier_utilities(result)) or "none"
+        raise InvalidParameterError(
+            f"no frontier against {utility!r}: the sweep needs attackers and that utility "
+            f"measure (frontier utilities of this sweep: {have})"
+        )
+    out: dict[str, list[FrontierPoint]] = {}
+    for mechanism in result.config.mechanisms:
+        points: list[FrontierPoint] = []
+        for eps in _ordered(result.config.epsilons):
+            best = result.strongest(mechanism, eps)
+            cells = result.cell(mechanism, eps, utility)
+            if best is None or not cells:
+                continue
+            values = np.array([c.value for c in cells])
+            low: float | None = None
+            high: float | None = None
+            if utility == "similarity":
+                if len(cells) > 1:
+                    sd = float(np.std(values, ddof=1))
+                    low, high = float(values.mean()) - sd, float(values.mean()) + sd
+            else:
+                interval = wilson_interval(
+                    sum(int(c.correct or 0) for c in cells), sum(c.total for c in cells)
+                )
+                low, high = interval.low, interval.high
+            points.append(
+                FrontierPoint(
+                    mechanism=mechanism,
+                    epsilon=eps,
+                    utility=float(values.mean()),
+                    utility_measure=utility,
+                    utility_low=low,
+                    utility_high=high,
+                    strongest_accuracy=float(best["accuracy"]),
+                    low=float(best["wilson95"][0]),
+                    high=float(best["wilson95"][1]),
+                    strongest_attacker=str(best["attacker"]),
+                    correct=int(best["correct"]),
+                    total=int(best["total"]),
+                )
+            )
+        out[mechanism] = points
+    return out
+
+
+def frontier_dict(result: SweepResult) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Every frontier of ``result`` for results.json: utility measure -> mechanism -> points
+    (``{}`` when the sweep has no attackers or no frontier utility)."""
+    return {
+        u: {m: [p.to_dict() for p in points] for m, points in frontier(result, u).items()}
+        for u in frontier_utilities(result)
+    }
+
+
+def check_target_accuracy(target_accuracy: float) -> float:
+    """``target_accuracy`` as a float in (0, 1], or ``InvalidParameterError``."""
+    if (
+        isinstance(target_accuracy, bool)
+        or not isinstance(target_accuracy, int | float)
+        or not math.isfinite(target_accuracy)
+        or not 0.0 < target_accuracy <= 1.0
+    ):
+        raise InvalidParameterError(f"target accuracy must be in (0, 1], got {target_accuracy!r}")
+    return float(target_accuracy)
+
+
+def recommend(
+    result: SweepResult, target_accuracy: float, *, utility: str | None = None
+) -> list[Recommendation]:
+    """Per mechanism, the epsilon that keeps the strongest attacker at or below
+    ``target_accuracy`` with the best utility.
+
+    Parameters
+    ----------
+    result : SweepResult
+        A sweep with at least one attacker and a frontier utility (``similarity`` or
+        ``fasttext``).
+    target_accuracy : float
+        In (0, 1]. An epsilon qualifies when the upper end of the strongest attacker's Wilson
+        95% interval (:meth:`SweepResult.strongest`) is ``<= target_accuracy``: conservative,
+        the attacker's true accuracy is above the target with at most about 2.5% chance, given
+        the snippets measured. The unmodified row never qualifies (no guarantee).
+    utility : str, optional
+        The utility to maximise: ``similarity`` or ``fasttext``; default the first of those
+        the sweep measured (``similarity`` before ``fasttext``). Ties go to the smaller
+        epsilon (the stronger guarantee).
+
+    Returns
+    -------
+    list of Recommendation
+        One per mechanism, in the order of ``result.config.mechanisms``; ``point`` is ``None``
+        when no epsilon qualifies, and ``closest`` then names the lowest upper bound measured.
+    """
+    target = check_target_accuracy(target_accuracy)
+    available = frontier_utilities(result)
+    if not available:
+        raise InvalidParameterError(
+            "a recommendation needs a sweep with attackers and a utility measure "
+            f"({' or '.join(FRONTIER_UTILITIES)})"
+        )
+    measure = available[0] if utility is None else utility
+    chance = result.baselines.get("author")
+    chance_rate = None if chance is None else chance / int(result.study["queries"])
+    out = []
+    for mechanism, points in frontier(result, measure).items():
+        noisy = [p for p in points if p.epsilon is not None]
+        qualified = [p for p in noisy if p.high <= target]
+        best = max(qualified, key=lambda p: (p.utility, -(p.epsilon or 0.0)), default=None)
+        closest = (
+            None
+            if best is not None or not noisy
+            else min(noisy, key=lambda p: (p.high, p.epsilon or 0.0))
+        )
+        out.append(Recommendation(mechanism, target, measure, best, closest, chance_rate))
+    return out
