@@ -33,6 +33,7 @@ def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
         "table.md",
         "table.csv",
         "plot.png",
+        "frontier.png",  # attackers and MiniLM similarity (emp-text is swept)
         "cache",
     }
     data = json.loads((out / "results.json").read_text())

@@ -57,6 +57,7 @@ PROTOCOL_ONLY: dict[str, tuple[str, ...]] = {
     "docs_per_author": ("bo2021",),
     "max_authors": ("fernandes2019", "bo2021"),
     "dataset_path": ("fernandes2019", "bo2021"),
+    "target_accuracy": ("fernandes2019",),
 }
 #: fernandes2019 options read by one kind of study only (parameter name -> task)
 TASK_ONLY = {
@@ -212,7 +213,8 @@ def register(cli: click.Group) -> None:
         required=True,
         folder=True,
         file=False,
-        help="Folder for results.json, table.md, table.csv, plot.png and the resume cache.",
+        help="Folder for results.json, table.md, table.csv, plot.png, frontier.png "
+        "(fernandes2019 with attackers and a utility) and the resume cache.",
     )
     @click.option(
         "--protocol",
@@ -371,6 +373,15 @@ def register(cli: click.Group) -> None:
         default=None,
         help="bo2021: test documents released per author (default 4; --quick: 2).",
     )
+    @click.option(
+        "--target-accuracy",
+        type=float,
+        default=None,
+        help="fernandes2019: print, per mechanism, the epsilon with the best utility "
+        "(similarity, else fastText) among those whose strongest attacker's Wilson 95% upper "
+        "bound is at or below this accuracy, in (0, 1]; also in table.md and results.json. "
+        "Needs attackers and a similarity or fasttext utility.",
+    )
     @engine_options(what="the sweep's cells (fernandes2019)")
     @force_option(help="Overwrite existing reports in --output.")
     @cache_option
@@ -394,6 +405,9 @@ def register(cli: click.Group) -> None:
             )
         options = _Options(click.get_current_context(), opts)
         options.check()
+        target = opts["target_accuracy"]
+        if target is not None and not 0.0 < target <= 1.0:  # NaN fails too
+            raise click.UsageError(f"--target-accuracy must be in (0, 1], got {target:g}")
         engine = engine_from_options(opts["engine"], opts["workers"], opts["scheduler"])
         if options.protocol == "bo2021":
             _run_release(options)
@@ -509,6 +523,15 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         koppel_iterations=options.pick("koppel_iterations"),
     )
     check_applicable(study, config)
+    target = options["target_accuracy"]
+    if target is not None and (
+        not config.attackers or not {"similarity", "fasttext"} & set(config.utilities)
+    ):
+        raise click.UsageError(
+            "--target-accuracy needs attackers and a similarity or fasttext utility measure; "
+            f"this sweep has attackers: {', '.join(config.attackers) or 'none'}; utilities: "
+            f"{', '.join(config.utilities) or 'none'}"
+        )
     d = study.describe()
     click.echo(
         f"{corpus.name}: {d['task']} study, {d['queries']} snippets and {d['known_texts']} known "
@@ -529,8 +552,8 @@ def _run_sweep(options: _Options, engine: Any) -> None:
             on_total=lambda total: setattr(bar, "total", total),
             engine=engine,
         )
-    paths = write_reports(result, output, force=options["force"])
-    _finish(paths, to_markdown(result), output, t0)
+    paths = write_reports(result, output, force=options["force"], target_accuracy=target)
+    _finish(paths, to_markdown(result, target_accuracy=target), output, t0)
 
 
 def _run_release(options: _Options) -> None:
