@@ -307,6 +307,12 @@ def register(cli: click.Group) -> None:
             return
         if getattr(mech, "needs_all_documents", False):  # two passes: stdin is read once
             found = _buffer_stdin(found)
+        if (
+            output is not None
+            and output.suffix.lower() in (".jsonl", ".ndjson")
+            and ctx.get_parameter_source("fmt") is not ParameterSource.COMMANDLINE
+        ):
+            fmt = "jsonl"  # -o x.jsonl means JSONL, never a folder named x.jsonl
         target = _target(found, output=output, fmt=fmt, layout=layout)
         if (
             target.kind != "folder"
