@@ -221,7 +221,8 @@ def register(cli: click.Group) -> None:
         type=click.Choice(PROTOCOLS),
         default="fernandes2019",
         show_default=True,
-        help="fernandes2019: emp-bag and emp-text against attackers (their Table 1). "
+        help="fernandes2019: emp-bag and emp-text (or any word-level mechanism) against "
+        "attackers (their Table 1). "
         "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text, "
         "measured by MiniLM similarity, a char n-gram fastText authorship classifier and "
         "stylometric change (Bo et al. Table 1 / Figure 2). "
@@ -231,8 +232,9 @@ def register(cli: click.Group) -> None:
     @click.option(
         "--mechanisms",
         default=None,
-        help="Comma-separated registry names. fernandes2019: emp-bag (Algorithm 2, a bag of N "
-        "words), emp-text (in place) [default: emp-bag,emp-text]. bo2021: random-r, ae-dp, "
+        help="Comma-separated registry names. fernandes2019: the word-level mechanisms, "
+        "emp-bag (Algorithm 2, a bag of N words), emp-text, mahalanobis, tem, santext (in "
+        "place) [default: emp-bag,emp-text]. bo2021: random-r, ae-dp, "
         "syntf, erae, emp-text [default: all five]. pan: any registry mechanism that needs no "
         "model [default: emp-text].",
     )
@@ -350,8 +352,8 @@ def register(cli: click.Group) -> None:
         default="drop",
         show_default=True,
         help="fernandes2019: out-of-vocabulary words of the study and of emp-bag: drop, keep "
-        "(unprotected) or map; emp-text cannot drop them and maps them instead (keep is "
-        "passed on).",
+        "(unprotected) or map; in-place mechanisms (emp-text, mahalanobis, tem, santext) "
+        "cannot drop them and map them instead (keep is passed on).",
     )
     @click.option(
         "--model",
@@ -476,12 +478,16 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         write_reports,
     )
     from authormask.evaluation.report import check_output_dir
-    from authormask.evaluation.sweep import SWEEP_MECHANISMS
+    from authormask.evaluation.sweep import (
+        DEFAULT_SWEEP_MECHANISMS,
+        SWEEP_MECHANISMS,
+        releases_bag,
+    )
     from authormask.text import TextPreparer
 
     output: Path = options["output"]
     check_output_dir(output, force=options["force"])
-    mechanisms = tuple(_split(options["mechanisms"] or ",".join(SWEEP_MECHANISMS)))
+    mechanisms = tuple(_split(options["mechanisms"] or ",".join(DEFAULT_SWEEP_MECHANISMS)))
     t0 = time.perf_counter()
     corpus = _load_corpus(options)
     task = options["task"]
@@ -510,8 +516,10 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         all_known=bool(options["all_known"]),
     )
     default_attackers, default_utilities = applicable_measures(study)
-    if "emp-text" not in mechanisms and options["utilities"] == "auto":
-        # MiniLM similarity is meant for the readable text of emp-text
+    if options["utilities"] == "auto" and all(
+        releases_bag(m) for m in mechanisms if m in SWEEP_MECHANISMS
+    ):
+        # MiniLM similarity is meant for readable text: of a mechanism that releases in place
         default_utilities = tuple(u for u in default_utilities if u != "similarity")
     config = SweepConfig(
         epsilons=options.pick("epsilons"),

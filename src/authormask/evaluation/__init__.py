@@ -17,6 +17,7 @@ from authormask.evaluation.study import (
 )
 from authormask.evaluation.sweep import (
     ATTACKERS,
+    DEFAULT_SWEEP_MECHANISMS,
     SWEEP_MECHANISMS,
     UTILITIES,
     Cell,
@@ -25,11 +26,14 @@ from authormask.evaluation.sweep import (
     applicable_measures,
     check_applicable,
     mechanism_code,
+    releases_bag,
     run_sweep,
+    sweep_mechanisms,
 )
 
 __all__ = [
     "ATTACKERS",
+    "DEFAULT_SWEEP_MECHANISMS",
     "REPORT_FILES",
     "SWEEP_MECHANISMS",
     "TASKS",
@@ -49,7 +53,9 @@ __all__ = [
     "frontier",
     "mechanism_code",
     "recommend",
+    "releases_bag",
     "run_sweep",
+    "sweep_mechanisms",
     "to_csv",
     "to_markdown",
     "write_reports",

@@ -1,11 +1,18 @@
 """The privacy/utility sweep of Fernandes et al. (2019), Table 1, on any corpus.
 
-For every mechanism (``emp-bag``: Algorithm 2; ``emp-text``: in place), every epsilon (``None`` =
-unmodified snippets) and every repetition, the study's query snippets are released through
-:func:`authormask.release.release` with their own seed; attackers trained on the known texts (or,
-for ``adaptive-*`` attackers, on known texts released with the same mechanism and epsilon) then
-try to name each snippet's author, and utility measures check what the released snippets still
-say.
+For every mechanism, every epsilon (``None`` = unmodified snippets) and every repetition, the
+study's query snippets are released through :func:`authormask.release.release` with their own
+seed; attackers trained on the known texts (or, for ``adaptive-*`` attackers, on known texts
+released with the same mechanism and epsilon) then try to name each snippet's author, and utility
+measures check what the released snippets still say.
+
+Which mechanisms: every registered mechanism that perturbs the study's content words through word
+vectors, as a bag of N words (``emp-bag``: Algorithm 2) or in place (``emp-text``, and the peers
+``mahalanobis``, ``tem``, ``santext``): those whose registry spec takes ``embeddings``,
+``stopwords`` and ``oov`` (:func:`sweep_mechanisms`). Their parameters are read from the spec,
+never from the name: the study's stopwords, unknown-word policy and N go to the mechanisms whose
+spec takes them, and a mechanism whose ``oov`` choices exclude the study's policy (an in-place
+mechanism cannot drop unknown words: the gaps would show) maps them instead.
 
 What an attacker sees: the mechanism's outputs, and texts in the same form to learn from. The
 unmodified row (``epsilon=None``) is the mechanism with its noise switched off (its own
@@ -14,8 +21,9 @@ deterministic preparation and rendering, every word released as itself:
 converges to it, and a measure compares noise with no noise, never preparation with none.
 Attackers are trained on the known texts in that noise-off form (``adaptive-*`` attackers: as
 released at the cell's epsilon), so they are always trained on texts in the form of the texts
-they are tested on: for ``emp-bag`` sorted bags of N words, for ``emp-text`` prepared text
-(unknown words mapped, contractions split). 1-NN and 5-NN read the released words; fastText
+they are tested on: for a bag mechanism (its spec takes N, ``length``: :func:`releases_bag`)
+sorted bags of N words, for an in-place mechanism prepared text (unknown words mapped,
+contractions split). 1-NN and 5-NN read the released words; fastText
 the released words; similarity compares each released snippet with its noise-off release.
 
 Seeds never depend on the order in which mechanisms are listed: each cell's seed derives from
@@ -61,11 +69,17 @@ from authormask.evaluation.attackers.registry import (
 from authormask.evaluation.attackers.typed import EmbeddingMemo
 from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON
+from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILONS, mechanism_parameters
 from authormask.evaluation.study import Item, Study
 from authormask.evaluation.utility import FastTextTopicClassifier, SentenceSimilarity
 from authormask.exceptions import InvalidParameterError
-from authormask.release import Mechanism, create_mechanism, mechanism_names, release
+from authormask.release import (
+    Mechanism,
+    create_mechanism,
+    mechanism_names,
+    mechanism_spec,
+    release,
+)
 from authormask.release.engines import Engine, check_engine, open_executor
 from authormask.text.prepare import TextPreparer
 from authormask.text.stopwords import default_stopwords
@@ -73,6 +87,7 @@ from authormask.validation import check_epsilon, check_positive_int
 
 __all__ = [
     "ATTACKERS",
+    "DEFAULT_SWEEP_MECHANISMS",
     "SWEEP_MECHANISMS",
     "UTILITIES",
     "Cell",
@@ -82,8 +97,10 @@ __all__ = [
     "cell_seeds",
     "check_applicable",
     "mechanism_code",
+    "releases_bag",
     "run_sweep",
     "sweep_cells",
+    "sweep_mechanisms",
 ]
 
 logger = logging.getLogger(__name__)
@@ -91,15 +108,49 @@ logger = logging.getLogger(__name__)
 BASE_ATTACKERS = tuple(REGISTERED_ATTACKERS)
 ATTACKERS = attacker_names()
 UTILITIES = ("fasttext", "5nn-emd", "similarity")
-#: the registry mechanisms the sweep runs (those that release Earth Mover's words)
-SWEEP_MECHANISMS = ("emp-bag", "emp-text")
 CACHE_FORMAT = 4
+
+#: the registry parameters through which a mechanism reads the study's content words: word
+#: vectors, the stopwords it passes through, and what it does with unknown words
+_WORD_LEVEL = frozenset({"embeddings", "stopwords", "oov"})
+
+
+def sweep_mechanisms() -> tuple[str, ...]:
+    """The registered mechanisms the sweep can run, in registry order: those whose spec takes
+    ``embeddings``, ``stopwords`` and ``oov``, i.e. that perturb the study's content words
+    through word vectors, as a bag or in place (decided from the registry spec, not the name).
+
+    >>> sweep_mechanisms()
+    ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext')
+    """
+    return tuple(
+        name
+        for name in mechanism_names()
+        if _WORD_LEVEL <= {p.name for p in mechanism_spec(name).parameters}
+    )
+
+
+def releases_bag(name: str) -> bool:
+    """Whether mechanism ``name`` releases a bag of N words (its spec takes N, ``length``), so
+    attackers see sorted bags; otherwise it releases text in place, and attackers read text.
+
+    >>> releases_bag("emp-bag"), releases_bag("tem")
+    (True, False)
+    """
+    return any(p.name == "length" for p in mechanism_spec(name).parameters)
+
+
+#: the registry mechanisms the sweep runs (:func:`sweep_mechanisms`)
+SWEEP_MECHANISMS = sweep_mechanisms()
+#: the sweep's default: the two releases of Fernandes et al. (2019), Table 1
+DEFAULT_SWEEP_MECHANISMS = ("emp-bag", "emp-text")
 
 
 def mechanism_code(name: str) -> int:
     """The fixed code of a registered mechanism in seed derivations: its index in
     :func:`authormask.release.mechanism_names` (emp-bag 0, emp-text 1, erae 2, ae-dp 3, syntf 4,
-    random-r 5). It never depends on the order in which a user lists mechanisms."""
+    random-r 5, mahalanobis 6, tem 7, santext 8). It never depends on the order in which a
+    user lists mechanisms."""
     names = mechanism_names()
     if name not in names:
         raise InvalidParameterError(f"unknown mechanism {name!r}; choose one of {', '.join(names)}")
@@ -109,11 +160,11 @@ def mechanism_code(name: str) -> int:
 @dataclass(frozen=True)
 class SweepConfig:
     """What to sweep. ``epsilons`` may contain ``None`` (unmodified snippets); ``mechanisms``
-    are registry names (``emp-bag``, ``emp-text``); their order is only the order of the
-    report."""
+    are registry names of :data:`SWEEP_MECHANISMS` (default ``emp-bag``, ``emp-text``); their
+    order is only the order of the report."""
 
     epsilons: tuple[float | None, ...] = (None, 30.0, 25.0, 20.0, 15.0, 10.0)
-    mechanisms: tuple[str, ...] = SWEEP_MECHANISMS
+    mechanisms: tuple[str, ...] = DEFAULT_SWEEP_MECHANISMS
     attackers: tuple[str, ...] = ("koppel-cosine", "svm", "1nn-emd")
     utilities: tuple[str, ...] = ()
     repetitions: int = 1
@@ -132,6 +183,12 @@ class SweepConfig:
         for m in self.mechanisms:
             if m not in SWEEP_MECHANISMS:
                 hint = {"bag": " (now emp-bag)", "text": " (now emp-text)"}.get(m, "")
+                if m in mechanism_names():
+                    takes = ", ".join(p.name for p in mechanism_spec(m).parameters)
+                    hint = (
+                        f" ({m} takes {takes}: it does not perturb the study's words through "
+                        "embeddings, stopwords and oov)"
+                    )
                 raise InvalidParameterError(
                     f"mechanism must be one of {', '.join(SWEEP_MECHANISMS)}, got {m!r}{hint}"
                 )
@@ -379,6 +436,18 @@ def cell_seeds(
     return q, k, a
 
 
+def _oov_policy(policy: str, choices: tuple[str, ...] | None, mechanism: str) -> str:
+    """The study's unknown-word ``policy`` if the mechanism's ``oov`` ``choices`` allow it,
+    else ``"map"`` (every word-level mechanism can map: it perturbs a fixed word instead)."""
+    if choices is None or policy in choices:
+        return policy
+    if "map" in choices:
+        return "map"
+    raise InvalidParameterError(  # pragma: no cover - no registered mechanism is like that
+        f"{mechanism} takes oov {', '.join(choices)}: neither the study's {policy!r} nor map"
+    )
+
+
 class _Runner:
     def __init__(
         self,
@@ -399,6 +468,7 @@ class _Runner:
         self._original_vectors: dict[str, np.ndarray] = {}
         self._memo: dict[str, Any] = {}
         self._mechanisms: dict[tuple[str, float | None], Mechanism] = {}
+        self._noise_off: dict[str, float] = {}
         self.statements: dict[str, Any] = {}
         self.base_key = {
             "format": CACHE_FORMAT,
@@ -419,23 +489,53 @@ class _Runner:
     def parameters(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
         """The registry parameters of ``mechanism`` in this sweep (all but the embeddings, which
         are this sweep's Embeddings object as is, so every epsilon shares one search index);
-        ``epsilon=None``: the noise switched off (:data:`NOISE_OFF_EPSILON`)."""
+        ``epsilon=None``: the noise switched off (:meth:`noise_off_epsilon`).
+
+        The study's preparation goes to the parameters the mechanism's registry spec takes:
+        its stopwords, its unknown-word policy and word (``oov``, ``oov_map_to``), its N
+        (``length``). A mechanism whose ``oov`` choices exclude the study's policy (an in-place
+        mechanism cannot drop unknown words: the gaps would show) maps them instead. Parameters
+        of the mechanism's own (``regularization``, ``gamma``) keep their registry defaults."""
+        spec = {p.name: p for p in mechanism_spec(mechanism).parameters}
         p = self.preparer
-        stopwords: Any = "english" if p.stopwords == default_stopwords() else set(p.stopwords)
-        common = {
-            "epsilon": NOISE_OFF_EPSILON if epsilon is None else epsilon,
-            "vocab_size": None,
-            "stopwords": stopwords,
+        study: dict[str, Any] = {
+            "vocab_size": None,  # the sweep's Embeddings object as is
+            "stopwords": "english" if p.stopwords == default_stopwords() else set(p.stopwords),
             "oov_map_to": p.oov_map_to,
         }
-        params: dict[str, dict[str, Any]] = {
-            "emp-bag": {**common, "length": self.study.length, "oov": p.oov},
-            # emp-text refuses to drop unknown words (the gaps would show): it maps them
-            "emp-text": {**common, "oov": "map" if p.oov == "drop" else p.oov},
-        }
-        return params[mechanism]
+        if "oov" in spec:
+            study["oov"] = _oov_policy(p.oov, spec["oov"].choices, mechanism)
+        return mechanism_parameters(
+            mechanism,
+            self.noise_off_epsilon(mechanism) if epsilon is None else epsilon,
+            length=self.study.length,
+            extra={k: v for k, v in study.items() if k in spec},
+        )
+
+    def noise_off_epsilon(self, name: str) -> float:
+        """The epsilon of ``name``'s noise-off release: the first of
+        :data:`~authormask.evaluation.protocols._releases.NOISE_OFF_EPSILONS` (1e12 for
+        emp-bag, emp-text, mahalanobis and tem) at which the registry builds it."""
+        chosen = self._noise_off.get(name)
+        if chosen is None:
+            for i, eps in enumerate(NOISE_OFF_EPSILONS):
+                try:
+                    mech = create_mechanism(
+                        name, embeddings=self.embeddings, **self.parameters(name, eps)
+                    )
+                except InvalidParameterError:
+                    if i == len(NOISE_OFF_EPSILONS) - 1:
+                        raise
+                    continue
+                self._mechanisms[(name, None)] = mech
+                self._noise_off[name] = chosen = eps
+                break
+        assert chosen is not None
+        return chosen
 
     def mechanism(self, name: str, epsilon: float | None) -> Mechanism:
+        if epsilon is None:
+            self.noise_off_epsilon(name)  # builds it
         mech = self._mechanisms.get((name, epsilon))
         if mech is None:
             mech = create_mechanism(
@@ -789,11 +889,12 @@ def run_sweep(
         Known texts, query snippets and training texts (:func:`build_study`).
     embeddings, preparer
         The mechanisms' metric space (one Embeddings object, so every epsilon shares one search
-        index) and the preparation the study was built with: ``emp-bag`` uses its stopwords and
-        unknown-word policy; ``emp-text`` the same stopwords, and maps unknown words where the
-        preparer drops them (emp-text cannot drop them).
+        index) and the preparation the study was built with: every mechanism uses its
+        stopwords and unknown-word policy, as far as its registry spec takes them; an in-place
+        mechanism (``emp-text``, ``mahalanobis``, ``tem``, ``santext``) maps unknown words where
+        the preparer drops them (it cannot drop them).
     config : SweepConfig
-        Epsilons (``None`` = unmodified), mechanisms (``emp-bag``, ``emp-text``), measures,
+        Epsilons (``None`` = unmodified), mechanisms (:data:`SWEEP_MECHANISMS`), measures,
         repetitions and the base seed; every cell's seed derives from it and from the
         mechanism's fixed code, so the sweep is reproducible and independent of the order of
         ``config.mechanisms``.
@@ -843,6 +944,8 @@ def run_sweep(
         "oov": preparer.oov,
         "stopwords": len(preparer.stopwords),
         "engine": chosen.describe(),
+        # the epsilon of each mechanism's unmodified row (noise off)
+        "noise_off_epsilon": {m: runner.noise_off_epsilon(m) for m in config.mechanisms},
         "seeds": "cell seed = SeedSequence(entropy=config.seed, "
         "spawn_key=(mechanism code, repetition, round(1000*epsilon), role)); mechanism code = "
         "index in authormask.release.mechanism_names() ("

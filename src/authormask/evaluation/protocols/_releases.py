@@ -20,10 +20,21 @@ from typing import Any
 
 from authormask.release import Mechanism, create_mechanism, mechanism_spec
 
-__all__ = ["NOISE_OFF_EPSILON", "build_mechanism", "mechanism_parameters", "public_parameters"]
+__all__ = [
+    "NOISE_OFF_EPSILON",
+    "NOISE_OFF_EPSILONS",
+    "build_mechanism",
+    "mechanism_parameters",
+    "public_parameters",
+]
 
 #: the epsilon of a noise-off release (see module docstring)
 NOISE_OFF_EPSILON = 1e12
+#: the epsilons a noise-off release tries, largest first: an exponential mechanism whose exact
+#: sampler refuses :data:`NOISE_OFF_EPSILON` (``santext``: epsilon times its vocabulary's
+#: diameter must stay within 2^40 nats) takes the largest it accepts; at 1e10 every other word
+#: has probability below exp(-1e8) relative to the input word's
+NOISE_OFF_EPSILONS = (NOISE_OFF_EPSILON, 1e10, 1e8)
 
 
 def mechanism_parameters(

@@ -1,0 +1,107 @@
+"""Which registry mechanisms the fernandes2019 sweep runs, and the parameters it gives them: both
+read from the registry's specs (issue 14), never from a mechanism's name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from authormask.embeddings import Embeddings
+from authormask.evaluation import (
+    DEFAULT_SWEEP_MECHANISMS,
+    SWEEP_MECHANISMS,
+    Study,
+    SweepConfig,
+    releases_bag,
+    run_sweep,
+    sweep_mechanisms,
+)
+from authormask.evaluation import sweep as sweep_module
+from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON
+from authormask.evaluation.sweep import cell_seeds, mechanism_code
+from authormask.exceptions import InvalidParameterError
+from authormask.release import mechanism_spec
+from authormask.text import TextPreparer
+from authormask.text.stopwords import default_stopwords
+
+PEERS = ("mahalanobis", "tem", "santext")
+
+
+def test_membership_and_codes_come_from_the_registry() -> None:
+    assert SWEEP_MECHANISMS == sweep_mechanisms()
+    assert SWEEP_MECHANISMS == ("emp-bag", "emp-text", *PEERS)
+    assert DEFAULT_SWEEP_MECHANISMS == ("emp-bag", "emp-text")
+    for name in SWEEP_MECHANISMS:
+        takes = {p.name for p in mechanism_spec(name).parameters}
+        assert {"embeddings", "stopwords", "oov"} <= takes
+    assert [releases_bag(m) for m in SWEEP_MECHANISMS] == [True, False, False, False, False]
+    # the peers were appended: the seeds of emp-bag and emp-text keep their codes
+    assert [mechanism_code(m) for m in SWEEP_MECHANISMS] == [0, 1, 6, 7, 8]
+    SweepConfig(mechanisms=SWEEP_MECHANISMS)  # every one is accepted
+    for name in ("erae", "ae-dp", "syntf", "random-r"):
+        with pytest.raises(InvalidParameterError, match=rf"got '{name}' \({name} takes "):
+            SweepConfig(mechanisms=(name,))
+
+
+def _runner(study: Study, emb: Embeddings, preparer: TextPreparer) -> sweep_module._Runner:
+    config = SweepConfig(mechanisms=SWEEP_MECHANISMS, attackers=("svm",))
+    return sweep_module._Runner(study, emb, preparer, config, None)
+
+
+def test_parameters_follow_the_spec(aaac_study: Study, glove_20k: Embeddings) -> None:
+    drop = _runner(aaac_study, glove_20k, TextPreparer(glove_20k, oov="drop"))
+    common = {"vocab_size": None, "stopwords": "english", "oov_map_to": "unknown"}
+    assert TextPreparer(glove_20k).stopwords == default_stopwords()
+    # the dictionaries the sweep gave emp-bag and emp-text before (their cache keys and
+    # results stay the same)
+    assert drop.parameters("emp-bag", 5.0) == {
+        "epsilon": 5.0,
+        **common,
+        "length": aaac_study.length,
+        "oov": "drop",
+    }
+    assert drop.parameters("emp-text", None) == {
+        "epsilon": NOISE_OFF_EPSILON,
+        **common,
+        "oov": "map",
+    }
+    for name in PEERS:  # in place: no N, unknown words mapped, their own parameters default
+        assert drop.parameters(name, 5.0) == {"epsilon": 5.0, **common, "oov": "map"}
+    keep = _runner(aaac_study, glove_20k, TextPreparer(glove_20k, oov="keep"))
+    for name in SWEEP_MECHANISMS:
+        assert keep.parameters(name, 5.0)["oov"] == "keep"
+
+
+def test_noise_off_epsilon_is_the_largest_the_mechanism_takes(
+    aaac_study: Study, glove_20k: Embeddings, preparer: TextPreparer
+) -> None:
+    runner = _runner(aaac_study, glove_20k, preparer)
+    # santext's exact sampler refuses 1e12 times its vocabulary's diameter (2^40 nats)
+    assert {m: runner.noise_off_epsilon(m) for m in SWEEP_MECHANISMS} == {
+        "emp-bag": NOISE_OFF_EPSILON,
+        "emp-text": NOISE_OFF_EPSILON,
+        "mahalanobis": NOISE_OFF_EPSILON,
+        "tem": NOISE_OFF_EPSILON,
+        "santext": 1e10,
+    }
+    assert runner.mechanism("santext", None).statement(seeded=True).epsilon == 1e10
+
+
+def test_peer_mechanisms_in_a_sweep(
+    aaac_study: Study,
+    glove_20k: Embeddings,
+    preparer: TextPreparer,
+    cut_study: Callable[[Study, int], Study],
+) -> None:
+    study = cut_study(aaac_study, 30)
+    config = SweepConfig(epsilons=(None, 1e6, 5.0), mechanisms=PEERS, attackers=("svm",), seed=2)
+    result = run_sweep(study, embeddings=glove_20k, preparer=preparer, config=config)
+    assert len(result.cells) == 3 * 3
+    assert set(result.statements) == {f"{m}/{e:g}" for m in PEERS for e in (1e6, 5.0)}
+    for name in PEERS:
+        assert result.statements[f"{name}/5"]["mechanism"] == name
+        noisy = result.cell(name, 5.0, "svm")[0]
+        assert noisy.seed == cell_seeds(2, name, 5.0, 0)[0]
+    assert result.provenance["noise_off_epsilon"]["santext"] == 1e10
+    assert "mahalanobis 6, tem 7, santext 8" in result.provenance["seeds"]
