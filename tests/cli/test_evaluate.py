@@ -127,5 +127,5 @@ def test_bad_corpora(run, tmp_path: Path) -> None:
     _one_line_error(code, err, "no texts found")
     (pan / "problem-info.json").write_text('{"candidate-authors": []}')
     code, _, err = run("--dataset", str(pan), "--quick", "-o", str(tmp_path / "o5"))
-    _one_line_error(code, err, "missing unknown folder")
+    _one_line_error(code, err, "names 0 candidate(s); a problem needs at least 2")
     assert not any((tmp_path / f"o{i}").exists() for i in range(1, 6))

@@ -184,7 +184,10 @@ def read_pan_problem(
     except (KeyError, TypeError, AttributeError):
         raise InputError(f"PAN layout: {info_path} lacks candidate-authors") from None
     if len(candidates) < 2:
-        raise InputError(f"PAN layout: {info_path} names {len(candidates)} candidate(s); 2+")
+        raise InputError(
+            f"PAN layout: {info_path} names {len(candidates)} candidate(s); a problem needs "
+            "at least 2"
+        )
     if len(set(candidates)) != len(candidates):
         raise InputError(f"PAN layout: {info_path} names a candidate twice")
     if UNKNOWN_AUTHOR in candidates:
