@@ -259,6 +259,19 @@ def to_csv(result: SweepResult) -> str:
     return buf.getvalue()
 
 
+def mechanism_panels(n: int) -> tuple[Any, Any, list[str]]:
+    """A figure of ``n`` side-by-side panels (one per mechanism, a shared y axis), its axes and
+    the colour cycle (matplotlib's Agg backend: no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, n, figsize=(6.0 * n, 4.2), squeeze=False, sharey=True)
+    colours: list[str] = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return fig, axes[0], colours
+
+
 def png_bytes(fig: Any) -> bytes:
     """A matplotlib figure as PNG bytes (120 dpi); the figure is closed."""
     import matplotlib.pyplot as plt
@@ -279,17 +292,10 @@ def write_plot(result: SweepResult, path: Path) -> None:
 def plot_png(result: SweepResult) -> bytes:
     """Accuracy (and similarity) against epsilon, one panel per mechanism; dashed = unmodified,
     dotted grey = random guess."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     cfg = result.config
     numeric = sorted(e for e in cfg.epsilons if e is not None)
-    n = len(cfg.mechanisms)
-    fig, axes = plt.subplots(1, n, figsize=(6.0 * n, 4.2), squeeze=False, sharey=True)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, mechanism in zip(axes[0], cfg.mechanisms, strict=True):
+    fig, axes, colours = mechanism_panels(len(cfg.mechanisms))
+    for ax, mechanism in zip(axes, cfg.mechanisms, strict=True):
         for i, m in enumerate(cfg.measures):
             colour = colours[i % len(colours)]
             if numeric:
@@ -330,8 +336,8 @@ def plot_png(result: SweepResult) -> bytes:
         ax.set_title(mechanism)
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("accuracy / similarity (dashed: unmodified)")
-    axes[0][-1].legend(fontsize=8, loc="best")
+    axes[0].set_ylabel("accuracy / similarity (dashed: unmodified)")
+    axes[-1].legend(fontsize=8, loc="best")
     fig.tight_layout()
     return png_bytes(fig)
 

@@ -554,19 +554,12 @@ def pan_csv(result: PanResult) -> str:
 def pan_plot(result: PanResult) -> bytes:
     """Mean macro-F1 against epsilon, one panel per mechanism; dashed = noise off; black =
     the strongest attacker."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from authormask.evaluation.report import png_bytes
+    from authormask.evaluation.report import mechanism_panels, png_bytes
 
     cfg = result.config
     numeric = sorted(e for e in cfg.epsilons if e is not None)
-    n = len(cfg.mechanisms)
-    fig, axes = plt.subplots(1, n, figsize=(6.0 * n, 4.2), squeeze=False, sharey=True)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, m in zip(axes[0], cfg.mechanisms, strict=True):
+    fig, axes, colours = mechanism_panels(len(cfg.mechanisms))
+    for ax, m in zip(axes, cfg.mechanisms, strict=True):
         for i, a in enumerate(cfg.attackers):
             colour = colours[i % len(colours)]
             if numeric:
@@ -587,8 +580,8 @@ def pan_plot(result: PanResult) -> bytes:
         ax.set_title(m)
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("PAN macro-F1, mean over problems (dashed: noise off)")
-    axes[0][-1].legend(fontsize=8, loc="best")
+    axes[0].set_ylabel("PAN macro-F1, mean over problems (dashed: noise off)")
+    axes[-1].legend(fontsize=8, loc="best")
     fig.tight_layout()
     return png_bytes(fig)
 
