@@ -164,10 +164,7 @@ class EarthMoversMechanism:
         progress: Callable[[int], None] | None = None,
     ) -> tuple[str, ...]:
         """Apply K independently to each word (all words batched into one search)."""
-        rows = [self.embeddings.index_of(w) for w in words]
-        out = self.perturb_indices(rows, random_state=random_state, progress=progress)
-        vocab = self.embeddings.words
-        return tuple(vocab[int(i)] for i in out)
+        return words_perturbed(self, words, random_state=random_state, progress=progress)
 
     def perturb_documents(
         self,
@@ -194,6 +191,21 @@ class EarthMoversMechanism:
             out.append(tuple(vocab[int(i)] for i in rows[pos : pos + len(doc)]))
             pos += len(doc)
         return out
+
+
+def words_perturbed(
+    kernel: Any,
+    words: Sequence[str],
+    *,
+    random_state: RandomState = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[str, ...]:
+    """``kernel.perturb_indices`` on the rows of ``words``, as words (every per-word kernel:
+    EMP, Mahalanobis, TEM, SanText)."""
+    emb = kernel.embeddings
+    rows = [emb.index_of(w) for w in words]
+    out = kernel.perturb_indices(rows, random_state=random_state, progress=progress)
+    return tuple(emb.words[int(i)] for i in out)
 
 
 def _counts(doc: PreparedDocument) -> dict[str, int]:

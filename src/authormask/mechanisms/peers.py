@@ -73,7 +73,7 @@ from authormask.accounting.statement import PrivacyStatement, exact, upper
 from authormask.embeddings._base import Embeddings
 from authormask.embeddings.neighbours import NearestWordIndex
 from authormask.exceptions import InvalidParameterError
-from authormask.mechanisms.earth_movers import EarthMoversMechanism, EMPText
+from authormask.mechanisms.earth_movers import EarthMoversMechanism, EMPText, words_perturbed
 from authormask.mechanisms.exponential import (
     EXACT_SAMPLER_GAMMA,
     check_exponential_parameters,
@@ -396,9 +396,7 @@ class _VocabularyExponential:
     def perturb_words(
         self, words: Sequence[str], *, random_state: RandomState = None
     ) -> tuple[str, ...]:
-        rows = [self.embeddings.index_of(w) for w in words]
-        vocab = self.embeddings.words
-        return tuple(vocab[int(i)] for i in self.perturb_indices(rows, random_state=random_state))
+        return words_perturbed(self, words, random_state=random_state)
 
     def perturb_documents(
         self,
