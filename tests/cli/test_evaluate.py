@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,16 @@ import pytest
 @pytest.fixture()
 def run(cache_dir: Path, invoke):
     return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
+
+
+def _check_page(page: str, *must: str) -> None:
+    """report.html: self-contained (an embedded PNG, no script, nothing fetched) and holding
+    ``must``."""
+    assert page.startswith("<!DOCTYPE html>") and "data:image/png;base64,iVBORw0KGgo" in page
+    assert "<script" not in page.lower()
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.IGNORECASE)
+    for text in must:
+        assert text in page, text
 
 
 def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
@@ -34,8 +45,20 @@ def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
         "table.csv",
         "plot.png",
         "frontier.png",  # attackers and MiniLM similarity (emp-text is swept)
+        "report.html",
         "cache",
     }
+    page = (out / "report.html").read_text()
+    _check_page(
+        page,
+        "<h1>authormask evaluate: author study on ",
+        "<th>strongest attacker</th>",
+        "<td>random guess</td>",
+        "<pre>",
+        "epsilon_doc(",  # the statement
+        "&quot;mechanisms&quot;: [",  # the configuration
+    )
+    assert page.count("data:image/png;base64,") == 2  # plot.png and frontier.png
     data = json.loads((out / "results.json").read_text())
     assert data["study"]["queries"] == 8 and data["study"]["length_N"] == 80
     assert [e for e in data["config"]["epsilons"]] == [None, 10.0, 2.0]

@@ -4,6 +4,7 @@ macro-F1 in results.json, and a collection is never pooled by the other protocol
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,16 @@ from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collectio
 @pytest.fixture()
 def run(cache_dir: Path, invoke):
     return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
+
+
+def _check_page(page: str, *must: str) -> None:
+    """report.html: self-contained (an embedded PNG, no script, nothing fetched) and holding
+    ``must``."""
+    assert page.startswith("<!DOCTYPE html>") and "data:image/png;base64,iVBORw0KGgo" in page
+    assert "<script" not in page.lower()
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.IGNORECASE)
+    for text in must:
+        assert text in page, text
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +56,17 @@ def test_pan_protocol_writes_per_problem_macro_f1(run, collection: Path, tmp_pat
     )
     assert code == 0, err
     assert {p.name for p in out.iterdir()} == {
-        "results.json", "table.md", "table.csv", "plot.png", "cache",
+        "results.json", "table.md", "table.csv", "plot.png", "report.html", "cache",
     }  # fmt: skip
+    _check_page(
+        (out / "report.html").read_text(),
+        "<h1>authormask evaluate --protocol pan: ",
+        "<th>strongest attacker</th>",
+        "<td>problem00002</td>",
+        "<h3>emp-text/10</h3>",
+        "&quot;protocol&quot;: &quot;pan&quot;",
+        "&quot;document_bound&quot;:",
+    )
     data = json.loads((out / "results.json").read_text())
     assert data["protocol"] == "pan"
     assert [p["name"] for p in data["collection"]["problems"]] == ["problem00001", "problem00002"]

@@ -3,6 +3,7 @@ authormask._io (atomic, umask permissions, never over a link), and answer only f
 
 from __future__ import annotations
 
+import base64
 import os
 import stat
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 
 from authormask._io import umask_mode
 from authormask.evaluation.cache import ResultsCache, cache_key
-from authormask.evaluation.report import png_bytes, write_report_files
+from authormask.evaluation.html_report import HTML_FILE
+from authormask.evaluation.report import png_bytes, run_html, write_report_files
 from authormask.exceptions import InputError
 
 
@@ -73,3 +75,37 @@ def test_report_writer_never_replaces_a_link(tmp_path: Path) -> None:
         write_report_files(out, {"table.md": "# t\n", "plot.png": _png()}, force=True)
     assert target.read_text() == "keep me\n"
     assert sorted(p.name for p in out.iterdir()) == ["table.md"]  # the PNG was not published
+
+
+def test_report_page_escapes_every_text_and_embeds_every_png(tmp_path: Path) -> None:
+    png = _png()
+    markdown = (
+        "# authormask evaluate: author study on <corpus>\n\nA line\nwrapped & joined.\n\n"
+        "## emp-text\n\n| epsilon | <b>attacker</b> | strongest attacker |\n|---|---|---|\n"
+        "| 2 | 3/8 | <b>attacker</b>: 3/8 |\n\n- emp-text, epsilon 2 per word: <bound>\n\n"
+        "![frontier](frontier.png)\n"
+    )
+    statement = {"document_bound": "epsilon_doc <= 2 * N", "reference": "https://x.org/<p>"}
+    page = run_html(
+        {"table.md": markdown, "plot.png": png, "frontier.png": png},
+        {"corpus": "<script>alert(1)</script>"},
+        {"emp-text/2": statement},
+    )
+    assert "<h1>authormask evaluate: author study on &lt;corpus&gt;</h1>" in page
+    assert page.count("<h1>") == 1 and "<p>A line wrapped &amp; joined.</p>" in page
+    assert "<th>&lt;b&gt;attacker&lt;/b&gt;</th><th>strongest attacker</th>" in page
+    assert "<td>&lt;b&gt;attacker&lt;/b&gt;: 3/8</td>" in page
+    assert "<li>emp-text, epsilon 2 per word: &lt;bound&gt;</li>" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script" not in page
+    assert "epsilon_doc &lt;= 2 * N" in page and "https://x.org/&lt;p&gt;" in page
+    # both PNGs embedded once each (frontier.png where table.md places it), none linked
+    embedded = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    assert page.count(embedded) == 2 and 'src="frontier.png"' not in page
+    assert page.index("<h2>emp-text</h2>") < page.index(embedded)
+    # a folder holding only an earlier report.html is refused like any report, unless forced
+    out = tmp_path / "report"
+    write_report_files(out, {HTML_FILE: page})
+    with pytest.raises(InputError, match=r"already holds report\.html.*--force"):
+        write_report_files(out, {HTML_FILE: "changed"})
+    write_report_files(out, {HTML_FILE: "changed"}, force=True)
+    assert (out / HTML_FILE).read_text() == "changed"

