@@ -279,6 +279,7 @@ def test_evaluate_bo2021_writes_table_and_plot(run, trained: Path, tmp_path: Pat
         "table.md",
         "table.csv",
         "plot.png",
+        "report.html",
         "cache",
     }
     data = json.loads((out / "results.json").read_text())
