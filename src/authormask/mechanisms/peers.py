@@ -407,13 +407,10 @@ class _VocabularyExponential:
     ) -> list[tuple[str, ...]]:
         """Each document's words with its own generator (its output does not depend on the
         batch)."""
-        vocab = self.embeddings.words
-        out: list[tuple[str, ...]] = []
-        for doc, rng in zip(documents, rngs, strict=True):
-            rows = [self.embeddings.index_of(w) for w in doc]
-            drawn = self.perturb_indices(rows, random_state=rng, progress=progress)
-            out.append(tuple(vocab[int(i)] for i in drawn))
-        return out
+        return [
+            words_perturbed(self, doc, random_state=rng, progress=progress)
+            for doc, rng in zip(documents, rngs, strict=True)
+        ]
 
 
 def _check_gamma(value: Any) -> float:
