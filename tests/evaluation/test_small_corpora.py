@@ -16,8 +16,8 @@ from authormask.evaluation import (
     check_applicable,
     run_sweep,
 )
-from authormask.evaluation.release import select_documents
-from authormask.evaluation.sweep import sweep_cells
+from authormask.evaluation.protocols.bo2021 import select_documents
+from authormask.evaluation.protocols.fernandes2019 import sweep_cells
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.text import TextPreparer
 

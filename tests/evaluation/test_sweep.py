@@ -22,8 +22,8 @@ from authormask.evaluation import (
     to_markdown,
     write_reports,
 )
-from authormask.evaluation import sweep as sweep_module
-from authormask.evaluation.sweep import cell_seeds, mechanism_code
+from authormask.evaluation.protocols import fernandes2019 as sweep_module
+from authormask.evaluation.protocols.fernandes2019 import cell_seeds, mechanism_code
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import mechanism_names
 from authormask.text import TextPreparer

@@ -14,7 +14,7 @@ import pytest
 
 from authormask.embeddings import Embeddings
 from authormask.evaluation import Study, SweepConfig, SweepResult, run_sweep
-from authormask.evaluation import sweep as sweep_module
+from authormask.evaluation.protocols import fernandes2019 as sweep_module
 from authormask.release.engines import Engine
 from authormask.text import TextPreparer
 
@@ -129,7 +129,7 @@ def test_one_cache_for_both_engines(
     # a sweep stopped after the first repetition, locally ...
     first = sweep(replace(config, repetitions=1))
     # ... resumes on the cluster: only the second repetition's groups are sent
-    with caplog.at_level(logging.INFO, logger="authormask.evaluation.sweep"):
+    with caplog.at_level(logging.INFO, logger="authormask.evaluation.protocols.fernandes2019"):
         resumed = sweep(config, dask_engine)
     assert "measuring 2 of 6 groups" in caplog.text
     assert values(resumed) == expected

@@ -17,9 +17,9 @@ from authormask.evaluation import (
     run_sweep,
     sweep_mechanisms,
 )
-from authormask.evaluation import sweep as sweep_module
+from authormask.evaluation.protocols import fernandes2019 as sweep_module
 from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON
-from authormask.evaluation.sweep import cell_seeds, mechanism_code
+from authormask.evaluation.protocols.fernandes2019 import cell_seeds, mechanism_code
 from authormask.exceptions import InvalidParameterError
 from authormask.release import mechanism_spec
 from authormask.text import TextPreparer

@@ -1,6 +1,6 @@
 """``authormask evaluate``: an evaluation protocol run on a corpus, as one command (thin wrapper
 over :func:`authormask.evaluation.run_sweep` for ``--protocol fernandes2019`` and
-:func:`authormask.evaluation.release.run_release_evaluation` for ``--protocol bo2021``).
+:func:`authormask.evaluation.protocols.bo2021.run_release_evaluation` for ``--protocol bo2021``).
 
 Both protocols take the same corpus, output, seed, embeddings and ``--quick`` options. An
 option that the chosen protocol (or, for fernandes2019, the chosen study) does not read is
@@ -477,12 +477,12 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         to_markdown,
         write_reports,
     )
-    from authormask.evaluation.report import check_output_dir
-    from authormask.evaluation.sweep import (
+    from authormask.evaluation.protocols.fernandes2019 import (
         DEFAULT_SWEEP_MECHANISMS,
         SWEEP_MECHANISMS,
         releases_bag,
     )
+    from authormask.evaluation.report import check_output_dir
     from authormask.text import TextPreparer
 
     output: Path = options["output"]
@@ -565,7 +565,7 @@ def _run_sweep(options: _Options, engine: Any) -> None:
 
 
 def _run_release(options: _Options) -> None:
-    from authormask.evaluation.release import (
+    from authormask.evaluation.protocols.bo2021 import (
         RELEASE_MECHANISMS,
         ReleaseConfig,
         release_markdown,

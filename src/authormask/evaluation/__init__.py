@@ -1,21 +1,13 @@
 """Evaluation: known texts and snippets, attackers, utility measures, the epsilon sweep and its
 reports (Fernandes et al. 2019, section 6, Table 1), and the text-release comparison of Bo et al.
-(2021) in :mod:`authormask.evaluation.release`; the privacy-utility frontier of a sweep and the
-epsilon it recommends for a target attacker accuracy in :mod:`authormask.evaluation.frontier`.
+(2021) in :mod:`authormask.evaluation.protocols.bo2021`; the privacy-utility frontier of a
+sweep and the epsilon it recommends for a target attacker accuracy in
+:mod:`authormask.evaluation.frontier`.
 Every mechanism runs through the release layer (:func:`authormask.release.create_mechanism` and
 :func:`authormask.release.release`) under its registry name."""
 
 from authormask.evaluation.frontier import FrontierPoint, Recommendation, frontier, recommend
-from authormask.evaluation.report import REPORT_FILES, to_csv, to_markdown, write_reports
-from authormask.evaluation.study import (
-    TASKS,
-    Item,
-    Study,
-    build_author_study,
-    build_study,
-    build_topic_study,
-)
-from authormask.evaluation.sweep import (
+from authormask.evaluation.protocols.fernandes2019 import (
     ATTACKERS,
     DEFAULT_SWEEP_MECHANISMS,
     SWEEP_MECHANISMS,
@@ -29,6 +21,15 @@ from authormask.evaluation.sweep import (
     releases_bag,
     run_sweep,
     sweep_mechanisms,
+)
+from authormask.evaluation.report import REPORT_FILES, to_csv, to_markdown, write_reports
+from authormask.evaluation.study import (
+    TASKS,
+    Item,
+    Study,
+    build_author_study,
+    build_study,
+    build_topic_study,
 )
 
 __all__ = [

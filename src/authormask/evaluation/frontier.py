@@ -1,7 +1,8 @@
 """The privacy-utility frontier of a sweep and the epsilon it recommends (issue 14, part F).
 
-For each mechanism, every epsilon of a :class:`~authormask.evaluation.sweep.SweepResult` is one
-point: x = a utility measure (MiniLM similarity, or fastText topic accuracy), y = the strongest
+For each mechanism, every epsilon of a
+:class:`~authormask.evaluation.protocols.fernandes2019.SweepResult` is one point:
+x = a utility measure (MiniLM similarity, or fastText topic accuracy), y = the strongest
 attacker's accuracy (:meth:`SweepResult.strongest`, the number of the tables' "strongest
 attacker" column) with its Wilson 95% interval.
 
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.sweep import SweepResult
+from authormask.evaluation.protocols.fernandes2019 import SweepResult
 from authormask.exceptions import InvalidParameterError
 
 __all__ = [

@@ -1,6 +1,6 @@
 """report.html: one self-contained page per evaluation run, written beside table.md by every
 protocol (:func:`authormask.evaluation.report.write_reports`,
-:func:`authormask.evaluation.release.write_release_reports`,
+:func:`authormask.evaluation.protocols.bo2021.write_release_reports`,
 :func:`authormask.evaluation.protocols.pan.write_pan_reports`).
 
 The page holds the run's configuration, the tables of table.md rendered as HTML tables, every

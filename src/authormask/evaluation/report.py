@@ -4,7 +4,7 @@ epsilon, and the privacy-utility frontier (frontier.png: strongest attacker agai
 curve per mechanism; :mod:`authormask.evaluation.frontier`) with, on request, the recommended
 epsilon per mechanism, and report.html: all of it on one self-contained page
 (:mod:`authormask.evaluation.html_report`). Every report (the sweep's here, Bo et al.'s in
-:mod:`authormask.evaluation.release`) is written by :func:`write_report_files`: atomically
+:mod:`authormask.evaluation.protocols.bo2021`) is written by :func:`write_report_files`: atomically
 (:mod:`authormask._io`), never over existing reports unless asked."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from authormask.evaluation.frontier import (
 )
 from authormask.evaluation.html_report import HTML_FILE, report_html
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.sweep import Cell, SweepResult
+from authormask.evaluation.protocols.fernandes2019 import Cell, SweepResult
 from authormask.exceptions import InputError
 
 __all__ = [

@@ -3,8 +3,10 @@ layer for outputs by registry name and never dispatches on a mechanism's name.
 
 * :mod:`~authormask.evaluation.protocols.pan`: the PAN 2018-2019 cross-domain authorship
   attribution protocol, problem by problem, scored by PAN's macro-F1.
-* ``fernandes2019`` (:mod:`authormask.evaluation.sweep`) and ``bo2021``
-  (:mod:`authormask.evaluation.release`) live in their own modules for now.
+* :mod:`~authormask.evaluation.protocols.fernandes2019`: the privacy/utility sweep of Fernandes
+  et al. (2019, Table 1): word-level mechanisms against attackers and utility measures.
+* :mod:`~authormask.evaluation.protocols.bo2021`: the text-release comparison of Bo et al.
+  (2021, Table 1 and Figure 2).
 """
 
 from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON, mechanism_parameters

@@ -451,7 +451,7 @@ def run_pan(
                     cells.append(cell)
                     if progress is not None:
                         progress(1)
-    from authormask.evaluation.sweep import _versions
+    from authormask.evaluation.protocols.fernandes2019 import _versions
 
     provenance = {
         "versions": _versions(),

@@ -17,7 +17,8 @@ and stylometry are measured on whole documents, as the paper does.
 Every mechanism is a registry mechanism (``random-r``, ``ae-dp``, ``syntf``, ``erae``,
 ``emp-text``) built by :func:`authormask.release.create_mechanism` and run by
 :func:`authormask.release.release`. The seed of each (mechanism, epsilon) derives from the base
-seed, the mechanism's fixed code (:func:`authormask.evaluation.sweep.mechanism_code`) and epsilon,
+seed, the mechanism's fixed code
+(:func:`authormask.evaluation.protocols.fernandes2019.mechanism_code`) and epsilon,
 never from the order in which mechanisms are listed.
 """
 
@@ -38,10 +39,10 @@ from authormask.datasets._base import Corpus, Document
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.attackers.fasttext_author import FastTextAuthorship
 from authormask.evaluation.cache import ResultsCache, cache_key
+from authormask.evaluation.protocols.fernandes2019 import mechanism_code
 from authormask.evaluation.report import png_bytes, run_html, write_report_files
 from authormask.evaluation.study import Item
 from authormask.evaluation.stylometry import stylometric_change
-from authormask.evaluation.sweep import mechanism_code
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import create_mechanism, release
 
