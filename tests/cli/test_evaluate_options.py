@@ -241,7 +241,7 @@ def test_pan_collection_on_bo2021_keeps_candidates_without_test_texts(
     )  # fmt: skip
     assert code == 0, err
     corpus = json.loads((out / "results.json").read_text())["corpus"]
-    assert corpus["authors"] == 3 and corpus["released_authors"] == 2
+    assert corpus["authors"] == 3 and corpus["released_classes"] == 2
     assert "chooses among 3 (chance 0.333)" in stdout
 
 

@@ -37,7 +37,7 @@ PROTOCOLS = ("fernandes2019", "bo2021", "pan")
 #: options read by some protocols only (parameter name -> those protocols)
 PROTOCOL_ONLY: dict[str, tuple[str, ...]] = {
     "task": ("fernandes2019",),
-    "attackers": ("fernandes2019", "pan"),
+    "attackers": ("fernandes2019", "bo2021", "pan"),
     "utilities": ("fernandes2019",),
     "repetitions": ("fernandes2019", "pan"),
     "known_words": ("fernandes2019",),
@@ -223,9 +223,10 @@ def register(cli: click.Group) -> None:
         show_default=True,
         help="fernandes2019: emp-bag and emp-text (or any word-level mechanism) against "
         "attackers (their Table 1). "
-        "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text, "
-        "measured by MiniLM similarity, a char n-gram fastText authorship classifier and "
-        "stylometric change (Bo et al. Table 1 / Figure 2). "
+        "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text (or any "
+        "mechanism that releases text), measured by MiniLM similarity, authorship classifiers "
+        "(the paper's char n-gram fastText and stronger ones; topic on a corpus without "
+        "authors) and stylometric change (Bo et al. Table 1 / Figure 2). "
         "pan: a PAN 2018/2019 attribution collection, every problem on its own, unknown (and, "
         "for adaptive attackers, known) texts released, scored by PAN's macro-F1.",
     )
@@ -234,8 +235,9 @@ def register(cli: click.Group) -> None:
         default=None,
         help="Comma-separated registry names. fernandes2019: the word-level mechanisms, "
         "emp-bag (Algorithm 2, a bag of N words), emp-text, mahalanobis, tem, santext (in "
-        "place) [default: emp-bag,emp-text]. bo2021: random-r, ae-dp, "
-        "syntf, erae, emp-text [default: all five]. pan: any registry mechanism that needs no "
+        "place) [default: emp-bag,emp-text]. bo2021: any mechanism that releases text: "
+        "random-r, ae-dp, syntf, erae, emp-text [default: these five, the paper's], "
+        "mahalanobis, tem, santext. pan: any registry mechanism that needs no "
         "model [default: emp-text].",
     )
     @click.option("--modes", hidden=True, default=None, help="Renamed --mechanisms.")
@@ -243,13 +245,13 @@ def register(cli: click.Group) -> None:
         allow_none=True,
         help="Comma-separated per-word epsilons; 'none' = unmodified snippets (fernandes2019 "
         "only). fernandes2019: per word, metric DP [default: none,30,25,20,15,10, the paper's; "
-        "--quick: none,10,2]. bo2021: per token of the generating mechanisms, pure DP "
-        "[default: 10,30,100,300; --quick: 10,100].",
+        "--quick: none,10,2]. bo2021: per token, for the pure-DP mechanisms (erae, ae-dp, "
+        "syntf) [default: 10,30,100,300; --quick: 10,100].",
     )
     @epsilons_option(
         param_decls=("--em-epsilons",),
-        help="bo2021: per-word epsilons of emp-text (metric DP, its own scale) "
-        "[default: 2,5,10; --quick: 5].",
+        help="bo2021: per-word epsilons of the metric-DP mechanisms (emp-text, mahalanobis, "
+        "tem, santext; a scale of its own) [default: 2,5,10; --quick: 5].",
     )
     @seed_option(default=0, help="Base seed; every cell's (release's) seed derives from it.")
     @click.option(
@@ -286,7 +288,9 @@ def register(cli: click.Group) -> None:
             "(Sapkota et al. typed char 3-grams), minilm-lr (sentence embeddings), 1nn-emd, and "
             "adaptive-<any> (trained on known texts obfuscated the same way); auto or none. "
             "auto: fernandes2019 all but pan-baseline and minilm-lr; pan: pan-baseline and "
-            "adaptive-pan-baseline."
+            "adaptive-pan-baseline. bo2021 (trained on the original training documents, no "
+            "adaptive-): fasttext-char (the paper's, Sari et al.) and any of the above; auto: "
+            "fasttext-char,typed-svm."
         ),
     )
     @click.option(
@@ -373,7 +377,8 @@ def register(cli: click.Group) -> None:
         "--docs-per-author",
         type=click.IntRange(min=1),
         default=None,
-        help="bo2021: test documents released per author (default 4; --quick: 2).",
+        help="bo2021: test documents released per author, or per topic on a corpus without "
+        "authors (default 4; --quick: 2).",
     )
     @click.option(
         "--target-accuracy",
@@ -566,6 +571,7 @@ def _run_sweep(options: _Options, engine: Any) -> None:
 
 def _run_release(options: _Options) -> None:
     from authormask.evaluation.protocols.bo2021 import (
+        DEFAULT_ATTACKERS,
         RELEASE_MECHANISMS,
         ReleaseConfig,
         release_markdown,
@@ -590,6 +596,7 @@ def _run_release(options: _Options) -> None:
         docs_per_author=options.pick("docs_per_author"),
         max_authors=options.pick("max_authors"),
         seed=options["seed"],
+        attackers=_measures(options["attackers"], DEFAULT_ATTACKERS),
     )
     erae = load_model(options["model_dir"]) if options["model_dir"] is not None else None
     aedp = load_model(options["aedp_dir"]) if options["aedp_dir"] is not None else None

