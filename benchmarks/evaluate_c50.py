@@ -23,7 +23,11 @@ import numpy as np
 from authormask.datasets import load_reuters_c50
 from authormask.embeddings import load_embeddings
 from authormask.evaluation import Item, SweepConfig, build_author_study, run_sweep
-from authormask.evaluation.attackers import NearestNeighbourClassifier, SVMAttacker, bag_distances
+from authormask.evaluation.measures.attackers import (
+    NearestNeighbourClassifier,
+    SVMAttacker,
+    bag_distances,
+)
 from authormask.text import TextPreparer
 
 BUDGET_S = 15 * 60

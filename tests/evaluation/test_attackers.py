@@ -9,13 +9,13 @@ from scipy.stats import binom
 
 from authormask.embeddings import Embeddings
 from authormask.evaluation import Item, Study
-from authormask.evaluation.attackers import (
+from authormask.evaluation.measures.attackers import (
     KoppelAttacker,
     NearestNeighbourClassifier,
     SVMAttacker,
     bag_distances,
 )
-from authormask.evaluation.attackers.nearest import _histogram, _nearest
+from authormask.evaluation.measures.attackers.nearest import _histogram, _nearest
 from authormask.exceptions import InputError, InvalidParameterError
 
 # correct answers needed out of 50 for p < 1e-6 against guessing one of 5 topics

@@ -91,8 +91,11 @@ def test_minilm_attacker_reads_meaning(bbc_study: Study) -> None:
     """Sentence embeddings of the packaged MiniLM encoder and logistic regression learn what a
     text is about: BBC News topics from 4 stories per topic (chance: 1 in 5). (Authors of
     essays on different subjects it does not tell apart from one text each.)"""
-    from authormask.evaluation.attackers.typed import EmbeddingMemo, SentenceEmbeddingAttacker
-    from authormask.evaluation.utility import SentenceSimilarity
+    from authormask.evaluation.measures.attackers.typed import (
+        EmbeddingMemo,
+        SentenceEmbeddingAttacker,
+    )
+    from authormask.evaluation.measures.utilities import SentenceSimilarity
 
     def four(items):  # type: ignore[no-untyped-def]
         seen: dict[str, int] = {}

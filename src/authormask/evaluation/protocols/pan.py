@@ -39,15 +39,13 @@ import numpy as np
 
 from authormask._version import __version__
 from authormask.datasets.pan import PanCollection, PanProblem
-from authormask.evaluation.attackers.registry import (
-    BASE_ATTACKERS,
-    AttackerSettings,
-    attacker_names,
-    base_name,
-    make_attacker,
-)
 from authormask.evaluation.cache import ResultsCache, cache_key
+from authormask.evaluation.measures import AttackerSettings, attacker_names
+from authormask.evaluation.measures import attacker as attacker_measure
+from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
+from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.metrics import UNKNOWN, pan_macro_f1, wilson_interval
+from authormask.evaluation.protocols._common import derive_seed, mechanism_code, package_versions
 from authormask.evaluation.protocols._releases import (
     mechanism_parameters,
     public_parameters,
@@ -216,10 +214,6 @@ class PanResult:
         }
 
 
-def _seed(base: int, *key: int) -> int:
-    return int(np.random.SeedSequence(entropy=base, spawn_key=key).generate_state(1)[0])
-
-
 def _problem_code(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big")
 
@@ -228,27 +222,32 @@ def _seeds(
     base: int, problem: str, mechanism: str, epsilon: float | None, rep: int
 ) -> tuple[int, int]:
     """(texts, attacker) seeds of one cell group."""
-    code = mechanism_names().index(mechanism)
     eps_key = 0 if epsilon is None else round(epsilon * 1000)
-    key = (_problem_code(problem), code, rep, eps_key)
-    return _seed(base, *key, 0), _seed(base, *key, 1)
+    key = (_problem_code(problem), mechanism_code(mechanism), rep, eps_key)
+    return derive_seed(base, *key, 0), derive_seed(base, *key, 1)
 
 
 def check_pan(collection: PanCollection, config: PanConfig) -> None:
-    """Refuse, before any work, what cannot run on ``collection`` (saying what is missing)."""
-    bases = {base_name(a) for a in config.attackers}
-    if "pan-baseline" in bases:
-        for p in collection.problems:
-            counts = {c: 0 for c in p.candidates}
-            for t in p.known:
-                counts[t.author] += 1
-            fewest = min(p.candidates, key=lambda c: (counts[c], c))
-            if counts[fewest] < 3:
-                raise InputError(
-                    f"{p.name}: candidate {fewest!r} has {counts[fewest]} known text(s); the PAN "
-                    "baseline calibrates by 3-fold cross-validation and needs at least 3 per "
-                    "candidate (choose other --attackers)"
-                )
+    """Refuse, before any work, what cannot run on ``collection`` (saying what is missing): an
+    attacker that needs several known texts per candidate (``pan-baseline`` calibrates on 3
+    folds) on a problem with fewer."""
+    strictest = max(
+        (attacker_measure(a) for a in config.attackers), key=lambda m: m.known_per_author
+    )
+    need = strictest.known_per_author
+    if need <= 1:
+        return
+    for p in collection.problems:
+        counts = {c: 0 for c in p.candidates}
+        for t in p.known:
+            counts[t.author] += 1
+        fewest = min(p.candidates, key=lambda c: (counts[c], c))
+        if counts[fewest] < need:
+            raise InputError(
+                f"{p.name}: candidate {fewest!r} has {counts[fewest]} known text(s); "
+                f"{strictest.base_name} {strictest.needs_known_because} and needs at least "
+                f"{need} per candidate (choose other --attackers)"
+            )
 
 
 class _Runner:
@@ -263,16 +262,13 @@ class _Runner:
         self.embeddings = embeddings
         self.config = config
         self.cache = ResultsCache(cache_dir)
-        encoder = None
-        if "minilm-lr" in {base_name(a) for a in config.attackers}:
-            from authormask.evaluation.attackers.typed import EmbeddingMemo
-            from authormask.evaluation.utility import SentenceSimilarity
-
-            encoder = EmbeddingMemo(SentenceSimilarity())
+        self.attackers = {name: attacker_measure(name) for name in config.attackers}
+        similarity = SentenceSimilarity()  # loads MiniLM on first use (minilm-lr) only
         self.settings = AttackerSettings(
             embeddings=embeddings,
             koppel_iterations=config.koppel_iterations,
-            encoder=encoder,
+            encoder=EmbeddingMemo(similarity),
+            similarity=similarity,
         )
         self.statements: dict[str, Any] = {}
 
@@ -375,10 +371,17 @@ class _Runner:
         known, unknown = (
             base if epsilon is None else self.released(problem, mechanism, epsilon, text_seed)
         )
-        train = known if attacker.startswith("adaptive-") else base[0]
-        clf = make_attacker(base_name(attacker), seed=attacker_seed, settings=self.settings)
-        clf.fit(train, [str(i.author) for i in train])
-        preds = clf.predict(unknown)
+        preds = self.attackers[attacker].predict(
+            _PanInputs(
+                mechanism=mechanism,
+                epsilon=epsilon,
+                seed=attacker_seed,
+                run_seed=self.config.seed,
+                settings=self.settings,
+                texts=(known, unknown),
+                base=base,
+            )
+        )
         names = [t.name for t in problem.unknown]
         answers = {
             n: (p if p is not None else UNKNOWN) for n, p in zip(names, preds.labels, strict=True)
@@ -401,6 +404,33 @@ class _Runner:
         )
         self.cache.put("pan-cell", key, asdict(cell))
         return cell
+
+
+@dataclass(frozen=True)
+class _PanInputs:
+    """What PAN hands an attacker for one cell (:class:`~authormask.evaluation.measures.
+    MeasureInputs`): the problem's unknown texts under test and its known texts to learn from,
+    as released at the cell's epsilon (``texts``) and with the noise off (``base``)."""
+
+    mechanism: str
+    epsilon: float | None
+    seed: int
+    run_seed: int
+    settings: AttackerSettings
+    texts: tuple[list[Item], list[Item]]
+    base: tuple[list[Item], list[Item]]
+
+    def released(self) -> list[Item]:
+        return self.texts[1]
+
+    def noise_off(self) -> list[Item]:
+        return self.base[1]
+
+    def known(self, *, adaptive: bool) -> list[Item]:
+        return self.texts[0] if adaptive else self.base[0]
+
+    def training(self) -> list[Item]:
+        return []
 
 
 def _rows(config: PanConfig) -> list[tuple[float | None, int]]:
@@ -451,12 +481,10 @@ def run_pan(
                     cells.append(cell)
                     if progress is not None:
                         progress(1)
-    from authormask.evaluation.protocols.fernandes2019 import _versions
-
     provenance = {
-        "versions": _versions(),
+        "versions": package_versions(),
         "embeddings": None if embeddings is None else embeddings.identity.to_dict(),
-        "attackers": {base_name(a): BASE_ATTACKERS[base_name(a)] for a in config.attackers},
+        "attackers": {m.base_name: m.description for m in runner.attackers.values()},
         "measure": "PAN macro-F1: F1 per true author of the problem's ground truth, averaged; "
         "<UNK> answers, rejections and non-candidates count as <UNK>, which is left out of the "
         "average (macro_f1_with_unk keeps it as a class when the truth has it)",

@@ -15,7 +15,7 @@ import ot
 from scipy.spatial.distance import cdist
 
 from authormask.embeddings._base import Embeddings
-from authormask.evaluation.attackers._base import Predictions, check_training
+from authormask.evaluation.measures._base import Predictions, check_training
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.validation import check_positive_int

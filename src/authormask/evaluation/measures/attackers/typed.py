@@ -18,8 +18,9 @@ the classifier is a one-vs-rest linear SVM (``typed-svm``) or multinomial logist
 C50) with a linear SVM.
 
 ``minilm-lr``: each text is the mean of its chunks' normalised all-MiniLM-L6-v2 vectors (the
-packaged encoder of :class:`~authormask.evaluation.utility.SentenceSimilarity`), classified by
-multinomial logistic regression: an attacker that reads meaning rather than spelling.
+packaged encoder of :class:`~authormask.evaluation.measures.utilities.SentenceSimilarity`),
+classified by multinomial logistic regression: an attacker that reads meaning rather than
+spelling.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from authormask.evaluation.attackers._base import Predictions, check_training
+from authormask.evaluation.measures._base import Predictions, check_training
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.randomness import RandomState, check_random_state
@@ -210,14 +211,14 @@ class EmbeddingMemo:
 
 class SentenceEmbeddingAttacker:
     """MiniLM document vectors and multinomial logistic regression (see module docstring).
-    ``encoder`` is a :class:`~authormask.evaluation.utility.SentenceSimilarity` (shared, so the
-    model is loaded once)."""
+    ``encoder`` is a :class:`~authormask.evaluation.measures.utilities.SentenceSimilarity`
+    (shared, so the model is loaded once)."""
 
     def __init__(self, encoder: Any = None, *, c: float = 10.0) -> None:
         if not c > 0:
             raise InvalidParameterError(f"C must be > 0, got {c!r}")
         if encoder is None:
-            from authormask.evaluation.utility import SentenceSimilarity
+            from authormask.evaluation.measures.utilities import SentenceSimilarity
 
             encoder = SentenceSimilarity()
         self.encoder = encoder

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from authormask.embeddings._base import Embeddings
-from authormask.evaluation.attackers._base import Predictions, check_training
+from authormask.evaluation.measures._base import Predictions, check_training
 from authormask.evaluation.study import Item
 from authormask.exceptions import InvalidParameterError
 from authormask.randomness import RandomState, check_random_state

@@ -15,7 +15,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.preprocessing import MaxAbsScaler
 from sklearn.svm import LinearSVC
 
-from authormask.evaluation.attackers._base import Predictions, check_training
+from authormask.evaluation.measures._base import Predictions, check_training
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.randomness import RandomState, check_random_state

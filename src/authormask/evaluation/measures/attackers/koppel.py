@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
-from authormask.evaluation.attackers._base import Predictions, check_training
+from authormask.evaluation.measures._base import Predictions, check_training
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.randomness import RandomState, check_random_state

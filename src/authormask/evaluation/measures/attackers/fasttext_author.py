@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from authormask.evaluation.attackers._base import Predictions, check_training
+from authormask.evaluation.measures._base import Predictions, check_training
 from authormask.evaluation.study import Item
 from authormask.exceptions import InvalidParameterError
 from authormask.randomness import RandomState, check_random_state
@@ -95,7 +95,7 @@ class FastTextAuthorship:
     def predict(self, items: Sequence[Item]) -> Predictions:
         if self._model is None:
             raise InvalidParameterError("fastText authorship: call fit before predict")
-        from authormask.evaluation.utility.fasttext_topic import fasttext_predict
+        from authormask.evaluation.measures.utilities.fasttext_topic import fasttext_predict
 
         return fasttext_predict(
             self._model, [self._line(item.text) for item in items], self._labels
