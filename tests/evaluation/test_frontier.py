@@ -29,7 +29,7 @@ from authormask.evaluation import (
 )
 from authormask.evaluation.frontier import check_target_accuracy, frontier_dict
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.report import FRONTIER_FILE, frontier_png, to_dict
+from authormask.evaluation.reports.fernandes2019 import FRONTIER_FILE, frontier_png, to_dict
 from authormask.exceptions import InvalidParameterError
 from authormask.text import TextPreparer
 

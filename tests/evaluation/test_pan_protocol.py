@@ -13,8 +13,9 @@ from authormask.datasets import UNKNOWN_AUTHOR, read_pan_collection
 from authormask.embeddings import Embeddings
 from authormask.evaluation.measures.attackers.pan_baseline import PanBaselineAttacker
 from authormask.evaluation.metrics import pan_macro_f1, wilson_interval
-from authormask.evaluation.protocols import PanConfig, run_pan, write_pan_reports
+from authormask.evaluation.protocols import PanConfig, run_pan
 from authormask.evaluation.protocols import pan as pan_module
+from authormask.evaluation.reports.pan import write_pan_reports
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import create_mechanism

@@ -1,8 +1,10 @@
-"""Evaluation: known texts and snippets, attackers, utility measures, the epsilon sweep and its
-reports (Fernandes et al. 2019, section 6, Table 1), and the text-release comparison of Bo et al.
-(2021) in :mod:`authormask.evaluation.protocols.bo2021`; the privacy-utility frontier of a
-sweep and the epsilon it recommends for a target attacker accuracy in
-:mod:`authormask.evaluation.frontier`.
+"""Evaluation: known texts and snippets (:mod:`~authormask.evaluation.study`); protocols, each a
+data split, which releases and which measures (:mod:`~authormask.evaluation.protocols`: the
+epsilon sweep of Fernandes et al. 2019, section 6, Table 1; the text-release comparison of Bo
+et al. 2021; PAN's cross-domain attribution); attackers and utility measures registered by name
+(:mod:`~authormask.evaluation.measures`); the reports and the one results cache
+(:mod:`~authormask.evaluation.reports`); the privacy-utility frontier of a sweep and the
+epsilon it recommends for a target attacker accuracy (:mod:`~authormask.evaluation.frontier`).
 Every mechanism runs through the release layer (:func:`authormask.release.create_mechanism` and
 :func:`authormask.release.release`) under its registry name."""
 
@@ -22,7 +24,12 @@ from authormask.evaluation.protocols.fernandes2019 import (
     run_sweep,
     sweep_mechanisms,
 )
-from authormask.evaluation.report import REPORT_FILES, to_csv, to_markdown, write_reports
+from authormask.evaluation.reports.fernandes2019 import (
+    REPORT_FILES,
+    to_csv,
+    to_markdown,
+    write_reports,
+)
 from authormask.evaluation.study import (
     TASKS,
     Item,

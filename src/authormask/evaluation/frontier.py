@@ -22,8 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols.fernandes2019 import SweepResult
+from authormask.evaluation.reports.tables import epsilon_text, table_order
 from authormask.exceptions import InvalidParameterError
 
 __all__ = [
@@ -96,7 +98,8 @@ class Recommendation:
         if self.point is not None:
             p = self.point
             return (
-                f"{self.mechanism}: epsilon {_eps(p.epsilon)} ({_LABELS[p.utility_measure]} "
+                f"{self.mechanism}: epsilon {epsilon_text(p.epsilon)} "
+                f"({measure(p.utility_measure).value_label} "
                 f"{p.utility:.3f}; strongest attacker {p.strongest_attacker} "
                 f"{p.correct}/{p.total} = {p.strongest_accuracy:.0%}, 95% upper bound "
                 f"{p.high:.0%} <= {target})"
@@ -107,7 +110,8 @@ class Recommendation:
         )
         if self.closest is not None:
             c = self.closest
-            line += f" (lowest: {c.high:.0%} at epsilon {_eps(c.epsilon)}; try smaller epsilons"
+            lowest = f"lowest: {c.high:.0%} at epsilon {epsilon_text(c.epsilon)}"
+            line += f" ({lowest}; try smaller epsilons"
             if self.chance is not None and self.target_accuracy < self.chance:
                 line += f", though the target is below chance, {self.chance:.0%}"
             line += ")"
@@ -128,24 +132,12 @@ class Recommendation:
         }
 
 
-def _eps(e: float | None) -> str:
-    return "none" if e is None else f"{e:g}"
-
-
-_LABELS = {"similarity": "MiniLM similarity", "fasttext": "fastText topic accuracy"}
-
-
 def frontier_utilities(result: SweepResult) -> tuple[str, ...]:
     """The utility measures of ``result`` a frontier is drawn against (none without
     attackers)."""
     if not result.config.attackers:
         return ()
     return tuple(u for u in FRONTIER_UTILITIES if u in result.config.utilities)
-
-
-def _ordered(epsilons: tuple[float | None, ...]) -> list[float | None]:
-    """None first, then the largest epsilon to the smallest (the order of the tables)."""
-    return sorted(epsilons, key=lambda e: (e is not None, -(e or 0.0)))
 
 
 def frontier(result: SweepResult, utility: str) -> dict[str, list[FrontierPoint]]:
@@ -164,7 +156,7 @@ def frontier(result: SweepResult, utility: str) -> dict[str, list[FrontierPoint]
     out: dict[str, list[FrontierPoint]] = {}
     for mechanism in result.config.mechanisms:
         points: list[FrontierPoint] = []
-        for eps in _ordered(result.config.epsilons):
+        for eps in table_order(result.config.epsilons):
             best = result.strongest(mechanism, eps)
             cells = result.cell(mechanism, eps, utility)
             if best is None or not cells:
@@ -172,11 +164,11 @@ def frontier(result: SweepResult, utility: str) -> dict[str, list[FrontierPoint]
             values = np.array([c.value for c in cells])
             low: float | None = None
             high: float | None = None
-            if utility == "similarity":
+            if measure(utility).task is None:  # a score (similarity): its spread, if any
                 if len(cells) > 1:
                     sd = float(np.std(values, ddof=1))
                     low, high = float(values.mean()) - sd, float(values.mean()) + sd
-            else:
+            else:  # an accuracy: its Wilson interval, pooled over repetitions
                 interval = wilson_interval(
                     sum(int(c.correct or 0) for c in cells), sum(c.total for c in cells)
                 )

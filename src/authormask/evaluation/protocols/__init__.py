@@ -1,5 +1,7 @@
 """Evaluation protocols: a data split, which releases, which measures. Each asks the release
-layer for outputs by registry name and never dispatches on a mechanism's name.
+layer for outputs by registry name and never dispatches on a mechanism's name; it hands the
+releases to measures (:mod:`authormask.evaluation.measures`) by theirs, and its reports are
+written by :mod:`authormask.evaluation.reports`.
 
 * :mod:`~authormask.evaluation.protocols.pan`: the PAN 2018-2019 cross-domain authorship
   attribution protocol, problem by problem, scored by PAN's macro-F1.
@@ -16,9 +18,7 @@ from authormask.evaluation.protocols.pan import (
     PanConfig,
     PanResult,
     check_pan,
-    pan_markdown,
     run_pan,
-    write_pan_reports,
 )
 
 __all__ = [
@@ -29,7 +29,5 @@ __all__ = [
     "PanResult",
     "check_pan",
     "mechanism_parameters",
-    "pan_markdown",
     "run_pan",
-    "write_pan_reports",
 ]

@@ -53,7 +53,6 @@ from typing import Any
 from authormask._process import process_memo
 from authormask._version import __version__
 from authormask.embeddings._base import Embeddings
-from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.measures import (
     AttackerSettings,
     Measure,
@@ -66,6 +65,7 @@ from authormask.evaluation.measures.utilities.similarity import SentenceSimilari
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols._common import derive_seed, mechanism_code, package_versions
 from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILONS, mechanism_parameters
+from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item, Study
 from authormask.exceptions import InvalidParameterError
 from authormask.release import (

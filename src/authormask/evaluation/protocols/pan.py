@@ -16,7 +16,7 @@ problem's known and unknown texts are released together through
 * is scored by PAN's macro-F1 (:func:`authormask.evaluation.metrics.pan_macro_f1`).
 
 The row ``epsilon = None`` ("none") is the noise-off release of both known and unknown texts.
-Releases and scores are cached (:class:`~authormask.evaluation.cache.ResultsCache`), so an
+Releases and scores are cached (:class:`~authormask.evaluation.reports.cache.ResultsCache`), so an
 interrupted run resumes. Seeds derive from the base seed, the problem's name, the mechanism's
 fixed code, the repetition, epsilon and the role (texts or attacker), never from the order of
 the configuration.
@@ -24,10 +24,7 @@ the configuration.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -39,7 +36,6 @@ import numpy as np
 
 from authormask._version import __version__
 from authormask.datasets.pan import PanCollection, PanProblem
-from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.measures import AttackerSettings, attacker_names
 from authormask.evaluation.measures import attacker as attacker_measure
 from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
@@ -50,6 +46,7 @@ from authormask.evaluation.protocols._releases import (
     mechanism_parameters,
     public_parameters,
 )
+from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import create_mechanism, mechanism_names, release
@@ -61,11 +58,7 @@ __all__ = [
     "PanConfig",
     "PanResult",
     "check_pan",
-    "pan_csv",
-    "pan_markdown",
-    "pan_plot",
     "run_pan",
-    "write_pan_reports",
 ]
 
 logger = logging.getLogger(__name__)
@@ -501,130 +494,3 @@ def run_pan(
         provenance=provenance,
         seconds=time.perf_counter() - start,
     )
-
-
-# --- reports ----------------------------------------------------------------------------------
-
-
-def _eps(e: float | None) -> str:
-    return "none" if e is None else f"{e:g}"
-
-
-def _ordered(config: PanConfig) -> list[float | None]:
-    return sorted(config.epsilons, key=lambda e: (e is not None, -(e or 0.0)))
-
-
-def _best_text(best: dict[str, Any]) -> str:
-    low, high = best["wilson95"]
-    return (
-        f"{best['macro_f1']:.3f} {best['attacker']} (accuracy {best['correct']}/{best['total']}"
-        f" = {best['accuracy']:.0%}, 95% {low:.0%}-{high:.0%})"
-    )
-
-
-def pan_markdown(result: PanResult) -> str:
-    """Mean macro-F1 over problems per mechanism and epsilon (one column per attacker, and the
-    strongest attacker with its accuracy's Wilson interval), then every problem's macro-F1."""
-    cfg = result.config
-    problems = [p["name"] for p in result.collection["problems"]]
-    lines = [
-        f"# authormask evaluate --protocol pan: {result.collection['name']}",
-        "",
-        f"{len(problems)} problem(s), each scored on its own; seed {cfg.seed}; "
-        f"{cfg.repetitions} repetition(s); {result.seconds:.0f} s. Values are PAN's macro-F1 "
-        "(mean over problems); 'none' is the mechanism with its noise switched off.",
-        "",
-    ]
-    for m in cfg.mechanisms:
-        lines += [f"## {m}", ""]
-        header = ["epsilon", *cfg.attackers, "strongest attacker"]
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
-        for e in _ordered(cfg):
-            row = [_eps(e), *(f"{result.mean_f1(m, e, a):.3f}" for a in cfg.attackers)]
-            row.append(_best_text(result.best(m, e)))
-            lines.append("| " + " | ".join(row) + " |")
-        lines += ["", f"Per problem ({m}):", ""]
-        header = ["problem", "epsilon", *cfg.attackers]
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
-        for p in problems:
-            for e in _ordered(cfg):
-                vals = []
-                for a in cfg.attackers:
-                    cells = result.cells_of(m, e, a, p)
-                    vals.append(f"{np.mean([c.macro_f1 for c in cells]):.3f}")
-                lines.append("| " + " | ".join([p, _eps(e), *vals]) + " |")
-        lines.append("")
-    if result.statements:
-        lines.append("Privacy of every released text (full statements in results.json):")
-        lines.append("")
-        for key, statement in result.statements.items():
-            name, eps_text = key.split("/", 1)
-            lines.append(f"- {name}, epsilon {eps_text}: {statement.get('document_bound', '')}")
-        lines.append("")
-    return "\n".join(lines) + "\n"
-
-
-def pan_csv(result: PanResult) -> str:
-    """One row per cell."""
-    buf = io.StringIO()
-    fields = [f for f in PanCell.__dataclass_fields__]
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(fields)
-    for c in result.cells:
-        row = asdict(c)
-        row["epsilon"] = _eps(c.epsilon)
-        writer.writerow([row[f] for f in fields])
-    return buf.getvalue()
-
-
-def pan_plot(result: PanResult) -> bytes:
-    """Mean macro-F1 against epsilon, one panel per mechanism; dashed = noise off; black =
-    the strongest attacker."""
-    from authormask.evaluation.report import mechanism_panels, png_bytes
-
-    cfg = result.config
-    numeric = sorted(e for e in cfg.epsilons if e is not None)
-    fig, axes, colours = mechanism_panels(len(cfg.mechanisms))
-    for ax, m in zip(axes, cfg.mechanisms, strict=True):
-        for i, a in enumerate(cfg.attackers):
-            colour = colours[i % len(colours)]
-            if numeric:
-                ax.plot(
-                    numeric, [result.mean_f1(m, e, a) for e in numeric], marker="o",
-                    color=colour, label=a,
-                )  # fmt: skip
-            if None in cfg.epsilons:
-                ax.axhline(result.mean_f1(m, None, a), color=colour, linestyle="--", lw=0.8)
-        if numeric:
-            ax.plot(
-                numeric, [result.best(m, e)["macro_f1"] for e in numeric], color="black",
-                linewidth=2.0, label="strongest",
-            )  # fmt: skip
-        if numeric and numeric[-1] / max(numeric[0], 1e-12) > 20:
-            ax.set_xscale("log")
-        ax.set_xlabel("epsilon")
-        ax.set_title(m)
-        ax.set_ylim(0, 1.05)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("PAN macro-F1, mean over problems (dashed: noise off)")
-    axes[-1].legend(fontsize=8, loc="best")
-    fig.tight_layout()
-    return png_bytes(fig)
-
-
-def write_pan_reports(result: PanResult, folder: str | Path, *, force: bool = False) -> list[Path]:
-    """results.json, table.md, table.csv, plot.png and report.html in ``folder``."""
-    from authormask.evaluation.report import run_html, write_report_files
-
-    files: dict[str, str | bytes] = {
-        "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
-        "table.md": pan_markdown(result),
-        "table.csv": pan_csv(result),
-        "plot.png": pan_plot(result),
-    }
-    files["report.html"] = run_html(
-        files, {"protocol": "pan", **asdict(result.config)}, result.statements
-    )
-    return write_report_files(folder, files, force=force)

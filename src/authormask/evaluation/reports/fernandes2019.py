@@ -1,26 +1,18 @@
-"""The report writer of the evaluations, and the reports of a sweep: JSON, a Markdown and a CSV
-table in the layout of Fernandes et al. (2019) Table 1, and a PNG plot of accuracy against
-epsilon, and the privacy-utility frontier (frontier.png: strongest attacker against utility, one
-curve per mechanism; :mod:`authormask.evaluation.frontier`) with, on request, the recommended
-epsilon per mechanism, and report.html: all of it on one self-contained page
-(:mod:`authormask.evaluation.html_report`). Every report (the sweep's here, Bo et al.'s in
-:mod:`authormask.evaluation.protocols.bo2021`) is written by :func:`write_report_files`: atomically
-(:mod:`authormask._io`), never over existing reports unless asked."""
+"""The reports of a fernandes2019 sweep: JSON, a Markdown and a CSV table in the layout of
+Fernandes et al. (2019) Table 1, a PNG plot of accuracy against epsilon, and the
+privacy-utility frontier (frontier.png: strongest attacker against utility, one curve per
+mechanism; :mod:`authormask.evaluation.frontier`) with, on request, the recommended epsilon
+per mechanism, and report.html: all of it on one self-contained page. Written together by
+:func:`~authormask.evaluation.reports.files.write_report_files`."""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-from collections.abc import Mapping
-from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from authormask._io import atomic_path, write_atomic
 from authormask.evaluation.frontier import (
     FrontierPoint,
     Recommendation,
@@ -29,60 +21,42 @@ from authormask.evaluation.frontier import (
     frontier_utilities,
     recommend,
 )
-from authormask.evaluation.html_report import HTML_FILE, report_html
+from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols.fernandes2019 import Cell, SweepResult
-from authormask.exceptions import InputError
+from authormask.evaluation.reports.files import (
+    FRONTIER_FILE,
+    REPORT_FILES,
+    run_files,
+    write_report_files,
+)
+from authormask.evaluation.reports.plots import epsilon_axis, panels, png_bytes
+from authormask.evaluation.reports.tables import (
+    csv_text,
+    epsilon_text,
+    interval_text,
+    markdown_table,
+    statement_lines,
+    table_order,
+)
 
 __all__ = [
     "FRONTIER_FILE",
     "REPORT_FILES",
-    "check_output_dir",
     "frontier_png",
     "plot_png",
-    "png_bytes",
     "recommendation_text",
-    "run_html",
     "to_csv",
     "to_dict",
     "to_markdown",
     "write_plot",
-    "write_report_files",
     "write_reports",
 ]
 
-REPORT_FILES = ("results.json", "table.md", "table.csv", "plot.png", HTML_FILE)
-#: the frontier plot, written beside them when the sweep has attackers and a frontier utility
-FRONTIER_FILE = "frontier.png"
 
-_LABELS = {
-    "koppel-cosine": "Koppel (cosine)",
-    "koppel-minmax": "Koppel (min-max)",
-    "svm": "PAN18 SVM",
-    "pan-baseline": "PAN19 baseline",
-    "typed-svm": "typed 3-grams SVM",
-    "typed-lr": "typed 3-grams LR",
-    "minilm-lr": "MiniLM LR",
-    "1nn-emd": "1-NN EMD",
-    "fasttext": "fastText topic",
-    "5nn-emd": "5-NN EMD topic",
-    "similarity": "MiniLM similarity",
-}
-
-
-def _label(measure: str) -> str:
-    if measure.startswith("adaptive-"):
-        return "adaptive " + _LABELS.get(measure.removeprefix("adaptive-"), measure)
-    return _LABELS.get(measure, measure)
-
-
-def _eps(e: float | None) -> str:
-    return "none" if e is None else f"{e:g}"
-
-
-def _ordered_eps(result: SweepResult) -> list[float | None]:
-    eps = list(result.config.epsilons)
-    return sorted(eps, key=lambda e: (e is not None, -(e or 0.0)))
+def _label(name: str) -> str:
+    """A measure's column in the tables (its registry label)."""
+    return measure(name).label
 
 
 def _summary(cells: list[Cell]) -> tuple[float, float, float | None, float | None, int]:
@@ -96,7 +70,7 @@ def _summary(cells: list[Cell]) -> tuple[float, float, float | None, float | Non
 
 def _interval(correct: int, total: int) -> str:
     i = wilson_interval(correct, total)
-    return f"95% {i.low:.0%}-{i.high:.0%}"
+    return interval_text(i.low, i.high)
 
 
 def _format(cells: list[Cell]) -> str:
@@ -115,7 +89,7 @@ def _strongest(best: dict[str, Any] | None) -> str:
     low, high = best["wilson95"]
     return (
         f"{_label(best['attacker'])}: {best['correct']}/{best['total']} "
-        f"({best['accuracy']:.0%}; 95% {low:.0%}-{high:.0%})"
+        f"({best['accuracy']:.0%}; {interval_text(low, high)})"
     )
 
 
@@ -137,44 +111,34 @@ def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) ->
         f"(this run: {result.seconds:.0f} s; cached cells keep their first time).",
         "",
     ]
+    header = ["epsilon", *(_label(m) for m in cfg.measures)]
+    if cfg.attackers:
+        header.append("strongest attacker")
+    # the chance row: what a random guess scores, per measure that labels (author or topic)
+    tasks = [measure(m).task for m in cfg.measures] + (["author"] if cfg.attackers else [])
+    total = result.study["queries"]
+    chance = ["random guess"]
+    for task in tasks:
+        base = None if task is None else result.baselines.get(task)
+        chance.append(f"{base:.1f}/{total} ({base / total:.0%})" if base is not None else "")
     for mechanism in cfg.mechanisms:
-        lines.append(f"## {mechanism}")
-        lines.append("")
-        header = ["epsilon", *(_label(m) for m in cfg.measures)]
-        if cfg.attackers:
-            header.append("strongest attacker")
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
-        for eps in _ordered_eps(result):
-            row = [_eps(eps)]
+        rows = []
+        for eps in table_order(cfg.epsilons):
+            row = [epsilon_text(eps)]
             for m in cfg.measures:
                 cells = result.cell(mechanism, eps, m)
                 row.append(_format(cells) if cells else "")
             if cfg.attackers:
                 row.append(_strongest(result.strongest(mechanism, eps)))
-            lines.append("| " + " | ".join(row) + " |")
-        chance = ["random guess"]
-        for m in cfg.measures:
-            task = "topic" if m in ("fasttext", "5nn-emd") else "author"
-            base = result.baselines.get(task) if m != "similarity" else None
-            total = result.study["queries"]
-            chance.append(f"{base:.1f}/{total} ({base / total:.0%})" if base is not None else "")
-        if cfg.attackers:
-            base = result.baselines.get("author")
-            total = result.study["queries"]
-            chance.append(f"{base:.1f}/{total} ({base / total:.0%})" if base is not None else "")
-        lines.append("| " + " | ".join(chance) + " |")
-        lines.append("")
+            rows.append(row)
+        lines += [f"## {mechanism}", "", *markdown_table(header, [*rows, chance]), ""]
     if result.statements:
         lines.append(
             "Privacy of every released snippet (one public statement per mechanism and epsilon, "
             "the same for every snippet; full statements in results.json):"
         )
         lines.append("")
-        for key, statement in result.statements.items():
-            name, eps_text = key.split("/", 1)
-            bound = statement.get("document_bound", "")
-            lines.append(f"- {name}, epsilon {eps_text} per word: {bound}")
+        lines += statement_lines(result.statements, unit=" per word")
         lines.append("")
     lines.append(
         "Counts are correct predictions out of the snippets (accuracy and its Wilson 95% "
@@ -225,30 +189,30 @@ def to_dict(result: SweepResult, *, target_accuracy: float | None = None) -> dic
     return data
 
 
+#: the columns of table.csv
+_CSV_FIELDS = (
+    "mechanism",
+    "epsilon",
+    "repetition",
+    "measure",
+    "kind",
+    "correct",
+    "total",
+    "value",
+    "abstained",
+    "seed",
+    "seconds",
+)
+
+
 def to_csv(result: SweepResult) -> str:
     """Long format: one row per cell."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(
-        [
-            "mechanism",
-            "epsilon",
-            "repetition",
-            "measure",
-            "kind",
-            "correct",
-            "total",
-            "value",
-            "abstained",
-            "seed",
-            "seconds",
-        ]
-    )
-    for c in result.cells:
-        writer.writerow(
+    return csv_text(
+        _CSV_FIELDS,
+        (
             [
                 c.mechanism,
-                _eps(c.epsilon),
+                epsilon_text(c.epsilon),
                 c.repetition,
                 c.measure,
                 c.kind,
@@ -259,33 +223,9 @@ def to_csv(result: SweepResult) -> str:
                 "" if c.seed is None else c.seed,
                 f"{c.seconds:.3f}",
             ]
-        )
-    return buf.getvalue()
-
-
-def mechanism_panels(n: int) -> tuple[Any, Any, list[str]]:
-    """A figure of ``n`` side-by-side panels (one per mechanism, a shared y axis), its axes and
-    the colour cycle (matplotlib's Agg backend: no display)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, n, figsize=(6.0 * n, 4.2), squeeze=False, sharey=True)
-    colours: list[str] = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    return fig, axes[0], colours
-
-
-def png_bytes(fig: Any) -> bytes:
-    """A matplotlib figure as PNG bytes (120 dpi); the figure is closed."""
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    try:
-        fig.savefig(buf, format="png", dpi=120)
-    finally:
-        plt.close(fig)
-    return buf.getvalue()
+            for c in result.cells
+        ),
+    )
 
 
 def write_plot(result: SweepResult, path: Path) -> None:
@@ -298,7 +238,7 @@ def plot_png(result: SweepResult) -> bytes:
     dotted grey = random guess."""
     cfg = result.config
     numeric = sorted(e for e in cfg.epsilons if e is not None)
-    fig, axes, colours = mechanism_panels(len(cfg.mechanisms))
+    fig, axes, colours = panels(len(cfg.mechanisms))
     for ax, mechanism in zip(axes, cfg.mechanisms, strict=True):
         for i, m in enumerate(cfg.measures):
             colour = colours[i % len(colours)]
@@ -334,8 +274,7 @@ def plot_png(result: SweepResult) -> bytes:
                 va="bottom",
                 transform=ax.get_yaxis_transform(),
             )
-        if numeric and numeric[-1] / max(numeric[0], 1e-12) > 20:
-            ax.set_xscale("log")
+        epsilon_axis(ax, numeric)
         ax.set_xlabel("epsilon (per word)")
         ax.set_title(mechanism)
         ax.set_ylim(0, 1.05)
@@ -365,7 +304,7 @@ def _frontier_curve(ax: Any, points: list[FrontierPoint], colour: str, label: st
     )  # fmt: skip
     for x, y, p in zip(xs, ys, points, strict=True):
         ax.annotate(
-            _eps(p.epsilon),
+            epsilon_text(p.epsilon),
             (x, y),
             textcoords="offset points",
             xytext=(5, 5),
@@ -381,20 +320,12 @@ def frontier_png(result: SweepResult, *, target_accuracy: float | None = None) -
     point labelled with its epsilon ("none": unmodified); dotted grey = chance, dashed red =
     ``target_accuracy`` if given. Raises ``InvalidParameterError`` without attackers or a
     frontier utility."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     utilities = frontier_utilities(result)
     if not utilities:
         frontier(result, "similarity")  # raises, saying what is missing
-    fig, axes = plt.subplots(
-        1, len(utilities), figsize=(6.0 * len(utilities), 4.6), squeeze=False, sharey=True
-    )
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, axes, colours = panels(len(utilities), height=4.6)
     chance = result.baselines.get("author")
-    for ax, utility in zip(axes[0], utilities, strict=True):
+    for ax, utility in zip(axes, utilities, strict=True):
         for i, (mechanism, points) in enumerate(frontier(result, utility).items()):
             if points:
                 _frontier_curve(ax, points, colours[i % len(colours)], mechanism)
@@ -411,63 +342,10 @@ def frontier_png(result: SweepResult, *, target_accuracy: float | None = None) -
         ax.set_title(f"privacy-utility frontier: {_label(utility)}")
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("strongest-attacker accuracy (95% Wilson)")
-    axes[0][-1].legend(fontsize=8, loc="best")
+    axes[0].set_ylabel("strongest-attacker accuracy (95% Wilson)")
+    axes[-1].legend(fontsize=8, loc="best")
     fig.tight_layout()
     return png_bytes(fig)
-
-
-def check_output_dir(folder: Path, *, force: bool) -> None:
-    """Refuse a folder that already holds reports, unless ``force``."""
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"output {folder} exists and is not a folder")
-    existing = [n for n in (*REPORT_FILES, FRONTIER_FILE) if (folder / n).exists()]
-    if existing and not force:
-        raise InputError(f"{folder} already holds {', '.join(existing)}; use --force to overwrite")
-
-
-def write_report_files(
-    folder: str | Path, files: Mapping[str, str | bytes], *, force: bool = False
-) -> list[Path]:
-    """Write ``files`` (name -> text or bytes) into ``folder``, refusing existing reports
-    unless ``force`` (:func:`check_output_dir`) and never replacing a link, folder, FIFO or
-    device.
-
-    Everything is rendered before this is called; every file is written to a temporary name
-    beside its target and renamed only once all are written, so an error leaves no
-    half-written report.
-    """
-    out = Path(folder)
-    check_output_dir(out, force=force)
-    texts = {out / name: data for name, data in files.items() if isinstance(data, str)}
-    with ExitStack() as stack:
-        for name, data in files.items():
-            if isinstance(data, bytes):
-                tmp = stack.enter_context(atomic_path(out / name, force=True))
-                tmp.write_bytes(data)
-        write_atomic(texts, force=True)
-    return [out / name for name in files]
-
-
-def run_html(
-    files: Mapping[str, str | bytes],
-    config: Mapping[str, Any],
-    statements: Mapping[str, Any],
-    *,
-    title: str | None = None,
-) -> str:
-    """report.html of a run whose other report ``files`` (name -> text or bytes; table.md and
-    the PNGs) are rendered: ``title`` (default: table.md's ``# `` heading), ``config``, the
-    tables, every PNG embedded and the ``statements``
-    (:func:`~authormask.evaluation.html_report.report_html`)."""
-    markdown = str(files.get("table.md", ""))
-    if title is None:
-        first = markdown.splitlines()[0] if markdown else ""
-        title = first.removeprefix("# ") if first.startswith("# ") else "authormask evaluate"
-    images = {n: d for n, d in files.items() if isinstance(d, bytes) and n.endswith(".png")}
-    return report_html(
-        title=title, markdown=markdown, config=config, images=images, statements=statements
-    )
 
 
 def write_reports(
@@ -478,21 +356,21 @@ def write_reports(
     target_accuracy: float | None = None,
 ) -> list[Path]:
     """Write results.json, table.md, table.csv, plot.png and report.html into ``folder``
-    (:func:`write_report_files`), and frontier.png where the sweep has attackers and a
-    frontier utility; with ``target_accuracy`` the recommendation goes into table.md and
-    results.json. A frontier.png left by an earlier report in ``folder`` is removed when this
-    sweep has no frontier (it would describe another sweep)."""
-    files: dict[str, str | bytes] = {
-        "results.json": json.dumps(to_dict(result, target_accuracy=target_accuracy), indent=2)
-        + "\n",
-        "table.md": to_markdown(result, target_accuracy=target_accuracy),
-        "table.csv": to_csv(result),
-        "plot.png": plot_png(result),
-    }
+    (:func:`~authormask.evaluation.reports.files.write_report_files`), and frontier.png where
+    the sweep has attackers and a frontier utility; with ``target_accuracy`` the
+    recommendation goes into table.md and results.json. A frontier.png left by an earlier
+    report in ``folder`` is removed when this sweep has no frontier (it would describe another
+    sweep)."""
+    figures = {"plot.png": plot_png(result)}
     if frontier_utilities(result):
-        files[FRONTIER_FILE] = frontier_png(result, target_accuracy=target_accuracy)
-    files[HTML_FILE] = run_html(
-        files, {"protocol": "fernandes2019", **asdict(result.config)}, result.statements
+        figures[FRONTIER_FILE] = frontier_png(result, target_accuracy=target_accuracy)
+    files = run_files(
+        results=to_dict(result, target_accuracy=target_accuracy),
+        markdown=to_markdown(result, target_accuracy=target_accuracy),
+        csv=to_csv(result),
+        figures=figures,
+        config={"protocol": "fernandes2019", **asdict(result.config)},
+        statements=result.statements,
     )
     paths = write_report_files(folder, files, force=force)
     stale = Path(folder) / FRONTIER_FILE

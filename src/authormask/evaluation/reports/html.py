@@ -1,7 +1,7 @@
 """report.html: one self-contained page per evaluation run, written beside table.md by every
-protocol (:func:`authormask.evaluation.report.write_reports`,
+protocol (:func:`authormask.evaluation.reports.fernandes2019.write_reports`,
 :func:`authormask.evaluation.protocols.bo2021.write_release_reports`,
-:func:`authormask.evaluation.protocols.pan.write_pan_reports`).
+:func:`authormask.evaluation.reports.pan.write_pan_reports`).
 
 The page holds the run's configuration, the tables of table.md rendered as HTML tables, every
 PNG of the run embedded as a ``data:image/png;base64`` image and the run's public privacy
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-__all__ = ["HTML_FILE", "markdown_to_html", "report_html"]
+__all__ = ["HTML_FILE", "markdown_to_html", "report_html", "run_html"]
 
 #: the page's file name, beside table.md
 HTML_FILE = "report.html"
@@ -170,3 +170,23 @@ def report_html(
         parts.append("<p>No released text in this run: no privacy statement.</p>")
     parts += ["</body>", "</html>", ""]
     return "\n".join(parts)
+
+
+def run_html(
+    files: Mapping[str, str | bytes],
+    config: Mapping[str, Any],
+    statements: Mapping[str, Any],
+    *,
+    title: str | None = None,
+) -> str:
+    """report.html of a run whose other report ``files`` (name -> text or bytes; table.md and
+    the PNGs) are rendered: ``title`` (default: table.md's ``# `` heading), ``config``, the
+    tables, every PNG embedded and the ``statements`` (:func:`report_html`)."""
+    markdown = str(files.get("table.md", ""))
+    if title is None:
+        first = markdown.splitlines()[0] if markdown else ""
+        title = first.removeprefix("# ") if first.startswith("# ") else "authormask evaluate"
+    images = {n: d for n, d in files.items() if isinstance(d, bytes) and n.endswith(".png")}
+    return report_html(
+        title=title, markdown=markdown, config=config, images=images, statements=statements
+    )

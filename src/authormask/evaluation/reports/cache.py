@@ -1,4 +1,5 @@
-"""The resume cache of the evaluations: one JSON object per file in one folder, named
+"""The one results cache of every evaluation protocol (fernandes2019, bo2021, pan), which lets
+an interrupted run resume: one JSON object per file in one folder, named
 ``<kind>-<hash of its key>.json``. A file holds its whole key and answers for exactly that key,
 so a changed setting (seed, corpus, parameters, package version...) is a miss and a damaged
 file is recomputed, never trusted. Files are written atomically
