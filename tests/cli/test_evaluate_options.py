@@ -75,7 +75,6 @@ def _pan(root: Path, aaac, *, collection_info: bool = True) -> Path:
 
 REFUSED = [
     (["--protocol", "bo2021", "--koppel-iterations", "5"], "--koppel-iterations", "bo2021"),
-    (["--protocol", "bo2021", "--attackers", "svm"], "--attackers", "bo2021"),
     (["--protocol", "bo2021", "--length", "50"], "--length", "bo2021"),
     (["--protocol", "bo2021", "--task", "author"], "--task", "bo2021"),
     (["--protocol", "bo2021", "--oov", "keep"], "--oov", "bo2021"),
@@ -242,7 +241,7 @@ def test_pan_collection_on_bo2021_keeps_candidates_without_test_texts(
     assert code == 0, err
     corpus = json.loads((out / "results.json").read_text())["corpus"]
     assert corpus["authors"] == 3 and corpus["released_classes"] == 2
-    assert "chooses among 3 (chance 0.333)" in stdout
+    assert "choose among 3 (chance 0.333)" in stdout
 
 
 def test_all_known_takes_every_document_and_refuses_the_snippet_options(

@@ -7,14 +7,17 @@ import pytest
 from scipy import stats
 
 from authormask.datasets import load_dataset
-from authormask.evaluation.attackers.fasttext_author import FastTextAuthorship, char_ngrams
-from authormask.evaluation.protocols.bo2021 import select_documents
-from authormask.evaluation.study import Item
-from authormask.evaluation.stylometry import (
+from authormask.evaluation.measures.attackers.fasttext_author import (
+    FastTextAuthorship,
+    char_ngrams,
+)
+from authormask.evaluation.measures.utilities.stylometry import (
     feature_names,
     stylometric_change,
     stylometric_vector,
 )
+from authormask.evaluation.protocols.bo2021 import select_documents
+from authormask.evaluation.study import Item
 
 TEXT = "The cat sat on the mat. It was happy; the dog was not!"
 

@@ -487,7 +487,7 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         SWEEP_MECHANISMS,
         releases_bag,
     )
-    from authormask.evaluation.report import check_output_dir
+    from authormask.evaluation.reports import check_output_dir
     from authormask.text import TextPreparer
 
     output: Path = options["output"]
@@ -578,7 +578,7 @@ def _run_release(options: _Options) -> None:
         run_release_evaluation,
         write_release_reports,
     )
-    from authormask.evaluation.report import check_output_dir
+    from authormask.evaluation.reports import check_output_dir
     from authormask.models.erae import load_model
 
     output: Path = options["output"]
@@ -626,11 +626,10 @@ def _run_pan(options: _Options) -> None:
         PAN_ATTACKERS,
         PanConfig,
         check_pan,
-        pan_markdown,
         run_pan,
-        write_pan_reports,
     )
-    from authormask.evaluation.report import check_output_dir
+    from authormask.evaluation.reports import check_output_dir
+    from authormask.evaluation.reports.pan import pan_markdown, write_pan_reports
     from authormask.exceptions import InputError
 
     output: Path = options["output"]

@@ -9,7 +9,7 @@ original:
   (2017), trained on the *original* training documents of the same authors, predicts the author
   of each released test document (lower is better; chance is 1 / authors);
 * **stylometric change**: L2 distance between stylometric feature vectors
-  (:mod:`authormask.evaluation.stylometry`; higher means more change).
+  (:mod:`authormask.evaluation.measures.utilities.stylometry`; higher means more change).
 
 Documents are rewritten sentence by sentence (the models' unit) and reassembled, so authorship
 and stylometry are measured on whole documents, as the paper does.
@@ -37,18 +37,14 @@ import numpy as np
 from authormask._version import __version__
 from authormask.datasets._base import Corpus, Document
 from authormask.embeddings._base import Embeddings
-from authormask.evaluation.attackers.fasttext_author import FastTextAuthorship
-from authormask.evaluation.attackers.registry import (
-    BASE_ATTACKERS,
-    AttackerSettings,
-    make_attacker,
-)
-from authormask.evaluation.cache import ResultsCache, cache_key
+from authormask.evaluation.measures import BASE_ATTACKERS, AttackerSettings, make_attacker
+from authormask.evaluation.measures.attackers.fasttext_author import FastTextAuthorship
+from authormask.evaluation.measures.utilities.stylometry import stylometric_change
 from authormask.evaluation.metrics import Interval, wilson_interval
 from authormask.evaluation.protocols.fernandes2019 import mechanism_code, releases_bag
-from authormask.evaluation.report import png_bytes, run_html, write_report_files
+from authormask.evaluation.reports import png_bytes, run_html, write_report_files
+from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item
-from authormask.evaluation.stylometry import stylometric_change
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import create_mechanism, mechanism_names, mechanism_spec, release
 
@@ -236,7 +232,8 @@ class ReleaseResult:
 
 
 def _task(corpus: Corpus) -> str:
-    return "author" if len(corpus.authors) >= 2 else "topic"
+    """``author`` if any document names its author, else ``topic`` (BBC News)."""
+    return "author" if corpus.authors else "topic"
 
 
 def _label(doc: Document, task: str) -> str | None:
@@ -404,7 +401,7 @@ def run_release_evaluation(
     ``on_total`` is called once, when the test documents are chosen, with the number of
     documents to release and measure (test documents x settings); ``progress`` with the
     number released and measured, after each setting."""
-    from authormask.evaluation.utility.similarity import SentenceSimilarity
+    from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 
     for option, model, want in (
         ("--model", erae_model, True),
@@ -750,7 +747,7 @@ def write_release_reports(
     result: ReleaseResult, folder: str | Path, *, force: bool = False
 ) -> list[Path]:
     """results.json, table.md, table.csv, plot.png and report.html, written atomically
-    together (:func:`authormask.evaluation.report.write_report_files`)."""
+    together (:func:`authormask.evaluation.reports.write_report_files`)."""
     files: dict[str, str | bytes] = {
         "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
         "table.md": release_markdown(result),
