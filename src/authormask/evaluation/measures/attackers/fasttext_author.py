@@ -22,8 +22,6 @@ from authormask.validation import check_positive_int
 
 __all__ = ["FastTextAuthorship", "char_ngrams"]
 
-_LABEL = "__label__"
-
 
 def char_ngrams(text: str, n: int) -> list[str]:
     """Overlapping character n-grams with whitespace runs shown as ``_``.
@@ -66,17 +64,14 @@ class FastTextAuthorship:
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> FastTextAuthorship:
         import fasttext
 
+        from authormask.evaluation.measures.utilities.fasttext_topic import write_training_file
+
         check_training(items, labels, "fastText authorship")
-        self._labels = {lab.replace(" ", "_"): lab for lab in labels}
         seed = int(check_random_state(self.random_state).integers(2**31 - 1))
         with tempfile.TemporaryDirectory(prefix="authormask-fasttext-") as tmp:
             train = Path(tmp) / "train.txt"
-            train.write_text(
-                "".join(
-                    f"{_LABEL}{lab.replace(' ', '_')} {self._line(item.text)}\n"
-                    for item, lab in zip(items, labels, strict=True)
-                ),
-                encoding="utf-8",
+            self._labels = write_training_file(
+                train, [self._line(item.text) for item in items], labels
             )
             self._model = fasttext.train_supervised(
                 input=str(train),

@@ -68,16 +68,11 @@ class FastTextTopicClassifier:
         import fasttext
 
         check_training(items, labels, "fastText")
-        self._labels = {_clean(lab): lab for lab in labels}
         seed = int(check_random_state(self.random_state).integers(2**31 - 1))
         with tempfile.TemporaryDirectory(prefix="authormask-fasttext-") as tmp:
             train = Path(tmp) / "train.txt"
-            train.write_text(
-                "".join(
-                    f"{_LABEL}{_clean(lab)} {' '.join(item.words)}\n"
-                    for item, lab in zip(items, labels, strict=True)
-                ),
-                encoding="utf-8",
+            self._labels = write_training_file(
+                train, [" ".join(item.words) for item in items], labels
             )
             options: dict[str, object] = {}
             if self.embeddings is not None:
@@ -105,6 +100,16 @@ class FastTextTopicClassifier:
         if self._model is None:
             raise InvalidParameterError("fastText: call fit before predict")
         return fasttext_predict(self._model, [" ".join(item.words) for item in items], self._labels)
+
+
+def write_training_file(path: Path, lines: Sequence[str], labels: Sequence[str]) -> dict[str, str]:
+    """Write fastText's supervised training file (one ``__label__<label> <line>`` per line;
+    spaces in labels become ``_``) and return the map from fastText's label back to ours."""
+    path.write_text(
+        "".join(f"{_LABEL}{_clean(lab)} {line}\n" for line, lab in zip(lines, labels, strict=True)),
+        encoding="utf-8",
+    )
+    return {_clean(lab): lab for lab in labels}
 
 
 def fasttext_predict(model: object, lines: Sequence[str], labels: dict[str, str]) -> Predictions:
