@@ -59,7 +59,8 @@ class PrivacyStatement:
     mechanism: str
     title: str
     reference: str
-    epsilon: float
+    #: None for a baseline that gives no differential-privacy guarantee (``random-sub``)
+    epsilon: float | None
     epsilon_unit: str
     guarantee: str
     document_bound: str
@@ -89,7 +90,12 @@ class PrivacyStatement:
             f"Privacy statement (authormask {self.version})",
             f"  mechanism   : {self.mechanism}: {self.title}",
             f"  reference   : {self.reference}",
-            f"  epsilon     : {exact(self.epsilon)} {self.epsilon_unit}",
+            "  epsilon     : "
+            + (
+                f"{exact(self.epsilon)} {self.epsilon_unit}"
+                if self.epsilon is not None
+                else f"none ({self.epsilon_unit})"
+            ),
         ]
         lines += [f"  {k:<12}: {_show(v)}" for k, v in self.parameters.items()]
         lines += [

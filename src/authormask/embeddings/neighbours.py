@@ -291,6 +291,77 @@ class NearestWordIndex:
             run(pool.map)
         return out
 
+    def k_nearest(self, queries: ArrayLike, k: int) -> NDArray[np.intp]:
+        """The ``k`` words with the smallest float32 scores ``||w||^2 - 2 z.w`` for each query,
+        nearest first (shape ``(len(queries), min(k, size))``).
+
+        A candidate list, not a certified one: words within float32 rounding of each other may
+        swap places at the k-th place. It is a deterministic function of the query and the
+        vocabulary (what posterior decoding needs, :mod:`authormask.mechanisms.decoding`).
+        Queries too long for float32 are screened in float64.
+        """
+        z = np.atleast_2d(np.asarray(queries, dtype=np.float64))
+        k = min(int(k), self.size)
+        out = np.empty((z.shape[0], k), dtype=np.intp)
+        if z.shape[0] == 0:
+            return out
+        backend = self._prepare()
+        starts = list(range(0, z.shape[0], self._query_block))
+        m = self._max_norm
+
+        def block(start: int) -> None:
+            zb = z[start : start + self._query_block]
+            qnorm = _norms(zb)
+            unsafe = (qnorm > _FLOAT32_SAFE_NORM) | (2.0 * qnorm * m + m * m > _FLOAT32_SAFE_SCORE)
+            rows = self._k_nearest_fused(zb, k) if backend == "fused" else None
+            if rows is None or np.any(unsafe):
+                exact = self._k_nearest_float64(zb, k)
+                rows = exact if rows is None else np.where(unsafe[:, None], exact, rows)
+            out[start : start + zb.shape[0]] = rows
+
+        if self._n_jobs == 1 or len(starts) == 1:
+            for s in starts:
+                block(s)
+        else:
+            with threadpool_limits(limits=1), ThreadPoolExecutor(self._n_jobs) as pool:
+                list(pool.map(block, starts))
+        return out
+
+    def _k_nearest_fused(self, z: NDArray[np.float64], k: int) -> NDArray[np.intp]:
+        from authormask.embeddings import _fused, _fused_topk
+
+        assert self._panels is not None and self._panel_sq is not None
+        b = z.shape[0]
+        tile = _fused.QUERY_TILE
+        y = np.zeros((-(-b // tile) * tile, self.dimension), dtype=np.float32)
+        y[:b] = np.where(np.isfinite(z), z, 0.0)
+        y *= -2.0
+        top = np.empty((y.shape[0], k), dtype=np.float32)
+        arg = np.empty((y.shape[0], k), dtype=np.int64)
+        _fused_topk.topk(y, self._panels, self._panel_sq, top, arg)
+        return arg[:b].astype(np.intp)
+
+    def _k_nearest_float64(self, z: NDArray[np.float64], k: int) -> NDArray[np.intp]:
+        """The k nearest by float64 distances (ties to the lowest row), in blocks."""
+        with self._lock:
+            if self._w64 is None or self._sq64 is None:
+                self._w64 = self._w.astype(np.float64)
+                self._sq64 = np.einsum("ij,ij->i", self._w64, self._w64)
+            w64, sq = self._w64, self._sq64
+        out = np.empty((z.shape[0], k), dtype=np.intp)
+        for start in range(0, z.shape[0], _RESOLVE_BLOCK):
+            zb = z[start : start + _RESOLVE_BLOCK]
+            scale = np.max(np.abs(zb), axis=1, keepdims=True)
+            scale = np.where(scale > 0, scale, 1.0)
+            # scores of z/scale against w/scale rank like the distances and cannot overflow
+            scores = sq[None, :] / scale**2 - 2.0 * ((zb / scale) @ w64.T) / scale
+            part = np.argpartition(scores, k - 1, axis=1)[:, :k] if k < self.size else None
+            for i in range(zb.shape[0]):
+                cand = np.arange(self.size) if part is None else np.sort(part[i])
+                order = np.lexsort((cand, scores[i, cand]))
+                out[start + i] = cand[order][:k]
+        return out
+
     def _screen_block(self, z: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
         """The float32 screen of one block: the best row per query and which of them are not
         certified (to be decided by :meth:`_resolve_exactly`)."""

@@ -31,6 +31,13 @@ from authormask.embeddings._base import Embeddings
 from authormask.embeddings.neighbours import NearestWordIndex, shared_index
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Output
+from authormask.mechanisms.decoding import (
+    Decoder,
+    NearestDecoder,
+    PosteriorDecoder,
+    check_decoder,
+    frequency_log_prior,
+)
 from authormask.mechanisms.laplace import sample_nd_laplace
 from authormask.randomness import SEEDED, UNSEEDED, RandomState
 from authormask.text.parts import split_parts
@@ -100,9 +107,15 @@ class EarthMoversMechanism:
         *,
         epsilon: float,
         index: NearestWordIndex | None = None,
+        decoder: str = "nearest",
+        never_sent: frozenset[str] = frozenset(),
     ) -> None:
         self.embeddings = embeddings
         self.epsilon = check_epsilon(epsilon)
+        self.decoder_name = check_decoder(decoder)
+        #: words no input position of this kernel holds (the stopwords, at a content
+        #: position): the posterior decoder gives them prior 0
+        self.never_sent = frozenset(never_sent)
         smallest = embeddings.dimension * MAX_MEAN_NOISE**-1
         if self.epsilon < smallest:
             raise InvalidParameterError(
@@ -116,6 +129,21 @@ class EarthMoversMechanism:
         # built on first use (shared by every mechanism over these embeddings): a process that
         # only states or plans a release (the client of a Dask run) never builds it
         self._index: NearestWordIndex | None = index
+        self._decoder: Decoder | None = None
+
+    @property
+    def decoder(self) -> Decoder:
+        """What turns a noisy vector into a released word (:mod:`~authormask.mechanisms.
+        decoding`): it receives the noisy vectors only."""
+        if self._decoder is None:
+            if self.decoder_name == "nearest":
+                self._decoder = NearestDecoder(self.embeddings, index=self._index)
+            else:
+                prior = frequency_log_prior(self.embeddings.words, excluded=self.never_sent)
+                self._decoder = PosteriorDecoder(
+                    self.embeddings, epsilon=self.epsilon, log_prior=prior, index=self._index
+                )
+        return self._decoder
 
     @property
     def index(self) -> NearestWordIndex:
@@ -140,10 +168,11 @@ class EarthMoversMechanism:
     def snap(
         self, noisy: np.ndarray, *, progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
-        """``Vec^-1``: the nearest vocabulary row of every noisy vector (exact)."""
+        """``Vec^-1``: the decoded vocabulary row of every noisy vector (the exact nearest under
+        the paper's decoder, :mod:`~authormask.mechanisms.decoding`)."""
         if noisy.shape[0] == 0:
             return np.zeros(0, dtype=np.intp)
-        return self.index.nearest(noisy, progress=progress)
+        return self.decoder.decode(noisy, progress=progress)
 
     def perturb_indices(
         self,
@@ -274,16 +303,30 @@ class _EMPBase:
         epsilon: float,
         preparer: TextPreparer,
         stopwords_description: str,
+        decoder: str = "nearest",
     ) -> None:
         self.embeddings = embeddings
         self.epsilon = check_epsilon(epsilon)
         self.preparer = preparer
         self.stopwords_description = stopwords_description
+        self.decoder = check_decoder(decoder)
         self.kernel: Any = self._make_kernel()
 
     def _make_kernel(self) -> WordKernel:
         """The per-word mechanism (Earth Mover's privacy here)."""
-        return EarthMoversMechanism(self.embeddings, epsilon=self.epsilon)
+        return EarthMoversMechanism(
+            self.embeddings,
+            epsilon=self.epsilon,
+            decoder=self.decoder,
+            never_sent=self.preparer.stopwords,
+        )
+
+    def _decoder_policies(self) -> dict[str, str]:
+        """The decoder, in the statement's policies: only when it is not the paper's, so the
+        statements of the paper's mechanisms are unchanged."""
+        if self.decoder == "nearest":
+            return {}
+        return {"decoder": str(self.kernel.decoder.describe())}
 
     def prepare(self, text: str) -> PreparedDocument:
         """Tokenise and classify (deterministic; raises ``InputError`` on unusable text)."""
@@ -368,12 +411,14 @@ class EMPBag(_EMPBase):
         length: int | str = DEFAULT_LENGTH,
         fixed_length: str = "truncate",
         length_from_data: bool = False,
+        decoder: str = "nearest",
     ) -> None:
         super().__init__(
             embeddings=embeddings,
             epsilon=epsilon,
             preparer=preparer,
             stopwords_description=stopwords_description,
+            decoder=decoder,
         )
         if fixed_length not in FIXED_LENGTH_METHODS:
             raise InvalidParameterError(
@@ -515,6 +560,7 @@ class EMPBag(_EMPBase):
                 "stopwords": f"{self.stopwords_description}; removed before the mechanism "
                 "(not released)",
                 "unknown words": self._oov_policy(),
+                **self._decoder_policies(),
             },
             caveats=tuple(caveats),
         )
@@ -556,6 +602,7 @@ class EMPText(_EMPBase):
         epsilon: float,
         preparer: TextPreparer,
         stopwords_description: str,
+        decoder: str = "nearest",
     ) -> None:
         if preparer.oov == "drop":
             raise InvalidParameterError(
@@ -568,6 +615,7 @@ class EMPText(_EMPBase):
             epsilon=epsilon,
             preparer=preparer,
             stopwords_description=stopwords_description,
+            decoder=decoder,
         )
 
     def prepare_parts(self, parts: Iterable[str]) -> Iterator[PreparedDocument]:
@@ -631,6 +679,7 @@ class EMPText(_EMPBase):
                 "stopwords": f"{self.stopwords_description}; passed through unchanged (part "
                 "of the released skeleton)",
                 "unknown words": self._oov_policy(),
+                **self._decoder_policies(),
                 "contractions": "split into a word and a clitic ('s, n't, 'm, 'll, 're, 've, "
                 "'d: do + n't, president + 's); the clitic is a stopword, and so is the "
                 f"auxiliary before n't when it is one of a fixed list of "

@@ -12,6 +12,8 @@ random-r    Random-R: uniform tokens (0-DP in the words)
 mahalanobis Mahalanobis mechanism (Xu et al. 2020): elliptical noise, in place
 tem         TEM (Carvalho et al. 2021): truncated exponential mechanism, in place
 santext     SanText (Yue et al. 2021): exponential mechanism over distances, in place
+emp-doc     Earth Mover's privacy on every word of a canonical skeleton
+random-sub  baseline: each word replaced by a random one with probability rate (NO DP)
 =========== =====================================================================
 
 Parameters are keyword-only and validated here, in one place; a parameter a mechanism does not
@@ -162,6 +164,21 @@ _TEXT_OOV = Parameter(
 )
 #: the parameters of every in-place word-level text mechanism (emp-text and its peers)
 _TEXT_PARAMETERS = (_EPSILON, _EMBEDDINGS, _VOCAB, _CACHE, _STOPWORDS, _TEXT_OOV, _OOV_MAP_TO)
+_DECODER = Parameter(
+    "decoder",
+    "how a noisy vector becomes a word: nearest (the paper's) or posterior (the most probable "
+    "word under a public frequency prior; post-processing, same guarantee)",
+    default="nearest",
+    choices=("nearest", "posterior"),
+)
+_FUNCTION_WORDS = Parameter(
+    "stopwords",
+    "the function words, perturbed within their own class: 'english', a file of words, or a "
+    "set of words",
+    default="english",
+)
+#: the canonical skeleton's parameters (emp-doc and random-sub)
+_CANONICAL_PARAMETERS = (_EMBEDDINGS, _VOCAB, _CACHE, _FUNCTION_WORDS, _OOV_MAP_TO)
 
 
 def _embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
@@ -204,6 +221,45 @@ def _preparer(p: dict[str, Any]) -> tuple[Any, str]:
     return TextPreparer(emb, stopwords=words, oov=p["oov"], oov_map_to=p["oov_map_to"]), described
 
 
+def _canonical(p: dict[str, Any]) -> tuple[Any, str]:
+    from authormask.text.canonical import CanonicalPreparer
+
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    words, described = _stopwords(p["stopwords"])
+    if not any(w in emb for w in words):
+        raise InvalidParameterError(
+            "the function-word list has no word with a vector in these embeddings (stopwords "
+            "'none' leaves no class to perturb function words in)"
+        )
+    return CanonicalPreparer(emb, function_words=words, oov_map_to=p["oov_map_to"]), described
+
+
+def _emp_doc(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.document import EMPDoc
+
+    preparer, described = _canonical(p)
+    return EMPDoc(
+        embeddings=preparer.embeddings,
+        epsilon=p["epsilon"],
+        preparer=preparer,
+        function_words_description=described,
+        function_epsilon=p["function_epsilon"],
+        decoder=p["decoder"],
+    )
+
+
+def _random_sub(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.baselines import RandomSubstitution
+
+    preparer, described = _canonical(p)
+    return RandomSubstitution(
+        embeddings=preparer.embeddings,
+        rate=p["rate"],
+        preparer=preparer,
+        function_words_description=described,
+    )
+
+
 def _emp_bag(p: dict[str, Any]) -> Mechanism:
     from authormask.mechanisms.earth_movers import EMPBag
 
@@ -215,6 +271,7 @@ def _emp_bag(p: dict[str, Any]) -> Mechanism:
         stopwords_description=described,
         length=p["length"],
         fixed_length=p["fixed_length"],
+        decoder=p["decoder"],
     )
 
 
@@ -227,6 +284,7 @@ def _emp_text(p: dict[str, Any]) -> Mechanism:
         epsilon=p["epsilon"],
         preparer=preparer,
         stopwords_description=described,
+        decoder=p["decoder"],
     )
 
 
@@ -335,6 +393,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     choices=("drop", "keep", "map"),
                 ),
                 _OOV_MAP_TO,
+                _DECODER,
             ),
             _emp_bag,
             label="Earth Mover's (bag)",
@@ -343,7 +402,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         MechanismSpec(
             "emp-text",
             "Earth Mover's privacy in place: every content word perturbed, the skeleton kept",
-            _TEXT_PARAMETERS,
+            (*_TEXT_PARAMETERS, _DECODER),
             _emp_text,
             label="Earth Mover's (text)",
             privacy="metric",
@@ -440,6 +499,42 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _peer_text("santext"),
             label="SanText",
             privacy="metric",
+        ),
+        MechanismSpec(
+            "emp-doc",
+            "Earth Mover's privacy on every word of a canonical skeleton: content words over the "
+            "vocabulary, function words within their class; layout, marks and casing normalised",
+            (
+                _EPSILON,
+                Parameter(
+                    "function_epsilon",
+                    "epsilon per function word (> 0; default: epsilon)",
+                    default=None,
+                    minimum=0.0,
+                ),
+                *_CANONICAL_PARAMETERS,
+                _DECODER,
+            ),
+            _emp_doc,
+            label="Earth Mover's (doc)",
+            privacy="metric",
+        ),
+        MechanismSpec(
+            "random-sub",
+            "Baseline with NO differential privacy: each word of the canonical skeleton replaced "
+            "with probability rate by a uniformly random word of its class",
+            (
+                Parameter(
+                    "rate",
+                    "probability in [0, 1] that a word is replaced (0: the canonical form)",
+                    required=True,
+                    minimum=0.0,
+                ),
+                *_CANONICAL_PARAMETERS,
+            ),
+            _random_sub,
+            label="Random substitution",
+            privacy=None,
         ),
     )
 }

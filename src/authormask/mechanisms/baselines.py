@@ -1,0 +1,148 @@
+"""``random-sub``: the simple thing every mechanism must beat, with **no** privacy guarantee.
+
+Each word of the canonical skeleton (:mod:`authormask.text.canonical`, the same preparation as
+``emp-doc``) is replaced, independently with probability ``rate``, by a word drawn uniformly:
+a content word by any vocabulary word, a function word by any word of the function-word class.
+The words that are not replaced are released as they are, so there is no epsilon for which the
+release is differentially private (for ``rate < 1`` a word that is kept is more likely under
+the input that holds it, with no bound on the ratio). At ``rate = 0`` it is the noise-off
+canonical form: the text as ``emp-doc`` prepares it, every word released unchanged.
+
+It is drawn on every frontier (``docs/emp-doc.md``): a mechanism is only worth its name if it
+keeps more utility than ``random-sub`` at the same attacker accuracy.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from authormask._version import __version__
+from authormask.accounting.statement import PrivacyStatement, exact
+from authormask.embeddings._base import Embeddings
+from authormask.exceptions import InvalidParameterError
+from authormask.mechanisms._base import Output
+from authormask.mechanisms.document import _in_order, function_word_embeddings
+from authormask.mechanisms.exponential import sample_uniform_index
+from authormask.randomness import SEEDED, UNSEEDED
+from authormask.text.canonical import CanonicalPreparer, CanonicalUnit, render_canonical
+
+__all__ = ["RandomSubstitution", "check_rate"]
+
+
+def check_rate(value: Any) -> float:
+    """A probability in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidParameterError(f"rate must be a number in [0, 1], got {value!r}")
+    rate = float(value)
+    if not (math.isfinite(rate) and 0.0 <= rate <= 1.0):
+        raise InvalidParameterError(f"rate must be in [0, 1], got {value!r}")
+    return rate
+
+
+class RandomSubstitution:
+    """``random-sub`` (module notes)."""
+
+    name = "random-sub"
+    title = (
+        "Random substitution baseline: each word of the canonical skeleton replaced with "
+        "probability rate by a uniformly random word of its class; NO differential privacy"
+    )
+    reference = "authormask baseline (issue 20): no paper, no guarantee"
+
+    def __init__(
+        self,
+        *,
+        embeddings: Embeddings,
+        rate: float,
+        preparer: CanonicalPreparer,
+        function_words_description: str,
+    ) -> None:
+        self.embeddings = embeddings
+        self.rate = check_rate(rate)
+        self.preparer = preparer
+        self.function_words_description = function_words_description
+        self.function_embeddings = function_word_embeddings(embeddings, preparer.function_words)
+
+    def prepare(self, text: str) -> CanonicalUnit:
+        return self.preparer.prepare(text)
+
+    def prepare_parts(self, parts: Iterable[str]) -> Iterator[CanonicalUnit]:
+        return self.preparer.units(parts)
+
+    def diagnostics(self, unit: CanonicalUnit) -> dict[str, int]:
+        return dict(unit.diagnostics)
+
+    def units(self, unit: CanonicalUnit) -> int:
+        return unit.words
+
+    def _substitute(
+        self, words: Sequence[str], vocabulary: tuple[str, ...], rng: np.random.Generator
+    ) -> tuple[str, ...]:
+        replace = rng.random(len(words)) < self.rate
+        picks = sample_uniform_index(int(replace.sum()), len(vocabulary), random_state=rng)
+        it = iter(picks)
+        return tuple(
+            vocabulary[int(next(it))] if r else w for w, r in zip(words, replace, strict=True)
+        )
+
+    def perturb(
+        self,
+        documents: Sequence[CanonicalUnit],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Output]:
+        out: list[Output] = []
+        for unit, rng in zip(documents, rngs, strict=True):
+            content = self._substitute(unit.content_words, self.embeddings.words, rng)
+            function = self._substitute(unit.function_words, self.function_embeddings.words, rng)
+            out.append(
+                Output(
+                    render_canonical(unit, content, function), _in_order(unit, content, function)
+                )
+            )
+            if progress is not None:
+                progress(unit.words)
+        return out
+
+    def statement(self, *, seeded: bool) -> PrivacyStatement:
+        e = self.embeddings.identity
+        return PrivacyStatement(
+            randomness=SEEDED if seeded else UNSEEDED,
+            mechanism=self.name,
+            title=self.title,
+            reference=self.reference,
+            epsilon=None,
+            epsilon_unit="NO differential-privacy guarantee: a baseline for comparison only",
+            embeddings=e.to_dict(),
+            model=None,
+            floating_point="not applicable: there is no guarantee to hold",
+            version=__version__,
+            guarantee=(
+                "NONE. This is not a differentially private mechanism: every word that is not "
+                f"replaced (each with probability {exact(1 - self.rate)}) is released as "
+                "written, so no bound on P[out | v] / P[out | v'] holds"
+            ),
+            document_bound="none (no differential-privacy guarantee)",
+            released_unchanged=(
+                "the canonical skeleton (the number of tokens, which positions hold a content "
+                "word, a function word or a mark, the marks) and every word not replaced"
+            ),
+            parameters={"rate": self.rate},
+            policies={
+                "function words": f"{self.function_words_description}; a replaced function word "
+                "becomes a uniformly random word of the function-word class",
+                "content words": f"a replaced content word becomes a uniformly random word of "
+                f"the {len(self.embeddings)} vocabulary words",
+                "unknown words": f"map (replaced by {self.preparer.oov_map_to!r})",
+                "skeleton": "canonical, as emp-doc's",
+            },
+            caveats=(
+                "no differential-privacy guarantee: use it to judge mechanisms, never to "
+                "protect a text",
+            ),
+        )
