@@ -69,6 +69,7 @@ def test_audit_table_plot_and_narrowing(
     assert [row[:2] for row in body] == [
         ["emp-bag", "line-1d"],
         ["emp-bag", "line-1d-N2"],
+        ["emp-bag", "line-1d-posterior"],
         ["emp-bag", "glove"],
         ["random-r", "uniform-K1000"],
     ]

@@ -36,6 +36,8 @@ def mechanisms(glove_20k: Embeddings, tiny_erae_dir, tiny_aedp_dir) -> dict[str,
         "mahalanobis": am.create_mechanism("mahalanobis", epsilon=7, **emb),
         "tem": am.create_mechanism("tem", epsilon=7, **emb),
         "santext": am.create_mechanism("santext", epsilon=7, **emb),
+        "emp-doc": am.create_mechanism("emp-doc", epsilon=7, decoder="posterior", **emb),
+        "random-sub": am.create_mechanism("random-sub", rate=0.5, **emb),
     }
 
 

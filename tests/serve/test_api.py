@@ -54,15 +54,18 @@ def test_bag_mode_takes_n(client: TestClient) -> None:
 def test_mechanisms_lists_what_the_server_can_release(client: TestClient) -> None:
     info = client.get("/api/mechanisms").json()
     names = [m["name"] for m in info["mechanisms"]]
-    expected = [n for n in am.mechanism_names() if n not in ("erae", "ae-dp")]
-    assert names == expected and "emp-text" in names  # no model: no erae, no ae-dp
+    expected = [n for n in am.mechanism_names() if n not in ("erae", "ae-dp", "random-sub")]
+    # no model: no erae, no ae-dp; never a baseline without a guarantee
+    assert names == expected and "emp-text" in names and "emp-doc" in names
     emp = next(m for m in info["mechanisms"] if m["name"] == "emp-text")
     params = {p["name"] for p in emp["parameters"]}
     assert "epsilon" in params and not params & {"embeddings", "vocab_size", "cache_dir"}
     assert info["max_chars"] == 5_000
 
 
-@pytest.mark.parametrize("mechanism", ["emp-bag", "mahalanobis", "tem", "santext", "syntf"])
+@pytest.mark.parametrize(
+    "mechanism", ["emp-bag", "mahalanobis", "tem", "santext", "syntf", "emp-doc"]
+)
 def test_every_mechanism_calibrates_and_releases(client: TestClient, mechanism: str) -> None:
     low = client.get("/api/calibrate", params={"mechanism": mechanism, "epsilon": 1}).json()
     high = client.get("/api/calibrate", params={"mechanism": mechanism, "epsilon": 200}).json()
@@ -187,3 +190,9 @@ def test_an_erae_model_is_offered_when_given(glove_20k: am.Embeddings, tiny_erae
     assert body["statement"]["mechanism"] == "erae" and body["figures"]["tokens"] > 0
     c = client.get("/api/calibrate", params={"mechanism": "erae", "epsilon": 5}).json()
     assert 0.0 <= c["changed"] <= 1.0
+
+
+def test_a_baseline_without_a_guarantee_is_never_served(client: TestClient) -> None:
+    r = _post(client, {"text": TEXT, "mechanism": "random-sub", "rate": 0.5})
+    assert r.status_code == 400
+    assert "unknown mechanism 'random-sub'" in r.json()["error"]

@@ -199,7 +199,88 @@ def emp_text_sampler(mechanism: Any) -> Sampler:
     return sample
 
 
-def _emp_line(kind: str, bag_size: int = 1) -> Callable[[Context], AuditCase]:
+def emp_doc_sampler(mechanism: Any) -> Sampler:
+    """Sampler of an ``emp-doc`` (or ``random-sub``) mechanism, end to end: input = a word;
+    ``n`` draws = one text of the word repeated ``n`` times, made canonical, cut into units and
+    perturbed (each word position an independent draw); output = the vocabulary row of each
+    released word (a content word or a function word: both are rows of the embeddings)."""
+    emb = mechanism.embeddings
+
+    @functools.lru_cache(maxsize=8)
+    def prepared(word: str, n: int) -> Any:
+        units = list(mechanism.prepare_parts([" ".join([word] * n)]))
+        if sum(u.words for u in units) != n:
+            raise InvalidParameterError(f"{word!r} is not one word of the mechanism")
+        return units
+
+    def sample(word: Any, n: int, rng: np.random.Generator) -> NDArray[np.int64]:
+        units = prepared(str(word), n)
+        outs = mechanism.perturb(units, [rng] * len(units))
+        return np.array([emb.index_of(w) for o in outs for w in o.words], dtype=np.int64)
+
+    return sample
+
+
+#: where the extra word of emp-doc's 1-d cases lies (far from the line)
+LINE_FAR_FUNCTION = 50.0
+
+
+def _emp_doc_line(case: str) -> Callable[[Context], AuditCase]:
+    """``emp-doc`` on the 1-d line: ``line-1d`` (zero and one are content words; function word
+    ``of`` far away), ``line-1d-function`` (every line word is a function word: the closed class
+    is the line, perturbed with ``function_epsilon``), ``line-1d-posterior`` (content words,
+    posterior decoder). The output ``right`` attains the bound in each."""
+
+    def build(ctx: Context) -> AuditCase:
+        from authormask.release import create_mechanism
+
+        function = case == "line-1d-function"
+        if function:  # the line is the function-word class; "unknown" a far content word
+            emb = _line_plus("unknown", -LINE_FAR_FUNCTION)
+            params: dict[str, Any] = {
+                "epsilon": 7.0,
+                "function_epsilon": EMP_EPSILON_LINE,
+                "stopwords": set(LINE_WORDS),
+            }
+        else:  # zero and one are content words; "of" a far function word
+            emb = _line_plus("of", LINE_FAR_FUNCTION)
+            params = {"epsilon": EMP_EPSILON_LINE, "stopwords": {"of"}, "oov_map_to": "zero"}
+        if case == "line-1d-posterior":
+            params["decoder"] = "posterior"
+        mech: Any = create_mechanism("emp-doc", embeddings=emb, vocab_size=None, **params)
+        eps = mech.function_epsilon if function else mech.epsilon
+        return AuditCase(
+            mechanism="emp-doc",
+            case=case,
+            description=(
+                "emp-doc end to end, 1-d vocabulary {left=-0.2, zero=0, one=1, right=1.2}, "
+                f"zero vs one as {'function' if function else 'content'} words"
+                + (", posterior decoder" if case == "line-1d-posterior" else "")
+                + f", eps*d = {eps:g}*1 (attained by the output right)"
+            ),
+            epsilon_stated=eps * 1.0,
+            neighbours=("zero", "one"),
+            sampler=emp_doc_sampler(mech),
+            labels=_word_labels(emb),
+        )
+
+    return build
+
+
+def _line_plus(word: str, at: float) -> Embeddings:
+    """The ``line-1d`` vocabulary and one more ``word`` far away, at ``at``."""
+    line = line_embeddings()
+    return Embeddings(
+        name=f"audit-line-1d+{word}",
+        source="authormask.audit",
+        words=(*line.words, word),
+        vectors=np.vstack([line.vectors, [[at]]]).astype(np.float32),
+    )
+
+
+def _emp_line(
+    kind: str, bag_size: int = 1, decoder: str = "nearest"
+) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
         from authormask.accounting.emd import word_movers_distance
         from authormask.release import create_mechanism
@@ -210,6 +291,7 @@ def _emp_line(kind: str, bag_size: int = 1) -> Callable[[Context], AuditCase]:
             "embeddings": emb,
             "vocab_size": None,
             "stopwords": "none",
+            "decoder": decoder,
         }
         if kind == "emp-bag":
             params["length"] = bag_size
@@ -232,11 +314,14 @@ def _emp_line(kind: str, bag_size: int = 1) -> Callable[[Context], AuditCase]:
             sampler = emp_text_sampler(mech)
             neighbours = (a[0], b[0])
             what = f"words zero vs one, eps*d = {mech.epsilon:g}*{e:g}"
+        name = "line-1d" if bag_size == 1 else f"line-1d-N{bag_size}"
+        post = decoder == "posterior"
         return AuditCase(
             mechanism=kind,
-            case="line-1d" if bag_size == 1 else f"line-1d-N{bag_size}",
+            case=name + ("-posterior" if post else ""),
             description=f"1-d vocabulary {{left=-0.2, zero=0, one=1, right=1.2}}, {what} "
-            "(attained by the output right)",
+            + ("(posterior decoder; " if post else "(")
+            + "attained by the output right)",
             epsilon_stated=stated,
             neighbours=neighbours,
             sampler=sampler,
@@ -420,6 +505,53 @@ def _syntf(n_outputs: int) -> Callable[[Context], AuditCase]:
     return build
 
 
+def _emp_doc_glove(ctx: Context) -> AuditCase:
+    from authormask.release import create_mechanism
+
+    emb = ctx.glove()
+    mech: Any = create_mechanism(
+        "emp-doc", epsilon=EMP_EPSILON_GLOVE, embeddings=emb, vocab_size=None
+    )
+    w, w2 = GLOVE_PAIR
+    d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))
+    return AuditCase(
+        mechanism="emp-doc",
+        case="glove",
+        description=f"emp-doc end to end, {emb.identity.name} ({len(emb.words)} words), {w} vs "
+        f"{w2} as content words, eps*d = {mech.epsilon:g}*{d:.4f} (loose in 50 dimensions)",
+        epsilon_stated=mech.epsilon * d,
+        neighbours=(w, w2),
+        sampler=emp_doc_sampler(mech),
+        labels=_word_labels(emb),
+    )
+
+
+def _random_sub(ctx: Context) -> AuditCase:
+    """``random-sub`` at rate 1, the one rate at which its words do not depend on the input
+    (stated 0; below 1 the statement declares no guarantee, and none holds)."""
+    from authormask.release import create_mechanism
+
+    emb = _token_embeddings(1000)
+    mech: Any = create_mechanism(
+        "random-sub",
+        rate=1.0,
+        embeddings=emb,
+        vocab_size=None,
+        stopwords={emb.words[-1]},
+        oov_map_to=emb.words[0],
+    )
+    return AuditCase(
+        mechanism="random-sub",
+        case="rate-1",
+        description=f"random-sub end to end at rate 1, K={len(emb)} content words, input words "
+        f"{emb.words[1]} vs {emb.words[2]}; every word replaced by a uniform one (epsilon 0)",
+        epsilon_stated=0.0,
+        neighbours=(emb.words[1], emb.words[2]),
+        sampler=emp_doc_sampler(mech),
+        labels=_word_labels(emb),
+    )
+
+
 def _random_r(n_outputs: int) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
         from authormask.release import create_mechanism
@@ -567,12 +699,22 @@ def _specs() -> dict[str, tuple[CaseSpec, ...]]:
         "emp-bag": (
             CaseSpec("emp-bag", "line-1d", _emp_line("emp-bag")),
             CaseSpec("emp-bag", "line-1d-N2", _emp_line("emp-bag", 2)),
+            CaseSpec("emp-bag", "line-1d-posterior", _emp_line("emp-bag", 1, "posterior")),
             CaseSpec("emp-bag", "glove", _emp_glove("emp-bag")),
         ),
         "emp-text": (
             CaseSpec("emp-text", "line-1d", _emp_line("emp-text")),
+            CaseSpec("emp-text", "line-1d-posterior", _emp_line("emp-text", 1, "posterior")),
             CaseSpec("emp-text", "glove", _emp_glove("emp-text")),
         ),
+        "emp-doc": (
+            *(
+                CaseSpec("emp-doc", case, _emp_doc_line(case))
+                for case in ("line-1d", "line-1d-function", "line-1d-posterior")
+            ),
+            CaseSpec("emp-doc", "glove", _emp_doc_glove),
+        ),
+        "random-sub": (CaseSpec("random-sub", "rate-1", _random_sub),),
     }
     for kind in ("erae", "ae-dp"):
         out[kind] = tuple(CaseSpec(kind, f"extreme-K{k}", _erae(kind, k)) for k in (10, 1000))

@@ -33,7 +33,10 @@ MECHANISM_HELP = (
     "word-vector similarity. random-r: uniform tokens (takes no epsilon). Peer word-level "
     "mechanisms, in place like emp-text: mahalanobis (Xu et al. 2020, elliptical noise; "
     "--regularization), tem (Carvalho et al. 2021, truncated exponential mechanism; --gamma), "
-    "santext (Yue et al. 2021, exponential mechanism over word-vector distances)."
+    "santext (Yue et al. 2021, exponential mechanism over word-vector distances). emp-doc: "
+    "readable text whose guarantee covers style: every word perturbed (function words within "
+    "their class, --function-epsilon), layout, marks and casing made canonical. random-sub: a "
+    "baseline with NO privacy guarantee (--rate), for comparisons only."
 )
 
 
@@ -112,6 +115,27 @@ def register(cli: click.Group) -> None:
         default=None,
         help="tem: the truncation threshold, a Euclidean distance (> 0); default "
         "(2/epsilon) ln((1 - beta)(K - 1)/beta) with beta = 0.001, rounded up.",
+    )
+    @click.option(
+        "--decoder",
+        type=click.Choice(["nearest", "posterior"]),
+        default=None,
+        help="emp-bag, emp-text, emp-doc: how a noisy vector becomes a word: nearest (the "
+        "paper's, default) or posterior (the most probable word under a public frequency "
+        "prior; post-processing, the guarantee is unchanged).",
+    )
+    @click.option(
+        "--function-epsilon",
+        type=click.FloatRange(min=0.0, min_open=True),
+        default=None,
+        help="emp-doc: epsilon per function word (default: --epsilon).",
+    )
+    @click.option(
+        "--rate",
+        type=click.FloatRange(0.0, 1.0),
+        default=None,
+        help="random-sub: the probability that a word is replaced by a random one (NO privacy "
+        "guarantee at any rate below 1).",
     )
     @seed_option()
     @output_option(
@@ -196,6 +220,9 @@ def register(cli: click.Group) -> None:
         output_size: int | None,
         regularization: float | None,
         gamma: float | None,
+        decoder: str | None,
+        function_epsilon: float | None,
+        rate: float | None,
         seed: int | None,
         output: Path | None,
         fmt: str,
@@ -235,6 +262,9 @@ def register(cli: click.Group) -> None:
             "output_size": output_size,
             "regularization": regularization,
             "gamma": gamma,
+            "decoder": decoder,
+            "function_epsilon": function_epsilon,
+            "rate": rate,
             "embeddings": embeddings,
             "vocab_size": vocab_size,
             "cache_dir": cache_dir,
@@ -287,6 +317,12 @@ def register(cli: click.Group) -> None:
             found = Inputs((example_source(),), ("example.txt",), False)
             click.echo("(no input given: obfuscating the bundled example document)", err=True)
         mech = create_mechanism(mechanism, **explicit)
+        if mechanism_spec(mechanism).baseline:
+            click.echo(
+                f"authormask: warning: {mechanism} is a baseline with NO privacy guarantee: use "
+                "it to compare mechanisms, never to protect a text",
+                err=True,
+            )
         if text_column is not None:
             if ctx.get_parameter_source("layout") is ParameterSource.COMMANDLINE:
                 raise click.UsageError("--layout applies only to an output folder (txt format)")

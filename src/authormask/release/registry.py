@@ -78,6 +78,9 @@ class MechanismSpec:
     #: distance between word vectors), "pure" (pure DP, per output token) or None (no epsilon).
     #: Epsilons of different kinds are on different scales and are never compared.
     privacy: str | None = None
+    #: True for a baseline with NO differential-privacy guarantee (``random-sub``): it exists to
+    #: be compared with, on frontiers; the page never offers it to protect a text
+    baseline: bool = False
 
     @property
     def parameter_names(self) -> tuple[str, ...]:
@@ -89,6 +92,7 @@ class MechanismSpec:
             "title": self.title,
             "label": self.label,
             "privacy": self.privacy,
+            "baseline": self.baseline,
             "parameters": [p.to_dict() for p in self.parameters],
         }
 
@@ -535,6 +539,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _random_sub,
             label="Random substitution",
             privacy=None,
+            baseline=True,
         ),
     )
 }

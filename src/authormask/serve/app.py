@@ -118,10 +118,15 @@ def load(settings: ServeSettings) -> _Loaded:
 
 
 def _available(loaded: _Loaded) -> list[str]:
-    from authormask.release import mechanism_names
+    """The mechanisms the page offers: every registered one but the baselines, which give no
+    guarantee (``random-sub``), and the model mechanisms without a model."""
+    from authormask.release import mechanism_names, mechanism_spec
 
     return [
-        name for name in mechanism_names() if name not in ("erae", "ae-dp") or name in loaded.models
+        name
+        for name in mechanism_names()
+        if not mechanism_spec(name).baseline
+        and (name not in ("erae", "ae-dp") or name in loaded.models)
     ]
 
 
@@ -255,7 +260,8 @@ def _word_change(loaded: _Loaded, name: str, epsilon: float) -> float:
     probe = words[:: max(1, len(words) // PROBE_WORDS)][:PROBE_WORDS]
     mech = _mechanism(loaded, name, {"epsilon": epsilon})
     out: list[str] = release([" ".join(probe)], mech, random_state=0).documents[0].text.split()
-    changed = sum(a != b for a, b in zip(probe, out, strict=False))
+    # lower-cased: emp-doc releases sentence case
+    changed = sum(a != b.lower() for a, b in zip(probe, out, strict=False))
     return changed / max(len(probe), 1)
 
 
