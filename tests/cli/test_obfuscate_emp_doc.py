@@ -81,7 +81,7 @@ def test_bad_values_are_one_line_errors(run, tmp_path: Path, args, message) -> N
     path = tmp_path / "a.txt"
     path.write_text(TEXT, encoding="utf-8")
     out_path = tmp_path / "out.txt"
-    code, out, err = run("obfuscate", str(path), *args, "-o", str(out_path))
+    code, _out, err = run("obfuscate", str(path), *args, "-o", str(out_path))
     assert code != 0
     assert message in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
