@@ -282,3 +282,14 @@ def test_k_nearest_matches_a_float64_scan(glove_20k: Embeddings) -> None:
     for q, row in zip(z, got, strict=True):
         dist = np.linalg.norm(w - q, axis=1)
         assert list(row) == list(np.argsort(dist, kind="stable")[:16])
+
+
+def test_minimal_marks_release_only_sentence_ends_commas_and_quotes(
+    glove_20k: Embeddings,
+) -> None:
+    mech = create_mechanism("emp-doc", epsilon=9, embeddings=glove_20k, marks="minimal")
+    a = release(['Stop! Why? (Well) -- he said; "go".'], mech, random_state=3).documents[0]
+    b = release(['Stop. Why. , Well, he said, "go".'], mech, random_state=3).documents[0]
+    assert a.text == b.text
+    assert set(a.text) & set("!?();:-") == set()
+    assert "minimal" in mech.statement(seeded=True).policies["marks"]

@@ -25,7 +25,7 @@ from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import Output
-from authormask.mechanisms.document import _in_order, function_word_embeddings
+from authormask.mechanisms.document import _in_order, function_word_embeddings, marks_policy
 from authormask.mechanisms.exponential import sample_uniform_index
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import CanonicalPreparer, CanonicalUnit, render_canonical
@@ -140,6 +140,7 @@ class RandomSubstitution:
                 f"the {len(self.embeddings)} vocabulary words",
                 "unknown words": f"map (replaced by {self.preparer.oov_map_to!r})",
                 "skeleton": "canonical, as emp-doc's",
+                "marks": marks_policy(self.preparer.marks),
             },
             caveats=(
                 "no differential-privacy guarantee: use it to judge mechanisms, never to "

@@ -44,13 +44,23 @@ from authormask.text.canonical import UNIT_WORDS, CanonicalPreparer, CanonicalUn
 from authormask.text.parts import split_parts
 from authormask.validation import check_epsilon
 
-__all__ = ["EMPDoc", "function_word_embeddings"]
+__all__ = ["EMPDoc", "function_word_embeddings", "marks_policy"]
 
 TITLE = (
     "Earth Mover's privacy on every word of a canonical skeleton: content words perturbed over "
     "the vocabulary, function words within their closed class, layout, marks and casing "
     "normalised"
 )
+
+
+def marks_policy(marks: str) -> str:
+    """The statement's line on punctuation."""
+    if marks == "minimal":
+        return (
+            "minimal: every sentence end released as '.', every other mark but quotation marks "
+            "as ','"
+        )
+    return "canonical: each mark released after normalisation"
 
 
 def function_word_embeddings(embeddings: Embeddings, words: frozenset[str]) -> Embeddings:
@@ -199,6 +209,7 @@ class EMPDoc:
             "between tokens, one paragraph",
             "contractions": "split into a word and a clitic (do + n't); the clitic and the "
             "auxiliary before n't are function words",
+            "marks": marks_policy(self.preparer.marks),
         }
         if self.decoder != "nearest":
             policies["decoder"] = (

@@ -181,8 +181,15 @@ _FUNCTION_WORDS = Parameter(
     "set of words",
     default="english",
 )
+_MARKS = Parameter(
+    "marks",
+    "punctuation: canonical (each mark normalised, runs reduced) or minimal (every sentence "
+    "end as '.', every other mark but quotes as ',')",
+    default="canonical",
+    choices=("canonical", "minimal"),
+)
 #: the canonical skeleton's parameters (emp-doc and random-sub)
-_CANONICAL_PARAMETERS = (_EMBEDDINGS, _VOCAB, _CACHE, _FUNCTION_WORDS, _OOV_MAP_TO)
+_CANONICAL_PARAMETERS = (_EMBEDDINGS, _VOCAB, _CACHE, _FUNCTION_WORDS, _OOV_MAP_TO, _MARKS)
 
 
 def _embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
@@ -235,7 +242,10 @@ def _canonical(p: dict[str, Any]) -> tuple[Any, str]:
             "the function-word list has no word with a vector in these embeddings (stopwords "
             "'none' leaves no class to perturb function words in)"
         )
-    return CanonicalPreparer(emb, function_words=words, oov_map_to=p["oov_map_to"]), described
+    preparer = CanonicalPreparer(
+        emb, function_words=words, oov_map_to=p["oov_map_to"], marks=p["marks"]
+    )
+    return preparer, described
 
 
 def _emp_doc(p: dict[str, Any]) -> Mechanism:

@@ -47,6 +47,7 @@ from authormask.text.prepare import NEGATION_AUXILIARIES
 from authormask.text.tokenize import CLITICS, tokenize
 
 __all__ = [
+    "MARKS",
     "UNIT_WORDS",
     "CanonicalPreparer",
     "CanonicalUnit",
@@ -117,8 +118,19 @@ class SkeletonState:
 _START = SkeletonState()
 
 
+#: the mark policies: ``canonical`` keeps each mark (normalised and reduced); ``minimal``
+#: also writes every sentence end as ``.`` and every other mark but quotes as ``,``
+MARKS = ("canonical", "minimal")
+
+
+def _minimal(mark: str) -> str:
+    if mark in SENTENCE_END:
+        return "."
+    return mark if mark == '"' else ","
+
+
 def canonical_tokens(
-    text: str, state: SkeletonState = _START
+    text: str, state: SkeletonState = _START, *, marks: str = "canonical"
 ) -> tuple[list[tuple[bool, str]], SkeletonState]:
     """The canonical tokens of ``text`` as ``(is_word, token)`` (words in lower case, marks
     reduced: module notes), read on from ``state``; and the state after them.
@@ -126,6 +138,9 @@ def canonical_tokens(
     >>> toks, _ = canonical_tokens("Wait!!! Don't \u2014\u2014 go...")
     >>> [t for _, t in toks]
     ['wait', '!', 'do', "n't", '-', 'go', '.']
+    >>> toks, _ = canonical_tokens("Wait!? Don't (ever) go; now -- ok", marks="minimal")
+    >>> " ".join(t for _, t in toks)
+    "wait . do n't , ever , go , now , ok"
     """
     out: list[tuple[bool, str]] = []
     previous, sentence_start, quote_open = state.previous, state.sentence_start, state.quote_open
@@ -137,6 +152,8 @@ def canonical_tokens(
         mark = "_" if tok.text.startswith("_") else tok.text
         if mark == "'":
             mark = '"'  # a single quote standing alone is a quotation mark
+        if marks == "minimal":
+            mark = _minimal(mark)
         if previous is not None and previous != "":
             if mark in SENTENCE_END and previous in SENTENCE_END:
                 continue
@@ -187,7 +204,11 @@ class CanonicalPreparer:
         *,
         function_words: frozenset[str],
         oov_map_to: str = "unknown",
+        marks: str = "canonical",
     ) -> None:
+        if marks not in MARKS:
+            raise InvalidParameterError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
+        self.marks = marks
         if oov_map_to not in embeddings:
             raise InvalidParameterError(
                 f"oov_map_to must be in the embeddings vocabulary, got {oov_map_to!r}"
@@ -212,7 +233,7 @@ class CanonicalPreparer:
         raw = 0
         for part in parts:
             raw += len(part)
-            toks, state = canonical_tokens(part, state)
+            toks, state = canonical_tokens(part, state, marks=self.marks)
             for is_word, tok in toks:
                 pending.append((is_word, tok))
                 if is_word:
