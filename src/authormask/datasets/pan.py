@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from authormask.datasets._base import Corpus
+from authormask.datasets._base import Corpus, Document, make_corpus
 from authormask.datasets.loaders import read_text_file
 from authormask.exceptions import InputError
 
@@ -35,6 +35,7 @@ __all__ = [
     "PanProblem",
     "PanText",
     "is_pan_folder",
+    "pan_problem_corpus",
     "pan_problem_from_corpus",
     "read_pan_collection",
     "write_pan_collection",
@@ -299,6 +300,29 @@ def read_pan_collection(path: str | Path, *, name: str | None = None) -> PanColl
             "problem-info.json"
         )
     return PanCollection(name or root.resolve().name, str(root.resolve()), problems)
+
+
+def pan_problem_corpus(problem: PanProblem) -> Corpus:
+    """One problem as a closed-set author corpus: every known text of a candidate is a training
+    document of that candidate, every unknown text whose true author is a candidate a test
+    document; unknown texts by none of the candidates (``<UNK>``) are left out. Every candidate
+    stays an author, with or without test documents, so the problem's candidate set is the set
+    of answers (never pooled with another problem's). Document ids are ``<candidate>/<file>``
+    and ``unknown/<file>``; the corpus is named after the problem."""
+    docs = [
+        Document(f"{t.author}/{t.name}", t.text, t.author, split="train") for t in problem.known
+    ]
+    docs += [
+        Document(f"unknown/{t.name}", t.text, t.author, split="test")
+        for t in problem.unknown
+        if t.author != UNKNOWN_AUTHOR
+    ]
+    if not any(d.split == "test" for d in docs):
+        raise InputError(
+            f"PAN problem {problem.name}: every unknown text is by none of the candidates "
+            f"({UNKNOWN_AUTHOR}); an author study needs some by a candidate"
+        )
+    return make_corpus(problem.name, problem.source, docs)
 
 
 def pan_problem_from_corpus(
