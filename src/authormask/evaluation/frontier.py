@@ -1,10 +1,14 @@
-"""The privacy-utility frontier of a sweep and the epsilon it recommends (issue 14, part F).
+"""The privacy-utility frontier of a run and the epsilon it recommends (issue 14, part F).
 
 For each mechanism, every epsilon of a
 :class:`~authormask.evaluation.protocols.fernandes2019.SweepResult` is one point:
 x = a utility measure (MiniLM similarity, or fastText topic accuracy), y = the strongest
 attacker's accuracy (:meth:`SweepResult.strongest`, the number of the tables' "strongest
-attacker" column) with its Wilson 95% interval.
+attacker" column) with its Wilson 95% interval. A PAN run
+(:class:`~authormask.evaluation.protocols.pan.PanResult`, :func:`pan_frontier`) has the same
+points: x = MiniLM similarity of the released unknown texts to the originals (with its 95%
+interval), y = the most accurate attacker's accuracy over every unknown text of every problem
+(:meth:`PanResult.most_accurate`) with its Wilson interval.
 
 :func:`recommend` reads the frontier conservatively: an epsilon *qualifies* for a target
 accuracy X when the **upper end of the strongest attacker's Wilson 95% interval** is at or below
@@ -17,6 +21,7 @@ never recommended, even where the attackers fail on it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -25,6 +30,7 @@ import numpy as np
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols.fernandes2019 import SweepResult
+from authormask.evaluation.protocols.pan import PanResult
 from authormask.evaluation.reports.tables import epsilon_text, table_order
 from authormask.exceptions import InvalidParameterError
 
@@ -36,7 +42,10 @@ __all__ = [
     "frontier",
     "frontier_dict",
     "frontier_utilities",
+    "pan_frontier",
     "recommend",
+    "recommend_pan",
+    "recommend_points",
 ]
 
 #: utility measures a frontier can be drawn against, in order of preference for :func:`recommend`
@@ -251,8 +260,24 @@ def recommend(
     measure = available[0] if utility is None else utility
     chance = result.baselines.get("author")
     chance_rate = None if chance is None else chance / int(result.study["queries"])
+    return recommend_points(frontier(result, measure), target, utility=measure, chance=chance_rate)
+
+
+def recommend_points(
+    frontiers: Mapping[str, Sequence[FrontierPoint]],
+    target_accuracy: float,
+    *,
+    utility: str,
+    chance: float | None = None,
+) -> list[Recommendation]:
+    """:func:`recommend`'s rule on frontiers already drawn (mechanism -> points, any protocol):
+    per mechanism, among the noisy points whose ``high`` (the Wilson 95% upper bound of the
+    attacker's accuracy) is ``<= target_accuracy``, the one with the best utility (ties to the
+    smaller epsilon); else the nearest miss. ``chance`` (an accuracy) is only mentioned when
+    the target lies below it."""
+    target = check_target_accuracy(target_accuracy)
     out = []
-    for mechanism, points in frontier(result, measure).items():
+    for mechanism, points in frontiers.items():
         noisy = [p for p in points if p.epsilon is not None]
         qualified = [p for p in noisy if p.high <= target]
         best = max(qualified, key=lambda p: (p.utility, -(p.epsilon or 0.0)), default=None)
@@ -261,5 +286,58 @@ def recommend(
             if best is not None or not noisy
             else min(noisy, key=lambda p: (p.high, p.epsilon or 0.0))
         )
-        out.append(Recommendation(mechanism, target, measure, best, closest, chance_rate))
+        out.append(Recommendation(mechanism, target, utility, best, closest, chance))
     return out
+
+
+def pan_frontier(result: PanResult) -> dict[str, list[FrontierPoint]]:
+    """The frontier of a PAN run (module docstring): per mechanism, one point per epsilon
+    (``None`` first, then from the largest to the smallest) with x = the mean MiniLM similarity
+    of the released unknown texts to the originals and its 95% interval, y = the most accurate
+    attacker's pooled accuracy and its Wilson 95% interval.
+
+    Raises ``InvalidParameterError`` when the run measured no similarity."""
+    if "similarity" not in result.config.utilities:
+        raise InvalidParameterError(
+            "no frontier: the PAN run measured no similarity (utilities: none)"
+        )
+    out: dict[str, list[FrontierPoint]] = {}
+    for mechanism in result.config.mechanisms:
+        points = []
+        for eps in table_order(result.config.epsilons):
+            sim = result.similarity(mechanism, eps)
+            if sim is None:
+                continue
+            best = result.most_accurate(mechanism, eps)
+            points.append(
+                FrontierPoint(
+                    mechanism=mechanism,
+                    epsilon=eps,
+                    utility=float(sim["mean"]),
+                    utility_measure="similarity",
+                    utility_low=float(sim["low"]),
+                    utility_high=float(sim["high"]),
+                    strongest_accuracy=float(best["accuracy"]),
+                    low=float(best["wilson95"][0]),
+                    high=float(best["wilson95"][1]),
+                    strongest_attacker=str(best["attacker"]),
+                    correct=int(best["correct"]),
+                    total=int(best["total"]),
+                )
+            )
+        out[mechanism] = points
+    return out
+
+
+def recommend_pan(result: PanResult, target_accuracy: float) -> list[Recommendation]:
+    """Per mechanism of a PAN run, the epsilon with the best MiniLM similarity among those
+    whose most accurate attacker's Wilson 95% upper bound (over every unknown text of every
+    problem) is ``<= target_accuracy`` (:func:`recommend_points`); the noise-off row is never
+    recommended. Raises ``InvalidParameterError`` when the run measured no similarity."""
+    check_target_accuracy(target_accuracy)
+    return recommend_points(
+        pan_frontier(result),
+        target_accuracy,
+        utility="similarity",
+        chance=result.chance_accuracy,
+    )

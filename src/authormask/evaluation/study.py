@@ -15,6 +15,12 @@ first N content words (default N: the shortest test document). On Reuters C50 th
 25,000 known words per author instead of 2,000, and 2,500 queries instead of 50, so an
 accuracy's 95% interval is a few points wide instead of +-13.
 
+A PAN collection (:mod:`authormask.datasets.pan`) is one author study per problem
+(:func:`build_pan_study`), each in the realistic setting: the problem's candidates are the
+authors, their known texts the known material, every unknown text by a candidate a query (the
+``<UNK>`` ones, by none of the candidates, are left out: the study is closed-set). Problems are
+never pooled into one task; a protocol pools their counts.
+
 Topic studies (corpora with topics and no authors, e.g. BBC News) draw ``per_topic`` query
 documents and ``per_topic`` reference documents per topic; every other document with a topic is
 training data for trained utility measures (fastText).
@@ -25,9 +31,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from authormask.datasets._base import Corpus, Document
+from authormask.datasets.pan import UNKNOWN_AUTHOR, PanProblem, pan_problem_corpus
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.randomness import RandomState, check_random_state
 from authormask.text.prepare import PreparedDocument, TextPreparer
@@ -38,6 +45,7 @@ __all__ = [
     "Item",
     "Study",
     "build_author_study",
+    "build_pan_study",
     "build_realistic_study",
     "build_study",
     "build_topic_study",
@@ -328,6 +336,33 @@ def build_realistic_study(
         length=n,
         corpus=corpus.summary(),
         settings={"all_known": True, "max_authors": None if authors is None else len(chosen)},
+    )
+
+
+def build_pan_study(
+    problem: PanProblem, preparer: TextPreparer, *, length: int | None = None
+) -> Study:
+    """The closed-set author study of one PAN problem (module docstring): every known text of
+    every candidate is known material (in pieces of N content words), every unknown text by a
+    candidate a query (its first N content words; N default: the shortest of them); the
+    candidates, all of them, are the answers. Errors name the problem."""
+    try:
+        study = build_realistic_study(pan_problem_corpus(problem), preparer, length=length)
+    except InputError as exc:
+        message = str(exc)
+        if problem.name not in message:
+            message = f"PAN problem {problem.name}: {message}"
+        raise InputError(message) from None
+    by_none = sum(1 for t in problem.unknown if t.author == UNKNOWN_AUTHOR)
+    return replace(
+        study,
+        settings={
+            "problem": problem.name,
+            "candidates": len(problem.candidates),
+            "unknown_texts": len(problem.unknown),
+            "unknown_by_no_candidate": by_none,
+            "all_known": True,
+        },
     )
 
 

@@ -3,6 +3,7 @@ the package versions a run's provenance records."""
 
 from __future__ import annotations
 
+import hashlib
 import platform
 from importlib import metadata
 
@@ -11,7 +12,7 @@ import numpy as np
 from authormask.exceptions import InvalidParameterError
 from authormask.release import mechanism_names
 
-__all__ = ["derive_seed", "mechanism_code", "package_versions"]
+__all__ = ["derive_seed", "mechanism_code", "package_versions", "problem_code"]
 
 
 def mechanism_code(name: str) -> int:
@@ -23,6 +24,12 @@ def mechanism_code(name: str) -> int:
     if name not in names:
         raise InvalidParameterError(f"unknown mechanism {name!r}; choose one of {', '.join(names)}")
     return names.index(name)
+
+
+def problem_code(name: str) -> int:
+    """The fixed code of a PAN problem in seed derivations: the first 4 bytes of the SHA-256 of
+    its name, so it never depends on the problem's position in a collection."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big")
 
 
 def derive_seed(base: int, *key: int) -> int:

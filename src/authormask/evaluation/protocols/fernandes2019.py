@@ -30,6 +30,12 @@ Seeds never depend on the order in which mechanisms are listed: each cell's seed
 the base seed, the mechanism's fixed code (its index in
 :func:`authormask.release.mechanism_names`), the repetition, epsilon and the role.
 
+A PAN collection (:func:`run_collection_sweep`) is one author study per problem
+(:func:`~authormask.evaluation.study.build_pan_study`: the problem's known texts are the known
+material, each unknown text by a candidate a query), swept on its own with a seed of its own;
+the problems are then pooled by summing each measure's counts (correct and total) over problems,
+never by merging their candidate sets into one task.
+
 Obfuscated snippets and measurement results are cached (one JSON file each, written atomically,
 keyed by everything they depend on), so an interrupted sweep resumes where it stopped.
 
@@ -52,6 +58,7 @@ from typing import Any
 
 from authormask._process import process_memo
 from authormask._version import __version__
+from authormask.datasets.pan import PanCollection
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.measures import (
     AttackerSettings,
@@ -63,10 +70,15 @@ from authormask.evaluation.measures import (
 from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.protocols._common import derive_seed, mechanism_code, package_versions
+from authormask.evaluation.protocols._common import (
+    derive_seed,
+    mechanism_code,
+    package_versions,
+    problem_code,
+)
 from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILONS, mechanism_parameters
 from authormask.evaluation.reports.cache import ResultsCache, cache_key
-from authormask.evaluation.study import Item, Study
+from authormask.evaluation.study import Item, Study, build_pan_study
 from authormask.exceptions import InvalidParameterError
 from authormask.release import (
     Mechanism,
@@ -86,13 +98,17 @@ __all__ = [
     "SWEEP_MECHANISMS",
     "UTILITIES",
     "Cell",
+    "CollectionSweep",
     "SweepConfig",
     "SweepResult",
     "applicable_measures",
     "cell_seeds",
     "check_applicable",
     "mechanism_code",
+    "pool_sweeps",
+    "problem_seed",
     "releases_bag",
+    "run_collection_sweep",
     "run_sweep",
     "sweep_cells",
     "sweep_mechanisms",
@@ -886,4 +902,166 @@ def run_sweep(
         statements=statements,
         provenance=provenance,
         seconds=time.perf_counter() - start,
+    )
+
+
+# --- a PAN collection: one author study per problem, pooled ------------------------------------
+
+
+@dataclass(frozen=True)
+class CollectionSweep:
+    """The sweep of a PAN collection: one :class:`SweepResult` per problem (its own closed-set
+    author study, in the collection's order) and ``pooled``, the problems pooled
+    (:func:`pool_sweeps`), on which the tables' first section, the frontier and the
+    recommendation are read."""
+
+    collection: dict[str, Any]
+    problems: tuple[SweepResult, ...]
+    pooled: SweepResult
+
+    @property
+    def problem_names(self) -> tuple[str, ...]:
+        return tuple(str(r.study["problem"]) for r in self.problems)
+
+
+def problem_seed(base: int, problem: str) -> int:
+    """The base seed of one problem's sweep: ``SeedSequence(entropy=base,
+    spawn_key=(sha256(problem)[:4],))``'s first word, so no two problems draw the same noise
+    and a problem's numbers do not depend on which other problems the collection holds."""
+    return derive_seed(base, problem_code(problem))
+
+
+def pool_sweeps(results: Sequence[SweepResult], *, name: str, seed: int) -> SweepResult:
+    """The problems of a collection pooled into one :class:`SweepResult` of the same shape:
+    per mechanism, epsilon, repetition and measure, an attacker's correct answers and queries
+    are summed over problems (its pooled accuracy is correct / total), a utility's value is the
+    mean over every query of every problem (each problem's mean weighted by its queries). The
+    chance baseline is the sum of the problems' expected correct guesses (each problem's
+    queries / its candidates). Candidate sets are never merged: every count was made within its
+    own problem."""
+    if not results:
+        raise InvalidParameterError("pooling needs at least one problem's sweep")
+    first = results[0]
+    keys = [(c.mechanism, c.epsilon, c.repetition, c.measure) for c in first.cells]
+    cells: list[Cell] = []
+    for mechanism, epsilon, rep, name_ in keys:
+        parts = [
+            c
+            for r in results
+            for c in r.cells
+            if (c.mechanism, c.epsilon, c.repetition, c.measure) == (mechanism, epsilon, rep, name_)
+        ]
+        if len(parts) != len(results):
+            raise InvalidParameterError(
+                f"cannot pool: {mechanism} epsilon {epsilon} {name_} is not in every problem"
+            )
+        total = sum(c.total for c in parts)
+        correct: int | None = None
+        if parts[0].correct is not None:
+            correct = sum(int(c.correct or 0) for c in parts)
+            value = correct / total
+        else:
+            value = sum(c.value * c.total for c in parts) / total
+        cells.append(
+            Cell(
+                mechanism=mechanism,
+                epsilon=epsilon,
+                repetition=rep,
+                measure=name_,
+                kind=parts[0].kind,
+                correct=correct,
+                total=total,
+                value=value,
+                abstained=sum(c.abstained for c in parts),
+                seed=None,
+                seconds=sum(c.seconds for c in parts),
+            )
+        )
+    lengths = sorted({int(r.study["length_N"]) for r in results})
+    study: dict[str, Any] = {
+        "task": "author",
+        "corpus_name": name,
+        "known_texts": sum(int(r.study["known_texts"]) for r in results),
+        "queries": sum(int(r.study["queries"]) for r in results),
+        "training_texts": 0,
+        "length_N": lengths[0] if len(lengths) == 1 else f"{lengths[0]}-{lengths[-1]}",
+        "authors": sum(int(r.study["authors"]) for r in results),
+        "topics": [],
+        "problems": [r.study for r in results],
+        "pooled": "counts summed over problems, each problem its own closed-set task",
+    }
+    baselines: dict[str, float] = {}
+    if all("author" in r.baselines for r in results):
+        baselines["author"] = float(sum(r.baselines["author"] for r in results))
+    statements: dict[str, Any] = {}
+    for key in dict.fromkeys(k for r in results for k in r.statements):
+        variants = [r.statements[key] for r in results if key in r.statements]
+        if all(v == variants[0] for v in variants):
+            statements[key] = variants[0]
+        else:  # N (emp-bag) differs between problems: one statement each
+            for r in results:
+                if key in r.statements:
+                    statements[f"{r.study['problem']}: {key}"] = r.statements[key]
+    provenance = dict(first.provenance)
+    provenance["seeds"] = (
+        "each problem is swept with its own base seed, SeedSequence(entropy=config.seed, "
+        "spawn_key=(sha256(problem)[:4],)); within it: " + str(first.provenance.get("seeds", ""))
+    )
+    return SweepResult(
+        config=replace(first.config, seed=seed),
+        study=study,
+        cells=tuple(cells),
+        baselines=baselines,
+        statements=statements,
+        provenance=provenance,
+        seconds=sum(r.seconds for r in results),
+    )
+
+
+def run_collection_sweep(
+    collection: PanCollection,
+    *,
+    embeddings: Embeddings,
+    preparer: TextPreparer,
+    config: SweepConfig,
+    length: int | None = None,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
+    engine: str | Engine | None = None,
+) -> CollectionSweep:
+    """The sweep of ``config`` on every problem of a PAN collection, and the problems pooled.
+
+    Each problem is its own closed-set author study
+    (:func:`~authormask.evaluation.study.build_pan_study`: known texts in pieces of N content
+    words, every unknown text by a candidate a query of its first N; ``length`` = N, default the
+    problem's shortest query) and is swept by :func:`run_sweep` with its own base seed
+    (:func:`problem_seed`); every study is built, and checked against ``config``, before any
+    release. ``pooled`` sums the counts over problems (:func:`pool_sweeps`). ``progress``,
+    ``on_total``, ``cache_dir`` and ``engine`` are as in :func:`run_sweep` (``on_total`` once,
+    with the cells of every problem)."""
+    studies = [build_pan_study(p, preparer, length=length) for p in collection.problems]
+    for problem, study in zip(collection.problems, studies, strict=True):
+        try:
+            check_applicable(study, config)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"PAN problem {problem.name}: {exc}") from None
+    if on_total is not None:
+        on_total(sweep_cells(config) * len(studies))
+    results = [
+        run_sweep(
+            study,
+            embeddings=embeddings,
+            preparer=preparer,
+            config=replace(config, seed=problem_seed(config.seed, problem.name)),
+            cache_dir=cache_dir,
+            progress=progress,
+            engine=engine,
+        )
+        for problem, study in zip(collection.problems, studies, strict=True)
+    ]
+    return CollectionSweep(
+        collection=collection.summary(),
+        problems=tuple(results),
+        pooled=pool_sweeps(results, name=collection.name, seed=config.seed),
     )

@@ -15,6 +15,21 @@ problem's known and unknown texts are released together through
   rejects is closed-set, as PAN 2018's problems were);
 * is scored by PAN's macro-F1 (:func:`authormask.evaluation.metrics.pan_macro_f1`).
 
+The default attackers are the strongest measured on fan fiction (``pan19-en``): the typed
+character 3-gram SVM and logistic regression (Sapkota et al. 2015) and PAN 2019's own baseline
+(:data:`PAN_ATTACKERS`); every table's headline is the strongest of those asked for.
+
+Utility (``utilities=("similarity",)``, the default): the MiniLM similarity
+(:class:`~authormask.evaluation.measures.utilities.similarity.SentenceSimilarity`) between each
+released unknown text and the **original** unknown text as read from the collection, so the
+noise-off row shows what the mechanism's preparation alone changes (unknown words mapped,
+contractions split, a canonical skeleton), and a mechanism is never credited for what its
+preparation removes. MiniLM reads about 30 chunks of 100 words a second on two cores, so it
+reads a fixed sample of ``similarity_texts`` unknown texts per problem (default 50; ``None``:
+all), drawn once per problem from the base seed and the problem's name, the same texts at every
+mechanism, epsilon and repetition (differences between rows are paired). Its mean comes with a
+95% interval (mean +- 1.96 standard errors over the sampled texts).
+
 The row ``epsilon = None`` ("none") is the noise-off release of both known and unknown texts.
 Releases and scores are cached (:class:`~authormask.evaluation.reports.cache.ResultsCache`), so an
 interrupted run resumes. Seeds derive from the base seed, the problem's name, the mechanism's
@@ -24,8 +39,8 @@ the configuration.
 
 from __future__ import annotations
 
-import hashlib
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -41,7 +56,12 @@ from authormask.evaluation.measures import attacker as attacker_measure
 from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.metrics import UNKNOWN, pan_macro_f1, wilson_interval
-from authormask.evaluation.protocols._common import derive_seed, mechanism_code, package_versions
+from authormask.evaluation.protocols._common import (
+    derive_seed,
+    mechanism_code,
+    package_versions,
+    problem_code,
+)
 from authormask.evaluation.protocols._releases import (
     mechanism_parameters,
     public_parameters,
@@ -49,23 +69,31 @@ from authormask.evaluation.protocols._releases import (
 from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release import create_mechanism, mechanism_names, release
+from authormask.release import create_mechanism, mechanism_names, mechanism_spec, release
 from authormask.validation import check_epsilon, check_positive_int
 
 __all__ = [
     "PAN_ATTACKERS",
+    "PAN_UTILITIES",
     "PanCell",
     "PanConfig",
     "PanResult",
+    "PanUtilityCell",
     "check_pan",
     "run_pan",
 ]
 
 logger = logging.getLogger(__name__)
 
-#: the default attackers: PAN's own baseline, plain and adaptive
-PAN_ATTACKERS = ("pan-baseline", "adaptive-pan-baseline")
+#: the default attackers: the strongest on fan fiction (typed character 3-grams, Sapkota et al.
+#: 2015, with a linear SVM and with logistic regression) and PAN 2019's own baseline
+PAN_ATTACKERS = ("typed-svm", "typed-lr", "pan-baseline")
+#: the utility measures the PAN protocol reads (MiniLM similarity to the original texts)
+PAN_UTILITIES = ("similarity",)
+#: unknown texts per problem whose similarity is measured (module docstring)
+SIMILARITY_TEXTS = 50
 CACHE_FORMAT = 1
+_Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -73,11 +101,15 @@ class PanConfig:
     """What to run on every problem. ``epsilons`` may hold ``None`` (noise off);
     ``mechanisms`` are registry names; ``length`` is N for mechanisms that release N words
     (default ``"shortest"``: the smallest content-word count of the problem's texts);
-    ``parameters`` adds registry parameters per mechanism."""
+    ``parameters`` adds registry parameters per mechanism; ``utilities`` is ``("similarity",)``
+    or ``()``; ``similarity_texts`` the unknown texts per problem whose similarity is measured
+    (``None``: all)."""
 
     mechanisms: tuple[str, ...] = ("emp-text",)
     epsilons: tuple[float | None, ...] = (None, 20.0, 10.0, 5.0)
     attackers: tuple[str, ...] = PAN_ATTACKERS
+    utilities: tuple[str, ...] = PAN_UTILITIES
+    similarity_texts: int | None = SIMILARITY_TEXTS
     repetitions: int = 1
     seed: int = 0
     length: int | str = "shortest"
@@ -101,6 +133,23 @@ class PanConfig:
                 )
         if len(set(self.mechanisms)) != len(self.mechanisms):
             raise InvalidParameterError("mechanisms must not repeat")
+        for m in self.mechanisms:
+            takes = mechanism_spec(m).parameter_names
+            if "epsilon" not in takes:
+                raise InvalidParameterError(
+                    f"mechanism {m} takes no epsilon (it takes {', '.join(takes)}); the PAN "
+                    "protocol releases at each epsilon"
+                )
+        for u in self.utilities:
+            if u not in PAN_UTILITIES:
+                raise InvalidParameterError(
+                    f"the PAN protocol's utility measure is {', '.join(PAN_UTILITIES)} "
+                    f"(MiniLM, released vs original text), got {u!r}"
+                )
+        if len(set(self.utilities)) != len(self.utilities):
+            raise InvalidParameterError("utilities must not repeat")
+        if self.similarity_texts is not None:
+            check_positive_int(self.similarity_texts, name="similarity texts per problem")
         if not self.attackers:
             raise InvalidParameterError("give at least one attacker")
         for a in self.attackers:
@@ -138,12 +187,43 @@ class PanCell:
 
 
 @dataclass(frozen=True)
+class PanUtilityCell:
+    """A utility measure on one problem at one mechanism, epsilon and repetition: the mean,
+    the standard deviation (``ddof=1``; 0 for one text) and the number of texts it read."""
+
+    problem: str
+    mechanism: str
+    epsilon: float | None
+    repetition: int
+    measure: str
+    mean: float
+    sd: float
+    texts: int
+    seconds: float
+
+
+def pooled_mean(cells: list[PanUtilityCell]) -> dict[str, Any] | None:
+    """The mean over every text of ``cells`` (each cell's mean weighted by its texts), the
+    pooled standard deviation, and the 95% interval of the mean (mean +- 1.96 standard errors;
+    the mean itself for one text); ``None`` without cells."""
+    n = sum(c.texts for c in cells)
+    if not cells or n == 0:
+        return None
+    mean = sum(c.mean * c.texts for c in cells) / n
+    squares = sum((c.texts - 1) * c.sd**2 + c.texts * (c.mean - mean) ** 2 for c in cells)
+    sd = math.sqrt(squares / (n - 1)) if n > 1 else 0.0
+    half = _Z95 * sd / math.sqrt(n)
+    return {"mean": mean, "sd": sd, "texts": n, "low": mean - half, "high": mean + half}
+
+
+@dataclass(frozen=True)
 class PanResult:
     """Every cell of a run, each release's public statement and what reproduces them."""
 
     config: PanConfig
     collection: dict[str, Any]
     cells: tuple[PanCell, ...]
+    utilities: tuple[PanUtilityCell, ...]
     statements: dict[str, Any]
     provenance: dict[str, Any]
     seconds: float
@@ -182,6 +262,60 @@ class PanResult:
             "wilson95": [interval.low, interval.high],
         }
 
+    def most_accurate(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
+        """The attacker with the largest accuracy at ``(mechanism, epsilon)``, pooled over every
+        unknown text of every problem and repetition (correct and total summed; ties to the
+        name), with its Wilson 95% interval: the attacker a target accuracy is read against
+        (:mod:`authormask.evaluation.frontier`). Macro-F1 and accuracy may pick different
+        attackers (an attacker that answers <UNK> well gains accuracy, not macro-F1)."""
+
+        def pooled(name: str) -> tuple[int, int]:
+            cells = self.cells_of(mechanism, epsilon, name)
+            return sum(c.correct for c in cells), sum(c.total for c in cells)
+
+        name = max(self.config.attackers, key=lambda a: (pooled(a)[0] / pooled(a)[1], a))
+        correct, total = pooled(name)
+        interval = wilson_interval(correct, total)
+        return {
+            "mechanism": mechanism,
+            "epsilon": epsilon,
+            "attacker": name,
+            "correct": correct,
+            "total": total,
+            "accuracy": interval.value,
+            "wilson95": [interval.low, interval.high],
+        }
+
+    def utility_cells(
+        self, mechanism: str, epsilon: float | None, measure: str, problem: str | None = None
+    ) -> list[PanUtilityCell]:
+        return [
+            c
+            for c in self.utilities
+            if c.mechanism == mechanism
+            and c.epsilon == epsilon
+            and c.measure == measure
+            and (problem is None or c.problem == problem)
+        ]
+
+    def similarity(
+        self, mechanism: str, epsilon: float | None, problem: str | None = None
+    ) -> dict[str, Any] | None:
+        """The mean MiniLM similarity of the released unknown texts to the originals, over the
+        sampled texts of every problem (or of ``problem``) and repetition, with its 95%
+        interval (:func:`pooled_mean`); ``None`` when similarity was not measured."""
+        return pooled_mean(self.utility_cells(mechanism, epsilon, "similarity", problem))
+
+    @property
+    def chance_accuracy(self) -> float:
+        """The accuracy of a uniform guess among each problem's candidates (never <UNK>),
+        over every unknown text of every problem."""
+        problems = self.collection["problems"]
+        expected = sum(
+            (p["unknown_texts"] - p["unknown_by_no_candidate"]) / p["candidates"] for p in problems
+        )
+        return float(expected / sum(p["unknown_texts"] for p in problems))
+
     def to_dict(self) -> dict[str, Any]:
         summary = []
         for m in self.config.mechanisms:
@@ -192,6 +326,8 @@ class PanResult:
                         "epsilon": e,
                         "mean_macro_f1": {a: self.mean_f1(m, e, a) for a in self.config.attackers},
                         "best": self.best(m, e),
+                        "most_accurate": self.most_accurate(m, e),
+                        "similarity": self.similarity(m, e),
                     }
                 )
         return {
@@ -199,16 +335,14 @@ class PanResult:
             "protocol": "pan",
             "config": asdict(self.config),
             "collection": self.collection,
+            "chance_accuracy": self.chance_accuracy,
             "summary": summary,
             "cells": [asdict(c) for c in self.cells],
+            "utility_cells": [asdict(c) for c in self.utilities],
             "statements": self.statements,
             "provenance": self.provenance,
             "seconds": round(self.seconds, 2),
         }
-
-
-def _problem_code(name: str) -> int:
-    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big")
 
 
 def _seeds(
@@ -216,7 +350,7 @@ def _seeds(
 ) -> tuple[int, int]:
     """(texts, attacker) seeds of one cell group."""
     eps_key = 0 if epsilon is None else round(epsilon * 1000)
-    key = (_problem_code(problem), mechanism_code(mechanism), rep, eps_key)
+    key = (problem_code(problem), mechanism_code(mechanism), rep, eps_key)
     return derive_seed(base, *key, 0), derive_seed(base, *key, 1)
 
 
@@ -256,7 +390,9 @@ class _Runner:
         self.config = config
         self.cache = ResultsCache(cache_dir)
         self.attackers = {name: attacker_measure(name) for name in config.attackers}
-        similarity = SentenceSimilarity()  # loads MiniLM on first use (minilm-lr) only
+        similarity = SentenceSimilarity()  # loads MiniLM on first use only
+        self.similarity = similarity
+        self._originals: dict[str, np.ndarray] = {}  # problem -> the sampled originals' vectors
         self.settings = AttackerSettings(
             embeddings=embeddings,
             koppel_iterations=config.koppel_iterations,
@@ -398,6 +534,68 @@ class _Runner:
         self.cache.put("pan-cell", key, asdict(cell))
         return cell
 
+    def similarity_sample(self, problem: PanProblem) -> list[int]:
+        """The unknown texts of ``problem`` whose similarity is measured (module docstring):
+        ``similarity_texts`` of them drawn without replacement, in order; all if fewer."""
+        n = len(problem.unknown)
+        k = self.config.similarity_texts
+        if k is None or k >= n:
+            return list(range(n))
+        rng = np.random.default_rng(derive_seed(self.config.seed, problem_code(problem.name)))
+        return sorted(int(i) for i in rng.choice(n, size=k, replace=False))
+
+    def utility(
+        self,
+        problem: PanProblem,
+        mechanism: str,
+        epsilon: float | None,
+        rep: int,
+        base: tuple[list[Item], list[Item]],
+    ) -> PanUtilityCell:
+        """MiniLM similarity of the sampled released unknown texts to the originals (cached)."""
+        text_seed, _ = _seeds(self.config.seed, problem.name, mechanism, epsilon, rep)
+        sample = self.similarity_sample(problem)
+        key = {
+            "format": CACHE_FORMAT,
+            "authormask": __version__,
+            "problem": self.problem_key(problem),
+            "mechanism": mechanism,
+            "parameters": public_parameters(self.parameters(mechanism, epsilon)),
+            "epsilon": epsilon,
+            "rep": rep,
+            "seed": text_seed,
+            "measure": "similarity",
+            "encoder": [self.similarity.name, self.similarity.chunk_words],
+            "sample": sample,
+        }
+        cached = self.cache.get("pan-utility", key)
+        if cached is not None:
+            return PanUtilityCell(**cached)
+        start = time.perf_counter()
+        _, unknown = (
+            base if epsilon is None else self.released(problem, mechanism, epsilon, text_seed)
+        )
+        originals = self._originals.get(problem.name)
+        if originals is None:
+            originals = self.similarity.embed([problem.unknown[i].text for i in sample])
+            self._originals[problem.name] = originals
+        scores = np.sum(
+            originals * self.similarity.embed([unknown[i].text for i in sample]), axis=1
+        )
+        cell = PanUtilityCell(
+            problem=problem.name,
+            mechanism=mechanism,
+            epsilon=epsilon,
+            repetition=rep,
+            measure="similarity",
+            mean=float(np.mean(scores)),
+            sd=float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0,
+            texts=len(scores),
+            seconds=time.perf_counter() - start,
+        )
+        self.cache.put("pan-utility", key, asdict(cell))
+        return cell
+
 
 @dataclass(frozen=True)
 class _PanInputs:
@@ -449,12 +647,14 @@ def run_pan(
     """
     check_pan(collection, config)
     rows = _rows(config)
-    total = len(collection.problems) * len(config.mechanisms) * len(rows) * len(config.attackers)
+    per_row = len(config.attackers) + len(config.utilities)
+    total = len(collection.problems) * len(config.mechanisms) * len(rows) * per_row
     if on_total is not None:
         on_total(total)
     start = time.perf_counter()
     runner = _Runner(collection, embeddings, config, Path(cache_dir) if cache_dir else None)
     cells: list[PanCell] = []
+    utilities: list[PanUtilityCell] = []
     for problem in collection.problems:
         for mechanism in config.mechanisms:
             off_seed, _ = _seeds(config.seed, problem.name, mechanism, None, 0)
@@ -474,6 +674,20 @@ def run_pan(
                     cells.append(cell)
                     if progress is not None:
                         progress(1)
+                if config.utilities:
+                    utility = runner.utility(problem, mechanism, epsilon, rep, base)
+                    logger.info(
+                        "%s %s eps=%s rep=%d similarity: %.3f (%d texts)",
+                        problem.name,
+                        mechanism,
+                        epsilon,
+                        rep,
+                        utility.mean,
+                        utility.texts,
+                    )
+                    utilities.append(utility)
+                    if progress is not None:
+                        progress(1)
     provenance = {
         "versions": package_versions(),
         "embeddings": None if embeddings is None else embeddings.identity.to_dict(),
@@ -483,6 +697,11 @@ def run_pan(
         "average (macro_f1_with_unk keeps it as a class when the truth has it)",
         "baseline_row": "epsilon none = the mechanism with its noise switched off (epsilon "
         "1e12): its own preparation, every word released as itself",
+        "similarity": "mean cosine of all-MiniLM-L6-v2 document vectors (mean of <=100-word "
+        "chunks), released unknown text vs the original unknown text as read from the "
+        "collection; over a fixed sample of similarity_texts unknown texts per problem (the "
+        "same texts in every row), drawn with SeedSequence(entropy=config.seed, "
+        "spawn_key=(sha256(problem)[:4],)); interval: mean +- 1.96 standard errors",
         "seeds": "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4], mechanism "
         "code, repetition, round(1000*epsilon), role)); role 0 = texts, 1 = attacker",
     }
@@ -490,6 +709,7 @@ def run_pan(
         config=config,
         collection=collection.summary(),
         cells=tuple(cells),
+        utilities=tuple(utilities),
         statements=runner.statements,
         provenance=provenance,
         seconds=time.perf_counter() - start,

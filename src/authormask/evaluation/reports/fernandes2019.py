@@ -23,14 +23,21 @@ from authormask.evaluation.frontier import (
 )
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.protocols.fernandes2019 import Cell, SweepResult
+from authormask.evaluation.protocols.fernandes2019 import Cell, CollectionSweep, SweepResult
 from authormask.evaluation.reports.files import (
     FRONTIER_FILE,
     REPORT_FILES,
     run_files,
     write_report_files,
 )
-from authormask.evaluation.reports.plots import epsilon_axis, panels, png_bytes
+from authormask.evaluation.reports.plots import (
+    epsilon_axis,
+    frontier_curve,
+    hline,
+    legend,
+    panels,
+    png_bytes,
+)
 from authormask.evaluation.reports.tables import (
     csv_text,
     epsilon_text,
@@ -43,12 +50,15 @@ from authormask.evaluation.reports.tables import (
 __all__ = [
     "FRONTIER_FILE",
     "REPORT_FILES",
+    "collection_csv",
+    "collection_markdown",
     "frontier_png",
     "plot_png",
     "recommendation_text",
     "to_csv",
     "to_dict",
     "to_markdown",
+    "write_collection_reports",
     "write_plot",
     "write_reports",
 ]
@@ -93,24 +103,10 @@ def _strongest(best: dict[str, Any] | None) -> str:
     )
 
 
-def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) -> str:
-    """One table per mechanism: rows = epsilon (none first), columns = measures, counts
-    correct; then the frontier (where the sweep has one) and, with ``target_accuracy``, the
-    recommended epsilon per mechanism (:func:`~authormask.evaluation.frontier.recommend`)."""
-    recommendations = None if target_accuracy is None else recommend(result, target_accuracy)
+def _mechanism_tables(result: SweepResult, *, heading: str = "##", suffix: str = "") -> list[str]:
+    """One table per mechanism (rows = epsilon, none first; columns = measures; the strongest
+    attacker; a random-guess row), each under ``<heading> <mechanism><suffix>``."""
     cfg = result.config
-    lines = [
-        f"# authormask evaluate: {result.study.get('task')} study on "
-        f"{result.study.get('corpus_name', '')}".rstrip(),
-        "",
-        f"{result.study['queries']} snippets of N={result.study['length_N']} content words, "
-        f"{result.study['known_texts']} known texts; embeddings "
-        f"{result.provenance['embeddings']['name']} "
-        f"(K={result.provenance['embeddings']['vocab_size']}); seed {cfg.seed}; "
-        f"{cfg.repetitions} repetition(s); {result.cell_seconds:.0f} s of measurement "
-        f"(this run: {result.seconds:.0f} s; cached cells keep their first time).",
-        "",
-    ]
     header = ["epsilon", *(_label(m) for m in cfg.measures)]
     if cfg.attackers:
         header.append("strongest attacker")
@@ -121,6 +117,7 @@ def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) ->
     for task in tasks:
         base = None if task is None else result.baselines.get(task)
         chance.append(f"{base:.1f}/{total} ({base / total:.0%})" if base is not None else "")
+    lines: list[str] = []
     for mechanism in cfg.mechanisms:
         rows = []
         for eps in table_order(cfg.epsilons):
@@ -131,7 +128,14 @@ def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) ->
             if cfg.attackers:
                 row.append(_strongest(result.strongest(mechanism, eps)))
             rows.append(row)
-        lines += [f"## {mechanism}", "", *markdown_table(header, [*rows, chance]), ""]
+        lines += [f"{heading} {mechanism}{suffix}", "", *markdown_table(header, [*rows, chance])]
+        lines.append("")
+    return lines
+
+
+def _closing_lines(result: SweepResult, recommendations: list[Recommendation] | None) -> list[str]:
+    """The statements, the note on what the numbers are, the frontier and the recommendation."""
+    lines: list[str] = []
     if result.statements:
         lines.append(
             "Privacy of every released snippet (one public statement per mechanism and epsilon, "
@@ -157,6 +161,67 @@ def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) ->
         )
     if recommendations:
         lines += ["", *_recommendation_lines(recommendations)]
+    return lines
+
+
+def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) -> str:
+    """One table per mechanism: rows = epsilon (none first), columns = measures, counts
+    correct; then the frontier (where the sweep has one) and, with ``target_accuracy``, the
+    recommended epsilon per mechanism (:func:`~authormask.evaluation.frontier.recommend`)."""
+    recommendations = None if target_accuracy is None else recommend(result, target_accuracy)
+    cfg = result.config
+    lines = [
+        f"# authormask evaluate: {result.study.get('task')} study on "
+        f"{result.study.get('corpus_name', '')}".rstrip(),
+        "",
+        f"{result.study['queries']} snippets of N={result.study['length_N']} content words, "
+        f"{result.study['known_texts']} known texts; embeddings "
+        f"{result.provenance['embeddings']['name']} "
+        f"(K={result.provenance['embeddings']['vocab_size']}); seed {cfg.seed}; "
+        f"{cfg.repetitions} repetition(s); {result.cell_seconds:.0f} s of measurement "
+        f"(this run: {result.seconds:.0f} s; cached cells keep their first time).",
+        "",
+    ]
+    lines += _mechanism_tables(result)
+    lines += _closing_lines(result, recommendations)
+    return "\n".join(lines) + "\n"
+
+
+def collection_markdown(result: CollectionSweep, *, target_accuracy: float | None = None) -> str:
+    """A PAN collection's sweep: the problems pooled first (one table per mechanism: counts
+    summed over problems), then every problem's own tables, then the statements, the frontier
+    (of the pooled counts) and, with ``target_accuracy``, the recommendation read on them."""
+    pooled = result.pooled
+    recommendations = None if target_accuracy is None else recommend(pooled, target_accuracy)
+    cfg = pooled.config
+    emb = pooled.provenance["embeddings"]
+    problems = ", ".join(
+        f"{r.study['problem']} ({r.study['authors']} candidates, {r.study['queries']} queries, "
+        f"N={r.study['length_N']})"
+        for r in result.problems
+    )
+    lines = [
+        f"# authormask evaluate: author study per problem on {pooled.study['corpus_name']}",
+        "",
+        f"{len(result.problems)} PAN problem(s), each its own closed-set author study: the "
+        "candidates' known texts (in pieces of N content words) train the attackers, every "
+        "unknown text by a candidate is a query (its first N content words; texts by none of "
+        f"the candidates are left out): {problems}. Embeddings {emb['name']} "
+        f"(K={emb['vocab_size']}); seed {cfg.seed} (each problem its own, derived from it); "
+        f"{cfg.repetitions} repetition(s); {pooled.cell_seconds:.0f} s of measurement.",
+        "",
+        f"## Pooled over {len(result.problems)} problems",
+        "",
+        "Correct answers and queries summed over problems (never one task over the union of "
+        "their candidates); the random-guess row sums each problem's queries / candidates; "
+        "similarity is the mean over every query.",
+        "",
+    ]
+    lines += _mechanism_tables(pooled, heading="###", suffix=", pooled")
+    for r in result.problems:
+        lines += [f"## {r.study['problem']}", ""]
+        lines += _mechanism_tables(r, heading="###", suffix=f", {r.study['problem']}")
+    lines += _closing_lines(pooled, recommendations)
     return "\n".join(lines) + "\n"
 
 
@@ -205,27 +270,33 @@ _CSV_FIELDS = (
 )
 
 
+def _csv_row(c: Cell) -> list[Any]:
+    return [
+        c.mechanism,
+        epsilon_text(c.epsilon),
+        c.repetition,
+        c.measure,
+        c.kind,
+        "" if c.correct is None else c.correct,
+        c.total,
+        f"{c.value:.6f}",
+        c.abstained,
+        "" if c.seed is None else c.seed,
+        f"{c.seconds:.3f}",
+    ]
+
+
 def to_csv(result: SweepResult) -> str:
     """Long format: one row per cell."""
-    return csv_text(
-        _CSV_FIELDS,
-        (
-            [
-                c.mechanism,
-                epsilon_text(c.epsilon),
-                c.repetition,
-                c.measure,
-                c.kind,
-                "" if c.correct is None else c.correct,
-                c.total,
-                f"{c.value:.6f}",
-                c.abstained,
-                "" if c.seed is None else c.seed,
-                f"{c.seconds:.3f}",
-            ]
-            for c in result.cells
-        ),
-    )
+    return csv_text(_CSV_FIELDS, (_csv_row(c) for c in result.cells))
+
+
+def collection_csv(result: CollectionSweep) -> str:
+    """Long format with a ``problem`` column: every problem's cells, then the pooled ones
+    (problem ``pooled``)."""
+    rows = [[r.study["problem"], *_csv_row(c)] for r in result.problems for c in r.cells]
+    rows += [["pooled", *_csv_row(c)] for c in result.pooled.cells]
+    return csv_text(("problem", *_CSV_FIELDS), rows)
 
 
 def write_plot(result: SweepResult, path: Path) -> None:
@@ -280,37 +351,25 @@ def plot_png(result: SweepResult) -> bytes:
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("accuracy / similarity (dashed: unmodified)")
-    axes[-1].legend(fontsize=8, loc="best")
+    legend(axes[-1])
     fig.tight_layout()
     return png_bytes(fig)
 
 
 def _frontier_curve(ax: Any, points: list[FrontierPoint], colour: str, label: str) -> None:
-    xs = np.array([p.utility for p in points])
-    ys = np.array([p.strongest_accuracy for p in points])
-    yerr = np.array([[y - p.low for y, p in zip(ys, points, strict=True)],
-                     [p.high - y for y, p in zip(ys, points, strict=True)]])  # fmt: skip
     xerr = None
     if all(p.utility_low is not None and p.utility_high is not None for p in points):
-        xerr = np.array(
-            [
-                [x - float(p.utility_low or 0.0) for x, p in zip(xs, points, strict=True)],
-                [float(p.utility_high or 0.0) - x for x, p in zip(xs, points, strict=True)],
-            ]
-        )
-    ax.errorbar(
-        xs, ys, xerr=xerr, yerr=yerr, marker="o", color=colour, label=label, capsize=3,
-        elinewidth=0.9,
-    )  # fmt: skip
-    for x, y, p in zip(xs, ys, points, strict=True):
-        ax.annotate(
-            epsilon_text(p.epsilon),
-            (x, y),
-            textcoords="offset points",
-            xytext=(5, 5),
-            fontsize=8,
-            color=colour,
-        )
+        xerr = [(float(p.utility_low or 0.0), float(p.utility_high or 0.0)) for p in points]
+    frontier_curve(
+        ax,
+        [p.utility for p in points],
+        [p.strongest_accuracy for p in points],
+        labels=[epsilon_text(p.epsilon) for p in points],
+        colour=colour,
+        label=label,
+        xerr=xerr,
+        yerr=[(p.low, p.high) for p in points],
+    )
 
 
 def frontier_png(result: SweepResult, *, target_accuracy: float | None = None) -> bytes:
@@ -330,20 +389,18 @@ def frontier_png(result: SweepResult, *, target_accuracy: float | None = None) -
             if points:
                 _frontier_curve(ax, points, colours[i % len(colours)], mechanism)
         if chance is not None:
-            rate = chance / result.study["queries"]
-            ax.axhline(rate, color="grey", linestyle=":", linewidth=1.0)
-            ax.text(0.99, rate, "chance", fontsize=7, color="grey", va="bottom", ha="right",
-                    transform=ax.get_yaxis_transform())  # fmt: skip
+            hline(ax, chance / result.study["queries"], "chance")
         if target_accuracy is not None:
-            ax.axhline(target_accuracy, color="tab:red", linestyle="--", linewidth=0.9)
-            ax.text(0.01, target_accuracy, f"target {target_accuracy:.0%}", fontsize=7,
-                    color="tab:red", va="bottom", transform=ax.get_yaxis_transform())  # fmt: skip
+            hline(
+                ax, target_accuracy, f"target {target_accuracy:.0%}", colour="tab:red",
+                style="--", left=True,
+            )  # fmt: skip
         ax.set_xlabel(_label(utility) + " (better →)")
         ax.set_title(f"privacy-utility frontier: {_label(utility)}")
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("strongest-attacker accuracy (95% Wilson)")
-    axes[-1].legend(fontsize=8, loc="best")
+    legend(axes[-1])
     fig.tight_layout()
     return png_bytes(fig)
 
@@ -371,6 +428,39 @@ def write_reports(
         figures=figures,
         config={"protocol": "fernandes2019", **asdict(result.config)},
         statements=result.statements,
+    )
+    paths = write_report_files(folder, files, force=force)
+    stale = Path(folder) / FRONTIER_FILE
+    if FRONTIER_FILE not in files and stale.is_file() and not stale.is_symlink():
+        stale.unlink()
+    return paths
+
+
+def write_collection_reports(
+    result: CollectionSweep,
+    folder: str | Path,
+    *,
+    force: bool = False,
+    target_accuracy: float | None = None,
+) -> list[Path]:
+    """The reports of a PAN collection's sweep, in the files of :func:`write_reports`:
+    results.json (the pooled result as :func:`to_dict` writes it, with ``collection`` and
+    ``problems``: each problem's own), table.md (:func:`collection_markdown`), table.csv
+    (:func:`collection_csv`), plot.png and frontier.png of the pooled counts, report.html."""
+    pooled = result.pooled
+    figures = {"plot.png": plot_png(pooled)}
+    if frontier_utilities(pooled):
+        figures[FRONTIER_FILE] = frontier_png(pooled, target_accuracy=target_accuracy)
+    data = to_dict(pooled, target_accuracy=target_accuracy)
+    data["collection"] = result.collection
+    data["problems"] = {str(r.study["problem"]): to_dict(r) for r in result.problems}
+    files = run_files(
+        results=data,
+        markdown=collection_markdown(result, target_accuracy=target_accuracy),
+        csv=collection_csv(result),
+        figures=figures,
+        config={"protocol": "fernandes2019", "dataset": "PAN collection", **asdict(pooled.config)},
+        statements=pooled.statements,
     )
     paths = write_report_files(folder, files, force=force)
     stale = Path(folder) / FRONTIER_FILE

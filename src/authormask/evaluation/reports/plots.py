@@ -1,5 +1,7 @@
-"""The figures every report shares: side-by-side panels, an epsilon axis, PNG bytes
-(matplotlib's Agg backend: no display)."""
+"""The figures every report shares: side-by-side panels, an epsilon axis, a frontier curve
+(points labelled with their epsilon, error bars both ways), a labelled horizontal line (chance,
+a target), a legend only where something is labelled, PNG bytes (matplotlib's Agg backend: no
+display)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,14 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["epsilon_axis", "panels", "png_bytes"]
+__all__ = [
+    "epsilon_axis",
+    "frontier_curve",
+    "hline",
+    "legend",
+    "panels",
+    "png_bytes",
+]
 
 
 def panels(n: int, *, height: float = 4.2) -> tuple[Any, Any, list[str]]:
@@ -27,6 +36,61 @@ def epsilon_axis(ax: Any, epsilons: Sequence[float]) -> None:
     """A log scale for ``epsilons`` (ascending) that span more than a factor of 20."""
     if epsilons and epsilons[-1] / max(epsilons[0], 1e-12) > 20:
         ax.set_xscale("log")
+
+
+def frontier_curve(
+    ax: Any,
+    xs: Sequence[float],
+    ys: Sequence[float],
+    *,
+    labels: Sequence[str],
+    colour: str,
+    label: str,
+    xerr: Sequence[tuple[float, float]] | None = None,
+    yerr: Sequence[tuple[float, float]] | None = None,
+) -> None:
+    """One mechanism's frontier: points ``(xs, ys)`` joined in order, each annotated with its
+    label (its epsilon); ``xerr`` / ``yerr`` are ``(low, high)`` per point (an interval, not
+    a distance), drawn as error bars."""
+    import numpy as np
+
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+
+    def bars(values: np.ndarray, bounds: Sequence[tuple[float, float]] | None) -> Any:
+        if bounds is None:
+            return None
+        lows = np.array([b[0] for b in bounds], dtype=float)
+        highs = np.array([b[1] for b in bounds], dtype=float)
+        return np.vstack([np.maximum(values - lows, 0.0), np.maximum(highs - values, 0.0)])
+
+    ax.errorbar(
+        x, y, xerr=bars(x, xerr), yerr=bars(y, yerr), marker="o", color=colour, label=label,
+        capsize=3, elinewidth=0.9,
+    )  # fmt: skip
+    for xi, yi, text in zip(x, y, labels, strict=True):
+        ax.annotate(
+            text, (xi, yi), textcoords="offset points", xytext=(5, 5), fontsize=8, color=colour
+        )
+
+
+def hline(
+    ax: Any, y: float, text: str, *, colour: str = "grey", style: str = ":", left: bool = False
+) -> None:
+    """A horizontal line at ``y`` across the panel, labelled ``text`` at its right end (its
+    left with ``left``), outside the legend."""
+    ax.axhline(y, color=colour, linestyle=style, linewidth=1.0)
+    ax.text(
+        0.01 if left else 0.99, y, text, fontsize=7, color=colour, va="bottom",
+        ha="left" if left else "right", transform=ax.get_yaxis_transform(),
+    )  # fmt: skip
+
+
+def legend(ax: Any, **kwargs: Any) -> None:
+    """The panel's legend, only when some artist has a label (matplotlib warns otherwise)."""
+    handles, _ = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(**{"fontsize": 8, "loc": "best", **kwargs})
 
 
 def png_bytes(fig: Any) -> bytes:
