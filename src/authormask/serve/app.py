@@ -404,7 +404,14 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
             return error(exc.status, exc.message)
         except AuthormaskError as exc:
             return error(400, str(exc))
-        return {"mechanism": mechanism, "epsilon": epsilon, "changed": changed}
+        from authormask.serve.measured import measured_at
+
+        return {
+            "mechanism": mechanism,
+            "epsilon": epsilon,
+            "changed": changed,
+            "measured": measured_at(mechanism, epsilon),
+        }
 
     @app.post("/api/release")
     async def release_endpoint(request: Request) -> Any:

@@ -60,9 +60,23 @@ async function calibrate() {
     const pct = 100 * result.changed;
     const shown = pct < 1 ? pct.toFixed(1) : pct.toFixed(0);
     $("calibration").textContent = `About ${shown}% of ${unit} will change.`;
+    $("measured").textContent = measuredText(result.measured);
   } catch (err) {
     $("calibration").textContent = "";
+    $("measured").textContent = "";
   }
+}
+
+// What the strongest attacker achieved near this epsilon on pan19-en: a measurement, shown
+// with its corpus and its caveat, never as a guarantee.
+function measuredText(m) {
+  if (!m) return "";
+  const pct = (x) => `${Math.round(100 * x)}%`;
+  let text = `Measured on ${m.corpus.split(":")[0]} fan fiction at epsilon ${m.epsilon}: the ` +
+    `strongest attacker (${m.attacker}) named the writer of ${pct(m.accuracy)} of texts ` +
+    `(95% interval ${pct(m.wilson95[0])}-${pct(m.wilson95[1])}; macro-F1 ${m.macro_f1})`;
+  if (m.noise_off) text += `, against ${pct(m.noise_off.accuracy)} with no noise`;
+  return `${text}. A measurement on that corpus, not a guarantee.`;
 }
 
 function tokens(text) {

@@ -1,0 +1,120 @@
+"""What an attacker achieved on fan fiction, shipped with the package for the page.
+
+The page shows, beside "about X% of words will change", what the strongest attacker of the PAN
+protocol achieved at that epsilon on ``pan19-en`` (four English fan-fiction problems of PAN
+2019): a **measurement on that corpus, never a guarantee**. The table is written from the
+``results.json`` of ``authormask evaluate --protocol pan`` by
+
+    python -m authormask.serve.measured RESULTS.json [--out FILE] [--command "..."]
+
+and read by :func:`measured_at`. It holds, per mechanism and epsilon, the strongest attacker's
+mean macro-F1, its accuracy with the Wilson 95% interval, chance, and the utility, with the
+command that measured them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MEASURED", "build_table", "measured_at"]
+
+#: the packaged table (``authormask/data``)
+MEASURED = "measured-pan19-en.json"
+#: a measured epsilon is shown for a requested one within this factor of it
+NEAREST_FACTOR = 1.5
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Any] | None:
+    resource = files("authormask").joinpath(f"data/{MEASURED}")
+    if not resource.is_file():
+        return None
+    loaded: dict[str, Any] = json.loads(resource.read_text(encoding="utf-8"))
+    return loaded
+
+
+def measured_at(
+    mechanism: str, epsilon: float | None, *, table: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """The measured row of ``mechanism`` nearest to ``epsilon`` (within a factor of
+    :data:`NEAREST_FACTOR`), with the corpus and the caveat; ``None`` where nothing near was
+    measured. ``table``: the packaged one by default."""
+    table = _table() if table is None else table
+    if table is None or epsilon is None or not (epsilon > 0 and math.isfinite(epsilon)):
+        return None
+    rows = [r for r in table["rows"].get(mechanism, []) if r.get("epsilon")]
+    if not rows:
+        return None
+    best = min(rows, key=lambda r: abs(math.log(r["epsilon"] / epsilon)))
+    if abs(math.log(best["epsilon"] / epsilon)) > math.log(NEAREST_FACTOR):
+        return None
+    return {
+        **best,
+        "corpus": table["corpus"],
+        "caveat": table["caveat"],
+        "noise_off": table["noise_off"].get(mechanism),
+    }
+
+
+def build_table(results: dict[str, Any], *, command: str) -> dict[str, Any]:
+    """The shipped table from a PAN protocol ``results.json``."""
+    if results.get("protocol") != "pan":
+        raise ValueError("not the results.json of --protocol pan")
+    rows: dict[str, list[dict[str, Any]]] = {}
+    noise_off: dict[str, dict[str, Any]] = {}
+    for row in results["summary"]:
+        best = row["best"]
+        entry = {
+            "epsilon": row["epsilon"],
+            "attacker": best["attacker"],
+            "macro_f1": round(best["macro_f1"], 3),
+            "accuracy": round(best["accuracy"], 3),
+            "wilson95": [round(x, 3) for x in best["wilson95"]],
+        }
+        for key in ("similarity", "utility"):
+            if isinstance(row.get(key), (int, float)):
+                entry["similarity"] = round(float(row[key]), 3)
+            elif isinstance(row.get(key), dict) and "mean" in row[key]:
+                entry["similarity"] = round(float(row[key]["mean"]), 3)
+        if row["epsilon"] is None:
+            noise_off[row["mechanism"]] = entry
+        else:
+            rows.setdefault(row["mechanism"], []).append(entry)
+    chance = results.get("collection", {}).get("chance")
+    return {
+        "corpus": "pan19-en: four English fan-fiction problems of PAN 2019 (cross-domain "
+        "authorship attribution; 8-9 candidate authors each)",
+        "caveat": "a measurement on that corpus with the PAN protocol's strongest attacker, "
+        "never a guarantee: other texts, other attackers and longer texts can do better",
+        "command": command,
+        "chance": chance,
+        "noise_off": noise_off,
+        "rows": rows,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="write the page's measured table")
+    ap.add_argument("results", type=Path)
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).resolve().parents[1] / "data" / MEASURED,
+    )
+    ap.add_argument("--command", default="", help="the evaluate command that measured it")
+    args = ap.parse_args(argv)
+    results = json.loads(args.results.read_text(encoding="utf-8"))
+    table = build_table(results, command=args.command)
+    tmp = args.out.with_name(args.out.name + ".tmp")
+    tmp.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""The page's measured table: built from a PAN results.json, looked up by epsilon."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from authormask.serve.measured import build_table, main, measured_at
+
+
+def _results() -> dict:
+    def row(mech: str, eps: float | None, f1: float, acc: float, sim: float) -> dict:
+        return {
+            "mechanism": mech,
+            "epsilon": eps,
+            "best": {
+                "attacker": "typed-svm",
+                "macro_f1": f1,
+                "accuracy": acc,
+                "correct": 1,
+                "total": 2,
+                "wilson95": [acc - 0.1, acc + 0.1],
+            },
+            "similarity": sim,
+        }
+
+    return {
+        "protocol": "pan",
+        "summary": [
+            row("emp-doc", None, 0.6, 0.7, 0.9),
+            row("emp-doc", 10.0, 0.4, 0.5, 0.7),
+            row("emp-doc", 5.0, 0.2, 0.25, 0.5),
+        ],
+        "collection": {},
+    }
+
+
+def test_the_nearest_measured_epsilon_is_shown_with_its_caveat() -> None:
+    table = build_table(_results(), command="authormask evaluate --protocol pan ...")
+    near = measured_at("emp-doc", 9.0, table=table)
+    assert near is not None and near["epsilon"] == 10.0
+    assert near["accuracy"] == 0.5 and near["similarity"] == 0.7
+    assert near["noise_off"]["accuracy"] == 0.7
+    assert "never a guarantee" in near["caveat"]
+    assert measured_at("emp-doc", 6.0, table=table)["epsilon"] == 5.0  # type: ignore[index]
+    # nothing measured near: no figure at all, rather than a far one
+    assert measured_at("emp-doc", 30.0, table=table) is None
+    assert measured_at("emp-doc", 2.0, table=table) is None
+    assert measured_at("emp-text", 10.0, table=table) is None
+
+
+def test_only_pan_results_make_a_table(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="--protocol pan"):
+        build_table({"protocol": "fernandes2019"}, command="")
+    src = tmp_path / "results.json"
+    src.write_text(json.dumps(_results()), encoding="utf-8")
+    out = tmp_path / "table.json"
+    main([str(src), "--out", str(out), "--command", "cmd"])
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert written["command"] == "cmd" and len(written["rows"]["emp-doc"]) == 2
