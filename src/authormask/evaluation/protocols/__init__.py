@@ -4,9 +4,11 @@ releases to measures (:mod:`authormask.evaluation.measures`) by theirs, and its 
 written by :mod:`authormask.evaluation.reports`.
 
 * :mod:`~authormask.evaluation.protocols.pan`: the PAN 2018-2019 cross-domain authorship
-  attribution protocol, problem by problem, scored by PAN's macro-F1.
+  attribution protocol, problem by problem, scored by PAN's macro-F1 beside the MiniLM
+  similarity of the released texts.
 * :mod:`~authormask.evaluation.protocols.fernandes2019`: the privacy/utility sweep of Fernandes
-  et al. (2019, Table 1): word-level mechanisms against attackers and utility measures.
+  et al. (2019, Table 1): word-level mechanisms against attackers and utility measures; on a PAN
+  collection, one author study per problem, pooled.
 * :mod:`~authormask.evaluation.protocols.bo2021`: the text-release comparison of Bo et al.
   (2021, Table 1 and Figure 2).
 """
@@ -14,9 +16,11 @@ written by :mod:`authormask.evaluation.reports`.
 from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON, mechanism_parameters
 from authormask.evaluation.protocols.pan import (
     PAN_ATTACKERS,
+    PAN_UTILITIES,
     PanCell,
     PanConfig,
     PanResult,
+    PanUtilityCell,
     check_pan,
     run_pan,
 )
@@ -24,9 +28,11 @@ from authormask.evaluation.protocols.pan import (
 __all__ = [
     "NOISE_OFF_EPSILON",
     "PAN_ATTACKERS",
+    "PAN_UTILITIES",
     "PanCell",
     "PanConfig",
     "PanResult",
+    "PanUtilityCell",
     "check_pan",
     "mechanism_parameters",
     "run_pan",
