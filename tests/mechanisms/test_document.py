@@ -51,12 +51,18 @@ def test_texts_that_differ_only_in_layout_marks_and_casing_give_the_same_release
 
 
 def test_noise_off_canonical_form_is_readable_and_sentence_cased(glove_20k: Embeddings) -> None:
-    mech = create_mechanism("random-sub", rate=0.0, embeddings=glove_20k)
+    mech = create_mechanism("random-sub", rate=0.0, embeddings=glove_20k, marks="canonical")
     out = release([STORY], mech, random_state=0).documents[0].text
     assert out == (
         '"Well." She said, looking at the dragon. "I don\'t know!" He\'d never seen one - '
         "not in all his years at unknown? The end."  # hogwarts: not in 20k words
     )
+
+
+def test_possessive_apostrophes_and_single_quotes(glove_20k: Embeddings) -> None:
+    mech = create_mechanism("random-sub", rate=0.0, embeddings=glove_20k)  # marks: minimal
+    out = release(["James' hat. 'Hello!' she said, the dogs' bowl?"], mech, random_state=0)
+    assert out.documents[0].text == "James's hat. \"Hello.\" She said, the dogs's bowl."
 
 
 def test_canonical_tokens_do_not_depend_on_where_a_long_text_is_cut(
@@ -115,6 +121,7 @@ def test_function_word_noise_is_laplace_within_the_class() -> None:
         embeddings=emb,
         vocab_size=None,
         stopwords={"left", "zero", "one", "right"},
+        decoder="nearest",
     )
     n = 40_000
     units = list(mech.prepare_parts([" ".join(["zero"] * n)]))

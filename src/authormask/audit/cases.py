@@ -245,8 +245,7 @@ def _emp_doc_line(case: str) -> Callable[[Context], AuditCase]:
         else:  # zero and one are content words; "of" a far function word
             emb = _line_plus("of", LINE_FAR_FUNCTION)
             params = {"epsilon": EMP_EPSILON_LINE, "stopwords": {"of"}, "oov_map_to": "zero"}
-        if case == "line-1d-posterior":
-            params["decoder"] = "posterior"
+        params["decoder"] = "posterior" if case == "line-1d-posterior" else "nearest"
         mech: Any = create_mechanism("emp-doc", embeddings=emb, vocab_size=None, **params)
         eps = mech.function_epsilon if function else mech.epsilon
         return AuditCase(

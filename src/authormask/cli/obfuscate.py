@@ -121,14 +121,21 @@ def register(cli: click.Group) -> None:
         type=click.Choice(["nearest", "posterior"]),
         default=None,
         help="emp-bag, emp-text, emp-doc: how a noisy vector becomes a word: nearest (the "
-        "paper's, default) or posterior (the most probable word under a public frequency "
-        "prior; post-processing, the guarantee is unchanged).",
+        "paper's; emp-bag and emp-text default) or posterior (the most probable word under a "
+        "public frequency prior; post-processing, the guarantee is unchanged; emp-doc default).",
     )
     @click.option(
         "--function-epsilon",
         type=click.FloatRange(min=0.0, min_open=True),
         default=None,
-        help="emp-doc: epsilon per function word (default: --epsilon).",
+        help="emp-doc: epsilon per function word (default: --epsilon / 4).",
+    )
+    @click.option(
+        "--marks",
+        type=click.Choice(["minimal", "canonical"]),
+        default=None,
+        help="emp-doc, random-sub: punctuation released as minimal (every sentence end as '.', "
+        "every other mark but quotes as ','; default) or canonical (each mark normalised).",
     )
     @click.option(
         "--rate",
@@ -222,6 +229,7 @@ def register(cli: click.Group) -> None:
         gamma: float | None,
         decoder: str | None,
         function_epsilon: float | None,
+        marks: str | None,
         rate: float | None,
         seed: int | None,
         output: Path | None,
@@ -264,6 +272,7 @@ def register(cli: click.Group) -> None:
             "gamma": gamma,
             "decoder": decoder,
             "function_epsilon": function_epsilon,
+            "marks": marks,
             "rate": rate,
             "embeddings": embeddings,
             "vocab_size": vocab_size,

@@ -175,6 +175,14 @@ _DECODER = Parameter(
     default="nearest",
     choices=("nearest", "posterior"),
 )
+#: emp-doc decodes with the posterior by default (it is not the paper's mechanism)
+_DOC_DECODER = Parameter(
+    "decoder",
+    "how a noisy vector becomes a word: posterior (the most probable word under a public "
+    "frequency prior; post-processing, same guarantee) or nearest (the paper's)",
+    default="posterior",
+    choices=("nearest", "posterior"),
+)
 _FUNCTION_WORDS = Parameter(
     "stopwords",
     "the function words, perturbed within their own class: 'english', a file of words, or a "
@@ -185,7 +193,7 @@ _MARKS = Parameter(
     "marks",
     "punctuation: canonical (each mark normalised, runs reduced) or minimal (every sentence "
     "end as '.', every other mark but quotes as ',')",
-    default="canonical",
+    default="minimal",
     choices=("canonical", "minimal"),
 )
 #: the canonical skeleton's parameters (emp-doc and random-sub)
@@ -522,12 +530,13 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 _EPSILON,
                 Parameter(
                     "function_epsilon",
-                    "epsilon per function word (> 0; default: epsilon)",
+                    "epsilon per function word (> 0; default: epsilon / 4: function words carry "
+                    "style more than meaning)",
                     default=None,
                     minimum=0.0,
                 ),
                 *_CANONICAL_PARAMETERS,
-                _DECODER,
+                _DOC_DECODER,
             ),
             _emp_doc,
             label="Earth Mover's (doc)",

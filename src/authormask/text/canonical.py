@@ -9,7 +9,9 @@ releases none of these as written. The text is
    spelling), then typographic variants are mapped to one ASCII mark each (curly and angle quotes
    to ``"``, a single quote standing alone to ``"``, every dash to ``-``);
 2. tokenised (:func:`~authormask.text.tokenize.tokenize`: words, with clitics split off, and
-   single punctuation marks);
+   single punctuation marks); an apostrophe written right after a word while no quotation is
+   open is a possessive (``Stiles'``) and becomes the clitic ``'s``, any other single quote a
+   quotation mark;
 3. reduced: in a run of consecutive marks (whatever whitespace lies between them) a sentence end
    (``.``, ``!``, ``?``) after a sentence end is dropped (``?!`` is ``?``, ``...`` is ``.``),
    and any other mark equal to the one before it is dropped (``--`` is ``-``), except quotes and
@@ -144,14 +146,22 @@ def canonical_tokens(
     """
     out: list[tuple[bool, str]] = []
     previous, sentence_start, quote_open = state.previous, state.sentence_start, state.quote_open
+    word_end = -1  # where the last word token ended (-1: none in this part)
     for tok in tokenize(normalise(text)):
         if tok.is_word:
             out.append((True, tok.lower))
             previous, sentence_start = "", False
+            word_end = tok.end
             continue
         mark = "_" if tok.text.startswith("_") else tok.text
+        if mark == "'" and tok.start == word_end and not quote_open:
+            # an apostrophe written right after a word, no quotation open: a possessive
+            # (Stiles' pec), released as the clitic 's
+            out.append((True, "'s"))
+            previous, sentence_start = "", False
+            continue
         if mark == "'":
-            mark = '"'  # a single quote standing alone is a quotation mark
+            mark = '"'  # any other single quote is a quotation mark
         if marks == "minimal":
             mark = _minimal(mark)
         if previous is not None and previous != "":
@@ -352,7 +362,7 @@ def render_canonical(unit: CanonicalUnit, content: Sequence[str], function: Sequ
         word = next(c) if kind == "content" else next(f)
         space = (
             previous is not None
-            and word not in CLITICS
+            and (word not in CLITICS or previous != "")  # a clitic attaches to a word only
             and previous not in _NO_SPACE_AFTER
             and not (previous == '"' and quote_open)
         )
