@@ -47,6 +47,7 @@ from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
+from threadpoolctl import threadpool_limits
 
 from authormask.embeddings._base import Embeddings
 from authormask.embeddings.neighbours import NearestWordIndex, shared_index
@@ -172,6 +173,7 @@ class PosteriorDecoder:
         self.candidates = min(int(candidates), len(embeddings))
         self._index = index
         self._w64 = embeddings.vectors.astype(np.float64)
+        self._sq = (self._w64 * self._w64).sum(axis=1)
 
     @property
     def index(self) -> NearestWordIndex:
@@ -187,10 +189,15 @@ class PosteriorDecoder:
         for s in range(0, z.shape[0], _CHUNK):
             zb = z[s : s + _CHUNK]
             if self.candidates == len(self._embeddings):
+                # every word is a candidate (a small closed class): one product, one thread
+                # (the same result whatever the machine's BLAS threading)
                 cand = np.broadcast_to(np.arange(self.candidates), (zb.shape[0], self.candidates))
+                with threadpool_limits(limits=1, user_api="blas"):
+                    sq = (zb * zb).sum(axis=1)[:, None] + self._sq[None, :] - 2.0 * zb @ self._w64.T
+                dist = np.sqrt(np.maximum(sq, 0.0))
             else:
                 cand = np.sort(self.index.k_nearest(zb, self.candidates), axis=1)
-            dist = np.linalg.norm(self._w64[cand] - zb[:, None, :], axis=2)
+                dist = np.linalg.norm(self._w64[cand] - zb[:, None, :], axis=2)
             prior = self.log_prior[cand]
             score = prior - self.epsilon * dist
             # a row whose candidates all have prior 0 falls back to the nearest of them
