@@ -15,7 +15,7 @@ keeps more utility than ``random-sub`` at the same attacker accuracy.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,12 @@ from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import Output
-from authormask.mechanisms.document import _in_order, function_word_embeddings, marks_policy
+from authormask.mechanisms.document import (
+    CanonicalMechanism,
+    _in_order,
+    function_word_embeddings,
+    marks_policy,
+)
 from authormask.mechanisms.exponential import sample_uniform_index
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import CanonicalPreparer, CanonicalUnit, render_canonical
@@ -43,7 +48,7 @@ def check_rate(value: Any) -> float:
     return rate
 
 
-class RandomSubstitution:
+class RandomSubstitution(CanonicalMechanism):
     """``random-sub`` (module notes)."""
 
     name = "random-sub"
@@ -66,18 +71,6 @@ class RandomSubstitution:
         self.preparer = preparer
         self.function_words_description = function_words_description
         self.function_embeddings = function_word_embeddings(embeddings, preparer.function_words)
-
-    def prepare(self, text: str) -> CanonicalUnit:
-        return self.preparer.prepare(text)
-
-    def prepare_parts(self, parts: Iterable[str]) -> Iterator[CanonicalUnit]:
-        return self.preparer.units(parts)
-
-    def diagnostics(self, unit: CanonicalUnit) -> dict[str, int]:
-        return dict(unit.diagnostics)
-
-    def units(self, unit: CanonicalUnit) -> int:
-        return unit.words
 
     def _substitute(
         self, words: Sequence[str], vocabulary: tuple[str, ...], rng: np.random.Generator

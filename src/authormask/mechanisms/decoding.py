@@ -113,10 +113,8 @@ def frequency_log_prior(
     return prior
 
 
-class NearestDecoder:
-    """The paper's ``Vec^-1``: the exact nearest vocabulary word (certified-exact search)."""
-
-    name = "nearest"
+class _Indexed:
+    """A decoder over ``embeddings`` with their shared search index (built on first use)."""
 
     def __init__(self, embeddings: Embeddings, *, index: NearestWordIndex | None = None) -> None:
         self._embeddings = embeddings
@@ -127,6 +125,12 @@ class NearestDecoder:
         if self._index is None:
             self._index = shared_index(self._embeddings)
         return self._index
+
+
+class NearestDecoder(_Indexed):
+    """The paper's ``Vec^-1``: the exact nearest vocabulary word (certified-exact search)."""
+
+    name = "nearest"
 
     def decode(
         self, noisy: NDArray[np.float64], *, progress: Callable[[int], None] | None = None
@@ -141,7 +145,7 @@ class NearestDecoder:
         )
 
 
-class PosteriorDecoder:
+class PosteriorDecoder(_Indexed):
     """``argmax_w log prior(w) - epsilon * ||z - Vec(w)||`` over the candidates (module notes).
 
     ``log_prior`` gives one value per vocabulary row (default: Zipf on frequency ranks,
@@ -160,7 +164,7 @@ class PosteriorDecoder:
         candidates: int = CANDIDATES,
         index: NearestWordIndex | None = None,
     ) -> None:
-        self._embeddings = embeddings
+        super().__init__(embeddings, index=index)
         self.epsilon = check_epsilon(epsilon)
         prior = frequency_log_prior(embeddings.words) if log_prior is None else log_prior
         prior = np.asarray(prior, dtype=np.float64)
@@ -171,15 +175,8 @@ class PosteriorDecoder:
         self.log_prior = prior
         self.prior_name = prior_name
         self.candidates = min(int(candidates), len(embeddings))
-        self._index = index
         self._w64 = embeddings.vectors.astype(np.float64)
         self._sq = (self._w64 * self._w64).sum(axis=1)
-
-    @property
-    def index(self) -> NearestWordIndex:
-        if self._index is None:
-            self._index = shared_index(self._embeddings)
-        return self._index
 
     def decode(
         self, noisy: NDArray[np.float64], *, progress: Callable[[int], None] | None = None

@@ -44,7 +44,13 @@ from authormask.text.canonical import UNIT_WORDS, CanonicalPreparer, CanonicalUn
 from authormask.text.parts import split_parts
 from authormask.validation import check_epsilon
 
-__all__ = ["FUNCTION_EPSILON_RATIO", "EMPDoc", "function_word_embeddings", "marks_policy"]
+__all__ = [
+    "FUNCTION_EPSILON_RATIO",
+    "CanonicalMechanism",
+    "EMPDoc",
+    "function_word_embeddings",
+    "marks_policy",
+]
 
 #: function_epsilon when none is given: epsilon / 4. Function words carry the writer's style
 #: and little of the meaning, so they get the stronger guarantee (measured on pan19-en:
@@ -81,7 +87,32 @@ def function_word_embeddings(embeddings: Embeddings, words: frozenset[str]) -> E
     )
 
 
-class EMPDoc:
+class CanonicalMechanism:
+    """What every mechanism over the canonical skeleton shares (``emp-doc``, ``random-sub``):
+    its preparation, in units of :data:`UNIT_WORDS` words, and its private counts."""
+
+    preparer: CanonicalPreparer
+
+    def prepare(self, text: str) -> CanonicalUnit:
+        """The canonical unit of a text of at most :data:`UNIT_WORDS` words."""
+        return self.preparer.prepare(text)
+
+    def prepare_parts(self, parts: Iterable[str]) -> Iterator[CanonicalUnit]:
+        """Canonical units of :data:`UNIT_WORDS` words, whatever the parts were."""
+        return self.preparer.units(parts)
+
+    def prepare_text(self, text: str) -> list[CanonicalUnit]:
+        """Every canonical unit of a text of any length."""
+        return list(self.preparer.units(split_parts(text)))
+
+    def diagnostics(self, unit: CanonicalUnit) -> dict[str, int]:
+        return dict(unit.diagnostics)
+
+    def units(self, unit: CanonicalUnit) -> int:
+        return unit.words
+
+
+class EMPDoc(CanonicalMechanism):
     """``emp-doc`` (module notes).
 
     Parameters
@@ -134,26 +165,6 @@ class EMPDoc:
         self.function_kernel = EarthMoversMechanism(
             self.function_embeddings, epsilon=self.function_epsilon, decoder=self.decoder
         )
-
-    # --- preparation -----------------------------------------------------------------------
-
-    def prepare(self, text: str) -> CanonicalUnit:
-        """The canonical unit of a text of at most :data:`UNIT_WORDS` words."""
-        return self.preparer.prepare(text)
-
-    def prepare_parts(self, parts: Iterable[str]) -> Iterator[CanonicalUnit]:
-        """Canonical units of :data:`UNIT_WORDS` words, whatever the parts were."""
-        return self.preparer.units(parts)
-
-    def prepare_text(self, text: str) -> list[CanonicalUnit]:
-        """Every canonical unit of a text of any length."""
-        return list(self.preparer.units(split_parts(text)))
-
-    def diagnostics(self, unit: CanonicalUnit) -> dict[str, int]:
-        return dict(unit.diagnostics)
-
-    def units(self, unit: CanonicalUnit) -> int:
-        return unit.words
 
     # --- release ---------------------------------------------------------------------------
 
