@@ -21,7 +21,7 @@ from authormask.evaluation.protocols import fernandes2019 as sweep_module
 from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON
 from authormask.evaluation.protocols.fernandes2019 import cell_seeds, mechanism_code
 from authormask.exceptions import InvalidParameterError
-from authormask.release import mechanism_spec
+from authormask.release import mechanism_spec, release
 from authormask.text import TextPreparer
 from authormask.text.stopwords import default_stopwords
 
@@ -30,14 +30,16 @@ PEERS = ("mahalanobis", "tem", "santext")
 
 def test_membership_and_codes_come_from_the_registry() -> None:
     assert SWEEP_MECHANISMS == sweep_mechanisms()
-    assert SWEEP_MECHANISMS == ("emp-bag", "emp-text", *PEERS)
+    assert SWEEP_MECHANISMS == ("emp-bag", "emp-text", *PEERS, "emp-doc")
     assert DEFAULT_SWEEP_MECHANISMS == ("emp-bag", "emp-text")
     for name in SWEEP_MECHANISMS:
-        takes = {p.name for p in mechanism_spec(name).parameters}
-        assert {"embeddings", "stopwords", "oov"} <= takes
-    assert [releases_bag(m) for m in SWEEP_MECHANISMS] == [True, False, False, False, False]
+        takes = set(mechanism_spec(name).parameter_names)
+        assert {"epsilon", "embeddings", "stopwords"} <= takes
+    # emp-doc takes no oov (it always maps unknown words) and still joins
+    assert "oov" not in mechanism_spec("emp-doc").parameter_names
+    assert [releases_bag(m) for m in SWEEP_MECHANISMS] == [True] + [False] * 5
     # the peers were appended: the seeds of emp-bag and emp-text keep their codes
-    assert [mechanism_code(m) for m in SWEEP_MECHANISMS] == [0, 1, 6, 7, 8]
+    assert [mechanism_code(m) for m in SWEEP_MECHANISMS][:5] == [0, 1, 6, 7, 8]
     SweepConfig(mechanisms=SWEEP_MECHANISMS)  # every one is accepted
     for name in ("erae", "ae-dp", "syntf", "random-r"):
         with pytest.raises(InvalidParameterError, match=rf"got '{name}' \({name} takes "):
@@ -68,9 +70,12 @@ def test_parameters_follow_the_spec(aaac_study: Study, glove_20k: Embeddings) ->
     }
     for name in PEERS:  # in place: no N, unknown words mapped, their own parameters default
         assert drop.parameters(name, 5.0) == {"epsilon": 5.0, **common, "oov": "map"}
+    # emp-doc: no oov, no N; its function_epsilon keeps its default (epsilon / 4)
+    assert drop.parameters("emp-doc", 5.0) == {"epsilon": 5.0, **common}
     keep = _runner(aaac_study, glove_20k, TextPreparer(glove_20k, oov="keep"))
     for name in SWEEP_MECHANISMS:
-        assert keep.parameters(name, 5.0)["oov"] == "keep"
+        if "oov" in mechanism_spec(name).parameter_names:
+            assert keep.parameters(name, 5.0)["oov"] == "keep"
 
 
 def test_noise_off_epsilon_is_the_largest_the_mechanism_takes(
@@ -84,7 +89,14 @@ def test_noise_off_epsilon_is_the_largest_the_mechanism_takes(
         "mahalanobis": NOISE_OFF_EPSILON,
         "tem": NOISE_OFF_EPSILON,
         "santext": 1e10,
+        "emp-doc": NOISE_OFF_EPSILON,
     }
+    # emp-doc's noise-off form: function words at epsilon / 4 as well, so every word is itself
+    doc = runner.mechanism("emp-doc", None)
+    text = ["The cat sat on the mat and it was happy."]
+    first, second = (release(text, doc, random_state=s).texts for s in (0, 1))
+    assert first == second
+    assert doc.statement(seeded=True).epsilon == NOISE_OFF_EPSILON
     assert runner.mechanism("santext", None).statement(seeded=True).epsilon == 1e10
 
 

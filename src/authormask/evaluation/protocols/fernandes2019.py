@@ -8,11 +8,11 @@ measures check what the released snippets still say.
 
 Which mechanisms: every registered mechanism that perturbs the study's content words through word
 vectors, as a bag of N words (``emp-bag``: Algorithm 2) or in place (``emp-text``, and the peers
-``mahalanobis``, ``tem``, ``santext``): those whose registry spec takes ``embeddings``,
-``stopwords`` and ``oov`` (:func:`sweep_mechanisms`). Their parameters are read from the spec,
-never from the name: the study's stopwords, unknown-word policy and N go to the mechanisms whose
-spec takes them, and a mechanism whose ``oov`` choices exclude the study's policy (an in-place
-mechanism cannot drop unknown words: the gaps would show) maps them instead.
+``mahalanobis``, ``tem``, ``santext``, ``emp-doc``): those whose registry spec takes
+``epsilon``, ``embeddings`` and ``stopwords`` (:func:`sweep_mechanisms`). Their parameters are
+read from the spec, never from the name: the study's stopwords, unknown-word policy and N go to
+the mechanisms whose spec takes them, and a mechanism whose ``oov`` choices exclude the study's
+policy (an in-place mechanism cannot drop unknown words: the gaps would show) maps them instead.
 
 What an attacker sees: the mechanism's outputs, and texts in the same form to learn from. The
 unmodified row (``epsilon=None``) is the mechanism with its noise switched off (its own
@@ -120,23 +120,25 @@ ATTACKERS = attacker_names()
 UTILITIES = utility_names()
 CACHE_FORMAT = 4
 
-#: the registry parameters through which a mechanism reads the study's content words: word
-#: vectors, the stopwords it passes through, and what it does with unknown words
-_WORD_LEVEL = frozenset({"embeddings", "stopwords", "oov"})
+#: the registry parameters through which a mechanism reads the study's words: word vectors and
+#: the stopwords it passes through (or perturbs within their class)
+_WORD_LEVEL = frozenset({"embeddings", "stopwords"})
 
 
 def sweep_mechanisms() -> tuple[str, ...]:
-    """The registered mechanisms the sweep can run, in registry order: those whose spec takes
-    ``embeddings``, ``stopwords`` and ``oov``, i.e. that perturb the study's content words
-    through word vectors, as a bag or in place (decided from the registry spec, not the name).
+    """The registered mechanisms the sweep can run, in registry order: the word-level ones,
+    which release text or a bag over the study's words (their spec takes ``embeddings`` and
+    ``stopwords``) and take ``epsilon``; decided from the registry spec, not the name. Whether
+    they take ``oov`` (``emp-doc`` always maps unknown words) does not matter.
 
     >>> sweep_mechanisms()
-    ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext')
+    ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext', 'emp-doc')
     """
     return tuple(
         name
         for name in mechanism_names()
-        if _WORD_LEVEL <= {p.name for p in mechanism_spec(name).parameters}
+        if _WORD_LEVEL <= set(mechanism_spec(name).parameter_names)
+        and "epsilon" in mechanism_spec(name).parameter_names
     )
 
 
@@ -186,7 +188,7 @@ class SweepConfig:
                     takes = ", ".join(p.name for p in mechanism_spec(m).parameters)
                     hint = (
                         f" ({m} takes {takes}: it does not perturb the study's words through "
-                        "embeddings, stopwords and oov)"
+                        "epsilon, embeddings and stopwords)"
                     )
                 raise InvalidParameterError(
                     f"mechanism must be one of {', '.join(SWEEP_MECHANISMS)}, got {m!r}{hint}"
