@@ -76,6 +76,7 @@ function measuredText(m) {
     `strongest attacker (${m.attacker}) named the writer of ${pct(m.accuracy)} of texts ` +
     `(95% interval ${pct(m.wilson95[0])}-${pct(m.wilson95[1])}; macro-F1 ${m.macro_f1})`;
   if (m.noise_off) text += `, against ${pct(m.noise_off.accuracy)} with no noise`;
+  if (m.chance) text += ` (guessing: ${pct(m.chance)})`;
   return `${text}. A measurement on that corpus, not a guarantee.`;
 }
 
