@@ -30,20 +30,25 @@ PEERS = ("mahalanobis", "tem", "santext")
 
 def test_membership_and_codes_come_from_the_registry() -> None:
     assert SWEEP_MECHANISMS == sweep_mechanisms()
-    assert SWEEP_MECHANISMS == ("emp-bag", "emp-text", *PEERS, "emp-doc")
+    assert SWEEP_MECHANISMS == ("emp-bag", "emp-text", *PEERS, "emp-doc", "random-sub")
     assert DEFAULT_SWEEP_MECHANISMS == ("emp-bag", "emp-text")
     for name in SWEEP_MECHANISMS:
         takes = set(mechanism_spec(name).parameter_names)
-        assert {"epsilon", "embeddings", "stopwords"} <= takes
+        assert {"embeddings", "stopwords"} <= takes
+        # an epsilon, or a baseline without privacy swept over its rate
+        assert "epsilon" in takes or (mechanism_spec(name).privacy is None and "rate" in takes)
     # emp-doc takes no oov (it always maps unknown words) and still joins
     assert "oov" not in mechanism_spec("emp-doc").parameter_names
-    assert [releases_bag(m) for m in SWEEP_MECHANISMS] == [True] + [False] * 5
+    assert [releases_bag(m) for m in SWEEP_MECHANISMS] == [True] + [False] * 6
     # the peers were appended: the seeds of emp-bag and emp-text keep their codes
     assert [mechanism_code(m) for m in SWEEP_MECHANISMS][:5] == [0, 1, 6, 7, 8]
     SweepConfig(mechanisms=SWEEP_MECHANISMS)  # every one is accepted
     for name in ("erae", "ae-dp", "syntf", "random-r"):
         with pytest.raises(InvalidParameterError, match=rf"got '{name}' \({name} takes "):
             SweepConfig(mechanisms=(name,))
+
+
+EPSILON_MECHANISMS = tuple(m for m in SWEEP_MECHANISMS if m != "random-sub")
 
 
 def _runner(study: Study, emb: Embeddings, preparer: TextPreparer) -> sweep_module._Runner:
@@ -83,7 +88,7 @@ def test_noise_off_epsilon_is_the_largest_the_mechanism_takes(
 ) -> None:
     runner = _runner(aaac_study, glove_20k, preparer)
     # santext's exact sampler refuses 1e12 times its vocabulary's diameter (2^40 nats)
-    assert {m: runner.noise_off_epsilon(m) for m in SWEEP_MECHANISMS} == {
+    assert {m: runner.noise_off_epsilon(m) for m in EPSILON_MECHANISMS} == {
         "emp-bag": NOISE_OFF_EPSILON,
         "emp-text": NOISE_OFF_EPSILON,
         "mahalanobis": NOISE_OFF_EPSILON,
@@ -97,6 +102,11 @@ def test_noise_off_epsilon_is_the_largest_the_mechanism_takes(
     first, second = (release(text, doc, random_state=s).texts for s in (0, 1))
     assert first == second
     assert doc.statement(seeded=True).epsilon == NOISE_OFF_EPSILON
+    # random-sub's noise-off form is rate 0: the same canonical text as emp-doc's
+    assert runner.parameters("random-sub", None)["rate"] == 0.0
+    assert "epsilon" not in runner.parameters("random-sub", 0.5)
+    canonical = release(text, runner.mechanism("random-sub", None), random_state=3).texts
+    assert canonical == first
     assert runner.mechanism("santext", None).statement(seeded=True).epsilon == 1e10
 
 

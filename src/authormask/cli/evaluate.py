@@ -62,6 +62,7 @@ PROTOCOL_ONLY: dict[str, tuple[str, ...]] = {
     "max_authors": ("fernandes2019", "bo2021"),
     "dataset_path": ("fernandes2019", "bo2021"),
     "target_accuracy": ("fernandes2019", "pan"),
+    "rates": ("fernandes2019", "pan"),
 }
 #: fernandes2019 options read by one kind of study only (parameter name -> task)
 TASK_ONLY = {
@@ -125,6 +126,26 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "similarity_texts": 50,
     },
 }
+
+
+def _rates(value: str | None) -> tuple[float, ...] | None:
+    """``--rates 0,0.5,1``: the rates of a baseline without privacy (``random-sub``), each in
+    [0, 1]; a bad one is a one-line usage error."""
+    from authormask.evaluation.protocols._releases import check_rates
+    from authormask.exceptions import InvalidParameterError
+
+    if value is None:
+        return None
+    out: list[float] = []
+    for part in _split(value):
+        try:
+            out.append(float(part))
+        except ValueError:
+            raise click.UsageError(f"--rates: {part!r} is not a number in [0, 1]") from None
+    try:
+        return check_rates(out)
+    except InvalidParameterError as exc:
+        raise click.UsageError(f"--rates: {exc}") from None
 
 
 def _split(value: str) -> list[str]:
@@ -243,13 +264,22 @@ def register(cli: click.Group) -> None:
         "--mechanisms",
         default=None,
         help="Comma-separated registry names. fernandes2019: the word-level mechanisms, "
-        "emp-bag (Algorithm 2, a bag of N words), emp-text, mahalanobis, tem, santext (in "
-        "place) [default: emp-bag,emp-text]. bo2021: any mechanism that releases text: "
+        "emp-bag (Algorithm 2, a bag of N words), emp-text, mahalanobis, tem, santext, emp-doc "
+        "(in place), and the baseline random-sub (swept over --rates) [default: "
+        "emp-bag,emp-text]. bo2021: any mechanism that releases text: "
         "random-r, ae-dp, syntf, erae, emp-text [default: these five, the paper's], "
         "mahalanobis, tem, santext. pan: any registry mechanism that needs no "
-        "model [default: emp-text].",
+        "model and takes an epsilon, or random-sub (over --rates) [default: emp-text].",
     )
     @click.option("--modes", hidden=True, default=None, help="Renamed --mechanisms.")
+    @click.option(
+        "--rates",
+        default=None,
+        help="Comma-separated rates in [0, 1] of a baseline without differential privacy "
+        "(random-sub: each word replaced with this probability), swept instead of epsilons; "
+        "drawn as a dashed grey line on every frontier (fernandes2019, pan) "
+        "[default: 0,0.25,0.5,0.75,1].",
+    )
     @epsilons_option(
         allow_none=True,
         help="Comma-separated per-word epsilons; 'none' = unmodified snippets (fernandes2019 "
@@ -432,6 +462,7 @@ def register(cli: click.Group) -> None:
             )
         options = _Options(click.get_current_context(), opts)
         options.check()
+        _rates(opts["rates"])  # a bad rate: one line, before anything is written
         target = opts["target_accuracy"]
         if target is not None and not 0.0 < target <= 1.0:  # NaN fails too
             raise click.UsageError(f"--target-accuracy must be in (0, 1], got {target:g}")
@@ -547,6 +578,7 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         repetitions=options["repetitions"],
         seed=options["seed"],
         koppel_iterations=options.pick("koppel_iterations"),
+        **_rate_option(options),
     )
     check_applicable(study, config)
     _check_target(options, config.attackers, config.utilities)
@@ -573,6 +605,12 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         )
     paths = write_reports(result, output, force=options["force"], target_accuracy=target)
     _finish(paths, to_markdown(result, target_accuracy=target), output, t0)
+
+
+def _rate_option(options: _Options) -> dict[str, Any]:
+    """``rates=`` for a config, where --rates was given."""
+    rates = _rates(options["rates"])
+    return {} if rates is None else {"rates": rates}
 
 
 def _is_pan(options: _Options) -> bool:
@@ -648,6 +686,7 @@ def _run_collection_sweep(options: _Options, engine: Any, mechanisms: tuple[str,
         repetitions=options["repetitions"],
         seed=options["seed"],
         koppel_iterations=options.pick("koppel_iterations"),
+        **_rate_option(options),
     )
     check_applicable(first, config)
     _check_target(options, config.attackers, config.utilities)
@@ -758,6 +797,7 @@ def _run_pan(options: _Options) -> None:
         seed=options["seed"],
         length=options["length"] or "shortest",
         koppel_iterations=options.pick("koppel_iterations"),
+        **_rate_option(options),
     )
     _check_target(options, config.attackers, config.utilities)
     t0 = time.perf_counter()

@@ -29,10 +29,12 @@ import numpy as np
 
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
+from authormask.evaluation.protocols._releases import rate_labelled, row_order
 from authormask.evaluation.protocols.fernandes2019 import SweepResult
 from authormask.evaluation.protocols.pan import PanResult
-from authormask.evaluation.reports.tables import epsilon_text, table_order
+from authormask.evaluation.reports.tables import epsilon_text
 from authormask.exceptions import InvalidParameterError
+from authormask.release import mechanism_spec
 
 __all__ = [
     "FRONTIER_UTILITIES",
@@ -77,7 +79,8 @@ class FrontierPoint:
     total: int
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """As results.json holds it (a baseline's point labelled by ``rate``)."""
+        return rate_labelled(self.mechanism, asdict(self))
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ def frontier(result: SweepResult, utility: str) -> dict[str, list[FrontierPoint]
     out: dict[str, list[FrontierPoint]] = {}
     for mechanism in result.config.mechanisms:
         points: list[FrontierPoint] = []
-        for eps in table_order(result.config.epsilons):
+        for eps in row_order(mechanism, result.config.points(mechanism)):
             best = result.strongest(mechanism, eps)
             cells = result.cell(mechanism, eps, utility)
             if best is None or not cells:
@@ -278,6 +281,8 @@ def recommend_points(
     target = check_target_accuracy(target_accuracy)
     out = []
     for mechanism, points in frontiers.items():
+        if mechanism_spec(mechanism).baseline:  # no guarantee: never recommended
+            continue
         noisy = [p for p in points if p.epsilon is not None]
         qualified = [p for p in noisy if p.high <= target]
         best = max(qualified, key=lambda p: (p.utility, -(p.epsilon or 0.0)), default=None)
@@ -304,7 +309,7 @@ def pan_frontier(result: PanResult) -> dict[str, list[FrontierPoint]]:
     out: dict[str, list[FrontierPoint]] = {}
     for mechanism in result.config.mechanisms:
         points = []
-        for eps in table_order(result.config.epsilons):
+        for eps in row_order(mechanism, result.config.points(mechanism)):
             sim = result.similarity(mechanism, eps)
             if sim is None:
                 continue

@@ -18,14 +18,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from authormask.exceptions import InvalidParameterError
 from authormask.release import Mechanism, create_mechanism, mechanism_spec
 
 __all__ = [
+    "DEFAULT_RATES",
     "NOISE_OFF_EPSILON",
     "NOISE_OFF_EPSILONS",
     "build_mechanism",
+    "check_rates",
     "mechanism_parameters",
+    "point_text",
     "public_parameters",
+    "rate_labelled",
+    "row_order",
+    "sweep_label",
+    "sweeps_rate",
 ]
 
 #: the epsilon of a noise-off release (see module docstring)
@@ -35,6 +43,73 @@ NOISE_OFF_EPSILON = 1e12
 #: diameter must stay within 2^40 nats) takes the largest it accepts; at 1e10 every other word
 #: has probability below exp(-1e8) relative to the input word's
 NOISE_OFF_EPSILONS = (NOISE_OFF_EPSILON, 1e10, 1e8)
+#: the rates a baseline mechanism (:func:`sweeps_rate`) is swept over by default
+DEFAULT_RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def sweeps_rate(name: str) -> bool:
+    """Whether mechanism ``name`` is a baseline swept over rates instead of epsilons: its spec
+    carries no privacy guarantee (``privacy`` None) and takes a ``rate`` (``random-sub``; not
+    ``random-r``, which takes neither epsilon nor rate). Read from the registry spec.
+
+    >>> sweeps_rate("random-sub"), sweeps_rate("random-r"), sweeps_rate("emp-text")
+    (True, False, False)
+    """
+    spec = mechanism_spec(name)
+    return spec.privacy is None and "rate" in spec.parameter_names
+
+
+def check_rates(rates: Sequence[float]) -> tuple[float, ...]:
+    """``rates`` as floats, each in [0, 1], none repeated, at least one; else
+    ``InvalidParameterError`` naming the bad value."""
+    out: list[float] = []
+    for r in rates:
+        if isinstance(r, bool) or not isinstance(r, int | float) or not 0.0 <= float(r) <= 1.0:
+            raise InvalidParameterError(f"rate must be in [0, 1], got {r!r}")
+        out.append(float(r))
+    if not out:
+        raise InvalidParameterError("give at least one rate")
+    if len(set(out)) != len(out):
+        raise InvalidParameterError("rates must not repeat")
+    return tuple(out)
+
+
+def sweep_label(name: str) -> str:
+    """What a row of ``name`` is labelled by: ``rate`` or ``epsilon``."""
+    return "rate" if sweeps_rate(name) else "epsilon"
+
+
+def row_order(name: str, values: Sequence[float | None]) -> list[float | None]:
+    """The rows of ``name`` in a table or along a frontier: rates from 0 up (from no change to
+    every word replaced); epsilons with ``None`` first, then from the largest to the smallest.
+
+    >>> row_order("random-sub", [1.0, 0.0, 0.5]), row_order("emp-text", [2.0, None, 10.0])
+    ([0.0, 0.5, 1.0], [None, 10.0, 2.0])
+    """
+    if sweeps_rate(name):
+        return sorted(values, key=lambda v: v or 0.0)
+    return sorted(values, key=lambda e: (e is not None, -(e or 0.0)))
+
+
+def rate_labelled(name: str, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (a results.json entry with an ``epsilon`` key) labelled by rate for a
+    rate-swept baseline: ``rate`` holds the value and ``epsilon`` is ``None`` (it has none);
+    any other mechanism's row as it is."""
+    if not sweeps_rate(name) or "epsilon" not in row:
+        return row
+    return {**row, "epsilon": None, "rate": row["epsilon"]}
+
+
+def point_text(name: str, value: float | None) -> str:
+    """A row's label: ``rate 0.25`` for a rate-swept baseline, else the epsilon (``none``:
+    noise off).
+
+    >>> point_text("random-sub", 0.25), point_text("emp-text", 10.0), point_text("tem", None)
+    ('rate 0.25', '10', 'none')
+    """
+    if sweeps_rate(name):
+        return "rate " + ("0" if value is None else f"{value:g}")
+    return "none" if value is None else f"{value:g}"
 
 
 def mechanism_parameters(
@@ -47,9 +122,14 @@ def mechanism_parameters(
 ) -> dict[str, Any]:
     """Registry parameters of ``name`` at ``epsilon`` (``None``: noise off): the embeddings and
     N are passed to mechanisms that take them (read from the registry's parameter list, never
-    from the mechanism's name)."""
+    from the mechanism's name). For a rate-swept baseline (:func:`sweeps_rate`) ``epsilon`` is
+    the row's rate (``None``: rate 0, its noise-off form)."""
     takes = {p.name for p in mechanism_spec(name).parameters}
-    params: dict[str, Any] = {"epsilon": NOISE_OFF_EPSILON if epsilon is None else epsilon}
+    params: dict[str, Any]
+    if sweeps_rate(name):
+        params = {"rate": 0.0 if epsilon is None else float(epsilon)}
+    else:
+        params = {"epsilon": NOISE_OFF_EPSILON if epsilon is None else epsilon}
     if embeddings is not None and "embeddings" in takes:
         params["embeddings"] = embeddings
     if length is not None and "length" in takes:

@@ -52,7 +52,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +76,14 @@ from authormask.evaluation.protocols._common import (
     package_versions,
     problem_code,
 )
-from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILONS, mechanism_parameters
+from authormask.evaluation.protocols._releases import (
+    DEFAULT_RATES,
+    NOISE_OFF_EPSILONS,
+    check_rates,
+    mechanism_parameters,
+    rate_labelled,
+    sweeps_rate,
+)
 from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item, Study, build_pan_study
 from authormask.exceptions import InvalidParameterError
@@ -128,17 +135,19 @@ _WORD_LEVEL = frozenset({"embeddings", "stopwords"})
 def sweep_mechanisms() -> tuple[str, ...]:
     """The registered mechanisms the sweep can run, in registry order: the word-level ones,
     which release text or a bag over the study's words (their spec takes ``embeddings`` and
-    ``stopwords``) and take ``epsilon``; decided from the registry spec, not the name. Whether
-    they take ``oov`` (``emp-doc`` always maps unknown words) does not matter.
+    ``stopwords``) and take ``epsilon``, or, as a baseline without privacy, a ``rate``
+    (:func:`~authormask.evaluation.protocols._releases.sweeps_rate`: ``random-sub``, swept over
+    rates); decided from the registry spec, not the name. Whether they take ``oov`` (``emp-doc``
+    always maps unknown words) does not matter.
 
     >>> sweep_mechanisms()
-    ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext', 'emp-doc')
+    ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext', 'emp-doc', 'random-sub')
     """
     return tuple(
         name
         for name in mechanism_names()
         if _WORD_LEVEL <= set(mechanism_spec(name).parameter_names)
-        and "epsilon" in mechanism_spec(name).parameter_names
+        and ("epsilon" in mechanism_spec(name).parameter_names or sweeps_rate(name))
     )
 
 
@@ -162,7 +171,10 @@ DEFAULT_SWEEP_MECHANISMS = ("emp-bag", "emp-text")
 class SweepConfig:
     """What to sweep. ``epsilons`` may contain ``None`` (unmodified snippets); ``mechanisms``
     are registry names of :data:`SWEEP_MECHANISMS` (default ``emp-bag``, ``emp-text``); their
-    order is only the order of the report."""
+    order is only the order of the report. A baseline without privacy (``random-sub``,
+    :func:`~authormask.evaluation.protocols._releases.sweeps_rate`) is swept over ``rates``
+    (each in [0, 1]) instead; ``mechanism_epsilons`` gives a mechanism epsilons of its own
+    (``--epsilons auto``), in place of ``epsilons``. :meth:`points` is a mechanism's rows."""
 
     epsilons: tuple[float | None, ...] = (None, 30.0, 25.0, 20.0, 15.0, 10.0)
     mechanisms: tuple[str, ...] = DEFAULT_SWEEP_MECHANISMS
@@ -172,15 +184,13 @@ class SweepConfig:
     seed: int = 0
     koppel_iterations: int = 100
     n_jobs: int = 2
+    rates: tuple[float, ...] = DEFAULT_RATES
+    mechanism_epsilons: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.epsilons:
-            raise InvalidParameterError("give at least one epsilon (or 'none')")
-        for e in self.epsilons:
-            if e is not None:
-                check_epsilon(e)
-        if len(set(self.epsilons)) != len(self.epsilons):
-            raise InvalidParameterError("epsilons must not repeat")
+        for epsilons in (self.epsilons, *self.mechanism_epsilons.values()):
+            _check_epsilons(epsilons)
+        check_rates(self.rates)
         for m in self.mechanisms:
             if m not in SWEEP_MECHANISMS:
                 hint = {"bag": " (now emp-bag)", "text": " (now emp-text)"}.get(m, "")
@@ -218,6 +228,23 @@ class SweepConfig:
     @property
     def measures(self) -> tuple[str, ...]:
         return self.attackers + self.utilities
+
+    def points(self, mechanism: str) -> tuple[float | None, ...]:
+        """The rows of ``mechanism``: its rates for a rate-swept baseline, else its own
+        epsilons (``mechanism_epsilons``) or the sweep's."""
+        if sweeps_rate(mechanism):
+            return tuple(self.rates)
+        return tuple(self.mechanism_epsilons.get(mechanism, self.epsilons))
+
+
+def _check_epsilons(epsilons: Sequence[float | None]) -> None:
+    if not epsilons:
+        raise InvalidParameterError("give at least one epsilon (or 'none')")
+    for e in epsilons:
+        if e is not None:
+            check_epsilon(e)
+    if len(set(epsilons)) != len(epsilons):
+        raise InvalidParameterError("epsilons must not repeat")
 
 
 @dataclass(frozen=True)
@@ -292,11 +319,11 @@ class SweepResult:
             "config": asdict(self.config),
             "study": self.study,
             "baselines": self.baselines,
-            "cells": [asdict(c) for c in self.cells],
+            "cells": [rate_labelled(c.mechanism, asdict(c)) for c in self.cells],
             "strongest": [
-                best
+                rate_labelled(m, best)
                 for m in self.config.mechanisms
-                for e in self.config.epsilons
+                for e in self.config.points(m)
                 if (best := self.strongest(m, e)) is not None
             ],
             "statements": self.statements,
@@ -355,8 +382,10 @@ def check_applicable(study: Study, config: SweepConfig) -> None:
 def sweep_cells(config: SweepConfig) -> int:
     """How many cells (measurements) a sweep of ``config`` has: one per mechanism, measure,
     epsilon and repetition (the unmodified row once)."""
-    rows = sum(1 if e is None else config.repetitions for e in config.epsilons)
-    return rows * len(config.measures) * len(config.mechanisms)
+    rows = sum(
+        1 if e is None else config.repetitions for m in config.mechanisms for e in config.points(m)
+    )
+    return rows * len(config.measures)
 
 
 #: one unit of work: (mechanism, epsilon, repetition)
@@ -368,7 +397,7 @@ def _groups(config: SweepConfig) -> list[_GroupKey]:
     return [
         (mechanism, epsilon, rep)
         for mechanism in config.mechanisms
-        for epsilon in config.epsilons
+        for epsilon in config.points(mechanism)
         for rep in range(1 if epsilon is None else config.repetitions)
     ]
 
@@ -476,6 +505,11 @@ class _Runner:
         :data:`~authormask.evaluation.protocols._releases.NOISE_OFF_EPSILONS` (1e12 for
         emp-bag, emp-text, mahalanobis and tem) at which the registry builds it."""
         chosen = self._noise_off.get(name)
+        if chosen is None and sweeps_rate(name):  # a baseline: rate 0 is its noise-off form
+            self._mechanisms[(name, None)] = create_mechanism(
+                name, embeddings=self.embeddings, **self.parameters(name, 0.0)
+            )
+            self._noise_off[name] = chosen = 0.0
         if chosen is None:
             for i, eps in enumerate(NOISE_OFF_EPSILONS):
                 try:

@@ -63,8 +63,12 @@ from authormask.evaluation.protocols._common import (
     problem_code,
 )
 from authormask.evaluation.protocols._releases import (
+    DEFAULT_RATES,
+    check_rates,
     mechanism_parameters,
     public_parameters,
+    rate_labelled,
+    sweeps_rate,
 )
 from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item
@@ -115,15 +119,19 @@ class PanConfig:
     length: int | str = "shortest"
     koppel_iterations: int = 100
     parameters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rates: tuple[float, ...] = DEFAULT_RATES
+    mechanism_epsilons: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.epsilons:
-            raise InvalidParameterError("give at least one epsilon (or 'none')")
-        for e in self.epsilons:
-            if e is not None:
-                check_epsilon(e)
-        if len(set(self.epsilons)) != len(self.epsilons):
-            raise InvalidParameterError("epsilons must not repeat")
+        for epsilons in (self.epsilons, *self.mechanism_epsilons.values()):
+            if not epsilons:
+                raise InvalidParameterError("give at least one epsilon (or 'none')")
+            for e in epsilons:
+                if e is not None:
+                    check_epsilon(e)
+            if len(set(epsilons)) != len(epsilons):
+                raise InvalidParameterError("epsilons must not repeat")
+        check_rates(self.rates)
         if not self.mechanisms:
             raise InvalidParameterError("give at least one mechanism")
         for m in self.mechanisms:
@@ -135,10 +143,10 @@ class PanConfig:
             raise InvalidParameterError("mechanisms must not repeat")
         for m in self.mechanisms:
             takes = mechanism_spec(m).parameter_names
-            if "epsilon" not in takes:
+            if "epsilon" not in takes and not sweeps_rate(m):
                 raise InvalidParameterError(
                     f"mechanism {m} takes no epsilon (it takes {', '.join(takes)}); the PAN "
-                    "protocol releases at each epsilon"
+                    "protocol releases at each epsilon (or, for a baseline, at each rate)"
                 )
         for u in self.utilities:
             if u not in PAN_UTILITIES:
@@ -165,6 +173,13 @@ class PanConfig:
             check_positive_int(self.length, name="length N")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InvalidParameterError(f"seed must be an integer >= 0, got {self.seed!r}")
+
+    def points(self, mechanism: str) -> tuple[float | None, ...]:
+        """The rows of ``mechanism``: its rates for a rate-swept baseline (``random-sub``),
+        else its own epsilons (``mechanism_epsilons``) or the run's."""
+        if sweeps_rate(mechanism):
+            return tuple(self.rates)
+        return tuple(self.mechanism_epsilons.get(mechanism, self.epsilons))
 
 
 @dataclass(frozen=True)
@@ -319,16 +334,21 @@ class PanResult:
     def to_dict(self) -> dict[str, Any]:
         summary = []
         for m in self.config.mechanisms:
-            for e in self.config.epsilons:
+            for e in self.config.points(m):
                 summary.append(
-                    {
-                        "mechanism": m,
-                        "epsilon": e,
-                        "mean_macro_f1": {a: self.mean_f1(m, e, a) for a in self.config.attackers},
-                        "best": self.best(m, e),
-                        "most_accurate": self.most_accurate(m, e),
-                        "similarity": self.similarity(m, e),
-                    }
+                    rate_labelled(
+                        m,
+                        {
+                            "mechanism": m,
+                            "epsilon": e,
+                            "mean_macro_f1": {
+                                a: self.mean_f1(m, e, a) for a in self.config.attackers
+                            },
+                            "best": self.best(m, e),
+                            "most_accurate": self.most_accurate(m, e),
+                            "similarity": self.similarity(m, e),
+                        },
+                    )
                 )
         return {
             "authormask": __version__,
@@ -337,7 +357,7 @@ class PanResult:
             "collection": self.collection,
             "chance_accuracy": self.chance_accuracy,
             "summary": summary,
-            "cells": [asdict(c) for c in self.cells],
+            "cells": [rate_labelled(c.mechanism, asdict(c)) for c in self.cells],
             "utility_cells": [asdict(c) for c in self.utilities],
             "statements": self.statements,
             "provenance": self.provenance,
@@ -624,9 +644,11 @@ class _PanInputs:
         return []
 
 
-def _rows(config: PanConfig) -> list[tuple[float | None, int]]:
+def _rows(config: PanConfig, mechanism: str) -> list[tuple[float | None, int]]:
     return [
-        (e, rep) for e in config.epsilons for rep in range(1 if e is None else config.repetitions)
+        (e, rep)
+        for e in config.points(mechanism)
+        for rep in range(1 if e is None else config.repetitions)
     ]
 
 
@@ -646,9 +668,9 @@ def run_pan(
     ``on_total`` once, first, with the number of cells.
     """
     check_pan(collection, config)
-    rows = _rows(config)
     per_row = len(config.attackers) + len(config.utilities)
-    total = len(collection.problems) * len(config.mechanisms) * len(rows) * per_row
+    rows = sum(len(_rows(config, m)) for m in config.mechanisms)
+    total = len(collection.problems) * rows * per_row
     if on_total is not None:
         on_total(total)
     start = time.perf_counter()
@@ -659,7 +681,7 @@ def run_pan(
         for mechanism in config.mechanisms:
             off_seed, _ = _seeds(config.seed, problem.name, mechanism, None, 0)
             base = runner.released(problem, mechanism, None, off_seed)
-            for epsilon, rep in rows:
+            for epsilon, rep in _rows(config, mechanism):
                 for attacker in config.attackers:
                     cell = runner.cell(problem, mechanism, epsilon, rep, attacker, base)
                     logger.info(

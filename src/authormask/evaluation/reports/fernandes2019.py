@@ -23,6 +23,12 @@ from authormask.evaluation.frontier import (
 )
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
+from authormask.evaluation.protocols._releases import (
+    point_text,
+    row_order,
+    sweep_label,
+    sweeps_rate,
+)
 from authormask.evaluation.protocols.fernandes2019 import Cell, CollectionSweep, SweepResult
 from authormask.evaluation.reports.files import (
     FRONTIER_FILE,
@@ -31,6 +37,7 @@ from authormask.evaluation.reports.files import (
     write_report_files,
 )
 from authormask.evaluation.reports.plots import (
+    curve_style,
     epsilon_axis,
     frontier_curve,
     hline,
@@ -44,7 +51,6 @@ from authormask.evaluation.reports.tables import (
     interval_text,
     markdown_table,
     statement_lines,
-    table_order,
 )
 
 __all__ = [
@@ -107,9 +113,9 @@ def _mechanism_tables(result: SweepResult, *, heading: str = "##", suffix: str =
     """One table per mechanism (rows = epsilon, none first; columns = measures; the strongest
     attacker; a random-guess row), each under ``<heading> <mechanism><suffix>``."""
     cfg = result.config
-    header = ["epsilon", *(_label(m) for m in cfg.measures)]
+    columns = [_label(m) for m in cfg.measures]
     if cfg.attackers:
-        header.append("strongest attacker")
+        columns.append("strongest attacker")
     # the chance row: what a random guess scores, per measure that labels (author or topic)
     tasks = [measure(m).task for m in cfg.measures] + (["author"] if cfg.attackers else [])
     total = result.study["queries"]
@@ -119,8 +125,9 @@ def _mechanism_tables(result: SweepResult, *, heading: str = "##", suffix: str =
         chance.append(f"{base:.1f}/{total} ({base / total:.0%})" if base is not None else "")
     lines: list[str] = []
     for mechanism in cfg.mechanisms:
+        header = [sweep_label(mechanism), *columns]
         rows = []
-        for eps in table_order(cfg.epsilons):
+        for eps in row_order(mechanism, cfg.points(mechanism)):
             row = [epsilon_text(eps)]
             for m in cfg.measures:
                 cells = result.cell(mechanism, eps, m)
@@ -308,9 +315,9 @@ def plot_png(result: SweepResult) -> bytes:
     """Accuracy (and similarity) against epsilon, one panel per mechanism; dashed = unmodified,
     dotted grey = random guess."""
     cfg = result.config
-    numeric = sorted(e for e in cfg.epsilons if e is not None)
     fig, axes, colours = panels(len(cfg.mechanisms))
     for ax, mechanism in zip(axes, cfg.mechanisms, strict=True):
+        numeric = sorted(e for e in cfg.points(mechanism) if e is not None)
         for i, m in enumerate(cfg.measures):
             colour = colours[i % len(colours)]
             if numeric:
@@ -345,8 +352,11 @@ def plot_png(result: SweepResult) -> bytes:
                 va="bottom",
                 transform=ax.get_yaxis_transform(),
             )
-        epsilon_axis(ax, numeric)
-        ax.set_xlabel("epsilon (per word)")
+        if sweeps_rate(mechanism):
+            ax.set_xlabel("rate (no differential privacy)")
+        else:
+            epsilon_axis(ax, numeric)
+            ax.set_xlabel("epsilon (per word)")
         ax.set_title(mechanism)
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
@@ -356,7 +366,8 @@ def plot_png(result: SweepResult) -> bytes:
     return png_bytes(fig)
 
 
-def _frontier_curve(ax: Any, points: list[FrontierPoint], colour: str, label: str) -> None:
+def _frontier_curve(ax: Any, points: list[FrontierPoint], colour: str, mechanism: str) -> None:
+    colour, style, label = curve_style(mechanism, colour)
     xerr = None
     if all(p.utility_low is not None and p.utility_high is not None for p in points):
         xerr = [(float(p.utility_low or 0.0), float(p.utility_high or 0.0)) for p in points]
@@ -364,11 +375,12 @@ def _frontier_curve(ax: Any, points: list[FrontierPoint], colour: str, label: st
         ax,
         [p.utility for p in points],
         [p.strongest_accuracy for p in points],
-        labels=[epsilon_text(p.epsilon) for p in points],
+        labels=[point_text(p.mechanism, p.epsilon) for p in points],
         colour=colour,
         label=label,
         xerr=xerr,
         yerr=[(p.low, p.high) for p in points],
+        linestyle=style,
     )
 
 

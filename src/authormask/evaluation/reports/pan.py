@@ -19,9 +19,16 @@ from authormask.evaluation.frontier import (
     pan_frontier,
     recommend_pan,
 )
+from authormask.evaluation.protocols._releases import (
+    point_text,
+    row_order,
+    sweep_label,
+    sweeps_rate,
+)
 from authormask.evaluation.protocols.pan import PanCell, PanResult
 from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_report_files
 from authormask.evaluation.reports.plots import (
+    curve_style,
     epsilon_axis,
     frontier_curve,
     hline,
@@ -35,7 +42,6 @@ from authormask.evaluation.reports.tables import (
     interval_text,
     markdown_table,
     statement_lines,
-    table_order,
 )
 
 __all__ = [
@@ -90,7 +96,6 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
     recommendations = None if target_accuracy is None else recommend_pan(result, target_accuracy)
     sim = _measured_similarity(result)
     problems = [p["name"] for p in result.collection["problems"]]
-    epsilons = table_order(cfg.epsilons)
     lines = [
         f"# authormask evaluate --protocol pan: {result.collection['name']}",
         "",
@@ -99,10 +104,12 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
         "(mean over problems); 'none' is the mechanism with its noise switched off.",
         "",
     ]
-    header = ["epsilon", *cfg.attackers, "strongest attacker", "highest accuracy"]
+    columns = [*cfg.attackers, "strongest attacker", "highest accuracy"]
     if sim:
-        header.append("MiniLM similarity")
+        columns.append("MiniLM similarity")
     for m in cfg.mechanisms:
+        header = [sweep_label(m), *columns]
+        epsilons = row_order(m, cfg.points(m))
         summary = []
         for e in epsilons:
             row = [
@@ -132,7 +139,7 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
         lines += markdown_table(header, summary)
         lines += ["", f"Per problem ({m}):", ""]
         lines += markdown_table(
-            ["problem", "epsilon", *cfg.attackers, *(["MiniLM similarity"] if sim else [])],
+            ["problem", sweep_label(m), *cfg.attackers, *(["MiniLM similarity"] if sim else [])],
             per_problem,
         )
         lines.append("")
@@ -230,9 +237,9 @@ def pan_plot(result: PanResult) -> bytes:
     """Mean macro-F1 against epsilon, one panel per mechanism; dashed = noise off; black =
     the strongest attacker; grey dash-dot = MiniLM similarity (where measured)."""
     cfg = result.config
-    numeric = sorted(e for e in cfg.epsilons if e is not None)
     fig, axes, colours = panels(len(cfg.mechanisms))
     for ax, m in zip(axes, cfg.mechanisms, strict=True):
+        numeric = sorted(e for e in cfg.points(m) if e is not None)
         for i, a in enumerate(cfg.attackers):
             colour = colours[i % len(colours)]
             if numeric:
@@ -240,7 +247,7 @@ def pan_plot(result: PanResult) -> bytes:
                     numeric, [result.mean_f1(m, e, a) for e in numeric], marker="o",
                     color=colour, label=a,
                 )  # fmt: skip
-            if None in cfg.epsilons:
+            if None in cfg.points(m):
                 ax.axhline(result.mean_f1(m, None, a), color=colour, linestyle="--", lw=0.8)
         if numeric:
             ax.plot(
@@ -248,7 +255,7 @@ def pan_plot(result: PanResult) -> bytes:
                 linewidth=2.0, label="strongest",
             )  # fmt: skip
         if _measured_similarity(result):
-            sims = {e: result.similarity(m, e) for e in cfg.epsilons}
+            sims = {e: result.similarity(m, e) for e in cfg.points(m)}
             if numeric:
                 ax.plot(
                     numeric, [(sims[e] or {"mean": np.nan})["mean"] for e in numeric],
@@ -257,8 +264,11 @@ def pan_plot(result: PanResult) -> bytes:
             off = sims.get(None)
             if off is not None:
                 ax.axhline(off["mean"], color="grey", linestyle="--", lw=0.8)
-        epsilon_axis(ax, numeric)
-        ax.set_xlabel("epsilon")
+        if sweeps_rate(m):
+            ax.set_xlabel("rate (no differential privacy)")
+        else:
+            epsilon_axis(ax, numeric)
+            ax.set_xlabel("epsilon")
         ax.set_title(m)
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
@@ -268,13 +278,15 @@ def pan_plot(result: PanResult) -> bytes:
     return png_bytes(fig)
 
 
-def _curve(ax: Any, points: list[FrontierPoint], y: list[float], colour: str, label: str,
+def _curve(ax: Any, points: list[FrontierPoint], y: list[float], colour: str, mechanism: str,
            yerr: list[tuple[float, float]] | None) -> None:  # fmt: skip
+    colour, style, label = curve_style(mechanism, colour)
     frontier_curve(
         ax,
         [p.utility for p in points],
         y,
-        labels=[epsilon_text(p.epsilon) for p in points],
+        labels=[point_text(mechanism, p.epsilon) for p in points],
+        linestyle=style,
         colour=colour,
         label=label,
         xerr=[

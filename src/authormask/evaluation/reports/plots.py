@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
+    "curve_style",
     "epsilon_axis",
     "frontier_curve",
     "hline",
@@ -48,10 +49,11 @@ def frontier_curve(
     label: str,
     xerr: Sequence[tuple[float, float]] | None = None,
     yerr: Sequence[tuple[float, float]] | None = None,
+    linestyle: str = "-",
 ) -> None:
     """One mechanism's frontier: points ``(xs, ys)`` joined in order, each annotated with its
     label (its epsilon); ``xerr`` / ``yerr`` are ``(low, high)`` per point (an interval, not
-    a distance), drawn as error bars."""
+    a distance), drawn as error bars; ``linestyle`` ``"--"`` for a baseline."""
     import numpy as np
 
     x = np.asarray(xs, dtype=float)
@@ -66,12 +68,27 @@ def frontier_curve(
 
     ax.errorbar(
         x, y, xerr=bars(x, xerr), yerr=bars(y, yerr), marker="o", color=colour, label=label,
-        capsize=3, elinewidth=0.9,
+        capsize=3, elinewidth=0.9, linestyle=linestyle,
     )  # fmt: skip
     for xi, yi, text in zip(x, y, labels, strict=True):
         ax.annotate(
             text, (xi, yi), textcoords="offset points", xytext=(5, 5), fontsize=8, color=colour
         )
+
+
+#: how a baseline without privacy (``random-sub``) is drawn on every frontier
+BASELINE_COLOUR = "grey"
+
+
+def curve_style(mechanism: str, colour: str) -> tuple[str, str, str]:
+    """``(colour, linestyle, label)`` of ``mechanism``'s frontier curve: a baseline without
+    differential privacy (its registry spec says ``baseline``) is a dashed grey line labelled
+    'baseline (no DP)', every other mechanism a solid line in ``colour``."""
+    from authormask.release import mechanism_spec
+
+    if mechanism_spec(mechanism).baseline:
+        return BASELINE_COLOUR, "--", f"baseline (no DP): {mechanism}"
+    return colour, "-", mechanism
 
 
 def hline(

@@ -8,6 +8,8 @@ import io
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from authormask.evaluation.protocols._releases import sweeps_rate
+
 __all__ = [
     "csv_text",
     "epsilon_text",
@@ -71,5 +73,6 @@ def statement_lines(statements: Mapping[str, Any], *, unit: str = "") -> list[st
     lines = []
     for key, statement in statements.items():
         name, eps = key.split("/", 1)
-        lines.append(f"- {name}, epsilon {eps}{unit}: {statement.get('document_bound', '')}")
+        where = f"rate {eps}" if sweeps_rate(name) else f"epsilon {eps}{unit}"
+        lines.append(f"- {name}, {where}: {statement.get('document_bound', '')}")
     return lines

