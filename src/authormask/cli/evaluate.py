@@ -13,6 +13,7 @@ refused with one line naming the option and the protocol, never silently ignored
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import click
 from click.core import ParameterSource
 
 from authormask.cli.options import (
+    EpsilonListType,
     cache_option,
     embeddings_option,
     engine_from_options,
@@ -126,6 +128,89 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "similarity_texts": 50,
     },
 }
+
+
+#: ``--epsilons auto``
+AUTO = "auto"
+
+
+class _EpsilonsOrAuto(EpsilonListType):
+    """:class:`EpsilonListType` with ``none``, or ``auto`` alone."""
+
+    def __init__(self) -> None:
+        super().__init__(allow_none=True)
+        self.name = "auto|none|NUMBER[,...]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.strip().lower() == AUTO:
+            return (AUTO,)
+        if isinstance(value, str) and AUTO in [p.strip().lower() for p in value.split(",")]:
+            self.fail("'auto' stands alone (it chooses every epsilon)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def _merge_epsilons(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    if not value:
+        return None
+    out = tuple(e for part in value for e in part)
+    if AUTO in out and len(out) > 1:
+        raise click.BadParameter("'auto' stands alone (it chooses every epsilon)", ctx, param)
+    if len(set(out)) != len(out):
+        raise click.BadParameter("epsilons must not repeat", ctx, param)
+    return out
+
+
+def _is_auto(options: _Options) -> bool:
+    return bool(options["epsilons"] == (AUTO,))
+
+
+def _check_auto(options: _Options, mechanisms: tuple[str, ...]) -> None:
+    """``--epsilons auto``: refused for bo2021 and for a mechanism that takes no epsilon, in
+    one line, before anything is written."""
+    from authormask.evaluation.protocols._releases import sweeps_rate
+    from authormask.release import mechanism_names, mechanism_spec
+
+    if not _is_auto(options):
+        return
+    if options.protocol == "bo2021":
+        raise click.UsageError(
+            "--epsilons auto applies to --protocol fernandes2019 and pan; give bo2021 numbers"
+        )
+    for m in mechanisms:
+        if m in mechanism_names() and "epsilon" not in mechanism_spec(m).parameter_names:
+            how = " (it is swept over its rates: --rates)" if sweeps_rate(m) else ""
+            raise click.UsageError(
+                f"--epsilons auto: mechanism {m} takes no epsilon{how}; leave it out or list "
+                "epsilons"
+            )
+
+
+def _auto_epsilons(options: _Options, mechanisms: tuple[str, ...], emb: Any) -> dict[str, Any]:
+    """``epsilons=``, ``mechanism_epsilons=`` and ``epsilon_calibration=`` of a config under
+    ``--epsilons auto`` (each mechanism calibrated, its epsilons printed); ``{}`` otherwise."""
+    from authormask.evaluation.calibration import auto_epsilons
+    from authormask.evaluation.protocols._releases import sweeps_rate
+
+    if not _is_auto(options):
+        return {}
+    chosen: dict[str, tuple[float | None, ...]] = {}
+    calibration: dict[str, Any] = {}
+    for m in mechanisms:
+        if sweeps_rate(m):
+            continue
+        t0 = time.perf_counter()
+        choice = auto_epsilons(m, emb, seed=options["seed"] or 0)
+        chosen[m] = (None, *choice.epsilons)
+        calibration[m] = choice.to_dict()
+        pairs = ", ".join(
+            f"{e:g} ({r:.0%})" for e, r in zip(choice.epsilons, choice.change_rates, strict=True)
+        )
+        click.echo(
+            f"--epsilons auto: {m}: {pairs} (epsilon (expected change rate); "
+            f"{time.perf_counter() - t0:.0f} s)",
+            err=True,
+        )
+    return {"epsilons": (None,), "mechanism_epsilons": chosen, "epsilon_calibration": calibration}
 
 
 def _rates(value: str | None) -> tuple[float, ...] | None:
@@ -280,12 +365,18 @@ def register(cli: click.Group) -> None:
         "drawn as a dashed grey line on every frontier (fernandes2019, pan) "
         "[default: 0,0.25,0.5,0.75,1].",
     )
-    @epsilons_option(
-        allow_none=True,
+    @click.option(
+        "--epsilons",
+        type=_EpsilonsOrAuto(),
+        multiple=True,
+        callback=_merge_epsilons,
         help="Comma-separated per-word epsilons; 'none' = unmodified snippets (fernandes2019 "
         "only). fernandes2019: per word, metric DP [default: none,30,25,20,15,10, the paper's; "
         "--quick: none,10,2]. bo2021: per token, for the pure-DP mechanisms (erae, ae-dp, "
-        "syntf) [default: 10,30,100,300; --quick: 10,100].",
+        "syntf) [default: 10,30,100,300; --quick: 10,100]. 'auto' (fernandes2019, pan): per "
+        "mechanism, 'none' and 7 epsilons whose expected change rates are about 5%, 20%, "
+        "35%, 50%, 65%, 80% and 95% of content words, calibrated on the mechanism's own "
+        "scale (a few seconds per mechanism; printed and written in results.json).",
     )
     @epsilons_option(
         param_decls=("--em-epsilons",),
@@ -463,6 +554,7 @@ def register(cli: click.Group) -> None:
         options = _Options(click.get_current_context(), opts)
         options.check()
         _rates(opts["rates"])  # a bad rate: one line, before anything is written
+        _check_auto(options, tuple(_split(opts["mechanisms"] or "")))
         target = opts["target_accuracy"]
         if target is not None and not 0.0 < target <= 1.0:  # NaN fails too
             raise click.UsageError(f"--target-accuracy must be in (0, 1], got {target:g}")
@@ -571,7 +663,7 @@ def _run_sweep(options: _Options, engine: Any) -> None:
     )
     default_attackers, default_utilities = _default_utilities(study, mechanisms)
     config = SweepConfig(
-        epsilons=options.pick("epsilons"),
+        epsilons=(None,) if _is_auto(options) else options.pick("epsilons"),
         mechanisms=mechanisms,
         attackers=_measures(options["attackers"], default_attackers),
         utilities=_measures(options["utilities"], default_utilities),
@@ -582,6 +674,7 @@ def _run_sweep(options: _Options, engine: Any) -> None:
     )
     check_applicable(study, config)
     _check_target(options, config.attackers, config.utilities)
+    config = replace(config, **_auto_epsilons(options, mechanisms, emb))
     target = options["target_accuracy"]
     d = study.describe()
     click.echo(
@@ -679,7 +772,7 @@ def _run_collection_sweep(options: _Options, engine: Any, mechanisms: tuple[str,
     first = build_pan_study(collection.problems[0], preparer, length=length)
     default_attackers, default_utilities = _default_utilities(first, mechanisms)
     config = SweepConfig(
-        epsilons=options.pick("epsilons"),
+        epsilons=(None,) if _is_auto(options) else options.pick("epsilons"),
         mechanisms=mechanisms,
         attackers=_measures(options["attackers"], default_attackers),
         utilities=_measures(options["utilities"], default_utilities),
@@ -690,6 +783,7 @@ def _run_collection_sweep(options: _Options, engine: Any, mechanisms: tuple[str,
     )
     check_applicable(first, config)
     _check_target(options, config.attackers, config.utilities)
+    config = replace(config, **_auto_epsilons(options, mechanisms, emb))
     click.echo(
         f"{collection.name}: {len(collection.problems)} PAN problem(s), one author study each; "
         f"{len(config.mechanisms)} mechanism(s) x {len(config.epsilons)} epsilon(s) x "
@@ -789,7 +883,7 @@ def _run_pan(options: _Options) -> None:
         )
     config = PanConfig(
         mechanisms=tuple(_split(options["mechanisms"] or "emp-text")),
-        epsilons=options.pick("epsilons"),
+        epsilons=(None,) if _is_auto(options) else options.pick("epsilons"),
         attackers=_measures(options["attackers"], PAN_ATTACKERS),
         utilities=_measures(options["utilities"], PAN_UTILITIES),
         similarity_texts=_similarity_texts(options.pick("similarity_texts")),
@@ -806,6 +900,7 @@ def _run_pan(options: _Options) -> None:
     emb = load_embeddings_from_options(
         options["embeddings"], options.pick("vocab_size"), options["cache_dir"]
     )
+    config = replace(config, **_auto_epsilons(options, config.mechanisms, emb))
     click.echo(
         f"{collection.name}: {len(collection.problems)} PAN problem(s); "
         f"{len(config.mechanisms)} mechanism(s) x {len(config.epsilons)} epsilon(s) x "

@@ -24,7 +24,16 @@ from authormask.randomness import RandomState, check_random_state
 from authormask.text.stopwords import default_stopwords
 from authormask.validation import check_epsilon, check_positive_int
 
-__all__ = ["CalibrationResult", "CalibrationRow", "word_statistics"]
+__all__ = [
+    "AUTO_TARGETS",
+    "CalibrationResult",
+    "CalibrationRow",
+    "EpsilonChoice",
+    "auto_epsilons",
+    "change_rate",
+    "probe_words",
+    "word_statistics",
+]
 
 
 @dataclass(frozen=True)
@@ -121,4 +130,154 @@ def word_statistics(
         words=probe,
         samples=samples,
         rows=tuple(out_rows),
+    )
+
+
+# --- --epsilons auto: epsilons calibrated on each mechanism's own scale -----------------------
+
+#: the expected change rates (fraction of content words replaced) ``--epsilons auto`` aims at
+AUTO_TARGETS = (0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95)
+#: frequent content words in the probe text of :func:`auto_epsilons`
+AUTO_PROBE_WORDS = 200
+#: the log-epsilon range the bisection searches
+AUTO_RANGE = (1e-3, 1e6)
+
+
+@dataclass(frozen=True)
+class EpsilonChoice:
+    """The epsilons :func:`auto_epsilons` chose for one mechanism, largest first, with the
+    change rate each was measured at on the probe text and the target it was chosen for."""
+
+    mechanism: str
+    epsilons: tuple[float, ...]
+    targets: tuple[float, ...]
+    change_rates: tuple[float, ...]
+    probe_words: int
+    seed: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "mechanism": self.mechanism,
+            "epsilons": list(self.epsilons),
+            "targets": list(self.targets),
+            "change_rates": [round(r, 4) for r in self.change_rates],
+            "probe_words": self.probe_words,
+            "seed": self.seed,
+            "rule": "per target change rate, bisection on log epsilon of the fraction of a "
+            "probe text's frequent content words that the mechanism's release changes (one "
+            "release per step, the same seed at every epsilon); rounded to 3 digits",
+        }
+
+
+def probe_words(embeddings: Embeddings, n: int = AUTO_PROBE_WORDS) -> tuple[str, ...]:
+    """``n`` frequent content words spread over the 3,000 most frequent words of the
+    vocabulary (alphabetic, not stopwords), as ``authormask serve``'s expected-change estimate
+    reads them."""
+    stop = default_stopwords()
+    words = [w for w in embeddings.words[:3000] if w.isalpha() and w not in stop]
+    if not words:
+        raise InvalidParameterError("no probe words available in the vocabulary")
+    return tuple(words[:: max(1, len(words) // n)][:n])
+
+
+def change_rate(mechanism: object, probe: Sequence[str], *, seed: int = 0) -> float:
+    """The fraction of ``probe``'s words that a release of ``probe`` (one text) by
+    ``mechanism`` does not keep: 1 - |released words & probe words| / |probe| as multisets,
+    lower-cased, so it reads a text released in place and a sorted bag alike."""
+    from authormask.release import Mechanism, release
+
+    assert isinstance(mechanism, Mechanism)
+    doc = release([" ".join(probe)], mechanism, random_state=seed).documents[0]
+    out = Counter(w.lower() for w in doc.words)
+    kept = sum((out & Counter(w.lower() for w in probe)).values())
+    return 1.0 - kept / max(len(probe), 1)
+
+
+def auto_epsilons(
+    name: str,
+    embeddings: Embeddings,
+    *,
+    parameters: dict[str, object] | None = None,
+    targets: Sequence[float] = AUTO_TARGETS,
+    n_probe: int = AUTO_PROBE_WORDS,
+    seed: int = 0,
+    steps: int = 16,
+    tolerance: float = 0.03,
+) -> EpsilonChoice:
+    """Epsilons of mechanism ``name`` whose expected change rates hit ``targets``.
+
+    For each target rate, a bisection on log epsilon over :data:`AUTO_RANGE` (at most
+    ``steps`` halvings, until the bracket is narrower than ``tolerance`` in log epsilon, about
+    3%; each target starts from the tightest bracket the rates already measured give) finds
+    where :func:`change_rate` of a probe text of ``n_probe`` frequent content
+    words (:func:`probe_words`) crosses it: the rate falls as epsilon grows, so it works on the
+    mechanism's own scale (Earth Mover's noise, exponential mechanisms, any embeddings) without
+    knowing the mechanism. Every release uses ``seed`` (common random numbers: the measured
+    curve is smooth in epsilon), so the choice is deterministic. Epsilons are rounded to 3
+    significant digits; repeats (a flat curve) are replaced by geometric midpoints, so there
+    are as many epsilons as targets. ``parameters`` are further registry parameters (the
+    study's stopwords); the embeddings and N (the probe's length) are given here.
+
+    Raises ``InvalidParameterError`` if the mechanism takes no epsilon.
+    """
+    from authormask.evaluation.protocols._releases import mechanism_parameters, sweeps_rate
+    from authormask.release import create_mechanism, mechanism_spec
+
+    spec = mechanism_spec(name)
+    if "epsilon" not in spec.parameter_names:
+        how = " (it is swept over its rates: --rates)" if sweeps_rate(name) else ""
+        raise InvalidParameterError(
+            f"--epsilons auto: mechanism {name} takes no epsilon{how}; list its epsilons or "
+            "leave it out"
+        )
+    if not targets or any(not 0.0 < t < 1.0 for t in targets):
+        raise InvalidParameterError(f"target change rates must be in (0, 1), got {targets!r}")
+    probe = probe_words(embeddings, n_probe)
+    memo: dict[float, float] = {}
+
+    def rate(log_eps: float) -> float:
+        key = round(log_eps, 9)
+        if key not in memo:
+            params = mechanism_parameters(
+                name,
+                float(np.exp(log_eps)),
+                embeddings=embeddings,
+                length=len(probe),
+                extra=parameters,
+            )
+            memo[key] = change_rate(create_mechanism(name, **params), probe, seed=seed)
+        return memo[key]
+
+    lo0, hi0 = np.log(AUTO_RANGE[0]), np.log(AUTO_RANGE[1])
+    chosen: list[float] = []
+    for target in sorted(targets, reverse=True):
+        # the tightest bracket the rates measured so far give: rate(lo) > target >= rate(hi)
+        lo = max([k for k, r in memo.items() if r > target], default=lo0)
+        hi = min([k for k, r in memo.items() if r <= target and k > lo], default=hi0)
+        for _ in range(steps):
+            if hi - lo < tolerance:
+                break
+            mid = 0.5 * (lo + hi)
+            if rate(mid) > target:
+                lo = mid
+            else:
+                hi = mid
+        chosen.append(float(f"{np.exp(0.5 * (lo + hi)):.3g}"))
+    epsilons = sorted(set(chosen), reverse=True)
+    while len(epsilons) < len(targets):  # a flat curve: fill the widest gap geometrically
+        if len(epsilons) == 1:
+            epsilons = [epsilons[0] * 2.0, epsilons[0]]
+            continue
+        gaps = [epsilons[i] / epsilons[i + 1] for i in range(len(epsilons) - 1)]
+        i = int(np.argmax(gaps))
+        epsilons.insert(i + 1, float(f"{np.sqrt(epsilons[i] * epsilons[i + 1]):.3g}"))
+        epsilons = sorted(set(epsilons), reverse=True)
+    rates = tuple(rate(float(np.log(e))) for e in epsilons)
+    return EpsilonChoice(
+        mechanism=name,
+        epsilons=tuple(epsilons),
+        targets=tuple(sorted(targets)),
+        change_rates=rates,
+        probe_words=len(probe),
+        seed=seed,
     )

@@ -186,6 +186,10 @@ class SweepConfig:
     n_jobs: int = 2
     rates: tuple[float, ...] = DEFAULT_RATES
     mechanism_epsilons: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
+    #: how ``mechanism_epsilons`` were chosen, when ``--epsilons auto`` chose them (per
+    #: mechanism: the target change rates and the rates measured, :func:`~authormask.
+    #: evaluation.calibration.auto_epsilons`); recorded in results.json, read by nothing
+    epsilon_calibration: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for epsilons in (self.epsilons, *self.mechanism_epsilons.values()):
