@@ -75,6 +75,17 @@ def test_random_sub_on_the_fernandes2019_frontier(run: Run, tmp_path: Path) -> N
     assert "- random-sub, rate 0.5:" in stdout
     # never recommended: it has no guarantee
     assert [r["mechanism"] for r in data["recommendation"]] == ["emp-text"]
+    # every mechanism's headline, the baseline's too, with the rule's threshold
+    heads = {h["mechanism"]: h for h in data["headline"]}
+    assert set(heads) == {"emp-text", "random-sub"}
+    chance = data["baselines"]["author"] / data["study"]["queries"]
+    for h in heads.values():
+        assert h["threshold"] == pytest.approx(chance + 0.1)
+        # 8 snippets: an upper bound never gets within 10 points of chance
+        assert h["reached"] == any(
+            p["high"] <= h["threshold"] for p in data["frontier"]["similarity"][h["mechanism"]]
+        )
+        assert h["text"] in stdout
     assert (out / "frontier.png").stat().st_size > 0
 
 
@@ -93,6 +104,8 @@ def test_random_sub_in_the_pan_protocol(run: Run, collection: Path, tmp_path: Pa
     assert [p["rate"] for p in points] == sorted(DEFAULT_RATES)
     assert points[-1]["utility"] < points[0]["utility"]
     assert "| rate |" in stdout
+    (head,) = data["headline"]
+    assert head["mechanism"] == "random-sub" and head["text"] in stdout
 
 
 def test_bad_rates_and_mechanisms_are_one_line_errors(

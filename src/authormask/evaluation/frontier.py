@@ -38,13 +38,18 @@ from authormask.release import mechanism_spec
 
 __all__ = [
     "FRONTIER_UTILITIES",
+    "HEADLINE_MARGIN",
     "FrontierPoint",
+    "Headline",
     "Recommendation",
     "check_target_accuracy",
     "frontier",
     "frontier_dict",
     "frontier_utilities",
+    "headline",
+    "headlines",
     "pan_frontier",
+    "pan_headlines",
     "recommend",
     "recommend_pan",
     "recommend_points",
@@ -346,3 +351,133 @@ def recommend_pan(result: PanResult, target_accuracy: float) -> list[Recommendat
         utility="similarity",
         chance=result.chance_accuracy,
     )
+
+
+# --- the headline: where the strongest attacker comes within 10 points of chance --------------
+
+#: how close to chance the headline asks the strongest attacker's upper bound to come
+HEADLINE_MARGIN = 0.10
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A mechanism's headline (issue 20, F): the utility (similarity) at which the strongest
+    attacker's Wilson 95% **upper** bound comes within ``margin`` of chance, interpolated
+    linearly between the two frontier points that bracket it; ``interval`` is the utilities at
+    which the upper and the lower bound cross the same line (lowest first), ``point`` where the
+    accuracy itself does. ``None`` where no point of the frontier gets there ("not reached")."""
+
+    mechanism: str
+    utility_measure: str
+    chance: float
+    margin: float
+    utility: float | None
+    interval: tuple[float | None, float | None]
+    point: float | None
+
+    @property
+    def threshold(self) -> float:
+        return self.chance + self.margin
+
+    def describe(self) -> str:
+        label = measure(self.utility_measure).value_label
+        line = (
+            f"{self.mechanism}: the strongest attacker's 95% upper bound comes within "
+            f"{self.margin * 100:.0f} points of chance ({self.threshold:.0%})"
+        )
+        if self.utility is None:
+            return line + " at no point measured: not reached"
+        low, high = self.interval
+        span = "" if low is None or high is None else f" (interval {low:.3f}-{high:.3f})"
+        return f"{line} at {label} {self.utility:.3f}{span}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mechanism": self.mechanism,
+            "utility_measure": self.utility_measure,
+            "chance": self.chance,
+            "margin": self.margin,
+            "threshold": self.threshold,
+            "utility": self.utility,
+            "reached": self.utility is not None,
+            "interval": list(self.interval),
+            "point": self.point,
+            "rule": "the utility at which the strongest attacker's Wilson 95% upper bound first "
+            "falls to chance + margin along the frontier (from the least noise), linearly "
+            "interpolated between the two points that bracket it; interval: the same for the "
+            "lower and the upper bound; point: for the accuracy itself",
+            "text": self.describe(),
+        }
+
+
+def _crossing(xs: Sequence[float], ys: Sequence[float], threshold: float) -> float | None:
+    """The x at which ``ys`` (in frontier order) first falls to ``threshold`` or below,
+    linearly interpolated from the point before; ``None`` if it never does.
+
+    >>> _crossing([1.0, 0.8, 0.4], [0.9, 0.5, 0.1], 0.3)
+    0.6
+    >>> _crossing([1.0, 0.5], [0.2, 0.1], 0.3), _crossing([1.0, 0.5], [0.9, 0.8], 0.3)
+    (1.0, None)
+    """
+    for j, y in enumerate(ys):
+        if y <= threshold:
+            if j == 0:
+                return float(xs[0])
+            x0, x1, y0 = xs[j - 1], xs[j], ys[j - 1]
+            t = (y0 - threshold) / (y0 - y)
+            return float(round(x0 + t * (x1 - x0), 12))
+    return None
+
+
+def headline(
+    points: Sequence[FrontierPoint], chance: float, *, margin: float = HEADLINE_MARGIN
+) -> Headline:
+    """The :class:`Headline` of one mechanism's frontier ``points`` (in frontier order, from
+    the least noise), ``chance`` the accuracy of a uniform guess."""
+    if not points:
+        raise InvalidParameterError("a headline needs at least one frontier point")
+    xs = [p.utility for p in points]
+    line = chance + margin
+    upper = _crossing(xs, [p.high for p in points], line)
+    lower = _crossing(xs, [p.low for p in points], line)
+    ends = sorted(x for x in (upper, lower) if x is not None)
+    interval: tuple[float | None, float | None] = (
+        (ends[0], ends[-1]) if len(ends) == 2 else (upper, lower)
+    )
+    return Headline(
+        mechanism=points[0].mechanism,
+        utility_measure=points[0].utility_measure,
+        chance=chance,
+        margin=margin,
+        utility=upper,
+        interval=interval,
+        point=_crossing(xs, [p.strongest_accuracy for p in points], line),
+    )
+
+
+def headlines(result: SweepResult, *, margin: float = HEADLINE_MARGIN) -> list[Headline]:
+    """Per mechanism of a sweep, its :class:`Headline` on the first frontier utility
+    (similarity before fastText); ``[]`` without a frontier or a chance rate."""
+    available = frontier_utilities(result)
+    chance = result.baselines.get("author")
+    if not available or chance is None:
+        return []
+    rate = chance / int(result.study["queries"])
+    return [
+        headline(points, rate, margin=margin)
+        for points in frontier(result, available[0]).values()
+        if points
+    ]
+
+
+def pan_headlines(result: PanResult, *, margin: float = HEADLINE_MARGIN) -> list[Headline]:
+    """Per mechanism of a PAN run, its :class:`Headline` on the similarity frontier (the most
+    accurate attacker's accuracy against a uniform guess among each problem's candidates);
+    ``[]`` without similarity."""
+    if "similarity" not in result.config.utilities:
+        return []
+    return [
+        headline(points, result.chance_accuracy, margin=margin)
+        for points in pan_frontier(result).values()
+        if points
+    ]

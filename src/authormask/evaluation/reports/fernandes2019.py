@@ -15,10 +15,12 @@ import numpy as np
 
 from authormask.evaluation.frontier import (
     FrontierPoint,
+    Headline,
     Recommendation,
     frontier,
     frontier_dict,
     frontier_utilities,
+    headlines,
     recommend,
 )
 from authormask.evaluation.measures import measure
@@ -40,6 +42,7 @@ from authormask.evaluation.reports.plots import (
     curve_style,
     epsilon_axis,
     frontier_curve,
+    headline_mark,
     hline,
     legend,
     panels,
@@ -166,9 +169,29 @@ def _closing_lines(result: SweepResult, recommendations: list[Recommendation] | 
             + ", one curve per mechanism, each point labelled with its epsilon; the data is "
             "under 'frontier' in results.json."
         )
+    heads = headlines(result)
+    if heads:
+        lines += ["", *headline_lines(heads)]
     if recommendations:
         lines += ["", *_recommendation_lines(recommendations)]
     return lines
+
+
+def headline_lines(heads: list[Headline]) -> list[str]:
+    """The headline section of a report: one line per mechanism."""
+    first = heads[0]
+    return [
+        f"## Headline: where the strongest attacker comes within {first.margin * 100:.0f} "
+        "points of chance",
+        "",
+        f"Per mechanism, the {_label(first.utility_measure)} at which the strongest attacker's "
+        f"Wilson 95% upper bound falls to chance + {first.margin * 100:.0f} points "
+        f"({first.threshold:.0%}), interpolated linearly between the two frontier points that "
+        "bracket it; the interval runs to where the lower bound crosses the same line; 'not "
+        "reached' when no point measured gets there (under 'headline' in results.json).",
+        "",
+        *(f"- {h.describe()}" for h in heads),
+    ]
 
 
 def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) -> str:
@@ -256,6 +279,7 @@ def to_dict(result: SweepResult, *, target_accuracy: float | None = None) -> dic
     -> points; ``{}`` without one) and, with ``target_accuracy``, the recommendations."""
     data = result.to_dict()
     data["frontier"] = frontier_dict(result)
+    data["headline"] = [h.to_dict() for h in headlines(result)]
     if target_accuracy is not None:
         data["recommendation"] = [r.to_dict() for r in recommend(result, target_accuracy)]
     return data
@@ -397,9 +421,12 @@ def frontier_png(result: SweepResult, *, target_accuracy: float | None = None) -
     fig, axes, colours = panels(len(utilities), height=4.6)
     chance = result.baselines.get("author")
     for ax, utility in zip(axes, utilities, strict=True):
+        marks = {h.mechanism: h for h in headlines(result)} if utility == utilities[0] else {}
         for i, (mechanism, points) in enumerate(frontier(result, utility).items()):
             if points:
                 _frontier_curve(ax, points, colours[i % len(colours)], mechanism)
+                if mechanism in marks:
+                    headline_mark(ax, marks[mechanism], curve_style(mechanism, colours[i])[0])
         if chance is not None:
             hline(ax, chance / result.study["queries"], "chance")
         if target_accuracy is not None:

@@ -17,6 +17,7 @@ from authormask.evaluation.frontier import (
     FrontierPoint,
     Recommendation,
     pan_frontier,
+    pan_headlines,
     recommend_pan,
 )
 from authormask.evaluation.protocols._releases import (
@@ -26,11 +27,13 @@ from authormask.evaluation.protocols._releases import (
     sweeps_rate,
 )
 from authormask.evaluation.protocols.pan import PanCell, PanResult
+from authormask.evaluation.reports.fernandes2019 import headline_lines
 from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_report_files
 from authormask.evaluation.reports.plots import (
     curve_style,
     epsilon_axis,
     frontier_curve,
+    headline_mark,
     hline,
     legend,
     panels,
@@ -171,6 +174,9 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
             "each point labelled with its epsilon; the data is under 'frontier' in results.json."
         )
         lines.append("")
+    heads = pan_headlines(result)
+    if heads:
+        lines += [*headline_lines(heads), ""]
     if recommendations:
         lines += [*_recommendation_lines(recommendations), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -203,6 +209,7 @@ def pan_results(result: PanResult, *, target_accuracy: float | None = None) -> d
         if _has_frontier(result)
         else {}
     )
+    data["headline"] = [h.to_dict() for h in pan_headlines(result)]
     if target_accuracy is not None:
         data["recommendation"] = [r.to_dict() for r in recommend_pan(result, target_accuracy)]
     return data
@@ -307,6 +314,7 @@ def pan_frontier_png(result: PanResult, *, target_accuracy: float | None = None)
     with its epsilon; dotted grey = a uniform guess's accuracy, dashed red = ``target_accuracy``
     if given. Raises ``InvalidParameterError`` when the run measured no similarity."""
     frontiers = pan_frontier(result)
+    marks = {h.mechanism: h for h in pan_headlines(result)}
     fig, axes, colours = panels(2, height=4.6)
     f1_ax, acc_ax = axes
     for i, (mechanism, points) in enumerate(frontiers.items()):
@@ -317,6 +325,8 @@ def pan_frontier_png(result: PanResult, *, target_accuracy: float | None = None)
         _curve(f1_ax, points, f1, colour, mechanism, None)
         accuracy = [p.strongest_accuracy for p in points]
         _curve(acc_ax, points, accuracy, colour, mechanism, [(p.low, p.high) for p in points])
+        if mechanism in marks:
+            headline_mark(acc_ax, marks[mechanism], curve_style(mechanism, colour)[0])
     hline(acc_ax, result.chance_accuracy, "uniform guess")
     if target_accuracy is not None:
         hline(

@@ -13,6 +13,7 @@ __all__ = [
     "curve_style",
     "epsilon_axis",
     "frontier_curve",
+    "headline_mark",
     "hline",
     "legend",
     "panels",
@@ -89,6 +90,22 @@ def curve_style(mechanism: str, colour: str) -> tuple[str, str, str]:
     if mechanism_spec(mechanism).baseline:
         return BASELINE_COLOUR, "--", f"baseline (no DP): {mechanism}"
     return colour, "-", mechanism
+
+
+def headline_mark(ax: Any, head: Any, colour: str) -> None:
+    """A mechanism's headline (:class:`~authormask.evaluation.frontier.Headline`) on a
+    frontier panel: a star at (its utility, chance + margin) with its interval as a horizontal
+    bar; nothing when not reached."""
+    if head.utility is None:
+        return
+    low, high = head.interval
+    xerr = None
+    if low is not None and high is not None:
+        xerr = [[max(head.utility - low, 0.0)], [max(high - head.utility, 0.0)]]
+    ax.errorbar(
+        [head.utility], [head.threshold], xerr=xerr, marker="*", markersize=11, color=colour,
+        capsize=3, linestyle="none",
+    )  # fmt: skip
 
 
 def hline(
