@@ -60,3 +60,15 @@ def test_only_pan_results_make_a_table(tmp_path: Path) -> None:
     main([str(src), "--out", str(out), "--command", "cmd"])
     written = json.loads(out.read_text(encoding="utf-8"))
     assert written["command"] == "cmd" and len(written["rows"]["emp-doc"]) == 2
+    # two runs merge: rows by epsilon, sorted
+    other = _results()
+    other["summary"] = [
+        {**other["summary"][1], "mechanism": "emp-text"},
+        {**other["summary"][2], "epsilon": 7.0},
+    ]
+    src2 = tmp_path / "results2.json"
+    src2.write_text(json.dumps(other), encoding="utf-8")
+    main([str(src), str(src2), "--out", str(out)])
+    merged = json.loads(out.read_text(encoding="utf-8"))
+    assert [r["epsilon"] for r in merged["rows"]["emp-doc"]] == [5.0, 7.0, 10.0]
+    assert [r["epsilon"] for r in merged["rows"]["emp-text"]] == [10.0]

@@ -5,7 +5,7 @@ protocol achieved at that epsilon on ``pan19-en`` (four English fan-fiction prob
 2019): a **measurement on that corpus, never a guarantee**. The table is written from the
 ``results.json`` of ``authormask evaluate --protocol pan`` by
 
-    python -m authormask.serve.measured RESULTS.json [--out FILE] [--command "..."]
+    python -m authormask.serve.measured RESULTS.json [RESULTS.json ...] [--out F] [--command C]
 
 and read by :func:`measured_at`. It holds, per mechanism and epsilon, the strongest attacker's
 mean macro-F1, its accuracy with the Wilson 95% interval, chance, and the utility, with the
@@ -22,7 +22,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MEASURED", "build_table", "measured_at"]
+__all__ = ["MEASURED", "build_table", "measured_at", "merge_tables"]
 
 #: the packaged table (``authormask/data``)
 MEASURED = "measured-pan19-en.json"
@@ -103,9 +103,24 @@ def build_table(results: dict[str, Any], *, command: str) -> dict[str, Any]:
     }
 
 
+def merge_tables(tables: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several runs' tables as one: rows by mechanism and epsilon (a later run wins), sorted."""
+    merged = dict(tables[0])
+    rows: dict[str, dict[float, dict[str, Any]]] = {}
+    noise_off: dict[str, Any] = {}
+    for table in tables:
+        for mech, entries in table["rows"].items():
+            for entry in entries:
+                rows.setdefault(mech, {})[entry["epsilon"]] = entry
+        noise_off.update(table["noise_off"])
+    merged["rows"] = {m: [e[k] for k in sorted(e)] for m, e in rows.items()}
+    merged["noise_off"] = noise_off
+    return merged
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="write the page's measured table")
-    ap.add_argument("results", type=Path)
+    ap.add_argument("results", type=Path, nargs="+", help="results.json of PAN runs (merged)")
     ap.add_argument(
         "--out",
         type=Path,
@@ -113,8 +128,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--command", default="", help="the evaluate command that measured it")
     args = ap.parse_args(argv)
-    results = json.loads(args.results.read_text(encoding="utf-8"))
-    table = build_table(results, command=args.command)
+    runs = [json.loads(path.read_text(encoding="utf-8")) for path in args.results]
+    table = merge_tables([build_table(r, command=args.command) for r in runs])
     tmp = args.out.with_name(args.out.name + ".tmp")
     tmp.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
     tmp.replace(args.out)
