@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from authormask.evaluation.protocols._releases import sweeps_rate
+from authormask.release import mechanism_names
 
 __all__ = [
     "csv_text",
@@ -68,11 +69,18 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 
 def statement_lines(statements: Mapping[str, Any], *, unit: str = "") -> list[str]:
-    """One list item per public privacy statement (key ``<mechanism>/<epsilon>``): its
-    document-level bound, epsilon read ``unit`` (e.g. ``" per word"``)."""
+    """One list item per public privacy statement (key ``<mechanism>/<epsilon>``, or
+    ``<problem>: <mechanism>/<epsilon>``): its document-level bound, epsilon read ``unit``
+    (e.g. ``" per word"``); a rate-swept baseline's value is its rate.
+
+    >>> statement_lines({"p1: random-sub/0.5": {"document_bound": "none"}})
+    ['- p1: random-sub, rate 0.5: none']
+    """
     lines = []
     for key, statement in statements.items():
         name, eps = key.split("/", 1)
-        where = f"rate {eps}" if sweeps_rate(name) else f"epsilon {eps}{unit}"
+        mechanism = name.rsplit(": ", 1)[-1]  # a pooled key may name its problem first
+        rated = mechanism in mechanism_names() and sweeps_rate(mechanism)
+        where = f"rate {eps}" if rated else f"epsilon {eps}{unit}"
         lines.append(f"- {name}, {where}: {statement.get('document_bound', '')}")
     return lines
