@@ -70,6 +70,8 @@ def build_table(results: dict[str, Any], *, command: str) -> dict[str, Any]:
     rows: dict[str, list[dict[str, Any]]] = {}
     noise_off: dict[str, dict[str, Any]] = {}
     for row in results["summary"]:
+        if row.get("rate") is not None:  # a baseline's row (random-sub): never on the page
+            continue
         best = row["best"]
         # "named the writer of X% of texts": the most accurate attacker where the results
         # have one, else the strongest by macro-F1
