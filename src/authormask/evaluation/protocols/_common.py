@@ -11,8 +11,9 @@ import numpy as np
 
 from authormask.exceptions import InvalidParameterError
 from authormask.release import mechanism_names
+from authormask.validation import check_epsilon
 
-__all__ = ["derive_seed", "mechanism_code", "package_versions", "problem_code"]
+__all__ = ["check_epsilons", "derive_seed", "mechanism_code", "package_versions", "problem_code"]
 
 
 def mechanism_code(name: str) -> int:
@@ -56,3 +57,14 @@ def package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[dist] = "not installed"
     return out
+
+
+def check_epsilons(epsilons: tuple[float | None, ...] | list[float | None]) -> None:
+    """A protocol's epsilons: at least one, each valid or ``None`` (noise off), none repeated."""
+    if not epsilons:
+        raise InvalidParameterError("give at least one epsilon (or 'none')")
+    for e in epsilons:
+        if e is not None:
+            check_epsilon(e)
+    if len(set(epsilons)) != len(epsilons):
+        raise InvalidParameterError("epsilons must not repeat")

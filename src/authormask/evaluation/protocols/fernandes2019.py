@@ -71,6 +71,7 @@ from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols._common import (
+    check_epsilons,
     derive_seed,
     mechanism_code,
     package_versions,
@@ -97,7 +98,7 @@ from authormask.release import (
 from authormask.release.engines import Engine, check_engine, open_executor
 from authormask.text.prepare import TextPreparer
 from authormask.text.stopwords import default_stopwords
-from authormask.validation import check_epsilon, check_positive_int
+from authormask.validation import check_positive_int
 
 __all__ = [
     "ATTACKERS",
@@ -193,7 +194,7 @@ class SweepConfig:
 
     def __post_init__(self) -> None:
         for epsilons in (self.epsilons, *self.mechanism_epsilons.values()):
-            _check_epsilons(epsilons)
+            check_epsilons(epsilons)
         check_rates(self.rates)
         for m in self.mechanisms:
             if m not in SWEEP_MECHANISMS:
@@ -239,16 +240,6 @@ class SweepConfig:
         if sweeps_rate(mechanism):
             return tuple(self.rates)
         return tuple(self.mechanism_epsilons.get(mechanism, self.epsilons))
-
-
-def _check_epsilons(epsilons: Sequence[float | None]) -> None:
-    if not epsilons:
-        raise InvalidParameterError("give at least one epsilon (or 'none')")
-    for e in epsilons:
-        if e is not None:
-            check_epsilon(e)
-    if len(set(epsilons)) != len(epsilons):
-        raise InvalidParameterError("epsilons must not repeat")
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.metrics import UNKNOWN, pan_macro_f1, wilson_interval
 from authormask.evaluation.protocols._common import (
+    check_epsilons,
     derive_seed,
     mechanism_code,
     package_versions,
@@ -74,7 +75,7 @@ from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import create_mechanism, mechanism_names, mechanism_spec, release
-from authormask.validation import check_epsilon, check_positive_int
+from authormask.validation import check_positive_int
 
 __all__ = [
     "PAN_ATTACKERS",
@@ -128,13 +129,7 @@ class PanConfig:
 
     def __post_init__(self) -> None:
         for epsilons in (self.epsilons, *self.mechanism_epsilons.values()):
-            if not epsilons:
-                raise InvalidParameterError("give at least one epsilon (or 'none')")
-            for e in epsilons:
-                if e is not None:
-                    check_epsilon(e)
-            if len(set(epsilons)) != len(epsilons):
-                raise InvalidParameterError("epsilons must not repeat")
+            check_epsilons(epsilons)
         check_rates(self.rates)
         if not self.mechanisms:
             raise InvalidParameterError("give at least one mechanism")
