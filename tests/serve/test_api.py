@@ -25,8 +25,13 @@ def client(glove_20k: am.Embeddings) -> TestClient:
     return TestClient(app, base_url="http://127.0.0.1:8765")
 
 
-def _post(client: TestClient, body: Any, **kw: Any) -> Any:
-    return client.post("/api/release", content=json.dumps(body), **kw)
+JSON = {"Content-Type": "application/json"}
+
+
+def _post(client: TestClient, body: Any, headers: dict[str, str] | None = None) -> Any:
+    return client.post(
+        "/api/release", content=json.dumps(body), headers={**JSON, **(headers or {})}
+    )
 
 
 def test_a_release_returns_the_text_and_the_clis_statement(
@@ -117,14 +122,14 @@ def test_bad_requests_get_a_4xx_with_one_line(
     client: TestClient, body: Any, status: int, message: str
 ) -> None:
     content = body if isinstance(body, str) else json.dumps(body)
-    r = client.post("/api/release", content=content)
+    r = client.post("/api/release", content=content, headers=JSON)
     assert r.status_code == status, r.text
     error = r.json()["error"]
     assert message in error and "\n" not in error and "Traceback" not in error
 
 
 def test_a_huge_body_is_refused_before_it_is_read(client: TestClient) -> None:
-    r = client.post("/api/release", content=b"{" + b" " * 200_000 + b"}")
+    r = client.post("/api/release", content=b"{" + b" " * 200_000 + b"}", headers=JSON)
     assert r.status_code == 413 and "at most 5,000 characters" in r.json()["error"]
 
 
@@ -196,3 +201,146 @@ def test_a_baseline_without_a_guarantee_is_never_served(client: TestClient) -> N
     r = _post(client, {"text": TEXT, "mechanism": "random-sub", "rate": 0.5})
     assert r.status_code == 400
     assert "unknown mechanism 'random-sub'" in r.json()["error"]
+
+
+# --- malformed bodies and requests from other sites (issue 22) ------------------------------
+
+DEEP = 100_000
+
+
+@pytest.fixture(scope="module")
+def roomy(glove_20k: am.Embeddings) -> TestClient:
+    """A client of a server with the default cap (1,000,000 characters): room for a body nested
+    100,000 levels deep, which then has to be refused for what it is, not for its size."""
+    app = create_app(ServeSettings(port=8765), _Loaded(glove_20k, {}))
+    return TestClient(app, base_url="http://127.0.0.1:8765")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"[" * DEEP + b"]" * DEEP, "nests too deeply"),
+        (b'{"a":' * DEEP + b"1" + b"}" * DEEP, "nests too deeply"),
+        (b'{"text": "x", "epsilon": ' + b"[" * DEEP + b"]" * DEEP + b"}", "nests too deeply"),
+        (b'{"text": "x", "epsilon": ' + b"[" * 500 + b"]" * 500 + b"}", "got a list"),
+        (b'{"text": "x", "epsilon": {"a": {"b": 1}}}', "got an object"),
+        ('{"text": "caf\xe9", "epsilon": 5}'.encode("latin-1"), "not UTF-8"),
+        ('{"text": "ship", "epsilon": 5}'.encode("utf-16"), "not UTF-8"),
+        ('{"text": "ship", "epsilon": 5}'.encode("utf-32"), "not UTF-8"),
+        (b'{"text": "\xed\xa0\x80", "epsilon": 5}', "not UTF-8"),  # an encoded surrogate
+        (b'{"text": "The ship \\ud800 sailed.", "epsilon": 5}', "not valid Unicode"),
+        ('\ufeff{"text": "ship", "epsilon": 5}'.encode(), "not JSON"),  # a UTF-8 BOM
+        (b"", "not JSON"),
+        (b'{"text": "ship", "epsilon": 5', "not JSON"),
+        (b'{"text": "ship", "epsilon": ' + b"9" * 5_000 + b"}", "not JSON"),
+        (b"null", "JSON object"),
+        (b'"text"', "JSON object"),
+        (b"3.5", "JSON object"),
+        (b'{"text": ["ship"], "epsilon": 5}', "'text' must be a string"),
+        (b'{"text": "ship", "mechanism": {"name": "emp-text"}}', "'mechanism' must be"),
+        (b'{"text": "ship", "epsilon": true}', "got true"),
+        (b'{"text": "ship", "stopwords": ["english"], "epsilon": 5}', "'english' or 'none'"),
+        (b'{"text": "ship", "mechanism": "emp-bag", "epsilon": 5, "length": 1e308}', "length"),
+    ],
+)  # fmt: skip
+def test_every_malformed_body_gets_a_one_line_4xx_and_no_log(
+    roomy: TestClient, content: bytes, message: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
+    r = roomy.post("/api/release", content=content, headers=JSON)
+    assert r.status_code == 400, r.text
+    error = r.json()["error"]
+    assert message in error and "\n" not in error and len(error) <= 300
+    assert [rec for rec in caplog.records if rec.levelno >= 30] == []
+
+
+def test_a_malformed_query_or_path_gets_a_one_line_json_error(client: TestClient) -> None:
+    r = client.get("/api/calibrate", params={"mechanism": "emp-text", "epsilon": "abc"})
+    assert r.status_code == 400 and "epsilon" in r.json()["error"]
+    assert "\n" not in r.json()["error"]
+    r = client.get("/api/calibrate", params={"mechanism": "x" * 10_000, "epsilon": 5})
+    assert r.status_code == 400 and len(r.json()["error"]) <= 300
+    assert client.get("/nowhere").json() == {"error": "no such page"}
+    r = client.delete("/api/release", headers=JSON)
+    assert r.status_code == 405 and r.json() == {"error": "method not allowed"}
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},  # a sandboxed frame, a data: URL, a file
+        {"Origin": "http://127.0.0.1:9999"},  # another local server: another origin
+        {"Origin": "http://localhost:8765"},  # the request names 127.0.0.1:8765
+        {"Origin": "http://127.0.0.1:8765.evil.example"},
+        {"Referer": "http://evil.example/page.html"},
+        {"Referer": "http://127.0.0.1:87650/"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Sec-Fetch-Site": "cross-site", "Origin": "http://127.0.0.1:8765"},
+    ],
+)
+def test_requests_from_another_site_are_refused(
+    client: TestClient, headers: dict[str, str]
+) -> None:
+    r = _post(client, {"text": TEXT, "epsilon": 5}, headers=headers)
+    assert r.status_code == 403, r.text
+    assert "another site" in r.json()["error"]
+    for path in ("/api/mechanisms", "/api/calibrate?epsilon=5", "/app.js"):
+        assert client.get(path, headers=headers).status_code == 403
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
+     "multipart/form-data; boundary=x", "application/json-seq", "application/json; charset=utf-16"],
+)  # fmt: skip
+def test_an_api_call_that_is_not_json_is_refused(
+    client: TestClient, content_type: str | None
+) -> None:
+    body = json.dumps({"text": TEXT, "epsilon": 5})
+    headers = {"Content-Type": content_type} if content_type else {}
+    r = client.post("/api/release", content=body, headers=headers)
+    assert r.status_code == 415, r.text
+    assert "application/json" in r.json()["error"] or "UTF-8" in r.json()["error"]
+
+
+def test_the_cross_site_text_plain_post_of_the_issue_is_refused(client: TestClient) -> None:
+    # what a form or a no-cors fetch on any web page can send without asking the server first
+    r = client.post(
+        "/api/release",
+        content=json.dumps({"text": TEXT, "epsilon": 5}),
+        headers={"Content-Type": "text/plain", "Origin": "http://evil.example",
+                 "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors"},
+    )  # fmt: skip
+    assert r.status_code == 403 and "text" not in r.json()
+
+
+def test_the_pages_own_requests_are_served(client: TestClient) -> None:
+    own = {"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "same-origin"}
+    r = _post(client, {"text": TEXT, "epsilon": 5}, headers=own)
+    assert r.status_code == 200 and r.json()["statement"]["mechanism"] == "emp-text"
+    r = _post(
+        client,
+        {"text": TEXT, "epsilon": 5},
+        headers={"Content-Type": "Application/JSON; charset=UTF-8"},
+    )
+    assert r.status_code == 200
+    local = {"Host": "localhost:8765", "Origin": "http://localhost:8765"}  # an allowed alias
+    assert _post(client, {"text": TEXT, "epsilon": 5}, headers=local).status_code == 200
+    for path in ("/", "/app.js", "/style.css", "/api/mechanisms"):
+        assert client.get(path, headers={"Sec-Fetch-Site": "same-origin"}).status_code == 200
+    # typed into the address bar, or a link followed from another site: the page opens
+    assert client.get("/", headers={"Sec-Fetch-Site": "none"}).status_code == 200
+    link = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}
+    assert client.get("/", headers=link).status_code == 200
+    assert client.get("/api/mechanisms", headers=link).status_code == 403
+
+
+def test_the_pages_script_sends_json() -> None:
+    from importlib.resources import files
+
+    script = files("authormask.serve").joinpath("static", "app.js").read_text(encoding="utf-8")
+    posts = script.count('method: "POST"')
+    assert posts >= 1
+    assert script.count('"Content-Type": "application/json"') == posts

@@ -8,6 +8,13 @@ Safe by default:
 
 * it listens on 127.0.0.1 unless told otherwise, and answers only requests whose ``Host`` header
   names the address it serves (a page on another site cannot reach it through DNS rebinding);
+* it answers only its own page: a request whose ``Origin`` (or, without one, ``Referer``) is not
+  the server itself, ``null`` included, or that the browser marks ``Sec-Fetch-Site: cross-site``
+  or ``same-site`` is refused (403), except a plain navigation to the page; an API call that
+  sends a body must say ``Content-Type: application/json`` (415 otherwise), which a form or a
+  ``no-cors`` fetch of another site cannot send without asking first;
+* every malformed request (not JSON, not UTF-8, nested too deep, the wrong types, too large)
+  gets a one-line 4xx JSON error ``{"error": "..."}``, and nothing is logged for it;
 * a request body is capped (``max_chars`` characters of text; a larger body is refused with a
   one-line error before it is read);
 * the texts are never logged or written anywhere: a release is unseeded and held in memory only,
@@ -34,7 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.exceptions import HTTPException
 
 from authormask.exceptions import AuthormaskError, InputError
 
@@ -54,6 +63,8 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
 )
+#: methods that only read (every other method must come from the page, with a JSON body)
+SAFE_METHODS = frozenset({"GET", "HEAD"})
 _STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/app.js": ("app.js", "text/javascript; charset=utf-8"),
@@ -165,6 +176,10 @@ def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
     text = body.get("text")
     if not isinstance(text, str):
         raise _Refused(400, "'text' must be a string")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # an escaped lone surrogate ("\ud800") is JSON, not Unicode
+        raise _Refused(400, "'text' is not valid Unicode (a lone surrogate escape)") from None
     name = body.get("mechanism", "emp-text")
     if not isinstance(name, str):
         raise _Refused(400, "'mechanism' must be a string")
@@ -209,12 +224,68 @@ def _value(mechanism: str, param: Any, value: Any) -> Any:
             raise _Refused(400, f"{name} must be a string")
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _Refused(400, f"{name} must be a number, got {json.dumps(value)[:40]}")
+        raise _Refused(400, f"{name} must be a number, got {_kind(value)}")
     if name not in WHOLE_NUMBERS:
         return float(value)
     if not math.isfinite(value) or float(value) != int(value):
         raise _Refused(400, f"{name} must be a whole number, got {value}")
     return int(value)
+
+
+def _kind(value: Any) -> str:
+    """A request value, shown short in an error (never a whole list or object)."""
+    if isinstance(value, str):
+        return json.dumps(value[:30]) + ("..." if len(value) > 30 else "")
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return json.dumps(value)
+
+
+def _origin_refusal(request: Request) -> str | None:
+    """Why ``request`` did not come from this server's own page (None: it did).
+
+    The page's origin is ``http://`` (or ``https://`` behind a proxy) and the request's own
+    ``Host`` header, which the caller has already checked names this server."""
+    headers = request.headers
+    host = headers.get("host", "")
+    own = {f"http://{host}", f"https://{host}"}
+    origin = headers.get("origin")
+    if origin is not None:
+        if origin not in own:
+            return f"requests from another site are refused (Origin {origin[:80]!r})"
+    else:
+        referer = headers.get("referer")
+        if referer is not None:
+            parts = referer.split("/", 3)
+            if len(parts) < 3 or f"{parts[0]}//{parts[2]}" not in own:
+                return "requests from another site are refused (Referer of another site)"
+    site = headers.get("sec-fetch-site", "same-origin")
+    if site not in ("same-origin", "none"):
+        navigation = (
+            request.method in SAFE_METHODS
+            and request.url.path in _STATIC
+            and headers.get("sec-fetch-mode") == "navigate"
+        )
+        if not navigation:  # a link to the page is followed; nothing else from another site
+            return f"requests from another site are refused (Sec-Fetch-Site {site[:40]!r})"
+    return None
+
+
+def _content_refusal(request: Request) -> str | None:
+    """Why a request that may change something (every method but GET and HEAD) is not a JSON
+    call of the page (None: it is)."""
+    if request.method in SAFE_METHODS:
+        return None
+    kind, _, params = request.headers.get("content-type", "").partition(";")
+    if kind.strip().lower() != "application/json":
+        return f"the API takes Content-Type application/json only (got {kind.strip()[:60]!r})"
+    charset = [p.split("=", 1)[1].strip().strip('"').lower() for p in params.split(";")
+               if p.strip().lower().startswith("charset=")]  # fmt: skip
+    if charset and charset[0] not in ("utf-8", "utf8"):
+        return f"the API takes UTF-8 JSON only (got charset {charset[0][:20]!r})"
+    return None
 
 
 def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
@@ -312,32 +383,52 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
     max_body = settings.max_chars * 4 + 65_536  # UTF-8 and JSON escapes, and the parameters
 
     def error(status: int, message: str) -> Response:
-        return JSONResponse({"error": message}, status_code=status)
+        return JSONResponse({"error": _shown(message)}, status_code=status)
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Callable[[Request], Any]) -> Response:
         host = request.headers.get("host", "")
+        length = request.headers.get("content-length")
         if host not in hosts:
             response = error(
                 400,
                 f"this server answers requests for {sorted(hosts)[0]} only (Host {host[:80]!r})",
             )
+        elif (refusal := _origin_refusal(request)) is not None:
+            response = error(403, refusal)
+        elif (refusal := _content_refusal(request)) is not None:
+            response = error(415, refusal)
+        elif length is not None and (not length.isdigit() or int(length) > max_body):
+            response = error(
+                413,
+                f"the request is too large: this server releases texts of at most "
+                f"{settings.max_chars:,} characters",
+            )
         else:
-            length = request.headers.get("content-length")
-            if length is not None and (not length.isdigit() or int(length) > max_body):
-                response = error(
-                    413,
-                    f"the request is too large: this server releases texts of at most "
-                    f"{settings.max_chars:,} characters",
-                )
-            else:
+            try:
                 response = await call_next(request)
+            except Exception as exc:
+                _log_internal(exc)
+                response = error(500, "internal error (see the server's log)")
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["Cache-Control"] = "no-store"
         response.headers["X-Frame-Options"] = "DENY"
         return response
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, exc: HTTPException) -> Response:
+        message = {404: "no such page", 405: "method not allowed"}.get(exc.status_code)
+        return error(exc.status_code, message or _one_line(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> Response:
+        problems = [
+            f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg', '')}"
+            for e in exc.errors()
+        ]
+        return error(400, "; ".join(problems)[:200] or "invalid request")
 
     async def read_body(request: Request) -> Any:
         chunks: list[bytes] = []
@@ -352,8 +443,14 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
                 )
             chunks.append(chunk)
         try:
-            return json.loads(b"".join(chunks).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+            body = b"".join(chunks).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Refused(400, "the request body is not UTF-8") from None
+        try:
+            return json.loads(body)
+        except RecursionError:  # the decoder stops at Python's recursion limit, cleanly
+            raise _Refused(400, "the request body nests too deeply") from None
+        except ValueError:
             raise _Refused(400, "the request body is not JSON") from None
 
     def check_size(text: str) -> None:
@@ -437,6 +534,27 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
     return app
 
 
+def _shown(message: str) -> str:
+    """An error message as sent: one line of valid Unicode, at most 300 characters."""
+    line = " ".join(message.split()) or "error"
+    line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+def _log_internal(exc: BaseException) -> None:
+    """Log a bug in one line: the exception's type and where it was raised, never its message
+    (which may quote the text) and no traceback."""
+    where = exc.__traceback__
+    while where is not None and where.tb_next is not None:
+        where = where.tb_next
+    at = (
+        f" at {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}"
+        if where is not None
+        else ""
+    )
+    logger.error("internal error: %s%s", type(exc).__name__, at)
+
+
 def _one_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
@@ -460,8 +578,8 @@ def _stream(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -> It
             events.put({"result": _release(loaded, text, name, params, step)})
         except (AuthormaskError, ValueError) as exc:
             events.put({"error": _one_line(exc)})
-        except Exception:  # never the text in a log line
-            logger.exception("release failed")
+        except Exception as exc:  # never the text in a log line
+            _log_internal(exc)
             events.put({"error": "internal error (see the server's log)"})
         finally:
             events.put(None)
