@@ -7,6 +7,7 @@ sets AUTHORMASK_REQUIRE_BROWSER=1, so there they fail rather than skip when it i
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -15,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -33,18 +35,25 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="module")
-def server(cache_dir: Path) -> Iterator[str]:
+def server_stderr(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the real server of :func:`server` writes its stderr."""
+    return tmp_path_factory.mktemp("serve") / "stderr.txt"
+
+
+@pytest.fixture(scope="module")
+def server(cache_dir: Path, server_stderr: Path) -> Iterator[str]:
     """A real ``authormask serve --port 0`` (GloVe K=20,000); yields its URL."""
-    proc = subprocess.Popen(
-        [EXE, "serve", "--port", "0", "--vocab-size", "20000", "--cache-dir", str(cache_dir)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    with server_stderr.open("w", encoding="utf-8") as err:
+        proc = subprocess.Popen(
+            [EXE, "serve", "--port", "0", "--vocab-size", "20000", "--cache-dir", str(cache_dir)],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-    assert match, f"no URL printed: {line!r} {proc.stderr.read() if proc.stderr else ''}"
+    assert match, f"no URL printed: {line!r} {server_stderr.read_text(encoding='utf-8')}"
     url = match.group(0)
     for _ in range(100):
         try:
@@ -58,9 +67,7 @@ def server(cache_dir: Path) -> Iterator[str]:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:  # pragma: no cover
         proc.kill()
-    for stream in (proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
+    proc.stdout.close()
 
 
 def _release(url: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +98,43 @@ def test_twenty_concurrent_requests_each_get_their_own_answer(server: str) -> No
         else:  # at epsilon 1e6 every word stays: each answer is its own request's text
             assert answer["text"] == body["text"]
         assert answer["statement"]["mechanism"] == body["mechanism"]
+
+
+def _send(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    request = urllib.request.Request(url + "api/release", data=body, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8")
+
+
+def test_the_real_server_refuses_bad_and_foreign_requests_quietly(
+    server: str, server_stderr: Path
+) -> None:
+    json_type = {"Content-Type": "application/json"}
+    deep = b"[" * 100_000 + b"]" * 100_000  # the issue's probe: 500 and a RecursionError
+    for body, headers, status in [
+        (deep, json_type, 400),
+        (b'{"text": "\xff\xfe", "epsilon": 5}', json_type, 400),
+        ('{"text": "ship"}'.encode("utf-16"), json_type, 400),
+        (b'{"text": "The ship sailed.", "epsilon": 10}',  # a cross-site form post
+         {"Content-Type": "text/plain", "Origin": "http://evil.example"}, 403),
+        (b'{"text": "The ship sailed.", "epsilon": 10}', {"Content-Type": "text/plain"}, 415),
+        (b'{"text": "The ship sailed.", "epsilon": 10}', {**json_type, "Origin": "null"}, 403),
+    ]:  # fmt: skip
+        code, answer = _send(server, body, headers)
+        assert code == status, answer
+        assert set(json.loads(answer)) == {"error"} and "\n" not in answer.strip()
+    own = {**json_type, "Origin": server.rstrip("/")}  # what the page itself sends
+    code, answer = _send(server, b'{"text": "The ship sailed.", "epsilon": 10}', own)
+    assert code == 200 and json.loads(answer)["statement"]["mechanism"] == "emp-text"
+    time.sleep(0.2)
+    # start-up, releases and refusals: no traceback, no warning, no error line on stderr
+    log = server_stderr.read_text(encoding="utf-8")
+    assert "loading the embeddings" in log
+    for word in ("traceback", "warning", "error", "exception"):
+        assert word not in log.lower(), log
 
 
 # --- the page in a real browser ------------------------------------------------------------
@@ -189,10 +233,73 @@ def test_html_in_the_output_shows_as_text(page: Any) -> None:
     assert page.evaluate("window.pwned") is None
 
 
-def test_the_page_is_usable_by_keyboard(page: Any) -> None:
-    page.get_by_label("Your text").fill("The river was near the old bridge in winter.")
-    page.get_by_label("Your text").press("Control+Enter")  # release from the text area
+def _released(page: Any, mechanism: str = "emp-text") -> None:
+    """Release a text on the page (epsilon 1000: the words stay) and wait for the result."""
+    page.get_by_label("Your text").fill(
+        "The river was near the old bridge in winter. " + "Supercalifragilistic" * 12
+    )
+    page.locator("#epsilon-slider").fill("1000")
+    page.get_by_role("button", name="Release").click()
     page.wait_for_selector("#result:not([hidden])")
-    page.keyboard.press("Tab")
-    focused = page.evaluate("document.activeElement.id")
-    assert focused  # focus moves on to a labelled control
+    page.get_by_label("Mechanism").select_option(mechanism)
+
+
+# the page's controls in the order a reader sees them (top to bottom, left to right)
+VISUAL_ORDER = ["text", "file", "mechanism", "length", "epsilon-slider", "release",
+                "output", "copy-text", "download-text", "download-statement", "statement",
+                "SUMMARY"]  # fmt: skip
+
+
+def test_the_page_is_usable_by_keyboard(page: Any) -> None:
+    _released(page, "emp-bag")  # every control shown: the bag's N too, and the result
+    page.get_by_label("Your text").focus()
+    order = []
+    for _ in VISUAL_ORDER:
+        order.append(page.evaluate("document.activeElement.id || document.activeElement.tagName"))
+        page.keyboard.press("Tab")
+    assert order == VISUAL_ORDER  # Tab walks the controls in the order they are seen
+    boxes = [
+        page.evaluate(
+            "(id) => { const e = id === 'SUMMARY' ? document.querySelector('summary') : "
+            "document.getElementById(id); const r = e.getBoundingClientRect(); "
+            "return [r.top + window.scrollY, r.left]; }",
+            name,
+        )
+        for name in order
+    ]
+    # each control is below the one before, or on its line and to its right
+    for (top_a, left_a), (top_b, left_b) in itertools.pairwise(boxes):
+        assert top_b > top_a + 1 or (abs(top_b - top_a) <= 1 and left_b > left_a)
+    page.keyboard.press("Shift+Tab")  # and back
+    assert page.evaluate("document.activeElement.tagName") == "SUMMARY"
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.id") == "statement"
+
+
+WIDTHS = (375, 1280, 1920)
+
+
+def _png_width(path: Path) -> int:
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(header[16:20], "big")
+
+
+def test_the_layout_holds_from_375_to_1920_pixels(page: Any, tmp_path: Path) -> None:
+    _released(page, "emp-bag")  # the widest state: the bag's N beside the mechanism, a result
+    page.locator("summary").click()  # the statement as JSON, open
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        shot = tmp_path / f"page-{width}.png"
+        page.screenshot(path=shot, full_page=True)
+        sizes = page.evaluate(
+            "() => ({scroll: document.documentElement.scrollWidth, inner: window.innerWidth, "
+            "right: Math.max(...[...document.querySelectorAll("
+            "'select, input, textarea, button, .output, .statement, p, h1, h2')]"
+            ".filter((e) => e.offsetParent !== null)"
+            ".map((e) => e.getBoundingClientRect().right))})"
+        )
+        assert sizes["inner"] == width
+        assert sizes["scroll"] <= width, f"the page scrolls sideways at {width} px: {sizes}"
+        assert sizes["right"] <= width, f"a control runs past the window at {width} px: {sizes}"
+        assert _png_width(shot) == width  # the full-page screenshot is no wider than the window
