@@ -344,3 +344,34 @@ def test_the_pages_script_sends_json() -> None:
     posts = script.count('method: "POST"')
     assert posts >= 1
     assert script.count('"Content-Type": "application/json"') == posts
+
+
+def test_a_client_that_hangs_up_mid_body_is_not_logged_as_an_error(
+    roomy: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    import anyio
+
+    sent: list[dict[str, Any]] = []
+    parts = [
+        {"type": "http.request", "body": b'{"text": "The ship', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+
+    async def receive() -> dict[str, Any]:
+        return parts.pop(0) if parts else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/api/release", "raw_path": b"/api/release",
+        "query_string": b"", "root_path": "", "server": ("127.0.0.1", 8765),
+        "client": ("127.0.0.1", 50000),
+        "headers": [(b"host", b"127.0.0.1:8765"), (b"content-type", b"application/json"),
+                    (b"content-length", b"100")],
+    }  # fmt: skip
+    caplog.set_level("DEBUG")
+    anyio.run(roomy.app, scope, receive, send)
+    assert sent[0]["status"] == 400
+    assert [rec for rec in caplog.records if rec.levelno >= 30] == []

@@ -44,6 +44,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 from authormask.exceptions import AuthormaskError, InputError
 
@@ -433,15 +434,18 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
     async def read_body(request: Request) -> Any:
         chunks: list[bytes] = []
         size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > max_body:
-                raise _Refused(
-                    413,
-                    f"the request is too large: this server releases texts of at most "
-                    f"{settings.max_chars:,} characters",
-                )
-            chunks.append(chunk)
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > max_body:
+                    raise _Refused(
+                        413,
+                        f"the request is too large: this server releases texts of at most "
+                        f"{settings.max_chars:,} characters",
+                    )
+                chunks.append(chunk)
+        except ClientDisconnect:  # the client hung up before the body ended: nobody to answer
+            raise _Refused(400, "the request ended before its body") from None
         try:
             body = b"".join(chunks).decode("utf-8")
         except UnicodeDecodeError:
