@@ -581,7 +581,7 @@ def _stream(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -> It
 
             events.put({"result": _release(loaded, text, name, params, step)})
         except (AuthormaskError, ValueError) as exc:
-            events.put({"error": _one_line(exc)})
+            events.put({"error": _shown(_one_line(exc))})
         except Exception as exc:  # never the text in a log line
             _log_internal(exc)
             events.put({"error": "internal error (see the server's log)"})
