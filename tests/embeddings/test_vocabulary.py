@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from authormask.embeddings import Embeddings, is_word_like, load_embeddings
-from authormask.embeddings.cache import file_cache_key
+from authormask.embeddings.prepared import read_entry
 from authormask.embeddings.vocabulary import VOCABULARY_FILTERS, resolve_filter
 from authormask.exceptions import EmbeddingsError
 
@@ -193,10 +193,7 @@ def test_cache_keeps_filtered_and_unfiltered_apart(
     cache = tmp_path / "cache"
     filtered = load_embeddings(path, cache_dir=cache)
     raw = load_embeddings(path, cache_dir=cache, filter=None)
-    assert len(list(cache.glob("*.npy"))) == 2
-    assert file_cache_key(path, "text", None, "word-like/1") != file_cache_key(
-        path, "text", None, None
-    )
+    assert len(list(cache.glob("*.vocab"))) == 2
     assert "," in raw and "," not in filtered
 
     def no_parsing(*args: object, **kwargs: object) -> None:
@@ -212,22 +209,24 @@ def test_cache_keeps_filtered_and_unfiltered_apart(
 def test_cache_never_replaces_a_symlink(
     tmp_path: Path, glove_raw: Embeddings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Cache files are written through ``_io.atomic_path``: a symlink at a cache path is left
-    alone (a warning), the load still works and no temporary file is left behind."""
+    """Cache files are written through ``_io.commit``: a symlink at a cache path is left
+    alone (one warning), the load still works and no temporary file is left behind."""
     path = tmp_path / "glove.txt"
     _write_glove_text(path, glove_raw, 50)
+    probe = tmp_path / "probe"
+    load_embeddings(path, cache_dir=probe)
+    (name,) = [p.name for p in probe.iterdir()]
     cache = tmp_path / "cache"
     cache.mkdir()
-    elsewhere = tmp_path / "elsewhere.npy"
+    elsewhere = tmp_path / "elsewhere.vocab"
     elsewhere.write_bytes(b"not mine")
-    key = file_cache_key(path, "text", None, "word-like/1")
-    os.symlink(elsewhere, cache / f"{key}.npy")
-    with caplog.at_level(logging.WARNING, logger="authormask.embeddings.cache"):
+    os.symlink(elsewhere, cache / name)
+    with caplog.at_level(logging.WARNING, logger="authormask.embeddings.prepared"):
         emb = load_embeddings(path, cache_dir=cache)
     assert len(emb) == len([w for w in glove_raw.words[:50] if is_word_like(w)])
     assert elsewhere.read_bytes() == b"not mine"
-    assert "could not write embeddings cache" in caplog.text
-    assert sorted(p.name for p in cache.iterdir()) == [f"{key}.npy"]
+    assert "cannot write the prepared-vocabulary cache" in caplog.text
+    assert sorted(p.name for p in cache.iterdir()) == [name]
 
 
 def test_cache_files_are_complete_and_use_the_umask(tmp_path: Path, glove_raw: Embeddings) -> None:
@@ -236,10 +235,14 @@ def test_cache_files_are_complete_and_use_the_umask(tmp_path: Path, glove_raw: E
     cache = tmp_path / "cache"
     load_embeddings(path, cache_dir=cache, filter=None)
     files = sorted(cache.iterdir())
-    assert [p.suffix for p in files] == [".npy", ".txt"]
+    assert [p.suffix for p in files] == [".vocab"]
     mask = os.umask(0)
     os.umask(mask)
     assert all((p.stat().st_mode & 0o777) == (0o666 & ~mask) for p in files)
-    words = files[1].read_text(encoding="utf-8").split("\n")
+    found = read_entry(files[0], {})
+    assert found is not None
+    header, arrays = found
+    words = arrays["words"].tobytes().decode("utf-8").split("\n")
     assert words == list(glove_raw.words[:50])
-    assert np.array_equal(np.load(files[0]), glove_raw.vectors[:50])
+    assert np.array_equal(arrays["vectors"], glove_raw.vectors[:50])
+    assert header["identity"]["words_sha256"] == glove_raw.restrict(50).identity.words_sha256

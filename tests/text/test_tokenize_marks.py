@@ -38,3 +38,17 @@ def test_text_mode_releases_no_mark_of_the_input(cache_dir) -> None:
     released_marks = [ch for ch in out if unicodedata.category(ch)[0] == "M"]
     assert released_marks == []  # every word with marks was mapped and perturbed whole
     assert out.count(" ") == text.count(" ") and "," in out
+
+
+def test_precomputed_marks_equal_the_scan() -> None:
+    """The start-up shortcut (:mod:`authormask.text._marks`) is the scan's result for this
+    Python's Unicode version, and the tokenizer uses it only for that version."""
+    import sys
+    import unicodedata
+
+    from authormask.text import _marks
+
+    tokenize_module = sys.modules["authormask.text.tokenize"]
+    if _marks.UNIDATA_VERSION == unicodedata.unidata_version:
+        assert _marks.MARKS == tokenize_module._combining_marks()
+    assert tokenize_module._MARKS == tokenize_module._combining_marks()

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import linear_sum_assignment
-from scipy.spatial.distance import cdist
 
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError
@@ -47,6 +45,10 @@ def earth_movers_distance(a: ArrayLike, b: ArrayLike) -> EMDResult:
         raise InputError("Earth Mover's distance needs two non-empty bags")
     if x.shape[1] != y.shape[1]:
         raise InputError(f"bags have different dimensions: {x.shape[1]} and {y.shape[1]}")
+    # SciPy is imported when a distance is computed, not by a release that only states it
+    from scipy.optimize import linear_sum_assignment
+    from scipy.spatial.distance import cdist
+
     cost: NDArray[np.float64] = cdist(x, y, metric="euclidean")
     if x.shape[0] == y.shape[0]:
         rows, cols = linear_sum_assignment(cost)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy.special import gammainc
-
 from authormask.exceptions import InvalidParameterError
 from authormask.validation import check_epsilon, check_positive_int
 
@@ -69,6 +67,8 @@ def utility_bound(*, epsilon: float, length: int, dimension: int, delta: float) 
     if not math.isfinite(delta) or delta < 0:
         raise InvalidParameterError(f"delta must be a finite number >= 0, got {delta!r}")
     x = epsilon * length * delta
+    from scipy.special import gammainc  # imported when a bound is computed
+
     return UtilityBound(
         bound=float(gammainc(length * dimension, x)),
         as_printed=float(gammainc(dimension, x)),

@@ -1,16 +1,52 @@
-"""``authormask embeddings``: the packaged word-vector sets."""
+"""``authormask embeddings``: the packaged word-vector sets, and ``--prepare`` to build a prepared
+vocabulary (:mod:`authormask.embeddings.prepared`) ahead of use."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
+
+from authormask.cli.options import cache_option, embeddings_option, vocab_option
 
 __all__ = ["register"]
 
 
 def register(cli: click.Group) -> None:
     @cli.command(name="embeddings")
-    def embeddings_cmd() -> None:
-        """List the packaged word-vector sets and their sizes."""
+    @click.option(
+        "--prepare",
+        is_flag=True,
+        help=(
+            "Build (or check) the prepared vocabulary of --embeddings at --vocab-size and its "
+            "search index in the cache folder now, so the first release (of a container image, "
+            "a CI job, every Dask worker) starts at once."
+        ),
+    )
+    @embeddings_option
+    @vocab_option
+    @cache_option
+    def embeddings_cmd(
+        prepare: bool, embeddings: str, vocab_size: int | None, cache_dir: Path | None
+    ) -> None:
+        """List the packaged word-vector sets and their sizes, or prepare one (--prepare)."""
+        if prepare:
+            import time
+
+            from authormask.embeddings.registry import prepare_embeddings
+
+            t0 = time.perf_counter()
+            emb = prepare_embeddings(
+                embeddings, vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
+            )
+            where = emb.index_path.parent if emb.index_path is not None else None
+            click.echo(f"prepared {emb.identity.describe()}")
+            click.echo(
+                f"in {where} ({time.perf_counter() - t0:.1f} s)"
+                if where is not None
+                else "in memory only: the cache folder cannot be written"
+            )
+            return
         import importlib.util
 
         from authormask.embeddings import DEFAULT_EMBEDDINGS, KNOWN_EMBEDDINGS

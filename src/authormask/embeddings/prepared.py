@@ -1,0 +1,206 @@
+"""Prepared vocabularies on disk: built once, then memory-mapped and checked on every load.
+
+Loading a vocabulary from its source is slow (GloVe: read 400k entries, run the vocabulary
+filter, convert, hash; then build the search index), and it was paid on every run. A prepared
+entry keeps the result: the filtered words, the float32 vectors and their float64 squared norms
+in one ``.vocab`` file, and the search kernel's panel layout of those vectors in one ``.index``
+file beside it. A later load maps them read-only (``mmap``), so processes on one machine (Dask
+workers, ``serve``, repeated CLI runs) share their pages.
+
+**Key.** An entry is named by what made it: the source (a packaged set's name and its files'
+sizes and modification times; a file's resolved path, size, modification time and format), the
+vocabulary size K and the versioned vocabulary filter (:mod:`authormask.embeddings.vocabulary`),
+and this format's version. Its header records the identity hashes of the result
+(:class:`~authormask.embeddings.EmbeddingsIdentity`); an ``.index`` file names the vectors hash it
+was built from and is used only with exactly those vectors.
+
+**Checked, never misread.** A file is: 8 magic bytes, the header's length (8 bytes, little
+endian), the SHA-256 of the header (32 bytes), the JSON header, then the arrays, each at a
+64-byte aligned offset. The header lists every array (offset, dtype, shape), the file's total
+length and the SHA-256 of everything after the header. A load checks all of it; a file that is
+truncated, has a flipped byte, another layout or another key is reported (one log line) and
+rebuilt, never used.
+
+**Written atomically.** Each file is written to a temporary file in the cache folder, flushed to
+disk (``fsync``) and renamed into place (:mod:`authormask._io`), so two first runs at once each
+write a complete file and the last rename wins (both are the same bytes); a reader sees either no
+file or a whole one. A cache folder that cannot be written (read-only, full, a path that is a
+symbolic link) costs one warning line per process; the vocabulary is then built in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import mmap
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from authormask._io import commit, temporary_beside
+from authormask.exceptions import InputError
+
+__all__ = ["FORMAT_VERSION", "entry_name", "read_entry", "write_entry"]
+
+logger = logging.getLogger(__name__)
+
+#: the layout version; a change of layout or of what is stored gets a new one
+FORMAT_VERSION = 1
+_MAGIC = b"AMPREP\x00\x01"
+_ALIGN = 64
+_PREFIX = len(_MAGIC) + 8 + 32
+
+_WARNED: set[str] = set()
+_WARN_LOCK = threading.Lock()
+
+
+def entry_name(label: str, recipe: Mapping[str, Any]) -> str:
+    """The file stem of the entry made by ``recipe`` (a JSON-able description of its source,
+    K, filter...): ``label`` for people, then a hash of the recipe."""
+    blob = json.dumps({"format": FORMAT_VERSION, **recipe}, sort_keys=True).encode("utf-8")
+    safe = "".join(c if c.isalnum() or c in "-." else "-" for c in label)[:80]
+    return f"{safe}.{hashlib.sha256(blob).hexdigest()[:24]}"
+
+
+def _aligned(n: int) -> int:
+    return -(-n // _ALIGN) * _ALIGN
+
+
+def write_entry(path: Path, header: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]]) -> bool:
+    """Write ``arrays`` and ``header`` to ``path`` atomically; False (one warning per cache
+    folder and process) when the folder cannot be written."""
+    layout: dict[str, dict[str, Any]] = {}
+    digest = hashlib.sha256()
+    pieces: list[bytes | memoryview] = []
+    end = 0
+    for name, array in arrays.items():
+        a = np.ascontiguousarray(array)
+        if a.dtype.hasobject:
+            raise TypeError(f"array {name!r} holds Python objects")
+        start = _aligned(end)
+        layout[name] = {"offset": start, "dtype": a.dtype.str, "shape": list(a.shape)}
+        for piece in (b"\x00" * (start - end), a.data.cast("B")):
+            digest.update(piece)
+            pieces.append(piece)
+        end = start + a.nbytes
+    full = {
+        **header,
+        "format": FORMAT_VERSION,
+        "arrays": layout,
+        "payload_bytes": end,
+        "payload_sha256": digest.hexdigest(),
+    }
+    head = json.dumps(full, sort_keys=True).encode("utf-8")
+    head += b" " * (_aligned(_PREFIX + len(head)) - _PREFIX - len(head))  # payload aligned
+    try:
+        fd, tmp = temporary_beside(path)
+    except OSError as exc:
+        _warn_once(path.parent, exc)
+        return False
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_MAGIC)
+            fh.write(len(head).to_bytes(8, "little"))
+            fh.write(hashlib.sha256(head).digest())
+            fh.write(head)
+            for piece in pieces:
+                fh.write(piece)
+            fh.flush()
+            os.fsync(fh.fileno())
+        commit(tmp, path, synced=True)
+    except (OSError, InputError) as exc:
+        tmp.unlink(missing_ok=True)
+        _warn_once(path.parent, exc)
+        return False
+    logger.info("prepared vocabulary written to %s", path)
+    return True
+
+
+def _warn_once(folder: Path, exc: Exception) -> None:
+    with _WARN_LOCK:
+        if str(folder) in _WARNED:
+            return
+        _WARNED.add(str(folder))
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    logger.warning(
+        "warning: cannot write the prepared-vocabulary cache in %s (%s); building in memory",
+        folder,
+        reason,
+    )
+
+
+def read_entry(
+    path: Path, expect: Mapping[str, Any], *, writable: frozenset[str] = frozenset()
+) -> tuple[dict[str, Any], dict[str, NDArray[Any]]] | None:
+    """The header and memory-mapped arrays of the entry at ``path``, or None when there is
+    none, or it is damaged (one log line) or was made for something else (a header value
+    differs from ``expect``). Arrays are read-only but those named in ``writable`` (private
+    copy-on-write pages: nothing written reaches the file)."""
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:  # no entry (or no folder, or none we may read): build it
+        logger.debug("no prepared vocabulary at %s (%s)", path, exc)
+        return None
+    try:
+        with fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < _PREFIX:
+                return _damaged(path, "shorter than its header")
+            # private (copy-on-write) map: pages are shared with the page cache and every other
+            # process until written, and a write could never reach the file; the arrays are
+            # handed out read-only except where a compiled kernel's signature needs otherwise
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
+    except (OSError, ValueError) as exc:
+        return _damaged(path, str(exc))
+    if mm[: len(_MAGIC)] != _MAGIC:
+        return _damaged(path, "not a prepared-vocabulary file of this version")
+    head_len = int.from_bytes(mm[len(_MAGIC) : len(_MAGIC) + 8], "little")
+    if head_len <= 0 or _PREFIX + head_len > size:
+        return _damaged(path, "truncated header")
+    head = mm[_PREFIX : _PREFIX + head_len]
+    if hashlib.sha256(head).digest() != mm[len(_MAGIC) + 8 : _PREFIX]:
+        return _damaged(path, "header checksum mismatch")
+    try:
+        header = json.loads(head)
+        start = _PREFIX + head_len
+        if size != start + int(header["payload_bytes"]):
+            return _damaged(path, "truncated or extended payload")
+        layout = header["arrays"]
+    except (ValueError, KeyError, TypeError):
+        return _damaged(path, "unreadable header")
+    if header.get("format") != FORMAT_VERSION:
+        return None
+    for key, value in expect.items():
+        if header.get(key) != value:
+            logger.info("prepared vocabulary %s was made for another %s: rebuilding", path, key)
+            return None
+    if hashlib.sha256(memoryview(mm)[start:]).hexdigest() != header.get("payload_sha256"):
+        return _damaged(path, "payload checksum mismatch")
+    arrays: dict[str, NDArray[Any]] = {}
+    try:
+        for name, spec in layout.items():
+            dtype = np.dtype(spec["dtype"])
+            shape = tuple(int(s) for s in spec["shape"])
+            count = int(np.prod(shape, dtype=np.int64))
+            array = np.frombuffer(
+                mm, dtype=dtype, count=count, offset=start + int(spec["offset"])
+            ).reshape(shape)
+            array.flags.writeable = name in writable
+            arrays[name] = array
+    except (ValueError, TypeError, KeyError) as exc:
+        return _damaged(path, f"bad array layout ({exc})")
+    return header, arrays
+
+
+_Found = tuple[dict[str, Any], dict[str, NDArray[Any]]]
+
+
+def _damaged(path: Path, why: str) -> _Found | None:
+    logger.warning("warning: ignoring damaged prepared vocabulary %s (%s); rebuilding", path, why)
+    return None
