@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import authormask as am
-from authormask.exceptions import InputError
+from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release.engines import Engine
 from authormask.release.partitioned import (
     TableSummary,
@@ -27,7 +27,7 @@ from authormask.release.partitioned import (
     statement_path,
     write_table_release,
 )
-from authormask.release.tables import TableInput
+from authormask.release.tables import Record, TableInput
 
 
 @pytest.fixture(scope="module")
@@ -112,13 +112,28 @@ def test_without_an_id_column_records_are_numbered(files: dict[str, Path]) -> No
     assert [r.id for r in records[:3]] == [1, 2, 3]
 
 
-def test_partitions_cut_by_characters_and_cover_every_record(files: dict[str, Path]) -> None:
+def test_partitions_cut_by_records_and_cover_every_record(files: dict[str, Path]) -> None:
     records = list(_table(files["jsonl"]).records())
-    parts = list(partitions(iter(records), max_chars=2_000))
-    assert len(parts) > 3
+    parts = list(partitions(iter(records), size=20))
+    assert [len(p.ids) for p in parts] == [20, 20, 20, 20, 10]
     assert [p.index for p in parts] == list(range(len(parts)))
     assert [i for p in parts for i in p.ids] == [r.id for r in records]
-    assert all(p.characters >= 2_000 for p in parts[:-1])
+    with pytest.raises(InvalidParameterError, match="partition size must be an integer >= 1"):
+        list(partitions(iter(records), size=0))
+
+
+def test_partitions_depend_on_the_number_of_records_never_on_the_texts() -> None:
+    """The cut is a public rule: 12 texts of 120k characters and 12 of 68 characters give the
+    same partitions (a cut by characters gave 5+5+2 rows against 12: it revealed lengths)."""
+
+    def records(length: int) -> list[Record]:
+        return [Record(i, i + 1, "w " * (length // 2), (), f"line {i + 1}") for i in range(12)]
+
+    for size in (1, 5, 1000):
+        long_ = [len(p.ids) for p in partitions(iter(records(120_000)), size=size)]
+        short = [len(p.ids) for p in partitions(iter(records(68)), size=size)]
+        assert long_ == short
+    assert [len(p.ids) for p in partitions(iter(records(120_000)))] == [12]
 
 
 @pytest.mark.parametrize(
@@ -133,6 +148,8 @@ def test_partitions_cut_by_characters_and_cover_every_record(files: dict[str, Pa
         ('{"body": "x"}\n', {"keep_columns": ("bag",)}, "cannot keep column 'bag'"),
         ('{"body": "x"}\n', {"keep_columns": ("body",)}, "must be different columns"),
         ('{"other": "x"}\n{"body": "y"}\n', {"text": "other"}, "line 2: no field 'other'"),
+        ('{"body": "x"}\n{"body": "y", "body": "z"}\n', {}, "line 2: .* names field 'body' twice"),
+        ('{"body": "x"}\n{"body": "y"\n{"body": "z"}\n', {}, "line 2: not JSON"),
     ],
 )  # fmt: skip
 def test_bad_jsonl_gets_a_clear_error(
@@ -145,10 +162,44 @@ def test_bad_jsonl_gets_a_clear_error(
         list(TableInput.open(path, text_column=text, **kw).records())
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        # the quote of line 2 never closes: once read as ONE record that swallowed line 3
+        ('id,text\n1,"hello there\n2,ok\n', "line 2: a quoted field is not closed"),
+        ('id,text\n1,"ok"\n2,"multi\nline"\n3,"never closed\n', "line 5: a quoted field is not"),
+        # the quote closes inside the next row: a character follows it
+        ('id,text\n1,"hello there\n2,"ok"\n', "line 2: a character follows a closing quote"),
+        ('id,text\n1,"ab"c\n', "line 2: a character follows a closing quote"),
+        ('id,text\n1,a\n2,b,c\n', "line 3: 3 field\\(s\\), the header has 2"),
+        ('id,text\n1,"a\nb",c\n', "line 2: 3 field\\(s\\), the header has 2"),
+        ('id,text,text\n1,a,b\n', "line 1: the header names column 'text' twice"),
+    ],
+)  # fmt: skip
+def test_a_csv_that_does_not_parse_cleanly_is_an_error_naming_the_line(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        list(TableInput.open(path, text_column="text", id_column="id").records())
+
+
+def test_a_clean_csv_with_quoted_multiline_fields_reads_every_record(tmp_path: Path) -> None:
+    path = tmp_path / "good.csv"
+    path.write_text('id,text\n1,"two\nlines"\n\n2,"say ""hi"""\n3,plain\n', encoding="utf-8")
+    records = list(TableInput.open(path, text_column="text", id_column="id").records())
+    assert [(r.id, r.text, r.where) for r in records] == [
+        ("1", "two\nlines", "line 2"),
+        ("2", 'say "hi"', "line 5"),
+        ("3", "plain", "line 6"),
+    ]
+
+
 def test_bad_csv_and_parquet_get_clear_errors(tmp_path: Path) -> None:
     ragged = tmp_path / "ragged.csv"
     ragged.write_text("body,rid\nhello,1\nworld\n", encoding="utf-8")
-    with pytest.raises(InputError, match="row 2: 1 fields, the header has 2"):
+    with pytest.raises(InputError, match="line 3: 1 field\\(s\\), the header has 2"):
         list(TableInput.open(ragged, text_column="body").records())
     numbers = tmp_path / "numbers.parquet"
     pq.write_table(pa.table({"body": [1, 2]}), numbers)
@@ -167,8 +218,8 @@ def test_partition_size_does_not_change_the_output(
     tmp_path: Path, files: dict[str, Path], mechanism: Any
 ) -> None:
     table = _table(files["jsonl"], keep_columns=("user",))
-    one = _release(table, mechanism, tmp_path / "one.jsonl", partition_chars=10**9)
-    small = _release(table, mechanism, tmp_path / "small.jsonl", partition_chars=1)
+    one = _release(table, mechanism, tmp_path / "one.jsonl", partition_records=1000)
+    small = _release(table, mechanism, tmp_path / "small.jsonl", partition_records=1)
     assert one.partitions == 1 and small.partitions == 90
     a, b = (tmp_path / "one.jsonl").read_bytes(), (tmp_path / "small.jsonl").read_bytes()
     assert a == b
@@ -186,10 +237,10 @@ def test_dask_workers_give_the_same_bytes_as_the_local_engine(
 ) -> None:
     cl, _ = cluster
     table = _table(files["jsonl"])
-    _release(table, mechanism, tmp_path / "local.jsonl", partition_chars=3_000)
+    _release(table, mechanism, tmp_path / "local.jsonl", partition_records=20)
     engine = Engine("dask", scheduler=cl.scheduler_address)
     summary = _release(
-        table, mechanism, tmp_path / "dask.jsonl", engine=engine, partition_chars=700
+        table, mechanism, tmp_path / "dask.jsonl", engine=engine, partition_records=5
     )
     assert summary.partitions > 10
     assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
@@ -207,7 +258,7 @@ def test_parquet_in_and_out(
     table = _table(files["folder"], keep_columns=("score",))
     out = tmp_path / "out.parquet"
     engine = Engine("dask", scheduler=cl.scheduler_address)
-    summary = _release(table, mechanism, out, fmt="parquet", engine=engine, partition_chars=5_000)
+    summary = _release(table, mechanism, out, fmt="parquet", engine=engine, partition_records=25)
     parts = sorted(p.name for p in out.iterdir())
     assert parts == [f"part-{i:05d}.parquet" for i in range(summary.partitions)]
     released = pq.read_table(out)
@@ -227,7 +278,7 @@ def test_emp_bag_writes_the_bag_and_shortest_n_resolves_on_the_client(
     cl, _ = cluster
     mech = am.create_mechanism("emp-bag", epsilon=5, embeddings=glove_20k, length="shortest")
     table = _table(files["parquet"])
-    local = _release(table, mech, tmp_path / "l.parquet", fmt="parquet", partition_chars=4_000)
+    local = _release(table, mech, tmp_path / "l.parquet", fmt="parquet", partition_records=20)
     engine = Engine("dask", scheduler=cl.scheduler_address)
     _release(table, mech, tmp_path / "d.parquet", fmt="parquet", engine=engine)
     a, b = pq.read_table(tmp_path / "l.parquet"), pq.read_table(tmp_path / "d.parquet")
@@ -268,7 +319,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_release_completes(
 
     engine = Engine("dask", scheduler=cl.scheduler_address)
     _release(
-        table, mechanism, tmp_path / "out.jsonl", engine=engine, partition_chars=500,
+        table, mechanism, tmp_path / "out.jsonl", engine=engine, partition_records=5,
         progress=kill_one,
     )  # fmt: skip
     assert killed
@@ -287,7 +338,7 @@ def test_an_interrupted_release_resumes_to_the_same_bytes(
     tmp_path: Path, files: dict[str, Path], mechanism: Any
 ) -> None:
     table = _table(files["csv"])
-    _release(table, mechanism, tmp_path / "ref.parquet", fmt="parquet", partition_chars=2_000)
+    _release(table, mechanism, tmp_path / "ref.parquet", fmt="parquet", partition_records=10)
     out = tmp_path / "out.parquet"
     done: list[int] = []
 
@@ -297,16 +348,16 @@ def test_an_interrupted_release_resumes_to_the_same_bytes(
             raise _Stop
 
     with pytest.raises(_Stop):
-        _release(table, mechanism, out, fmt="parquet", partition_chars=2_000,
+        _release(table, mechanism, out, fmt="parquet", partition_records=10,
                  progress=stop_after_three)  # fmt: skip
     assert not out.exists()  # nothing partial is visible
     assert len(list(staging_path(out).iterdir())) == 3
-    summary = _release(table, mechanism, out, fmt="parquet", partition_chars=2_000)
+    summary = _release(table, mechanism, out, fmt="parquet", partition_records=10)
     assert summary.resumed == 3
     assert pq.read_table(out).to_pylist() == pq.read_table(tmp_path / "ref.parquet").to_pylist()
     assert not staging_path(out).exists()
     with pytest.raises(InputError, match="a finished release is already there"):
-        _release(table, mechanism, out, fmt="parquet", partition_chars=2_000)
+        _release(table, mechanism, out, fmt="parquet", partition_records=10)
 
 
 def test_a_rerun_with_other_parameters_is_refused_until_force(
@@ -319,10 +370,10 @@ def test_a_rerun_with_other_parameters_is_refused_until_force(
         raise _Stop
 
     with pytest.raises(_Stop):
-        _release(table, mechanism, out, partition_chars=2_000, progress=stop)
+        _release(table, mechanism, out, partition_records=10, progress=stop)
     with pytest.raises(InputError, match="unfinished release with other parameters"):
-        _release(table, mechanism, out, partition_chars=2_000, random_state=12)
-    _release(table, mechanism, out, partition_chars=2_000, random_state=12, force=True)
+        _release(table, mechanism, out, partition_records=10, random_state=12)
+    _release(table, mechanism, out, partition_records=10, random_state=12, force=True)
     assert len(out.read_text().splitlines()) == 90
 
 
@@ -349,9 +400,9 @@ def test_an_erae_model_goes_to_the_workers_as_its_directory(
     cl, _ = cluster
     mech = am.create_mechanism("erae", epsilon=20, model=str(tiny_erae_dir))
     table = _table(files["jsonl"])
-    _release(table, mech, tmp_path / "local.jsonl", partition_chars=4_000)
+    _release(table, mech, tmp_path / "local.jsonl", partition_records=20)
     engine = Engine("dask", scheduler=cl.scheduler_address)
-    _release(table, mech, tmp_path / "dask.jsonl", engine=engine, partition_chars=4_000)
+    _release(table, mech, tmp_path / "dask.jsonl", engine=engine, partition_records=20)
     local = [json.loads(line) for line in (tmp_path / "local.jsonl").read_text().splitlines()]
     dask = [json.loads(line) for line in (tmp_path / "dask.jsonl").read_text().splitlines()]
     assert dask == local
@@ -366,7 +417,7 @@ def test_syntf_gives_the_same_bytes_on_the_workers(
     lines = files["jsonl"].read_text(encoding="utf-8").splitlines()[:24]
     (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     table = _table(tmp_path / "in.jsonl")
-    _release(table, mech, tmp_path / "local.jsonl", partition_chars=10**9)
+    _release(table, mech, tmp_path / "local.jsonl", partition_records=1000)
     engine = Engine("dask", scheduler=cl.scheduler_address)
-    _release(table, mech, tmp_path / "dask.jsonl", engine=engine, partition_chars=3_000)
+    _release(table, mech, tmp_path / "dask.jsonl", engine=engine, partition_records=20)
     assert (tmp_path / "dask.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()

@@ -206,9 +206,10 @@ def register(cli: click.Group) -> None:
         "--partition-size",
         type=click.IntRange(min=1),
         default=None,
-        metavar="CHARS",
-        help="Dataset: characters of text per partition (the unit of work, of resuming and "
-        "of a Parquet part file; default 500000). The output does not depend on it.",
+        metavar="RECORDS",
+        help="Dataset: records per partition (the unit of work, of resuming and of a Parquet "
+        "part file; default 1000). A public number: the part files depend on it and on the "
+        "number of records, never on the texts. The released records do not depend on it.",
     )
     @engine_options(what="the dataset's partitions")
     @cache_option
@@ -438,7 +439,7 @@ def _release_table(
     """``obfuscate --text-column``: a dataset released in partitions (see
     :mod:`authormask.release.partitioned`)."""
     from authormask.release.outputs import default_report_path
-    from authormask.release.partitioned import DEFAULT_PARTITION_CHARS, write_table_release
+    from authormask.release.partitioned import DEFAULT_PARTITION_RECORDS, write_table_release
     from authormask.release.tables import TableInput
 
     if len(inputs) != 1 or inputs[0] in ("", "-"):
@@ -479,7 +480,7 @@ def _release_table(
             random_state=seed,
             report_path=report_path,
             force=force,
-            partition_chars=partition_size or DEFAULT_PARTITION_CHARS,
+            partition_records=partition_size or DEFAULT_PARTITION_RECORDS,
             progress=bar.update,
             on_start=started,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import logging
 from dataclasses import dataclass
@@ -182,7 +183,9 @@ def load_jsonl(
     p = Path(path)
     content = read_text_file(p)
     records: list[tuple[str, dict[str, Any]]] = []
-    for lineno, line in enumerate(content.splitlines(), start=1):
+    # lines end at "\n" only: str.splitlines would also cut at U+2028, U+0085, ... which JSON
+    # strings may hold raw
+    for lineno, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -201,22 +204,48 @@ def load_csv(
     columns: Columns | None = None,
     name: str | None = None,
 ) -> Corpus:
-    """A CSV file with a header row; the column names are configurable."""
+    """A CSV file with a header row; the column names are configurable.
+
+    The file is read strictly: a quote that never closes, a character after a closing quote or
+    a row with another number of fields than the header is an error naming the line where the
+    record starts, never a record merged with the rows after it.
+    """
     p = Path(path)
     content = read_text_file(p)
-    reader = csv.DictReader(content.splitlines(keepends=True))
-    if reader.fieldnames is None:
-        raise InputError(f"{p} is empty (no header row)")
+    reader = csv.reader(io.StringIO(content, newline=""), strict=True)
+    line = 1
     records: list[tuple[str, dict[str, Any]]] = []
     try:
-        for row in reader:
-            records.append((f"{p.name}:{reader.line_num}", dict(row)))
+        header = next(reader, None)
+        if header is None:
+            raise InputError(f"{p} is empty (no header row)")
+        if len(set(header)) != len(header):
+            twice = next(c for c in header if header.count(c) > 1)
+            raise InputError(f"{p}:1: the header names column {twice!r} twice")
+        while True:
+            line = reader.line_num + 1
+            row = next(reader, None)
+            if row is None:
+                break
+            if not row:
+                continue
+            if len(row) != len(header):
+                raise InputError(
+                    f"{p}:{line}: {len(row)} field(s), the header has {len(header)} "
+                    "(a ragged row, or a quote that is not closed)"
+                )
+            records.append((f"{p.name}:{line}", dict(zip(header, row, strict=True))))
     except csv.Error as exc:
-        raise InputError(f"{p}:{reader.line_num}: malformed CSV ({exc})") from None
+        problem = (
+            "a quoted field is not closed (its quote runs to the end of the file)"
+            if "unexpected end of data" in str(exc)
+            else str(exc)
+        )
+        raise InputError(f"{p}:{line}: malformed CSV ({problem})") from None
     if not records:
         # report the columns even when there are no rows
         cols = columns or Columns()
-        missing = [c for c in cols.wanted if c not in reader.fieldnames]
+        missing = [c for c in cols.wanted if c not in header]
         if missing:
             raise InputError(f"{p}: missing column(s) {', '.join(map(repr, missing))}")
     return _records_to_corpus(records, path=p, name=name, columns=columns or Columns())

@@ -1,8 +1,10 @@
 """Releasing a dataset in partitions, on the local engine or on Dask, with identical results.
 
-The client reads the dataset record by record and cuts it into partitions of about
-``partition_chars`` characters of text (the cut depends on the input alone). Each partition is a
-task: :func:`release_partition` releases its records through the release layer
+The client reads the dataset record by record and cuts it into partitions of a fixed number of
+records, ``partition_records``: a public rule, so two datasets with the same number of records
+give the same partitions whatever their texts (a cut by characters would let the part files of
+a Parquet output reveal the lengths of the original texts). Each partition is a task:
+:func:`release_partition` releases its records through the release layer
 (:class:`~authormask.release.api.ReleaseStream`, the one way a mechanism is run) and returns the
 partition's output file as bytes. Record i draws from the generator of position i derived from
 the release's secret root (:func:`~authormask.randomness.document_generator`), so a seeded
@@ -60,7 +62,7 @@ from authormask.release.sources import Source, TextSource
 from authormask.release.tables import Record, TableInput
 
 __all__ = [
-    "DEFAULT_PARTITION_CHARS",
+    "DEFAULT_PARTITION_RECORDS",
     "OUTPUT_FORMATS",
     "Partition",
     "PartitionResult",
@@ -73,11 +75,10 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 OUTPUT_FORMATS = ("jsonl", "parquet")
-#: characters of text per partition, by default (a few seconds of work for one core)
-DEFAULT_PARTITION_CHARS = 500_000
-#: records per partition at most
-MAX_PARTITION_RECORDS = 10_000
-REPORT_SCHEMA = "authormask.table-report/1"
+#: records per partition, by default (a public number, never taken from the data)
+DEFAULT_PARTITION_RECORDS = 1000
+#: the report's schema (2: partitions are cut by records, no longer by characters)
+REPORT_SCHEMA = "authormask.table-report/2"
 _PART = re.compile(r"^part-(\d{5,})\.(jsonl|parquet)$")
 
 
@@ -98,17 +99,14 @@ class Partition:
 
 
 def partitions(
-    records: Iterable[Record],
-    *,
-    max_chars: int = DEFAULT_PARTITION_CHARS,
-    max_records: int = MAX_PARTITION_RECORDS,
+    records: Iterable[Record], *, size: int = DEFAULT_PARTITION_RECORDS
 ) -> Iterator[Partition]:
-    """Cut ``records`` into partitions: a partition ends after the record that brings it to
-    ``max_chars`` characters or ``max_records`` records."""
-    if max_chars < 1 or max_records < 1:
-        raise InvalidParameterError("partition sizes must be >= 1")
+    """Cut ``records`` into partitions of ``size`` records (the last one may be shorter): a
+    public rule, so the partitions depend on the number of records alone, never on the texts.
+    """
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise InvalidParameterError(f"partition size must be an integer >= 1, got {size!r}")
     buf: list[Record] = []
-    chars = 0
     index = 0
 
     def cut() -> Partition:
@@ -123,11 +121,10 @@ def partitions(
 
     for rec in records:
         buf.append(rec)
-        chars += len(rec.text)
-        if chars >= max_chars or len(buf) >= max_records:
+        if len(buf) >= size:
             yield cut()
             index += 1
-            buf, chars = [], 0
+            buf = []
     if buf:
         yield cut()
 
@@ -308,7 +305,7 @@ def _fingerprint(
     table: TableInput,
     output: Path,
     fmt: str,
-    partition_chars: int,
+    partition_records: int,
 ) -> str:
     h = hashlib.sha256()
     for item in (
@@ -316,7 +313,7 @@ def _fingerprint(
         ("seed", seed),
         table.fingerprint(),
         (table.text_column, table.id_column, table.keep_columns),
-        (str(output.resolve()), fmt, partition_chars, MAX_PARTITION_RECORDS),
+        (str(output.resolve()), fmt, ("records", partition_records)),
     ):
         h.update(repr(item).encode())
     return h.hexdigest()
@@ -362,13 +359,14 @@ def write_table_release(
     random_state: RandomState = None,
     report_path: Path | None = None,
     force: bool = False,
-    partition_chars: int = DEFAULT_PARTITION_CHARS,
+    partition_records: int = DEFAULT_PARTITION_RECORDS,
     progress: Callable[[int], None] | None = None,
     on_start: Callable[[int], None] | None = None,
 ) -> TableSummary:
     """Release the text column of ``table`` into ``output`` (JSONL file or Parquet folder) on
-    ``engine`` (see the module docstring). ``progress`` is called with the records released;
-    ``on_start`` with the number of partitions kept from an unfinished run.
+    ``engine`` (see the module docstring), in partitions of ``partition_records`` records
+    (a Parquet output has one part file per partition). ``progress`` is called with the records
+    released; ``on_start`` with the number of partitions kept from an unfinished run.
     """
     if fmt not in OUTPUT_FORMATS:
         raise InvalidParameterError(f"output format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -383,7 +381,7 @@ def write_table_release(
     statement_json = statement.to_json(indent=2) + "\n"
     stmt_path = statement_path(output)
     staging = staging_path(output)
-    fingerprint = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_chars)
+    fingerprint = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_records)
 
     lines = Journal.resumable(
         report_path, fingerprint=fingerprint, force=force, schema=REPORT_SCHEMA
@@ -423,7 +421,7 @@ def write_table_release(
                 output=str(output),
                 format=fmt,
                 engine=engine.describe(),
-                partition_chars=partition_chars,
+                partition_records=partition_records,
             ),
             [done[k] for k in sorted(done)],
         )
@@ -451,7 +449,7 @@ def write_table_release(
 
     def todo() -> Iterator[Partition]:
         nonlocal count
-        for part in partitions(table.records(), max_chars=partition_chars):
+        for part in partitions(table.records(), size=partition_records):
             count = part.index + 1
             if part.index not in done:
                 yield part
@@ -570,7 +568,7 @@ def release_on(
     *,
     root: np.random.SeedSequence,
     seeded: bool,
-    partition_chars: int = DEFAULT_PARTITION_CHARS,
+    partition_records: int = DEFAULT_PARTITION_RECORDS,
 ) -> Iterator[tuple[int, list[dict[str, Any]], PartitionResult]]:
     """In-memory documents released on ``engine`` in partitions: ``(first position, rows,
     result)`` per partition, in the order they finish (for :func:`authormask.release`)."""
@@ -590,7 +588,7 @@ def release_on(
     )
     if job.recipe is not None:
         job.key = _job_key(job.recipe)
-    parts = partitions(records(), max_chars=partition_chars)
+    parts = partitions(records(), size=partition_records)
     starts: dict[int, int] = {}
 
     def tracked() -> Iterator[Partition]:

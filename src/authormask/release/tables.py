@@ -176,12 +176,16 @@ class TableInput:
     def _columns(self) -> list[str] | None:
         if self.format == "csv":
             with _open_text(self.path) as fh:
+                reader = _csv_reader(fh)
                 try:
-                    header = next(csv.reader(fh))
+                    header: list[str] = next(reader)
                 except StopIteration:
                     raise InputError(f"dataset {self.path} is empty (no header line)") from None
                 except csv.Error as exc:
-                    raise InputError(f"{self.path}: line 1: {exc}") from None
+                    raise InputError(f"{self.path}: line 1: {_csv_problem(exc)}") from None
+                except UnicodeDecodeError as exc:
+                    raise InputError(f"{self.path}: not UTF-8 ({exc.reason})") from None
+            _check_header(self.path, header)
             return header
         if self.format == "parquet":
             return list(_parquet_schema(self.path).names)
@@ -259,10 +263,14 @@ class TableInput:
                 if not raw.strip():
                     continue
                 try:
-                    rec = json.loads(raw.decode("utf-8"))
+                    rec = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
                 except UnicodeDecodeError as exc:
                     raise InputError(
                         f"{self.path}: line {line_no}: not UTF-8 (byte {exc.start + 1})"
+                    ) from None
+                except _DuplicateKey as exc:
+                    raise InputError(
+                        f"{self.path}: line {line_no}: an object names field {exc.key!r} twice"
                     ) from None
                 except ValueError as exc:
                     raise InputError(f"{self.path}: line {line_no}: not JSON ({exc})") from None
@@ -271,31 +279,41 @@ class TableInput:
                 yield line_no, rec
 
     def _csv_rows(self) -> Iterator[tuple[str, Any, Any, list[Any]]]:
+        """The rows of a CSV file, read strictly: a quote that never closes, a character after
+        a closing quote or a row with another number of fields than the header is an error
+        naming the line where the record starts (never a record merged with the next rows)."""
         csv.field_size_limit(_CSV_FIELD_LIMIT)
         with _open_text(self.path) as fh:
-            reader = csv.reader(fh)
+            reader = _csv_reader(fh)
+            line = 1  # the line where the record being read starts
             try:
                 header = next(reader)
+                _check_header(self.path, header)
                 index = {name: i for i, name in enumerate(header)}
                 t = index[self.text_column]
                 d = index[self.id_column] if self.id_column else None
                 k = [index[c] for c in self.keep_columns]
-                for row_no, row in enumerate(reader, start=1):
+                while True:
+                    line = reader.line_num + 1
+                    try:
+                        row = next(reader)
+                    except StopIteration:
+                        return
                     if not row:
                         continue
                     if len(row) != len(header):
                         raise InputError(
-                            f"{self.path}: row {row_no}: {len(row)} fields, the header has "
-                            f"{len(header)}"
+                            f"{self.path}: line {line}: {len(row)} field(s), the header has "
+                            f"{len(header)} (a ragged row, or a quote that is not closed)"
                         )
                     yield (
-                        f"row {row_no}",
+                        f"line {line}",
                         row[d] if d is not None else None,
                         row[t],
                         [row[i] for i in k],
                     )
             except csv.Error as exc:
-                raise InputError(f"{self.path}: line {reader.line_num}: {exc}") from None
+                raise InputError(f"{self.path}: line {line}: {_csv_problem(exc)}") from None
             except UnicodeDecodeError as exc:
                 raise InputError(f"{self.path}: not UTF-8 ({exc.reason})") from None
 
@@ -326,8 +344,52 @@ class TableInput:
         return json.dumps(value, ensure_ascii=False)
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are unique (JSON leaves a repeated key's value undefined)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def _open_text(path: Path) -> io.TextIOWrapper:
     return open(path, encoding="utf-8-sig", newline="")
+
+
+def _csv_reader(fh: io.TextIOWrapper) -> Any:
+    """The CSV reader of datasets: the standard dialect, strict (a malformed quote is an
+    error, not a guess)."""
+    return csv.reader(fh, strict=True)
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    """A CSV error in words: the module's "unexpected end of data" is a quote never closed."""
+    text = str(exc)
+    if "unexpected end of data" in text:
+        return "a quoted field is not closed (its quote runs to the end of the file)"
+    if "expected after" in text:
+        return (
+            f"a character follows a closing quote ({text}); a quote inside a quoted field "
+            'is written twice ("")'
+        )
+    return text
+
+
+def _check_header(path: Path, header: list[str]) -> None:
+    """A header that names a column twice is refused (which one would be read?)."""
+    seen: set[str] = set()
+    for name in header:
+        if name in seen:
+            raise InputError(f"{path}: line 1: the header names column {name!r} twice")
+        seen.add(name)
 
 
 def _parquet_schema(path: Path) -> Any:
