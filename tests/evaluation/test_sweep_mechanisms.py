@@ -18,7 +18,6 @@ from authormask.evaluation import (
     sweep_mechanisms,
 )
 from authormask.evaluation.protocols import fernandes2019 as sweep_module
-from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON
 from authormask.evaluation.protocols.fernandes2019 import cell_seeds, mechanism_code
 from authormask.exceptions import InvalidParameterError
 from authormask.release import mechanism_spec, release
@@ -68,11 +67,8 @@ def test_parameters_follow_the_spec(aaac_study: Study, glove_20k: Embeddings) ->
         "length": aaac_study.length,
         "oov": "drop",
     }
-    assert drop.parameters("emp-text", None) == {
-        "epsilon": NOISE_OFF_EPSILON,
-        **common,
-        "oov": "map",
-    }
+    # the noise off: no epsilon at all (the samplers are switched off)
+    assert drop.parameters("emp-text", None) == {**common, "oov": "map"}
     for name in PEERS:  # in place: no N, unknown words mapped, their own parameters default
         assert drop.parameters(name, 5.0) == {"epsilon": 5.0, **common, "oov": "map"}
     # emp-doc: no oov, no N; its function_epsilon keeps its default (epsilon / 4)
@@ -83,31 +79,29 @@ def test_parameters_follow_the_spec(aaac_study: Study, glove_20k: Embeddings) ->
             assert keep.parameters(name, 5.0)["oov"] == "keep"
 
 
-def test_noise_off_epsilon_is_the_largest_the_mechanism_takes(
+def test_noise_off_switches_every_sampler_off(
     aaac_study: Study, glove_20k: Embeddings, preparer: TextPreparer
 ) -> None:
     runner = _runner(aaac_study, glove_20k, preparer)
-    # santext's exact sampler refuses 1e12 times its vocabulary's diameter (2^40 nats)
-    assert {m: runner.noise_off_epsilon(m) for m in EPSILON_MECHANISMS} == {
-        "emp-bag": NOISE_OFF_EPSILON,
-        "emp-text": NOISE_OFF_EPSILON,
-        "mahalanobis": NOISE_OFF_EPSILON,
-        "tem": NOISE_OFF_EPSILON,
-        "santext": 1e10,
-        "emp-doc": NOISE_OFF_EPSILON,
-    }
-    # emp-doc's noise-off form: function words at epsilon / 4 as well, so every word is itself
+    # every word-level mechanism declares its samplers: no epsilon, no noise drawn (santext
+    # too, whose exact sampler refused 1e12 and was released at 1e10 before)
+    assert {m: runner.noise_off_epsilon(m) for m in EPSILON_MECHANISMS} == dict.fromkeys(
+        EPSILON_MECHANISMS
+    )
+    # emp-doc's noise-off form: function words as well, so every word is itself
     doc = runner.mechanism("emp-doc", None)
     text = ["The cat sat on the mat and it was happy."]
     first, second = (release(text, doc, random_state=s).texts for s in (0, 1))
     assert first == second
-    assert doc.statement(seeded=True).epsilon == NOISE_OFF_EPSILON
+    for name in EPSILON_MECHANISMS:  # its statement claims no guarantee
+        statement = runner.mechanism(name, None).statement(seeded=True)
+        assert statement.epsilon is None and statement.guarantee.startswith("NONE")
     # random-sub's noise-off form is rate 0: the same canonical text as emp-doc's
     assert runner.parameters("random-sub", None)["rate"] == 0.0
+    assert runner.noise_off_epsilon("random-sub") == 0.0
     assert "epsilon" not in runner.parameters("random-sub", 0.5)
     canonical = release(text, runner.mechanism("random-sub", None), random_state=3).texts
     assert canonical == first
-    assert runner.mechanism("santext", None).statement(seeded=True).epsilon == 1e10
 
 
 def test_peer_mechanisms_in_a_sweep(
@@ -125,5 +119,5 @@ def test_peer_mechanisms_in_a_sweep(
         assert result.statements[f"{name}/5"]["mechanism"] == name
         noisy = result.cell(name, 5.0, "svm")[0]
         assert noisy.seed == cell_seeds(2, name, 5.0, 0)[0]
-    assert result.provenance["noise_off_epsilon"]["santext"] == 1e10
+    assert result.provenance["noise_off_epsilon"] == dict.fromkeys(PEERS)
     assert "mahalanobis 6, tem 7, santext 8" in result.provenance["seeds"]

@@ -11,6 +11,7 @@ vocabulary entries).
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from authormask.mechanisms.earth_movers import EarthMoversMechanism
 from authormask.randomness import RandomState, check_random_state
 from authormask.text.stopwords import default_stopwords
 from authormask.validation import check_epsilon, check_positive_int
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "AUTO_TARGETS",
@@ -154,6 +157,8 @@ class EpsilonChoice:
     change_rates: tuple[float, ...]
     probe_words: int
     seed: int
+    #: how many releases of the probe text the search took
+    releases: int = 0
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -163,9 +168,12 @@ class EpsilonChoice:
             "change_rates": [round(r, 4) for r in self.change_rates],
             "probe_words": self.probe_words,
             "seed": self.seed,
-            "rule": "per target change rate, bisection on log epsilon of the fraction of a "
-            "probe text's frequent content words that the mechanism's release changes (one "
-            "release per step, the same seed at every epsilon); rounded to 3 digits",
+            "releases": self.releases,
+            "rule": "per target change rate, the measured epsilon (3 significant digits) whose "
+            "change rate (the fraction of a probe text's frequent content words that the "
+            "mechanism's release changes, the same seed at every epsilon) is nearest the "
+            "target: a scan by factors of 10 from 1, then a safeguarded regula falsi on log "
+            "epsilon until within 0.02 of the target",
         }
 
 
@@ -193,6 +201,12 @@ def change_rate(mechanism: object, probe: Sequence[str], *, seed: int = 0) -> fl
     return 1.0 - kept / max(len(probe), 1)
 
 
+def _round3(log_eps: float) -> float:
+    """``log_eps`` moved to the log of its epsilon rounded to 3 significant digits (so every
+    epsilon chosen is one that was measured)."""
+    return float(np.log(float(f"{np.exp(log_eps):.3g}")))
+
+
 def auto_epsilons(
     name: str,
     embeddings: Embeddings,
@@ -203,20 +217,25 @@ def auto_epsilons(
     seed: int = 0,
     steps: int = 16,
     tolerance: float = 0.03,
+    rate_tolerance: float = 0.02,
 ) -> EpsilonChoice:
     """Epsilons of mechanism ``name`` whose expected change rates hit ``targets``.
 
-    For each target rate, a bisection on log epsilon over :data:`AUTO_RANGE` (at most
-    ``steps`` halvings, until the bracket is narrower than ``tolerance`` in log epsilon, about
-    3%; each target starts from the tightest bracket the rates already measured give) finds
-    where :func:`change_rate` of a probe text of ``n_probe`` frequent content
-    words (:func:`probe_words`) crosses it: the rate falls as epsilon grows, so it works on the
-    mechanism's own scale (Earth Mover's noise, exponential mechanisms, any embeddings) without
-    knowing the mechanism. Every release uses ``seed`` (common random numbers: the measured
-    curve is smooth in epsilon), so the choice is deterministic. Epsilons are rounded to 3
-    significant digits; repeats (a flat curve) are replaced by geometric midpoints, so there
-    are as many epsilons as targets. ``parameters`` are further registry parameters (the
-    study's stopwords); the embeddings and N (the probe's length) are given here.
+    The change rate (:func:`change_rate` of a probe text of ``n_probe`` frequent content words,
+    :func:`probe_words`) falls as epsilon grows, so the search works on the mechanism's own
+    scale (Earth Mover's noise, exponential mechanisms, any embeddings) without knowing the
+    mechanism. First a scan by factors of 10 from epsilon 1, within :data:`AUTO_RANGE`, brackets
+    every target; then, per target, a safeguarded interpolation on log epsilon (regula falsi
+    between the tightest measured bracket, each step kept inside the middle 80% of the bracket;
+    at most ``steps`` releases) stops once a measured rate is within ``rate_tolerance`` of the
+    target or the bracket is narrower than ``tolerance`` in log epsilon (about 3%). The epsilon
+    chosen is the measured one whose rate is nearest the target: every epsilon is rounded to 3
+    significant digits before it is measured, so the change rates reported are those measured
+    at the epsilons returned. Every release uses ``seed`` (common random numbers: the measured
+    curve is smooth in epsilon), so the choice is deterministic. Repeats (a flat curve) are
+    replaced by geometric midpoints, so there are as many epsilons as targets. ``parameters``
+    are further registry parameters (the study's stopwords); the embeddings and N (the probe's
+    length) are given here.
 
     Raises ``InvalidParameterError`` if the mechanism takes no epsilon.
     """
@@ -248,21 +267,40 @@ def auto_epsilons(
             memo[key] = change_rate(create_mechanism(name, **params), probe, seed=seed)
         return memo[key]
 
-    lo0, hi0 = np.log(AUTO_RANGE[0]), np.log(AUTO_RANGE[1])
+    lo0, hi0 = float(np.log(AUTO_RANGE[0])), float(np.log(AUTO_RANGE[1]))
+    # the scan: from epsilon 1, by factors of 10, until the largest and the smallest target are
+    # bracketed (or the range ends)
+    x = 0.0
+    if rate(x) > min(targets):
+        while x < hi0 and rate(x) > min(targets):
+            x = min(x + float(np.log(10.0)), hi0)
+            rate(x)
+    x = 0.0
+    if rate(x) <= max(targets):
+        while x > lo0 and rate(x) <= max(targets):
+            x = max(x - float(np.log(10.0)), lo0)
+            rate(x)
     chosen: list[float] = []
     for target in sorted(targets, reverse=True):
-        # the tightest bracket the rates measured so far give: rate(lo) > target >= rate(hi)
-        lo = max([k for k, r in memo.items() if r > target], default=lo0)
-        hi = min([k for k, r in memo.items() if r <= target and k > lo], default=hi0)
         for _ in range(steps):
-            if hi - lo < tolerance:
+            # the tightest bracket measured so far: rate(lo) > target >= rate(hi)
+            lo = max([k for k, r in memo.items() if r > target], default=lo0)
+            hi = min([k for k, r in memo.items() if r <= target and k > lo], default=hi0)
+            best = min(memo, key=lambda k: (abs(memo[k] - target), k))
+            if abs(memo[best] - target) <= rate_tolerance or hi - lo < tolerance:
                 break
-            mid = 0.5 * (lo + hi)
-            if rate(mid) > target:
-                lo = mid
-            else:
-                hi = mid
-        chosen.append(float(f"{np.exp(0.5 * (lo + hi)):.3g}"))
+            r_lo = memo.get(round(lo, 9), 1.0)
+            r_hi = memo.get(round(hi, 9), 0.0)
+            share = (r_lo - target) / (r_lo - r_hi) if r_lo > r_hi else 0.5
+            share = min(max(share, 0.1), 0.9)
+            mid = _round3(lo + share * (hi - lo))
+            if round(mid, 9) in memo:  # the rounding fell on a measured point
+                mid = _round3(0.5 * (lo + hi))
+                if round(mid, 9) in memo:
+                    break
+            rate(mid)
+        best = min(memo, key=lambda k: (abs(memo[k] - target), k))
+        chosen.append(float(f"{np.exp(best):.3g}"))
     epsilons = sorted(set(chosen), reverse=True)
     while len(epsilons) < len(targets):  # a flat curve: fill the widest gap geometrically
         if len(epsilons) == 1:
@@ -273,6 +311,7 @@ def auto_epsilons(
         epsilons.insert(i + 1, float(f"{np.sqrt(epsilons[i] * epsilons[i + 1]):.3g}"))
         epsilons = sorted(set(epsilons), reverse=True)
     rates = tuple(rate(float(np.log(e))) for e in epsilons)
+    logger.info("auto epsilons of %s: %d releases of the probe text", name, len(memo))
     return EpsilonChoice(
         mechanism=name,
         epsilons=tuple(epsilons),
@@ -280,4 +319,5 @@ def auto_epsilons(
         change_rates=rates,
         probe_words=len(probe),
         seed=seed,
+        releases=len(memo),
     )

@@ -1,10 +1,19 @@
-"""What every mechanism returns for one document."""
+"""What every mechanism returns for one document, and its noise-off form."""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["Output"]
+import numpy as np
+
+from authormask._version import __version__
+from authormask.accounting.statement import PrivacyStatement
+from authormask.randomness import SEEDED, UNSEEDED
+
+__all__ = ["IdentityKernel", "NoiseOff", "Output"]
 
 
 @dataclass(frozen=True)
@@ -22,3 +31,136 @@ class Output:
     words: tuple[str, ...]
     bag: dict[str, int] | None = None
     figures: dict[str, float] = field(default_factory=dict)
+
+
+# --- the noise switched off ---------------------------------------------------------------------
+
+
+class IdentityKernel:
+    """A per-word sampler with its noise switched off: every word is released as itself, with no
+    draw and no search. It stands in for a word-level mechanism's kernel in its noise-off form
+    (:class:`NoiseOff`), whichever way the mechanism calls its kernel: ``perturb_documents``
+    (emp-text, emp-bag and the peers), ``perturb_indices``, or ``noisy_vectors`` followed by
+    ``snap`` (emp-doc), where the "noisy vector" of a row is the row itself, one column that
+    ``snap`` reads back. No generator is read."""
+
+    def __init__(self, embeddings: Any) -> None:
+        self.embeddings = embeddings
+
+    def perturb_documents(
+        self,
+        documents: Sequence[Sequence[str]],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[tuple[str, ...]]:
+        out = [tuple(doc) for doc, _ in zip(documents, rngs, strict=True)]
+        if progress is not None:
+            progress(sum(len(doc) for doc in out))
+        return out
+
+    def perturb_indices(
+        self,
+        rows: Sequence[int] | np.ndarray,
+        *,
+        random_state: Any = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        out = np.asarray(rows, dtype=np.intp).copy()
+        if progress is not None:
+            progress(int(out.size))
+        return out
+
+    def noisy_vectors(self, rows: Sequence[int] | np.ndarray, *, random_state: Any = None) -> Any:
+        return np.asarray(rows, dtype=np.intp).reshape(-1, 1)
+
+    def snap(self, noisy: np.ndarray, *, progress: Callable[[int], None] | None = None) -> Any:
+        out = np.asarray(noisy, dtype=np.intp).reshape(-1)
+        if progress is not None:
+            progress(int(out.size))
+        return out
+
+
+class NoiseOff:
+    """A word-level mechanism with its noise switched off: its own deterministic preparation
+    (tokenising, stopwords, unknown words mapped, contractions split, the canonical skeleton, N
+    words kept) and rendering, with each of its ``samplers`` (the attributes that hold its
+    per-word kernels, declared in its registry spec) replaced by an :class:`IdentityKernel`, so
+    every unit is released as itself without drawing noise. It gives the text the mechanism
+    gives in the limit epsilon -> infinity, without the cost of the sampler (an exponential
+    mechanism over the vocabulary scores every word of it for every input word).
+
+    Built by :func:`authormask.release.create_noise_off`, for evaluation (the baseline row of a
+    sweep). It is NOT private: its statement says so (no epsilon, no guarantee). Everything
+    else (``prepare_parts``, N and its resolution, the embeddings) is the mechanism's.
+    """
+
+    #: how to build it again (a :class:`~authormask.release.registry.Recipe` with ``noise_off``)
+    recipe: Any = None
+
+    def __init__(self, mechanism: Any, *, samplers: Sequence[str]) -> None:
+        if not samplers:
+            raise ValueError("a noise-off form replaces at least one sampler")
+        inner = copy.copy(mechanism)
+        for attribute in samplers:
+            setattr(inner, attribute, IdentityKernel(getattr(mechanism, attribute).embeddings))
+        self.inner = inner
+        self.name: str = mechanism.name
+        self.samplers = tuple(samplers)
+
+    def __getattr__(self, attribute: str) -> Any:
+        # only called for what this class does not define: the mechanism's own abilities
+        if attribute == "inner":  # not set yet (copy, unpickling)
+            raise AttributeError(attribute)
+        return getattr(self.inner, attribute)
+
+    def prepare(self, text: str) -> Any:
+        return self.inner.prepare(text)
+
+    def perturb(
+        self,
+        documents: Sequence[Any],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Output]:
+        out: list[Output] = self.inner.perturb(documents, rngs, progress=progress)
+        return out
+
+    def diagnostics(self, document: Any) -> dict[str, Any]:
+        out: dict[str, Any] = self.inner.diagnostics(document)
+        return out
+
+    def units(self, document: Any) -> int:
+        return int(self.inner.units(document))
+
+    def with_length_from(self, documents: Any) -> NoiseOff:
+        """N resolved from the documents (``emp-bag`` with N ``"shortest"``), noise still off."""
+        resolved = copy.copy(self)
+        resolved.inner = self.inner.with_length_from(documents)
+        return resolved
+
+    def statement(self, *, seeded: bool) -> PrivacyStatement:
+        inner = self.inner
+        return PrivacyStatement(
+            randomness=SEEDED if seeded else UNSEEDED,
+            mechanism=self.name,
+            title=f"{inner.title}; here with its noise switched off",
+            reference=inner.reference,
+            epsilon=None,
+            epsilon_unit="none: the noise is switched off (NO differential-privacy guarantee)",
+            guarantee=(
+                "NONE. The noise is switched off: every unit is released as the mechanism's "
+                "deterministic preparation gives it (the limit epsilon -> infinity), for "
+                "comparison only"
+            ),
+            document_bound="none (no differential-privacy guarantee)",
+            released_unchanged="everything the mechanism's preparation keeps; every word of it",
+            parameters={"noise": "off"},
+            embeddings=inner.embeddings.identity.to_dict(),
+            model=None,
+            policies={},
+            floating_point="not applicable: no noise is drawn",
+            version=__version__,
+            caveats=("the noise is off: use it to judge mechanisms, never to protect a text",),
+        )

@@ -39,6 +39,7 @@ __all__ = [
     "Parameter",
     "Recipe",
     "create_mechanism",
+    "create_noise_off",
     "mechanism_names",
     "mechanism_spec",
 ]
@@ -81,6 +82,16 @@ class MechanismSpec:
     #: True for a baseline with NO differential-privacy guarantee (``random-sub``): it exists to
     #: be compared with, on frontiers; the page never offers it to protect a text
     baseline: bool = False
+    #: the mechanism's samplers: the attributes that hold its per-word kernels. Its noise-off
+    #: form (:func:`create_noise_off`) replaces each by the identity and runs the rest as it is
+    #: (preparation, rendering); empty (the default): it has no noise-off form without its
+    #: sampler, and an evaluation releases it at a very large epsilon instead
+    samplers: tuple[str, ...] = ()
+
+    @property
+    def has_noise_off(self) -> bool:
+        """Whether :func:`create_noise_off` can build this mechanism without its sampler."""
+        return bool(self.samplers)
 
     @property
     def parameter_names(self) -> tuple[str, ...]:
@@ -106,8 +117,12 @@ class Recipe:
 
     name: str
     params: dict[str, Any]
+    #: the mechanism's noise-off form (:func:`create_noise_off`)
+    noise_off: bool = False
 
     def build(self) -> Mechanism:
+        if self.noise_off:
+            return create_noise_off(self.name, **self.params)
         return create_mechanism(self.name, **self.params)
 
 
@@ -420,6 +435,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _emp_bag,
             label="Earth Mover's (bag)",
             privacy="metric",
+            samplers=("kernel",),
         ),
         MechanismSpec(
             "emp-text",
@@ -428,6 +444,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _emp_text,
             label="Earth Mover's (text)",
             privacy="metric",
+            samplers=("kernel",),
         ),
         MechanismSpec(
             "erae",
@@ -494,6 +511,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _peer_text("mahalanobis"),
             label="Mahalanobis",
             privacy="metric",
+            samplers=("kernel",),
         ),
         MechanismSpec(
             "tem",
@@ -512,6 +530,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _peer_text("tem"),
             label="TEM",
             privacy="metric",
+            samplers=("kernel",),
         ),
         MechanismSpec(
             "santext",
@@ -521,6 +540,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _peer_text("santext"),
             label="SanText",
             privacy="metric",
+            samplers=("kernel",),
         ),
         MechanismSpec(
             "emp-doc",
@@ -541,6 +561,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _emp_doc,
             label="Earth Mover's (doc)",
             privacy="metric",
+            samplers=("kernel", "function_kernel"),
         ),
         MechanismSpec(
             "random-sub",
@@ -615,3 +636,39 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     except AttributeError:  # pragma: no cover - a mechanism with __slots__
         pass
     return mechanism
+
+
+#: the epsilon a noise-off form is built with before its samplers are replaced: it reaches no
+#: output (no sampler that reads it is left)
+_PLACEHOLDER_EPSILON = 1.0
+
+
+def create_noise_off(name: str, /, **params: Any) -> Mechanism:
+    """The mechanism ``name`` with its noise switched off (:class:`~authormask.mechanisms.
+    _base.NoiseOff`): its own preparation and rendering, every unit released as itself, no
+    sampler run. The parameters are those of :func:`create_mechanism` but ``epsilon`` (there is
+    no noise). It gives the text of the mechanism at epsilon -> infinity; its statement says it
+    has no guarantee. For evaluation baselines, never to protect a text.
+
+    Raises ``InvalidParameterError`` for a mechanism whose spec declares no samplers
+    (:attr:`MechanismSpec.samplers`) or if ``epsilon`` is given.
+
+    >>> create_noise_off("erae", model="m")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    authormask.exceptions.InvalidParameterError: erae has no noise-off form without its sampler...
+    """
+    from authormask.mechanisms._base import NoiseOff
+
+    spec = mechanism_spec(name)
+    if not spec.has_noise_off:
+        raise InvalidParameterError(
+            f"{name} has no noise-off form without its sampler (its spec declares none)"
+        )
+    if params.get("epsilon") is not None:
+        raise InvalidParameterError(f"the noise-off form of {name} takes no epsilon")
+    given = {k: v for k, v in params.items() if k != "epsilon"}
+    inner = create_mechanism(name, epsilon=_PLACEHOLDER_EPSILON, **given)
+    off = NoiseOff(inner, samplers=spec.samplers)
+    off.recipe = Recipe(name, {k: v for k, v in given.items() if v is not None}, noise_off=True)
+    return off

@@ -2,15 +2,18 @@
 
 The *noise-off* release of a mechanism is the same mechanism with its noise switched off: its
 deterministic preparation (tokenising, stopwords, unknown words mapped or dropped, contractions
-split, N words kept and sorted for a bag) and its rendering, with every unit released as it
-came in. It is obtained from the release layer as the limit epsilon -> infinity: the mechanism
-at epsilon :data:`NOISE_OFF_EPSILON`. For Earth Mover's privacy the noise then has mean length
-``n / 1e12`` (5e-11 for 50-d vectors), nine orders of magnitude below the distance between
-any two vectors of the packaged embeddings, so every word is released as itself (the tests
-check it word for word); for the exponential mechanisms it is the mechanism's most likely
-output. It is the baseline row of every protocol ("none") and the form in which non-adaptive
-attackers see the known texts, so that a measure compares noise with no noise, never
-preparation with none.
+split, the canonical skeleton, N words kept and sorted for a bag) and its rendering, with every
+unit released as it came in. A mechanism whose registry spec declares its samplers
+(:attr:`~authormask.release.registry.MechanismSpec.samplers`: every word-level mechanism) is
+built by :func:`~authormask.release.registry.create_noise_off`, which replaces them by the
+identity, so no noise is drawn and no exponential mechanism scores the vocabulary; it gives the
+text the mechanism gives as epsilon -> infinity (the tests check it word for word against a
+release at epsilon 1e12). Any other mechanism is released at the limit epsilon
+:data:`NOISE_OFF_EPSILON` (for Earth Mover's privacy the noise then has mean length ``n /
+1e12``, nine orders of magnitude below the distance between any two vectors of the packaged
+embeddings). A baseline swept over rates has rate 0 as its noise-off form. It is the baseline row
+of every protocol ("none") and the form in which non-adaptive attackers see the known texts, so
+that a measure compares noise with no noise, never preparation with none.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 from authormask.exceptions import InvalidParameterError
 from authormask.release import Mechanism, create_mechanism, mechanism_spec
+from authormask.release.registry import create_noise_off
 
 __all__ = [
     "DEFAULT_RATES",
@@ -28,6 +32,7 @@ __all__ = [
     "build_mechanism",
     "check_rates",
     "mechanism_parameters",
+    "noise_off_by_sampler",
     "point_text",
     "public_parameters",
     "rate_labelled",
@@ -72,6 +77,18 @@ def check_rates(rates: Sequence[float]) -> tuple[float, ...]:
     if len(set(out)) != len(out):
         raise InvalidParameterError("rates must not repeat")
     return tuple(out)
+
+
+def noise_off_by_sampler(name: str) -> bool:
+    """Whether the noise-off release of ``name`` switches its samplers off
+    (:func:`~authormask.release.registry.create_noise_off`) rather than releasing it at
+    :data:`NOISE_OFF_EPSILON`: it takes an epsilon and its spec declares its samplers.
+
+    >>> noise_off_by_sampler("tem"), noise_off_by_sampler("random-sub")
+    (True, False)
+    """
+    spec = mechanism_spec(name)
+    return spec.has_noise_off and "epsilon" in spec.parameter_names
 
 
 def sweep_label(name: str) -> str:
@@ -120,14 +137,19 @@ def mechanism_parameters(
     length: int | str | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Registry parameters of ``name`` at ``epsilon`` (``None``: noise off): the embeddings and
-    N are passed to mechanisms that take them (read from the registry's parameter list, never
-    from the mechanism's name). For a rate-swept baseline (:func:`sweeps_rate`) ``epsilon`` is
-    the row's rate (``None``: rate 0, its noise-off form)."""
+    """Registry parameters of ``name`` at ``epsilon`` (``None``: noise off, module notes): the
+    embeddings and N are passed to mechanisms that take them (read from the registry's parameter
+    list, never from the mechanism's name). For a rate-swept baseline (:func:`sweeps_rate`)
+    ``epsilon`` is the row's rate (``None``: rate 0, its noise-off form). With the noise off, a
+    mechanism whose samplers are switched off (:func:`noise_off_by_sampler`) gets no epsilon
+    (:func:`build_mechanism` then builds its noise-off form); any other, :data:`NOISE_OFF_EPSILON`.
+    """
     takes = {p.name for p in mechanism_spec(name).parameters}
     params: dict[str, Any]
     if sweeps_rate(name):
         params = {"rate": 0.0 if epsilon is None else float(epsilon)}
+    elif epsilon is None and noise_off_by_sampler(name):
+        params = {}
     else:
         params = {"epsilon": NOISE_OFF_EPSILON if epsilon is None else epsilon}
     if embeddings is not None and "embeddings" in takes:
@@ -139,6 +161,12 @@ def mechanism_parameters(
 
 
 def build_mechanism(name: str, params: Mapping[str, Any]) -> Mechanism:
+    """The mechanism of :func:`mechanism_parameters`' ``params``: its noise-off form
+    (:func:`~authormask.release.registry.create_noise_off`) when they hold no epsilon for a
+    mechanism whose samplers can be switched off, else :func:`~authormask.release.
+    create_mechanism`."""
+    if "epsilon" not in params and noise_off_by_sampler(name):
+        return create_noise_off(name, **dict(params))
     return create_mechanism(name, **dict(params))
 
 

@@ -80,8 +80,10 @@ from authormask.evaluation.protocols._common import (
 from authormask.evaluation.protocols._releases import (
     DEFAULT_RATES,
     NOISE_OFF_EPSILONS,
+    build_mechanism,
     check_rates,
     mechanism_parameters,
+    noise_off_by_sampler,
     rate_labelled,
     sweeps_rate,
 )
@@ -451,7 +453,7 @@ class _Runner:
         self._settings: AttackerSettings | None = None
         self._memo: dict[str, Any] = {}
         self._mechanisms: dict[tuple[str, float | None], Mechanism] = {}
-        self._noise_off: dict[str, float] = {}
+        self._noise_off: dict[str, float | None] = {}
         self.statements: dict[str, Any] = {}
         self.base_key = {
             "format": CACHE_FORMAT,
@@ -472,7 +474,8 @@ class _Runner:
     def parameters(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
         """The registry parameters of ``mechanism`` in this sweep (all but the embeddings, which
         are this sweep's Embeddings object as is, so every epsilon shares one search index);
-        ``epsilon=None``: the noise switched off (:meth:`noise_off_epsilon`).
+        ``epsilon=None``: the noise switched off (:meth:`noise_off_epsilon`; no epsilon at all
+        for a mechanism whose samplers are switched off).
 
         The study's preparation goes to the parameters the mechanism's registry spec takes:
         its stopwords, its unknown-word policy and word (``oov``, ``oov_map_to``), its N
@@ -488,24 +491,32 @@ class _Runner:
         }
         if "oov" in spec:
             study["oov"] = _oov_policy(p.oov, spec["oov"].choices, mechanism)
+        if epsilon is None and not (sweeps_rate(mechanism) or noise_off_by_sampler(mechanism)):
+            epsilon = self.noise_off_epsilon(mechanism)  # the limit epsilon it accepts
         return mechanism_parameters(
             mechanism,
-            self.noise_off_epsilon(mechanism) if epsilon is None else epsilon,
+            epsilon,
             length=self.study.length,
             extra={k: v for k, v in study.items() if k in spec},
         )
 
-    def noise_off_epsilon(self, name: str) -> float:
-        """The epsilon of ``name``'s noise-off release: the first of
-        :data:`~authormask.evaluation.protocols._releases.NOISE_OFF_EPSILONS` (1e12 for
-        emp-bag, emp-text, mahalanobis and tem) at which the registry builds it."""
-        chosen = self._noise_off.get(name)
-        if chosen is None and sweeps_rate(name):  # a baseline: rate 0 is its noise-off form
-            self._mechanisms[(name, None)] = create_mechanism(
-                name, embeddings=self.embeddings, **self.parameters(name, 0.0)
+    def noise_off_epsilon(self, name: str) -> float | None:
+        """The epsilon of ``name``'s noise-off release: ``None`` when its samplers are switched
+        off (:func:`~authormask.evaluation.protocols._releases.noise_off_by_sampler`: every
+        word-level mechanism, no noise drawn), else the first of
+        :data:`~authormask.evaluation.protocols._releases.NOISE_OFF_EPSILONS` at which the
+        registry builds it (0, its rate, for a rate-swept baseline)."""
+        if (name, None) in self._mechanisms:
+            return self._noise_off[name]
+        chosen: float | None = None
+        if sweeps_rate(name):  # a baseline: rate 0 is its noise-off form
+            chosen = 0.0
+            mech = create_mechanism(name, embeddings=self.embeddings, **self.parameters(name, 0.0))
+        elif noise_off_by_sampler(name):
+            mech = build_mechanism(
+                name, {"embeddings": self.embeddings, **self.parameters(name, None)}
             )
-            self._noise_off[name] = chosen = 0.0
-        if chosen is None:
+        else:
             for i, eps in enumerate(NOISE_OFF_EPSILONS):
                 try:
                     mech = create_mechanism(
@@ -515,10 +526,10 @@ class _Runner:
                     if i == len(NOISE_OFF_EPSILONS) - 1:
                         raise
                     continue
-                self._mechanisms[(name, None)] = mech
-                self._noise_off[name] = chosen = eps
+                chosen = eps
                 break
-        assert chosen is not None
+        self._mechanisms[(name, None)] = mech
+        self._noise_off[name] = chosen
         return chosen
 
     def mechanism(self, name: str, epsilon: float | None) -> Mechanism:
@@ -526,8 +537,8 @@ class _Runner:
             self.noise_off_epsilon(name)  # builds it
         mech = self._mechanisms.get((name, epsilon))
         if mech is None:
-            mech = create_mechanism(
-                name, embeddings=self.embeddings, **self.parameters(name, epsilon)
+            mech = build_mechanism(
+                name, {"embeddings": self.embeddings, **self.parameters(name, epsilon)}
             )
             self._mechanisms[(name, epsilon)] = mech
         return mech
@@ -916,8 +927,12 @@ def run_sweep(
         "oov": preparer.oov,
         "stopwords": len(preparer.stopwords),
         "engine": chosen.describe(),
-        # the epsilon of each mechanism's unmodified row (noise off)
+        # the epsilon of each mechanism's unmodified row (noise off; None: its samplers
+        # switched off, no noise drawn)
         "noise_off_epsilon": {m: runner.noise_off_epsilon(m) for m in config.mechanisms},
+        "noise_off": "each mechanism's own preparation and rendering with its samplers switched "
+        "off (authormask.release.registry.create_noise_off), where noise_off_epsilon is None; "
+        "else the release at that epsilon (a rate-swept baseline: rate 0)",
         "seeds": "cell seed = SeedSequence(entropy=config.seed, "
         "spawn_key=(mechanism code, repetition, round(1000*epsilon), role)); mechanism code = "
         "index in authormask.release.mechanism_names() ("

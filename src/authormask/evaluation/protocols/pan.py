@@ -65,6 +65,7 @@ from authormask.evaluation.protocols._common import (
 )
 from authormask.evaluation.protocols._releases import (
     DEFAULT_RATES,
+    build_mechanism,
     check_rates,
     mechanism_parameters,
     public_parameters,
@@ -74,7 +75,7 @@ from authormask.evaluation.protocols._releases import (
 from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release import create_mechanism, mechanism_names, mechanism_spec, release
+from authormask.release import mechanism_names, mechanism_spec, release
 from authormask.validation import check_positive_int
 
 __all__ = [
@@ -461,7 +462,7 @@ class _Runner:
             try:
                 rel = release(
                     texts,
-                    create_mechanism(mechanism, **params),
+                    build_mechanism(mechanism, params),
                     random_state=seed,
                     sources=sources,
                 )
@@ -716,8 +717,10 @@ def run_pan(
         "measure": "PAN macro-F1: F1 per true author of the problem's ground truth, averaged; "
         "<UNK> answers, rejections and non-candidates count as <UNK>, which is left out of the "
         "average (macro_f1_with_unk keeps it as a class when the truth has it)",
-        "baseline_row": "epsilon none = the mechanism with its noise switched off (epsilon "
-        "1e12): its own preparation, every word released as itself",
+        "baseline_row": "epsilon none = the mechanism with its noise switched off: its own "
+        "preparation and rendering with its samplers switched off (authormask.release.registry."
+        "create_noise_off), every word released as itself (the text of its release at epsilon "
+        "1e12)",
         "similarity": "mean cosine of all-MiniLM-L6-v2 document vectors (mean of <=100-word "
         "chunks), released unknown text vs the original unknown text as read from the "
         "collection; over a fixed sample of similarity_texts unknown texts per problem (the "

