@@ -11,7 +11,7 @@ worker. The outputs must be byte-identical (checked). Peak memory (VmHWM) is sam
 vectors, which the workers share through the page cache.
 
     python benchmarks/dask_engine.py [--words 1000000] [--doc-words 200] [--epsilon 10]
-                                     [--vocab-size 100000] [--partition-size 500000]
+                                     [--vocab-size 100000] [--partition-size 2500]
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def main() -> None:
     ap.add_argument("--doc-words", type=int, default=200)
     ap.add_argument("--epsilon", type=float, default=10.0)
     ap.add_argument("--vocab-size", type=int, default=100_000)
-    ap.add_argument("--partition-size", type=int, default=500_000)
+    ap.add_argument("--partition-size", type=int, default=2_500)  # records (~500k characters)
     opts = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -128,7 +128,7 @@ def main() -> None:
         print(f"corpus: {docs} documents, {words} words, {size:.1f} MB of JSONL")
         print(
             f"cpus: {os.cpu_count()}; mechanism emp-text, epsilon {opts.epsilon:g}, "
-            f"K={opts.vocab_size} GloVe 50-d; partitions of {opts.partition_size} characters"
+            f"K={opts.vocab_size} GloVe 50-d; partitions of {opts.partition_size} records"
         )
         configs = {
             "local (default threads)": ([], {}),

@@ -6,17 +6,21 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from authormask.exceptions import InputError
 
 __all__ = [
     "AtomicTextFile",
+    "InputFile",
     "atomic_path",
+    "check_not_inputs",
     "check_target",
     "commit",
+    "file_identity",
     "temporary_beside",
     "umask_mode",
     "write_atomic",
@@ -48,6 +52,74 @@ def check_target(path: Path, *, force: bool) -> None:
         )
     if not force:
         raise InputError(f"output path already exists (use --force to overwrite): {path}")
+
+
+def file_identity(path: Path | str) -> tuple[int, int] | None:
+    """``(device, inode)`` of the file at ``path`` (links followed), or None if there is none:
+    two paths name the same file, through a symbolic or a hard link, when these are equal."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A file a run reads: how to name it in an error, its identity (:func:`file_identity`)
+    and its path (None for standard input redirected from a file)."""
+
+    label: str
+    identity: tuple[int, int]
+    path: Path | None = None
+
+
+def check_not_inputs(
+    inputs: Sequence[InputFile], *, files: Iterable[Path | None], folders: Iterable[Path] = ()
+) -> None:
+    """Refuse, even with ``--force``, to write over an input: an output file that is an input
+    file (the same path, or a symbolic or hard link to it), or an output folder that holds an
+    input (at any depth, or through a link to a folder). Nothing the user owns may be replaced
+    by its own release."""
+    if not inputs:
+        return
+    by_identity = {f.identity: f for f in inputs}
+    for path in files:
+        if path is None:
+            continue
+        found = by_identity.get(file_identity(path))  # type: ignore[arg-type]
+        if found is None:
+            continue
+        if found.path is None:
+            what = "the file standard input is read from"
+        elif _same_name(path, found.path):
+            what = f"the input {found.label} (the same file)"
+        else:
+            what = f"the input {found.label} (the same file, through a link)"
+        raise InputError(
+            f"output {path} is {what}; refusing to write over an input, even with --force"
+        )
+    wanted = {ident: folder for folder in folders if (ident := file_identity(folder))}
+    if not wanted:
+        return
+    seen: dict[str, tuple[int, int] | None] = {}
+    for f in inputs:
+        if f.path is None:
+            continue
+        for parent in Path(os.path.realpath(f.path)).parents:
+            key = str(parent)
+            if key not in seen:
+                seen[key] = file_identity(parent)
+            folder = wanted.get(seen[key])  # type: ignore[arg-type]
+            if folder is not None:
+                raise InputError(
+                    f"output folder {folder} holds the input {f.label}; refusing to write the "
+                    "release among its inputs, even with --force (choose another folder)"
+                )
+
+
+def _same_name(a: Path, b: Path) -> bool:
+    return os.path.abspath(a) == os.path.abspath(b)
 
 
 def temporary_beside(path: Path) -> tuple[int, Path]:

@@ -21,6 +21,7 @@ __all__ = [
     "check_random_state",
     "describe_seed",
     "document_generator",
+    "release_order",
     "root_seed_sequence",
 ]
 
@@ -112,3 +113,24 @@ def document_generator(root: np.random.SeedSequence, position: int) -> np.random
     """
     child = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, int(position)))
     return np.random.Generator(np.random.PCG64(child))
+
+
+#: the spawn key under which a release draws the order of its documents: larger than any
+#: document position, so it never names a document's generator
+_ORDER_KEY = 2**64 + int.from_bytes(b"order", "big")
+
+
+def release_order(root: np.random.SeedSequence, n: int) -> list[int]:
+    """A secret random order of ``n`` documents, drawn from the release's root: ``order[k]`` is
+    the input position of the document that gets the k-th public id.
+
+    Public ids then follow neither the inputs' order nor their (private) names; a seeded
+    release draws the same order every time, an unseeded one a fresh order.
+
+    >>> release_order(np.random.SeedSequence(5), 4) == release_order(np.random.SeedSequence(5), 4)
+    True
+    >>> sorted(release_order(np.random.SeedSequence(5), 4))
+    [0, 1, 2, 3]
+    """
+    child = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, _ORDER_KEY))
+    return [int(i) for i in np.random.Generator(np.random.PCG64(child)).permutation(n)]

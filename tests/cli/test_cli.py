@@ -141,8 +141,8 @@ def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
     args = ["obfuscate", str(docs[0]), str(docs[1]), "-e", "8", "-o", str(out_dir), "-N", "5"]
     code, _, _ = run(*args)
     assert code == 0
-    names = sorted(p.name for p in out_dir.iterdir())  # mirrored, and one public statement
-    assert names == sorted([docs[0].name, docs[1].name, "PRIVACY-STATEMENT.json"])
+    names = sorted(p.name for p in out_dir.iterdir())  # by id (the default), one statement
+    assert names == ["1.txt", "2.txt", "PRIVACY-STATEMENT.json"]
     report = (tmp_path / "released.DO-NOT-PUBLISH.report.txt").read_text()  # beside, not inside
     assert '"input": "' + str(docs[0]) in report and '"complete": true' in report
     code, _, err = run(*args)
@@ -150,10 +150,12 @@ def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
     one = ["obfuscate", str(docs[0]), "-e", "8", "-N", "5", "-o", str(tmp_path / "one.txt")]
     code, _, err = run(*one, "--layout", "ids")
     assert code != 0 and "--layout applies only to an output folder" in err
-    by_id = tmp_path / "by-id"
-    code, _, _ = run(*args[:-4], "-o", str(by_id), "-N", "5", "--layout", "ids")
-    assert code == 0
-    assert sorted(p.name for p in by_id.iterdir()) == ["1.txt", "2.txt", "PRIVACY-STATEMENT.json"]
+    mirrored = tmp_path / "mirrored"
+    code, _, err = run(*args[:-4], "-o", str(mirrored), "-N", "5", "--layout", "mirror")
+    assert code == 0 and "--layout mirror publishes" in err
+    assert sorted(p.name for p in mirrored.iterdir()) == sorted(
+        [docs[0].name, docs[1].name, "PRIVACY-STATEMENT.json"]
+    )
 
 
 def test_options_that_do_not_apply_are_refused(run, docs) -> None:

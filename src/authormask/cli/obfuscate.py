@@ -168,12 +168,13 @@ def register(cli: click.Group) -> None:
     )
     @click.option(
         "--layout",
-        type=click.Choice(["mirror", "ids"]),
-        default="mirror",
+        type=click.Choice(["ids", "mirror"]),
+        default="ids",
         show_default=True,
-        help="Output folder only: mirror the input files' names and subfolders (they are "
-        "published with the texts: if a name could identify an author, use ids), or name the "
-        "outputs 1.txt, 2.txt, ... The private report maps every input to its output.",
+        help="Output folder only: name the outputs 1.txt, 2.txt, ... with the ids in a secret "
+        "random order (default), or mirror the input files' names and subfolders (they are "
+        "then published with the texts, a name can identify the author, and the statement "
+        "says so). The private report maps every input to its output.",
     )
     @force_option(
         help="Overwrite existing output files (never a link, folder or device), and start over "
@@ -368,6 +369,19 @@ def register(cli: click.Group) -> None:
         if report_path is None and output is not None:
             report_path = default_report_path(output)
         _warn_seed(seed)
+        if target.mirrored:
+            click.echo(
+                "authormask: warning: --layout mirror publishes every input's file and folder "
+                "name with the released texts (a name can identify the author; the statement "
+                "says so)",
+                err=True,
+            )
+        if len(found.sources) > 1 and report_path is None:
+            click.echo(
+                "authormask: note: the outputs are numbered in a secret random order; add "
+                "--report FILE to keep the private map of which input each id is",
+                err=True,
+            )
         with Progress("releasing", "character") as bar:
 
             def started(characters: int, resumed: int) -> None:
@@ -515,37 +529,37 @@ def _buffer_stdin(found: Inputs) -> Inputs:
     sources = []
     for s in found.sources:
         if isinstance(s, StdinSource):
+            origin = s.identity()  # an output must not replace the file stdin came from
             text = decode_bytes(sys.stdin.buffer.read(), "standard input")
-            s = TextSource(s.name, s.relpath, len(text), text)
+            s = TextSource(s.name, s.relpath, len(text), text, origin)
         sources.append(s)
     return Inputs(tuple(sources), found.relpaths, found.any_folder)
 
 
 def _target(found: Inputs, *, output: Path | None, fmt: str, layout: str) -> Any:
+    """Where the release goes; the ids are assigned by the release, in a secret random order."""
     from authormask.release.outputs import FOLDER_STATEMENT, Target
 
     n = len(found.sources)
-    ids = tuple(str(i + 1) for i in range(n))
     if fmt == "jsonl":
-        return Target("jsonl", output, ids)
+        return Target("jsonl", output)
     if output is None:
-        return Target("stdout", None, ids)
+        return Target("stdout", None)
     if n == 1 and not found.any_folder and not output.is_dir():
-        return Target("file", output, ids)
+        return Target("file", output)
     if layout == "ids":
-        names = tuple(f"{i}.txt" for i in ids)
-    else:
-        names = found.relpaths
-        seen: dict[str, int] = {}
-        for i, name in enumerate(names):
-            if name in seen or name == FOLDER_STATEMENT:
-                other = found.sources[seen[name]].name if name in seen else "the privacy statement"
-                raise click.UsageError(
-                    f"{found.sources[i].name} and {other} would both be written to "
-                    f"{output / name}; give them separately or use --layout ids"
-                )
-            seen[name] = i
-    return Target("folder", output, ids, names)
+        return Target("folder", output, layout="ids")
+    names = found.relpaths
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in seen or name == FOLDER_STATEMENT:
+            other = found.sources[seen[name]].name if name in seen else "the privacy statement"
+            raise click.UsageError(
+                f"{found.sources[i].name} and {other} would both be written to "
+                f"{output / name}; give them separately or use --layout ids"
+            )
+        seen[name] = i
+    return Target("folder", output, names=names, layout="mirror")
 
 
 def _report(summary: Any, target: Any) -> None:

@@ -282,11 +282,14 @@ class ReleaseStream:
         progress: Callable[[int], None] | None = None,
         start: int = 0,
         work_progress: Callable[[int], None] | None = None,
+        root: np.random.SeedSequence | None = None,
     ) -> None:
         if not sources:
             raise InvalidParameterError("no documents to release")
         self.seed = describe_seed(random_state)
-        self._root = root_seed_sequence(random_state)
+        # ``root``: the secret root already drawn from ``random_state`` by the caller (which
+        # also draws the documents' order from it); ``random_state`` still says if it is seeded
+        self._root = root if root is not None else root_seed_sequence(random_state)
         self.mechanism = resolve_length(mechanism, sources, progress=None)
         self.statement = self.mechanism.statement(seeded=self.seed.seeded)
         self._events = run(

@@ -1,6 +1,14 @@
-"""Writing a release as it streams: to stdout, a file, a folder (mirroring the inputs) or a JSONL
-file, with a private report that is also the manifest and the journal of the run.
+"""Writing a release as it streams: to stdout, a file, a folder or a JSONL file, with a private
+report that is also the manifest and the journal of the run.
 
+* Public ids are assigned in a secret random order drawn from the release's root
+  (:func:`~authormask.randomness.release_order`), never in the order of the inputs or of their
+  (private) names, and the documents are released and written in that order. A folder output
+  names its files by id (``1.txt``, ``2.txt``, ...); only ``layout="mirror"`` publishes the
+  inputs' file and folder names, and then the statement's ``released_unchanged`` says so. Which
+  input became which id is written in the private report only.
+* No output (nor the statement or the report) is ever written over an input, even with
+  ``force``: not the same file, not a link to it, not a folder that holds an input.
 * Every finished output appears at once and complete (temporary file, fsync, rename); nothing is
   written over a file that is not a regular file; the user's umask gives the permissions.
 * The public statement is written once: ``<output>.privacy.json`` beside a file output, or
@@ -30,20 +38,42 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from authormask._io import AtomicTextFile, check_target, commit, write_atomic
+from authormask._io import (
+    AtomicTextFile,
+    InputFile,
+    check_not_inputs,
+    check_target,
+    commit,
+    write_atomic,
+)
 from authormask._version import __version__
-from authormask.exceptions import InputError
-from authormask.randomness import RandomState, describe_seed
+from authormask.exceptions import InputError, InvalidParameterError
+from authormask.randomness import RandomState, describe_seed, release_order, root_seed_sequence
 from authormask.release._base import Mechanism
 from authormask.release.api import PRIVATE_BANNER, release_stream
 from authormask.release.engine import Done, Piece
 from authormask.release.sources import Source
 
-__all__ = ["FOLDER_STATEMENT", "ReleaseSummary", "Target", "write_release"]
+__all__ = [
+    "FOLDER_STATEMENT",
+    "LAYOUTS",
+    "MIRRORED_NAMES",
+    "ReleaseSummary",
+    "Target",
+    "write_release",
+]
 
 #: the public statement's name inside an output folder
 FOLDER_STATEMENT = "PRIVACY-STATEMENT.json"
-REPORT_SCHEMA = "authormask.run-report/2"
+#: how a folder output names its files: by public id (default) or by the inputs' own names
+LAYOUTS = ("ids", "mirror")
+#: what the statement adds to ``released_unchanged`` when a folder mirrors the inputs' names
+MIRRORED_NAMES = (
+    "the input files' names and subfolders, published as the output files' names (layout "
+    "mirror; NOT protected: a name can identify the author)"
+)
+#: 3: ids in a secret random order (kept in the header's "order"), layouts ids and mirror
+REPORT_SCHEMA = "authormask.run-report/3"
 _TMP = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 
 
@@ -52,16 +82,26 @@ class Target:
     """Where a release goes.
 
     ``kind`` is ``"stdout"``, ``"file"`` (one document, text), ``"folder"`` (one text file per
-    document, at ``names[i]`` inside ``path``) or ``"jsonl"`` (``path`` is a JSONL file, or
-    stdout when ``path`` is None: there each record carries the statement under ``privacy``, as
-    no file beside it can). ``ids`` are the public ids (JSONL records, stdout headers; default
-    "1", "2", ...).
+    document inside ``path``) or ``"jsonl"`` (``path`` is a JSONL file, or stdout when ``path``
+    is None: there each record carries the statement under ``privacy``, as no file beside it
+    can). ``ids`` are the public ids of the inputs, in input order (JSONL records, stdout
+    headers); by default (empty) the ids "1", "2", ... are assigned in a secret random order
+    drawn from the release's root, and the documents are released in id order.
+
+    A folder names its files ``<id>.txt`` (``layout="ids"``, the default), or mirrors the
+    inputs' relative paths given in ``names`` (``layout="mirror"``: those names are published,
+    and the statement says so).
     """
 
     kind: str
     path: Path | None
     ids: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
+    layout: str = "ids"
+
+    @property
+    def mirrored(self) -> bool:
+        return self.kind == "folder" and self.layout == "mirror"
 
     def statement_path(self) -> Path | None:
         if self.path is None or self.kind == "stdout":
@@ -133,11 +173,16 @@ def _write_error(exc: OSError | UnicodeEncodeError, target: Target) -> InputErro
 def _fingerprint(
     statement_json: str, seed: int | None, sources: Sequence[Source], target: Target
 ) -> str:
+    """What identifies a run (to resume it): statement, seed, output, layout and the inputs in
+    input order with their mirrored names or given ids (the drawn order is in the header)."""
     h = hashlib.sha256()
     h.update(statement_json.encode())
     h.update(repr(("seed", seed)).encode())
     h.update(repr((target.kind, str(target.path.resolve()) if target.path else None)).encode())
-    for source, name, id_ in zip(sources, target.names or target.ids, target.ids, strict=False):
+    h.update(repr(("layout", target.layout if target.kind == "folder" else None)).encode())
+    for i, source in enumerate(sources):
+        name = target.names[i] if target.mirrored else None
+        id_ = target.ids[i] if target.ids else None
         h.update(repr((source.name, name, id_)).encode())
     return h.hexdigest()
 
@@ -334,28 +379,66 @@ def _write_release(
     progress: Callable[[int], None] | None,
     on_start: Callable[[int, int], None] | None,
 ) -> ReleaseSummary:
-    if not target.ids:
-        target = dataclasses.replace(target, ids=tuple(str(i + 1) for i in range(len(sources))))
-    if len(target.ids) != len(sources) or (target.names and len(target.names) != len(sources)):
+    n = len(sources)
+    if target.layout not in LAYOUTS:
+        raise InvalidParameterError(
+            f"layout must be one of {', '.join(LAYOUTS)}, got {target.layout!r}"
+        )
+    if (target.ids and len(target.ids) != n) or (target.mirrored and len(target.names) != n):
         raise InputError("one id and one name per document are needed")
     seed = describe_seed(random_state)
-    paths = _output_paths(target)
-    statement_path = target.statement_path()
+    root = root_seed_sequence(random_state)  # the secret root: the order and every document
     resumable = target.kind in ("folder", "jsonl") and target.path is not None
 
     # the statement first: it depends on the parameters only (and N when it is 'shortest')
-    stream_probe = release_stream(sources, mechanism, random_state=random_state, skip=_ALL)
+    stream_probe = release_stream(
+        sources, mechanism, random_state=random_state, root=root, skip=_ALL
+    )
     statement = stream_probe.statement
+    if target.mirrored:
+        statement = dataclasses.replace(
+            statement, released_unchanged=f"{statement.released_unchanged}; {MIRRORED_NAMES}"
+        )
     statement_json = statement.to_json(indent=2) + "\n"
     fingerprint = _fingerprint(statement_json, seed.seed, sources, target)
-
     mechanism = stream_probe.mechanism  # N resolved once, if it was 'shortest'
+
+    # nothing the user owns is replaced by its own release, not even with --force
+    inputs = _input_files(sources)
+    check_not_inputs(
+        inputs,
+        files=[
+            report_path,
+            target.statement_path(),
+            *([target.path] if target.kind in ("file", "jsonl") else []),
+            *([_partial_path(target.path)] if target.kind == "jsonl" and target.path else []),
+        ],
+        folders=[target.path] if target.kind == "folder" and target.path is not None else [],
+    )
+
     done: set[int] = set()
     kept: list[dict[str, Any]] = []
-    resuming = False
     records = Journal.resumable(report_path, fingerprint=fingerprint, force=force)
-    if records is not None and resumable:
-        resuming, kept = True, records
+    resuming = records is not None and resumable
+    order: list[int] | None = None
+    if resuming:
+        assert report_path is not None and records is not None
+        order = _resumed_order(report_path, n)
+        kept = records
+    if order is None:
+        order = list(range(n)) if target.ids else release_order(root, n)
+    # the documents in id order: position k is the document with the k-th id
+    sources = [sources[p] for p in order]
+    ids = tuple(target.ids[p] for p in order) if target.ids else tuple(map(str, range(1, n + 1)))
+    names: tuple[str, ...] = ()
+    if target.mirrored:
+        names = tuple(target.names[p] for p in order)
+    elif target.kind == "folder":
+        names = tuple(f"{i}.txt" for i in ids)
+    target = dataclasses.replace(target, ids=ids, names=names)
+    paths = _output_paths(target)
+    statement_path = target.statement_path()
+    check_not_inputs(inputs, files=paths)
     if resuming:
         assert target.path is not None
         _remove_stale_temps([*paths, report_path] if report_path else paths)
@@ -395,6 +478,9 @@ def _write_release(
                 seed,
                 output=str(target.path) if target.path is not None else "<stdout>",
                 documents=len(sources),
+                layout=target.layout if target.kind == "folder" else None,
+                # order[k]: the input position of the document with the k-th id (private)
+                order=order,
             ),
             sorted(kept, key=lambda r: int(r.get("position", 0))),
         )
@@ -408,7 +494,12 @@ def _write_release(
         if on_start is not None:
             on_start(sum(s.size for i, s in enumerate(sources) if i not in done), len(done))
         stream = release_stream(
-            sources, mechanism, random_state=random_state, skip=frozenset(done), progress=progress
+            sources,
+            mechanism,
+            random_state=random_state,
+            root=root,
+            skip=frozenset(done),
+            progress=progress,
         )
         writer = _Writer(target, paths, statement)
         for event in stream:
@@ -457,6 +548,29 @@ def _write_release(
             }
         )
     return summary
+
+
+def _input_files(sources: Sequence[Source]) -> list[InputFile]:
+    """The files the sources are read from (for :func:`~authormask._io.check_not_inputs`)."""
+    found = []
+    for s in sources:
+        ident = s.identity()
+        if ident is not None:
+            path = getattr(s, "path", None)
+            found.append(InputFile(s.name, ident, path if isinstance(path, Path) else None))
+    return found
+
+
+def _resumed_order(report_path: Path, n: int) -> list[int]:
+    """The order an unfinished release drew (its report's header), to finish it the same way."""
+    header, _, _ = Journal.read(report_path)
+    order = header.get("order") if header is not None else None
+    if not isinstance(order, list) or sorted(order) != list(range(n)):
+        raise InputError(
+            f"{report_path} records an unfinished release without a valid order of its "
+            "documents; add --force to start over"
+        )
+    return [int(i) for i in order]
 
 
 #: a skip set that contains every position (the statement probe reads nothing)

@@ -44,6 +44,7 @@ import numpy as np
 
 from authormask._io import (
     atomic_path,
+    check_not_inputs,
     check_target,
     commit,
     temporary_beside,
@@ -383,6 +384,12 @@ def write_table_release(
     staging = staging_path(output)
     fingerprint = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_records)
 
+    # nothing the user owns is replaced by its own release, not even with --force
+    check_not_inputs(
+        table.input_files(),
+        files=[report_path, stmt_path, *([output] if fmt == "jsonl" else [])],
+        folders=[output, staging],
+    )
     lines = Journal.resumable(
         report_path, fingerprint=fingerprint, force=force, schema=REPORT_SCHEMA
     )

@@ -12,12 +12,15 @@ bytes in the first 8 KiB mean UTF-16/32 (or a binary file), and the error says s
 from __future__ import annotations
 
 import codecs
+import io
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from authormask._io import file_identity
 from authormask.exceptions import InputError
 from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
 
@@ -48,12 +51,22 @@ class Source:
     def parts(self) -> Iterator[str]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def identity(self) -> tuple[int, int] | None:
+        """The file it is read from as ``(device, inode)``, or None (not a file): an output
+        with that identity would replace the input (:func:`authormask._io.check_not_inputs`)."""
+        return None
+
 
 @dataclass(frozen=True)
 class TextSource(Source):
-    """A document given as a string."""
+    """A document given as a string (``origin``: the identity of the file it was read from,
+    if any)."""
 
     text: str = ""
+    origin: tuple[int, int] | None = None
+
+    def identity(self) -> tuple[int, int] | None:
+        return self.origin
 
     def parts(self) -> Iterator[str]:
         if not self.text.strip():
@@ -176,6 +189,9 @@ class FileSource(Source):
     def parts(self) -> Iterator[str]:
         return _decoded_parts(self._blocks(), f"input file {self.path}")
 
+    def identity(self) -> tuple[int, int] | None:
+        return file_identity(self.path)
+
 
 @dataclass(frozen=True)
 class StdinSource(Source):
@@ -184,6 +200,18 @@ class StdinSource(Source):
     def parts(self) -> Iterator[str]:
         stream = sys.stdin.buffer
         return _decoded_parts(iter(lambda: stream.read(_BLOCK), b""), "standard input")
+
+    def identity(self) -> tuple[int, int] | None:
+        return stdin_identity()
+
+
+def stdin_identity() -> tuple[int, int] | None:
+    """The file standard input is redirected from (``< FILE``), or None (a pipe, a terminal)."""
+    try:
+        st = os.fstat(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 def decode_bytes(raw: bytes, label: str) -> str:

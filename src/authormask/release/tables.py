@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from authormask._io import InputFile, file_identity
 from authormask.exceptions import InputError
 
 __all__ = [
@@ -170,6 +171,13 @@ class TableInput:
             st = f.stat()
             out.append((str(f.resolve()), st.st_size, st.st_mtime_ns))
         return out
+
+    def input_files(self) -> list[InputFile]:
+        """The files the dataset is read from (an output must never replace one)."""
+        files = _parquet_files(self.path) if self.format == "parquet" else [self.path]
+        return [
+            InputFile(str(f), ident, f) for f in files if (ident := file_identity(f)) is not None
+        ]
 
     # --- reading ----------------------------------------------------------------------------
 
