@@ -62,9 +62,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from threadpoolctl import threadpool_limits
 
 from authormask.embeddings._base import Embeddings
+from authormask.embeddings._blas import single_threaded_blas
 
 __all__ = [
     "BACKENDS",
@@ -323,11 +323,12 @@ class NearestWordIndex:
                 if progress is not None:
                     progress(done)
 
-        if self._n_jobs == 1 or len(starts) == 1:
-            run(map)
-            return out
-        with threadpool_limits(limits=1), ThreadPoolExecutor(self._n_jobs) as pool:
-            run(pool.map)
+        with single_threaded_blas():
+            if self._n_jobs == 1 or len(starts) == 1:
+                run(map)
+                return out
+            with ThreadPoolExecutor(self._n_jobs) as pool:
+                run(pool.map)
         return out
 
     def _use_fused(self, n_queries: int) -> bool:
@@ -370,12 +371,13 @@ class NearestWordIndex:
                 rows = exact if rows is None else np.where(unsafe[:, None], exact, rows)
             out[start : start + zb.shape[0]] = rows
 
-        if self._n_jobs == 1 or len(starts) == 1:
-            for s in starts:
-                block(s)
-        else:
-            with threadpool_limits(limits=1), ThreadPoolExecutor(self._n_jobs) as pool:
-                list(pool.map(block, starts))
+        with single_threaded_blas():
+            if self._n_jobs == 1 or len(starts) == 1:
+                for s in starts:
+                    block(s)
+            else:
+                with ThreadPoolExecutor(self._n_jobs) as pool:
+                    list(pool.map(block, starts))
         return out
 
     def _k_nearest_fused(self, z: NDArray[np.float64], k: int) -> NDArray[np.intp]:

@@ -47,9 +47,9 @@ from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
-from threadpoolctl import threadpool_limits
 
 from authormask.embeddings._base import Embeddings
+from authormask.embeddings._blas import single_threaded_blas
 from authormask.embeddings.neighbours import NearestWordIndex, shared_index
 from authormask.exceptions import InvalidParameterError
 from authormask.validation import check_epsilon
@@ -189,7 +189,7 @@ class PosteriorDecoder(_Indexed):
                 # every word is a candidate (a small closed class): one product, one thread
                 # (the same result whatever the machine's BLAS threading)
                 cand = np.broadcast_to(np.arange(self.candidates), (zb.shape[0], self.candidates))
-                with threadpool_limits(limits=1, user_api="blas"):
+                with single_threaded_blas():
                     sq = (zb * zb).sum(axis=1)[:, None] + self._sq[None, :] - 2.0 * zb @ self._w64.T
                 dist = np.sqrt(np.maximum(sq, 0.0))
             else:

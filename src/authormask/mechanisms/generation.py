@@ -376,7 +376,7 @@ class SynTFMechanism(_TokenMechanism):
         """Cosine similarities, computed by a single-threaded BLAS: a product split over more
         threads can differ in the last bit, which can change a draw, and a seeded release must
         give the same output on the local engine and on single-threaded Dask workers."""
-        from threadpoolctl import threadpool_limits
+        from authormask.embeddings._blas import single_threaded_blas
 
         dim = self._unit.shape[1]
         for seg in segments:
@@ -385,7 +385,7 @@ class SynTFMechanism(_TokenMechanism):
                 if tok in self.embeddings:
                     rows[j] = self._unit[self.embeddings.index_of(tok)]
             # unknown tokens get rating 0 for every output: a uniform draw
-            with threadpool_limits(limits=1, user_api="blas"):
+            with single_threaded_blas():
                 product = rows @ self._out.T
             yield np.clip(product, -1.0, 1.0)
 

@@ -68,19 +68,21 @@ def render_text(document: PreparedDocument, replacements: Sequence[str]) -> str:
             f"{len(replacements)} replacements for {len(document.content_positions)} content "
             "positions"
         )
-    for word in replacements:
+    for word in dict.fromkeys(replacements):  # each distinct word once, in order
         if not word or any(ch.isspace() for ch in word):
             raise InvalidParameterError(
                 f"a replacement must be non-empty and contain no whitespace, got {word!r}"
             )
-    by_position = dict(zip(document.content_positions, replacements, strict=True))
+    # every token is text[start:end], so everything between two content tokens is copied as one
+    # slice: the same characters as copying each token and gap in turn
     text = document.text
+    tokens = document.tokens
     pieces: list[str] = []
     cursor = 0
-    for i, tok in enumerate(document.tokens):
+    for i, replacement in zip(document.content_positions, replacements, strict=True):
+        tok = tokens[i]
         pieces.append(text[cursor : tok.start])
-        replacement = by_position.get(i)
-        pieces.append(tok.text if replacement is None else match_case(tok.text, replacement))
+        pieces.append(match_case(tok.text, replacement))
         cursor = tok.end
     pieces.append(text[cursor:])
     return "".join(pieces)

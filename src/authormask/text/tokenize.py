@@ -105,7 +105,9 @@ def tokenize(text: str) -> list[Token]:
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
         s = m.group(0)
-        if not any(ch.isalnum() for ch in s):
+        # a word run starts with a letter or digit; a punctuation token is one character or a
+        # run of underscores (the any() only runs for those)
+        if not (s[0].isalnum() or any(ch.isalnum() for ch in s)):
             out.append(Token(s, m.start(), m.end(), is_word=False))
         elif "'" in s or "\u2019" in s:
             out.extend(_split_clitics(s, m.start()))
