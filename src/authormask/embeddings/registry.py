@@ -273,7 +273,9 @@ _SOURCE_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
 def _load_prepared(
     entry: Path, recipe: dict[str, Any], origin: tuple[Any, ...]
 ) -> Embeddings | None:
-    found = read_entry(entry, {"recipe": recipe})
+    # copy-on-write pages: writable like vectors built in memory (torch.from_numpy wants that),
+    # shared with every other process until written, and a write never reaches the file
+    found = read_entry(entry, {"recipe": recipe}, writable=frozenset({"vectors", "sq"}))
     if found is None:
         return None
     header, arrays = found
