@@ -177,7 +177,7 @@ def test_parquet_part_files_depend_on_the_number_of_records_only(
     for name, length in (("long", 60_000), ("short", 68)):
         path = tmp_path / f"{name}.jsonl"
         with open(path, "w", encoding="utf-8") as fh:
-            for i in range(12):
+            for _ in range(12):
                 text = " ".join(words[j % len(words)] for j in range(length // 5 + 20))[:length]
                 fh.write(json.dumps({"text": text + " river ship song crew home dawn"}) + "\n")
         out = tmp_path / f"{name}.parquet"
