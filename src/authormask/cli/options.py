@@ -201,7 +201,10 @@ cache_option: Decorator[Any] = click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where parsed vector files are cached (default: ~/.cache/authormask).",
+    help=(
+        "Where prepared vocabularies (filtered words, vectors, search index) are cached "
+        "(default: $AUTHORMASK_CACHE_DIR, else $XDG_CACHE_HOME/authormask or ~/.cache/authormask)."
+    ),
 )
 
 
