@@ -246,3 +246,14 @@ def test_normal_runs_print_no_library_warning(
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         assert "Warning" not in proc.stderr and "warnings.warn" not in proc.stderr, proc.stderr
+
+
+def test_a_refused_run_of_several_inputs_prints_its_error_only(run: Any, tmp_path: Path) -> None:
+    """The note on the secret order of ids was printed before the inputs were read, so a refused
+    run of several inputs printed two lines (found by tests/robustness/test_fuzz_cli.py)."""
+    (tmp_path / "a.txt").write_text("", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("", encoding="utf-8")
+    code, _, err = run(str(tmp_path / "a.txt"), str(tmp_path / "b.txt"))  # to stdout, no report
+    assert code != 0
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "empty" in lines[0], err

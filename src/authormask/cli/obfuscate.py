@@ -376,12 +376,6 @@ def register(cli: click.Group) -> None:
                 "says so)",
                 err=True,
             )
-        if len(found.sources) > 1 and report_path is None:
-            click.echo(
-                "authormask: note: the outputs are numbered in a secret random order; add "
-                "--report FILE to keep the private map of which input each id is",
-                err=True,
-            )
         with Progress("releasing", "character") as bar:
 
             def started(characters: int, resumed: int) -> None:
@@ -403,7 +397,7 @@ def register(cli: click.Group) -> None:
                 progress=bar.update,
                 on_start=started,
             )
-        _report(summary, target)
+        _report(summary, target, several=len(found.sources) > 1)
 
 
 def _warn_seed(seed: int | None) -> None:
@@ -562,8 +556,9 @@ def _target(found: Inputs, *, output: Path | None, fmt: str, layout: str) -> Any
     return Target("folder", output, names=names, layout="mirror")
 
 
-def _report(summary: Any, target: Any) -> None:
-    """What the command prints once the release is written (stderr)."""
+def _report(summary: Any, target: Any, *, several: bool) -> None:
+    """What the command prints once the release is written (stderr); a refused run prints its
+    one error line only."""
     click.echo(summary.statement.describe(), err=True)
     if target.path is not None:
         where = target.statement_path()
@@ -586,3 +581,9 @@ def _report(summary: Any, target: Any) -> None:
             "training-data overlap); add --report FILE to keep one",
             err=True,
         )
+        if several:
+            click.echo(
+                "authormask: note: the outputs are numbered in a secret random order; add "
+                "--report FILE to keep the private map of which input each id is",
+                err=True,
+            )
