@@ -15,7 +15,7 @@ from authormask.exceptions import InputError
     ("content", "message"),
     [
         ('text,author\n"hello there,alice\nok,bob\n', r"docs.csv:2: .*quoted field is not"),
-        ('text,author\n"hello there,alice\n"ok",bob\n', r"docs.csv:2: malformed CSV"),
+        ('text,author\n"hello there,alice\n"ok",bob\n', r"docs.csv:2: a character follows a"),
         ("text,author\nhello,alice\nok\n", r"docs.csv:3: 1 field\(s\), the header has 2"),
         ("text,author\nhello,alice,extra\n", r"docs.csv:2: 3 field\(s\), the header has 2"),
         ("text,author,text\nhello,alice,x\n", "names column 'text' twice"),

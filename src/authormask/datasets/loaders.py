@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import logging
@@ -10,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from authormask._csv import strict_csv
 from authormask.datasets._base import SPLITS, Corpus, Document, make_corpus
 from authormask.exceptions import InputError
 
@@ -212,36 +212,13 @@ def load_csv(
     """
     p = Path(path)
     content = read_text_file(p)
-    reader = csv.reader(io.StringIO(content, newline=""), strict=True)
-    line = 1
-    records: list[tuple[str, dict[str, Any]]] = []
-    try:
-        header = next(reader, None)
-        if header is None:
-            raise InputError(f"{p} is empty (no header row)")
-        if len(set(header)) != len(header):
-            twice = next(c for c in header if header.count(c) > 1)
-            raise InputError(f"{p}:1: the header names column {twice!r} twice")
-        while True:
-            line = reader.line_num + 1
-            row = next(reader, None)
-            if row is None:
-                break
-            if not row:
-                continue
-            if len(row) != len(header):
-                raise InputError(
-                    f"{p}:{line}: {len(row)} field(s), the header has {len(header)} "
-                    "(a ragged row, or a quote that is not closed)"
-                )
-            records.append((f"{p.name}:{line}", dict(zip(header, row, strict=True))))
-    except csv.Error as exc:
-        problem = (
-            "a quoted field is not closed (its quote runs to the end of the file)"
-            if "unexpected end of data" in str(exc)
-            else str(exc)
-        )
-        raise InputError(f"{p}:{line}: malformed CSV ({problem})") from None
+    rows = strict_csv(io.StringIO(content, newline=""), locate=lambda line: f"{p}:{line}")
+    _, header = next(rows, (1, None))
+    if header is None:
+        raise InputError(f"{p} is empty (no header row)")
+    records: list[tuple[str, dict[str, Any]]] = [
+        (f"{p.name}:{line}", dict(zip(header, row, strict=True))) for line, row in rows
+    ]
     if not records:
         # report the columns even when there are no rows
         cols = columns or Columns()

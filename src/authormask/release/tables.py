@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from authormask._csv import strict_csv
 from authormask._io import InputFile, file_identity
 from authormask.exceptions import InputError
 
@@ -184,16 +185,12 @@ class TableInput:
     def _columns(self) -> list[str] | None:
         if self.format == "csv":
             with _open_text(self.path) as fh:
-                reader = _csv_reader(fh)
                 try:
-                    header: list[str] = next(reader)
-                except StopIteration:
-                    raise InputError(f"dataset {self.path} is empty (no header line)") from None
-                except csv.Error as exc:
-                    raise InputError(f"{self.path}: line 1: {_csv_problem(exc)}") from None
+                    _, header = next(strict_csv(fh, locate=self._line), (1, None))
                 except UnicodeDecodeError as exc:
                     raise InputError(f"{self.path}: not UTF-8 ({exc.reason})") from None
-            _check_header(self.path, header)
+            if header is None:
+                raise InputError(f"dataset {self.path} is empty (no header line)")
             return header
         if self.format == "parquet":
             return list(_parquet_schema(self.path).names)
@@ -292,38 +289,25 @@ class TableInput:
         naming the line where the record starts (never a record merged with the next rows)."""
         csv.field_size_limit(_CSV_FIELD_LIMIT)
         with _open_text(self.path) as fh:
-            reader = _csv_reader(fh)
-            line = 1  # the line where the record being read starts
+            rows = strict_csv(fh, locate=self._line)
             try:
-                header = next(reader)
-                _check_header(self.path, header)
+                _, header = next(rows)
                 index = {name: i for i, name in enumerate(header)}
                 t = index[self.text_column]
                 d = index[self.id_column] if self.id_column else None
                 k = [index[c] for c in self.keep_columns]
-                while True:
-                    line = reader.line_num + 1
-                    try:
-                        row = next(reader)
-                    except StopIteration:
-                        return
-                    if not row:
-                        continue
-                    if len(row) != len(header):
-                        raise InputError(
-                            f"{self.path}: line {line}: {len(row)} field(s), the header has "
-                            f"{len(header)} (a ragged row, or a quote that is not closed)"
-                        )
+                for line, row in rows:
                     yield (
                         f"line {line}",
                         row[d] if d is not None else None,
                         row[t],
                         [row[i] for i in k],
                     )
-            except csv.Error as exc:
-                raise InputError(f"{self.path}: line {line}: {_csv_problem(exc)}") from None
             except UnicodeDecodeError as exc:
                 raise InputError(f"{self.path}: not UTF-8 ({exc.reason})") from None
+
+    def _line(self, line: int) -> str:
+        return f"{self.path}: line {line}"
 
     # --- the output's columns ---------------------------------------------------------------
 
@@ -370,34 +354,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _open_text(path: Path) -> io.TextIOWrapper:
     return open(path, encoding="utf-8-sig", newline="")
-
-
-def _csv_reader(fh: io.TextIOWrapper) -> Any:
-    """The CSV reader of datasets: the standard dialect, strict (a malformed quote is an
-    error, not a guess)."""
-    return csv.reader(fh, strict=True)
-
-
-def _csv_problem(exc: csv.Error) -> str:
-    """A CSV error in words: the module's "unexpected end of data" is a quote never closed."""
-    text = str(exc)
-    if "unexpected end of data" in text:
-        return "a quoted field is not closed (its quote runs to the end of the file)"
-    if "expected after" in text:
-        return (
-            f"a character follows a closing quote ({text}); a quote inside a quoted field "
-            'is written twice ("")'
-        )
-    return text
-
-
-def _check_header(path: Path, header: list[str]) -> None:
-    """A header that names a column twice is refused (which one would be read?)."""
-    seen: set[str] = set()
-    for name in header:
-        if name in seen:
-            raise InputError(f"{path}: line 1: the header names column {name!r} twice")
-        seen.add(name)
 
 
 def _parquet_schema(path: Path) -> Any:
