@@ -19,16 +19,19 @@ from authormask.release.api import (
 from authormask.release.engine import Done, Piece
 from authormask.release.engines import Engine
 from authormask.release.registry import (
+    LINEUPS,
     MECHANISMS,
     MechanismSpec,
     Parameter,
     create_mechanism,
+    lineup,
     mechanism_names,
     mechanism_spec,
 )
 from authormask.release.sources import FileSource, Source, StdinSource, TextSource
 
 __all__ = [
+    "LINEUPS",
     "MECHANISMS",
     "PRIVATE_BANNER",
     "Done",
@@ -48,6 +51,7 @@ __all__ = [
     "StdinSource",
     "TextSource",
     "create_mechanism",
+    "lineup",
     "mechanism_names",
     "mechanism_spec",
     "release",

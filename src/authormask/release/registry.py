@@ -34,12 +34,14 @@ from authormask.mechanisms.peers import DEFAULT_REGULARIZATION
 from authormask.release._base import Mechanism
 
 __all__ = [
+    "LINEUPS",
     "MECHANISMS",
     "MechanismSpec",
     "Parameter",
     "Recipe",
     "create_mechanism",
     "create_noise_off",
+    "lineup",
     "mechanism_names",
     "mechanism_spec",
 ]
@@ -87,6 +89,10 @@ class MechanismSpec:
     #: (preparation, rendering); empty (the default): it has no noise-off form without its
     #: sampler, and an evaluation releases it at a very large epsilon instead
     samplers: tuple[str, ...] = ()
+    #: the kind of trained model it requires (its ``model`` parameter): "reward" (a model
+    #: trained with the embedding reward, ER-AE) or "plain" (without it, AE-DP); None: it
+    #: requires none (``random-r`` may take any model's vocabulary)
+    model_kind: str | None = None
 
     @property
     def has_noise_off(self) -> bool:
@@ -454,6 +460,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _token_model(True, "erae"),
             label="ER-AE",
             privacy="pure",
+            model_kind="reward",
         ),
         MechanismSpec(
             "ae-dp",
@@ -463,6 +470,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             _token_model(False, "ae-dp"),
             label="AE-DP",
             privacy="pure",
+            model_kind="plain",
         ),
         MechanismSpec(
             "syntf",
@@ -583,6 +591,33 @@ MECHANISMS: dict[str, MechanismSpec] = {
         ),
     )
 }
+
+
+#: the mechanisms each evaluation protocol and front end runs when none are named, in the order
+#: of its tables: Fernandes et al. (2019), Table 1 (bag and text); Bo et al. (2021), Table 1
+#: (Random-R, AE-DP, SynTF, ER-AE, with Earth Mover's text mode beside them); the PAN protocol;
+#: ``obfuscate`` (the paper's Algorithm 2) and the web page (readable text)
+LINEUPS: dict[str, tuple[str, ...]] = {
+    "fernandes2019": ("emp-bag", "emp-text"),
+    "bo2021": ("random-r", "ae-dp", "syntf", "erae", "emp-text"),
+    "pan": ("emp-text",),
+    "obfuscate": ("emp-bag",),
+    "serve": ("emp-text",),
+}
+
+
+def lineup(name: str) -> tuple[str, ...]:
+    """The default mechanisms of protocol or front end ``name`` (:data:`LINEUPS`).
+
+    >>> lineup("fernandes2019")
+    ('emp-bag', 'emp-text')
+    """
+    try:
+        return LINEUPS[name]
+    except KeyError:
+        raise InvalidParameterError(
+            f"no line-up named {name!r}; choose one of {', '.join(LINEUPS)}"
+        ) from None
 
 
 def mechanism_names() -> tuple[str, ...]:
