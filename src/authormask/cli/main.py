@@ -7,6 +7,7 @@ error (unknown option, value of the wrong type, option that does not apply); 130
 
 from __future__ import annotations
 
+import re
 import sys
 
 import click
@@ -14,11 +15,47 @@ import click
 from authormask.cli.app import cli
 from authormask.exceptions import AuthormaskError
 
-__all__ = ["cli", "main"]
+__all__ = ["as_flags", "cli", "main"]
+
+_NAMED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
 
 
 def _error(message: str) -> None:
     click.echo(f"authormask: error: {' '.join(message.split())}", err=True)
+
+
+def _command_of(args: list[str]) -> click.Command:
+    """The (sub)command ``args`` run: the group's command named by the first word that is one,
+    down the groups (``train erae``); the group itself when none is named."""
+    command: click.Command = cli
+    for word in args:
+        if not isinstance(command, click.Group):
+            break
+        sub = command.commands.get(word)
+        if sub is not None:
+            command = sub
+    return command
+
+
+def as_flags(message: str, command: click.Command) -> str:
+    """A library message with each parameter it names between backquotes (`` `force` ``)
+    written as the command's option for it (``--force``): the option whose destination is that
+    name, else the name with dashes (``vocab_size`` -> ``--vocab-size``).
+
+    >>> as_flags("use `force` to overwrite", cli.commands["obfuscate"])
+    'use --force to overwrite'
+    """
+    flags = {
+        p.name: max(p.opts, key=len)
+        for p in command.params
+        if isinstance(p, click.Option) and p.name is not None
+    }
+
+    def flag(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return flags.get(name, "--" + name.replace("_", "-"))
+
+    return _NAMED.sub(flag, message)
 
 
 def _isatty(stream: object) -> bool:
@@ -48,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         _error(exc.format_message())
         return exc.exit_code if exc.exit_code else 2
     except AuthormaskError as exc:
-        _error(str(exc))
+        _error(as_flags(str(exc), _command_of(args)))
         return 1
     except BrokenPipeError:
         return 0
