@@ -19,7 +19,7 @@ import pytest
 
 import authormask as am
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release.engines import Engine
+from authormask.release.executors import Engine
 from authormask.release.partitioned import (
     TableSummary,
     partitions,

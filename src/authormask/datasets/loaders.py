@@ -13,7 +13,7 @@ from authormask._csv import strict_csv
 from authormask.datasets._base import SPLITS, Corpus, Document, make_corpus
 from authormask.exceptions import InputError
 
-__all__ = ["Columns", "load_csv", "load_folder", "load_jsonl", "load_pan", "read_text_file"]
+__all__ = ["Columns", "check_dir", "load_csv", "load_folder", "load_jsonl", "read_text_file"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def read_text_file(path: Path) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _check_dir(path: Path, what: str) -> Path:
+def check_dir(path: Path, what: str) -> Path:
     if not path.exists():
         raise InputError(f"{what} not found: {path}")
     if not path.is_dir():
@@ -102,7 +102,7 @@ def load_folder(path: str | Path, *, name: str | None = None) -> Corpus:
     ``<author>/`` folders, the documents get that split. A folder in the PAN layout (or holding
     PAN collections or problems where authors are expected) is refused, naming the layout.
     """
-    root = _check_dir(Path(path), "dataset folder")
+    root = check_dir(Path(path), "dataset folder")
     split_dirs = {
         split: d for split in SPLITS for d in (root / split, root / f"C50{split}") if d.is_dir()
     }
@@ -226,29 +226,3 @@ def load_csv(
         if missing:
             raise InputError(f"{p}: missing column(s) {', '.join(map(repr, missing))}")
     return _records_to_corpus(records, path=p, name=name, columns=columns or Columns())
-
-
-def load_pan(path: str | Path, *, name: str | None = None) -> Corpus:
-    """The PAN 2018-2019 authorship-attribution layout.
-
-    ``collection-info.json`` lists problems; each ``problemXXXXX/`` has ``problem-info.json``,
-    ``candidateXXXXX/`` folders of known texts (split ``train``), an ``unknown/`` folder (split
-    ``test``) and ``ground-truth.json``. Unknown texts whose true author is ``<UNK>`` (open set)
-    are skipped. A single problem folder (with ``problem-info.json``) is accepted too. Authors are
-    named ``problem/candidate`` so problems never share an author.
-    """
-    from authormask.datasets.pan import UNKNOWN_AUTHOR, read_pan_collection
-
-    root = _check_dir(Path(path), "PAN folder")
-    docs: list[Document] = []
-    for problem in read_pan_collection(root).problems:
-        prefix = problem.name
-        for t in problem.known:
-            author = f"{prefix}/{t.author}"
-            docs.append(Document(f"{author}/{t.name}", t.text, author=author, split="train"))
-        for t in problem.unknown:
-            if t.author == UNKNOWN_AUTHOR:
-                continue  # open-set texts by no candidate: not usable here
-            author = f"{prefix}/{t.author}"
-            docs.append(Document(f"{prefix}/unknown/{t.name}", t.text, author=author, split="test"))
-    return make_corpus(name or root.name, str(root.resolve()), docs)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from authormask.datasets._base import Corpus, Document, make_corpus
-from authormask.datasets.loaders import read_text_file
+from authormask.datasets.loaders import check_dir, read_text_file
 from authormask.exceptions import InputError
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "PanProblem",
     "PanText",
     "is_pan_folder",
+    "load_pan",
     "pan_problem_corpus",
     "pan_problem_from_corpus",
     "read_pan_collection",
@@ -413,3 +414,27 @@ def write_pan_collection(
         path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(files, force=False)
     return out
+
+
+def load_pan(path: str | Path, *, name: str | None = None) -> Corpus:
+    """The PAN 2018-2019 authorship-attribution layout.
+
+    ``collection-info.json`` lists problems; each ``problemXXXXX/`` has ``problem-info.json``,
+    ``candidateXXXXX/`` folders of known texts (split ``train``), an ``unknown/`` folder (split
+    ``test``) and ``ground-truth.json``. Unknown texts whose true author is ``<UNK>`` (open set)
+    are skipped. A single problem folder (with ``problem-info.json``) is accepted too. Authors are
+    named ``problem/candidate`` so problems never share an author.
+    """
+    root = check_dir(Path(path), "PAN folder")
+    docs: list[Document] = []
+    for problem in read_pan_collection(root).problems:
+        prefix = problem.name
+        for t in problem.known:
+            author = f"{prefix}/{t.author}"
+            docs.append(Document(f"{author}/{t.name}", t.text, author=author, split="train"))
+        for t in problem.unknown:
+            if t.author == UNKNOWN_AUTHOR:
+                continue  # open-set texts by no candidate: not usable here
+            author = f"{prefix}/{t.author}"
+            docs.append(Document(f"{prefix}/unknown/{t.name}", t.text, author=author, split="test"))
+    return make_corpus(name or root.name, str(root.resolve()), docs)

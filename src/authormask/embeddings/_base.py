@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,18 @@ from numpy.typing import NDArray
 from authormask.embeddings.vocabulary import resolve_filter, word_predicate
 from authormask.exceptions import EmbeddingsError
 
-__all__ = ["Embeddings", "EmbeddingsIdentity"]
+__all__ = ["Embeddings", "EmbeddingsIdentity", "set_reloader"]
+
+#: how embeddings with an ``origin`` are loaded again in another process (a Dask worker):
+#: :func:`authormask.embeddings.registry.reload_embeddings`, set by the registry, which is the
+#: only maker of embeddings with an origin (so it is always set when one is pickled)
+_RELOADER: Callable[[tuple[Any, ...], dict[str, Any]], Embeddings] | None = None
+
+
+def set_reloader(reloader: Callable[[tuple[Any, ...], dict[str, Any]], Embeddings]) -> None:
+    """Set the function that loads pickled embeddings again from their origin."""
+    global _RELOADER
+    _RELOADER = reloader
 
 
 @dataclass(frozen=True)
@@ -193,7 +205,8 @@ class Embeddings:
                 (self.name, self.source, self.words, np.asarray(self.vectors)),
                 {"vocabulary_filter": self.vocabulary_filter},
             )
-        return (_reload, (self.origin, self._identity.to_dict()))
+        assert _RELOADER is not None  # set by the registry, the maker of every origin
+        return (_RELOADER, (self.origin, self._identity.to_dict()))
 
     def __setstate__(self, state: dict[str, Any]) -> None:  # pragma: no cover - via __reduce__
         for key, value in state.items():
@@ -237,25 +250,3 @@ class Embeddings:
             vocabulary_filter=self.vocabulary_filter,
             origin=origin,
         )
-
-
-def _reload(origin: tuple[Any, ...], identity: dict[str, Any]) -> Embeddings:
-    """The embeddings of ``origin``, loaded once per process (memory-mapped from the cache where
-    possible), refused if they are not those the sender had."""
-    from authormask._process import process_memo
-    from authormask.embeddings.registry import load_embeddings
-
-    key, vocab_size, fmt, cache_dir, policy = origin
-    emb = process_memo(
-        "embeddings:" + repr(origin),
-        lambda: load_embeddings(
-            key, vocab_size=vocab_size, fmt=fmt, cache_dir=cache_dir, filter=policy
-        ),
-    )
-    if emb.identity.to_dict() != identity:
-        raise EmbeddingsError(
-            f"the embeddings {key!r} loaded in this process (vectors "
-            f"{emb.identity.vectors_sha256}) are not those of the sender (vectors "
-            f"{identity.get('vectors_sha256')}): install the same vectors on every worker"
-        )
-    return emb

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from authormask.embeddings._base import Embeddings, EmbeddingsIdentity
+from authormask._process import process_memo
+from authormask.embeddings._base import Embeddings, EmbeddingsIdentity, set_reloader
 from authormask.embeddings.cache import default_cache_dir
 from authormask.embeddings.formats import detect_format, read_vectors_file
 from authormask.embeddings.prepared import entry_name, read_entry, write_entry
@@ -394,3 +395,27 @@ def _passing(words: list[str], keep: Callable[[str], bool], limit: int | None) -
             dropped + len(rows),
         )
     return rows
+
+
+def reload_embeddings(origin: tuple[Any, ...], identity: dict[str, Any]) -> Embeddings:
+    """The embeddings of ``origin``, loaded once per process (memory-mapped from the cache where
+    possible), refused if they are not those the sender had."""
+    key, vocab_size, fmt, cache_dir, policy = origin
+    emb = process_memo(
+        "embeddings:" + repr(origin),
+        lambda: load_embeddings(
+            key, vocab_size=vocab_size, fmt=fmt, cache_dir=cache_dir, filter=policy
+        ),
+    )
+    if emb.identity.to_dict() != identity:
+        raise EmbeddingsError(
+            f"the embeddings {key!r} loaded in this process (vectors "
+            f"{emb.identity.vectors_sha256}) are not those of the sender (vectors "
+            f"{identity.get('vectors_sha256')}): install the same vectors on every worker"
+        )
+    return emb
+
+
+# embeddings with an origin (made here only) are pickled as their origin and loaded again by
+# this function in the other process
+set_reloader(reload_embeddings)

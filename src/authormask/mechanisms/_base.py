@@ -1,9 +1,10 @@
-"""What every mechanism returns for one document, and its noise-off form."""
+"""The base class of every release mechanism, what it returns for one document, and its
+noise-off form."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,7 @@ from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement
 from authormask.randomness import SEEDED, UNSEEDED
 
-__all__ = ["IdentityKernel", "NoiseOff", "Output"]
+__all__ = ["IdentityKernel", "Mechanism", "NoiseOff", "Output"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,82 @@ class Output:
     words: tuple[str, ...]
     bag: dict[str, int] | None = None
     figures: dict[str, float] = field(default_factory=dict)
+
+
+class Mechanism:
+    """A mechanism as the release layer sees it (EMP bag, text and doc, ER-AE, AE-DP, SynTF,
+    Random-R, the peers, the random-sub baseline).
+
+    Every mechanism implements:
+
+    * ``prepare(text)``: deterministic and public-parameter-only; turns a text into the unit
+      the mechanism perturbs, or raises :class:`~authormask.exceptions.InputError`;
+    * ``perturb(units, rngs)``: releases each prepared unit with its document's generator, so a
+      document's output never depends on the batch it was released in;
+    * ``statement(seeded=...)``: the public statement, a function of the parameters only;
+    * ``diagnostics(unit)``: private per-document counts for the run report;
+    * ``units(unit)``: the work it takes (words snapped, tokens drawn), for progress.
+
+    Its optional abilities are declared here with their defaults, so the release layer and the
+    front ends call them on every mechanism and never probe for them:
+
+    * ``prepare_parts(parts)``: the units of one document that arrives part by part; by
+      default the whole document, joined, through ``prepare`` (a mechanism released document by
+      document: ER-AE, SynTF, Random-R); text mode gives one unit per part, a bag one unit per
+      document holding only its counters;
+    * ``needs_all_documents``, ``with_length_from(units)`` and ``resolved_parameters()``: a
+      parameter that depends on the whole release (``emp-bag`` with N ``"shortest"``), the
+      mechanism with it resolved from every document's units, and the value it was resolved
+      to; by default none, the mechanism itself and nothing;
+    * ``recipe``: how :func:`~authormask.release.create_mechanism` built it (a
+      :class:`~authormask.release.registry.Recipe`), so another process (a Dask worker) can
+      build it again; ``None`` for a mechanism built by hand.
+    """
+
+    name: str
+    #: how the registry built it (set by ``create_mechanism``); None: built by hand
+    recipe: Any = None
+
+    def prepare(self, text: str) -> Any:
+        raise NotImplementedError
+
+    def prepare_parts(self, parts: Iterable[str]) -> Iterator[Any]:
+        """The units of one document arriving in ``parts``: by default one, the whole text."""
+        yield self.prepare("".join(parts))
+
+    def perturb(
+        self,
+        documents: Sequence[Any],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Output]:
+        raise NotImplementedError
+
+    def statement(self, *, seeded: bool) -> PrivacyStatement:
+        raise NotImplementedError
+
+    def diagnostics(self, document: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def units(self, document: Any) -> int:
+        """Units of work of a prepared document (words snapped or tokens drawn), for progress."""
+        raise NotImplementedError
+
+    @property
+    def needs_all_documents(self) -> bool:
+        """Whether a parameter is resolved from every document (:meth:`with_length_from`)."""
+        return False
+
+    def with_length_from(self, documents: Iterable[Any]) -> Mechanism:
+        """The mechanism with a whole-release parameter resolved from every document's units
+        (only called when :attr:`needs_all_documents`)."""
+        return self
+
+    def resolved_parameters(self) -> dict[str, Any]:
+        """The registry parameters :meth:`with_length_from` fixed (``{"length": N}``), so that
+        another process builds the mechanism as resolved; by default none."""
+        return {}
 
 
 # --- the noise switched off ---------------------------------------------------------------------
@@ -81,7 +158,7 @@ class IdentityKernel:
         return out
 
 
-class NoiseOff:
+class NoiseOff(Mechanism):
     """A word-level mechanism with its noise switched off: its own deterministic preparation
     (tokenising, stopwords, unknown words mapped, contractions split, the canonical skeleton, N
     words kept) and rendering, with each of its ``samplers`` (the attributes that hold its
@@ -94,9 +171,6 @@ class NoiseOff:
     sweep). It is NOT private: its statement says so (no epsilon, no guarantee). Everything
     else (``prepare_parts``, N and its resolution, the embeddings) is the mechanism's.
     """
-
-    #: how to build it again (a :class:`~authormask.release.registry.Recipe` with ``noise_off``)
-    recipe: Any = None
 
     def __init__(self, mechanism: Any, *, samplers: Sequence[str]) -> None:
         if not samplers:
@@ -117,6 +191,13 @@ class NoiseOff:
     def prepare(self, text: str) -> Any:
         return self.inner.prepare(text)
 
+    def prepare_parts(self, parts: Iterable[str]) -> Iterator[Any]:
+        yield from self.inner.prepare_parts(parts)
+
+    @property
+    def needs_all_documents(self) -> bool:
+        return bool(self.inner.needs_all_documents)
+
     def perturb(
         self,
         documents: Sequence[Any],
@@ -134,7 +215,11 @@ class NoiseOff:
     def units(self, document: Any) -> int:
         return int(self.inner.units(document))
 
-    def with_length_from(self, documents: Any) -> NoiseOff:
+    def resolved_parameters(self) -> dict[str, Any]:
+        out: dict[str, Any] = self.inner.resolved_parameters()
+        return out
+
+    def with_length_from(self, documents: Iterable[Any]) -> NoiseOff:
         """N resolved from the documents (``emp-bag`` with N ``"shortest"``), noise still off."""
         resolved = copy.copy(self)
         resolved.inner = self.inner.with_length_from(documents)

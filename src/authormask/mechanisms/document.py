@@ -36,7 +36,7 @@ import numpy as np
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
-from authormask.mechanisms._base import Output
+from authormask.mechanisms._base import Mechanism, Output
 from authormask.mechanisms.decoding import check_decoder
 from authormask.mechanisms.earth_movers import FLOATING_POINT, REFERENCE, EarthMoversMechanism
 from authormask.randomness import SEEDED, UNSEEDED
@@ -87,7 +87,7 @@ def function_word_embeddings(embeddings: Embeddings, words: frozenset[str]) -> E
     )
 
 
-class CanonicalMechanism:
+class CanonicalMechanism(Mechanism):
     """What every mechanism over the canonical skeleton shares (``emp-doc``, ``random-sub``):
     its preparation, in units of :data:`UNIT_WORDS` words, and its private counts."""
 

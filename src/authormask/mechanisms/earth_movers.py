@@ -30,7 +30,7 @@ from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
 from authormask.embeddings.neighbours import NearestWordIndex, shared_index
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.mechanisms._base import Output
+from authormask.mechanisms._base import Mechanism, Output
 from authormask.mechanisms.decoding import (
     Decoder,
     NearestDecoder,
@@ -286,7 +286,7 @@ class WordKernel(Protocol):
     ) -> list[tuple[str, ...]]: ...
 
 
-class _EMPBase:
+class _EMPBase(Mechanism):
     """Shared parameters and preparation of the word-level release mechanisms (the two Earth
     Mover's mechanisms here; the peer mechanisms of :mod:`authormask.mechanisms.peers` reuse
     :class:`EMPText` with their own per-word kernel, title, reference and statement)."""
@@ -480,6 +480,10 @@ class EMPBag(_EMPBase):
     def needs_all_documents(self) -> bool:
         """True while N is still ``"shortest"``: the release must see every document first."""
         return self.length is None
+
+    def resolved_parameters(self) -> dict[str, Any]:
+        """``{"length": N}`` once N is known (it was "shortest" in the registry's parameters)."""
+        return {"length": self.length} if isinstance(self.length, int) else {}
 
     def with_length_from(self, documents: Iterable[BagUnit]) -> EMPBag:
         """Resolve ``length="shortest"``: N = the smallest content-word count of ``documents``

@@ -36,7 +36,7 @@ from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact, upper
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.mechanisms._base import Output
+from authormask.mechanisms._base import Mechanism, Output
 from authormask.mechanisms.exponential import (
     exponential_privacy_slack,
     exponential_probabilities,
@@ -79,7 +79,7 @@ class TokenModel(Protocol):
     def identity(self) -> dict[str, Any]: ...
 
 
-class _TokenMechanism:
+class _TokenMechanism(Mechanism):
     """Segmentation, per-document draws and the statement shared by the token mechanisms.
 
     Subclasses give ``name``, ``title``, ``reference``, ``rating``, ``sensitivity``,

@@ -6,18 +6,10 @@ every input released with the same parameters) and the private :class:`RunReport
 """
 
 from authormask.accounting.statement import PrivacyStatement
-from authormask.release._base import Mechanism, Output
-from authormask.release.api import (
-    PRIVATE_BANNER,
-    Release,
-    ReleasedDocument,
-    ReleaseStream,
-    RunReport,
-    release,
-    release_stream,
-)
-from authormask.release.engine import Done, Piece
-from authormask.release.engines import Engine
+from authormask.mechanisms._base import Mechanism, Output
+from authormask.release.api import Release, ReleasedDocument, RunReport, release
+from authormask.release.executors import Engine
+from authormask.release.journal import PRIVATE_BANNER
 from authormask.release.registry import (
     LINEUPS,
     MECHANISMS,
@@ -29,6 +21,7 @@ from authormask.release.registry import (
     mechanism_spec,
 )
 from authormask.release.sources import FileSource, Source, StdinSource, TextSource
+from authormask.release.stream import Done, Piece, ReleaseStream, release_stream
 
 __all__ = [
     "LINEUPS",

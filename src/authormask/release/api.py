@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,29 +13,23 @@ import numpy as np
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement
 from authormask.exceptions import InputError, InvalidParameterError
+from authormask.mechanisms._base import Mechanism
 from authormask.randomness import RandomState, describe_seed, root_seed_sequence
-from authormask.release._base import Mechanism
-from authormask.release.engine import Done, Piece, resolve_length, run
-from authormask.release.engines import Engine, check_engine
+from authormask.release.executors import Engine, check_engine
+from authormask.release.journal import PRIVATE_BANNER
+from authormask.release.partitioned import release_on
 from authormask.release.sources import Source, TextSource
+from authormask.release.stream import Piece, release_stream, resolve_length
 
 __all__ = [
     "PRIVATE_BANNER",
     "Release",
-    "ReleaseStream",
     "ReleasedDocument",
     "RunReport",
     "release",
-    "release_stream",
 ]
 
 logger = logging.getLogger(__name__)
-
-PRIVATE_BANNER = (
-    "# PRIVATE run report of authormask: DO NOT PUBLISH. It holds the seed, source names and "
-    "per-document counts, which identify the inputs; publish only the texts and the privacy "
-    "statement."
-)
 
 
 @dataclass(frozen=True)
@@ -117,7 +111,7 @@ def release(
 ) -> Release:
     """Release ``texts`` with ``mechanism`` (see :func:`authormask.create_mechanism`).
 
-    The documents are released by the local streaming engine (:mod:`authormask.release.engine`)
+    The documents are released by the local streaming engine (:mod:`authormask.release.stream`)
     and collected in memory; for inputs larger than memory use :func:`release_stream`.
 
     Parameters
@@ -141,7 +135,7 @@ def release(
         Called with the units of work done (words snapped, tokens drawn) as the mechanism does
         them (local engine).
     engine : "local", "dask" or Engine, optional
-        Where the documents are released (:class:`~authormask.release.engines.Engine`): in this
+        Where the documents are released (:class:`~authormask.release.executors.Engine`): in this
         process (default), or in partitions on a Dask cluster (``Engine("dask", workers=2)``,
         or ``scheduler=ADDRESS``), with the same outputs for a seeded release. The mechanism
         must come from :func:`~authormask.release.create_mechanism` (each worker builds it
@@ -215,8 +209,6 @@ def _release_on(
     mechanism: Mechanism,
     random_state: RandomState | np.random.SeedSequence,
 ) -> Release:
-    from authormask.release.partitioned import release_on
-
     seed = describe_seed(random_state)
     mechanism = resolve_length(mechanism, srcs, progress=None)
     statement = mechanism.statement(seeded=seed.seeded)
@@ -264,50 +256,3 @@ def _check_labels(n: int, ids: Sequence[str] | None, sources: Sequence[str] | No
     if len(set(labels)) != len(labels):
         raise InvalidParameterError("document ids must be unique")
     return list(sources) if sources is not None else labels
-
-
-class ReleaseStream:
-    """A release in progress: the public ``statement`` (known before any document is read) and
-    an iterator of :class:`~authormask.release.engine.Piece` and
-    :class:`~authormask.release.engine.Done` events, in input order."""
-
-    def __init__(
-        self,
-        sources: Sequence[Source],
-        mechanism: Mechanism,
-        *,
-        random_state: RandomState | np.random.SeedSequence = None,
-        skip: frozenset[int] = frozenset(),
-        collect_words: bool = False,
-        progress: Callable[[int], None] | None = None,
-        start: int = 0,
-        work_progress: Callable[[int], None] | None = None,
-        root: np.random.SeedSequence | None = None,
-    ) -> None:
-        if not sources:
-            raise InvalidParameterError("no documents to release")
-        self.seed = describe_seed(random_state)
-        # ``root``: the secret root already drawn from ``random_state`` by the caller (which
-        # also draws the documents' order from it); ``random_state`` still says if it is seeded
-        self._root = root if root is not None else root_seed_sequence(random_state)
-        self.mechanism = resolve_length(mechanism, sources, progress=None)
-        self.statement = self.mechanism.statement(seeded=self.seed.seeded)
-        self._events = run(
-            sources,
-            self.mechanism,
-            root=self._root,
-            skip=skip,
-            collect_words=collect_words,
-            progress=progress,
-            start=start,
-            work_progress=work_progress,
-        )
-
-    def __iter__(self) -> Iterator[Piece | Done]:
-        return self._events
-
-
-#: Release sources (:mod:`authormask.release.sources`) one document and one part at a time, in
-#: bounded memory; the positions in ``skip`` are not read (a resumed release). See
-#: :class:`ReleaseStream`.
-release_stream = ReleaseStream

@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,13 +44,19 @@ from authormask._io import (
     commit,
     write_atomic,
 )
-from authormask._version import __version__
 from authormask.exceptions import InputError, InvalidParameterError
+from authormask.mechanisms._base import Mechanism
 from authormask.randomness import RandomState, describe_seed, release_order, root_seed_sequence
-from authormask.release._base import Mechanism
-from authormask.release.api import PRIVATE_BANNER, release_stream
-from authormask.release.engine import Done, Piece
+from authormask.release.journal import (
+    RUN_REPORT_SCHEMA,
+    Journal,
+    cleanup_on_failure,
+    fingerprint,
+    jsonl,
+    remove_stale_temps,
+)
 from authormask.release.sources import Source
+from authormask.release.stream import Done, Piece, release_stream, resolve_length
 
 __all__ = [
     "FOLDER_STATEMENT",
@@ -73,8 +77,6 @@ MIRRORED_NAMES = (
     "mirror; NOT protected: a name can identify the author)"
 )
 #: 3: ids in a secret random order (kept in the header's "order"), layouts ids and mirror
-REPORT_SCHEMA = "authormask.run-report/3"
-_TMP = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 
 
 @dataclass(frozen=True)
@@ -129,29 +131,6 @@ def default_report_path(output: Path) -> Path:
     return base.with_name(base.name + ".DO-NOT-PUBLISH.report.txt")
 
 
-def _json_line(record: dict[str, Any]) -> str:
-    """A report line: names as they are, except a name that is not valid Unicode (a file name
-    with bytes that are not UTF-8, held as surrogate escapes), written as ``\\u`` escapes that
-    read back to the same name."""
-    line = json.dumps(record, ensure_ascii=False)
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        line = json.dumps(record)
-    return line + "\n"
-
-
-#: characters that JSON leaves raw but that ``str.splitlines`` (and some JSONL readers) take as
-#: line ends: escaped in JSONL output, so that every record stays on one line for any reader
-_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def _jsonl(value: Any) -> str:
-    """``value`` as JSON for a JSONL line (non-ASCII kept, line-break characters escaped; a
-    value JSON has no type for, such as a Parquet timestamp, as its text)."""
-    return json.dumps(value, ensure_ascii=False, default=str).translate(_LINE_BREAKS)
-
-
 def _write_error(exc: OSError | UnicodeEncodeError, target: Target) -> InputError:
     """An error of the system (disk full, permission denied, ...) or of the output's encoding,
     as one line."""
@@ -175,142 +154,25 @@ def _fingerprint(
 ) -> str:
     """What identifies a run (to resume it): statement, seed, output, layout and the inputs in
     input order with their mirrored names or given ids (the drawn order is in the header)."""
-    h = hashlib.sha256()
-    h.update(statement_json.encode())
-    h.update(repr(("seed", seed)).encode())
-    h.update(repr((target.kind, str(target.path.resolve()) if target.path else None)).encode())
-    h.update(repr(("layout", target.layout if target.kind == "folder" else None)).encode())
+    where = (target.kind, str(target.path.resolve()) if target.path else None)
+    items = [
+        statement_json.encode(),
+        repr(("seed", seed)).encode(),
+        repr(where).encode(),
+        repr(("layout", target.layout if target.kind == "folder" else None)).encode(),
+    ]
     for i, source in enumerate(sources):
         name = target.names[i] if target.mirrored else None
         id_ = target.ids[i] if target.ids else None
-        h.update(repr((source.name, name, id_)).encode())
-    return h.hexdigest()
-
-
-class Journal:
-    """The private report, written line by line as the release goes (and fsynced), read back by
-    a rerun that resumes: the banner, a JSON header (``report`` names its schema), one JSON line
-    per finished document or partition, and a last ``{"complete": true, ...}`` line."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fh: IO[str] | None = None
-
-    @staticmethod
-    def read(
-        path: Path, schema: str = REPORT_SCHEMA
-    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], bool]:
-        """``(header, document lines, complete)``; header None if not one of our reports."""
-        try:
-            with open(path, encoding="utf-8") as fh:
-                first = fh.readline()
-                if first.rstrip("\n") != PRIVATE_BANNER:
-                    return None, [], False
-                header = json.loads(fh.readline())
-                if header.get("report") != schema:
-                    return None, [], False
-                docs: list[dict[str, Any]] = []
-                complete = False
-                for line in fh:
-                    if not line.endswith("\n"):
-                        break
-                    rec = json.loads(line)
-                    if rec.get("complete"):
-                        complete = True
-                    else:
-                        docs.append(rec)
-                return header, docs, complete
-        except (OSError, ValueError, AttributeError):
-            return None, [], False
-
-    @staticmethod
-    def resumable(
-        path: Path | None, *, fingerprint: str, force: bool, schema: str = REPORT_SCHEMA
-    ) -> list[dict[str, Any]] | None:
-        """The lines of an unfinished release of this very command (its ``fingerprint``) to
-        resume, or None to start afresh. A finished release, or an unfinished one of another
-        command, is refused unless ``force``; so is a report path taken by another file."""
-        if path is None:
-            return None
-        header, records, complete = Journal.read(path, schema)
-        unfinished = header is not None and not complete
-        if complete and not force:
-            raise InputError(
-                f"a finished release is already there ({path} says so); use --force to "
-                "release again over it"
-            )
-        if not unfinished:
-            check_target(path, force=force)
-            return None
-        if force:
-            return None
-        assert header is not None
-        if header.get("fingerprint") != fingerprint:
-            raise InputError(
-                f"{path} records an unfinished release with other parameters, seed, inputs or "
-                "output; run that command again to finish it, or add --force to start over"
-            )
-        return records
-
-    @staticmethod
-    def header(
-        schema: str, fingerprint: str, statement: Any, seed: Any, **extra: Any
-    ) -> dict[str, Any]:
-        """The report's parameters line: what identifies the run, and the (secret) seed."""
-        return {
-            "report": schema,
-            "private": True,
-            "fingerprint": fingerprint,
-            "mechanism": statement.mechanism,
-            "seeded": seed.seeded,
-            "seed": seed.seed,
-            "version": __version__,
-            **extra,
-        }
-
-    def start(self, header: dict[str, Any], kept: list[dict[str, Any]]) -> None:
-        text = PRIVATE_BANNER + "\n" + json.dumps(header) + "\n"
-        text += "".join(_json_line(rec) for rec in kept)
-        write_atomic({self.path: text}, force=True, private=frozenset([self.path]))
-        self._fh = open(self.path, "a", encoding="utf-8")
-
-    def add(self, record: dict[str, Any]) -> None:
-        assert self._fh is not None
-        self._fh.write(_json_line(record))
-        self._fh.flush()
-
-    def finish(self, record: dict[str, Any] | None) -> None:
-        if self._fh is None:
-            return
-        if record is not None:
-            self._fh.write(_json_line(record))
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
-        self._fh = None
-
-
-def _remove_stale_temps(paths: Sequence[Path]) -> None:
-    """Remove the temporary files a killed run left beside ``paths`` (``.<name>.XXXXXXXX.tmp``)."""
-    by_dir: dict[Path, set[str]] = {}
-    for p in paths:
-        by_dir.setdefault(p.parent, set()).add(p.name)
-    for folder, names in by_dir.items():
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            m = _TMP.match(entry.name)
-            if m and m.group("name") in names and entry.is_file(follow_symlinks=False):
-                Path(entry.path).unlink(missing_ok=True)
+        items.append(repr((source.name, name, id_)).encode())
+    return fingerprint(items)
 
 
 def _partial_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.partial")
 
 
-def _resume_jsonl(partial: Path, ids: Sequence[str]) -> set[int]:
+def _resumejsonl(partial: Path, ids: Sequence[str]) -> set[int]:
     """Keep the complete records of a partial JSONL file; cut off a half-written last line."""
     position = {id_: i for i, id_ in enumerate(ids)}
     done: set[int] = set()
@@ -390,18 +252,16 @@ def _write_release(
     root = root_seed_sequence(random_state)  # the secret root: the order and every document
     resumable = target.kind in ("folder", "jsonl") and target.path is not None
 
-    # the statement first: it depends on the parameters only (and N when it is 'shortest')
-    stream_probe = release_stream(
-        sources, mechanism, random_state=random_state, root=root, skip=_ALL
-    )
-    statement = stream_probe.statement
+    # the statement first: it depends on the parameters only (and N when it is 'shortest',
+    # resolved once here from every document)
+    mechanism = resolve_length(mechanism, sources, progress=None)
+    statement = mechanism.statement(seeded=seed.seeded)
     if target.mirrored:
         statement = dataclasses.replace(
             statement, released_unchanged=f"{statement.released_unchanged}; {MIRRORED_NAMES}"
         )
     statement_json = statement.to_json(indent=2) + "\n"
-    fingerprint = _fingerprint(statement_json, seed.seed, sources, target)
-    mechanism = stream_probe.mechanism  # N resolved once, if it was 'shortest'
+    run_id = _fingerprint(statement_json, seed.seed, sources, target)
 
     # nothing the user owns is replaced by its own release, not even with --force
     inputs = _input_files(sources)
@@ -418,7 +278,7 @@ def _write_release(
 
     done: set[int] = set()
     kept: list[dict[str, Any]] = []
-    records = Journal.resumable(report_path, fingerprint=fingerprint, force=force)
+    records = Journal.resumable(report_path, fingerprint=run_id, force=force)
     resuming = records is not None and resumable
     order: list[int] | None = None
     if resuming:
@@ -441,12 +301,12 @@ def _write_release(
     check_not_inputs(inputs, files=paths)
     if resuming:
         assert target.path is not None
-        _remove_stale_temps([*paths, report_path] if report_path else paths)
+        remove_stale_temps([*paths, report_path] if report_path else paths)
         if target.kind == "folder":
             done = {i for i, p in enumerate(paths) if p.is_file() and not p.is_symlink()}
         else:
             partial = _partial_path(target.path)
-            done = _resume_jsonl(partial, target.ids) if partial.is_file() else set()
+            done = _resumejsonl(partial, target.ids) if partial.is_file() else set()
         kept = [r for r in kept if r.get("position") in done]
         known = {r.get("position") for r in kept}
         for pos in sorted(done - known):
@@ -460,7 +320,7 @@ def _write_release(
                 }
             )
     else:
-        _remove_stale_temps(paths)
+        remove_stale_temps(paths)
         for p in paths:
             check_target(p, force=force)
         if statement_path is not None:
@@ -472,8 +332,8 @@ def _write_release(
     if journal is not None:
         journal.start(
             Journal.header(
-                REPORT_SCHEMA,
-                fingerprint,
+                RUN_REPORT_SCHEMA,
+                run_id,
                 statement,
                 seed,
                 output=str(target.path) if target.path is not None else "<stdout>",
@@ -486,56 +346,59 @@ def _write_release(
         )
     created = False  # the output folder, removed again if nothing is released into it
     writer: _Writer | None = None
-    try:
-        if target.kind == "folder":
-            assert target.path is not None
-            created = not target.path.exists()
-            target.path.mkdir(parents=True, exist_ok=True)
-        if on_start is not None:
-            on_start(sum(s.size for i, s in enumerate(sources) if i not in done), len(done))
-        stream = release_stream(
-            sources,
-            mechanism,
-            random_state=random_state,
-            root=root,
-            skip=frozenset(done),
-            progress=progress,
-        )
-        writer = _Writer(target, paths, statement)
-        for event in stream:
-            if isinstance(event, Piece):
-                writer.piece(event.position, event.text)
-                continue
-            writer.done(event)
-            summary.released += 1
-            summary.warnings.extend(event.warnings)
-            if journal is not None:
-                journal.add(
-                    {
-                        "position": event.position,
-                        "id": target.ids[event.position],
-                        "input": sources[event.position].name,
-                        "output": _where(target, paths, event.position),
-                        **event.diagnostics,
-                    }
-                )
-        writer.close()
-    except BaseException:
-        if writer is not None:
-            with contextlib.suppress(OSError):  # the first error is the one to report
-                writer.abort()
-        if journal is not None:
-            with contextlib.suppress(OSError):
-                journal.finish(None)
-        if summary.released == 0 and not done:  # nothing to resume: leave nothing behind
-            if report_path is not None:
-                report_path.unlink(missing_ok=True)
-            if writer is not None and writer.partial is not None:
-                writer.partial.unlink(missing_ok=True)
-            if created and target.path is not None:
-                with contextlib.suppress(OSError):  # only if empty
-                    target.path.rmdir()
-        raise
+
+    def leave_nothing() -> None:
+        if writer is not None and writer.partial is not None:
+            writer.partial.unlink(missing_ok=True)
+        if created and target.path is not None:
+            with contextlib.suppress(OSError):  # only if empty
+                target.path.rmdir()
+
+    with cleanup_on_failure(
+        journal,
+        report_path,
+        released=lambda: summary.released > 0 or bool(done),
+        leave_nothing=leave_nothing,
+    ):
+        try:
+            if target.kind == "folder":
+                assert target.path is not None
+                created = not target.path.exists()
+                target.path.mkdir(parents=True, exist_ok=True)
+            if on_start is not None:
+                on_start(sum(s.size for i, s in enumerate(sources) if i not in done), len(done))
+            stream = release_stream(
+                sources,
+                mechanism,
+                random_state=random_state,
+                root=root,
+                skip=frozenset(done),
+                progress=progress,
+            )
+            writer = _Writer(target, paths, statement)
+            for event in stream:
+                if isinstance(event, Piece):
+                    writer.piece(event.position, event.text)
+                    continue
+                writer.done(event)
+                summary.released += 1
+                summary.warnings.extend(event.warnings)
+                if journal is not None:
+                    journal.add(
+                        {
+                            "position": event.position,
+                            "id": target.ids[event.position],
+                            "input": sources[event.position].name,
+                            "output": _where(target, paths, event.position),
+                            **event.diagnostics,
+                        }
+                    )
+            writer.close()
+        except BaseException:
+            if writer is not None:
+                with contextlib.suppress(OSError):  # the first error is the one to report
+                    writer.abort()
+            raise
     if statement_path is not None:
         write_atomic({statement_path: statement_json}, force=True)
     if journal is not None:
@@ -574,12 +437,6 @@ def _resumed_order(report_path: Path, n: int) -> list[int]:
 
 
 #: a skip set that contains every position (the statement probe reads nothing)
-class _Everything(frozenset[int]):
-    def __contains__(self, item: object) -> bool:
-        return True
-
-
-_ALL = _Everything()
 
 
 def _output_paths(target: Target) -> list[Path]:
@@ -627,7 +484,7 @@ class _Writer:
         t = self.target
         if t.kind == "jsonl":
             assert self.jsonl is not None
-            head = _jsonl({"id": t.ids[pos], "mechanism": self.mechanism})
+            head = jsonl({"id": t.ids[pos], "mechanism": self.mechanism})
             self.jsonl.write(head[:-1] + ', "text": "')
         elif t.kind == "stdout":
             if len(t.ids) > 1:
@@ -639,7 +496,7 @@ class _Writer:
         self._begin(pos)
         if self.target.kind == "jsonl":
             assert self.jsonl is not None
-            self.jsonl.write(_jsonl(text)[1:-1])
+            self.jsonl.write(jsonl(text)[1:-1])
         elif self.target.kind == "stdout":
             sys.stdout.write(text)
         else:
@@ -658,7 +515,7 @@ class _Writer:
             rest.update(event.figures)
             if self.inline is not None:
                 rest["privacy"] = self.inline
-            tail = _jsonl(rest)
+            tail = jsonl(rest)
             self.jsonl.write('"' + (", " + tail[1:] if rest else "}") + "\n")
             self.jsonl.flush()
         elif t.kind == "stdout":

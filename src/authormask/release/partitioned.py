@@ -5,7 +5,7 @@ records, ``partition_records``: a public rule, so two datasets with the same num
 give the same partitions whatever their texts (a cut by characters would let the part files of
 a Parquet output reveal the lengths of the original texts). Each partition is a task:
 :func:`release_partition` releases its records through the release layer
-(:class:`~authormask.release.api.ReleaseStream`, the one way a mechanism is run) and returns the
+(:class:`~authormask.release.stream.ReleaseStream`, the one way a mechanism is run) and returns the
 partition's output file as bytes. Record i draws from the generator of position i derived from
 the release's secret root (:func:`~authormask.randomness.document_generator`), so a seeded
 release gives the same bytes with the local engine, with any number of workers and with any
@@ -53,13 +53,19 @@ from authormask._io import (
 )
 from authormask._process import process_memo
 from authormask.exceptions import InputError, InvalidParameterError
+from authormask.mechanisms._base import Mechanism
 from authormask.randomness import RandomState, describe_seed, root_seed_sequence
-from authormask.release._base import Mechanism
-from authormask.release.engine import Done, Piece, resolve_length
-from authormask.release.engines import Engine, open_executor
-from authormask.release.outputs import Journal, _jsonl
+from authormask.release.executors import Engine, open_executor
+from authormask.release.journal import (
+    TABLE_REPORT_SCHEMA,
+    Journal,
+    cleanup_on_failure,
+    fingerprint,
+    jsonl,
+)
 from authormask.release.registry import Recipe, recipe_of
 from authormask.release.sources import Source, TextSource
+from authormask.release.stream import Done, Piece, release_stream, resolve_length
 from authormask.release.tables import Record, TableInput
 
 __all__ = [
@@ -79,7 +85,6 @@ OUTPUT_FORMATS = ("jsonl", "parquet")
 #: records per partition, by default (a public number, never taken from the data)
 DEFAULT_PARTITION_RECORDS = 1000
 #: the report's schema (2: partitions are cut by records, no longer by characters)
-REPORT_SCHEMA = "authormask.table-report/2"
 _PART = re.compile(r"^part-(\d{5,})\.(jsonl|parquet)$")
 
 
@@ -212,7 +217,7 @@ def release_partition(job: Job, part: Partition) -> PartitionResult:
         rows.append(row)
     payload: bytes | list[dict[str, Any]]
     if job.output_format == "jsonl":
-        payload = "".join(_jsonl(r) + "\n" for r in rows).encode("utf-8")
+        payload = "".join(jsonl(r) + "\n" for r in rows).encode("utf-8")
     elif job.output_format == "parquet":
         payload = _parquet_bytes(job, rows)
     else:
@@ -227,8 +232,6 @@ def _stream(
     start: int,
     collect_words: bool,
 ) -> Iterable[Piece | Done]:
-    from authormask.release.api import release_stream
-
     return release_stream(
         sources, mechanism, random_state=root, start=start, collect_words=collect_words
     )
@@ -308,16 +311,14 @@ def _fingerprint(
     fmt: str,
     partition_records: int,
 ) -> str:
-    h = hashlib.sha256()
-    for item in (
+    items = (
         statement_json,
         ("seed", seed),
         table.fingerprint(),
         (table.text_column, table.id_column, table.keep_columns),
         (str(output.resolve()), fmt, ("records", partition_records)),
-    ):
-        h.update(repr(item).encode())
-    return h.hexdigest()
+    )
+    return fingerprint(repr(item).encode() for item in items)
 
 
 def _clear_staging(staging: Path) -> None:
@@ -382,7 +383,7 @@ def write_table_release(
     statement_json = statement.to_json(indent=2) + "\n"
     stmt_path = statement_path(output)
     staging = staging_path(output)
-    fingerprint = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_records)
+    run_id = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_records)
 
     # nothing the user owns is replaced by its own release, not even with --force
     check_not_inputs(
@@ -391,7 +392,7 @@ def write_table_release(
         folders=[output, staging],
     )
     lines = Journal.resumable(
-        report_path, fingerprint=fingerprint, force=force, schema=REPORT_SCHEMA
+        report_path, fingerprint=run_id, force=force, schema=TABLE_REPORT_SCHEMA
     )
     done: dict[int, dict[str, Any]] = {
         int(r["partition"]): r
@@ -420,8 +421,8 @@ def write_table_release(
     if journal is not None:
         journal.start(
             Journal.header(
-                REPORT_SCHEMA,
-                fingerprint,
+                TABLE_REPORT_SCHEMA,
+                run_id,
                 statement,
                 seed,
                 input=str(table.path),
@@ -461,7 +462,14 @@ def write_table_release(
             if part.index not in done:
                 yield part
 
-    try:
+    def leave_nothing() -> None:
+        if created:
+            with contextlib.suppress(OSError):
+                _clear_staging(staging)
+
+    with cleanup_on_failure(
+        journal, report_path, released=lambda: bool(done), leave_nothing=leave_nothing
+    ):
         with open_executor(engine) as executor:
             for _, result in executor.map(release_partition, todo(), shared=job):
                 name = f"part-{result.index:05d}.{fmt}"
@@ -487,17 +495,6 @@ def write_table_release(
             raise InputError(f"dataset {table.path} has no records")
         summary.partitions = count
         _finish(staging, output, fmt, count, force=force)
-    except BaseException:
-        if journal is not None:
-            with contextlib.suppress(OSError):
-                journal.finish(None)
-        if not done:  # nothing to resume: leave nothing behind
-            if created:
-                with contextlib.suppress(OSError):
-                    _clear_staging(staging)
-            if report_path is not None:
-                report_path.unlink(missing_ok=True)
-        raise
     write_atomic({stmt_path: statement_json}, force=True)
     if journal is not None:
         journal.finish(
@@ -514,21 +511,13 @@ def write_table_release(
 
 def _resolved(mechanism: Mechanism, table: TableInput) -> Mechanism:
     """``emp-bag`` with ``length="shortest"``: N from a first pass over the texts."""
-    if not getattr(mechanism, "needs_all_documents", False):
+    if not mechanism.needs_all_documents:
         return mechanism
-
-    class _Lazy(Sequence[Source]):  # resolve_length reads the sources once, in order
-        def __len__(self) -> int:  # pragma: no cover - not used
-            raise TypeError
-
-        def __getitem__(self, i: Any) -> Any:  # pragma: no cover - not used
-            raise TypeError
-
-        def __iter__(self) -> Iterator[Source]:
-            for r in table.records():
-                yield TextSource(f"{r.where} (id {r.id!r})", str(r.id), len(r.text), r.text)
-
-    return resolve_length(mechanism, _Lazy(), progress=None)
+    sources = (
+        TextSource(f"{r.where} (id {r.id!r})", str(r.id), len(r.text), r.text)
+        for r in table.records()
+    )  # read once, in order
+    return resolve_length(mechanism, sources, progress=None)
 
 
 def _finish(staging: Path, output: Path, fmt: str, count: int, *, force: bool) -> None:

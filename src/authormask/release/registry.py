@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from authormask.exceptions import InvalidParameterError
+from authormask.mechanisms._base import Mechanism
 from authormask.mechanisms.earth_movers import DEFAULT_LENGTH
 from authormask.mechanisms.peers import DEFAULT_REGULARIZATION
-from authormask.release._base import Mechanism
 
 __all__ = [
     "LINEUPS",
@@ -134,7 +134,7 @@ class Recipe:
 
 def recipe_of(mechanism: Mechanism) -> Recipe:
     """The :class:`Recipe` of a mechanism made by :func:`create_mechanism`."""
-    recipe = getattr(mechanism, "recipe", None)
+    recipe = mechanism.recipe
     if not isinstance(recipe, Recipe):
         raise InvalidParameterError(
             "this mechanism was not made by create_mechanism: the dask engine rebuilds it on "
@@ -666,10 +666,7 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     given = {k: v for k, v in params.items() if v is not None}  # None means the default
     values = {p.name: p.default for p in spec.parameters} | given
     mechanism = spec.factory(values)
-    try:
-        mechanism.recipe = Recipe(name, given)  # type: ignore[attr-defined]
-    except AttributeError:  # pragma: no cover - a mechanism with __slots__
-        pass
+    mechanism.recipe = Recipe(name, given)
     return mechanism
 
 

@@ -365,7 +365,7 @@ def _release(
 
 def _total_work(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -> int:
     """The units of work a release of ``text`` does (for the progress bar)."""
-    from authormask.release.engine import units_of
+    from authormask.release.stream import units_of
 
     mech = _mechanism(loaded, name, params)
     try:

@@ -40,7 +40,7 @@ Obfuscated snippets and measurement results are cached (one JSON file each, writ
 keyed by everything they depend on), so an interrupted sweep resumes where it stopped.
 
 The sweep runs in this process or on a Dask cluster (``engine``,
-:class:`authormask.release.engines.Engine`). Its unit of work is a *group*: one (mechanism,
+:class:`authormask.release.executors.Engine`). Its unit of work is a *group*: one (mechanism,
 epsilon, repetition) with all its measures, which read the same release of the snippets (the
 unmodified row is one group per mechanism). Groups are independent: a cell depends only on its
 seeds, never on the process or the order in which groups run, so the cells are the same
@@ -97,7 +97,7 @@ from authormask.release import (
     mechanism_spec,
     release,
 )
-from authormask.release.engines import Engine, check_engine, open_executor
+from authormask.release.executors import Engine, check_engine, open_executor
 from authormask.text.prepare import TextPreparer
 from authormask.text.stopwords import default_stopwords
 from authormask.validation import check_positive_int
@@ -890,7 +890,7 @@ def run_sweep(
     on_total : callable, optional
         Called once, first, with the number of cells (:func:`sweep_cells`).
     engine : "local", "dask" or Engine, optional
-        Where the cells are measured (:class:`~authormask.release.engines.Engine`): in this
+        Where the cells are measured (:class:`~authormask.release.executors.Engine`): in this
         process, one after the other (default), or on a Dask cluster
         (``Engine("dask", workers=2)`` starts a local cluster of two worker processes,
         ``Engine("dask", scheduler=ADDRESS)`` uses an existing one). On Dask each task is one

@@ -1,15 +1,14 @@
-"""The local streaming engine: documents read part by part, released in batches, written as they
-come.
+"""The local stream: documents read part by part, released in batches, handed on as they come.
 
 Memory does not grow with the input: a document is prepared part by part
 (:mod:`authormask.release.sources`), the prepared units wait in a batch of bounded size, and each
-released piece is handed to the caller at once. A mechanism may implement
-``prepare_parts(parts) -> iterator of units``:
+released piece is handed to the caller at once. A mechanism's ``prepare_parts(parts)`` gives
+the units of a document:
 
 * ``emp-text`` gives one unit per part (text mode perturbs word by word);
 * ``emp-bag`` gives one unit per document, keeping only its N-word bag and counters;
-* a mechanism without it (ER-AE, SynTF, Random-R) gets the whole document, joined, through
-  ``prepare``: it is released document by document.
+* by default (ER-AE, SynTF, Random-R) the whole document, joined, through ``prepare``: it is
+  released document by document.
 
 Every unit of document i draws from document i's generator in reading order
 (:func:`~authormask.randomness.document_generator`), so neither the batching nor the way the text
@@ -19,18 +18,33 @@ arrives changes a seeded release.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from authormask.exceptions import InputError
-from authormask.randomness import document_generator
-from authormask.release._base import Mechanism
+from authormask.exceptions import InputError, InvalidParameterError
+from authormask.mechanisms._base import Mechanism
+from authormask.randomness import (
+    RandomState,
+    describe_seed,
+    document_generator,
+    root_seed_sequence,
+)
 from authormask.release.sources import Source
 
-__all__ = ["BATCH_UNITS", "BATCH_WORK", "Done", "Piece", "run"]
+__all__ = [
+    "BATCH_UNITS",
+    "BATCH_WORK",
+    "Done",
+    "Piece",
+    "ReleaseStream",
+    "release_stream",
+    "resolve_length",
+    "run",
+    "units_of",
+]
 
 #: prepared units perturbed together at most (one batched search / model pass per batch)
 BATCH_UNITS = 64
@@ -76,11 +90,7 @@ def _located_parts(source: Source, progress: Callable[[int], None] | None) -> It
 
 def units_of(mechanism: Mechanism, parts: Iterator[str]) -> Iterator[Any]:
     """The prepared units of one document (see the module docstring)."""
-    prepare_parts = getattr(mechanism, "prepare_parts", None)
-    if prepare_parts is not None:
-        yield from prepare_parts(parts)
-    else:
-        yield mechanism.prepare("".join(parts))
+    yield from mechanism.prepare_parts(parts)
 
 
 def _add(total: dict[str, Any], diag: dict[str, Any]) -> None:
@@ -105,12 +115,11 @@ class _Doc:
 
 
 def resolve_length(
-    mechanism: Mechanism, sources: Sequence[Source], *, progress: Callable[[int], None] | None
+    mechanism: Mechanism, sources: Iterable[Source], *, progress: Callable[[int], None] | None
 ) -> Mechanism:
     """A mechanism whose parameter depends on every document (``emp-bag`` with
     ``length="shortest"``) resolved by a first pass over ``sources``."""
-    resolve = getattr(mechanism, "with_length_from", None)
-    if resolve is None or not getattr(mechanism, "needs_all_documents", False):
+    if not mechanism.needs_all_documents:
         return mechanism
 
     def units() -> Iterator[Any]:
@@ -122,13 +131,11 @@ def resolve_length(
             except InputError as exc:
                 raise _Located(f"{source.name}: {exc}") from None
 
-    resolved: Mechanism = resolve(units())
-    recipe = getattr(mechanism, "recipe", None)
-    length = getattr(resolved, "length", None)
-    if recipe is not None and isinstance(length, int):  # a worker builds N as resolved
-        resolved.recipe = dataclasses.replace(  # type: ignore[attr-defined]
-            recipe, params={**recipe.params, "length": length}
-        )
+    resolved = mechanism.with_length_from(units())
+    recipe = mechanism.recipe
+    fixed = resolved.resolved_parameters()
+    if recipe is not None and fixed:  # a worker builds it as resolved
+        resolved.recipe = dataclasses.replace(recipe, params={**recipe.params, **fixed})
     return resolved
 
 
@@ -228,4 +235,73 @@ def _done(doc: _Doc, mechanism: Mechanism) -> Done:
         words=tuple(doc.words) if doc.words is not None else None,
         diagnostics=doc.diagnostics,
         warnings=tuple(warnings),
+    )
+
+
+class ReleaseStream:
+    """A release in progress: the public ``statement`` (known before any document is read) and
+    an iterator of :class:`~authormask.release.stream.Piece` and
+    :class:`~authormask.release.stream.Done` events, in input order."""
+
+    def __init__(
+        self,
+        sources: Sequence[Source],
+        mechanism: Mechanism,
+        *,
+        random_state: RandomState | np.random.SeedSequence = None,
+        skip: frozenset[int] = frozenset(),
+        collect_words: bool = False,
+        progress: Callable[[int], None] | None = None,
+        start: int = 0,
+        work_progress: Callable[[int], None] | None = None,
+        root: np.random.SeedSequence | None = None,
+    ) -> None:
+        if not sources:
+            raise InvalidParameterError("no documents to release")
+        self.seed = describe_seed(random_state)
+        # ``root``: the secret root already drawn from ``random_state`` by the caller (which
+        # also draws the documents' order from it); ``random_state`` still says if it is seeded
+        self._root = root if root is not None else root_seed_sequence(random_state)
+        self.mechanism = resolve_length(mechanism, sources, progress=None)
+        self.statement = self.mechanism.statement(seeded=self.seed.seeded)
+        self._events = run(
+            sources,
+            self.mechanism,
+            root=self._root,
+            skip=skip,
+            collect_words=collect_words,
+            progress=progress,
+            start=start,
+            work_progress=work_progress,
+        )
+
+    def __iter__(self) -> Iterator[Piece | Done]:
+        return self._events
+
+
+def release_stream(
+    sources: Sequence[Source],
+    mechanism: Mechanism,
+    *,
+    random_state: RandomState | np.random.SeedSequence = None,
+    skip: frozenset[int] = frozenset(),
+    collect_words: bool = False,
+    progress: Callable[[int], None] | None = None,
+    start: int = 0,
+    work_progress: Callable[[int], None] | None = None,
+    root: np.random.SeedSequence | None = None,
+) -> ReleaseStream:
+    """Release ``sources`` (:mod:`authormask.release.sources`) one document and one part at a
+    time, in bounded memory; the positions in ``skip`` are not read (a resumed release). See
+    :class:`ReleaseStream`."""
+    return ReleaseStream(
+        sources,
+        mechanism,
+        random_state=random_state,
+        skip=skip,
+        collect_words=collect_words,
+        progress=progress,
+        start=start,
+        work_progress=work_progress,
+        root=root,
     )
