@@ -185,7 +185,7 @@ def test_an_erae_model_is_offered_when_given(glove_20k: am.Embeddings, tiny_erae
     from authormask.models.erae import load_model
 
     model = load_model(tiny_erae_dir)
-    app = create_app(ServeSettings(port=8765), _Loaded(glove_20k, {"erae": model}))
+    app = create_app(ServeSettings(port=8765), _Loaded(glove_20k, {"reward": model}))
     client = TestClient(app, base_url="http://127.0.0.1:8765")
     names = [m["name"] for m in client.get("/api/mechanisms").json()["mechanisms"]]
     assert "erae" in names and "ae-dp" not in names

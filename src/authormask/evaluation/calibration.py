@@ -34,6 +34,8 @@ __all__ = [
     "EpsilonChoice",
     "auto_epsilons",
     "change_rate",
+    "expected_change",
+    "in_place_change_rate",
     "probe_words",
     "word_statistics",
 ]
@@ -199,6 +201,42 @@ def change_rate(mechanism: object, probe: Sequence[str], *, seed: int = 0) -> fl
     out = Counter(w.lower() for w in doc.words)
     kept = sum((out & Counter(w.lower() for w in probe)).values())
     return 1.0 - kept / max(len(probe), 1)
+
+
+def in_place_change_rate(mechanism: object, probe: Sequence[str], *, seed: int = 0) -> float:
+    """The fraction of ``probe``'s words that a release of ``probe`` (one text, ``seed``) by an
+    in-place word mechanism replaces, position by position (lower-cased: emp-doc releases
+    sentence case)."""
+    from authormask.release import Mechanism, release
+
+    assert isinstance(mechanism, Mechanism)
+    out = release([" ".join(probe)], mechanism, random_state=seed).documents[0].text.split()
+    changed = sum(a != b.lower() for a, b in zip(probe, out, strict=False))
+    return changed / max(len(probe), 1)
+
+
+def expected_change(
+    mechanism: object,
+    *,
+    example: str,
+    embeddings: Embeddings,
+    in_place: object | None = None,
+    n_probe: int = AUTO_PROBE_WORDS,
+) -> float:
+    """The expected fraction of words (word mechanisms) or tokens (token mechanisms) that
+    ``mechanism`` changes, as ``authormask serve`` shows it beside epsilon: from the exact
+    output distribution of each token of ``example``'s first segments where the mechanism can
+    compute it (:meth:`~authormask.release.Mechanism.unchanged_probabilities`), else measured
+    by :func:`in_place_change_rate` on ``n_probe`` frequent content words of ``embeddings``
+    (:func:`probe_words`) released by ``in_place`` (the mechanism's in-place form, when it
+    releases a bag; default the mechanism itself), with a fixed seed."""
+    from authormask.release import Mechanism
+
+    assert isinstance(mechanism, Mechanism)
+    same = mechanism.unchanged_probabilities(example)
+    if same is not None:
+        return 1.0 - float(np.mean(same)) if same else 1.0
+    return in_place_change_rate(in_place or mechanism, probe_words(embeddings, n_probe))
 
 
 def _round3(log_eps: float) -> float:

@@ -59,6 +59,8 @@ class Mechanism:
       parameter that depends on the whole release (``emp-bag`` with N ``"shortest"``), the
       mechanism with it resolved from every document's units, and the value it was resolved
       to; by default none, the mechanism itself and nothing;
+    * ``unchanged_probabilities(text)``: the exact probability that each token is released
+      as itself, where the mechanism can compute its output distribution; by default None;
     * ``recipe``: how :func:`~authormask.release.create_mechanism` built it (a
       :class:`~authormask.release.registry.Recipe`), so another process (a Dask worker) can
       build it again; ``None`` for a mechanism built by hand.
@@ -108,6 +110,13 @@ class Mechanism:
         """The registry parameters :meth:`with_length_from` fixed (``{"length": N}``), so that
         another process builds the mechanism as resolved; by default none."""
         return {}
+
+    def unchanged_probabilities(self, text: str, *, segments: int = 4) -> list[float] | None:
+        """The exact probability that each token of the first ``segments`` segments of
+        ``text`` is released as itself, for a mechanism that can compute its output
+        distribution (the token mechanisms); by default None: its change rate is measured by
+        releasing a probe instead (:func:`authormask.evaluation.calibration.expected_change`)."""
+        return None
 
 
 # --- the noise switched off ---------------------------------------------------------------------

@@ -122,6 +122,19 @@ class _TokenMechanism(Mechanism):
                 sensitivity=self.sensitivity,
             )
 
+    def unchanged_probabilities(self, text: str, *, segments: int = 4) -> list[float] | None:
+        """The probability that each token of the first ``segments`` segments of ``text`` is
+        drawn as itself (0 for a token outside the output vocabulary), from the exact output
+        distribution (:meth:`probabilities`)."""
+        first = self.prepare(text).segments[:segments]
+        index = {w: i for i, w in enumerate(self.output_words)}
+        same: list[float] = []
+        for segment, probs in zip(first, self.probabilities(first), strict=True):
+            for j, token in enumerate(segment):
+                i = index.get(token)
+                same.append(float(probs[j, i]) if i is not None else 0.0)
+        return same
+
     def prepare(self, text: str) -> Segmentation:
         seg = segment_text(text, max_length=self.max_length)
         if not seg.segments:

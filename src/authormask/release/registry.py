@@ -93,6 +93,9 @@ class MechanismSpec:
     #: trained with the embedding reward, ER-AE) or "plain" (without it, AE-DP); None: it
     #: requires none (``random-r`` may take any model's vocabulary)
     model_kind: str | None = None
+    #: the registry mechanism that applies the same per-word kernel in place, keeping every
+    #: word's position (``emp-bag``: ``emp-text``): a bag's word-change rate is measured on it
+    per_word_form: str | None = None
 
     @property
     def has_noise_off(self) -> bool:
@@ -442,6 +445,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             label="Earth Mover's (bag)",
             privacy="metric",
             samplers=("kernel",),
+            per_word_form="emp-text",
         ),
         MechanismSpec(
             "emp-text",

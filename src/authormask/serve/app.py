@@ -27,6 +27,7 @@ Safe by default:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -56,8 +57,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_CHARS = 1_000_000
 #: parameters that count things (every other number is a real number)
 WHOLE_NUMBERS = frozenset({"length", "output_size", "max_length", "batch_size"})
-#: the probe of the in-place word mechanisms' calibration: frequent content words, released
-PROBE_WORDS = 200
 #: parameters the server fixes (never taken from a request): what it loaded, and file paths
 SERVER_PARAMETERS = frozenset({"embeddings", "vocab_size", "cache_dir", "model"})
 CSP = (
@@ -119,33 +118,36 @@ def load(settings: ServeSettings) -> _Loaded:
         vocab_size=settings.vocab_size,
         cache_dir=settings.cache_dir if settings.cache_dir else "default",
     )
-    models: dict[str, Any] = {}
+    models: dict[str, Any] = {}  # by kind (MechanismSpec.model_kind): "reward" or "plain"
     for path in settings.models:
         model = load_model(path)
-        kind = "erae" if model.config.uses_reward else "ae-dp"
+        kind = "reward" if model.config.uses_reward else "plain"
         if kind in models:
-            raise InputError(f"two {kind} models given (--model); give one of each kind")
+            what = "with" if kind == "reward" else "without"
+            raise InputError(
+                f"two models trained {what} the embedding reward given (`models`); give one "
+                "of each kind"
+            )
         models[kind] = model
     return _Loaded(emb, models)
 
 
 def _available(loaded: _Loaded) -> list[str]:
     """The mechanisms the page offers: every registered one but the baselines, which give no
-    guarantee (``random-sub``), and the model mechanisms without a model."""
-    from authormask.release import mechanism_names, mechanism_spec
+    guarantee (``random-sub``), and the model mechanisms without their kind of model."""
+    from authormask.release import MECHANISMS
 
     return [
         name
-        for name in mechanism_names()
-        if not mechanism_spec(name).baseline
-        and (name not in ("erae", "ae-dp") or name in loaded.models)
+        for name, spec in MECHANISMS.items()
+        if not spec.baseline and (spec.model_kind is None or spec.model_kind in loaded.models)
     ]
 
 
 def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
     """The mechanism ``name`` with the request's ``params`` and the server's embeddings and
     models (built once per parameter set, a few kept)."""
-    from authormask.release import create_mechanism
+    from authormask.release import create_mechanism, mechanism_spec
 
     key = json.dumps([name, params], sort_keys=True)
     with loaded.lock:
@@ -153,11 +155,13 @@ def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
         if mech is not None:
             loaded.mechanisms.move_to_end(key)
             return mech
+    spec = mechanism_spec(name)
     fixed: dict[str, Any] = {}
-    if name in ("erae", "ae-dp"):
-        fixed["model"] = loaded.models[name]
-    elif name == "random-r" and "erae" in loaded.models:
-        fixed["model"] = loaded.models["erae"]
+    if spec.model_kind is not None:
+        fixed["model"] = loaded.models[spec.model_kind]
+    elif "model" in spec.parameter_names and "reward" in loaded.models:
+        # a model it may take (random-r: its output vocabulary): the server's ER-AE model
+        fixed["model"] = loaded.models["reward"]
     else:
         fixed["embeddings"] = loaded.embeddings
     mech = create_mechanism(name, **fixed, **params)
@@ -170,7 +174,7 @@ def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
 
 def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
     """``(text, mechanism, parameters)`` of a release request, checked."""
-    from authormask.release import mechanism_spec
+    from authormask.release import MECHANISMS, lineup, mechanism_spec
 
     if not isinstance(body, dict):
         raise _Refused(400, "the request must be a JSON object")
@@ -181,16 +185,13 @@ def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
         text.encode("utf-8")
     except UnicodeEncodeError:  # an escaped lone surrogate ("\ud800") is JSON, not Unicode
         raise _Refused(400, "'text' is not valid Unicode (a lone surrogate escape)") from None
-    name = body.get("mechanism", "emp-text")
+    name = body.get("mechanism", lineup("serve")[0])
     if not isinstance(name, str):
         raise _Refused(400, "'mechanism' must be a string")
     available = _available(loaded)
     if name not in available:
-        hint = (
-            " (start the server with --model MODEL_DIR to use it)"
-            if name in ("erae", "ae-dp")
-            else ""
-        )
+        needs_model = name in MECHANISMS and MECHANISMS[name].model_kind is not None
+        hint = " (start the server with --model MODEL_DIR to use it)" if needs_model else ""
         raise _Refused(400, f"unknown mechanism {name!r}{hint}; available: {', '.join(available)}")
     spec = mechanism_spec(name)
     allowed = {p.name: p for p in spec.parameters if p.name not in SERVER_PARAMETERS}
@@ -290,51 +291,35 @@ def _content_refusal(request: Request) -> str | None:
 
 
 def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
-    """The expected fraction of words (EMP) or tokens (the token mechanisms) that change at
-    ``epsilon``: for EMP, measured over 40 frequent words x 25 draws (fixed seed); for the
-    token mechanisms, from the exact output distribution of each token of the bundled example
-    text. Cached."""
-    import numpy as np
+    """The expected fraction of words (word mechanisms) or tokens (token mechanisms) that
+    change at ``epsilon`` (:func:`authormask.evaluation.calibration.expected_change`: exact for
+    the token mechanisms on the bundled example text, measured on a probe of frequent words for
+    the others, a bag on its in-place form). Cached."""
+    from authormask.evaluation.calibration import expected_change as calibrated
+    from authormask.release import mechanism_spec
 
+    spec = mechanism_spec(name)
     key = (name, float(f"{epsilon:.3g}"))
     with loaded.lock:
         if key in loaded.calibration:
             return loaded.calibration[key]
-    mech = _mechanism(loaded, name, {} if name == "random-r" else {"epsilon": key[1]})
-    if not hasattr(mech, "output_words"):  # a word mechanism: emp-text, emp-bag and the peers
-        changed = _word_change(loaded, "emp-text" if name == "emp-bag" else name, key[1])
-    else:
-        example = files("authormask").joinpath("data/example.txt").read_text(encoding="utf-8")
-        segments = mech.prepare(example).segments[:4]
-        index = {w: i for i, w in enumerate(mech.output_words)}
-        same: list[float] = []
-        lock = loaded.model_lock if name in ("erae", "ae-dp") else threading.Lock()
-        with lock:
-            for segment, probs in zip(segments, mech.probabilities(segments), strict=True):
-                for j, token in enumerate(segment):
-                    i = index.get(token)
-                    same.append(float(probs[j, i]) if i is not None else 0.0)
-        changed = 1.0 - float(np.mean(same)) if same else 1.0
+    params = {"epsilon": key[1]} if "epsilon" in spec.parameter_names else {}
+    mech = _mechanism(loaded, name, params)
+    in_place = _mechanism(loaded, spec.per_word_form, params) if spec.per_word_form else None
+    example = files("authormask").joinpath("data/example.txt").read_text(encoding="utf-8")
+    with _model_lock(loaded, name):
+        changed = calibrated(mech, example=example, embeddings=loaded.embeddings, in_place=in_place)
     with loaded.lock:
         loaded.calibration[key] = changed
     return changed
 
 
-def _word_change(loaded: _Loaded, name: str, epsilon: float) -> float:
-    """The fraction of words an in-place word mechanism changes: a probe text of frequent
-    content words, released once with a fixed seed (text mode keeps every word's position)."""
-    from authormask.release import release
-    from authormask.text.stopwords import default_stopwords
+def _model_lock(loaded: _Loaded, name: str) -> Any:
+    """The lock of the server's models for a mechanism that runs one (one pass at a time), or
+    a context that holds nothing."""
+    from authormask.release import mechanism_spec
 
-    stop = default_stopwords()
-    vocabulary: tuple[str, ...] = loaded.embeddings.words
-    words = [w for w in vocabulary[:3000] if w.isalpha() and w not in stop]
-    probe = words[:: max(1, len(words) // PROBE_WORDS)][:PROBE_WORDS]
-    mech = _mechanism(loaded, name, {"epsilon": epsilon})
-    out: list[str] = release([" ".join(probe)], mech, random_state=0).documents[0].text.split()
-    # lower-cased: emp-doc releases sentence case
-    changed = sum(a != b.lower() for a, b in zip(probe, out, strict=False))
-    return changed / max(len(probe), 1)
+    return loaded.model_lock if mechanism_spec(name).model_kind else contextlib.nullcontext()
 
 
 def _release(
@@ -343,14 +328,8 @@ def _release(
     from authormask.release import release
 
     mech = _mechanism(loaded, name, params)
-    lock = loaded.model_lock if name in ("erae", "ae-dp") else None
-    if lock is not None:
-        lock.acquire()
-    try:
+    with _model_lock(loaded, name):
         rel = release([text], mech, random_state=None, work_progress=work)
-    finally:
-        if lock is not None:
-            lock.release()
     doc = rel.documents[0]
     result: dict[str, Any] = {
         "text": doc.text,
@@ -491,11 +470,14 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
         }
 
     @app.get("/api/calibrate")
-    def calibrate(mechanism: str = "emp-text", epsilon: float | None = None) -> Any:
+    def calibrate(mechanism: str | None = None, epsilon: float | None = None) -> Any:
+        from authormask.release import lineup, mechanism_spec
+
+        mechanism = lineup("serve")[0] if mechanism is None else mechanism
         try:
             if mechanism not in _available(state):
                 raise _Refused(400, f"unknown mechanism {mechanism!r}")
-            if mechanism == "random-r":
+            if "epsilon" not in mechanism_spec(mechanism).parameter_names:
                 return {"mechanism": mechanism, "epsilon": None, "changed": expected_change(
                     state, mechanism, 0.0)}  # fmt: skip
             if epsilon is None or not math.isfinite(epsilon) or epsilon <= 0:
