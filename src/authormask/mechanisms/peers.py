@@ -70,6 +70,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from authormask.accounting.statement import PrivacyStatement, exact, upper
+from authormask.defaults import DEFAULT_REGULARIZATION
 from authormask.embeddings._base import Embeddings
 from authormask.embeddings.neighbours import NearestWordIndex
 from authormask.exceptions import InvalidParameterError
@@ -103,9 +104,6 @@ __all__ = [
 ]
 
 _U = 2.0**-53
-#: ``lambda`` of ``mahalanobis`` when none is given: a choice of this project (the paper leaves
-#: lambda in [0, 1] to the user), the default of the public MLDP benchmark implementation
-DEFAULT_REGULARIZATION = 0.2
 #: ``beta`` of TEM's default threshold: ``P[output outside L_w] <= beta``
 TEM_BETA = 0.001
 #: an eigenvalue of ``Sigma_lambda`` below this fraction of the largest is treated as 0

@@ -125,7 +125,7 @@ class Journal:
         unfinished = header is not None and not complete
         if complete and not force:
             raise InputError(
-                f"a finished release is already there ({path} says so); use --force to "
+                f"a finished release is already there ({path} says so); use `force` to "
                 "release again over it"
             )
         if not unfinished:
@@ -137,7 +137,7 @@ class Journal:
         if header.get("fingerprint") != fingerprint:
             raise InputError(
                 f"{path} records an unfinished release with other parameters, seed, inputs or "
-                "output; run that command again to finish it, or add --force to start over"
+                "output; run that command again to finish it, or add `force` to start over"
             )
         return records
 

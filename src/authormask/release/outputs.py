@@ -127,7 +127,7 @@ class ReleaseSummary:
 def default_report_path(output: Path) -> Path:
     base = output.resolve()
     if not base.name:  # "/": there is no "beside" it
-        raise InputError(f"no place beside {output} for the private run report: give --report")
+        raise InputError(f"no place beside {output} for the private run report: give `report_path`")
     return base.with_name(base.name + ".DO-NOT-PUBLISH.report.txt")
 
 
@@ -431,7 +431,7 @@ def _resumed_order(report_path: Path, n: int) -> list[int]:
     if not isinstance(order, list) or sorted(order) != list(range(n)):
         raise InputError(
             f"{report_path} records an unfinished release without a valid order of its "
-            "documents; add --force to start over"
+            "documents; add `force` to start over"
         )
     return [int(i) for i in order]
 

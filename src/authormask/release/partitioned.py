@@ -342,12 +342,12 @@ def _check_output(output: Path, fmt: str, *, force: bool) -> None:
     if output.is_symlink() or not output.is_dir():
         raise InputError(f"output path {output} exists and is not a Parquet output folder")
     if not force:
-        raise InputError(f"output folder already exists (use --force to replace it): {output}")
+        raise InputError(f"output folder already exists (use `force` to replace it): {output}")
     foreign = [e.name for e in os.scandir(output) if not _PART.match(e.name)]
     if foreign:
         raise InputError(
             f"output folder {output} holds {foreign[0]!r}, which authormask did not write; "
-            "refusing to replace it (even with --force)"
+            "refusing to replace it (even with `force`)"
         )
 
 

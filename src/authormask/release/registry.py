@@ -26,19 +26,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from authormask.defaults import DEFAULT_LENGTH, DEFAULT_REGULARIZATION
 from authormask.exceptions import InvalidParameterError
-from authormask.mechanisms._base import Mechanism
-from authormask.mechanisms.earth_movers import DEFAULT_LENGTH
-from authormask.mechanisms.peers import DEFAULT_REGULARIZATION
+
+if TYPE_CHECKING:  # the registry imports no numpy: the command line reads its parameters
+    from authormask.mechanisms._base import Mechanism
 
 __all__ = [
     "LINEUPS",
     "MECHANISMS",
     "MechanismSpec",
     "Parameter",
+    "ParameterMismatchError",
     "Recipe",
+    "check_parameters",
     "create_mechanism",
     "create_noise_off",
     "lineup",
@@ -57,6 +60,10 @@ class Parameter:
     required: bool = False
     choices: tuple[str, ...] | None = None
     minimum: float | None = None
+    #: what a value is, for front ends that read it from text: "text", "int", "number", "path"
+    #: (a file or folder), or "count" (an int, or the word 'shortest' where the help says so);
+    #: its range is checked by :func:`create_mechanism`, never by the front end
+    kind: str = "text"
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "help": self.help, "required": self.required}
@@ -157,6 +164,7 @@ _EPSILON = Parameter(
     "privacy parameter per unit (> 0); smaller is more private",
     required=True,
     minimum=0.0,
+    kind="number",
 )
 _EMBEDDINGS = Parameter(
     "embeddings",
@@ -164,9 +172,13 @@ _EMBEDDINGS = Parameter(
     default="glove-6b-50d",
 )
 _VOCAB = Parameter(
-    "vocab_size", "keep the K most frequent words of the embeddings", default=100_000, minimum=1
+    "vocab_size",
+    "keep the K most frequent words of the embeddings",
+    default=100_000,
+    minimum=1,
+    kind="int",
 )
-_CACHE = Parameter("cache_dir", "where parsed vector files are cached", default=None)
+_CACHE = Parameter("cache_dir", "where parsed vector files are cached", default=None, kind="path")
 _STOPWORDS = Parameter(
     "stopwords", "'english', 'none', a file of words, or a set of words", default="english"
 )
@@ -176,16 +188,23 @@ _OOV_MAP_TO = Parameter(
     default="unknown",
 )
 _MODEL = Parameter(
-    "model", "a model directory of `authormask train erae` or a loaded model", required=True
+    "model",
+    "a model directory of `authormask train erae` or a loaded model",
+    required=True,
+    kind="path",
 )
-_BATCH = Parameter("batch_size", "segments per model pass", default=256, minimum=1)
+_BATCH = Parameter("batch_size", "segments per model pass", default=256, minimum=1, kind="int")
 _OUTPUT_SIZE = Parameter(
-    "output_size", "output words (the embeddings' most frequent)", default=20_000, minimum=1
+    "output_size",
+    "output words (the embeddings' most frequent)",
+    default=20_000,
+    minimum=1,
+    kind="int",
 )
-_MAX_LENGTH = Parameter("max_length", "tokens per segment", default=50, minimum=1)
+_MAX_LENGTH = Parameter("max_length", "tokens per segment", default=50, minimum=1, kind="int")
 _TEXT_OOV = Parameter(
     "oov",
-    "unknown words: map (perturb a fixed word in their place) or keep (unprotected); drop "
+    "unknown words: map (perturb a fixed word in their place) or keep (NOT protected); drop "
     "would leave holes",
     default="map",
     choices=("map", "keep"),
@@ -424,6 +443,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "smallest document of the release; the statement says what that reveals)",
                     default=DEFAULT_LENGTH,
                     minimum=1,
+                    kind="count",
                 ),
                 Parameter(
                     "fixed_length",
@@ -434,7 +454,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 _STOPWORDS,
                 Parameter(
                     "oov",
-                    "unknown words: drop, keep (unprotected) or map",
+                    "unknown words: drop, keep (NOT protected) or map",
                     default="drop",
                     choices=("drop", "keep", "map"),
                 ),
@@ -488,7 +508,11 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "random-r",
             "Random-R: uniform tokens from a fixed vocabulary (0-DP in the words)",
             (
-                Parameter("model", "take the output vocabulary and segment length from this model"),
+                Parameter(
+                    "model",
+                    "take the output vocabulary and segment length from this model",
+                    kind="path",
+                ),
                 _EMBEDDINGS,
                 _VOCAB,
                 _CACHE,
@@ -498,6 +522,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "tokens per segment (default: the model's, or 50)",
                     default=None,
                     minimum=1,
+                    kind="int",
                 ),
             ),
             _random_r,
@@ -518,6 +543,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "Sigma the vectors' covariance scaled to trace n (0: Earth Mover's noise)",
                     default=DEFAULT_REGULARIZATION,
                     minimum=0.0,
+                    kind="number",
                 ),
             ),
             _peer_text("mahalanobis"),
@@ -537,6 +563,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "gamma; default (2/epsilon) ln((1 - beta)(K - 1)/beta), beta = 0.001",
                     default=None,
                     minimum=0.0,
+                    kind="number",
                 ),
             ),
             _peer_text("tem"),
@@ -566,6 +593,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "style more than meaning)",
                     default=None,
                     minimum=0.0,
+                    kind="number",
                 ),
                 *_CANONICAL_PARAMETERS,
                 _DOC_DECODER,
@@ -585,6 +613,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "probability in [0, 1] that a word is replaced (0: the canonical form)",
                     required=True,
                     minimum=0.0,
+                    kind="number",
                 ),
                 *_CANONICAL_PARAMETERS,
             ),
@@ -638,6 +667,60 @@ def mechanism_spec(name: str) -> MechanismSpec:
         ) from None
 
 
+class ParameterMismatchError(InvalidParameterError):
+    """Parameters that mechanism ``mechanism`` does not take (``unknown``, with the names it
+    ``takes``) or needs and was not given (``missing``)."""
+
+    def __init__(
+        self,
+        mechanism: str,
+        *,
+        unknown: tuple[str, ...] = (),
+        missing: tuple[str, ...] = (),
+        takes: tuple[str, ...] = (),
+    ) -> None:
+        self.mechanism = mechanism
+        self.unknown = unknown
+        self.missing = missing
+        self.takes = takes
+        if unknown:
+            message = (
+                f"{mechanism} does not take {', '.join(repr(k) for k in unknown)}; it takes: "
+                f"{', '.join(takes)}"
+            )
+        else:
+            message = f"{mechanism} needs {', '.join(missing)}"
+        super().__init__(message)
+
+
+def check_parameters(name: str, /, **params: Any) -> dict[str, Any]:
+    """The parameters of mechanism ``name`` with the defaults filled in, checked: every one is
+    a parameter of its spec, every required one is given, every value with choices is one of
+    them (a ``None`` value means the default). The one validator of what a front end gives
+    (:func:`create_mechanism` calls it; ranges are checked when the mechanism is built).
+
+    Raises :class:`ParameterMismatchError` (unknown or missing parameters) or
+    ``InvalidParameterError`` (a value that is not one of the choices).
+    """
+    spec = mechanism_spec(name)
+    allowed = tuple(p.name for p in spec.parameters)
+    unknown = tuple(k for k in params if k not in allowed)
+    if unknown:
+        raise ParameterMismatchError(name, unknown=unknown, takes=allowed)
+    missing = tuple(p.name for p in spec.parameters if p.required and params.get(p.name) is None)
+    if missing:
+        raise ParameterMismatchError(name, missing=missing)
+    for p in spec.parameters:
+        value = params.get(p.name)
+        if p.choices is not None and value is not None and value not in p.choices:
+            raise InvalidParameterError(
+                f"{p.name} of {name} must be one of {', '.join(p.choices)}, got {value!r} "
+                f"({p.help})"
+            )
+    given = {k: v for k, v in params.items() if v is not None}  # None means the default
+    return {p.name: p.default for p in spec.parameters} | given
+
+
 def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     """Build the mechanism ``name`` with validated keyword-only parameters.
 
@@ -647,30 +730,11 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     >>> create_mechanism("emp-text", epsilon=10, lenght=5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    authormask.exceptions.InvalidParameterError: emp-text does not take 'lenght'; it takes: ...
+    authormask.release.registry.ParameterMismatchError: emp-text does not take 'lenght'; it takes: ...
     """
-    spec = mechanism_spec(name)
-    allowed = [p.name for p in spec.parameters]
-    unknown = [k for k in params if k not in allowed]
-    if unknown:
-        raise InvalidParameterError(
-            f"{name} does not take {', '.join(repr(k) for k in unknown)}; it takes: "
-            f"{', '.join(allowed)}"
-        )
-    missing = [p.name for p in spec.parameters if p.required and params.get(p.name) is None]
-    if missing:
-        raise InvalidParameterError(f"{name} needs {', '.join(missing)}")
-    for p in spec.parameters:
-        value = params.get(p.name)
-        if p.choices is not None and value is not None and value not in p.choices:
-            raise InvalidParameterError(
-                f"{p.name} of {name} must be one of {', '.join(p.choices)}, got {value!r} "
-                f"({p.help})"
-            )
-    given = {k: v for k, v in params.items() if v is not None}  # None means the default
-    values = {p.name: p.default for p in spec.parameters} | given
-    mechanism = spec.factory(values)
-    mechanism.recipe = Recipe(name, given)
+    values = check_parameters(name, **params)
+    mechanism = mechanism_spec(name).factory(values)
+    mechanism.recipe = Recipe(name, {k: v for k, v in params.items() if v is not None})
     return mechanism
 
 

@@ -271,7 +271,7 @@ def _check_output(model_dir: Path, meta: dict[str, Any], force: bool) -> int:
     if not same:
         raise InputError(
             f"{model_dir} holds a model trained with other settings or data; "
-            "use --force to start over"
+            "use `force` to start over"
         )
     ckpt = checkpoint_dir(model_dir)
     if ckpt is None:

@@ -1,0 +1,15 @@
+"""Public defaults of mechanism parameters, shared by the mechanisms and the registry.
+
+This module imports nothing, so the registry (and the command line's options, which it
+generates) can read them without loading numpy.
+"""
+
+__all__ = ["DEFAULT_LENGTH", "DEFAULT_REGULARIZATION"]
+
+#: N of ``emp-bag`` when the user does not state one: a fixed public constant that never looks
+#: at the data (so no output reveals another document's length).
+DEFAULT_LENGTH = 40
+
+#: ``lambda`` of ``mahalanobis`` when none is given: a choice of this project (the paper leaves
+#: lambda in [0, 1] to the user), the default of the public MLDP benchmark implementation
+DEFAULT_REGULARIZATION = 0.2
