@@ -32,109 +32,112 @@ def _with_port(host: str, port: int) -> str:
     return f"{host}:{port}"
 
 
+@click.command()
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The address to listen on. The default answers this computer only; another "
+    "address makes the page (and every text sent to it) reachable from the network.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(min=0, max=65535),
+    default=8765,
+    show_default=True,
+    help="The port (0: any free port; the URL printed says which).",
+)
+@click.option(
+    "--model",
+    "models",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    help="An ER-AE (or AE-DP) model directory of `authormask train erae`, to offer the "
+    "erae (ae-dp) mechanism; loaded once at start. Repeatable (one of each kind).",
+)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME[:PORT]",
+    help="Another name the page may be reached by (its Host header); requests naming any "
+    "other host are refused (DNS rebinding).",
+)
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=1),
+    default=1_000_000,
+    show_default=True,
+    help="The longest text released (characters); a larger request is refused.",
+)
+@embeddings_option
+@vocab_option
+@cache_option
+def serve(
+    host: str,
+    port: int,
+    models: tuple[Path, ...],
+    allow_hosts: tuple[str, ...],
+    max_chars: int,
+    embeddings: str,
+    vocab_size: int,
+    cache_dir: Path | None,
+) -> None:
+    """Serve a local page (and JSON API) that releases pasted texts with their public
+    statement. Texts are never logged or written to disk."""
+    import socket
+
+    import uvicorn
+
+    from authormask.serve.app import ServeSettings, create_app, load
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    port = sock.getsockname()[1]
+    extra = [_with_port(h, port) for h in allow_hosts]
+    if _is_loopback(host):
+        extra += [f"{name}:{port}" for name in LOOPBACK_NAMES]
+    settings = ServeSettings(
+        host=host,
+        port=port,
+        embeddings=embeddings,
+        vocab_size=vocab_size,
+        cache_dir=str(cache_dir) if cache_dir else None,
+        models=models,
+        max_chars=max_chars,
+        extra_hosts=tuple(extra),
+    )
+    click.echo("loading the embeddings and models ...", err=True)
+    try:
+        app = create_app(settings, load(settings))
+    except BaseException:
+        sock.close()
+        raise
+    shown = f"[{host}]" if ":" in host else host
+    if not _is_loopback(host):
+        click.echo(
+            f"authormask: warning: listening on {host}: anyone who can reach this address "
+            "can send texts to this server",
+            err=True,
+        )
+    click.echo(f"authormask serve: open http://{shown}:{port}/ (Ctrl-C to stop)")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        lifespan="off",
+    )
+    sock.listen(128)
+    sock.setblocking(False)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
 def register(cli: click.Group) -> None:
-    @cli.command()
-    @click.option(
-        "--host",
-        default="127.0.0.1",
-        show_default=True,
-        help="The address to listen on. The default answers this computer only; another "
-        "address makes the page (and every text sent to it) reachable from the network.",
-    )
-    @click.option(
-        "--port",
-        type=click.IntRange(min=0, max=65535),
-        default=8765,
-        show_default=True,
-        help="The port (0: any free port; the URL printed says which).",
-    )
-    @click.option(
-        "--model",
-        "models",
-        type=click.Path(path_type=Path),
-        multiple=True,
-        help="An ER-AE (or AE-DP) model directory of `authormask train erae`, to offer the "
-        "erae (ae-dp) mechanism; loaded once at start. Repeatable (one of each kind).",
-    )
-    @click.option(
-        "--allow-host",
-        "allow_hosts",
-        multiple=True,
-        metavar="NAME[:PORT]",
-        help="Another name the page may be reached by (its Host header); requests naming any "
-        "other host are refused (DNS rebinding).",
-    )
-    @click.option(
-        "--max-chars",
-        type=click.IntRange(min=1),
-        default=1_000_000,
-        show_default=True,
-        help="The longest text released (characters); a larger request is refused.",
-    )
-    @embeddings_option
-    @vocab_option
-    @cache_option
-    def serve(
-        host: str,
-        port: int,
-        models: tuple[Path, ...],
-        allow_hosts: tuple[str, ...],
-        max_chars: int,
-        embeddings: str,
-        vocab_size: int,
-        cache_dir: Path | None,
-    ) -> None:
-        """Serve a local page (and JSON API) that releases pasted texts with their public
-        statement. Texts are never logged or written to disk."""
-        import socket
-
-        import uvicorn
-
-        from authormask.serve.app import ServeSettings, create_app, load
-
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            sock.close()
-            raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-        port = sock.getsockname()[1]
-        extra = [_with_port(h, port) for h in allow_hosts]
-        if _is_loopback(host):
-            extra += [f"{name}:{port}" for name in LOOPBACK_NAMES]
-        settings = ServeSettings(
-            host=host,
-            port=port,
-            embeddings=embeddings,
-            vocab_size=vocab_size,
-            cache_dir=str(cache_dir) if cache_dir else None,
-            models=models,
-            max_chars=max_chars,
-            extra_hosts=tuple(extra),
-        )
-        click.echo("loading the embeddings and models ...", err=True)
-        try:
-            app = create_app(settings, load(settings))
-        except BaseException:
-            sock.close()
-            raise
-        shown = f"[{host}]" if ":" in host else host
-        if not _is_loopback(host):
-            click.echo(
-                f"authormask: warning: listening on {host}: anyone who can reach this address "
-                "can send texts to this server",
-                err=True,
-            )
-        click.echo(f"authormask serve: open http://{shown}:{port}/ (Ctrl-C to stop)")
-        config = uvicorn.Config(
-            app,
-            log_level="warning",
-            access_log=False,
-            server_header=False,
-            lifespan="off",
-        )
-        sock.listen(128)
-        sock.setblocking(False)
-        uvicorn.Server(config).run(sockets=[sock])
+    cli.add_command(serve)
