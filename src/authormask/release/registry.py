@@ -16,20 +16,48 @@ emp-doc     Earth Mover's privacy on every word of a canonical skeleton
 random-sub  baseline: each word replaced by a random one with probability rate (NO DP)
 =========== =====================================================================
 
-Parameters are keyword-only and validated here, in one place; a parameter a mechanism does not
-take is refused with the list of those it does. Models and embeddings are loaded and wired in
-here, so mechanisms never import them.
+Parameters are keyword-only and validated here, in one place (:func:`check_parameters`); a
+parameter a mechanism does not take is refused with the list of those it does. The specs and
+shared parameters are in :mod:`~authormask.release.specs`; how each mechanism is built (models
+and embeddings loaded and wired in, so mechanisms never import them) in
+:mod:`~authormask.release.factories`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from authormask.defaults import DEFAULT_LENGTH, DEFAULT_REGULARIZATION
 from authormask.exceptions import InvalidParameterError
+from authormask.release.factories import (
+    emp_bag,
+    emp_doc,
+    emp_text,
+    peer_text,
+    random_r,
+    random_sub,
+    syntf,
+    token_model,
+)
+from authormask.release.specs import (
+    BATCH,
+    CACHE,
+    CANONICAL_PARAMETERS,
+    DECODER,
+    DOC_DECODER,
+    EMBEDDINGS,
+    EPSILON,
+    MAX_LENGTH,
+    MODEL,
+    OOV_MAP_TO,
+    OUTPUT_SIZE,
+    STOPWORDS,
+    TEXT_PARAMETERS,
+    VOCAB,
+    MechanismSpec,
+    Parameter,
+)
 
 if TYPE_CHECKING:  # the registry imports no numpy: the command line reads its parameters
     from authormask.mechanisms._base import Mechanism
@@ -48,80 +76,6 @@ __all__ = [
     "mechanism_names",
     "mechanism_spec",
 ]
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One public parameter of a mechanism (for validation messages, ``--help`` and APIs)."""
-
-    name: str
-    help: str
-    default: Any = None
-    required: bool = False
-    choices: tuple[str, ...] | None = None
-    minimum: float | None = None
-    #: what a value is, for front ends that read it from text: "text", "int", "number", "path"
-    #: (a file or folder), or "count" (an int, or the word 'shortest' where the help says so);
-    #: its range is checked by :func:`create_mechanism`, never by the front end
-    kind: str = "text"
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"name": self.name, "help": self.help, "required": self.required}
-        if not self.required:
-            d["default"] = self.default if _jsonable(self.default) else str(self.default)
-        if self.choices is not None:
-            d["choices"] = list(self.choices)
-        if self.minimum is not None:
-            d["minimum"] = self.minimum
-        return d
-
-
-@dataclass(frozen=True)
-class MechanismSpec:
-    name: str
-    title: str
-    parameters: tuple[Parameter, ...]
-    factory: Callable[[dict[str, Any]], Mechanism]
-    #: the short name tables and plots show
-    label: str = ""
-    #: the kind of guarantee epsilon parameterises: "metric" (metric DP, per word, with a
-    #: distance between word vectors), "pure" (pure DP, per output token) or None (no epsilon).
-    #: Epsilons of different kinds are on different scales and are never compared.
-    privacy: str | None = None
-    #: True for a baseline with NO differential-privacy guarantee (``random-sub``): it exists to
-    #: be compared with, on frontiers; the page never offers it to protect a text
-    baseline: bool = False
-    #: the mechanism's samplers: the attributes that hold its per-word kernels. Its noise-off
-    #: form (:func:`create_noise_off`) replaces each by the identity and runs the rest as it is
-    #: (preparation, rendering); empty (the default): it has no noise-off form without its
-    #: sampler, and an evaluation releases it at a very large epsilon instead
-    samplers: tuple[str, ...] = ()
-    #: the kind of trained model it requires (its ``model`` parameter): "reward" (a model
-    #: trained with the embedding reward, ER-AE) or "plain" (without it, AE-DP); None: it
-    #: requires none (``random-r`` may take any model's vocabulary)
-    model_kind: str | None = None
-    #: the registry mechanism that applies the same per-word kernel in place, keeping every
-    #: word's position (``emp-bag``: ``emp-text``): a bag's word-change rate is measured on it
-    per_word_form: str | None = None
-
-    @property
-    def has_noise_off(self) -> bool:
-        """Whether :func:`create_noise_off` can build this mechanism without its sampler."""
-        return bool(self.samplers)
-
-    @property
-    def parameter_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.parameters)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "title": self.title,
-            "label": self.label,
-            "privacy": self.privacy,
-            "baseline": self.baseline,
-            "parameters": [p.to_dict() for p in self.parameters],
-        }
 
 
 @dataclass(frozen=True)
@@ -153,279 +107,6 @@ def recipe_of(mechanism: Mechanism) -> Recipe:
     return recipe
 
 
-def _jsonable(value: Any) -> bool:
-    return value is None or isinstance(value, (str, int, float, bool))
-
-
-# --- shared parameters ------------------------------------------------------------------------
-
-_EPSILON = Parameter(
-    "epsilon",
-    "privacy parameter per unit (> 0); smaller is more private",
-    required=True,
-    minimum=0.0,
-    kind="number",
-)
-_EMBEDDINGS = Parameter(
-    "embeddings",
-    "word vectors: a packaged name, a vector file path, or a loaded Embeddings",
-    default="glove-6b-50d",
-)
-_VOCAB = Parameter(
-    "vocab_size",
-    "keep the K most frequent words of the embeddings",
-    default=100_000,
-    minimum=1,
-    kind="int",
-)
-_CACHE = Parameter("cache_dir", "where parsed vector files are cached", default=None, kind="path")
-_STOPWORDS = Parameter(
-    "stopwords", "'english', 'none', a file of words, or a set of words", default="english"
-)
-_OOV_MAP_TO = Parameter(
-    "oov_map_to",
-    "the fixed vocabulary word unknown words become under oov 'map'",
-    default="unknown",
-)
-_MODEL = Parameter(
-    "model",
-    "a model directory of `authormask train erae` or a loaded model",
-    required=True,
-    kind="path",
-)
-_BATCH = Parameter("batch_size", "segments per model pass", default=256, minimum=1, kind="int")
-_OUTPUT_SIZE = Parameter(
-    "output_size",
-    "output words (the embeddings' most frequent)",
-    default=20_000,
-    minimum=1,
-    kind="int",
-)
-_MAX_LENGTH = Parameter("max_length", "tokens per segment", default=50, minimum=1, kind="int")
-_TEXT_OOV = Parameter(
-    "oov",
-    "unknown words: map (perturb a fixed word in their place) or keep (NOT protected); drop "
-    "would leave holes",
-    default="map",
-    choices=("map", "keep"),
-)
-#: the parameters of every in-place word-level text mechanism (emp-text and its peers)
-_TEXT_PARAMETERS = (_EPSILON, _EMBEDDINGS, _VOCAB, _CACHE, _STOPWORDS, _TEXT_OOV, _OOV_MAP_TO)
-_DECODER = Parameter(
-    "decoder",
-    "how a noisy vector becomes a word: nearest (the paper's) or posterior (the most probable "
-    "word under a public frequency prior; post-processing, same guarantee)",
-    default="nearest",
-    choices=("nearest", "posterior"),
-)
-#: emp-doc decodes with the posterior by default (it is not the paper's mechanism)
-_DOC_DECODER = Parameter(
-    "decoder",
-    "how a noisy vector becomes a word: posterior (the most probable word under a public "
-    "frequency prior; post-processing, same guarantee) or nearest (the paper's)",
-    default="posterior",
-    choices=("nearest", "posterior"),
-)
-_FUNCTION_WORDS = Parameter(
-    "stopwords",
-    "the function words, perturbed within their own class: 'english', a file of words, or a "
-    "set of words",
-    default="english",
-)
-_MARKS = Parameter(
-    "marks",
-    "punctuation: canonical (each mark normalised, runs reduced) or minimal (every sentence "
-    "end as '.', every other mark but quotes as ',')",
-    default="minimal",
-    choices=("canonical", "minimal"),
-)
-#: the canonical skeleton's parameters (emp-doc and random-sub)
-_CANONICAL_PARAMETERS = (_EMBEDDINGS, _VOCAB, _CACHE, _FUNCTION_WORDS, _OOV_MAP_TO, _MARKS)
-
-
-def _embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
-    from authormask.embeddings import Embeddings, load_embeddings
-    from authormask.validation import check_positive_int
-
-    if vocab_size is not None:
-        vocab_size = check_positive_int(vocab_size, name="vocab_size")
-    if isinstance(value, Embeddings):
-        return value.restrict(vocab_size)
-    if not isinstance(value, (str, Path)):
-        raise InvalidParameterError(
-            f"embeddings must be a name, a path or an Embeddings object, got {value!r}"
-        )
-    return load_embeddings(
-        str(value), vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
-    )
-
-
-def _stopwords(value: Any) -> tuple[frozenset[str], str]:
-    from authormask.text import load_stopwords
-
-    if isinstance(value, (str, Path)):
-        return load_stopwords(str(value))
-    if isinstance(value, (set, frozenset, list, tuple)):
-        from authormask.text.stopwords import describe_stopwords
-
-        words = frozenset(str(w).lower() for w in value)
-        return words, describe_stopwords(words, "a custom list")
-    raise InvalidParameterError(
-        f"stopwords must be a name, a file or a set of words, got {value!r}"
-    )
-
-
-def _preparer(p: dict[str, Any]) -> tuple[Any, str]:
-    from authormask.text import TextPreparer
-
-    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
-    words, described = _stopwords(p["stopwords"])
-    return TextPreparer(emb, stopwords=words, oov=p["oov"], oov_map_to=p["oov_map_to"]), described
-
-
-def _canonical(p: dict[str, Any]) -> tuple[Any, str]:
-    from authormask.text.canonical import CanonicalPreparer
-
-    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
-    words, described = _stopwords(p["stopwords"])
-    if not any(w in emb for w in words):
-        raise InvalidParameterError(
-            "the function-word list has no word with a vector in these embeddings (stopwords "
-            "'none' leaves no class to perturb function words in)"
-        )
-    preparer = CanonicalPreparer(
-        emb, function_words=words, oov_map_to=p["oov_map_to"], marks=p["marks"]
-    )
-    return preparer, described
-
-
-def _emp_doc(p: dict[str, Any]) -> Mechanism:
-    from authormask.mechanisms.document import EMPDoc
-
-    preparer, described = _canonical(p)
-    return EMPDoc(
-        embeddings=preparer.embeddings,
-        epsilon=p["epsilon"],
-        preparer=preparer,
-        function_words_description=described,
-        function_epsilon=p["function_epsilon"],
-        decoder=p["decoder"],
-    )
-
-
-def _random_sub(p: dict[str, Any]) -> Mechanism:
-    from authormask.mechanisms.baselines import RandomSubstitution
-
-    preparer, described = _canonical(p)
-    return RandomSubstitution(
-        embeddings=preparer.embeddings,
-        rate=p["rate"],
-        preparer=preparer,
-        function_words_description=described,
-    )
-
-
-def _emp_bag(p: dict[str, Any]) -> Mechanism:
-    from authormask.mechanisms.earth_movers import EMPBag
-
-    preparer, described = _preparer(p)
-    return EMPBag(
-        embeddings=preparer.embeddings,
-        epsilon=p["epsilon"],
-        preparer=preparer,
-        stopwords_description=described,
-        length=p["length"],
-        fixed_length=p["fixed_length"],
-        decoder=p["decoder"],
-    )
-
-
-def _emp_text(p: dict[str, Any]) -> Mechanism:
-    from authormask.mechanisms.earth_movers import EMPText
-
-    preparer, described = _preparer(p)
-    return EMPText(
-        embeddings=preparer.embeddings,
-        epsilon=p["epsilon"],
-        preparer=preparer,
-        stopwords_description=described,
-        decoder=p["decoder"],
-    )
-
-
-def _peer_text(name: str) -> Callable[[dict[str, Any]], Mechanism]:
-    """A peer word-level mechanism of :mod:`authormask.mechanisms.peers`, in place like
-    emp-text; its own parameter (``regularization``, ``gamma``) is passed when it has one."""
-
-    def factory(p: dict[str, Any]) -> Mechanism:
-        from authormask.mechanisms import peers
-
-        cls = {"mahalanobis": peers.MahalanobisText, "tem": peers.TEMText, "santext": peers.SanText}
-        preparer, described = _preparer(p)
-        own = {k: p[k] for k in ("regularization", "gamma") if k in p}
-        mech: Mechanism = cls[name](
-            embeddings=preparer.embeddings,
-            epsilon=p["epsilon"],
-            preparer=preparer,
-            stopwords_description=described,
-            **own,
-        )
-        return mech
-
-    return factory
-
-
-def _load_model(model: Any, *, reward: bool | None = None, name: str = "") -> Any:
-    from authormask.models.erae import ERAEModel, load_model
-
-    if isinstance(model, (str, Path)):
-        model = load_model(model)
-    if not isinstance(model, ERAEModel):
-        raise InvalidParameterError(
-            f"model must be a model directory or a loaded model, got {model!r}"
-        )
-    if reward is not None and bool(model.config.uses_reward) != reward:
-        other = "ae-dp" if reward else "erae"
-        raise InvalidParameterError(
-            f"the model was trained {'without' if reward else 'with'} the embedding reward: "
-            f"it is an {other} model, not {name}"
-        )
-    return model
-
-
-def _token_model(reward: bool, name: str) -> Callable[[dict[str, Any]], Mechanism]:
-    def factory(p: dict[str, Any]) -> Mechanism:
-        from authormask.mechanisms.generation import ERAEMechanism
-
-        model = _load_model(p["model"], reward=reward, name=name)
-        return ERAEMechanism(model, epsilon=p["epsilon"], batch_size=p["batch_size"])
-
-    return factory
-
-
-def _syntf(p: dict[str, Any]) -> Mechanism:
-    from authormask.mechanisms.generation import SynTFMechanism
-
-    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
-    return SynTFMechanism(
-        emb, epsilon=p["epsilon"], output_size=p["output_size"], max_length=p["max_length"]
-    )
-
-
-def _random_r(p: dict[str, Any]) -> Mechanism:
-    from authormask.mechanisms.generation import RandomReplacement
-    from authormask.validation import check_positive_int
-
-    if p["model"] is not None:
-        model = _load_model(p["model"])
-        length = model.config.max_length if p["max_length"] is None else p["max_length"]
-        return RandomReplacement(model.vocab.words, max_length=length)
-    size = check_positive_int(p["output_size"], name="output_size")
-    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
-    length = 50 if p["max_length"] is None else p["max_length"]
-    return RandomReplacement(emb.words[:size], max_length=length)
-
-
 MECHANISMS: dict[str, MechanismSpec] = {
     spec.name: spec
     for spec in (
@@ -433,10 +114,10 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "emp-bag",
             "Earth Mover's privacy (Fernandes et al. 2019, Algorithm 2): a bag of N noisy words",
             (
-                _EPSILON,
-                _EMBEDDINGS,
-                _VOCAB,
-                _CACHE,
+                EPSILON,
+                EMBEDDINGS,
+                VOCAB,
+                CACHE,
                 Parameter(
                     "length",
                     "N, the number of words per bag (a public parameter), or 'shortest' (the "
@@ -451,17 +132,17 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     default="truncate",
                     choices=("truncate", "sample"),
                 ),
-                _STOPWORDS,
+                STOPWORDS,
                 Parameter(
                     "oov",
                     "unknown words: drop, keep (NOT protected) or map",
                     default="drop",
                     choices=("drop", "keep", "map"),
                 ),
-                _OOV_MAP_TO,
-                _DECODER,
+                OOV_MAP_TO,
+                DECODER,
             ),
-            _emp_bag,
+            emp_bag,
             label="Earth Mover's (bag)",
             privacy="metric",
             samplers=("kernel",),
@@ -470,8 +151,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
         MechanismSpec(
             "emp-text",
             "Earth Mover's privacy in place: every content word perturbed, the skeleton kept",
-            (*_TEXT_PARAMETERS, _DECODER),
-            _emp_text,
+            (*TEXT_PARAMETERS, DECODER),
+            emp_text,
             label="Earth Mover's (text)",
             privacy="metric",
             samplers=("kernel",),
@@ -480,8 +161,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "erae",
             "ER-AE (Bo et al. 2021): tokens drawn by the exponential mechanism from a model "
             "trained with the embedding reward",
-            (_EPSILON, _MODEL, _BATCH),
-            _token_model(True, "erae"),
+            (EPSILON, MODEL, BATCH),
+            token_model(True, "erae"),
             label="ER-AE",
             privacy="pure",
             model_kind="reward",
@@ -490,8 +171,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "ae-dp",
             "AE-DP: tokens drawn by the exponential mechanism from a model trained without the "
             "embedding reward",
-            (_EPSILON, _MODEL, _BATCH),
-            _token_model(False, "ae-dp"),
+            (EPSILON, MODEL, BATCH),
+            token_model(False, "ae-dp"),
             label="AE-DP",
             privacy="pure",
             model_kind="plain",
@@ -499,8 +180,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
         MechanismSpec(
             "syntf",
             "SynTF: tokens drawn by the exponential mechanism over word-vector similarity",
-            (_EPSILON, _EMBEDDINGS, _VOCAB, _CACHE, _OUTPUT_SIZE, _MAX_LENGTH),
-            _syntf,
+            (EPSILON, EMBEDDINGS, VOCAB, CACHE, OUTPUT_SIZE, MAX_LENGTH),
+            syntf,
             label="SynTF",
             privacy="pure",
         ),
@@ -513,10 +194,10 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "take the output vocabulary and segment length from this model",
                     kind="path",
                 ),
-                _EMBEDDINGS,
-                _VOCAB,
-                _CACHE,
-                _OUTPUT_SIZE,
+                EMBEDDINGS,
+                VOCAB,
+                CACHE,
+                OUTPUT_SIZE,
                 Parameter(
                     "max_length",
                     "tokens per segment (default: the model's, or 50)",
@@ -525,7 +206,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     kind="int",
                 ),
             ),
-            _random_r,
+            random_r,
             label="Random-R",
             privacy=None,
         ),
@@ -536,7 +217,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "Mahalanobis mechanism (Xu et al. 2020): elliptical noise shaped by the vectors' "
             "regularized covariance, every content word replaced in place",
             (
-                *_TEXT_PARAMETERS,
+                *TEXT_PARAMETERS,
                 Parameter(
                     "regularization",
                     "lambda in [0, 1]: the noise is shaped by lambda*Sigma + (1 - lambda)*I, "
@@ -546,7 +227,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     kind="number",
                 ),
             ),
-            _peer_text("mahalanobis"),
+            peer_text("mahalanobis"),
             label="Mahalanobis",
             privacy="metric",
             samplers=("kernel",),
@@ -556,7 +237,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "TEM (Carvalho et al. 2021): truncated exponential mechanism over Euclidean "
             "distances, every content word replaced in place",
             (
-                *_TEXT_PARAMETERS,
+                *TEXT_PARAMETERS,
                 Parameter(
                     "gamma",
                     "truncation threshold (> 0): words farther than gamma all get the weight of "
@@ -566,7 +247,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     kind="number",
                 ),
             ),
-            _peer_text("tem"),
+            peer_text("tem"),
             label="TEM",
             privacy="metric",
             samplers=("kernel",),
@@ -575,8 +256,8 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "santext",
             "SanText (Yue et al. 2021): exponential mechanism over Euclidean distances of word "
             "vectors, every content word replaced in place",
-            _TEXT_PARAMETERS,
-            _peer_text("santext"),
+            TEXT_PARAMETERS,
+            peer_text("santext"),
             label="SanText",
             privacy="metric",
             samplers=("kernel",),
@@ -586,7 +267,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "Earth Mover's privacy on every word of a canonical skeleton: content words over the "
             "vocabulary, function words within their class; layout, marks and casing normalised",
             (
-                _EPSILON,
+                EPSILON,
                 Parameter(
                     "function_epsilon",
                     "epsilon per function word (> 0; default: epsilon / 4: function words carry "
@@ -595,10 +276,10 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     minimum=0.0,
                     kind="number",
                 ),
-                *_CANONICAL_PARAMETERS,
-                _DOC_DECODER,
+                *CANONICAL_PARAMETERS,
+                DOC_DECODER,
             ),
-            _emp_doc,
+            emp_doc,
             label="Earth Mover's (doc)",
             privacy="metric",
             samplers=("kernel", "function_kernel"),
@@ -615,9 +296,9 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     minimum=0.0,
                     kind="number",
                 ),
-                *_CANONICAL_PARAMETERS,
+                *CANONICAL_PARAMETERS,
             ),
-            _random_sub,
+            random_sub,
             label="Random substitution",
             privacy=None,
             baseline=True,
@@ -730,7 +411,7 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     >>> create_mechanism("emp-text", epsilon=10, lenght=5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    authormask.release.registry.ParameterMismatchError: emp-text does not take 'lenght'; it takes: ...
+    authormask.release.registry.ParameterMismatchError: emp-text does not take 'lenght'...
     """
     values = check_parameters(name, **params)
     mechanism = mechanism_spec(name).factory(values)

@@ -1,0 +1,198 @@
+"""How the registry builds each mechanism from its checked parameters: embeddings, stopwords,
+text preparers and models loaded and wired in here, so mechanisms never import them. Every
+import of a mechanism or a loader is made when a mechanism is built, so the registry itself
+stays light."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from authormask.exceptions import InvalidParameterError
+
+if TYPE_CHECKING:
+    from authormask.mechanisms._base import Mechanism
+
+
+def _embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
+    from authormask.embeddings import Embeddings, load_embeddings
+    from authormask.validation import check_positive_int
+
+    if vocab_size is not None:
+        vocab_size = check_positive_int(vocab_size, name="vocab_size")
+    if isinstance(value, Embeddings):
+        return value.restrict(vocab_size)
+    if not isinstance(value, (str, Path)):
+        raise InvalidParameterError(
+            f"embeddings must be a name, a path or an Embeddings object, got {value!r}"
+        )
+    return load_embeddings(
+        str(value), vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
+    )
+
+
+def _stopwords(value: Any) -> tuple[frozenset[str], str]:
+    from authormask.text import load_stopwords
+
+    if isinstance(value, (str, Path)):
+        return load_stopwords(str(value))
+    if isinstance(value, (set, frozenset, list, tuple)):
+        from authormask.text.stopwords import describe_stopwords
+
+        words = frozenset(str(w).lower() for w in value)
+        return words, describe_stopwords(words, "a custom list")
+    raise InvalidParameterError(
+        f"stopwords must be a name, a file or a set of words, got {value!r}"
+    )
+
+
+def _preparer(p: dict[str, Any]) -> tuple[Any, str]:
+    from authormask.text import TextPreparer
+
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    words, described = _stopwords(p["stopwords"])
+    return TextPreparer(emb, stopwords=words, oov=p["oov"], oov_map_to=p["oov_map_to"]), described
+
+
+def _canonical(p: dict[str, Any]) -> tuple[Any, str]:
+    from authormask.text.canonical import CanonicalPreparer
+
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    words, described = _stopwords(p["stopwords"])
+    if not any(w in emb for w in words):
+        raise InvalidParameterError(
+            "the function-word list has no word with a vector in these embeddings (stopwords "
+            "'none' leaves no class to perturb function words in)"
+        )
+    preparer = CanonicalPreparer(
+        emb, function_words=words, oov_map_to=p["oov_map_to"], marks=p["marks"]
+    )
+    return preparer, described
+
+
+def emp_doc(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.document import EMPDoc
+
+    preparer, described = _canonical(p)
+    return EMPDoc(
+        embeddings=preparer.embeddings,
+        epsilon=p["epsilon"],
+        preparer=preparer,
+        function_words_description=described,
+        function_epsilon=p["function_epsilon"],
+        decoder=p["decoder"],
+    )
+
+
+def random_sub(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.baselines import RandomSubstitution
+
+    preparer, described = _canonical(p)
+    return RandomSubstitution(
+        embeddings=preparer.embeddings,
+        rate=p["rate"],
+        preparer=preparer,
+        function_words_description=described,
+    )
+
+
+def emp_bag(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.earth_movers import EMPBag
+
+    preparer, described = _preparer(p)
+    return EMPBag(
+        embeddings=preparer.embeddings,
+        epsilon=p["epsilon"],
+        preparer=preparer,
+        stopwords_description=described,
+        length=p["length"],
+        fixed_length=p["fixed_length"],
+        decoder=p["decoder"],
+    )
+
+
+def emp_text(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.earth_movers import EMPText
+
+    preparer, described = _preparer(p)
+    return EMPText(
+        embeddings=preparer.embeddings,
+        epsilon=p["epsilon"],
+        preparer=preparer,
+        stopwords_description=described,
+        decoder=p["decoder"],
+    )
+
+
+def peer_text(name: str) -> Callable[[dict[str, Any]], Mechanism]:
+    """A peer word-level mechanism of :mod:`authormask.mechanisms.peers`, in place like
+    emp-text; its own parameter (``regularization``, ``gamma``) is passed when it has one."""
+
+    def factory(p: dict[str, Any]) -> Mechanism:
+        from authormask.mechanisms import peers
+
+        cls = {"mahalanobis": peers.MahalanobisText, "tem": peers.TEMText, "santext": peers.SanText}
+        preparer, described = _preparer(p)
+        own = {k: p[k] for k in ("regularization", "gamma") if k in p}
+        mech: Mechanism = cls[name](
+            embeddings=preparer.embeddings,
+            epsilon=p["epsilon"],
+            preparer=preparer,
+            stopwords_description=described,
+            **own,
+        )
+        return mech
+
+    return factory
+
+
+def _load_model(model: Any, *, reward: bool | None = None, name: str = "") -> Any:
+    from authormask.models.erae import ERAEModel, load_model
+
+    if isinstance(model, (str, Path)):
+        model = load_model(model)
+    if not isinstance(model, ERAEModel):
+        raise InvalidParameterError(
+            f"model must be a model directory or a loaded model, got {model!r}"
+        )
+    if reward is not None and bool(model.config.uses_reward) != reward:
+        other = "ae-dp" if reward else "erae"
+        raise InvalidParameterError(
+            f"the model was trained {'without' if reward else 'with'} the embedding reward: "
+            f"it is an {other} model, not {name}"
+        )
+    return model
+
+
+def token_model(reward: bool, name: str) -> Callable[[dict[str, Any]], Mechanism]:
+    def factory(p: dict[str, Any]) -> Mechanism:
+        from authormask.mechanisms.generation import ERAEMechanism
+
+        model = _load_model(p["model"], reward=reward, name=name)
+        return ERAEMechanism(model, epsilon=p["epsilon"], batch_size=p["batch_size"])
+
+    return factory
+
+
+def syntf(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.generation import SynTFMechanism
+
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    return SynTFMechanism(
+        emb, epsilon=p["epsilon"], output_size=p["output_size"], max_length=p["max_length"]
+    )
+
+
+def random_r(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.generation import RandomReplacement
+    from authormask.validation import check_positive_int
+
+    if p["model"] is not None:
+        model = _load_model(p["model"])
+        length = model.config.max_length if p["max_length"] is None else p["max_length"]
+        return RandomReplacement(model.vocab.words, max_length=length)
+    size = check_positive_int(p["output_size"], name="output_size")
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    length = 50 if p["max_length"] is None else p["max_length"]
+    return RandomReplacement(emb.words[:size], max_length=length)
