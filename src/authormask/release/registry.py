@@ -420,7 +420,7 @@ def _random_r(p: dict[str, Any]) -> Mechanism:
         model = _load_model(p["model"])
         length = model.config.max_length if p["max_length"] is None else p["max_length"]
         return RandomReplacement(model.vocab.words, max_length=length)
-    size = check_positive_int(p["output_size"], name="output_size")
+    size = check_positive_int(p["output_size"], name="`output_size`")
     emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
     length = 50 if p["max_length"] is None else p["max_length"]
     return RandomReplacement(emb.words[:size], max_length=length)
@@ -730,7 +730,7 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     >>> create_mechanism("emp-text", epsilon=10, lenght=5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    authormask.release.registry.ParameterMismatchError: emp-text does not take 'lenght'; it takes: ...
+    authormask.release.registry.ParameterMismatchError: emp-text does not take 'lenght'...
     """
     values = check_parameters(name, **params)
     mechanism = mechanism_spec(name).factory(values)
