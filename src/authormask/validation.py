@@ -24,8 +24,9 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def check_epsilon(epsilon: Any) -> float:
-    """Return ``epsilon`` as a float, or raise if it is not a finite number > 0.
+def check_epsilon(epsilon: Any, *, name: str = "epsilon") -> float:
+    """Return ``epsilon`` as a float, or raise if it is not a finite number > 0 (the message
+    names the parameter ``name``).
 
     >>> check_epsilon(0.5)
     0.5
@@ -35,15 +36,15 @@ def check_epsilon(epsilon: Any) -> float:
     authormask.exceptions.InvalidParameterError: epsilon must be a finite number > 0, got -1
     """
     if isinstance(epsilon, bool):
-        raise InvalidParameterError(f"epsilon must be a finite number > 0, got {_shown(epsilon)}")
+        raise InvalidParameterError(f"{name} must be a finite number > 0, got {_shown(epsilon)}")
     try:
         value = float(epsilon)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float64
         raise InvalidParameterError(
-            f"epsilon must be a finite number > 0, got {_shown(epsilon)}"
+            f"{name} must be a finite number > 0, got {_shown(epsilon)}"
         ) from None
     if not math.isfinite(value) or value <= 0:
-        raise InvalidParameterError(f"epsilon must be a finite number > 0, got {_shown(epsilon)}")
+        raise InvalidParameterError(f"{name} must be a finite number > 0, got {_shown(epsilon)}")
     return value
 
 

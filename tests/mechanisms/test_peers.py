@@ -184,7 +184,7 @@ def test_tem_refuses_bad_gamma_and_tiny_vocabularies(
     glove_20k: Embeddings, glove_2k: Embeddings
 ) -> None:
     for bad in (0, -1.0, float("inf"), float("nan"), True, "two"):
-        with pytest.raises(InvalidParameterError, match="gamma must be a finite number > 0"):
+        with pytest.raises(InvalidParameterError, match="`gamma` must be a finite number > 0"):
             _mech("tem", glove_20k, epsilon=1.0, gamma=bad)
     with pytest.raises(InvalidParameterError, match="at least 2"):
         TruncatedExponentialMechanism(glove_2k.restrict(1), epsilon=1.0)
@@ -355,7 +355,7 @@ def test_mahalanobis_refuses_singular_covariance_and_bad_lambda(glove_20k: Embed
         MahalanobisMechanism(flat, epsilon=1.0, regularization=1.0)
     MahalanobisMechanism(flat, epsilon=1.0, regularization=0.999)  # regularized: fine
     for bad in (-0.1, 1.5, float("nan"), True, "x"):
-        with pytest.raises(InvalidParameterError, match="regularization must be a number"):
+        with pytest.raises(InvalidParameterError, match="`regularization` must be a number"):
             _mech("mahalanobis", glove_20k, epsilon=1.0, regularization=bad)
 
 

@@ -127,4 +127,4 @@ def test_huge_bag_length_is_refused_in_one_line(
         )
         am.release(["The committee approved the budget."], mech, random_state=0)
     one_line_error(info.value)
-    assert "length N must be" in str(info.value)
+    assert "`length` N must be" in str(info.value)

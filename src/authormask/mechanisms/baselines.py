@@ -41,10 +41,10 @@ __all__ = ["RandomSubstitution", "check_rate"]
 def check_rate(value: Any) -> float:
     """A probability in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidParameterError(f"rate must be a number in [0, 1], got {value!r}")
+        raise InvalidParameterError(f"`rate` must be a number in [0, 1], got {value!r}")
     rate = float(value)
     if not (math.isfinite(rate) and 0.0 <= rate <= 1.0):
-        raise InvalidParameterError(f"rate must be in [0, 1], got {value!r}")
+        raise InvalidParameterError(f"`rate` must be in [0, 1], got {value!r}")
     return rate
 
 

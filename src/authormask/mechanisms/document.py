@@ -150,7 +150,7 @@ class EMPDoc(CanonicalMechanism):
         self.function_epsilon = (
             self.epsilon * FUNCTION_EPSILON_RATIO
             if function_epsilon is None
-            else check_epsilon(function_epsilon)
+            else check_epsilon(function_epsilon, name="`function_epsilon`")
         )
         self.preparer = preparer
         self.function_words_description = function_words_description

@@ -428,7 +428,7 @@ class EMPBag(_EMPBase):
         if length == "shortest":
             self.length = None
         else:
-            self.length = check_positive_int(length, name="length N", maximum=MAX_LENGTH)
+            self.length = check_positive_int(length, name="`length` N", maximum=MAX_LENGTH)
         self.length_from_data = length_from_data
 
     def prepare(self, text: str) -> BagUnit:  # type: ignore[override]

@@ -289,7 +289,7 @@ class ERAEMechanism(_TokenMechanism):
     def __init__(self, model: TokenModel, *, epsilon: float, batch_size: int = 256) -> None:
         self.model = model
         self.epsilon = check_epsilon(epsilon)
-        self.batch_size = check_positive_int(batch_size, name="batch size")
+        self.batch_size = check_positive_int(batch_size, name="`batch_size`")
         self.max_length = int(model.config.max_length)
         reward = bool(model.config.uses_reward)
         self.name = "erae" if reward else "ae-dp"
@@ -372,9 +372,7 @@ class SynTFMechanism(_TokenMechanism):
         self.embeddings = embeddings
         self.epsilon = check_epsilon(epsilon)
         self.max_length = check_positive_int(max_length, name="max length")
-        size = min(
-            check_positive_int(output_size, name="output vocabulary size"), len(embeddings.words)
-        )
+        size = min(check_positive_int(output_size, name="`output_size`"), len(embeddings.words))
         self._words = tuple(embeddings.words[:size])
         vec = np.asarray(embeddings.vectors, dtype=np.float64)
         norms = np.linalg.norm(vec, axis=1, keepdims=True)

@@ -139,15 +139,15 @@ def check_regularization(value: Any) -> float:
     0.25
     """
     if isinstance(value, bool):
-        raise InvalidParameterError(f"regularization must be a number in [0, 1], got {value!r}")
+        raise InvalidParameterError(f"`regularization` must be a number in [0, 1], got {value!r}")
     try:
         lam = float(value)
     except (TypeError, ValueError, OverflowError):
         raise InvalidParameterError(
-            f"regularization must be a number in [0, 1], got {value!r}"
+            f"`regularization` must be a number in [0, 1], got {value!r}"
         ) from None
     if not 0.0 <= lam <= 1.0:  # also refuses NaN
-        raise InvalidParameterError(f"regularization must be a number in [0, 1], got {value!r}")
+        raise InvalidParameterError(f"`regularization` must be a number in [0, 1], got {value!r}")
     return lam
 
 
@@ -412,7 +412,7 @@ class _VocabularyExponential:
 
 
 def _check_gamma(value: Any) -> float:
-    message = f"gamma must be a finite number > 0, got {value!r}"
+    message = f"`gamma` must be a finite number > 0, got {value!r}"
     if isinstance(value, bool):
         raise InvalidParameterError(message)
     try:

@@ -192,7 +192,7 @@ def random_r(p: dict[str, Any]) -> Mechanism:
         model = _load_model(p["model"])
         length = model.config.max_length if p["max_length"] is None else p["max_length"]
         return RandomReplacement(model.vocab.words, max_length=length)
-    size = check_positive_int(p["output_size"], name="output_size")
+    size = check_positive_int(p["output_size"], name="`output_size`")
     emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
     length = 50 if p["max_length"] is None else p["max_length"]
     return RandomReplacement(emb.words[:size], max_length=length)
