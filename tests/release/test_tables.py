@@ -20,9 +20,9 @@ import pytest
 import authormask as am
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release.executors import Engine
-from authormask.release.partitioned import (
+from authormask.release.partitioned import partitions
+from authormask.release.table_outputs import (
     TableSummary,
-    partitions,
     staging_path,
     statement_path,
     write_table_release,

@@ -330,7 +330,8 @@ def _release_table(
     """``obfuscate --text-column``: a dataset released in partitions (see
     :mod:`authormask.release.partitioned`)."""
     from authormask.release.outputs import default_report_path
-    from authormask.release.partitioned import DEFAULT_PARTITION_RECORDS, write_table_release
+    from authormask.release.partitioned import DEFAULT_PARTITION_RECORDS
+    from authormask.release.table_outputs import write_table_release
     from authormask.release.tables import TableInput
 
     if len(inputs) != 1 or inputs[0] in ("", "-"):

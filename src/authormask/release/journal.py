@@ -39,7 +39,7 @@ PRIVATE_BANNER = (
 #: the schema of a text release's report (:func:`~authormask.release.outputs.write_release`)
 RUN_REPORT_SCHEMA = "authormask.run-report/3"
 #: the schema of a dataset release's report
-#: (:func:`~authormask.release.partitioned.write_table_release`)
+#: (:func:`~authormask.release.table_outputs.write_table_release`)
 TABLE_REPORT_SCHEMA = "authormask.table-report/2"
 _TMP = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 

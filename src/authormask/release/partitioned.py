@@ -11,72 +11,46 @@ the release's secret root (:func:`~authormask.randomness.document_generator`), s
 release gives the same bytes with the local engine, with any number of workers and with any
 partition size.
 
-Files:
-
-* the output is a JSONL file or a Parquet dataset (a folder of ``part-NNNNN.parquet`` files, one
-  per partition); the public statement is written once, beside it (``<output>.privacy.json``),
-  and in each Parquet file's metadata (``authormask.privacy``);
-* finished partitions are written, each complete (temporary file and rename), into a hidden
-  folder beside the output (``.<output>.partial``); the output appears only when every
-  partition is done (a rename for Parquet, a concatenation then a rename for JSONL);
-* the private report (mode 0600) is the journal: its parameters, then a line per finished
-  partition, then a last line when the release is complete. Running the same command again
-  after a crash or a SIGKILL (of the client or of a worker) keeps the finished partitions and
-  releases the others; Dask itself retries a partition whose worker died.
+The partitions of a dataset are written by :mod:`authormask.release.table_outputs`; those of
+documents released in memory on an engine (:func:`release_on`) come back as records.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import logging
-import os
 import pickle
 import re
-import shutil
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from authormask._io import (
-    atomic_path,
-    check_not_inputs,
-    check_target,
-    commit,
-    temporary_beside,
-    umask_mode,
-    write_atomic,
-)
 from authormask._process import process_memo
-from authormask.exceptions import InputError, InvalidParameterError
+from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import Mechanism
-from authormask.randomness import RandomState, describe_seed, root_seed_sequence
 from authormask.release.executors import Engine, open_executor
 from authormask.release.journal import (
-    TABLE_REPORT_SCHEMA,
-    Journal,
-    cleanup_on_failure,
-    fingerprint,
     jsonl,
 )
 from authormask.release.registry import Recipe, recipe_of
 from authormask.release.sources import Source, TextSource
-from authormask.release.stream import Done, Piece, release_stream, resolve_length
+from authormask.release.stream import Done, Piece, release_stream
 from authormask.release.tables import Record, TableInput
 
 __all__ = [
     "DEFAULT_PARTITION_RECORDS",
     "OUTPUT_FORMATS",
+    "PART_FILE",
+    "Job",
     "Partition",
     "PartitionResult",
-    "TableSummary",
+    "job_key",
     "partitions",
+    "release_on",
     "release_partition",
-    "write_table_release",
 ]
 
 logger = logging.getLogger(__name__)
@@ -84,8 +58,8 @@ logger = logging.getLogger(__name__)
 OUTPUT_FORMATS = ("jsonl", "parquet")
 #: records per partition, by default (a public number, never taken from the data)
 DEFAULT_PARTITION_RECORDS = 1000
-#: the report's schema (2: partitions are cut by records, no longer by characters)
-_PART = re.compile(r"^part-(\d{5,})\.(jsonl|parquet)$")
+#: the name of a part file
+PART_FILE = re.compile(r"^part-(\d{5,})\.(jsonl|parquet)$")
 
 
 @dataclass(frozen=True)
@@ -277,284 +251,8 @@ def _parquet_bytes(job: Job, rows: list[dict[str, Any]]) -> bytes:
 # --- the driver -----------------------------------------------------------------------------
 
 
-@dataclass
-class TableSummary:
-    """What the CLI prints after a dataset release (never published)."""
-
-    statement: Any
-    records: int = 0
-    partitions: int = 0
-    resumed: int = 0
-    warnings: list[str] = field(default_factory=list)
-    report_path: Path | None = None
-    statement_path: Path | None = None
-
-
-def staging_path(output: Path) -> Path:
-    """The hidden folder beside ``output`` where finished partitions wait."""
-    return output.with_name(f".{output.name}.partial")
-
-
-def statement_path(output: Path) -> Path:
-    return output.with_name(output.name + ".privacy.json")
-
-
-def _job_key(recipe: Recipe) -> str:
+def job_key(recipe: Recipe) -> str:
     return hashlib.sha256(pickle.dumps(recipe)).hexdigest()
-
-
-def _fingerprint(
-    statement_json: str,
-    seed: int | None,
-    table: TableInput,
-    output: Path,
-    fmt: str,
-    partition_records: int,
-) -> str:
-    items = (
-        statement_json,
-        ("seed", seed),
-        table.fingerprint(),
-        (table.text_column, table.id_column, table.keep_columns),
-        (str(output.resolve()), fmt, ("records", partition_records)),
-    )
-    return fingerprint(repr(item).encode() for item in items)
-
-
-def _clear_staging(staging: Path) -> None:
-    """Remove a staging folder of ours: only part files and temporary files, then the folder."""
-    if not staging.is_dir() or staging.is_symlink():
-        return
-    for entry in os.scandir(staging):
-        name = entry.name
-        if entry.is_file(follow_symlinks=False) and (_PART.match(name) or name.endswith(".tmp")):
-            os.unlink(entry.path)
-    with contextlib.suppress(OSError):
-        staging.rmdir()
-
-
-def _check_output(output: Path, fmt: str, *, force: bool) -> None:
-    if fmt == "jsonl":
-        check_target(output, force=force)
-        return
-    if not os.path.lexists(output):
-        return
-    if output.is_symlink() or not output.is_dir():
-        raise InputError(f"output path {output} exists and is not a Parquet output folder")
-    if not force:
-        raise InputError(f"output folder already exists (use `force` to replace it): {output}")
-    foreign = [e.name for e in os.scandir(output) if not _PART.match(e.name)]
-    if foreign:
-        raise InputError(
-            f"output folder {output} holds {foreign[0]!r}, which authormask did not write; "
-            "refusing to replace it (even with `force`)"
-        )
-
-
-def write_table_release(
-    table: TableInput,
-    mechanism: Mechanism,
-    output: Path,
-    *,
-    fmt: str = "jsonl",
-    engine: Engine | None = None,
-    random_state: RandomState = None,
-    report_path: Path | None = None,
-    force: bool = False,
-    partition_records: int = DEFAULT_PARTITION_RECORDS,
-    progress: Callable[[int], None] | None = None,
-    on_start: Callable[[int], None] | None = None,
-) -> TableSummary:
-    """Release the text column of ``table`` into ``output`` (JSONL file or Parquet folder) on
-    ``engine`` (see the module docstring), in partitions of ``partition_records`` records
-    (a Parquet output has one part file per partition). ``progress`` is called with the records
-    released; ``on_start`` with the number of partitions kept from an unfinished run.
-    """
-    if fmt not in OUTPUT_FORMATS:
-        raise InvalidParameterError(f"output format must be one of {', '.join(OUTPUT_FORMATS)}")
-    engine = engine or Engine()
-    output = Path(output)
-    if not output.name:
-        raise InputError(f"output path {output} has no name")
-    seed = describe_seed(random_state)
-    root = root_seed_sequence(random_state)
-    mechanism = _resolved(mechanism, table)
-    statement = mechanism.statement(seeded=seed.seeded)
-    statement_json = statement.to_json(indent=2) + "\n"
-    stmt_path = statement_path(output)
-    staging = staging_path(output)
-    run_id = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_records)
-
-    # nothing the user owns is replaced by its own release, not even with --force
-    check_not_inputs(
-        table.input_files(),
-        files=[report_path, stmt_path, *([output] if fmt == "jsonl" else [])],
-        folders=[output, staging],
-    )
-    lines = Journal.resumable(
-        report_path, fingerprint=run_id, force=force, schema=TABLE_REPORT_SCHEMA
-    )
-    done: dict[int, dict[str, Any]] = {
-        int(r["partition"]): r
-        for r in lines or []
-        if "partition" in r and (staging / str(r.get("file"))).is_file()
-    }
-    if not done:
-        _check_output(output, fmt, force=force)
-        check_target(stmt_path, force=force)
-        _clear_staging(staging)
-    else:  # temporary files of the killed run
-        for entry in os.scandir(staging):
-            if entry.name.endswith(".tmp") and entry.is_file(follow_symlinks=False):
-                os.unlink(entry.path)
-    if os.path.lexists(staging) and (staging.is_symlink() or not staging.is_dir()):
-        raise InputError(f"{staging} is in the way (it is not a folder authormask made)")
-    summary = TableSummary(
-        statement=statement,
-        resumed=len(done),
-        report_path=report_path,
-        statement_path=stmt_path,
-    )
-    if on_start is not None:
-        on_start(len(done))
-    journal = Journal(report_path) if report_path is not None else None
-    if journal is not None:
-        journal.start(
-            Journal.header(
-                TABLE_REPORT_SCHEMA,
-                run_id,
-                statement,
-                seed,
-                input=str(table.path),
-                output=str(output),
-                format=fmt,
-                engine=engine.describe(),
-                partition_records=partition_records,
-            ),
-            [done[k] for k in sorted(done)],
-        )
-    created = not staging.exists()
-    staging.mkdir(parents=True, exist_ok=True)
-    job = Job(
-        recipe=recipe_of(mechanism) if engine.kind == "dask" else None,
-        key="",
-        root=root,
-        seeded=seed.seeded,
-        output_format=fmt,
-        id_name=table.id_name,
-        text_name=table.text_column,
-        keep_names=table.keep_columns,
-        table=table,
-        statement_json=statement_json,
-        local=mechanism if engine.kind == "local" else None,
-    )
-    if job.recipe is not None:
-        job.key = _job_key(job.recipe)
-    count = 0
-    for info in done.values():
-        summary.records += int(info.get("records", 0))
-        summary.warnings.extend(info.get("warnings", []))
-
-    def todo() -> Iterator[Partition]:
-        nonlocal count
-        for part in partitions(table.records(), size=partition_records):
-            count = part.index + 1
-            if part.index not in done:
-                yield part
-
-    def leave_nothing() -> None:
-        if created:
-            with contextlib.suppress(OSError):
-                _clear_staging(staging)
-
-    with cleanup_on_failure(
-        journal, report_path, released=lambda: bool(done), leave_nothing=leave_nothing
-    ):
-        with open_executor(engine) as executor:
-            for _, result in executor.map(release_partition, todo(), shared=job):
-                name = f"part-{result.index:05d}.{fmt}"
-                assert isinstance(result.payload, bytes)
-                with atomic_path(staging / name, force=True) as tmp:
-                    tmp.write_bytes(result.payload)
-                record = {
-                    "partition": result.index,
-                    "file": name,
-                    "records": result.records,
-                    "characters": result.characters,
-                    **result.diagnostics,
-                    "warnings": list(result.warnings),
-                }
-                done[result.index] = record
-                if journal is not None:
-                    journal.add(record)
-                summary.records += result.records
-                summary.warnings.extend(result.warnings)
-                if progress is not None:
-                    progress(result.records)
-        if count == 0:
-            raise InputError(f"dataset {table.path} has no records")
-        summary.partitions = count
-        _finish(staging, output, fmt, count, force=force)
-    write_atomic({stmt_path: statement_json}, force=True)
-    if journal is not None:
-        journal.finish(
-            {
-                "complete": True,
-                "records": summary.records,
-                "partitions": summary.partitions,
-                "resumed": summary.resumed,
-                "warnings": summary.warnings,
-            }
-        )
-    return summary
-
-
-def _resolved(mechanism: Mechanism, table: TableInput) -> Mechanism:
-    """``emp-bag`` with ``length="shortest"``: N from a first pass over the texts."""
-    if not mechanism.needs_all_documents:
-        return mechanism
-    sources = (
-        TextSource(f"{r.where} (id {r.id!r})", str(r.id), len(r.text), r.text)
-        for r in table.records()
-    )  # read once, in order
-    return resolve_length(mechanism, sources, progress=None)
-
-
-def _finish(staging: Path, output: Path, fmt: str, count: int, *, force: bool) -> None:
-    """Make the output appear, complete, from the staged partitions."""
-    names = [f"part-{i:05d}.{fmt}" for i in range(count)]
-    missing = [n for n in names if not (staging / n).is_file()]
-    if missing:  # pragma: no cover - every partition was released above
-        raise InputError(f"partition file {staging / missing[0]} is missing")
-    if fmt == "jsonl":
-        check_target(output, force=force)
-        fd, tmp = temporary_beside(output)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                for n in names:
-                    with open(staging / n, "rb") as part:
-                        shutil.copyfileobj(part, out, 1 << 20)
-                out.flush()
-                os.fsync(out.fileno())
-            commit(tmp, output, synced=True)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        _clear_staging(staging)
-        return
-    for entry in os.scandir(staging):  # only the part files go out
-        if not _PART.match(entry.name):
-            os.unlink(entry.path)
-    os.chmod(staging, umask_mode(0o777))
-    if os.path.lexists(output):
-        _check_output(output, fmt, force=force)
-        old = output.with_name(f".{output.name}.replaced")
-        _clear_staging(old)
-        os.replace(output, old)
-        os.replace(staging, output)
-        _clear_staging(old)
-    else:
-        os.replace(staging, output)
 
 
 def release_on(
@@ -583,7 +281,7 @@ def release_on(
         local=mechanism if engine.kind == "local" else None,
     )
     if job.recipe is not None:
-        job.key = _job_key(job.recipe)
+        job.key = job_key(job.recipe)
     parts = partitions(records(), size=partition_records)
     starts: dict[int, int] = {}
 

@@ -27,16 +27,13 @@ Safe by default:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
 import queue
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -47,310 +44,34 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
-from authormask.exceptions import AuthormaskError, InputError
+from authormask.exceptions import AuthormaskError
+from authormask.serve.requests import (
+    SERVER_PARAMETERS,
+    STATIC,
+    _content_refusal,
+    _origin_refusal,
+    _parameters,
+    _Refused,
+)
+from authormask.serve.state import (
+    DEFAULT_MAX_CHARS,
+    ServeSettings,
+    _available,
+    _Loaded,
+    _release,
+    _total_work,
+    expected_change,
+    load,
+)
 
-__all__ = ["DEFAULT_MAX_CHARS", "ServeSettings", "create_app"]
+__all__ = ["DEFAULT_MAX_CHARS", "ServeSettings", "create_app", "load"]
 
 logger = logging.getLogger(__name__)
 
-#: the largest text the server releases, by default (characters)
-DEFAULT_MAX_CHARS = 1_000_000
-#: parameters that count things (every other number is a real number)
-WHOLE_NUMBERS = frozenset({"length", "output_size", "max_length", "batch_size"})
-#: parameters the server fixes (never taken from a request): what it loaded, and file paths
-SERVER_PARAMETERS = frozenset({"embeddings", "vocab_size", "cache_dir", "model"})
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
 )
-#: methods that only read (every other method must come from the page, with a JSON body)
-SAFE_METHODS = frozenset({"GET", "HEAD"})
-_STATIC = {
-    "/": ("index.html", "text/html; charset=utf-8"),
-    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
-    "/style.css": ("style.css", "text/css; charset=utf-8"),
-    "/favicon.svg": ("favicon.svg", "image/svg+xml"),
-}
-
-
-@dataclass
-class ServeSettings:
-    """What ``authormask serve`` loads and how it listens."""
-
-    host: str = "127.0.0.1"
-    port: int = 8765
-    embeddings: str = "glove-6b-50d"
-    vocab_size: int | None = 100_000
-    cache_dir: str | None = None
-    models: tuple[Path, ...] = ()
-    max_chars: int = DEFAULT_MAX_CHARS
-    #: Host header values accepted besides host:port (set by the CLI for localhost aliases)
-    extra_hosts: tuple[str, ...] = ()
-
-
-@dataclass
-class _Loaded:
-    embeddings: Any
-    models: dict[str, Any]
-    mechanisms: OrderedDict[str, Any] = field(default_factory=OrderedDict)
-    calibration: dict[tuple[str, float], float] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    #: torch models are run one release at a time (they set torch's global thread count)
-    model_lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-class _Refused(Exception):
-    """A request the server refuses: its status and one line."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-def load(settings: ServeSettings) -> _Loaded:
-    """Load the embeddings and models once (at start)."""
-    from authormask.embeddings import load_embeddings
-    from authormask.models.erae import load_model
-
-    emb = load_embeddings(
-        settings.embeddings,
-        vocab_size=settings.vocab_size,
-        cache_dir=settings.cache_dir if settings.cache_dir else "default",
-    )
-    models: dict[str, Any] = {}  # by kind (MechanismSpec.model_kind): "reward" or "plain"
-    for path in settings.models:
-        model = load_model(path)
-        kind = "reward" if model.config.uses_reward else "plain"
-        if kind in models:
-            what = "with" if kind == "reward" else "without"
-            raise InputError(
-                f"two models trained {what} the embedding reward given (`models`); give one "
-                "of each kind"
-            )
-        models[kind] = model
-    return _Loaded(emb, models)
-
-
-def _available(loaded: _Loaded) -> list[str]:
-    """The mechanisms the page offers: every registered one but the baselines, which give no
-    guarantee (``random-sub``), and the model mechanisms without their kind of model."""
-    from authormask.release import MECHANISMS
-
-    return [
-        name
-        for name, spec in MECHANISMS.items()
-        if not spec.baseline and (spec.model_kind is None or spec.model_kind in loaded.models)
-    ]
-
-
-def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
-    """The mechanism ``name`` with the request's ``params`` and the server's embeddings and
-    models (built once per parameter set, a few kept)."""
-    from authormask.release import create_mechanism, mechanism_spec
-
-    key = json.dumps([name, params], sort_keys=True)
-    with loaded.lock:
-        mech = loaded.mechanisms.get(key)
-        if mech is not None:
-            loaded.mechanisms.move_to_end(key)
-            return mech
-    spec = mechanism_spec(name)
-    fixed: dict[str, Any] = {}
-    if spec.model_kind is not None:
-        fixed["model"] = loaded.models[spec.model_kind]
-    elif "model" in spec.parameter_names and "reward" in loaded.models:
-        # a model it may take (random-r: its output vocabulary): the server's ER-AE model
-        fixed["model"] = loaded.models["reward"]
-    else:
-        fixed["embeddings"] = loaded.embeddings
-    mech = create_mechanism(name, **fixed, **params)
-    with loaded.lock:
-        loaded.mechanisms[key] = mech
-        while len(loaded.mechanisms) > 16:
-            loaded.mechanisms.popitem(last=False)
-    return mech
-
-
-def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
-    """``(text, mechanism, parameters)`` of a release request, checked."""
-    from authormask.release import MECHANISMS, lineup, mechanism_spec
-
-    if not isinstance(body, dict):
-        raise _Refused(400, "the request must be a JSON object")
-    text = body.get("text")
-    if not isinstance(text, str):
-        raise _Refused(400, "'text' must be a string")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # an escaped lone surrogate ("\ud800") is JSON, not Unicode
-        raise _Refused(400, "'text' is not valid Unicode (a lone surrogate escape)") from None
-    name = body.get("mechanism", lineup("serve")[0])
-    if not isinstance(name, str):
-        raise _Refused(400, "'mechanism' must be a string")
-    available = _available(loaded)
-    if name not in available:
-        needs_model = name in MECHANISMS and MECHANISMS[name].model_kind is not None
-        hint = " (start the server with --model MODEL_DIR to use it)" if needs_model else ""
-        raise _Refused(400, f"unknown mechanism {name!r}{hint}; available: {', '.join(available)}")
-    spec = mechanism_spec(name)
-    allowed = {p.name: p for p in spec.parameters if p.name not in SERVER_PARAMETERS}
-    params: dict[str, Any] = {}
-    for key, value in body.items():
-        if key in ("text", "mechanism"):
-            continue
-        if key not in allowed:
-            takes = ", ".join(allowed) or "no parameters"
-            raise _Refused(400, f"{name} does not take {key!r}; it takes: {takes}")
-        if value is None:
-            continue
-        params[key] = _value(name, allowed[key], value)
-    return text, name, params
-
-
-def _value(mechanism: str, param: Any, value: Any) -> Any:
-    """A request value, typed and checked against the parameter's spec."""
-    name = param.name
-    if name == "stopwords":
-        if value not in ("english", "none"):
-            raise _Refused(400, "stopwords must be 'english' or 'none'")
-        return value
-    if name == "length" and value == "shortest":
-        raise _Refused(
-            400,
-            "length 'shortest' would take N from the text itself, which the output would "
-            "then reveal: give N",
-        )
-    if param.choices is not None or name == "oov_map_to":
-        if not isinstance(value, str):
-            raise _Refused(400, f"{name} must be a string")
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _Refused(400, f"{name} must be a number, got {_kind(value)}")
-    if name not in WHOLE_NUMBERS:
-        return float(value)
-    if not math.isfinite(value) or float(value) != int(value):
-        raise _Refused(400, f"{name} must be a whole number, got {value}")
-    return int(value)
-
-
-def _kind(value: Any) -> str:
-    """A request value, shown short in an error (never a whole list or object)."""
-    if isinstance(value, str):
-        return json.dumps(value[:30]) + ("..." if len(value) > 30 else "")
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return json.dumps(value)
-
-
-def _origin_refusal(request: Request) -> str | None:
-    """Why ``request`` did not come from this server's own page (None: it did).
-
-    The page's origin is ``http://`` (or ``https://`` behind a proxy) and the request's own
-    ``Host`` header, which the caller has already checked names this server."""
-    headers = request.headers
-    host = headers.get("host", "")
-    own = {f"http://{host}", f"https://{host}"}
-    origin = headers.get("origin")
-    if origin is not None:
-        if origin not in own:
-            return f"requests from another site are refused (Origin {origin[:80]!r})"
-    else:
-        referer = headers.get("referer")
-        if referer is not None:
-            parts = referer.split("/", 3)
-            if len(parts) < 3 or f"{parts[0]}//{parts[2]}" not in own:
-                return "requests from another site are refused (Referer of another site)"
-    site = headers.get("sec-fetch-site", "same-origin")
-    if site not in ("same-origin", "none"):
-        navigation = (
-            request.method in SAFE_METHODS
-            and request.url.path in _STATIC
-            and headers.get("sec-fetch-mode") == "navigate"
-        )
-        if not navigation:  # a link to the page is followed; nothing else from another site
-            return f"requests from another site are refused (Sec-Fetch-Site {site[:40]!r})"
-    return None
-
-
-def _content_refusal(request: Request) -> str | None:
-    """Why a request that may change something (every method but GET and HEAD) is not a JSON
-    call of the page (None: it is)."""
-    if request.method in SAFE_METHODS:
-        return None
-    kind, _, params = request.headers.get("content-type", "").partition(";")
-    if kind.strip().lower() != "application/json":
-        return f"the API takes Content-Type application/json only (got {kind.strip()[:60]!r})"
-    charset = [p.split("=", 1)[1].strip().strip('"').lower() for p in params.split(";")
-               if p.strip().lower().startswith("charset=")]  # fmt: skip
-    if charset and charset[0] not in ("utf-8", "utf8"):
-        return f"the API takes UTF-8 JSON only (got charset {charset[0][:20]!r})"
-    return None
-
-
-def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
-    """The expected fraction of words (word mechanisms) or tokens (token mechanisms) that
-    change at ``epsilon`` (:func:`authormask.evaluation.calibration.expected_change`: exact for
-    the token mechanisms on the bundled example text, measured on a probe of frequent words for
-    the others, a bag on its in-place form). Cached."""
-    from authormask.evaluation.calibration import expected_change as calibrated
-    from authormask.release import mechanism_spec
-
-    spec = mechanism_spec(name)
-    key = (name, float(f"{epsilon:.3g}"))
-    with loaded.lock:
-        if key in loaded.calibration:
-            return loaded.calibration[key]
-    params = {"epsilon": key[1]} if "epsilon" in spec.parameter_names else {}
-    mech = _mechanism(loaded, name, params)
-    in_place = _mechanism(loaded, spec.per_word_form, params) if spec.per_word_form else None
-    example = files("authormask").joinpath("data/example.txt").read_text(encoding="utf-8")
-    with _model_lock(loaded, name):
-        changed = calibrated(mech, example=example, embeddings=loaded.embeddings, in_place=in_place)
-    with loaded.lock:
-        loaded.calibration[key] = changed
-    return changed
-
-
-def _model_lock(loaded: _Loaded, name: str) -> Any:
-    """The lock of the server's models for a mechanism that runs one (one pass at a time), or
-    a context that holds nothing."""
-    from authormask.release import mechanism_spec
-
-    return loaded.model_lock if mechanism_spec(name).model_kind else contextlib.nullcontext()
-
-
-def _release(
-    loaded: _Loaded, text: str, name: str, params: dict[str, Any], work: Callable[[int], None]
-) -> dict[str, Any]:
-    from authormask.release import release
-
-    mech = _mechanism(loaded, name, params)
-    with _model_lock(loaded, name):
-        rel = release([text], mech, random_state=None, work_progress=work)
-    doc = rel.documents[0]
-    result: dict[str, Any] = {
-        "text": doc.text,
-        "statement": rel.statement.to_dict(),
-        "statement_text": rel.statement.describe(),
-        "figures": dict(doc.figures),
-    }
-    if doc.bag is not None:
-        result["bag"] = doc.bag
-    return result
-
-
-def _total_work(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -> int:
-    """The units of work a release of ``text`` does (for the progress bar)."""
-    from authormask.release.stream import units_of
-
-    mech = _mechanism(loaded, name, params)
-    try:
-        return sum(max(mech.units(u), 0) for u in units_of(mech, iter([text])))
-    except AuthormaskError:
-        return 0
 
 
 def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAPI:
@@ -444,7 +165,7 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
                 f"{settings.max_chars:,} (start it with --max-chars to allow more)",
             )
 
-    for path, (name, media) in _STATIC.items():
+    for path, (name, media) in STATIC.items():
         content = files("authormask.serve").joinpath("static", name).read_bytes()
 
         def page(content: bytes = content, media: str = media) -> Response:

@@ -1,0 +1,175 @@
+"""What ``authormask serve`` holds, loaded once at start (the embeddings, and the ER-AE / AE-DP
+models given to it), and what it does with it: the mechanisms it offers, built from the
+registry's specs with what it loaded, their releases and their expected change."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from authormask.exceptions import AuthormaskError, InputError
+
+__all__ = ["DEFAULT_MAX_CHARS", "ServeSettings", "load"]
+
+#: the largest text the server releases, by default (characters)
+DEFAULT_MAX_CHARS = 1_000_000
+
+
+@dataclass
+class ServeSettings:
+    """What ``authormask serve`` loads and how it listens."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    embeddings: str = "glove-6b-50d"
+    vocab_size: int | None = 100_000
+    cache_dir: str | None = None
+    models: tuple[Path, ...] = ()
+    max_chars: int = DEFAULT_MAX_CHARS
+    #: Host header values accepted besides host:port (set by the CLI for localhost aliases)
+    extra_hosts: tuple[str, ...] = ()
+
+
+@dataclass
+class _Loaded:
+    embeddings: Any
+    models: dict[str, Any]
+    mechanisms: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    calibration: dict[tuple[str, float], float] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: torch models are run one release at a time (they set torch's global thread count)
+    model_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def load(settings: ServeSettings) -> _Loaded:
+    """Load the embeddings and models once (at start)."""
+    from authormask.embeddings import load_embeddings
+    from authormask.models.erae import load_model
+
+    emb = load_embeddings(
+        settings.embeddings,
+        vocab_size=settings.vocab_size,
+        cache_dir=settings.cache_dir if settings.cache_dir else "default",
+    )
+    models: dict[str, Any] = {}  # by kind (MechanismSpec.model_kind): "reward" or "plain"
+    for path in settings.models:
+        model = load_model(path)
+        kind = "reward" if model.config.uses_reward else "plain"
+        if kind in models:
+            what = "with" if kind == "reward" else "without"
+            raise InputError(
+                f"two models trained {what} the embedding reward given (`models`); give one "
+                "of each kind"
+            )
+        models[kind] = model
+    return _Loaded(emb, models)
+
+
+def _available(loaded: _Loaded) -> list[str]:
+    """The mechanisms the page offers: every registered one but the baselines, which give no
+    guarantee (``random-sub``), and the model mechanisms without their kind of model."""
+    from authormask.release import MECHANISMS
+
+    return [
+        name
+        for name, spec in MECHANISMS.items()
+        if not spec.baseline and (spec.model_kind is None or spec.model_kind in loaded.models)
+    ]
+
+
+def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
+    """The mechanism ``name`` with the request's ``params`` and the server's embeddings and
+    models (built once per parameter set, a few kept)."""
+    from authormask.release import create_mechanism, mechanism_spec
+
+    key = json.dumps([name, params], sort_keys=True)
+    with loaded.lock:
+        mech = loaded.mechanisms.get(key)
+        if mech is not None:
+            loaded.mechanisms.move_to_end(key)
+            return mech
+    spec = mechanism_spec(name)
+    fixed: dict[str, Any] = {}
+    if spec.model_kind is not None:
+        fixed["model"] = loaded.models[spec.model_kind]
+    elif "model" in spec.parameter_names and "reward" in loaded.models:
+        # a model it may take (random-r: its output vocabulary): the server's ER-AE model
+        fixed["model"] = loaded.models["reward"]
+    else:
+        fixed["embeddings"] = loaded.embeddings
+    mech = create_mechanism(name, **fixed, **params)
+    with loaded.lock:
+        loaded.mechanisms[key] = mech
+        while len(loaded.mechanisms) > 16:
+            loaded.mechanisms.popitem(last=False)
+    return mech
+
+
+def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
+    """The expected fraction of words (word mechanisms) or tokens (token mechanisms) that
+    change at ``epsilon`` (:func:`authormask.evaluation.calibration.expected_change`: exact for
+    the token mechanisms on the bundled example text, measured on a probe of frequent words for
+    the others, a bag on its in-place form). Cached."""
+    from authormask.evaluation.calibration import expected_change as calibrated
+    from authormask.release import mechanism_spec
+
+    spec = mechanism_spec(name)
+    key = (name, float(f"{epsilon:.3g}"))
+    with loaded.lock:
+        if key in loaded.calibration:
+            return loaded.calibration[key]
+    params = {"epsilon": key[1]} if "epsilon" in spec.parameter_names else {}
+    mech = _mechanism(loaded, name, params)
+    in_place = _mechanism(loaded, spec.per_word_form, params) if spec.per_word_form else None
+    example = files("authormask").joinpath("data/example.txt").read_text(encoding="utf-8")
+    with _model_lock(loaded, name):
+        changed = calibrated(mech, example=example, embeddings=loaded.embeddings, in_place=in_place)
+    with loaded.lock:
+        loaded.calibration[key] = changed
+    return changed
+
+
+def _model_lock(loaded: _Loaded, name: str) -> Any:
+    """The lock of the server's models for a mechanism that runs one (one pass at a time), or
+    a context that holds nothing."""
+    from authormask.release import mechanism_spec
+
+    return loaded.model_lock if mechanism_spec(name).model_kind else contextlib.nullcontext()
+
+
+def _release(
+    loaded: _Loaded, text: str, name: str, params: dict[str, Any], work: Callable[[int], None]
+) -> dict[str, Any]:
+    from authormask.release import release
+
+    mech = _mechanism(loaded, name, params)
+    with _model_lock(loaded, name):
+        rel = release([text], mech, random_state=None, work_progress=work)
+    doc = rel.documents[0]
+    result: dict[str, Any] = {
+        "text": doc.text,
+        "statement": rel.statement.to_dict(),
+        "statement_text": rel.statement.describe(),
+        "figures": dict(doc.figures),
+    }
+    if doc.bag is not None:
+        result["bag"] = doc.bag
+    return result
+
+
+def _total_work(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -> int:
+    """The units of work a release of ``text`` does (for the progress bar)."""
+    from authormask.release.stream import units_of
+
+    mech = _mechanism(loaded, name, params)
+    try:
+        return sum(max(mech.units(u), 0) for u in units_of(mech, iter([text])))
+    except AuthormaskError:
+        return 0
