@@ -248,7 +248,7 @@ def test_disk_full_while_writing_is_one_line(
     with --report elsewhere) was a traceback."""
     from authormask._io import AtomicTextFile
 
-    outputs = importlib.import_module("authormask.release.outputs")
+    targets = importlib.import_module("authormask.release.targets")  # the writer's module
 
     def full(self: object, text: str) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -273,7 +273,7 @@ def test_disk_full_while_writing_is_one_line(
                 return Full()
             return real_open(path, mode, *a, **k)
 
-        monkeypatch.setattr(outputs, "open", open_full, raising=False)
+        monkeypatch.setattr(targets, "open", open_full, raising=False)
     outcome = authormask("obfuscate", *args, *EMP_TEXT)
     assert outcome.check() == "refused" and "No space left on device" in outcome.err
     assert not out.exists() and _leftovers(tmp_path) == []
@@ -283,12 +283,12 @@ def test_disk_full_while_writing_is_one_line(
 def test_permission_denied_where_the_output_goes(
     authormask, doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    outputs = importlib.import_module("authormask.release.outputs")
+    targets = importlib.import_module("authormask.release.targets")  # the writer's module
 
     def denied(path: Path, **_: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-    monkeypatch.setattr(outputs, "AtomicTextFile", denied)
+    monkeypatch.setattr(targets, "AtomicTextFile", denied)
     report = tmp_path / "elsewhere" / "report.txt"
     out = tmp_path / "out.txt"
     outcome = authormask("obfuscate", str(doc), *EMP_TEXT, "-o", str(out), "--report", str(report))

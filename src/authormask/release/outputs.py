@@ -28,20 +28,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
-import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from authormask._io import (
-    AtomicTextFile,
     InputFile,
     check_not_inputs,
     check_target,
-    commit,
     write_atomic,
 )
 from authormask.exceptions import InputError, InvalidParameterError
@@ -52,11 +47,22 @@ from authormask.release.journal import (
     Journal,
     cleanup_on_failure,
     fingerprint,
-    jsonl,
     remove_stale_temps,
 )
 from authormask.release.sources import Source
-from authormask.release.stream import Done, Piece, release_stream, resolve_length
+from authormask.release.stream import Piece, release_stream, resolve_length
+from authormask.release.targets import (
+    FOLDER_STATEMENT,
+    LAYOUTS,
+    MIRRORED_NAMES,
+    Target,
+    Writer,
+    output_paths,
+    partial_path,
+    resume_jsonl,
+    where,
+    write_error,
+)
 
 __all__ = [
     "FOLDER_STATEMENT",
@@ -67,50 +73,7 @@ __all__ = [
     "write_release",
 ]
 
-#: the public statement's name inside an output folder
-FOLDER_STATEMENT = "PRIVACY-STATEMENT.json"
-#: how a folder output names its files: by public id (default) or by the inputs' own names
-LAYOUTS = ("ids", "mirror")
-#: what the statement adds to ``released_unchanged`` when a folder mirrors the inputs' names
-MIRRORED_NAMES = (
-    "the input files' names and subfolders, published as the output files' names (layout "
-    "mirror; NOT protected: a name can identify the author)"
-)
 #: 3: ids in a secret random order (kept in the header's "order"), layouts ids and mirror
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where a release goes.
-
-    ``kind`` is ``"stdout"``, ``"file"`` (one document, text), ``"folder"`` (one text file per
-    document inside ``path``) or ``"jsonl"`` (``path`` is a JSONL file, or stdout when ``path``
-    is None: there each record carries the statement under ``privacy``, as no file beside it
-    can). ``ids`` are the public ids of the inputs, in input order (JSONL records, stdout
-    headers); by default (empty) the ids "1", "2", ... are assigned in a secret random order
-    drawn from the release's root, and the documents are released in id order.
-
-    A folder names its files ``<id>.txt`` (``layout="ids"``, the default), or mirrors the
-    inputs' relative paths given in ``names`` (``layout="mirror"``: those names are published,
-    and the statement says so).
-    """
-
-    kind: str
-    path: Path | None
-    ids: tuple[str, ...] = ()
-    names: tuple[str, ...] = ()
-    layout: str = "ids"
-
-    @property
-    def mirrored(self) -> bool:
-        return self.kind == "folder" and self.layout == "mirror"
-
-    def statement_path(self) -> Path | None:
-        if self.path is None or self.kind == "stdout":
-            return None
-        if self.kind == "folder":
-            return self.path / FOLDER_STATEMENT
-        return self.path.with_name(self.path.name + ".privacy.json")
 
 
 @dataclass
@@ -131,24 +94,6 @@ def default_report_path(output: Path) -> Path:
     return base.with_name(base.name + ".DO-NOT-PUBLISH.report.txt")
 
 
-def _write_error(exc: OSError | UnicodeEncodeError, target: Target) -> InputError:
-    """An error of the system (disk full, permission denied, ...) or of the output's encoding,
-    as one line."""
-    if isinstance(exc, UnicodeEncodeError):
-        where = "standard output" if target.path is None else "the output"
-        hint = (
-            ": write to a file with -o, or set PYTHONIOENCODING=utf-8"
-            if target.path is None
-            else ""
-        )
-        return InputError(
-            f"{where} cannot take the released text ({exc.encoding} cannot encode "
-            f"{exc.object[exc.start : exc.start + 1]!r}){hint}"
-        )
-    where = f" {exc.filename}" if exc.filename is not None else ""
-    return InputError(f"cannot write output{where}: {exc.strerror or exc}")
-
-
 def _fingerprint(
     statement_json: str, seed: int | None, sources: Sequence[Source], target: Target
 ) -> str:
@@ -166,33 +111,6 @@ def _fingerprint(
         id_ = target.ids[i] if target.ids else None
         items.append(repr((source.name, name, id_)).encode())
     return fingerprint(items)
-
-
-def _partial_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.partial")
-
-
-def _resumejsonl(partial: Path, ids: Sequence[str]) -> set[int]:
-    """Keep the complete records of a partial JSONL file; cut off a half-written last line."""
-    position = {id_: i for i, id_ in enumerate(ids)}
-    done: set[int] = set()
-    good = 0
-    with open(partial, "rb") as fh:
-        for line in fh:
-            if not line.endswith(b"\n"):
-                break
-            try:
-                rec = json.loads(line)
-                pos = position[rec["id"]]
-            except (ValueError, KeyError, TypeError):
-                break
-            if pos in done:
-                break
-            done.add(pos)
-            good += len(line)
-    with open(partial, "rb+") as fh:
-        fh.truncate(good)
-    return done
 
 
 def write_release(
@@ -227,7 +145,7 @@ def write_release(
     except BrokenPipeError:
         raise
     except (OSError, UnicodeEncodeError) as exc:
-        raise _write_error(exc, target) from None
+        raise write_error(exc, target) from None
 
 
 def _write_release(
@@ -271,7 +189,7 @@ def _write_release(
             report_path,
             target.statement_path(),
             *([target.path] if target.kind in ("file", "jsonl") else []),
-            *([_partial_path(target.path)] if target.kind == "jsonl" and target.path else []),
+            *([partial_path(target.path)] if target.kind == "jsonl" and target.path else []),
         ],
         folders=[target.path] if target.kind == "folder" and target.path is not None else [],
     )
@@ -296,7 +214,7 @@ def _write_release(
     elif target.kind == "folder":
         names = tuple(f"{i}.txt" for i in ids)
     target = dataclasses.replace(target, ids=ids, names=names)
-    paths = _output_paths(target)
+    paths = output_paths(target)
     statement_path = target.statement_path()
     check_not_inputs(inputs, files=paths)
     if resuming:
@@ -305,8 +223,8 @@ def _write_release(
         if target.kind == "folder":
             done = {i for i, p in enumerate(paths) if p.is_file() and not p.is_symlink()}
         else:
-            partial = _partial_path(target.path)
-            done = _resumejsonl(partial, target.ids) if partial.is_file() else set()
+            partial = partial_path(target.path)
+            done = resume_jsonl(partial, target.ids) if partial.is_file() else set()
         kept = [r for r in kept if r.get("position") in done]
         known = {r.get("position") for r in kept}
         for pos in sorted(done - known):
@@ -315,7 +233,7 @@ def _write_release(
                     "position": pos,
                     "id": target.ids[pos],
                     "input": sources[pos].name,
-                    "output": _where(target, paths, pos),
+                    "output": where(target, paths, pos),
                     "resumed": True,
                 }
             )
@@ -326,7 +244,7 @@ def _write_release(
         if statement_path is not None:
             check_target(statement_path, force=force)
         if target.kind == "jsonl" and target.path is not None:
-            _partial_path(target.path).unlink(missing_ok=True)
+            partial_path(target.path).unlink(missing_ok=True)
     summary = ReleaseSummary(statement=statement, resumed=len(done), report_path=report_path)
     journal = Journal(report_path) if report_path is not None else None
     if journal is not None:
@@ -345,7 +263,7 @@ def _write_release(
             sorted(kept, key=lambda r: int(r.get("position", 0))),
         )
     created = False  # the output folder, removed again if nothing is released into it
-    writer: _Writer | None = None
+    writer: Writer | None = None
 
     def leave_nothing() -> None:
         if writer is not None and writer.partial is not None:
@@ -375,7 +293,7 @@ def _write_release(
                 skip=frozenset(done),
                 progress=progress,
             )
-            writer = _Writer(target, paths, statement)
+            writer = Writer(target, paths, statement)
             for event in stream:
                 if isinstance(event, Piece):
                     writer.piece(event.position, event.text)
@@ -389,7 +307,7 @@ def _write_release(
                             "position": event.position,
                             "id": target.ids[event.position],
                             "input": sources[event.position].name,
-                            "output": _where(target, paths, event.position),
+                            "output": where(target, paths, event.position),
                             **event.diagnostics,
                         }
                     )
@@ -434,117 +352,3 @@ def _resumed_order(report_path: Path, n: int) -> list[int]:
             "documents; add `force` to start over"
         )
     return [int(i) for i in order]
-
-
-#: a skip set that contains every position (the statement probe reads nothing)
-
-
-def _output_paths(target: Target) -> list[Path]:
-    if target.path is None:
-        return []
-    if target.kind == "folder":
-        return [target.path / name for name in target.names]
-    return [target.path]
-
-
-def _where(target: Target, paths: Sequence[Path], pos: int) -> str:
-    if target.kind == "folder":
-        return str(paths[pos])
-    if target.kind == "jsonl":
-        return f"{target.path or '<stdout>'} id={target.ids[pos]}"
-    return str(target.path) if target.path is not None else "<stdout>"
-
-
-class _Writer:
-    """Hands each piece to its output as it comes."""
-
-    def __init__(self, target: Target, paths: Sequence[Path], statement: Any) -> None:
-        self.target, self.paths, self.mechanism = target, paths, statement.mechanism
-        # JSONL on stdout has no file beside it for the statement: each record carries it
-        self.inline = (
-            statement.to_dict() if target.kind == "jsonl" and target.path is None else None
-        )
-        self.current: AtomicTextFile | None = None
-        self.position = -1
-        self.jsonl: IO[str] | None = None
-        self.partial: Path | None = None
-        self.started = False
-        if target.kind == "jsonl":
-            if target.path is None:
-                self.jsonl = sys.stdout
-            else:
-                self.partial = _partial_path(target.path)
-                self.jsonl = open(self.partial, "a", encoding="utf-8")
-
-    def _begin(self, pos: int) -> None:
-        if pos == self.position:
-            return
-        self.position = pos
-        self.started = True
-        t = self.target
-        if t.kind == "jsonl":
-            assert self.jsonl is not None
-            head = jsonl({"id": t.ids[pos], "mechanism": self.mechanism})
-            self.jsonl.write(head[:-1] + ', "text": "')
-        elif t.kind == "stdout":
-            if len(t.ids) > 1:
-                sys.stdout.write(f"==> {t.ids[pos]} <==\n")
-        else:
-            self.current = AtomicTextFile(self.paths[pos] if t.kind == "folder" else self.paths[0])
-
-    def piece(self, pos: int, text: str) -> None:
-        self._begin(pos)
-        if self.target.kind == "jsonl":
-            assert self.jsonl is not None
-            self.jsonl.write(jsonl(text)[1:-1])
-        elif self.target.kind == "stdout":
-            sys.stdout.write(text)
-        else:
-            assert self.current is not None
-            self.current.write(text)
-        self._last = text
-
-    def done(self, event: Done) -> None:
-        self._begin(event.position)
-        t = self.target
-        if t.kind == "jsonl":
-            assert self.jsonl is not None
-            rest: dict[str, Any] = {}
-            if event.bag is not None:
-                rest["bag"] = event.bag
-            rest.update(event.figures)
-            if self.inline is not None:
-                rest["privacy"] = self.inline
-            tail = jsonl(rest)
-            self.jsonl.write('"' + (", " + tail[1:] if rest else "}") + "\n")
-            self.jsonl.flush()
-        elif t.kind == "stdout":
-            if not getattr(self, "_last", "\n").endswith("\n"):
-                sys.stdout.write("\n")
-            sys.stdout.flush()
-        else:
-            assert self.current is not None
-            self.current.commit()
-            self.current = None
-        self._last = "\n"
-        self.position = -1
-
-    def close(self) -> None:
-        if self.jsonl is not None and self.partial is not None and self.target.path is not None:
-            self.jsonl.flush()
-            os.fsync(self.jsonl.fileno())
-            self.jsonl.close()
-            commit(self.partial, self.target.path, synced=True)
-            self.jsonl = None
-
-    def abort(self) -> None:
-        if self.current is not None:
-            current, self.current = self.current, None
-            try:
-                current.abort()
-            finally:  # closing may fail (disk full): the temporary file goes anyway
-                current.tmp.unlink(missing_ok=True)
-        if self.jsonl is not None and self.partial is not None:
-            self.jsonl.flush()  # kept: a rerun of the same command resumes from it
-            self.jsonl.close()
-            self.jsonl = None
