@@ -175,7 +175,7 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
 
     @app.get("/api/mechanisms")
     def mechanisms() -> Any:
-        from authormask.release import mechanism_spec
+        from authormask.release import lineup, mechanism_spec
 
         out = []
         for name in _available(state):
@@ -186,6 +186,7 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
             out.append(spec)
         return {
             "mechanisms": out,
+            "default": lineup("serve")[0],
             "embeddings": state.embeddings.identity.to_dict(),
             "max_chars": settings.max_chars,
         }

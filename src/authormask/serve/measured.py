@@ -66,7 +66,7 @@ def measured_at(
 def build_table(results: dict[str, Any], *, command: str) -> dict[str, Any]:
     """The shipped table from a PAN protocol ``results.json``."""
     if results.get("protocol") != "pan":
-        raise ValueError("not the results.json of the pan protocol")
+        raise ValueError("not the results.json of --protocol pan")
     rows: dict[str, list[dict[str, Any]]] = {}
     noise_off: dict[str, dict[str, Any]] = {}
     for row in results["summary"]:

@@ -23,14 +23,18 @@ async function getJSON(url) {
   return body;
 }
 
+function takes(name, parameter) {
+  return (specs[name]?.parameters || []).some((p) => p.name === parameter);
+}
+
 function takesEpsilon(name) {
-  return (specs[name]?.parameters || []).some((p) => p.name === "epsilon");
+  return takes(name, "epsilon");
 }
 
 function showMechanism() {
   const name = $("mechanism").value;
   $("mechanism-help").textContent = specs[name]?.title || "";
-  $("length-field").hidden = name !== "emp-bag";
+  $("length-field").hidden = !takes(name, "length");
   $("epsilon-field").hidden = !takesEpsilon(name);
   scheduleCalibration();
 }
@@ -56,7 +60,7 @@ async function calibrate() {
   try {
     const result = await getJSON(`/api/calibrate?${query}`);
     if (result.mechanism !== $("mechanism").value) return;
-    const unit = name.startsWith("emp-") ? "words" : "tokens";
+    const unit = specs[name]?.privacy === "metric" ? "words" : "tokens";
     const pct = 100 * result.changed;
     const shown = pct < 1 ? pct.toFixed(1) : pct.toFixed(0);
     $("calibration").textContent = `About ${shown}% of ${unit} will change.`;
@@ -152,7 +156,7 @@ async function release(event) {
   const name = $("mechanism").value;
   const body = { text, mechanism: name };
   if (takesEpsilon(name)) body.epsilon = epsilonOf(Number($("epsilon-slider").value));
-  if (name === "emp-bag") body.length = Number($("length").value);
+  if (takes(name, "length")) body.length = Number($("length").value);
   const button = $("release"), bar = $("progress");
   button.disabled = true;
   bar.hidden = false;
@@ -259,7 +263,7 @@ async function start() {
       option.textContent = `${spec.name}: ${spec.title}`;
       select.append(option);
     }
-    select.value = specs["emp-text"] ? "emp-text" : info.mechanisms[0].name;
+    select.value = specs[info.default] ? info.default : info.mechanisms[0].name;
     showMechanism();
     showEpsilon();
   } catch (err) {
