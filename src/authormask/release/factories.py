@@ -147,6 +147,14 @@ def peer_text(name: str) -> Callable[[dict[str, Any]], Mechanism]:
     return factory
 
 
+def load_trained_model(path: Any) -> tuple[Any, str]:
+    """A trained model (a directory of ``authormask train erae``, or a loaded model) and its
+    kind, as :attr:`~authormask.release.specs.MechanismSpec.model_kind` names it: "reward"
+    (trained with the embedding reward, for erae) or "plain" (without it, for ae-dp)."""
+    model = _load_model(path)
+    return model, "reward" if model.config.uses_reward else "plain"
+
+
 def _load_model(model: Any, *, reward: bool | None = None, name: str = "") -> Any:
     from authormask.models.erae import ERAEModel, load_model
 

@@ -51,7 +51,7 @@ class _Loaded:
 def load(settings: ServeSettings) -> _Loaded:
     """Load the embeddings and models once (at start)."""
     from authormask.embeddings import load_embeddings
-    from authormask.models.erae import load_model
+    from authormask.release.factories import load_trained_model
 
     emb = load_embeddings(
         settings.embeddings,
@@ -60,8 +60,7 @@ def load(settings: ServeSettings) -> _Loaded:
     )
     models: dict[str, Any] = {}  # by kind (MechanismSpec.model_kind): "reward" or "plain"
     for path in settings.models:
-        model = load_model(path)
-        kind = "reward" if model.config.uses_reward else "plain"
+        model, kind = load_trained_model(path)
         if kind in models:
             what = "with" if kind == "reward" else "without"
             raise InputError(
