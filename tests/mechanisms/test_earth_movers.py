@@ -99,7 +99,7 @@ def test_default_n_does_not_look_at_the_data(glove_20k: Embeddings) -> None:
 
 
 def test_truncate_refuses_short_documents_and_sample_covers_them(glove_20k: Embeddings) -> None:
-    with pytest.raises(InputError, match=r"fewer than N=40.*--length"):
+    with pytest.raises(InputError, match=r"fewer than N=40.*`length`"):
         am.release([TEXT], _mech("emp-bag", glove_20k, epsilon=10.0))
     res = am.release(
         ["budget taxes"], _mech("emp-bag", glove_20k, epsilon=10.0, fixed_length="sample")
@@ -215,7 +215,7 @@ def test_bad_parameters(glove_20k: Embeddings) -> None:
         _mech("emp-bag", glove_20k, epsilon=1.0, fixed_length="poem")
     with pytest.raises(InvalidParameterError, match="epsilon"):
         _mech("emp-bag", glove_20k, epsilon=float("nan"))
-    with pytest.raises(InvalidParameterError, match="length N"):
+    with pytest.raises(InvalidParameterError, match="`length` N"):
         _mech("emp-bag", glove_20k, epsilon=1.0, length=0)
     with pytest.raises(InvalidParameterError, match="unknown mechanism"):
         am.create_mechanism("earth-movers", epsilon=1.0)

@@ -201,12 +201,12 @@ def obfuscate(
                 "--text-column"
             )
         _refuse_datasets(inputs)
+    mech = create_mechanism(mechanism, **explicit)  # its values checked before any input is read
     if inputs:
         found = sources_of(inputs)
     else:
         found = Inputs((example_source(),), ("example.txt",), False)
         click.echo("(no input given: obfuscating the bundled example document)", err=True)
-    mech = create_mechanism(mechanism, **explicit)
     if mechanism_spec(mechanism).baseline:
         click.echo(
             f"authormask: warning: {mechanism} is a baseline with NO privacy guarantee: use "
