@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -127,26 +129,33 @@ class ERAEModel:
         The model runs on one thread: float32 products summed in another order (more threads)
         differ in the last bits, which can change a draw, and a seeded release must give the same
         output on the local engine and on any number of single-threaded Dask workers.
+
+        The network runs on batches of ``batch_size`` segments up front; the float64 softmax of
+        a segment is taken when the segment is yielded, row by row as before (a row's softmax
+        does not depend on the other rows), so the float64 ratings of a whole batch are never
+        held at once and each segment's are still in the cache when its tokens are drawn.
         """
         self.network.eval()
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # see the docstring
-        try:
-            results = self._ratings(ids, batch_size)
-        finally:
-            torch.set_num_threads(threads)
+        with _one_thread():
+            logits = self._logits(ids, batch_size)
         empty = np.zeros((0, len(self.vocab.words)))
         for i in range(len(ids)):
-            yield results.get(i, empty)
+            rows = logits.pop(i, None)
+            if rows is None:
+                yield empty
+                continue
+            with _one_thread():
+                probs = torch.softmax(rows, dim=-1, dtype=torch.float64).cpu().numpy()
+            yield probs
 
     @torch.no_grad()
-    def _ratings(
-        self, ids: Sequence[Sequence[int]], batch_size: int
-    ) -> dict[int, NDArray[np.float64]]:
+    def _logits(self, ids: Sequence[Sequence[int]], batch_size: int) -> dict[int, torch.Tensor]:
+        """Each non-empty segment's scores over the output words (float32 rows of its batch's
+        network output, ``[:, first_word:]``), whose softmax is the model's distribution."""
         bos = self.vocab.index[BOS]
         first = self.vocab.first_word
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        results: dict[int, NDArray[np.float64]] = {}
+        results: dict[int, torch.Tensor] = {}
         for start in range(0, len(order), batch_size):
             chunk = [i for i in order[start : start + batch_size] if len(ids[i]) > 0]
             if not chunk:
@@ -155,13 +164,50 @@ class ERAEModel:
             batch = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
             for row, i in enumerate(chunk):
                 batch[row, : len(ids[i])] = torch.tensor(ids[i])
-            logits = self.network.logits(batch.to(self.device), lengths, bos)[:, first:]
-            probs = torch.softmax(logits.double(), dim=-1).cpu().numpy()
+            states = self.network.states(batch.to(self.device), lengths, bos)
+            logits = _output_scores(self.network, states, first)
             offset = 0
             for i in chunk:
-                results[i] = probs[offset : offset + len(ids[i])]
+                results[i] = logits[offset : offset + len(ids[i])]
                 offset += len(ids[i])
         return results
+
+
+#: rows of generator states sent through the output layer together (at least this many)
+OUTPUT_ROWS = 64
+
+
+def _output_scores(network: ERAENetwork, states: torch.Tensor, first: int) -> torch.Tensor:
+    """``network.logits`` from the states, ``[:, first:]``, computed ``OUTPUT_ROWS`` to
+    ``2 * OUTPUT_ROWS - 1`` rows at a time (all rows at once when there are fewer).
+
+    The same scores as one pass over all rows: the output layer is row-wise (matrix products,
+    log-softmax over each row), and MKL's float32 products give every row the same bits for any
+    number of rows from 7 up (``tests/models/test_erae.py`` checks it against one pass). Done in
+    chunks, the layer's temporaries (a batch of 3,000 tokens makes a dozen arrays of 20,000
+    floats per token, 100-250 MB each) stay in the cache instead of being page-faulted in.
+    """
+    n = states.shape[0]
+    adaptive = isinstance(network.output, torch.nn.AdaptiveLogSoftmaxWithLoss)
+    classes = int(network.embedding.num_embeddings)
+    out = torch.empty((n, classes - first), dtype=states.dtype, device=states.device)
+    bounds = [i * OUTPUT_ROWS for i in range(max(1, n // OUTPUT_ROWS))] + [n]
+    for a, b in itertools.pairwise(bounds):
+        part = states[a:b]
+        scores = network.log_probs(part) if adaptive else network.output(part)
+        out[a:b] = scores[:, first:]
+    return out
+
+
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """torch on one thread (see :meth:`ERAEModel.ratings`), restored afterwards."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def build_network(config: ERAEConfig, vocab_size: int, embedding_dim: int) -> ERAENetwork:
