@@ -391,3 +391,28 @@ def test_ratings_equal_one_pass_over_each_batch(tiny_erae_dir, aaac_texts, batch
     for i, rating in enumerate(got):
         if ids[i]:
             assert np.array_equal(rating, expected[i]), i
+
+
+def test_ratings_worker_stops_when_the_caller_stops(tiny_erae_dir, aaac_texts):
+    """The worker thread computing ratings ahead ends when the generator is closed early, and
+    an error on it is raised in the caller's thread."""
+    import threading
+
+    from authormask.text.sentences import segment_text
+
+    model = load_model(tiny_erae_dir, device="cpu")
+    segments = [s for t in aaac_texts[:3] for s in segment_text(t, max_length=12).segments]
+    ids = model.vocab.encode(segments).ids
+    gen = model.ratings(ids)
+    assert next(gen).shape[1] == len(model.vocab.words)
+    gen.close()
+    assert not any(t.name == "erae-ratings" for t in threading.enumerate())
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("model failed")
+
+    model.network.states = broken  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="model failed"):
+        list(model.ratings(ids))
+    assert not any(t.name == "erae-ratings" for t in threading.enumerate())
+    assert [r.shape for r in model.ratings([(), ()])] == [(0, len(model.vocab.words))] * 2
