@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -269,13 +270,30 @@ def test_backend_from_environment(glove_20k: Embeddings) -> None:
     assert _run(code, AUTHORMASK_NEAREST_BACKEND="blas").splitlines()[-1] == "blas"
 
 
-@pytest.mark.parametrize(("panel", "on_stack"), [(16, True), (64, False)])
-def test_kernel_variants(glove_20k: Embeddings, panel: int, on_stack: bool) -> None:
-    """The kernel compiled for the other panel width (AVX2 machines use 16 words, AVX-512 64)
-    and with its tile on the heap (the fallback) finds the same best word and scores."""
+def test_default_kernel_has_the_vector_tile() -> None:
+    """The vector-IR tile compiles with the pinned numba (the loop tile is only a fallback)."""
     from authormask.embeddings import _fused
 
-    kernel, _ = _fused._jit(_fused._make_screen(panel, on_stack=on_stack))
+    assert _fused.TILE == "vector"
+    assert _fused.ON_STACK is False
+
+
+def _kernel(tile: str, panel: int) -> Any:
+    from authormask.embeddings import _fused
+
+    if tile == "vector":
+        return _fused._jit(_fused._make_vector_screen(panel))[0]
+    return _fused._jit(_fused._make_screen(panel, on_stack=tile == "stack"))[0]
+
+
+@pytest.mark.parametrize(
+    ("tile", "panel"), [("vector", 16), ("vector", 64), ("stack", 16), ("heap", 64)]
+)
+def test_kernel_variants(glove_20k: Embeddings, tile: str, panel: int) -> None:
+    """The kernel compiled for either panel width (AVX2 machines use 16 words, AVX-512 64),
+    with its tile in vector IR (the default) or as a Python loop on the stack or the heap (the
+    fallbacks), finds the same best word and scores."""
+    kernel = _kernel(tile, panel)
     rng = np.random.default_rng(23)
     v, n, b = 3 * panel, 50, 8
     w = glove_20k.vectors[:v]
@@ -295,3 +313,38 @@ def test_kernel_variants(glove_20k: Embeddings, panel: int, on_stack: bool) -> N
     order = np.sort(scores, axis=1)
     assert np.array_equal(second, order[:, 1])
     assert np.array_equal(arg, exact_nearest(w, z))
+
+
+@pytest.mark.parametrize("panel", [16, 64])
+def test_vector_and_loop_tiles_agree_bit_for_bit(glove_20k: Embeddings, panel: int) -> None:
+    """The vector tile issues the loop tile's multiply-adds in the same order: the same float32
+    scores, best words and runners-up, with and without the score matrix, on blocks of several
+    query tiles where runners-up change across panels (and with a tie and a padding word)."""
+    rng = np.random.default_rng(5)
+    v, n, b = 7 * panel, 50, 24
+    w = glove_20k.vectors[:v].copy()
+    w[5] = w[3]  # an exact tie
+    z = w[rng.integers(0, v, b)].astype(np.float64) + rng.standard_normal((b, n)) * 0.5
+    z[0] = w[3]
+    panels = np.ascontiguousarray(w.reshape(7, panel, n).transpose(0, 2, 1))
+    sq = (w.astype(np.float64) ** 2).sum(axis=1).astype(np.float32).reshape(7, panel)
+    sq[-1, -1] = np.inf  # a padding word: never the best
+    y = (-2.0 * z).astype(np.float32)
+    results: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]] = []
+    for tile in ("vector", "stack"):
+        for keep in (False, True):
+            best = np.empty(b, dtype=np.float32)
+            second = np.empty(b, dtype=np.float32)
+            arg = np.empty(b, dtype=np.int64)
+            scores = np.empty((b, v) if keep else (0, 0), dtype=np.float32)
+            _kernel(tile, panel)(y, panels, sq, best, second, arg, scores)
+            results.append((best, second, arg, scores if keep else None))
+    ref = results[0]
+    assert ref[2][0] == 3 and ref[0][0] == ref[1][0]  # the tie: lowest row, zero gap
+    assert np.all(ref[2] != v - 1)
+    for other in results[1:]:
+        for a, c in zip(ref[:3], other[:3], strict=True):
+            assert np.array_equal(a, c)
+    assert results[1][3] is not None and results[3][3] is not None
+    assert np.array_equal(results[1][3], results[3][3])
+    assert np.array_equal(results[1][2], np.argmin(results[1][3], axis=1))

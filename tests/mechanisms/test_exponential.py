@@ -413,6 +413,18 @@ def test_rejects_non_finite_or_empty_ratings(ratings):
         sample_exponential(ratings, epsilon=1.0, sensitivity=1.0)
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_rejects_a_non_finite_rating_in_any_row_and_block(bad):
+    """Finiteness is checked on each block's row maxima and minima: a NaN or an infinity
+    anywhere (here in the last row of a later block, in the middle of the row) is refused."""
+    ratings = np.zeros((40, 20_000))
+    ratings[-1, 12_345] = bad
+    with pytest.raises(InvalidParameterError, match="finite"):
+        sample_exponential(ratings, epsilon=1.0, sensitivity=1.0, random_state=0)
+    ratings[-1, 12_345] = 0.5
+    assert sample_exponential(ratings, epsilon=1.0, sensitivity=1.0, random_state=0).shape == (40,)
+
+
 # --- uniform baseline ---------------------------------------------------------------------------
 
 

@@ -352,3 +352,67 @@ def test_ae_dp_epochs_are_all_reconstruction_epochs(tiny_aedp_dir):
     assert len(phases) == 2
     assert phases == ["reconstruction", "reconstruction"]
     assert all(h["train_embed"] == 0.0 for h in state["history"])
+
+
+@pytest.mark.parametrize("batch_size", [256, 5])
+def test_ratings_equal_one_pass_over_each_batch(tiny_erae_dir, aaac_texts, batch_size):
+    """Ratings are computed OUTPUT_ROWS rows at a time and their float64 softmax segment by
+    segment, yet equal, bit for bit, the softmax of one output-layer pass over each whole batch
+    (what they were before): a seeded release keeps its output."""
+    from authormask.models.erae.model import OUTPUT_ROWS, _one_thread
+    from authormask.models.erae.vocab import BOS
+    from authormask.text.sentences import segment_text
+
+    model = load_model(tiny_erae_dir, device="cpu")
+    segments = [s for t in aaac_texts[:6] for s in segment_text(t, max_length=12).segments]
+    segments.insert(3, ())  # an empty segment gets an empty rating
+    ids = model.vocab.encode(segments).ids
+    assert sum(len(s) for s in ids[:batch_size]) > 2 * OUTPUT_ROWS or batch_size < 10
+    got = list(model.ratings(ids, batch_size=batch_size))
+    bos, first = model.vocab.index[BOS], model.vocab.first_word
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    expected: dict[int, np.ndarray] = {}
+    with torch.no_grad(), _one_thread():
+        for start in range(0, len(order), batch_size):
+            chunk = [i for i in order[start : start + batch_size] if ids[i]]
+            if not chunk:
+                continue
+            lengths = torch.tensor([len(ids[i]) for i in chunk])
+            batch = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
+            for row, i in enumerate(chunk):
+                batch[row, : len(ids[i])] = torch.tensor(ids[i])
+            probs = torch.softmax(model.network.logits(batch, lengths, bos)[:, first:].double(), -1)
+            offset = 0
+            for i in chunk:
+                expected[i] = probs[offset : offset + len(ids[i])].numpy()
+                offset += len(ids[i])
+    assert len(got) == len(ids)
+    assert got[3].shape == (0, len(model.vocab.words))
+    for i, rating in enumerate(got):
+        if ids[i]:
+            assert np.array_equal(rating, expected[i]), i
+
+
+def test_ratings_worker_stops_when_the_caller_stops(tiny_erae_dir, aaac_texts):
+    """The worker thread computing ratings ahead ends when the generator is closed early, and
+    an error on it is raised in the caller's thread."""
+    import threading
+
+    from authormask.text.sentences import segment_text
+
+    model = load_model(tiny_erae_dir, device="cpu")
+    segments = [s for t in aaac_texts[:3] for s in segment_text(t, max_length=12).segments]
+    ids = model.vocab.encode(segments).ids
+    gen = model.ratings(ids)
+    assert next(gen).shape[1] == len(model.vocab.words)
+    gen.close()
+    assert not any(t.name == "erae-ratings" for t in threading.enumerate())
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("model failed")
+
+    model.network.states = broken  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="model failed"):
+        list(model.ratings(ids))
+    assert not any(t.name == "erae-ratings" for t in threading.enumerate())
+    assert [r.shape for r in model.ratings([(), ()])] == [(0, len(model.vocab.words))] * 2

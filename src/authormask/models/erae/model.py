@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,7 +117,6 @@ class ERAEModel:
             and segment_hash(list(s)) in self.training_hashes
         )
 
-    @torch.no_grad()
     def ratings(
         self, ids: Sequence[Sequence[int]], *, batch_size: int = 256
     ) -> Iterator[NDArray[np.float64]]:
@@ -127,26 +129,67 @@ class ERAEModel:
         The model runs on one thread: float32 products summed in another order (more threads)
         differ in the last bits, which can change a draw, and a seeded release must give the same
         output on the local engine and on any number of single-threaded Dask workers.
+
+        How (the ratings are those of one network pass over each batch, bit for bit): the
+        generator states of each batch of ``batch_size`` segments are computed first; the output
+        layer then runs on :data:`OUTPUT_ROWS` or more rows at a time, in the order the segments
+        are yielded (:class:`_OutputPlan`), and the float64 softmax of a segment is taken just
+        before it is yielded. All of that runs on a worker thread, a few segments ahead of the
+        caller, who draws the tokens of the previous segments meanwhile (the two use both
+        cores; what is computed, and in which order, is the same as on one thread).
         """
         self.network.eval()
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # see the docstring
-        try:
-            results = self._ratings(ids, batch_size)
-        finally:
-            torch.set_num_threads(threads)
         empty = np.zeros((0, len(self.vocab.words)))
-        for i in range(len(ids)):
-            yield results.get(i, empty)
+        if not any(len(s) for s in ids):
+            for _ in ids:
+                yield empty
+            return
+        ahead: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=_AHEAD)
+        stop = threading.Event()
 
-    @torch.no_grad()
-    def _ratings(
-        self, ids: Sequence[Sequence[int]], batch_size: int
-    ) -> dict[int, NDArray[np.float64]]:
+        def hand(item: tuple[str, Any]) -> bool:
+            """Queue ``item`` for the caller; False once the caller has stopped reading."""
+            while not stop.is_set():
+                try:
+                    ahead.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def produce() -> None:
+            try:
+                with torch.no_grad(), _one_thread():
+                    plan = self._plan(ids, batch_size)
+                    for i in range(len(ids)):
+                        rows = plan.rows(i)
+                        if rows is None:
+                            probs = empty
+                        else:
+                            probs = torch.softmax(rows, dim=-1, dtype=torch.float64).numpy()
+                        if not hand(("ok", probs)):
+                            return
+            except BaseException as exc:  # raised again in the caller's thread
+                hand(("error", exc))
+
+        worker = threading.Thread(target=produce, name="erae-ratings", daemon=True)
+        worker.start()
+        try:
+            for _ in range(len(ids)):
+                kind, value = ahead.get()
+                if kind == "error":
+                    raise value
+                yield value
+        finally:
+            stop.set()
+            worker.join()
+
+    def _plan(self, ids: Sequence[Sequence[int]], batch_size: int) -> _OutputPlan:
+        """Generator states of every batch (shortest segments first, as always) and the plan
+        for their output layer."""
         bos = self.vocab.index[BOS]
-        first = self.vocab.first_word
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        results: dict[int, NDArray[np.float64]] = {}
+        plan = _OutputPlan(self.network, self.vocab.first_word)
         for start in range(0, len(order), batch_size):
             chunk = [i for i in order[start : start + batch_size] if len(ids[i]) > 0]
             if not chunk:
@@ -155,13 +198,95 @@ class ERAEModel:
             batch = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
             for row, i in enumerate(chunk):
                 batch[row, : len(ids[i])] = torch.tensor(ids[i])
-            logits = self.network.logits(batch.to(self.device), lengths, bos)[:, first:]
-            probs = torch.softmax(logits.double(), dim=-1).cpu().numpy()
+            states = self.network.states(batch.to(self.device), lengths, bos)
+            plan.add_batch(chunk, [len(ids[i]) for i in chunk], states)
+        return plan
+
+
+#: rows of generator states sent through the output layer together (at least this many)
+OUTPUT_ROWS = 64
+#: segments whose ratings the worker thread of :meth:`ERAEModel.ratings` computes ahead
+_AHEAD = 4
+
+
+class _OutputPlan:
+    """The output layer over the generator states of a document's batches, computed lazily.
+
+    A batch of fewer than ``2 * OUTPUT_ROWS`` tokens goes through the output layer in one pass,
+    in its own row order (exactly as it always did). A larger batch goes through it in groups of
+    its segments taken in the order they are yielded, each of ``OUTPUT_ROWS`` to
+    ``2 * OUTPUT_ROWS - 1`` rows: the layer is row-wise (matrix products, a log-softmax per
+    row) and MKL's float32 products give a row the same bits for any number of rows from 7 up,
+    so every row's scores are those of one pass over the whole batch (``tests/models`` checks
+    it bit for bit). In small groups, the layer's temporaries stay in the cache: one pass over a
+    batch of 3,000 tokens makes a dozen arrays of 100-250 MB.
+    """
+
+    def __init__(self, network: ERAENetwork, first: int) -> None:
+        self.network = network
+        self.first = first
+        self.adaptive = isinstance(network.output, torch.nn.AdaptiveLogSoftmaxWithLoss)
+        self.states: dict[int, torch.Tensor] = {}  # segment -> its rows of generator states
+        self.group: dict[int, list[int]] = {}  # segment -> the segments computed with it
+        self.ready: dict[int, torch.Tensor] = {}  # segment -> its scores, until yielded
+
+    def scores(self, states: torch.Tensor) -> torch.Tensor:
+        out = self.network.log_probs(states) if self.adaptive else self.network.output(states)
+        return torch.as_tensor(out)[:, self.first :]
+
+    def add_batch(self, segments: list[int], lengths: list[int], states: torch.Tensor) -> None:
+        """The generator states of one batch: ``segments`` in the batch's row order, their
+        token counts, and the states of their tokens, one row each, in that order."""
+        offset = 0
+        for i, length in zip(segments, lengths, strict=True):
+            self.states[i] = states[offset : offset + length]
+            offset += length
+        if offset < 2 * OUTPUT_ROWS:  # one pass, in the batch's order
+            scores = self.scores(states)
             offset = 0
-            for i in chunk:
-                results[i] = probs[offset : offset + len(ids[i])]
-                offset += len(ids[i])
-        return results
+            for i, length in zip(segments, lengths, strict=True):
+                self.ready[i] = scores[offset : offset + length]
+                offset += length
+            return
+        groups: list[list[int]] = [[]]
+        rows = 0
+        for i in sorted(segments):
+            if rows >= OUTPUT_ROWS:
+                groups.append([])
+                rows = 0
+            groups[-1].append(i)
+            rows += int(self.states[i].shape[0])
+        if rows < OUTPUT_ROWS and len(groups) > 1:  # the remainder joins the group before
+            groups[-2].extend(groups.pop())
+        for g in groups:
+            for i in g:
+                self.group[i] = g
+
+    def rows(self, i: int) -> torch.Tensor | None:
+        """Segment ``i``'s scores over the output words (float32), None for an empty one."""
+        if i not in self.ready:
+            g = self.group.get(i)
+            if g is None:
+                return None
+            scores = self.scores(torch.cat([self.states[j] for j in g]))
+            offset = 0
+            for j in g:
+                length = int(self.states[j].shape[0])
+                self.ready[j] = scores[offset : offset + length]
+                offset += length
+        self.states.pop(i, None)
+        return self.ready.pop(i)
+
+
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """torch on one thread (see :meth:`ERAEModel.ratings`), restored afterwards."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def build_network(config: ERAEConfig, vocab_size: int, embedding_dim: int) -> ERAENetwork:
