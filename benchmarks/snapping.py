@@ -35,7 +35,7 @@ import time
 import numpy as np
 
 from authormask.embeddings import brute_force_nearest, load_embeddings
-from authormask.embeddings.neighbours import BACKEND_ENV, NearestWordIndex, shared_index
+from authormask.embeddings.neighbours import NearestWordIndex, set_search_backend, shared_index
 from authormask.mechanisms import sample_nd_laplace
 from authormask.release import create_mechanism, release
 
@@ -76,10 +76,10 @@ def bench(
 ) -> None:
     emb = load_embeddings(name, vocab_size=vocab_size)
     # a second copy of the same vectors, whose shared index uses the BLAS screen
-    os.environ[BACKEND_ENV] = "blas"
+    set_search_backend("blas")
     emb_blas = load_embeddings(name, vocab_size=vocab_size)
     shared_index(emb_blas)
-    del os.environ[BACKEND_ENV]
+    set_search_backend("auto")
     fused = shared_index(emb)
     assert fused.backend == "fused" and shared_index(emb_blas).backend == "blas"
     blas = NearestWordIndex(emb.vectors, backend="blas")

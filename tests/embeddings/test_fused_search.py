@@ -8,6 +8,7 @@ huge norm). Ties go to the lowest row, as they always have.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Any
@@ -260,14 +261,47 @@ def test_no_usable_numba_cache_compiles_in_memory() -> None:
     assert _run(code).splitlines()[-1] == "False True True"
 
 
-def test_backend_from_environment(glove_20k: Embeddings) -> None:
+def test_backend_is_set_explicitly_and_from_the_command_line_environment() -> None:
+    """The library never reads the environment: set_search_backend sets the screen of the
+    shared indexes built next; the command line hands AUTHORMASK_NEAREST_BACKEND and
+    AUTHORMASK_THREADS to it at its start."""
     code = (
         "from authormask.embeddings import load_embeddings\n"
-        "from authormask.embeddings.neighbours import shared_index\n"
+        "from authormask.embeddings import neighbours as n\n"
         "e = load_embeddings('glove-6b-50d', vocab_size=1000)\n"
-        "print(shared_index(e).backend)"
+        "first = n.shared_index(e).backend\n"
+        "n.set_search_backend('blas')\n"
+        "second = n.shared_index(load_embeddings('glove-6b-50d', vocab_size=900)).backend\n"
+        "from authormask.cli.main import _search_from_environment\n"
+        "n.set_search_backend('auto')\n"
+        "_search_from_environment()\n"
+        "print(first, second, n.search_backend(), n._search_threads())"
     )
-    assert _run(code, AUTHORMASK_NEAREST_BACKEND="blas").splitlines()[-1] == "blas"
+    out = _run(code, AUTHORMASK_NEAREST_BACKEND="blas", AUTHORMASK_THREADS="1").splitlines()[-1]
+    first, *rest = out.split()
+    assert first != "blas" and rest == ["blas", "blas", "1"]  # env read by the CLI's start only
+    code = (
+        "from authormask.embeddings import neighbours as n\n"
+        "from authormask.embeddings import load_embeddings\n"
+        "print(n.shared_index(load_embeddings('glove-6b-50d', vocab_size=800)).backend)"
+    )
+    assert _run(code, AUTHORMASK_NEAREST_BACKEND="blas").splitlines()[-1] != "blas"
+
+
+def test_a_bad_search_setting_in_the_environment_is_one_line() -> None:
+    code = "import sys\nfrom authormask.cli.main import main\nsys.exit(main(['embeddings']))"
+    for env, shown in (
+        ({"AUTHORMASK_THREADS": "many"}, "AUTHORMASK_THREADS must be an integer >= 1"),
+        ({"AUTHORMASK_NEAREST_BACKEND": "gpu"}, "AUTHORMASK_NEAREST_BACKEND must be auto"),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env},
+        )
+        assert proc.returncode == 2 and shown in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_default_kernel_has_the_vector_tile() -> None:

@@ -7,6 +7,7 @@ error (unknown option, value of the wrong type, option that does not apply); 130
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 
@@ -65,11 +66,44 @@ def _isatty(stream: object) -> bool:
         return False
 
 
+#: the environment variables of the nearest-word search, read here at the edge and handed to
+#: the library (which never reads the environment for them)
+THREADS_ENV = "AUTHORMASK_THREADS"
+BACKEND_ENV = "AUTHORMASK_NEAREST_BACKEND"
+
+
+def _search_from_environment() -> None:
+    """``AUTHORMASK_THREADS`` (search threads, default every CPU) and
+    ``AUTHORMASK_NEAREST_BACKEND`` (``auto``, ``fused`` or ``blas``), when set."""
+    threads = os.environ.get(THREADS_ENV, "").strip()
+    backend = os.environ.get(BACKEND_ENV, "").strip().lower()
+    if not threads and not backend:
+        return  # nothing to hand on: the search module is not even imported
+    from authormask.embeddings.neighbours import set_search_backend, set_search_threads
+
+    if threads:
+        try:
+            n = int(threads)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise click.UsageError(f"{THREADS_ENV} must be an integer >= 1, got {threads!r}")
+        set_search_threads(n)
+    if backend:
+        try:
+            set_search_backend(backend)
+        except AuthormaskError:
+            raise click.UsageError(
+                f"{BACKEND_ENV} must be auto, fused or blas, got {backend!r}"
+            ) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``authormask`` with ``argv`` (default: the process arguments); return the exit
     status."""
     args = sys.argv[1:] if argv is None else list(argv)
     try:
+        _search_from_environment()
         with cli.make_context("authormask", args) as ctx:
             rv = cli.invoke(ctx)
     except click.exceptions.Exit as exc:  # --help, --version

@@ -65,11 +65,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from authormask.embeddings._base import Embeddings
 from authormask.embeddings._blas import single_threaded_blas
+from authormask.exceptions import InvalidParameterError
 
 __all__ = [
     "BACKENDS",
     "NearestWordIndex",
     "brute_force_nearest",
+    "search_backend",
+    "set_search_backend",
     "set_search_threads",
     "shared_index",
 ]
@@ -604,50 +607,54 @@ _SHARED: weakref.WeakKeyDictionary[Embeddings, NearestWordIndex] = weakref.WeakK
 _SHARED_LOCK = threading.Lock()
 
 
-#: environment variable naming the screen of shared indexes (``auto``, ``fused`` or ``blas``)
-BACKEND_ENV = "AUTHORMASK_NEAREST_BACKEND"
-#: environment variable giving the search threads of shared indexes (default: every CPU)
-THREADS_ENV = "AUTHORMASK_THREADS"
+#: the search threads and the screen of shared indexes, set explicitly (the command line sets
+#: them from ``AUTHORMASK_THREADS`` and ``AUTHORMASK_NEAREST_BACKEND``; the library never reads
+#: the environment)
 _THREADS: int | None = None
+_BACKEND = "auto"
 
 
 def _search_threads() -> int | None:
-    if _THREADS is not None:
-        return _THREADS
-    value = os.environ.get(THREADS_ENV, "").strip()
-    if not value:
-        return None
-    try:
-        n = int(value)
-    except ValueError:
-        raise ValueError(f"{THREADS_ENV} must be an integer >= 1, got {value!r}") from None
-    if n < 1:
-        raise ValueError(f"{THREADS_ENV} must be an integer >= 1, got {value!r}")
-    return n
+    return _THREADS
 
 
 def set_search_threads(n: int | None) -> None:
-    """The threads every shared index searches with (``None``: the environment variable
-    ``AUTHORMASK_THREADS``, else every CPU). A Dask worker sets 1: it runs one task per thread."""
+    """The threads every shared index searches with (``None``: every CPU). A Dask worker sets
+    1: it runs one task per thread."""
     global _THREADS
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise InvalidParameterError(f"search threads must be an integer >= 1, got {n!r}")
     with _SHARED_LOCK:
         _THREADS = n
-        threads = _search_threads()
         for index in _SHARED.values():
-            index._n_jobs = max(1, threads or (os.cpu_count() or 1))
+            index._n_jobs = max(1, n or (os.cpu_count() or 1))
+
+
+def set_search_backend(backend: str) -> None:
+    """The screen of the shared indexes built from now on: ``auto`` (default), ``fused`` or
+    ``blas`` (see :class:`NearestWordIndex`)."""
+    global _BACKEND
+    if backend not in BACKENDS:
+        raise InvalidParameterError(
+            f"search backend must be one of {', '.join(BACKENDS)}, got {backend!r}"
+        )
+    _BACKEND = backend
+
+
+def search_backend() -> str:
+    """The screen of the shared indexes built from now on (:func:`set_search_backend`)."""
+    return _BACKEND
 
 
 def shared_index(embeddings: Embeddings) -> NearestWordIndex:
     """The search index of ``embeddings``, built once and shared by every mechanism using them
-    (it depends on the vectors only, not on epsilon). Its screen is ``auto`` unless the
-    environment variable ``AUTHORMASK_NEAREST_BACKEND`` says ``fused`` or ``blas``."""
+    (it depends on the vectors only, not on epsilon). Its screen is :func:`search_backend`."""
     with _SHARED_LOCK:
         index = _SHARED.get(embeddings)
         if index is None:
-            backend = os.environ.get(BACKEND_ENV, "").strip().lower() or "auto"
             index = NearestWordIndex(
                 embeddings.vectors,
-                backend=backend,
+                backend=_BACKEND,
                 n_jobs=_search_threads(),
                 norms=embeddings.squared_norms(),
                 index_path=embeddings.index_path,

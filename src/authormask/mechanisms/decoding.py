@@ -18,8 +18,9 @@ post-processing lemma (their Lemma 3) the guarantee of the noise is unchanged. T
 **Why it is post-processing, by construction.** A decoder is built from public data only (the
 embeddings, epsilon, the prior) and its one method, :meth:`Decoder.decode`, receives the noisy
 vectors and nothing else: no input word, row or text can reach it. The mechanisms draw the
-noise (:meth:`~authormask.mechanisms.earth_movers_kernel.EarthMoversMechanism.add_noise`) and hand only
-its result to the decoder.
+noise
+(:meth:`~authormask.mechanisms.earth_movers_kernel.EarthMoversMechanism.add_noise`)
+and hand only its result to the decoder.
 
 **The prior** is the embeddings' frequency ranks (GloVe, word2vec, fastText and spaCy vectors are
 stored in frequency order): Zipf's law, ``prior(w)`` proportional to ``1 / (rank(w) + 1)``

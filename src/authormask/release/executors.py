@@ -108,15 +108,17 @@ def check_engine(
 # --- per-process state ----------------------------------------------------------------------
 
 
-def _on_worker() -> None:
-    """A Dask worker runs one task per thread: each task searches with one thread."""
-    from authormask.embeddings.neighbours import set_search_threads
+def _on_worker(backend: str) -> None:
+    """A Dask worker runs one task per thread: each task searches with one thread, with the
+    screen the client searches with."""
+    from authormask.embeddings.neighbours import set_search_backend, set_search_threads
 
     set_search_threads(1)
+    set_search_backend(backend)
 
 
-def _task(fn: Callable[[Any, Any], Any], shared: Any, item: Any) -> Any:
-    _on_worker()
+def _task(fn: Callable[[Any, Any], Any], shared: Any, item: Any, backend: str) -> Any:
+    _on_worker(backend)
     return fn(shared, item)
 
 
@@ -171,6 +173,9 @@ class _DaskExecutor:
     ) -> Iterator[tuple[int, T]]:
         from distributed import as_completed
 
+        from authormask.embeddings.neighbours import search_backend
+
+        backend = search_backend()  # the workers search with the client's screen
         shared_future = self.client.scatter(shared, broadcast=True, hash=False)
         window = self.slots * self.engine.window
         it = enumerate(items)
@@ -181,7 +186,7 @@ class _DaskExecutor:
                 i, item = next(it)
             except StopIteration:
                 return False
-            future = self.client.submit(_task, fn, shared_future, item, pure=False)
+            future = self.client.submit(_task, fn, shared_future, item, backend, pure=False)
             pending[future] = i
             queue.add(future)
             return True
