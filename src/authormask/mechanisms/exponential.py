@@ -92,6 +92,9 @@ step is proven up to ``2^50``; authormask keeps a wide margin, ER-AE at ``epsilo
 :func:`implemented_weights` / :func:`implemented_probabilities` reproduce the sampler's arithmetic
 for one row and return the exact law it realises (for tests and audits);
 :func:`sample_uniform_index` is the exact uniform draw of the Random-R baseline.
+
+One module on purpose (a little over the project's ~500 lines): the sampler and the proof of
+its error bound are one argument and are read together.
 """
 
 from __future__ import annotations
