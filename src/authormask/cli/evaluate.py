@@ -57,8 +57,8 @@ PROTOCOL_ONLY: dict[str, tuple[str, ...]] = {
     "engine": ("fernandes2019",),
     "workers": ("fernandes2019",),
     "scheduler": ("fernandes2019",),
-    "model_dir": ("bo2021",),
-    "aedp_dir": ("bo2021",),
+    "erae_model": ("bo2021",),
+    "aedp_model": ("bo2021",),
     "em_epsilons": ("bo2021",),
     "docs_per_author": ("bo2021",),
     "max_authors": ("fernandes2019", "bo2021"),
@@ -507,14 +507,14 @@ def register(cli: click.Group) -> None:
     )
     @click.option(
         "--model",
-        "model_dir",
+        "erae_model",
         type=click.Path(path_type=Path),
         default=None,
         help="bo2021: ER-AE MODEL_DIR (from `authormask train erae`).",
     )
     @click.option(
         "--ae-dp-model",
-        "aedp_dir",
+        "aedp_model",
         type=click.Path(path_type=Path),
         default=None,
         help="bo2021: AE-DP MODEL_DIR (`authormask train erae --no-embedding-reward`).",
@@ -820,9 +820,7 @@ def _run_release(options: _Options) -> None:
         DEFAULT_ATTACKERS,
         RELEASE_MECHANISMS,
         ReleaseConfig,
-        release_markdown,
         run_release_evaluation,
-        write_release_reports,
     )
     from authormask.evaluation.reports import check_output_dir
     from authormask.models.erae import load_model
@@ -844,8 +842,8 @@ def _run_release(options: _Options) -> None:
         seed=options["seed"],
         attackers=_measures(options["attackers"], DEFAULT_ATTACKERS),
     )
-    erae = load_model(options["model_dir"]) if options["model_dir"] is not None else None
-    aedp = load_model(options["aedp_dir"]) if options["aedp_dir"] is not None else None
+    erae = load_model(options["erae_model"]) if options["erae_model"] is not None else None
+    aedp = load_model(options["aedp_model"]) if options["aedp_model"] is not None else None
     t0 = time.perf_counter()
     corpus = _load_corpus(options)
     emb = load_embeddings_from_options(
@@ -862,8 +860,8 @@ def _run_release(options: _Options) -> None:
             progress=bar.update,
             on_total=lambda total: setattr(bar, "total", total),
         )
-    paths = write_release_reports(result, output, force=options["force"])
-    _finish(paths, release_markdown(result), output, t0)
+    paths = result.write_reports(output, force=options["force"])
+    _finish(paths, result.markdown(), output, t0)
 
 
 def _run_pan(options: _Options) -> None:
