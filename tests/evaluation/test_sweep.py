@@ -22,8 +22,8 @@ from authormask.evaluation import (
     to_markdown,
     write_reports,
 )
-from authormask.evaluation.protocols import fernandes2019 as sweep_module
 from authormask.evaluation.protocols.fernandes2019 import cell_seeds, mechanism_code
+from authormask.evaluation.protocols.fernandes2019 import runner as sweep_module
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import mechanism_names
 from authormask.text import TextPreparer
@@ -125,7 +125,7 @@ def test_reports(
     data = json.loads((out / "results.json").read_text())
     assert data["config"]["seed"] == 3 and len(data["cells"]) == len(result.cells)
     assert not [p for p in out.iterdir() if p.name.startswith(".")]
-    with pytest.raises(InputError, match=r"already holds results.json.*--force"):
+    with pytest.raises(InputError, match=r"already holds results.json.*`force`"):
         write_reports(result, out)
     write_reports(result, out, force=True)
 
@@ -139,8 +139,6 @@ def test_bad_configurations(
         SweepConfig(attackers=("koppel",))
     with pytest.raises(InvalidParameterError, match="mechanism must be one of"):
         SweepConfig(mechanisms=("words",))
-    with pytest.raises(InvalidParameterError, match=r"got 'bag' \(now emp-bag\)"):
-        SweepConfig(mechanisms=("bag",))
     with pytest.raises(InvalidParameterError, match="must not repeat"):
         SweepConfig(mechanisms=("emp-bag", "emp-bag"))
     with pytest.raises(InvalidParameterError, match="need an author study"):

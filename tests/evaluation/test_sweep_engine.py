@@ -14,7 +14,7 @@ import pytest
 
 from authormask.embeddings import Embeddings
 from authormask.evaluation import Study, SweepConfig, SweepResult, run_sweep
-from authormask.evaluation.protocols import fernandes2019 as sweep_module
+from authormask.evaluation.protocols.fernandes2019 import runner as sweep_module
 from authormask.release.executors import Engine
 from authormask.text import TextPreparer
 

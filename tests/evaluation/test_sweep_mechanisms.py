@@ -17,8 +17,8 @@ from authormask.evaluation import (
     run_sweep,
     sweep_mechanisms,
 )
-from authormask.evaluation.protocols import fernandes2019 as sweep_module
 from authormask.evaluation.protocols.fernandes2019 import cell_seeds, mechanism_code
+from authormask.evaluation.protocols.fernandes2019 import runner as sweep_module
 from authormask.exceptions import InvalidParameterError
 from authormask.release import mechanism_spec, release
 from authormask.text import TextPreparer

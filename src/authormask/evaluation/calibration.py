@@ -282,9 +282,9 @@ def auto_epsilons(
 
     spec = mechanism_spec(name)
     if "epsilon" not in spec.parameter_names:
-        how = " (it is swept over its rates: --rates)" if sweeps_rate(name) else ""
+        how = " (it is swept over its rates: `rates`)" if sweeps_rate(name) else ""
         raise InvalidParameterError(
-            f"--epsilons auto: mechanism {name} takes no epsilon{how}; list its epsilons or "
+            f"`epsilons` auto: mechanism {name} takes no epsilon{how}; list its epsilons or "
             "leave it out"
         )
     if not targets or any(not 0.0 < t < 1.0 for t in targets):

@@ -147,7 +147,7 @@ def _check_length(prepared: dict[str, PreparedDocument], length: int | None, wha
     if len(shortest.content_words) < length:
         raise InputError(
             f"{what} {shortest_id} has only {len(shortest.content_words)} content words, "
-            f"fewer than N={length}; lower --length or lengthen the texts"
+            f"fewer than N={length}; lower `length` or lengthen the texts"
         )
     return length
 
@@ -277,7 +277,7 @@ def build_realistic_study(
     if not corpus.has_splits:
         raise InputError(
             f"dataset {corpus.name!r} has no train/test splits; all known text and every test "
-            "document (--all-known) needs them"
+            "document (`all_known`) needs them"
         )
     chosen = list(authors if authors is not None else corpus.authors)
     if len(chosen) < 2:
@@ -312,7 +312,7 @@ def build_realistic_study(
         if pieces < 1:
             raise InputError(
                 f"the known text of {author!r} has {len(p.content_words)} content words, fewer "
-                f"than N={n}; lower --length"
+                f"than N={n}; lower `length`"
             )
         for k in range(pieces):
             text, words = _cut(p, n, k * n)
@@ -427,7 +427,7 @@ def build_topic_study(
         if len(q_pool) < per_topic or len(k_pool) < per_topic:
             raise InputError(
                 f"topic {topic!r} has {len(eligible)} documents with at least N={n} content "
-                f"words; {2 * per_topic} are needed (lower --per-topic or --length)"
+                f"words; {2 * per_topic} are needed (lower `per_topic` or `length`)"
             )
         for role, pool, sink in (("query", q_pool, queries), ("known", k_pool, known)):
             for d in pool[:per_topic]:
@@ -486,7 +486,7 @@ def build_study(
             all_known=all_known,
         )
     if all_known:
-        raise InvalidParameterError("all known text (--all-known) applies to author studies only")
+        raise InvalidParameterError("all known text (`all_known`) applies to author studies only")
     return build_topic_study(
         corpus,
         preparer,

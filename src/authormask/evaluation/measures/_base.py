@@ -221,7 +221,7 @@ class Attacker(ClassifierMeasure):
         return (
             f"{self.base_name} {self.needs_known_because} and needs {self.known_per_author} "
             f"known texts per author; author {fewest!r} has {per_author[fewest]} (use "
-            "--all-known, which gives every training document as a known text)"
+            "`all_known`, which gives every training document as a known text)"
         )
 
 

@@ -193,7 +193,7 @@ class FiveNnEmd(ClassifierMeasure):
     def problem(self, study: Study) -> str | None:
         if len(study.known) >= self.k:
             return None
-        per = "one per author" if study.task == "author" else "--per-topic per topic"
+        per = "one per author" if study.task == "author" else "`per_topic` per topic"
         return (
             f"{self.name} needs at least {self.k} reference texts; this {study.task} study has "
             f"{len(study.known)} ({per})"

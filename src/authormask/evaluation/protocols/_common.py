@@ -1,11 +1,14 @@
-"""What every protocol shares: the fixed code of a mechanism and the seeds derived from it, and
-the package versions a run's provenance records."""
+"""What every protocol shares: the shape of its config (:class:`ProtocolConfig`: its defaults,
+``quick()`` and the options it reads), the fixed code of a mechanism and the seeds derived from
+it, and the package versions a run's provenance records."""
 
 from __future__ import annotations
 
 import hashlib
 import platform
+from collections.abc import Mapping
 from importlib import metadata
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -13,7 +16,56 @@ from authormask.exceptions import InvalidParameterError
 from authormask.release import mechanism_names
 from authormask.validation import check_epsilon
 
-__all__ = ["check_epsilons", "derive_seed", "mechanism_code", "package_versions", "problem_code"]
+__all__ = [
+    "QUICK_VOCAB_SIZE",
+    "VOCAB_SIZE",
+    "ProtocolConfig",
+    "check_epsilons",
+    "derive_seed",
+    "mechanism_code",
+    "package_versions",
+    "point_seeds",
+    "problem_code",
+]
+
+#: the words of the embeddings every protocol keeps by default (the most frequent), and under
+#: ``--quick``
+VOCAB_SIZE = 100_000
+QUICK_VOCAB_SIZE = 20_000
+
+
+class ProtocolConfig:
+    """The shape every protocol's config shares (a frozen dataclass mixes this in).
+
+    Its fields' defaults are the protocol's defaults; :meth:`quick` is the small run of
+    ``authormask evaluate --quick``; :attr:`OPTIONS` names the options of ``authormask
+    evaluate`` the protocol reads besides those every protocol reads (dataset, output,
+    mechanisms, epsilons, seed, embeddings, vocabulary size, cache, force); :attr:`SETTINGS`
+    and :attr:`QUICK_SETTINGS` are the defaults, by option name, of what the protocol reads
+    outside its config (how its data is drawn, the size of the vocabulary)."""
+
+    #: the options of ``authormask evaluate`` this protocol reads (click destinations)
+    OPTIONS: ClassVar[tuple[str, ...]] = ()
+    #: defaults of what the protocol reads outside the config, by option name
+    SETTINGS: ClassVar[Mapping[str, Any]] = {"vocab_size": VOCAB_SIZE}
+    #: the same under ``--quick``
+    QUICK_SETTINGS: ClassVar[Mapping[str, Any]] = {"vocab_size": QUICK_VOCAB_SIZE}
+
+    @classmethod
+    def quick(cls) -> Self:
+        """The config of ``--quick``: a small subset that runs in about a minute."""
+        return cls()
+
+    @classmethod
+    def default(cls, name: str, *, quick: bool = False) -> Any:
+        """The default of option ``name``: the config's field of that name (its default, or
+        :meth:`quick`'s), else :attr:`SETTINGS` (:attr:`QUICK_SETTINGS` first with ``quick``);
+        ``None`` if the protocol has none."""
+        if name in getattr(cls, "__dataclass_fields__", {}):
+            return getattr(cls.quick() if quick else cls(), name)
+        if quick and name in cls.QUICK_SETTINGS:
+            return cls.QUICK_SETTINGS[name]
+        return cls.SETTINGS.get(name)
 
 
 def mechanism_code(name: str) -> int:
@@ -37,6 +89,24 @@ def derive_seed(base: int, *key: int) -> int:
     """The seed of ``key`` under the base seed: ``SeedSequence(entropy=base, spawn_key=key)``'s
     first 32-bit word."""
     return int(np.random.SeedSequence(entropy=base, spawn_key=key).generate_state(1)[0])
+
+
+def point_seeds(
+    base: int,
+    mechanism: str,
+    epsilon: float | None,
+    repetition: int,
+    *,
+    roles: int,
+    within: tuple[int, ...] = (),
+) -> tuple[int, ...]:
+    """The seeds of roles ``0 .. roles - 1`` at one (mechanism, epsilon, repetition):
+    :func:`derive_seed` of ``(*within, mechanism code, repetition, round(1000 * epsilon),
+    role)`` (epsilon ``None``: 0; ``within``: e.g. a PAN problem's :func:`problem_code`), so
+    they never depend on the order in which mechanisms are listed."""
+    eps_key = 0 if epsilon is None else round(epsilon * 1000)
+    key = (*within, mechanism_code(mechanism), repetition, eps_key)
+    return tuple(derive_seed(base, *key, role) for role in range(roles))
 
 
 def package_versions() -> dict[str, str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from authormask.evaluation.reports.tables import sweeps_rate
 from authormask.exceptions import InvalidParameterError
 from authormask.release import Mechanism, create_mechanism, mechanism_spec
 from authormask.release.registry import create_noise_off
@@ -33,11 +34,8 @@ __all__ = [
     "check_rates",
     "mechanism_parameters",
     "noise_off_by_sampler",
-    "point_text",
     "public_parameters",
-    "rate_labelled",
-    "row_order",
-    "sweep_label",
+    "releases_bag",
     "sweeps_rate",
 ]
 
@@ -52,16 +50,14 @@ NOISE_OFF_EPSILONS = (NOISE_OFF_EPSILON, 1e10, 1e8)
 DEFAULT_RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
-def sweeps_rate(name: str) -> bool:
-    """Whether mechanism ``name`` is a baseline swept over rates instead of epsilons: its spec
-    carries no privacy guarantee (``privacy`` None) and takes a ``rate`` (``random-sub``; not
-    ``random-r``, which takes neither epsilon nor rate). Read from the registry spec.
+def releases_bag(name: str) -> bool:
+    """Whether mechanism ``name`` releases a bag of N words (its spec takes N, ``length``), so
+    attackers see sorted bags; otherwise it releases text in place, and attackers read text.
 
-    >>> sweeps_rate("random-sub"), sweeps_rate("random-r"), sweeps_rate("emp-text")
-    (True, False, False)
+    >>> releases_bag("emp-bag"), releases_bag("tem")
+    (True, False)
     """
-    spec = mechanism_spec(name)
-    return spec.privacy is None and "rate" in spec.parameter_names
+    return any(p.name == "length" for p in mechanism_spec(name).parameters)
 
 
 def check_rates(rates: Sequence[float]) -> tuple[float, ...]:
@@ -89,44 +85,6 @@ def noise_off_by_sampler(name: str) -> bool:
     """
     spec = mechanism_spec(name)
     return spec.has_noise_off and "epsilon" in spec.parameter_names
-
-
-def sweep_label(name: str) -> str:
-    """What a row of ``name`` is labelled by: ``rate`` or ``epsilon``."""
-    return "rate" if sweeps_rate(name) else "epsilon"
-
-
-def row_order(name: str, values: Sequence[float | None]) -> list[float | None]:
-    """The rows of ``name`` in a table or along a frontier: rates from 0 up (from no change to
-    every word replaced); epsilons with ``None`` first, then from the largest to the smallest.
-
-    >>> row_order("random-sub", [1.0, 0.0, 0.5]), row_order("emp-text", [2.0, None, 10.0])
-    ([0.0, 0.5, 1.0], [None, 10.0, 2.0])
-    """
-    if sweeps_rate(name):
-        return sorted(values, key=lambda v: v or 0.0)
-    return sorted(values, key=lambda e: (e is not None, -(e or 0.0)))
-
-
-def rate_labelled(name: str, row: dict[str, Any]) -> dict[str, Any]:
-    """``row`` (a results.json entry with an ``epsilon`` key) labelled by rate for a
-    rate-swept baseline: ``rate`` holds the value and ``epsilon`` is ``None`` (it has none);
-    any other mechanism's row as it is."""
-    if not sweeps_rate(name) or "epsilon" not in row:
-        return row
-    return {**row, "epsilon": None, "rate": row["epsilon"]}
-
-
-def point_text(name: str, value: float | None) -> str:
-    """A row's label: ``rate 0.25`` for a rate-swept baseline, else the epsilon (``none``:
-    noise off).
-
-    >>> point_text("random-sub", 0.25), point_text("emp-text", 10.0), point_text("tem", None)
-    ('rate 0.25', '10', 'none')
-    """
-    if sweeps_rate(name):
-        return "rate " + ("0" if value is None else f"{value:g}")
-    return "none" if value is None else f"{value:g}"
 
 
 def mechanism_parameters(

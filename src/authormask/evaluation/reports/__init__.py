@@ -1,8 +1,9 @@
 """What the evaluations write: every protocol's files, rendered and then written together
 atomically (:mod:`.files`), the self-contained report.html (:mod:`.html`), the shared text of
 tables (:mod:`.tables`) and figures (:mod:`.plots`), each protocol's tables and plots
-(:mod:`.fernandes2019`, :mod:`.pan`; bo2021's are in its protocol module), and the one results
-cache every protocol resumes from (:mod:`.cache`)."""
+(:mod:`.fernandes2019`, :mod:`.bo2021`, :mod:`.pan`), and the one results cache every protocol
+resumes from (:mod:`.cache`). A protocol's result writes its reports
+(``result.write_reports(folder)``) through its module here."""
 
 from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.reports.files import (

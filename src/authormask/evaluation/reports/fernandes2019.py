@@ -15,7 +15,6 @@ import numpy as np
 
 from authormask.evaluation.frontier import (
     FrontierPoint,
-    Headline,
     Recommendation,
     frontier,
     frontier_dict,
@@ -25,18 +24,13 @@ from authormask.evaluation.frontier import (
 )
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.protocols._releases import (
-    point_text,
-    row_order,
-    sweep_label,
-    sweeps_rate,
-)
 from authormask.evaluation.protocols.fernandes2019 import Cell, CollectionSweep, SweepResult
 from authormask.evaluation.reports.files import (
     FRONTIER_FILE,
     REPORT_FILES,
     run_files,
     write_report_files,
+    write_run_reports,
 )
 from authormask.evaluation.reports.plots import (
     curve_style,
@@ -51,9 +45,14 @@ from authormask.evaluation.reports.plots import (
 from authormask.evaluation.reports.tables import (
     csv_text,
     epsilon_text,
+    headline_lines,
     interval_text,
     markdown_table,
+    point_text,
+    row_order,
     statement_lines,
+    sweep_label,
+    sweeps_rate,
 )
 
 __all__ = [
@@ -62,6 +61,7 @@ __all__ = [
     "collection_csv",
     "collection_markdown",
     "frontier_png",
+    "headline_lines",
     "plot_png",
     "recommendation_text",
     "to_csv",
@@ -175,23 +175,6 @@ def _closing_lines(result: SweepResult, recommendations: list[Recommendation] | 
     if recommendations:
         lines += ["", *_recommendation_lines(recommendations)]
     return lines
-
-
-def headline_lines(heads: list[Headline]) -> list[str]:
-    """The headline section of a report: one line per mechanism."""
-    first = heads[0]
-    return [
-        f"## Headline: where the strongest attacker comes within {first.margin * 100:.0f} "
-        "points of chance",
-        "",
-        f"Per mechanism, the {_label(first.utility_measure)} at which the strongest attacker's "
-        f"Wilson 95% upper bound falls to chance + {first.margin * 100:.0f} points "
-        f"({first.threshold:.0%}), interpolated linearly between the two frontier points that "
-        "bracket it; the interval runs to where the lower bound crosses the same line; 'not "
-        "reached' when no point measured gets there (under 'headline' in results.json).",
-        "",
-        *(f"- {h.describe()}" for h in heads),
-    ]
 
 
 def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) -> str:
@@ -468,11 +451,7 @@ def write_reports(
         config={"protocol": "fernandes2019", **asdict(result.config)},
         statements=result.statements,
     )
-    paths = write_report_files(folder, files, force=force)
-    stale = Path(folder) / FRONTIER_FILE
-    if FRONTIER_FILE not in files and stale.is_file() and not stale.is_symlink():
-        stale.unlink()
-    return paths
+    return write_run_reports(folder, files, force=force)
 
 
 def write_collection_reports(
@@ -501,8 +480,4 @@ def write_collection_reports(
         config={"protocol": "fernandes2019", "dataset": "PAN collection", **asdict(pooled.config)},
         statements=pooled.statements,
     )
-    paths = write_report_files(folder, files, force=force)
-    stale = Path(folder) / FRONTIER_FILE
-    if FRONTIER_FILE not in files and stale.is_file() and not stale.is_symlink():
-        stale.unlink()
-    return paths
+    return write_run_reports(folder, files, force=force)

@@ -21,6 +21,7 @@ __all__ = [
     "check_output_dir",
     "run_files",
     "write_report_files",
+    "write_run_reports",
 ]
 
 #: the files every run writes
@@ -59,7 +60,7 @@ def check_output_dir(folder: Path, *, force: bool) -> None:
         raise InputError(f"output {folder} exists and is not a folder")
     existing = [n for n in (*REPORT_FILES, FRONTIER_FILE) if (folder / n).exists()]
     if existing and not force:
-        raise InputError(f"{folder} already holds {', '.join(existing)}; use --force to overwrite")
+        raise InputError(f"{folder} already holds {', '.join(existing)}; use `force` to overwrite")
 
 
 def write_report_files(
@@ -83,3 +84,16 @@ def write_report_files(
                 tmp.write_bytes(data)
         write_atomic(texts, force=True)
     return [out / name for name in files]
+
+
+def write_run_reports(
+    folder: str | Path, files: Mapping[str, str | bytes], *, force: bool = False
+) -> list[Path]:
+    """A sweep's or a PAN run's files, written by :func:`write_report_files`; a frontier.png
+    left in ``folder`` by an earlier report is removed when this run has none (it would
+    describe another run)."""
+    paths = write_report_files(folder, files, force=force)
+    stale = Path(folder) / FRONTIER_FILE
+    if FRONTIER_FILE not in files and stale.is_file() and not stale.is_symlink():
+        stale.unlink()
+    return paths

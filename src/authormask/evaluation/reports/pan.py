@@ -20,15 +20,8 @@ from authormask.evaluation.frontier import (
     pan_headlines,
     recommend_pan,
 )
-from authormask.evaluation.protocols._releases import (
-    point_text,
-    row_order,
-    sweep_label,
-    sweeps_rate,
-)
 from authormask.evaluation.protocols.pan import PanCell, PanResult
-from authormask.evaluation.reports.fernandes2019 import headline_lines
-from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_report_files
+from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_run_reports
 from authormask.evaluation.reports.plots import (
     curve_style,
     epsilon_axis,
@@ -42,9 +35,14 @@ from authormask.evaluation.reports.plots import (
 from authormask.evaluation.reports.tables import (
     csv_text,
     epsilon_text,
+    headline_lines,
     interval_text,
     markdown_table,
+    point_text,
+    row_order,
     statement_lines,
+    sweep_label,
+    sweeps_rate,
 )
 
 __all__ = [
@@ -368,8 +366,4 @@ def write_pan_reports(
         config={"protocol": "pan", **asdict(result.config)},
         statements=result.statements,
     )
-    paths = write_report_files(folder, files, force=force)
-    stale = Path(folder) / FRONTIER_FILE
-    if FRONTIER_FILE not in files and stale.is_file() and not stale.is_symlink():
-        stale.unlink()
-    return paths
+    return write_run_reports(folder, files, force=force)

@@ -1,24 +1,85 @@
 """The text every report shares: how an epsilon and an interval read, the order of a table's
-epsilon rows, Markdown pipe tables, CSV text and the list of privacy statements."""
+epsilon rows, how a baseline swept over rates labels its rows (:func:`sweeps_rate`), Markdown
+pipe tables, CSV text, the list of privacy statements and the headline section of a sweep's or
+a PAN run's report."""
 
 from __future__ import annotations
 
 import csv
 import io
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from authormask.evaluation.protocols._releases import sweeps_rate
-from authormask.release import mechanism_names
+from authormask.evaluation.measures import measure
+from authormask.release import mechanism_names, mechanism_spec
+
+if TYPE_CHECKING:
+    from authormask.evaluation.frontier import Headline
 
 __all__ = [
     "csv_text",
     "epsilon_text",
+    "headline_lines",
     "interval_text",
     "markdown_table",
+    "point_text",
+    "rate_labelled",
+    "row_order",
     "statement_lines",
+    "sweep_label",
+    "sweeps_rate",
     "table_order",
 ]
+
+
+def sweeps_rate(name: str) -> bool:
+    """Whether mechanism ``name`` is a baseline swept over rates instead of epsilons: its spec
+    carries no privacy guarantee (``privacy`` None) and takes a ``rate`` (``random-sub``; not
+    ``random-r``, which takes neither epsilon nor rate). Read from the registry spec.
+
+    >>> sweeps_rate("random-sub"), sweeps_rate("random-r"), sweeps_rate("emp-text")
+    (True, False, False)
+    """
+    spec = mechanism_spec(name)
+    return spec.privacy is None and "rate" in spec.parameter_names
+
+
+def sweep_label(name: str) -> str:
+    """What a row of ``name`` is labelled by: ``rate`` or ``epsilon``."""
+    return "rate" if sweeps_rate(name) else "epsilon"
+
+
+def row_order(name: str, values: Sequence[float | None]) -> list[float | None]:
+    """The rows of ``name`` in a table or along a frontier: rates from 0 up (from no change to
+    every word replaced); epsilons with ``None`` first, then from the largest to the smallest.
+
+    >>> row_order("random-sub", [1.0, 0.0, 0.5]), row_order("emp-text", [2.0, None, 10.0])
+    ([0.0, 0.5, 1.0], [None, 10.0, 2.0])
+    """
+    if sweeps_rate(name):
+        return sorted(values, key=lambda v: v or 0.0)
+    return sorted(values, key=lambda e: (e is not None, -(e or 0.0)))
+
+
+def rate_labelled(name: str, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (a results.json entry with an ``epsilon`` key) labelled by rate for a
+    rate-swept baseline: ``rate`` holds the value and ``epsilon`` is ``None`` (it has none);
+    any other mechanism's row as it is."""
+    if not sweeps_rate(name) or "epsilon" not in row:
+        return row
+    return {**row, "epsilon": None, "rate": row["epsilon"]}
+
+
+def point_text(name: str, value: float | None) -> str:
+    """A row's label: ``rate 0.25`` for a rate-swept baseline, else the epsilon (``none``:
+    noise off).
+
+    >>> point_text("random-sub", 0.25), point_text("emp-text", 10.0), point_text("tem", None)
+    ('rate 0.25', '10', 'none')
+    """
+    if sweeps_rate(name):
+        return "rate " + ("0" if value is None else f"{value:g}")
+    return "none" if value is None else f"{value:g}"
 
 
 def epsilon_text(epsilon: float | None) -> str:
@@ -84,3 +145,21 @@ def statement_lines(statements: Mapping[str, Any], *, unit: str = "") -> list[st
         where = f"rate {eps}" if rated else f"epsilon {eps}{unit}"
         lines.append(f"- {name}, {where}: {statement.get('document_bound', '')}")
     return lines
+
+
+def headline_lines(heads: list[Headline]) -> list[str]:
+    """The headline section of a report: one line per mechanism."""
+    first = heads[0]
+    utility = measure(first.utility_measure).label
+    return [
+        f"## Headline: where the strongest attacker comes within {first.margin * 100:.0f} "
+        "points of chance",
+        "",
+        f"Per mechanism, the {utility} at which the strongest attacker's "
+        f"Wilson 95% upper bound falls to chance + {first.margin * 100:.0f} points "
+        f"({first.threshold:.0%}), interpolated linearly between the two frontier points that "
+        "bracket it; the interval runs to where the lower bound crosses the same line; 'not "
+        "reached' when no point measured gets there (under 'headline' in results.json).",
+        "",
+        *(f"- {h.describe()}" for h in heads),
+    ]

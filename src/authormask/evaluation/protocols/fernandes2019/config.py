@@ -1,0 +1,242 @@
+"""What a fernandes2019 sweep runs: the word-level mechanisms it can sweep (read from the
+registry), its configuration with its defaults and ``--quick``'s, and which measures a study
+supports."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from authormask.evaluation.measures import Measure, attacker_names, measure, utility_names
+from authormask.evaluation.protocols._common import (
+    QUICK_VOCAB_SIZE,
+    VOCAB_SIZE,
+    ProtocolConfig,
+)
+from authormask.evaluation.protocols._grid import Grid
+from authormask.evaluation.protocols._releases import DEFAULT_RATES, releases_bag, sweeps_rate
+from authormask.evaluation.study import Study
+from authormask.exceptions import InvalidParameterError
+from authormask.release import lineup, mechanism_names, mechanism_spec
+from authormask.validation import check_positive_int
+
+__all__ = [
+    "ATTACKERS",
+    "DEFAULT_SWEEP_MECHANISMS",
+    "SWEEP_MECHANISMS",
+    "UTILITIES",
+    "SweepConfig",
+    "applicable_measures",
+    "check_applicable",
+    "releases_bag",
+    "sweep_cells",
+    "sweep_mechanisms",
+]
+
+ATTACKERS = attacker_names()
+UTILITIES = utility_names()
+
+#: the registry parameters through which a mechanism reads the study's words: word vectors and
+#: the stopwords it passes through (or perturbs within their class)
+_WORD_LEVEL = frozenset({"embeddings", "stopwords"})
+
+
+def sweep_mechanisms() -> tuple[str, ...]:
+    """The registered mechanisms the sweep can run, in registry order: the word-level ones,
+    which release text or a bag over the study's words (their spec takes ``embeddings`` and
+    ``stopwords``) and take ``epsilon``, or, as a baseline without privacy, a ``rate``
+    (:func:`~authormask.evaluation.protocols._releases.sweeps_rate`: ``random-sub``, swept over
+    rates); decided from the registry spec, not the name. Whether they take ``oov`` (``emp-doc``
+    always maps unknown words) does not matter.
+
+    >>> sweep_mechanisms()
+    ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext', 'emp-doc', 'random-sub')
+    """
+    return tuple(
+        name
+        for name in mechanism_names()
+        if _WORD_LEVEL <= set(mechanism_spec(name).parameter_names)
+        and ("epsilon" in mechanism_spec(name).parameter_names or sweeps_rate(name))
+    )
+
+
+#: the registry mechanisms the sweep runs (:func:`sweep_mechanisms`)
+SWEEP_MECHANISMS = sweep_mechanisms()
+#: the sweep's default: the two releases of Fernandes et al. (2019), Table 1
+DEFAULT_SWEEP_MECHANISMS = lineup("fernandes2019")
+
+
+@dataclass(frozen=True)
+class SweepConfig(ProtocolConfig, Grid):
+    """What to sweep. ``epsilons`` may contain ``None`` (unmodified snippets); ``mechanisms``
+    are registry names of :data:`SWEEP_MECHANISMS` (default ``emp-bag``, ``emp-text``); their
+    order is only the order of the report. A baseline without privacy (``random-sub``,
+    :func:`~authormask.evaluation.protocols._releases.sweeps_rate`) is swept over ``rates``
+    (each in [0, 1]) instead; ``mechanism_epsilons`` gives a mechanism epsilons of its own
+    (``epsilons="auto"`` in ``authormask evaluate``), in place of ``epsilons``.
+    :meth:`~authormask.evaluation.protocols._grid.Grid.points` is a mechanism's rows.
+
+    Besides this config, a sweep reads its study (how the corpus is cut into known texts and
+    snippets: :func:`~authormask.evaluation.study.build_study`) and the vocabulary: their
+    defaults are :attr:`SETTINGS` (appendix B.1) and, under ``--quick``,
+    :attr:`QUICK_SETTINGS`."""
+
+    OPTIONS: ClassVar[tuple[str, ...]] = (
+        "task",
+        "attackers",
+        "utilities",
+        "repetitions",
+        "known_words",
+        "snippet_words",
+        "all_known",
+        "length",
+        "per_topic",
+        "koppel_iterations",
+        "oov",
+        "topic_column",
+        "engine",
+        "workers",
+        "scheduler",
+        "max_authors",
+        "dataset_path",
+        "target_accuracy",
+        "rates",
+    )
+    SETTINGS: ClassVar[Mapping[str, Any]] = {
+        "known_words": 2000,
+        "snippet_words": 1000,
+        "length": None,
+        "max_authors": None,
+        "per_topic": 10,
+        "vocab_size": VOCAB_SIZE,
+    }
+    QUICK_SETTINGS: ClassVar[Mapping[str, Any]] = {
+        "max_authors": 8,
+        "known_words": 600,
+        "snippet_words": 300,
+        "length": 80,
+        "per_topic": 4,
+        "vocab_size": QUICK_VOCAB_SIZE,
+    }
+    #: the study's options read by one kind of study only (option -> task)
+    TASK_OPTIONS: ClassVar[Mapping[str, str]] = {
+        "all_known": "author",
+        "known_words": "author",
+        "snippet_words": "author",
+        "max_authors": "author",
+        "per_topic": "topic",
+    }
+
+    epsilons: tuple[float | None, ...] = (None, 30.0, 25.0, 20.0, 15.0, 10.0)
+    mechanisms: tuple[str, ...] = DEFAULT_SWEEP_MECHANISMS
+    attackers: tuple[str, ...] = ("koppel-cosine", "svm", "1nn-emd")
+    utilities: tuple[str, ...] = ()
+    repetitions: int = 1
+    seed: int = 0
+    koppel_iterations: int = 100
+    n_jobs: int = 2
+    rates: tuple[float, ...] = DEFAULT_RATES
+    mechanism_epsilons: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
+    #: how ``mechanism_epsilons`` were chosen, when ``--epsilons auto`` chose them (per
+    #: mechanism: the target change rates and the rates measured, :func:`~authormask.
+    #: evaluation.calibration.auto_epsilons`); recorded in results.json, read by nothing
+    epsilon_calibration: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.check_grid()
+        for m in self.mechanisms:
+            if m not in SWEEP_MECHANISMS:
+                hint = ""
+                if m in mechanism_names():
+                    takes = ", ".join(p.name for p in mechanism_spec(m).parameters)
+                    hint = (
+                        f" ({m} takes {takes}: it does not perturb the study's words through "
+                        "epsilon, embeddings and stopwords)"
+                    )
+                raise InvalidParameterError(
+                    f"mechanism must be one of {', '.join(SWEEP_MECHANISMS)}, got {m!r}{hint}"
+                )
+        if not self.mechanisms:
+            raise InvalidParameterError("give at least one mechanism")
+        if len(set(self.mechanisms)) != len(self.mechanisms):
+            raise InvalidParameterError("mechanisms must not repeat")
+        for a in self.attackers:
+            if a not in ATTACKERS:
+                raise InvalidParameterError(
+                    f"unknown attacker {a!r}; choose from {', '.join(ATTACKERS)}"
+                )
+        for u in self.utilities:
+            if u not in UTILITIES:
+                raise InvalidParameterError(
+                    f"unknown utility measure {u!r}; choose from {', '.join(UTILITIES)}"
+                )
+        if not self.attackers and not self.utilities:
+            raise InvalidParameterError("give at least one attacker or utility measure")
+        check_positive_int(self.repetitions, name="repetitions")
+        check_positive_int(self.koppel_iterations, name="Koppel iterations")
+        check_positive_int(self.n_jobs, name="n_jobs")
+        self.check_seed()
+
+    @classmethod
+    def quick(cls) -> SweepConfig:
+        """``--quick``: epsilons none, 10 and 2, 20 Koppel rounds (and :attr:`QUICK_SETTINGS`:
+        8 authors, N=80, 20k words)."""
+        return cls(epsilons=(None, 10.0, 2.0), koppel_iterations=20)
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return self.attackers + self.utilities
+
+
+def applicable_measures(study: Study) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The default attackers and utility measures a study supports: the utilities that can run
+    on it (:func:`_runs_on`: a topic measure needs topic labels, 5-NN five reference texts,
+    fastText topic-labelled training texts of two topics)."""
+    attackers: tuple[str, ...] = ()
+    if study.task == "author":
+        per_author: dict[str, int] = {}
+        for i in study.known:
+            per_author[str(i.author)] = per_author.get(str(i.author), 0) + 1
+        if max(per_author.values()) == 1:  # one known text per author (appendix B.1)
+            attackers = ("koppel-cosine", "koppel-minmax", "svm", "typed-svm", "1nn-emd")
+        else:
+            # many known texts (--all-known): Koppel's per-text windows, exact 1-NN, MiniLM
+            # (about 13 chunks/s on 2 cores) and the PAN baseline's kernel SVM (quadratic in
+            # the known pieces: 19,046 on C50) cost too much; each can be asked for by name
+            attackers = ("svm", "typed-svm", "typed-lr")
+    return attackers, tuple(u for u in UTILITIES if _runs_on(measure(u), study))
+
+
+def _runs_on(m: Measure, study: Study) -> bool:
+    """Whether measure ``m`` can run on ``study``: it has the labels the measure predicts and
+    what the measure needs (:meth:`~authormask.evaluation.measures.Measure.problem`)."""
+    labelled = {"author": study.task == "author", "topic": study.has_topics, None: True}
+    return labelled[m.task] and m.problem(study) is None
+
+
+def check_applicable(study: Study, config: SweepConfig) -> None:
+    """Raise ``InvalidParameterError`` if a measure of ``config`` cannot run on ``study``,
+    saying what the study lacks."""
+    if config.attackers and study.task != "author":
+        raise InvalidParameterError(
+            f"attackers {', '.join(config.attackers)} need an author study; this dataset has no "
+            "authors (choose utility measures only, e.g. `attackers` none)"
+        )
+    measures = [measure(name) for name in config.measures]
+    topical = [m.name for m in measures if m.task == "topic"]
+    if topical and not study.has_topics:
+        raise InvalidParameterError(
+            f"{', '.join(topical)} need topic labels on every snippet; this dataset has none"
+        )
+    for m in measures:
+        problem = m.problem(study)
+        if problem is not None:
+            raise InvalidParameterError(problem)
+
+
+def sweep_cells(config: SweepConfig) -> int:
+    """How many cells (measurements) a sweep of ``config`` has: one per mechanism, measure,
+    epsilon and repetition (the unmodified row once)."""
+    rows = sum(len(config.rows(m)) for m in config.mechanisms)
+    return rows * len(config.measures)

@@ -1,0 +1,77 @@
+"""The PAN cross-domain authorship attribution protocol (Kestemont et al. 2018, 2019), with
+obfuscation.
+
+Every problem of a PAN 2018/2019 collection is its own attribution task and is scored on its
+own; problems are never pooled. For each problem, mechanism, epsilon and repetition, the
+problem's known and unknown texts are released together through
+:func:`authormask.release.release` (one release, so a mechanism that fixes N from its inputs,
+``emp-bag`` with ``length="shortest"``, fixes one N for the problem). Then each attacker
+
+* is trained on the known texts in the mechanism's *noise-off* form (its own preparation with
+  the noise switched off, :mod:`authormask.evaluation.protocols._releases`), or, for
+  ``adaptive-<name>``, on the known texts as released at this epsilon; so an attacker is always
+  trained on texts in the form of the texts it is tested on;
+* answers for every released unknown text a candidate or ``<UNK>`` (an attacker that never
+  rejects is closed-set, as PAN 2018's problems were);
+* is scored by PAN's macro-F1 (:func:`authormask.evaluation.metrics.pan_macro_f1`).
+
+The default attackers are the strongest measured on fan fiction (``pan19-en``): the typed
+character 3-gram SVM and logistic regression (Sapkota et al. 2015) and PAN 2019's own baseline
+(:data:`PAN_ATTACKERS`); every table's headline is the strongest of those asked for.
+
+Utility (``utilities=("similarity",)``, the default): the MiniLM similarity
+(:class:`~authormask.evaluation.measures.utilities.similarity.SentenceSimilarity`) between each
+released unknown text and the **original** unknown text as read from the collection, so the
+noise-off row shows what the mechanism's preparation alone changes (unknown words mapped,
+contractions split, a canonical skeleton), and a mechanism is never credited for what its
+preparation removes. MiniLM reads about 30 chunks of 100 words a second on two cores, so it
+reads a fixed sample of ``similarity_texts`` unknown texts per problem (default 50; ``None``:
+all), drawn once per problem from the base seed and the problem's name, the same texts at every
+mechanism, epsilon and repetition (differences between rows are paired). Its mean comes with a
+95% interval (mean +- 1.96 standard errors over the sampled texts).
+
+The row ``epsilon = None`` ("none") is the noise-off release of both known and unknown texts.
+Releases and scores are cached (:class:`~authormask.evaluation.reports.cache.ResultsCache`), so an
+interrupted run resumes. Seeds derive from the base seed, the problem's name, the mechanism's
+fixed code, the repetition, epsilon and the role (texts or attacker), never from the order of
+the configuration.
+
+The protocol in modules: :mod:`.config` (what to run, its defaults and ``--quick``'s),
+:mod:`.results` (cells and the result, which writes its reports) and :mod:`.runner`
+(:func:`run_pan`).
+"""
+
+from authormask.evaluation.protocols.pan.config import (
+    PAN_ATTACKERS,
+    PAN_UTILITIES,
+    SIMILARITY_TEXTS,
+    PanConfig,
+)
+from authormask.evaluation.protocols.pan.results import (
+    PanCell,
+    PanResult,
+    PanUtilityCell,
+    pooled_mean,
+)
+from authormask.evaluation.protocols.pan.runner import check_pan, run_pan
+
+#: the protocol's config, result and run, as every protocol names them
+Config = PanConfig
+Result = PanResult
+run = run_pan
+
+__all__ = [
+    "PAN_ATTACKERS",
+    "PAN_UTILITIES",
+    "SIMILARITY_TEXTS",
+    "Config",
+    "PanCell",
+    "PanConfig",
+    "PanResult",
+    "PanUtilityCell",
+    "Result",
+    "check_pan",
+    "pooled_mean",
+    "run",
+    "run_pan",
+]

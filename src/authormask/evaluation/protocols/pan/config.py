@@ -1,0 +1,112 @@
+"""What a PAN run runs: its default attackers and utility, and its configuration with its
+defaults and ``--quick``'s."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from authormask.evaluation.measures import attacker_names
+from authormask.evaluation.protocols._common import ProtocolConfig
+from authormask.evaluation.protocols._grid import Grid
+from authormask.evaluation.protocols._releases import DEFAULT_RATES, sweeps_rate
+from authormask.exceptions import InvalidParameterError
+from authormask.release import lineup, mechanism_names, mechanism_spec
+from authormask.validation import check_positive_int
+
+__all__ = ["PAN_ATTACKERS", "PAN_UTILITIES", "SIMILARITY_TEXTS", "PanConfig"]
+
+#: the default attackers: the strongest on fan fiction (typed character 3-grams, Sapkota et al.
+#: 2015, with a linear SVM and with logistic regression) and PAN 2019's own baseline
+PAN_ATTACKERS = ("typed-svm", "typed-lr", "pan-baseline")
+#: the utility measures the PAN protocol reads (MiniLM similarity to the original texts)
+PAN_UTILITIES = ("similarity",)
+#: unknown texts per problem whose similarity is measured (module docstring)
+SIMILARITY_TEXTS = 50
+
+
+@dataclass(frozen=True)
+class PanConfig(ProtocolConfig, Grid):
+    """What to run on every problem. ``epsilons`` may hold ``None`` (noise off);
+    ``mechanisms`` are registry names; ``length`` is N for mechanisms that release N words
+    (default ``"shortest"``: the smallest content-word count of the problem's texts);
+    ``parameters`` adds registry parameters per mechanism; ``utilities`` is ``("similarity",)``
+    or ``()``; ``similarity_texts`` the unknown texts per problem whose similarity is measured
+    (``None``: all)."""
+
+    OPTIONS: ClassVar[tuple[str, ...]] = (
+        "attackers",
+        "utilities",
+        "similarity_texts",
+        "repetitions",
+        "length",
+        "koppel_iterations",
+        "target_accuracy",
+        "rates",
+    )
+
+    mechanisms: tuple[str, ...] = lineup("pan")
+    epsilons: tuple[float | None, ...] = (None, 20.0, 10.0, 5.0)
+    attackers: tuple[str, ...] = PAN_ATTACKERS
+    utilities: tuple[str, ...] = PAN_UTILITIES
+    similarity_texts: int | None = SIMILARITY_TEXTS
+    repetitions: int = 1
+    seed: int = 0
+    length: int | str = "shortest"
+    koppel_iterations: int = 100
+    parameters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rates: tuple[float, ...] = DEFAULT_RATES
+    mechanism_epsilons: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
+    #: how ``mechanism_epsilons`` were chosen, when ``--epsilons auto`` chose them (per
+    #: mechanism: the target change rates and the rates measured, :func:`~authormask.
+    #: evaluation.calibration.auto_epsilons`); recorded in results.json, read by nothing
+    epsilon_calibration: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.check_grid()
+        if not self.mechanisms:
+            raise InvalidParameterError("give at least one mechanism")
+        for m in self.mechanisms:
+            if m not in mechanism_names():
+                raise InvalidParameterError(
+                    f"unknown mechanism {m!r}; choose one of {', '.join(mechanism_names())}"
+                )
+        if len(set(self.mechanisms)) != len(self.mechanisms):
+            raise InvalidParameterError("mechanisms must not repeat")
+        for m in self.mechanisms:
+            takes = mechanism_spec(m).parameter_names
+            if "epsilon" not in takes and not sweeps_rate(m):
+                raise InvalidParameterError(
+                    f"mechanism {m} takes no epsilon (it takes {', '.join(takes)}); the PAN "
+                    "protocol releases at each epsilon (or, for a baseline, at each rate)"
+                )
+        for u in self.utilities:
+            if u not in PAN_UTILITIES:
+                raise InvalidParameterError(
+                    f"the PAN protocol's utility measure is {', '.join(PAN_UTILITIES)} "
+                    f"(MiniLM, released vs original text), got {u!r}"
+                )
+        if len(set(self.utilities)) != len(self.utilities):
+            raise InvalidParameterError("utilities must not repeat")
+        if self.similarity_texts is not None:
+            check_positive_int(self.similarity_texts, name="similarity texts per problem")
+        if not self.attackers:
+            raise InvalidParameterError("give at least one attacker")
+        for a in self.attackers:
+            if a not in attacker_names():
+                raise InvalidParameterError(
+                    f"unknown attacker {a!r}; choose from {', '.join(attacker_names())}"
+                )
+        if len(set(self.attackers)) != len(self.attackers):
+            raise InvalidParameterError("attackers must not repeat")
+        check_positive_int(self.repetitions, name="repetitions")
+        check_positive_int(self.koppel_iterations, name="Koppel iterations")
+        if self.length != "shortest":
+            check_positive_int(self.length, name="length N")
+        self.check_seed()
+
+    @classmethod
+    def quick(cls) -> PanConfig:
+        """``--quick``: epsilons none and 10, 20 Koppel rounds, the similarity of 5 unknown
+        texts per problem (and 20k words)."""
+        return cls(epsilons=(None, 10.0), koppel_iterations=20, similarity_texts=5)

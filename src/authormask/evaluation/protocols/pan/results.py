@@ -1,0 +1,216 @@
+"""What a PAN run measured: one :class:`PanCell` per problem, mechanism, epsilon, repetition
+and attacker, one :class:`PanUtilityCell` per problem, row and utility, and the
+:class:`PanResult` that holds them, summarises them and writes its reports through
+:mod:`authormask.evaluation.reports.pan`.
+(The report writers read the types here, so a result imports them when it writes, not when this
+module is imported.)"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from authormask._version import __version__
+from authormask.evaluation.metrics import wilson_interval
+from authormask.evaluation.protocols._grid import strongest_attacker
+from authormask.evaluation.protocols.pan.config import PanConfig
+from authormask.evaluation.reports.tables import rate_labelled
+from authormask.exceptions import InvalidParameterError
+
+__all__ = ["PanCell", "PanResult", "PanUtilityCell", "pooled_mean"]
+
+_Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class PanCell:
+    """One attacker's answers on one problem at one mechanism, epsilon and repetition."""
+
+    problem: str
+    mechanism: str
+    epsilon: float | None
+    repetition: int
+    attacker: str
+    macro_f1: float
+    macro_f1_with_unk: float
+    accuracy: float
+    correct: int
+    total: int
+    abstained: int
+    seed: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class PanUtilityCell:
+    """A utility measure on one problem at one mechanism, epsilon and repetition: the mean,
+    the standard deviation (``ddof=1``; 0 for one text) and the number of texts it read."""
+
+    problem: str
+    mechanism: str
+    epsilon: float | None
+    repetition: int
+    measure: str
+    mean: float
+    sd: float
+    texts: int
+    seconds: float
+
+
+def pooled_mean(cells: list[PanUtilityCell]) -> dict[str, Any] | None:
+    """The mean over every text of ``cells`` (each cell's mean weighted by its texts), the
+    pooled standard deviation, and the 95% interval of the mean (mean +- 1.96 standard errors;
+    the mean itself for one text); ``None`` without cells."""
+    n = sum(c.texts for c in cells)
+    if not cells or n == 0:
+        return None
+    mean = sum(c.mean * c.texts for c in cells) / n
+    squares = sum((c.texts - 1) * c.sd**2 + c.texts * (c.mean - mean) ** 2 for c in cells)
+    sd = math.sqrt(squares / (n - 1)) if n > 1 else 0.0
+    half = _Z95 * sd / math.sqrt(n)
+    return {"mean": mean, "sd": sd, "texts": n, "low": mean - half, "high": mean + half}
+
+
+@dataclass(frozen=True)
+class PanResult:
+    """Every cell of a run, each release's public statement and what reproduces them."""
+
+    config: PanConfig
+    collection: dict[str, Any]
+    cells: tuple[PanCell, ...]
+    utilities: tuple[PanUtilityCell, ...]
+    statements: dict[str, Any]
+    provenance: dict[str, Any]
+    seconds: float
+
+    def cells_of(
+        self, mechanism: str, epsilon: float | None, attacker: str, problem: str | None = None
+    ) -> list[PanCell]:
+        return [
+            c
+            for c in self.cells
+            if c.mechanism == mechanism
+            and c.epsilon == epsilon
+            and c.attacker == attacker
+            and (problem is None or c.problem == problem)
+        ]
+
+    def mean_f1(self, mechanism: str, epsilon: float | None, attacker: str) -> float:
+        """Macro-F1 averaged over problems and repetitions (PAN's overall score)."""
+        return float(np.mean([c.macro_f1 for c in self.cells_of(mechanism, epsilon, attacker)]))
+
+    def best(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
+        """The strongest attacker at ``(mechanism, epsilon)``: the largest mean macro-F1, with
+        its accuracy over every unknown text of every problem and repetition and that
+        accuracy's Wilson 95% interval."""
+        name = max(self.config.attackers, key=lambda a: (self.mean_f1(mechanism, epsilon, a), a))
+        cells = self.cells_of(mechanism, epsilon, name)
+        correct = sum(c.correct for c in cells)
+        total = sum(c.total for c in cells)
+        interval = wilson_interval(correct, total)
+        return {
+            "attacker": name,
+            "macro_f1": self.mean_f1(mechanism, epsilon, name),
+            "accuracy": interval.value,
+            "correct": correct,
+            "total": total,
+            "wilson95": [interval.low, interval.high],
+        }
+
+    def most_accurate(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
+        """The attacker with the largest accuracy at ``(mechanism, epsilon)``, pooled over every
+        unknown text of every problem and repetition (correct and total summed; ties to the
+        name), with its Wilson 95% interval: the attacker a target accuracy is read against
+        (:mod:`authormask.evaluation.frontier`). Macro-F1 and accuracy may pick different
+        attackers (an attacker that answers <UNK> well gains accuracy, not macro-F1)."""
+
+        def pooled(name: str) -> tuple[int, int]:
+            cells = self.cells_of(mechanism, epsilon, name)
+            return sum(c.correct for c in cells), sum(c.total for c in cells)
+
+        best = strongest_attacker(mechanism, epsilon, self.config.attackers, pooled)
+        if best is None:
+            raise InvalidParameterError(f"no attacker answered at {mechanism} {epsilon}")
+        return best
+
+    def utility_cells(
+        self, mechanism: str, epsilon: float | None, measure: str, problem: str | None = None
+    ) -> list[PanUtilityCell]:
+        return [
+            c
+            for c in self.utilities
+            if c.mechanism == mechanism
+            and c.epsilon == epsilon
+            and c.measure == measure
+            and (problem is None or c.problem == problem)
+        ]
+
+    def similarity(
+        self, mechanism: str, epsilon: float | None, problem: str | None = None
+    ) -> dict[str, Any] | None:
+        """The mean MiniLM similarity of the released unknown texts to the originals, over the
+        sampled texts of every problem (or of ``problem``) and repetition, with its 95%
+        interval (:func:`pooled_mean`); ``None`` when similarity was not measured."""
+        return pooled_mean(self.utility_cells(mechanism, epsilon, "similarity", problem))
+
+    @property
+    def chance_accuracy(self) -> float:
+        """The accuracy of a uniform guess among each problem's candidates (never <UNK>),
+        over every unknown text of every problem."""
+        problems = self.collection["problems"]
+        expected = sum(
+            (p["unknown_texts"] - p["unknown_by_no_candidate"]) / p["candidates"] for p in problems
+        )
+        return float(expected / sum(p["unknown_texts"] for p in problems))
+
+    def to_dict(self) -> dict[str, Any]:
+        summary = []
+        for m in self.config.mechanisms:
+            for e in self.config.points(m):
+                summary.append(
+                    rate_labelled(
+                        m,
+                        {
+                            "mechanism": m,
+                            "epsilon": e,
+                            "mean_macro_f1": {
+                                a: self.mean_f1(m, e, a) for a in self.config.attackers
+                            },
+                            "best": self.best(m, e),
+                            "most_accurate": self.most_accurate(m, e),
+                            "similarity": self.similarity(m, e),
+                        },
+                    )
+                )
+        return {
+            "authormask": __version__,
+            "protocol": "pan",
+            "config": asdict(self.config),
+            "collection": self.collection,
+            "chance_accuracy": self.chance_accuracy,
+            "summary": summary,
+            "cells": [rate_labelled(c.mechanism, asdict(c)) for c in self.cells],
+            "utility_cells": [asdict(c) for c in self.utilities],
+            "statements": self.statements,
+            "provenance": self.provenance,
+            "seconds": round(self.seconds, 2),
+        }
+
+    def markdown(self, *, target_accuracy: float | None = None) -> str:
+        """table.md (:func:`authormask.evaluation.reports.pan.pan_markdown`)."""
+        from authormask.evaluation.reports.pan import pan_markdown
+
+        return pan_markdown(self, target_accuracy=target_accuracy)
+
+    def write_reports(
+        self, folder: str | Path, *, force: bool = False, target_accuracy: float | None = None
+    ) -> list[Path]:
+        """Write the run's reports into ``folder``
+        (:func:`authormask.evaluation.reports.pan.write_pan_reports`)."""
+        from authormask.evaluation.reports.pan import write_pan_reports
+
+        return write_pan_reports(self, folder, force=force, target_accuracy=target_accuracy)

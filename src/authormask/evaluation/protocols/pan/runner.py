@@ -1,0 +1,414 @@
+"""Running the PAN protocol: :func:`run_pan` releases every problem's texts at every row
+(together, so a mechanism that fixes N from its inputs fixes one N per problem), has each
+attacker answer for the released unknown texts, scores it by PAN's macro-F1 and measures the
+similarity of the released texts; releases and cells are cached."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from authormask._version import __version__
+from authormask.datasets.pan import PanCollection, PanProblem
+from authormask.evaluation.measures import AttackerSettings
+from authormask.evaluation.measures import attacker as attacker_measure
+from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
+from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
+from authormask.evaluation.metrics import UNKNOWN, pan_macro_f1
+from authormask.evaluation.protocols._common import (
+    derive_seed,
+    package_versions,
+    point_seeds,
+    problem_code,
+)
+from authormask.evaluation.protocols._releases import (
+    build_mechanism,
+    mechanism_parameters,
+    public_parameters,
+)
+from authormask.evaluation.protocols.pan.config import PanConfig
+from authormask.evaluation.protocols.pan.results import PanCell, PanResult, PanUtilityCell
+from authormask.evaluation.reports.cache import ResultsCache, cache_key
+from authormask.evaluation.study import Item
+from authormask.exceptions import InputError
+from authormask.release import release
+
+__all__ = ["CACHE_FORMAT", "check_pan", "run_pan"]
+
+logger = logging.getLogger(__name__)
+
+CACHE_FORMAT = 1
+
+
+def _seeds(
+    base: int, problem: str, mechanism: str, epsilon: float | None, rep: int
+) -> tuple[int, int]:
+    """(texts, attacker) seeds of one cell group."""
+    text, attacker = point_seeds(
+        base, mechanism, epsilon, rep, roles=2, within=(problem_code(problem),)
+    )
+    return text, attacker
+
+
+def check_pan(collection: PanCollection, config: PanConfig) -> None:
+    """Refuse, before any work, what cannot run on ``collection`` (saying what is missing): an
+    attacker that needs several known texts per candidate (``pan-baseline`` calibrates on 3
+    folds) on a problem with fewer."""
+    strictest = max(
+        (attacker_measure(a) for a in config.attackers), key=lambda m: m.known_per_author
+    )
+    need = strictest.known_per_author
+    if need <= 1:
+        return
+    for p in collection.problems:
+        counts = {c: 0 for c in p.candidates}
+        for t in p.known:
+            counts[t.author] += 1
+        fewest = min(p.candidates, key=lambda c: (counts[c], c))
+        if counts[fewest] < need:
+            raise InputError(
+                f"{p.name}: candidate {fewest!r} has {counts[fewest]} known text(s); "
+                f"{strictest.base_name} {strictest.needs_known_because} and needs at least "
+                f"{need} per candidate (choose other `attackers`)"
+            )
+
+
+class _Runner:
+    def __init__(
+        self,
+        collection: PanCollection,
+        embeddings: Any,
+        config: PanConfig,
+        cache_dir: Path | None,
+    ) -> None:
+        self.collection = collection
+        self.embeddings = embeddings
+        self.config = config
+        self.cache = ResultsCache(cache_dir)
+        self.attackers = {name: attacker_measure(name) for name in config.attackers}
+        similarity = SentenceSimilarity()  # loads MiniLM on first use only
+        self.similarity = similarity
+        self._originals: dict[str, np.ndarray] = {}  # problem -> the sampled originals' vectors
+        self.settings = AttackerSettings(
+            embeddings=embeddings,
+            koppel_iterations=config.koppel_iterations,
+            encoder=EmbeddingMemo(similarity),
+            similarity=similarity,
+        )
+        self.statements: dict[str, Any] = {}
+
+    def parameters(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
+        return mechanism_parameters(
+            mechanism,
+            epsilon,
+            embeddings=self.embeddings,
+            length=self.config.length,
+            extra=self.config.parameters.get(mechanism),
+        )
+
+    def problem_key(self, problem: PanProblem) -> str:
+        return cache_key(
+            {
+                "candidates": list(problem.candidates),
+                "known": [[t.name, t.author, t.text] for t in problem.known],
+                "unknown": [[t.name, t.author, t.text] for t in problem.unknown],
+            }
+        )
+
+    def released(
+        self, problem: PanProblem, mechanism: str, epsilon: float | None, seed: int
+    ) -> tuple[list[Item], list[Item]]:
+        """The problem's known and unknown texts released together at ``epsilon`` (``None``:
+        noise off), as items; the release is cached."""
+        params = self.parameters(mechanism, epsilon)
+        key = {
+            "format": CACHE_FORMAT,
+            "authormask": __version__,
+            "problem": self.problem_key(problem),
+            "mechanism": mechanism,
+            "parameters": public_parameters(params),
+            "seed": seed,
+        }
+        cached = self.cache.get("pan-release", key)
+        if cached is None:
+            texts = [t.text for t in problem.known] + [t.text for t in problem.unknown]
+            sources = [f"{problem.name}/{t.author}/{t.name}" for t in problem.known] + [
+                f"{problem.name}/unknown/{t.name}" for t in problem.unknown
+            ]
+            try:
+                rel = release(
+                    texts,
+                    build_mechanism(mechanism, params),
+                    random_state=seed,
+                    sources=sources,
+                )
+            except InputError as exc:
+                raise InputError(f"{problem.name}, {mechanism}: {exc}") from None
+            cached = {
+                "texts": [d.text for d in rel.documents],
+                "words": [list(d.words) for d in rel.documents],
+                "statement": rel.statement.to_dict(),
+            }
+            self.cache.put("pan-release", key, cached)
+        if epsilon is not None:
+            self.statements.setdefault(f"{mechanism}/{epsilon:g}", cached["statement"])
+        items = [
+            Item(f"{problem.name}/{i}", text, tuple(words), author)
+            for i, (text, words, author) in enumerate(
+                zip(
+                    cached["texts"],
+                    cached["words"],
+                    [t.author for t in problem.known] + [t.author for t in problem.unknown],
+                    strict=True,
+                )
+            )
+        ]
+        return items[: len(problem.known)], items[len(problem.known) :]
+
+    def cell(
+        self,
+        problem: PanProblem,
+        mechanism: str,
+        epsilon: float | None,
+        rep: int,
+        attacker: str,
+        base: tuple[list[Item], list[Item]],
+    ) -> PanCell:
+        text_seed, attacker_seed = _seeds(self.config.seed, problem.name, mechanism, epsilon, rep)
+        key = {
+            "format": CACHE_FORMAT,
+            "authormask": __version__,
+            "problem": self.problem_key(problem),
+            "mechanism": mechanism,
+            "parameters": public_parameters(self.parameters(mechanism, epsilon)),
+            "epsilon": epsilon,
+            "rep": rep,
+            "attacker": attacker,
+            "seeds": [text_seed, attacker_seed],
+            "koppel_iterations": self.config.koppel_iterations,
+        }
+        cached = self.cache.get("pan-cell", key)
+        if cached is not None:
+            if epsilon is not None:  # the statement of the release
+                self.released(problem, mechanism, epsilon, text_seed)
+            return PanCell(**cached)
+        start = time.perf_counter()
+        known, unknown = (
+            base if epsilon is None else self.released(problem, mechanism, epsilon, text_seed)
+        )
+        preds = self.attackers[attacker].predict(
+            _PanInputs(
+                mechanism=mechanism,
+                epsilon=epsilon,
+                seed=attacker_seed,
+                run_seed=self.config.seed,
+                settings=self.settings,
+                texts=(known, unknown),
+                base=base,
+            )
+        )
+        names = [t.name for t in problem.unknown]
+        answers = {
+            n: (p if p is not None else UNKNOWN) for n, p in zip(names, preds.labels, strict=True)
+        }
+        score = pan_macro_f1(problem.truth, answers, problem.candidates)
+        cell = PanCell(
+            problem=problem.name,
+            mechanism=mechanism,
+            epsilon=epsilon,
+            repetition=rep,
+            attacker=attacker,
+            macro_f1=score.macro_f1,
+            macro_f1_with_unk=score.macro_f1_with_unk,
+            accuracy=score.accuracy,
+            correct=score.correct,
+            total=score.total,
+            abstained=preds.abstained,
+            seed=text_seed,
+            seconds=time.perf_counter() - start,
+        )
+        self.cache.put("pan-cell", key, asdict(cell))
+        return cell
+
+    def similarity_sample(self, problem: PanProblem) -> list[int]:
+        """The unknown texts of ``problem`` whose similarity is measured (module docstring):
+        ``similarity_texts`` of them drawn without replacement, in order; all if fewer."""
+        n = len(problem.unknown)
+        k = self.config.similarity_texts
+        if k is None or k >= n:
+            return list(range(n))
+        rng = np.random.default_rng(derive_seed(self.config.seed, problem_code(problem.name)))
+        return sorted(int(i) for i in rng.choice(n, size=k, replace=False))
+
+    def utility(
+        self,
+        problem: PanProblem,
+        mechanism: str,
+        epsilon: float | None,
+        rep: int,
+        base: tuple[list[Item], list[Item]],
+    ) -> PanUtilityCell:
+        """MiniLM similarity of the sampled released unknown texts to the originals (cached)."""
+        text_seed, _ = _seeds(self.config.seed, problem.name, mechanism, epsilon, rep)
+        sample = self.similarity_sample(problem)
+        key = {
+            "format": CACHE_FORMAT,
+            "authormask": __version__,
+            "problem": self.problem_key(problem),
+            "mechanism": mechanism,
+            "parameters": public_parameters(self.parameters(mechanism, epsilon)),
+            "epsilon": epsilon,
+            "rep": rep,
+            "seed": text_seed,
+            "measure": "similarity",
+            "encoder": [self.similarity.name, self.similarity.chunk_words],
+            "sample": sample,
+        }
+        cached = self.cache.get("pan-utility", key)
+        if cached is not None:
+            return PanUtilityCell(**cached)
+        start = time.perf_counter()
+        _, unknown = (
+            base if epsilon is None else self.released(problem, mechanism, epsilon, text_seed)
+        )
+        originals = self._originals.get(problem.name)
+        if originals is None:
+            originals = self.similarity.embed([problem.unknown[i].text for i in sample])
+            self._originals[problem.name] = originals
+        scores = np.sum(
+            originals * self.similarity.embed([unknown[i].text for i in sample]), axis=1
+        )
+        cell = PanUtilityCell(
+            problem=problem.name,
+            mechanism=mechanism,
+            epsilon=epsilon,
+            repetition=rep,
+            measure="similarity",
+            mean=float(np.mean(scores)),
+            sd=float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0,
+            texts=len(scores),
+            seconds=time.perf_counter() - start,
+        )
+        self.cache.put("pan-utility", key, asdict(cell))
+        return cell
+
+
+@dataclass(frozen=True)
+class _PanInputs:
+    """What PAN hands an attacker for one cell (:class:`~authormask.evaluation.measures.
+    MeasureInputs`): the problem's unknown texts under test and its known texts to learn from,
+    as released at the cell's epsilon (``texts``) and with the noise off (``base``)."""
+
+    mechanism: str
+    epsilon: float | None
+    seed: int
+    run_seed: int
+    settings: AttackerSettings
+    texts: tuple[list[Item], list[Item]]
+    base: tuple[list[Item], list[Item]]
+
+    def released(self) -> list[Item]:
+        return self.texts[1]
+
+    def noise_off(self) -> list[Item]:
+        return self.base[1]
+
+    def known(self, *, adaptive: bool) -> list[Item]:
+        return self.texts[0] if adaptive else self.base[0]
+
+    def training(self) -> list[Item]:
+        return []
+
+
+def run_pan(
+    collection: PanCollection,
+    *,
+    config: PanConfig,
+    embeddings: Any = None,
+    cache_dir: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
+) -> PanResult:
+    """Run the PAN protocol (module docstring) on every problem of ``collection``.
+
+    ``embeddings`` are passed to the mechanisms that take them (one Embeddings object, so every
+    epsilon shares its search index). ``progress`` is called with 1 after each cell;
+    ``on_total`` once, first, with the number of cells.
+    """
+    check_pan(collection, config)
+    per_row = len(config.attackers) + len(config.utilities)
+    rows = sum(len(config.rows(m)) for m in config.mechanisms)
+    total = len(collection.problems) * rows * per_row
+    if on_total is not None:
+        on_total(total)
+    start = time.perf_counter()
+    runner = _Runner(collection, embeddings, config, Path(cache_dir) if cache_dir else None)
+    cells: list[PanCell] = []
+    utilities: list[PanUtilityCell] = []
+    for problem in collection.problems:
+        for mechanism in config.mechanisms:
+            off_seed, _ = _seeds(config.seed, problem.name, mechanism, None, 0)
+            base = runner.released(problem, mechanism, None, off_seed)
+            for epsilon, rep in config.rows(mechanism):
+                for attacker in config.attackers:
+                    cell = runner.cell(problem, mechanism, epsilon, rep, attacker, base)
+                    logger.info(
+                        "%s %s eps=%s rep=%d %s: macro-F1 %.3f",
+                        problem.name,
+                        mechanism,
+                        epsilon,
+                        rep,
+                        attacker,
+                        cell.macro_f1,
+                    )
+                    cells.append(cell)
+                    if progress is not None:
+                        progress(1)
+                if config.utilities:
+                    utility = runner.utility(problem, mechanism, epsilon, rep, base)
+                    logger.info(
+                        "%s %s eps=%s rep=%d similarity: %.3f (%d texts)",
+                        problem.name,
+                        mechanism,
+                        epsilon,
+                        rep,
+                        utility.mean,
+                        utility.texts,
+                    )
+                    utilities.append(utility)
+                    if progress is not None:
+                        progress(1)
+    provenance = {
+        "versions": package_versions(),
+        "embeddings": None if embeddings is None else embeddings.identity.to_dict(),
+        "attackers": {m.base_name: m.description for m in runner.attackers.values()},
+        "measure": "PAN macro-F1: F1 per true author of the problem's ground truth, averaged; "
+        "<UNK> answers, rejections and non-candidates count as <UNK>, which is left out of the "
+        "average (macro_f1_with_unk keeps it as a class when the truth has it)",
+        "baseline_row": "epsilon none = the mechanism with its noise switched off: its own "
+        "preparation and rendering with its samplers switched off (authormask.release.registry."
+        "create_noise_off), every word released as itself (the text of its release at epsilon "
+        "1e12)",
+        "similarity": "mean cosine of all-MiniLM-L6-v2 document vectors (mean of <=100-word "
+        "chunks), released unknown text vs the original unknown text as read from the "
+        "collection; over a fixed sample of similarity_texts unknown texts per problem (the "
+        "same texts in every row), drawn with SeedSequence(entropy=config.seed, "
+        "spawn_key=(sha256(problem)[:4],)); interval: mean +- 1.96 standard errors",
+        "seeds": "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4], mechanism "
+        "code, repetition, round(1000*epsilon), role)); role 0 = texts, 1 = attacker",
+    }
+    return PanResult(
+        config=config,
+        collection=collection.summary(),
+        cells=tuple(cells),
+        utilities=tuple(utilities),
+        statements=runner.statements,
+        provenance=provenance,
+        seconds=time.perf_counter() - start,
+    )
