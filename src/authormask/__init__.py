@@ -11,6 +11,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from authormask._lazy import lazy_attributes
 from authormask._version import __version__
 
 # The public API is imported on first use (PEP 562), so `import authormask` and the CLI's
@@ -96,19 +97,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'authormask' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes("authormask", _LAZY, globals(), __all__)
 
 
 class _Package(types.ModuleType):

@@ -5,7 +5,9 @@ Every front end (the CLI, the evaluation, the web page, the Dask engine) runs a 
 every input released with the same parameters) and the private :class:`RunReport`.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from authormask._lazy import lazy_attributes
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from authormask.accounting.statement import PrivacyStatement
@@ -57,21 +59,6 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'authormask.release' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
-
 __all__ = [
     "LINEUPS",
     "MECHANISMS",
@@ -99,3 +86,5 @@ __all__ = [
     "release",
     "release_stream",
 ]
+
+__getattr__, __dir__ = lazy_attributes("authormask.release", _LAZY, globals(), __all__)
