@@ -114,7 +114,7 @@ def test_other_settings_refuse_without_force(tiny_erae_dir, aaac_texts, glove_20
     out = tmp_path / "m"
     shutil.copytree(tiny_erae_dir, out)
     other = get_config("cpu").replace(**(tiny | {"hidden_size": 8}))
-    with pytest.raises(InputError, match="--force"):
+    with pytest.raises(InputError, match="`force`"):
         train_erae(aaac_texts, output=out, embeddings=glove_20k, config=other)
     res = train_erae(aaac_texts, output=out, embeddings=glove_20k, config=other, force=True)
     assert res.resumed_at_epoch == 0
