@@ -416,3 +416,31 @@ def test_ratings_worker_stops_when_the_caller_stops(tiny_erae_dir, aaac_texts):
         list(model.ratings(ids))
     assert not any(t.name == "erae-ratings" for t in threading.enumerate())
     assert [r.shape for r in model.ratings([(), ()])] == [(0, len(model.vocab.words))] * 2
+
+
+def test_ratings_leave_the_model_device_before_numpy(tiny_erae_dir, aaac_texts, monkeypatch):
+    """On a GPU the softmax is a CUDA tensor, which numpy cannot read until it is moved to the
+    CPU (a review found `.numpy()` called on it directly: every ER-AE release would fail on a
+    CUDA machine). Here the softmax answers like a device tensor: `.numpy()` refuses until
+    `.cpu()` was called."""
+    from authormask.models.erae import model as model_module
+    from authormask.text.sentences import segment_text
+
+    class OnDevice:
+        def __init__(self, tensor: torch.Tensor) -> None:
+            self.tensor = tensor
+
+        def cpu(self) -> torch.Tensor:
+            return self.tensor
+
+        def numpy(self) -> np.ndarray:
+            raise TypeError("can't convert cuda:0 device type tensor to numpy")
+
+    real = torch.softmax
+    monkeypatch.setattr(
+        model_module.torch, "softmax", lambda *a, **k: OnDevice(real(*a, **k)), raising=True
+    )
+    model = load_model(tiny_erae_dir, device="cpu")
+    segments = [s for t in aaac_texts[:2] for s in segment_text(t, max_length=12).segments]
+    ratings = list(model.ratings(model.vocab.encode(segments).ids, batch_size=8))
+    assert len(ratings) == len(segments) and all(np.isfinite(r).all() for r in ratings)

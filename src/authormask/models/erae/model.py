@@ -166,7 +166,7 @@ class ERAEModel:
                         if rows is None:
                             probs = empty
                         else:
-                            probs = torch.softmax(rows, dim=-1, dtype=torch.float64).numpy()
+                            probs = torch.softmax(rows, dim=-1, dtype=torch.float64).cpu().numpy()
                         if not hand(("ok", probs)):
                             return
             except BaseException as exc:  # raised again in the caller's thread
