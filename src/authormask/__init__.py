@@ -8,10 +8,9 @@
 """
 
 import sys
-import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from authormask._lazy import lazy_attributes
+from authormask._lazy import keep_over_submodules, lazy_attributes
 from authormask._version import __version__
 
 # The public API is imported on first use (PEP 562), so `import authormask` and the CLI's
@@ -100,16 +99,6 @@ __all__ = [
 __getattr__, __dir__ = lazy_attributes("authormask", _LAZY, globals(), __all__)
 
 
-class _Package(types.ModuleType):
-    """``authormask.release`` is both the release subpackage and the entry point function: the
-    import system would set the package attribute to the subpackage when it is first imported,
-    so that assignment is ignored and ``am.release`` stays the function (as with an eager
-    ``from authormask.release import release``)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "release" and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+# ``authormask.release`` is both the release subpackage and the entry point function: the
+# function stays (see keep_over_submodules)
+keep_over_submodules(sys.modules[__name__], ("release",))

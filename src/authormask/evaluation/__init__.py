@@ -9,47 +9,94 @@ epsilon it recommends for a target attacker accuracy (:mod:`~authormask.evaluati
 Every mechanism runs through the release layer (:func:`authormask.release.create_mechanism` and
 :func:`authormask.release.release`) under its registry name."""
 
-from authormask.evaluation.frontier import FrontierPoint, Recommendation, frontier, recommend
-from authormask.evaluation.protocols import (
-    PROTOCOLS,
-    CollectionSweep,
-    PanConfig,
-    PanResult,
-    ReleaseConfig,
-    ReleaseResult,
-    SweepConfig,
-    SweepResult,
-    run_collection_sweep,
-    run_pan,
-    run_release_evaluation,
-    run_sweep,
-)
-from authormask.evaluation.protocols.fernandes2019 import (
-    ATTACKERS,
-    DEFAULT_SWEEP_MECHANISMS,
-    SWEEP_MECHANISMS,
-    UTILITIES,
-    Cell,
-    applicable_measures,
-    check_applicable,
-    mechanism_code,
-    releases_bag,
-    sweep_mechanisms,
-)
-from authormask.evaluation.reports.fernandes2019 import (
-    REPORT_FILES,
-    to_csv,
-    to_markdown,
-    write_reports,
-)
-from authormask.evaluation.study import (
-    TASKS,
-    Item,
-    Study,
-    build_author_study,
-    build_study,
-    build_topic_study,
-)
+import sys
+from typing import TYPE_CHECKING
+
+from authormask._lazy import keep_over_submodules, lazy_attributes
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from authormask.evaluation.frontier import FrontierPoint, Recommendation, frontier, recommend
+    from authormask.evaluation.protocols import (
+        PROTOCOLS,
+        CollectionSweep,
+        PanConfig,
+        PanResult,
+        ReleaseConfig,
+        ReleaseResult,
+        SweepConfig,
+        SweepResult,
+        run_collection_sweep,
+        run_pan,
+        run_release_evaluation,
+        run_sweep,
+    )
+    from authormask.evaluation.protocols.fernandes2019 import (
+        ATTACKERS,
+        DEFAULT_SWEEP_MECHANISMS,
+        SWEEP_MECHANISMS,
+        UTILITIES,
+        Cell,
+        applicable_measures,
+        check_applicable,
+        mechanism_code,
+        releases_bag,
+        sweep_mechanisms,
+    )
+    from authormask.evaluation.reports.fernandes2019 import (
+        REPORT_FILES,
+        to_csv,
+        to_markdown,
+        write_reports,
+    )
+    from authormask.evaluation.study import (
+        TASKS,
+        Item,
+        Study,
+        build_author_study,
+        build_study,
+        build_topic_study,
+    )
+
+# Imported on first use (PEP 562): importing one evaluation module (the calibration the page
+# uses) does not load every protocol, attacker and report with it.
+_LAZY = {
+    "FrontierPoint": "authormask.evaluation.frontier",
+    "Recommendation": "authormask.evaluation.frontier",
+    "frontier": "authormask.evaluation.frontier",
+    "recommend": "authormask.evaluation.frontier",
+    "CollectionSweep": "authormask.evaluation.protocols",
+    "PROTOCOLS": "authormask.evaluation.protocols",
+    "PanConfig": "authormask.evaluation.protocols",
+    "PanResult": "authormask.evaluation.protocols",
+    "ReleaseConfig": "authormask.evaluation.protocols",
+    "ReleaseResult": "authormask.evaluation.protocols",
+    "SweepConfig": "authormask.evaluation.protocols",
+    "SweepResult": "authormask.evaluation.protocols",
+    "run_collection_sweep": "authormask.evaluation.protocols",
+    "run_pan": "authormask.evaluation.protocols",
+    "run_release_evaluation": "authormask.evaluation.protocols",
+    "run_sweep": "authormask.evaluation.protocols",
+    "ATTACKERS": "authormask.evaluation.protocols.fernandes2019",
+    "Cell": "authormask.evaluation.protocols.fernandes2019",
+    "DEFAULT_SWEEP_MECHANISMS": "authormask.evaluation.protocols.fernandes2019",
+    "SWEEP_MECHANISMS": "authormask.evaluation.protocols.fernandes2019",
+    "UTILITIES": "authormask.evaluation.protocols.fernandes2019",
+    "applicable_measures": "authormask.evaluation.protocols.fernandes2019",
+    "check_applicable": "authormask.evaluation.protocols.fernandes2019",
+    "mechanism_code": "authormask.evaluation.protocols.fernandes2019",
+    "releases_bag": "authormask.evaluation.protocols.fernandes2019",
+    "sweep_mechanisms": "authormask.evaluation.protocols.fernandes2019",
+    "REPORT_FILES": "authormask.evaluation.reports.fernandes2019",
+    "to_csv": "authormask.evaluation.reports.fernandes2019",
+    "to_markdown": "authormask.evaluation.reports.fernandes2019",
+    "write_reports": "authormask.evaluation.reports.fernandes2019",
+    "Item": "authormask.evaluation.study",
+    "Study": "authormask.evaluation.study",
+    "TASKS": "authormask.evaluation.study",
+    "build_author_study": "authormask.evaluation.study",
+    "build_study": "authormask.evaluation.study",
+    "build_topic_study": "authormask.evaluation.study",
+}
 
 __all__ = [
     "ATTACKERS",
@@ -89,3 +136,7 @@ __all__ = [
     "to_markdown",
     "write_reports",
 ]
+
+__getattr__, __dir__ = lazy_attributes("authormask.evaluation", _LAZY, globals(), __all__)
+# the function frontier, not the module of that name, once the module is imported
+keep_over_submodules(sys.modules[__name__], ("frontier",))
