@@ -337,6 +337,82 @@ def test_conditioned_tail_frequency_on_the_decimal_path() -> None:
     assert stats.binomtest(hits, n, a).pvalue > P_MIN
 
 
+# --- the sparse path (a low band of outputs shares one proposal weight) -------------------------
+
+
+def _softmax_row(k: int, seed: int, spread: float = 3.0) -> np.ndarray:
+    """A model-like rating row: the softmax of normal logits (most outputs near 0)."""
+    logits = np.random.default_rng(seed).normal(0.0, spread, k)
+    p = np.exp(logits - logits.max())
+    return np.asarray(p / p.sum())
+
+
+def _takes_sparse_path(row: np.ndarray, eps: float) -> bool:
+    from authormask.mechanisms import exponential as em
+
+    tau = em._band_top(np.array([row.min()]), eps / 2.0)
+    return em._sparse_rows(row[None, :], tau) is not None
+
+
+@pytest.mark.parametrize(
+    ("eps", "k", "spread"), [(30.0, 300, 3.0), (30.0, 3000, 3.0), (1e3, 2000, 6.0)]
+)
+def test_sparse_path_samples_the_exponential_mechanism(eps: float, k: int, spread: float) -> None:
+    row = _softmax_row(k, seed=int(eps) + k, spread=spread)
+    assert _takes_sparse_path(row, eps)
+    n = 200_000 if k <= 1024 else 60_000
+    draws = sample_exponential(np.tile(row, (n, 1)), epsilon=eps, sensitivity=1.0, random_state=6)
+    counts = np.bincount(draws, minlength=k)
+    assert _chi2_p(counts, exponential_probabilities(row, epsilon=eps, sensitivity=1.0)) > P_MIN
+    # ... and the test has power: a 5% larger epsilon is told apart
+    wrong = exponential_probabilities(row, epsilon=eps * 1.05, sensitivity=1.0)
+    if eps == 30.0 and k == 300:
+        assert _chi2_p(counts, wrong) < P_MIN
+
+
+@pytest.mark.parametrize("eps", [0.5, 30.0, 1e4, 1e6])
+def test_sparse_path_realised_probabilities_within_gamma_of_ideal(eps: float) -> None:
+    for seed in range(3):
+        row = _softmax_row(300, seed=seed, spread=2.0 + seed)
+        row[seed] = 0.0  # a zero rating: tiny weights at large epsilon
+        weights = implemented_weights(row.tolist(), epsilon=eps, sensitivity=1.0)
+        assert all(q >= 1 and 0 < a <= 1 for q, a, _ in weights)  # proper acceptances
+        if _takes_sparse_path(row, eps):  # at least 7/8 of the outputs share the band's weight
+            shared = max(np.unique([q for q, _, _ in weights], return_counts=True)[1])
+            assert shared * 8 >= 7 * len(weights)
+        assert _max_log_ratio(row.tolist(), eps, 1.0) <= EXACT_SAMPLER_GAMMA
+    flat = [0.25] * 300  # every output in the band: one shared weight, uniform law
+    weights = implemented_weights(flat, epsilon=30.0, sensitivity=1.0)
+    assert len({q for q, _, _ in weights}) == 1 and len({a for _, a, _ in weights}) == 1
+    assert _max_log_ratio(flat, 30.0, 1.0) <= EXACT_SAMPLER_GAMMA
+
+
+def test_sparse_and_dense_rows_of_one_block_each_follow_their_own_law() -> None:
+    sparse_row = _softmax_row(400, seed=3)
+    dense_row = np.random.default_rng(4).random(400)  # most outputs above any band
+    assert _takes_sparse_path(sparse_row, 20.0) and not _takes_sparse_path(dense_row, 20.0)
+    rows = np.tile(np.stack([sparse_row, dense_row]), (40_000, 1))
+    draws = sample_exponential(rows, epsilon=20.0, sensitivity=1.0, random_state=9)
+    for start, r in ((0, sparse_row), (1, dense_row)):
+        p = exponential_probabilities(r, epsilon=20.0, sensitivity=1.0)
+        assert _chi2_p(np.bincount(draws[start::2], minlength=400), p) > P_MIN
+
+
+def test_steered_band_proposal_reaches_the_last_tiny_output() -> None:
+    # output 0 is the only one above the band; the 299 others sit at -800 nats in the band. The
+    # proposal steered to the last unit of the cumulative weight lands on the last band output,
+    # which is accepted on the decimal path once its 1102 fair bits (18 forced words) are ones
+    ratings = np.zeros((1, 300))
+    ratings[0, 0] = 1.0
+    assert _takes_sparse_path(ratings[0], 1600.0)
+    got = sample_exponential(ratings, epsilon=1600.0, sensitivity=1.0, random_state=steered(0, 40))
+    assert got[0] == 299
+    unsteered = sample_exponential(
+        np.tile(ratings, (2000, 1)), epsilon=1600.0, sensitivity=1.0, random_state=1
+    )
+    assert np.all(unsteered == 0)  # exp(-800): never drawn without steering
+
+
 # --- gamma and refusals -------------------------------------------------------------------------
 
 

@@ -46,6 +46,31 @@ Let ``c = epsilon / (2 Delta)`` and ``m`` the row's largest rating. In float64:
    The rejection probability is at most ``K / 2^S <= 2^-9`` (``~2^-32`` for ``K = 20,000``). The
    common path is vectorised over rows; only rare proposals of tiny outputs run in Python.
 
+The sparse path (same law, less ``exp``)
+----------------------------------------
+Steps 1-2 take ``exp`` of every output of every row: with ``K = 20,000`` that was half of ER-AE's
+generation time, although a model's softmax puts almost every output near 0. A row of at least
+256 outputs of which at most 1/8 lie *above its low band* ``rho_v > tau``,
+``tau = rho_min + (1/16) / c`` (``rho_min`` the row's smallest rating), is drawn instead with
+other integer proposal weights; which path a row takes depends on its own ratings only:
+
+* an output above the band keeps ``q_v = floor(x_v) + 1`` and its acceptance, as above;
+* every output in the band gets the *same* proposal weight ``Q = floor(x_tau (1 + 2^-36)) + 1``,
+  ``x_tau`` computed from ``tau`` exactly as ``x_v`` from ``rho_v``; a proposal in the band is
+  located by integer division (``Q`` units each, in index order) and accepted with probability
+  ``x_v / Q`` (rounded, :func:`~authormask.mechanisms._exact.bernoulli_double`), or, for a tiny
+  output, ``2^S exp(c (rho_v - m)) / Q`` in decimals (``- ln Q`` added to the log above).
+
+``Q`` is above every ``x_v`` of the band: ``rho_v <= tau`` gives ``z_v <= z_tau`` (rounded
+subtraction, multiplication by ``c > 0`` and the clamp are monotone), so
+``x_v <= 2^S exp(z_tau) (1 + E) <= x_tau (1 + E) / (1 - E) < fl(x_tau (1 + 2^-36)) < Q``. Each
+acceptance is therefore a probability and the realised weight of a band output is
+``Q fl(x_v / Q) = x_v (1 + delta)``, ``|delta| <= u``: the same relation as ``q_v a_v`` on the
+dense path, so the proof below and ``gamma`` hold unchanged on both paths. ``exp`` runs on the
+outputs above the band and on the proposed ones only. A band proposal is accepted with
+probability at least ``exp(-1/16) (1 - 2^-35) > 0.93``; ``sum q`` stays below
+``K (1.07 * 2^S + 2) < 2^63``.
+
 Proof of the bound
 ------------------
 Write ``u = 2^-53`` and ``lambda(t) = -log(1 - t)``. Let ``w_v = q_v alpha_v`` be the realised
@@ -67,10 +92,10 @@ weight and ``z*_v = c (rho_v - m)`` in exact arithmetic. We show
   ``a_v = (x_v / q_v)(1 + delta)`` with ``|delta| <= u`` (exact when ``q_v = 1``), and the
   realised acceptance is exactly ``a_v``. Hence
   ``|log w_v - (S log 2 + z*_v)| <= 693.2 ((1 + u)^3 - 1) + 2^-1075 + lambda(E) + lambda(u)``.
-* Tiny case: ``log alpha_v = S log 2 + z*_v`` is evaluated in 60-digit decimals (correctly
-  rounded ``/``, ``*``, ``+``, ``ln 2``, ``exp``; error below ``1e-40`` relative for
-  ``|log alpha| <= 2^50``) and ``a`` is rounded once to a double, so
-  ``|log w_v - (S log 2 + z*_v)| <= lambda(u) + 1e-40``.
+* Tiny case: ``log alpha_v = S log 2 + z*_v - ln q_v`` (``q_v = 1``, or ``Q`` in the band) is
+  evaluated in 60-digit decimals (correctly rounded ``/``, ``*``, ``+``, ``-``, ``ln``, ``exp``;
+  error below ``1e-40`` relative for ``|log alpha| <= 2^50``) and ``a`` is rounded once to a
+  double, so ``|log w_v - (S log 2 + z*_v)| <= lambda(u) + 1e-40``.
 
 So ``Theta = 693.2 ((1 + u)^3 - 1) + 2^-1074 + lambda(2^-40) + lambda(2^-53)`` and
 ``gamma = 2 Theta ~= 2.3e-12`` (:data:`EXACT_SAMPLER_GAMMA`, rounded up), for every output, every
@@ -149,6 +174,15 @@ _Z_NORMAL_MAX = 693.2
 _BLOCK_ELEMENTS = 1 << 17
 #: Up to this many outputs the proposal is located by a vectorised comparison, not a search.
 _SMALL_K = 1024
+#: Width in nats of the low band of scores that shares one proposal weight (sparse path).
+_BAND_NATS = 1.0 / 16.0
+#: Rows with fewer outputs are always drawn on the dense path.
+_SPARSE_MIN_K = 256
+#: A row takes the sparse path when at most ``1 / _SPARSE_SHARE`` of its outputs are above the band.
+_SPARSE_SHARE = 8
+#: Safety factor of the band's proposal weight over the band's largest computed weight:
+#: ``(1 + 2^-36)(1 - 2^-53) > (1 + E) / (1 - E)`` for ``E = 2^-40``.
+_BAND_MARGIN = 1.0 + 2.0**-36
 
 
 def _lam(t: float) -> float:
@@ -327,13 +361,52 @@ def _proposal_weights(
 
 
 def _tiny_log_weight(
-    rho_v: float, rho_top: float, epsilon: float, sensitivity: float, s_bits: int
+    rho_v: float,
+    rho_top: float,
+    epsilon: float,
+    sensitivity: float,
+    s_bits: int,
+    proposal: int = 1,
 ) -> Decimal:
-    """``S ln 2 + epsilon (rho_v - rho_top) / (2 sensitivity)`` in 60-digit decimals."""
+    """``S ln 2 + epsilon (rho_v - rho_top) / (2 sensitivity) - ln(proposal)`` in 60-digit
+    decimals: the log of a tiny output's acceptance probability under its integer proposal
+    weight (1 on the dense path, the band's ``Q`` on the sparse path)."""
     ctx = DECIMAL_CONTEXT
     c = ctx.divide(Decimal(epsilon), ctx.multiply(Decimal(2), Decimal(sensitivity)))
     z = ctx.multiply(c, ctx.subtract(Decimal(rho_v), Decimal(rho_top)))
-    return ctx.add(z, ctx.multiply(Decimal(s_bits), LN2_DECIMAL))
+    log_alpha = ctx.add(z, ctx.multiply(Decimal(s_bits), LN2_DECIMAL))
+    if proposal != 1:
+        log_alpha = ctx.subtract(log_alpha, ctx.ln(Decimal(proposal)))
+    return log_alpha
+
+
+def _band_top(bottom: NDArray[np.float64], c: float) -> NDArray[np.float64]:
+    """``tau``: the upper end of each row's low band ``[bottom, bottom + _BAND_NATS / c]``."""
+    return np.asarray(bottom + _BAND_NATS / c)
+
+
+def _sparse_rows(
+    block: NDArray[np.float64], tau: NDArray[np.float64]
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]] | None:
+    """Which rows of ``block`` take the sparse path, and the flat indices (row-major) of all
+    outputs above each row's band (None when no row does). Only the speed depends on it,
+    never the law (module notes)."""
+    k = block.shape[1]
+    if k < _SPARSE_MIN_K:
+        return None
+    above = np.flatnonzero(block > tau[:, None])
+    counts = np.bincount(above // k, minlength=block.shape[0])
+    sparse = counts * _SPARSE_SHARE <= k
+    return (sparse, above) if sparse.any() else None
+
+
+def _band_weight(
+    tau: NDArray[np.float64], top: NDArray[np.float64], c: float, s_bits: int
+) -> NDArray[np.int64]:
+    """``Q``: one integer proposal weight above every computed ``x_v`` of the band (notes)."""
+    x_tau = _proposal_weights(tau[:, None], top, c, s_bits)[:, 0]
+    q: NDArray[np.int64] = np.floor(x_tau * _BAND_MARGIN).astype(np.int64) + 1
+    return q
 
 
 def _draw_block(
@@ -372,6 +445,79 @@ def _draw_block(
             row = pending[t]
             log_alpha = _tiny_log_weight(
                 float(block[row, idx[t]]), float(top[row]), epsilon, sensitivity, s_bits
+            )
+            accept[t] = bernoulli_exp_decimal(log_alpha, rng)
+        out[pending[accept]] = idx[accept]
+        pending = pending[~accept]
+    return out
+
+
+def _draw_sparse(
+    block: NDArray[np.float64],
+    top: NDArray[np.float64],
+    tau: NDArray[np.float64],
+    above: NDArray[np.int64],
+    epsilon: float,
+    sensitivity: float,
+    c: float,
+    s_bits: int,
+    rng: np.random.Generator,
+) -> NDArray[np.int64]:
+    """Steps 2-3 on the sparse path (module notes) for every row of a block: the outputs above
+    the band keep their own proposal weights ``q_v``; those in the band share one weight ``Q``
+    each, so ``exp`` runs only on the outputs above the band and on the proposed ones."""
+    n_rows, k = block.shape
+    rows, cols = np.divmod(above, k)  # row-major: each row's outputs above the band, in order
+    x_above = _proposal_weights(block[rows, cols][:, None], top[rows], c, s_bits)[:, 0]
+    q_above = x_above.astype(np.int64) + 1  # floor(x) + 1, as on the dense path
+    cum = np.cumsum(q_above)
+    counts = np.bincount(rows, minlength=n_rows)
+    ends = np.cumsum(counts)
+    starts = ends - counts
+    base = np.where(starts > 0, cum[np.maximum(starts - 1, 0)], 0) if cum.size else starts * 0
+    above_total = (cum[ends - 1] if cum.size else 0) - base
+    above_total = np.where(counts > 0, above_total, 0)
+    band_q = _band_weight(tau, top, c, s_bits)
+    total = above_total + (k - counts) * band_q
+    # the j-th output of a row's band is j + #(its outputs above the band that precede it):
+    # gaps are non-decreasing within a row, and rows are kept apart by row * k
+    gaps = rows * k + cols - (np.arange(rows.size) - starts[rows])
+    tiny_x = math.ldexp(_TINY_E, s_bits)
+    out = np.empty(n_rows, dtype=np.int64)
+    pending = np.arange(n_rows)
+    while pending.size:
+        draws = rng.integers(0, total[pending])  # exact uniform on [0, total) per row
+        in_above = draws < above_total[pending]
+        idx = np.empty(pending.size, dtype=np.int64)
+        xs = np.empty(pending.size)
+        proposal = np.empty(pending.size, dtype=np.int64)
+        if in_above.any():
+            r = pending[in_above]
+            flat = np.searchsorted(cum, base[r] + draws[in_above], side="right")
+            idx[in_above] = cols[flat]
+            xs[in_above] = x_above[flat]
+            proposal[in_above] = q_above[flat]
+        band = ~in_above
+        if band.any():
+            r = pending[band]
+            j = (draws[band] - above_total[r]) // band_q[r]
+            before = np.searchsorted(gaps, r * k + j, side="right") - starts[r]
+            v = j + before
+            idx[band] = v
+            xs[band] = _proposal_weights(block[r, v][:, None], top[r], c, s_bits)[:, 0]
+            proposal[band] = band_q[r]
+        accept = np.zeros(pending.size, dtype=bool)
+        normal = xs >= tiny_x
+        accept[normal] = bernoulli_double(xs[normal] / proposal[normal], rng)
+        for t in np.flatnonzero(~normal):
+            row = pending[t]
+            log_alpha = _tiny_log_weight(
+                float(block[row, idx[t]]),
+                float(top[row]),
+                epsilon,
+                sensitivity,
+                s_bits,
+                int(proposal[t]),
             )
             accept[t] = bernoulli_exp_decimal(log_alpha, rng)
         out[pending[accept]] = idx[accept]
@@ -431,15 +577,53 @@ def sample_exponential(
                 f"{rating_range!r}"
             )
         _check_spread(c, spread, what="(max rating - min rating)")
-        x = _proposal_weights(block, top, c, s_bits)
-        # q = floor(x) + 1: x > 0 (at least 2^S exp(-700)) and about 2^S at most, so the cast to
-        # int64 truncates to floor(x) and + 1 is exact (the same integers as np.floor, + 1.0 and
-        # a cast, in two passes instead of three)
-        cum = x.astype(np.int64)
-        cum += 1
-        np.cumsum(cum, axis=1, out=cum)
-        out[a : a + step] = _draw_block(block, top, x, cum, eps, sens, s_bits, rng)
+        tau = _band_top(bottom, c)
+        split = _sparse_rows(block, tau)
+        if split is None:
+            out[a : a + step] = _draw_dense(block, top, eps, sens, c, s_bits, rng)
+            continue
+        sparse, above = split
+        if sparse.all():
+            out[a : a + step] = _draw_sparse(block, top, tau, above, eps, sens, c, s_bits, rng)
+            continue
+        dense = ~sparse
+        out[a : a + step][dense] = _draw_dense(block[dense], top[dense], eps, sens, c, s_bits, rng)
+        k = block.shape[1]
+        row = above // k
+        keep = sparse[row]
+        renumber = np.cumsum(sparse) - 1  # row of the block -> row among the sparse ones
+        out[a : a + step][sparse] = _draw_sparse(
+            block[sparse],
+            top[sparse],
+            tau[sparse],
+            renumber[row[keep]] * k + above[keep] % k,
+            eps,
+            sens,
+            c,
+            s_bits,
+            rng,
+        )
     return out
+
+
+def _draw_dense(
+    block: NDArray[np.float64],
+    top: NDArray[np.float64],
+    epsilon: float,
+    sensitivity: float,
+    c: float,
+    s_bits: int,
+    rng: np.random.Generator,
+) -> NDArray[np.int64]:
+    """The dense path: every output's own proposal weight (steps 1-3 of the notes)."""
+    x = _proposal_weights(block, top, c, s_bits)
+    # q = floor(x) + 1: x > 0 (at least 2^S exp(-700)) and about 2^S at most, so the cast to
+    # int64 truncates to floor(x) and + 1 is exact (the same integers as np.floor, + 1.0 and
+    # a cast, in two passes instead of three)
+    cum = x.astype(np.int64)
+    cum += 1
+    np.cumsum(cum, axis=1, out=cum)
+    return _draw_block(block, top, x, cum, epsilon, sensitivity, s_bits, rng)
 
 
 def implemented_weights(
@@ -451,6 +635,8 @@ def implemented_weights(
     Reproduces the sampler's arithmetic: for a normal-case output ``q_v = floor(x_v) + 1`` (its
     integer proposal weight), ``a_v = x_v / q_v`` rounded (its acceptance probability) and
     ``k_v = 0``; for a tiny output ``q_v = 1`` and ``2^-k_v a_v`` is its decimal decomposition.
+    On the sparse path (module notes) an output in the row's low band has ``q_v = Q``, the
+    band's shared proposal weight, and its acceptance ``x_v / Q`` (or its decomposition).
     For tests and audits (module notes).
 
     >>> implemented_weights([0.0], epsilon=1.0, sensitivity=1.0)
@@ -465,19 +651,26 @@ def implemented_weights(
     s_bits = _scale_bits(n_outputs)
     block = scores[None, :]
     top = block.max(axis=1)
+    tau = _band_top(block.min(axis=1), c)
+    split = _sparse_rows(block, tau)
+    in_band = np.ones(n_outputs, dtype=bool) if split is not None else np.zeros(n_outputs, bool)
+    if split is not None:
+        in_band[split[1]] = False
+    band_q = int(_band_weight(tau, top, c, s_bits)[0]) if split is not None else 1
     x = _proposal_weights(block, top, c, s_bits)[0]
     tiny_x = math.ldexp(_TINY_E, s_bits)
     weights: list[tuple[int, float, int]] = []
     for v in range(n_outputs):
         xv = float(x[v])
         if xv >= tiny_x:
-            qv = math.floor(xv) + 1
+            qv = band_q if in_band[v] else math.floor(xv) + 1
             weights.append((qv, xv / float(qv), 0))
         else:
+            qv = band_q if in_band[v] else 1
             k, a = decompose_log_probability(
-                _tiny_log_weight(float(scores[v]), float(top[0]), eps, sens, s_bits)
+                _tiny_log_weight(float(scores[v]), float(top[0]), eps, sens, s_bits, qv)
             )
-            weights.append((1, a, k))
+            weights.append((qv, a, k))
     return weights
 
 
