@@ -350,8 +350,10 @@ def _softmax_row(k: int, seed: int, spread: float = 3.0) -> np.ndarray:
 def _takes_sparse_path(row: np.ndarray, eps: float) -> bool:
     from authormask.mechanisms import exponential as em
 
-    tau = em._band_top(np.array([row.min()]), eps / 2.0)
-    return em._sparse_rows(row[None, :], tau) is not None
+    bottom = np.array([row.min()])
+    tau = em._band_top(bottom, eps / 2.0)
+    split = em._sparse_rows(row[None, :], tau, bottom, eps / 2.0)
+    return split is not None and bool(split[0][0])
 
 
 @pytest.mark.parametrize(
@@ -396,6 +398,54 @@ def test_sparse_and_dense_rows_of_one_block_each_follow_their_own_law() -> None:
     for start, r in ((0, sparse_row), (1, dense_row)):
         p = exponential_probabilities(r, epsilon=20.0, sensitivity=1.0)
         assert _chi2_p(np.bincount(draws[start::2], minlength=400), p) > P_MIN
+
+
+def test_a_block_of_heavy_sparse_rows_draws_each_row_on_its_own() -> None:
+    # 512 rows of K = 256 (one block), each with 32 outputs at the top (weights ~2^52 each): the
+    # rows' above-band weights add up past 2^63, which must not mix the rows' draws
+    k, n = 256, 512
+    rng = np.random.default_rng(5)
+    rows = np.zeros((n, k))
+    tops = [rng.choice(k, 32, replace=False) for _ in range(n)]
+    for i, t in enumerate(tops):
+        rows[i, t] = 1.0
+    assert _takes_sparse_path(rows[0], 1e3)
+    draws = sample_exponential(rows, epsilon=1e3, sensitivity=1.0, random_state=2)
+    assert all(d in set(t.tolist()) for d, t in zip(draws, tops, strict=True))
+    alone = [
+        int(sample_exponential(rows[i], epsilon=1e3, sensitivity=1.0, random_state=2)[0])
+        for i in range(4)
+    ]
+    assert all(a in set(tops[i].tolist()) for i, a in enumerate(alone))
+    # and one softmax row repeated in a block: the law still that of the row
+    row = _softmax_row(300, seed=1, spread=0.5)
+    assert _takes_sparse_path(row, 30.0)
+    draws = sample_exponential(
+        np.tile(row, (20_000, 1)), epsilon=30.0, sensitivity=1.0, random_state=3
+    )
+    probs = exponential_probabilities(row, epsilon=30.0, sensitivity=1.0)
+    assert _chi2_p(np.bincount(draws, minlength=300), probs) > P_MIN
+
+
+def test_rows_far_from_zero_and_near_the_float_limit() -> None:
+    # far from 0, bottom + (1/16) / c rounds: the band stays at most 1/8 nat wide and the law holds
+    base = _softmax_row(300, seed=8, spread=8.0)
+    for offset, eps in ((1e6, 30.0), (3e3, 1e3)):
+        row = base + offset
+        assert _takes_sparse_path(row, eps)
+        assert _max_log_ratio(row.tolist(), eps, 1.0) <= EXACT_SAMPLER_GAMMA
+        draws = sample_exponential(
+            np.tile(row, (50_000, 1)), epsilon=eps, sensitivity=1.0, random_state=4
+        )
+        probs = exponential_probabilities(row, epsilon=eps, sensitivity=1.0)
+        assert _chi2_p(np.bincount(draws, minlength=300), probs) > P_MIN
+    # near the float64 limit the band overflows: the row is drawn on the dense path
+    huge = np.full((1, 300), np.finfo(np.float64).max)
+    assert not _takes_sparse_path(huge[0], 1e-300)  # c = 1 / (2e300), as below
+    got = sample_exponential(huge, epsilon=1.0, sensitivity=1e300, random_state=0)
+    assert 0 <= got[0] < 300
+    weights = implemented_weights(huge[0].tolist(), epsilon=1.0, sensitivity=1e300)
+    assert all(q >= 1 and 0 < a <= 1 for q, a, _ in weights)
 
 
 def test_steered_band_proposal_reaches_the_last_tiny_output() -> None:

@@ -63,13 +63,19 @@ other integer proposal weights; which path a row takes depends on its own rating
 
 ``Q`` is above every ``x_v`` of the band: ``rho_v <= tau`` gives ``z_v <= z_tau`` (rounded
 subtraction, multiplication by ``c > 0`` and the clamp are monotone), so
-``x_v <= 2^S exp(z_tau) (1 + E) <= x_tau (1 + E) / (1 - E) < fl(x_tau (1 + 2^-36)) < Q``. Each
+``x_v <= 2^S exp(z_tau) (1 + E) <= x_tau (1 + E) / (1 - E) < fl(x_tau (1 + 2^-36)) < Q``
+(``z_tau`` may exceed 0 by up to 1/8 nat when a row spans less than its band: ``E`` is assumed
+of ``np.exp`` on ``[-700, 1]``). Each
 acceptance is therefore a probability and the realised weight of a band output is
 ``Q fl(x_v / Q) = x_v (1 + delta)``, ``|delta| <= u``: the same relation as ``q_v a_v`` on the
 dense path, so the proof below and ``gamma`` hold unchanged on both paths. ``exp`` runs on the
 outputs above the band and on the proposed ones only. A band proposal is accepted with
-probability at least ``exp(-1/16) (1 - 2^-35) > 0.93``; ``sum q`` stays below
-``K (1.07 * 2^S + 2) < 2^63``.
+probability at least ``exp(-(tau - rho_min) c - 2^-12) (1 - 2^-35)``: above 0.88, since a band
+is at most 1/8 nat wide once rounded (a row whose band is not, near the float64 limit, is drawn
+on the dense path), and the rounding of ``rho - m`` adds at most ``2^40 * 2^-53`` nats. ``Q``
+stays below ``1.14 * 2^S + 1 < 2^53`` (so ``x_v / Q`` divides by the exact integer) and each
+row's ``sum q`` below ``K (1.14 * 2^S + 2) < 2^63``. Running sums are taken row by row: over a
+block of rows they would pass ``2^63``.
 
 Proof of the bound
 ------------------
@@ -382,21 +388,30 @@ def _tiny_log_weight(
 
 def _band_top(bottom: NDArray[np.float64], c: float) -> NDArray[np.float64]:
     """``tau``: the upper end of each row's low band ``[bottom, bottom + _BAND_NATS / c]``."""
-    return np.asarray(bottom + _BAND_NATS / c)
+    with np.errstate(over="ignore"):
+        return np.asarray(bottom + _BAND_NATS / c)
 
 
 def _sparse_rows(
-    block: NDArray[np.float64], tau: NDArray[np.float64]
+    block: NDArray[np.float64],
+    tau: NDArray[np.float64],
+    bottom: NDArray[np.float64],
+    c: float,
 ) -> tuple[NDArray[np.bool_], NDArray[np.int64]] | None:
     """Which rows of ``block`` take the sparse path, and the flat indices (row-major) of all
     outputs above each row's band (None when no row does). Only the speed depends on it,
-    never the law (module notes)."""
+    never the law (module notes). Rounding to nearest moves ``bottom + _BAND_NATS / c`` by at
+    most half an ulp, which is no more than ``_BAND_NATS / c`` whenever it moves it at all, so
+    a finite band is at most ``2 * _BAND_NATS`` wide; a row whose band overflowed (ratings near
+    the float64 limit) or is wider than ``4 * _BAND_NATS`` anyway stays on the dense path."""
     k = block.shape[1]
     if k < _SPARSE_MIN_K:
         return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = (tau - bottom) * c <= 4.0 * _BAND_NATS  # False for inf and NaN
     above = np.flatnonzero(block > tau[:, None])
     counts = np.bincount(above // k, minlength=block.shape[0])
-    sparse = counts * _SPARSE_SHARE <= k
+    sparse = narrow & (counts * _SPARSE_SHARE <= k)
     return (sparse, above) if sparse.any() else None
 
 
@@ -470,13 +485,16 @@ def _draw_sparse(
     rows, cols = np.divmod(above, k)  # row-major: each row's outputs above the band, in order
     x_above = _proposal_weights(block[rows, cols][:, None], top[rows], c, s_bits)[:, 0]
     q_above = x_above.astype(np.int64) + 1  # floor(x) + 1, as on the dense path
-    cum = np.cumsum(q_above)
     counts = np.bincount(rows, minlength=n_rows)
     ends = np.cumsum(counts)
     starts = ends - counts
-    base = np.where(starts > 0, cum[np.maximum(starts - 1, 0)], 0) if cum.size else starts * 0
-    above_total = (cum[ends - 1] if cum.size else 0) - base
-    above_total = np.where(counts > 0, above_total, 0)
+    # each row's own running sums (below 2^63): one running sum over the whole block would
+    # pass 2^63 and wrap around once several rows carry weights near 2^S
+    cum = np.empty_like(q_above)
+    above_total = np.zeros(n_rows, dtype=np.int64)
+    for r in np.flatnonzero(counts):
+        np.cumsum(q_above[starts[r] : ends[r]], out=cum[starts[r] : ends[r]])
+        above_total[r] = cum[ends[r] - 1]
     band_q = _band_weight(tau, top, c, s_bits)
     total = above_total + (k - counts) * band_q
     # the j-th output of a row's band is j + #(its outputs above the band that precede it):
@@ -493,7 +511,14 @@ def _draw_sparse(
         proposal = np.empty(pending.size, dtype=np.int64)
         if in_above.any():
             r = pending[in_above]
-            flat = np.searchsorted(cum, base[r] + draws[in_above], side="right")
+            flat = np.fromiter(
+                (
+                    starts[row] + np.searchsorted(cum[starts[row] : ends[row]], d, side="right")
+                    for row, d in zip(r, draws[in_above], strict=True)
+                ),
+                dtype=np.int64,
+                count=r.size,
+            )
             idx[in_above] = cols[flat]
             xs[in_above] = x_above[flat]
             proposal[in_above] = q_above[flat]
@@ -578,7 +603,7 @@ def sample_exponential(
             )
         _check_spread(c, spread, what="(max rating - min rating)")
         tau = _band_top(bottom, c)
-        split = _sparse_rows(block, tau)
+        split = _sparse_rows(block, tau, bottom, c)
         if split is None:
             out[a : a + step] = _draw_dense(block, top, eps, sens, c, s_bits, rng)
             continue
@@ -651,8 +676,9 @@ def implemented_weights(
     s_bits = _scale_bits(n_outputs)
     block = scores[None, :]
     top = block.max(axis=1)
-    tau = _band_top(block.min(axis=1), c)
-    split = _sparse_rows(block, tau)
+    bottom = block.min(axis=1)
+    tau = _band_top(bottom, c)
+    split = _sparse_rows(block, tau, bottom, c)
     in_band = np.ones(n_outputs, dtype=bool) if split is not None else np.zeros(n_outputs, bool)
     if split is not None:
         in_band[split[1]] = False
