@@ -67,39 +67,66 @@ def _punct(ch: str) -> bool:
     return unicodedata.category(ch).startswith(("P", "S"))
 
 
+_KIND_OF_CODE = (
+    "beg-punct",
+    "mid-punct",
+    "end-punct",
+    "space-prefix",
+    "space-suffix",
+    "multi-word",
+    "whole-word",
+    "prefix",
+    "suffix",
+    "mid-word",
+)
+
+
 def typed_ngrams(text: str, n: int = 3) -> list[str]:
     """Every character n-gram of ``text`` as ``type:ngram`` (whitespace runs become one space).
+
+    The type of each n-gram follows the module notes, in this order of precedence: a
+    punctuation (or symbol) character anywhere makes it ``beg-punct``, ``end-punct`` or
+    ``mid-punct`` by the first one's place; else a space at its start or end makes it
+    ``space-prefix`` or ``space-suffix``, a space inside ``multi-word``; else the characters
+    around it decide between ``whole-word``, ``prefix``, ``suffix`` and ``mid-word`` (a word
+    ends at a space, at punctuation or at the text's end). The rules run on whole arrays of
+    positions; only the strings are made one by one.
 
     >>> typed_ngrams("the cat's", 3)  # doctest: +NORMALIZE_WHITESPACE
     ['whole-word:the', 'space-suffix:he ', 'multi-word:e c', 'space-prefix: ca',
      'whole-word:cat', "end-punct:at'", "mid-punct:t's"]
     """
     s = " ".join(text.split())
-    out: list[str] = []
-    for i in range(len(s) - n + 1):
-        g = s[i : i + n]
-        first = next((k for k, ch in enumerate(g) if _punct(ch)), None)
-        if first is not None:
-            kind = "beg-punct" if first == 0 else "end-punct" if first == n - 1 else "mid-punct"
-        elif g[0] == " ":
-            kind = "space-prefix"
-        elif g[-1] == " ":
-            kind = "space-suffix"
-        elif " " in g:
-            kind = "multi-word"
-        else:
-            starts = i == 0 or s[i - 1] == " " or _punct(s[i - 1])
-            ends = i + n == len(s) or s[i + n] == " " or _punct(s[i + n])
-            if starts and ends:
-                kind = "whole-word"
-            elif starts:
-                kind = "prefix"
-            elif ends:
-                kind = "suffix"
-            else:
-                kind = "mid-word"
-        out.append(f"{kind}:{g}")
-    return out
+    m = len(s) - n + 1
+    if m <= 0:
+        return []
+    punct_of = {ch: _punct(ch) for ch in set(s)}
+    punct = np.fromiter((punct_of[ch] for ch in s), dtype=bool, count=len(s))
+    space = np.frombuffer(s.encode("utf-32-le"), dtype="<u4") == ord(" ")
+    window = np.stack([punct[k : k + m] for k in range(n)])  # window[k, i]: s[i + k]
+    has_punct = window.any(axis=0)
+    first = window.argmax(axis=0)
+    inner = (
+        np.stack([space[k : k + m] for k in range(1, n - 1)]).any(axis=0)
+        if n > 2
+        else np.zeros(m, dtype=bool)
+    )
+    # a word starts after a space or punctuation (or at 0) and ends before one (or at the end)
+    edge = space | punct
+    starts = np.concatenate(([True], edge[: m - 1]))
+    ends = np.concatenate((edge[n:], [True]))
+    word = np.where(starts & ends, 6, np.where(starts, 7, np.where(ends, 8, 9)))
+    code = np.where(
+        has_punct,
+        np.where(first == 0, 0, np.where(first == n - 1, 2, 1)),
+        np.where(
+            space[:m],
+            3,
+            np.where(space[n - 1 : n - 1 + m], 4, np.where(inner, 5, word)),
+        ),
+    )
+    kinds = _KIND_OF_CODE
+    return [f"{kinds[c]}:{s[i : i + n]}" for i, c in enumerate(code.tolist())]
 
 
 def _linear(kind: str, c: float, seed: int) -> Any:
@@ -153,11 +180,13 @@ class TypedNgramAttacker:
 
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
         """Sublinear term frequencies of the known features, each row L2-normalised."""
+        return self._matrix([Counter(typed_ngrams(text, self.ngram)) for text in texts])
+
+    def _matrix(self, per_text: Sequence[Counter[str]]) -> sp.csr_matrix:
         indptr = [0]
         cols: list[int] = []
         data: list[float] = []
-        for text in texts:
-            counts = Counter(typed_ngrams(text, self.ngram))
+        for counts in per_text:
             row = sorted(
                 (self.vocabulary[g], 1.0 + math.log(c))
                 for g, c in counts.items()
@@ -167,13 +196,14 @@ class TypedNgramAttacker:
             cols.extend(j for j, _ in row)
             data.extend(v / norm for _, v in row)
             indptr.append(len(cols))
-        return sp.csr_matrix((data, cols, indptr), shape=(len(texts), len(self.vocabulary)))
+        return sp.csr_matrix((data, cols, indptr), shape=(len(per_text), len(self.vocabulary)))
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> TypedNgramAttacker:
         check_training(items, labels, f"{self.name} attacker")
+        per_text = [Counter(typed_ngrams(item.text, self.ngram)) for item in items]
         totals: Counter[str] = Counter()
-        for item in items:
-            totals.update(typed_ngrams(item.text, self.ngram))
+        for counts in per_text:
+            totals.update(counts)
         kept = sorted(g for g, c in totals.items() if c >= self.min_count)
         if not kept:
             raise InputError(
@@ -183,7 +213,7 @@ class TypedNgramAttacker:
         self.vocabulary = {g: i for i, g in enumerate(kept)}
         seed = int(check_random_state(self.random_state).integers(2**31 - 1))
         self._model = _linear(self.classifier, self.c, seed).fit(
-            self.features([i.text for i in items]), list(labels)
+            self._matrix(per_text), list(labels)
         )
         return self
 
