@@ -340,6 +340,15 @@ def test_conditioned_tail_frequency_on_the_decimal_path() -> None:
 # --- the sparse path (a low band of outputs shares one proposal weight) -------------------------
 
 
+@pytest.fixture()
+def sparse_from_256(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows of 256 outputs or more may take the sparse path (from 2,048 otherwise, where it is
+    the faster one): which path a row takes changes the speed only, so small rows test it."""
+    from authormask.mechanisms import exponential as em
+
+    monkeypatch.setattr(em, "_SPARSE_MIN_K", 256)
+
+
 def _softmax_row(k: int, seed: int, spread: float = 3.0) -> np.ndarray:
     """A model-like rating row: the softmax of normal logits (most outputs near 0)."""
     logits = np.random.default_rng(seed).normal(0.0, spread, k)
@@ -356,13 +365,21 @@ def _takes_sparse_path(row: np.ndarray, eps: float) -> bool:
     return split is not None and bool(split[0][0])
 
 
+def test_model_sized_rows_take_the_sparse_path_and_small_ones_the_dense_path() -> None:
+    assert _takes_sparse_path(_softmax_row(20_000, seed=0), 30.0)  # ER-AE's output vocabulary
+    assert not _takes_sparse_path(_softmax_row(400, seed=0), 30.0)  # the dense path is faster
+    assert not _takes_sparse_path(np.random.default_rng(0).random(20_000), 30.0)  # no low band
+
+
 @pytest.mark.parametrize(
     ("eps", "k", "spread"), [(30.0, 300, 3.0), (30.0, 3000, 3.0), (1e3, 2000, 6.0)]
 )
-def test_sparse_path_samples_the_exponential_mechanism(eps: float, k: int, spread: float) -> None:
+def test_sparse_path_samples_the_exponential_mechanism(
+    eps: float, k: int, spread: float, sparse_from_256: None
+) -> None:
     row = _softmax_row(k, seed=int(eps) + k, spread=spread)
     assert _takes_sparse_path(row, eps)
-    n = 200_000 if k <= 1024 else 60_000
+    n = 200_000 if k <= 1024 else 20_000
     draws = sample_exponential(np.tile(row, (n, 1)), epsilon=eps, sensitivity=1.0, random_state=6)
     counts = np.bincount(draws, minlength=k)
     assert _chi2_p(counts, exponential_probabilities(row, epsilon=eps, sensitivity=1.0)) > P_MIN
@@ -373,7 +390,9 @@ def test_sparse_path_samples_the_exponential_mechanism(eps: float, k: int, sprea
 
 
 @pytest.mark.parametrize("eps", [0.5, 30.0, 1e4, 1e6])
-def test_sparse_path_realised_probabilities_within_gamma_of_ideal(eps: float) -> None:
+def test_sparse_path_realised_probabilities_within_gamma_of_ideal(
+    eps: float, sparse_from_256: None
+) -> None:
     for seed in range(3):
         row = _softmax_row(300, seed=seed, spread=2.0 + seed)
         row[seed] = 0.0  # a zero rating: tiny weights at large epsilon
@@ -389,7 +408,9 @@ def test_sparse_path_realised_probabilities_within_gamma_of_ideal(eps: float) ->
     assert _max_log_ratio(flat, 30.0, 1.0) <= EXACT_SAMPLER_GAMMA
 
 
-def test_sparse_and_dense_rows_of_one_block_each_follow_their_own_law() -> None:
+def test_sparse_and_dense_rows_of_one_block_each_follow_their_own_law(
+    sparse_from_256: None,
+) -> None:
     sparse_row = _softmax_row(400, seed=3)
     dense_row = np.random.default_rng(4).random(400)  # most outputs above any band
     assert _takes_sparse_path(sparse_row, 20.0) and not _takes_sparse_path(dense_row, 20.0)
@@ -400,7 +421,7 @@ def test_sparse_and_dense_rows_of_one_block_each_follow_their_own_law() -> None:
         assert _chi2_p(np.bincount(draws[start::2], minlength=400), p) > P_MIN
 
 
-def test_a_block_of_heavy_sparse_rows_draws_each_row_on_its_own() -> None:
+def test_a_block_of_heavy_sparse_rows_draws_each_row_on_its_own(sparse_from_256: None) -> None:
     # 512 rows of K = 256 (one block), each with 32 outputs at the top (weights ~2^52 each): the
     # rows' above-band weights add up past 2^63, which must not mix the rows' draws
     k, n = 256, 512
@@ -427,7 +448,7 @@ def test_a_block_of_heavy_sparse_rows_draws_each_row_on_its_own() -> None:
     assert _chi2_p(np.bincount(draws, minlength=300), probs) > P_MIN
 
 
-def test_rows_far_from_zero_and_near_the_float_limit() -> None:
+def test_rows_far_from_zero_and_near_the_float_limit(sparse_from_256: None) -> None:
     # far from 0, bottom + (1/16) / c rounds: the band stays at most 1/8 nat wide and the law holds
     base = _softmax_row(300, seed=8, spread=8.0)
     for offset, eps in ((1e6, 30.0), (3e3, 1e3)):
@@ -448,7 +469,7 @@ def test_rows_far_from_zero_and_near_the_float_limit() -> None:
     assert all(q >= 1 and 0 < a <= 1 for q, a, _ in weights)
 
 
-def test_steered_band_proposal_reaches_the_last_tiny_output() -> None:
+def test_steered_band_proposal_reaches_the_last_tiny_output(sparse_from_256: None) -> None:
     # output 0 is the only one above the band; the 299 others sit at -800 nats in the band. The
     # proposal steered to the last unit of the cumulative weight lands on the last band output,
     # which is accepted on the decimal path once its 1102 fair bits (18 forced words) are ones
