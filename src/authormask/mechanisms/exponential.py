@@ -426,6 +426,38 @@ def _band_weight(
     return q
 
 
+def _accept(
+    block: NDArray[np.float64],
+    top: NDArray[np.float64],
+    pending: NDArray[np.int64],
+    idx: NDArray[np.int64],
+    xs: NDArray[np.float64],
+    proposal: NDArray[np.int64],
+    epsilon: float,
+    sensitivity: float,
+    s_bits: int,
+    rng: np.random.Generator,
+) -> NDArray[np.bool_]:
+    """Step 3 for the proposals ``idx`` of the rows ``pending``, with weights ``x`` and integer
+    proposal weights ``q``: accept with probability ``x / q`` (rounded, drawn exactly), or, for
+    a tiny output, with ``2^S exp(c (rho - m)) / q`` in decimals."""
+    accept = np.zeros(pending.size, dtype=bool)
+    normal = xs >= math.ldexp(_TINY_E, s_bits)
+    accept[normal] = bernoulli_double(xs[normal] / proposal[normal], rng)
+    for t in np.flatnonzero(~normal):
+        row = pending[t]
+        log_alpha = _tiny_log_weight(
+            float(block[row, idx[t]]),
+            float(top[row]),
+            epsilon,
+            sensitivity,
+            s_bits,
+            int(proposal[t]),
+        )
+        accept[t] = bernoulli_exp_decimal(log_alpha, rng)
+    return accept
+
+
 def _draw_block(
     block: NDArray[np.float64],
     top: NDArray[np.float64],
@@ -438,7 +470,6 @@ def _draw_block(
 ) -> NDArray[np.int64]:
     """Steps 2-3 of the notes for every row of a block: propose, accept or start again."""
     out = np.empty(block.shape[0], dtype=np.int64)
-    tiny_x = math.ldexp(_TINY_E, s_bits)
     pending = np.arange(block.shape[0])
     while pending.size:
         draws = rng.integers(0, cum[pending, -1])  # exact uniform on [0, sum q) per row
@@ -455,15 +486,8 @@ def _draw_block(
                 count=pending.size,
             )
         xs = x[pending, idx]
-        accept = np.zeros(pending.size, dtype=bool)
-        normal = xs >= tiny_x
-        accept[normal] = bernoulli_double(xs[normal] / (np.floor(xs[normal]) + 1.0), rng)
-        for t in np.flatnonzero(~normal):
-            row = pending[t]
-            log_alpha = _tiny_log_weight(
-                float(block[row, idx[t]]), float(top[row]), epsilon, sensitivity, s_bits
-            )
-            accept[t] = bernoulli_exp_decimal(log_alpha, rng)
+        proposal = xs.astype(np.int64) + 1  # q = floor(x) + 1 (1 for a tiny output)
+        accept = _accept(block, top, pending, idx, xs, proposal, epsilon, sensitivity, s_bits, rng)
         out[pending[accept]] = idx[accept]
         pending = pending[~accept]
     return out
@@ -505,7 +529,6 @@ def _draw_sparse(
     # the j-th output of a row's band is j + #(its outputs above the band that precede it):
     # gaps are non-decreasing within a row, and rows are kept apart by row * k
     gaps = rows * k + cols - (np.arange(rows.size) - starts[rows])
-    tiny_x = math.ldexp(_TINY_E, s_bits)
     out = np.empty(n_rows, dtype=np.int64)
     pending = np.arange(n_rows)
     while pending.size:
@@ -529,25 +552,12 @@ def _draw_sparse(
         if band.any():
             r = pending[band]
             j = (draws[band] - above_total[r]) // band_q[r]
-            before = np.searchsorted(gaps, r * k + j, side="right") - starts[r]
-            v = j + before
+            preceding = np.searchsorted(gaps, r * k + j, side="right") - starts[r]
+            v = j + preceding
             idx[band] = v
             xs[band] = _proposal_weights(block[r, v][:, None], top[r], c, s_bits)[:, 0]
             proposal[band] = band_q[r]
-        accept = np.zeros(pending.size, dtype=bool)
-        normal = xs >= tiny_x
-        accept[normal] = bernoulli_double(xs[normal] / proposal[normal], rng)
-        for t in np.flatnonzero(~normal):
-            row = pending[t]
-            log_alpha = _tiny_log_weight(
-                float(block[row, idx[t]]),
-                float(top[row]),
-                epsilon,
-                sensitivity,
-                s_bits,
-                int(proposal[t]),
-            )
-            accept[t] = bernoulli_exp_decimal(log_alpha, rng)
+        accept = _accept(block, top, pending, idx, xs, proposal, epsilon, sensitivity, s_bits, rng)
         out[pending[accept]] = idx[accept]
         pending = pending[~accept]
     return out
