@@ -171,6 +171,22 @@ def test_token_mechanisms_pass_with_power() -> None:
     assert by[("random-r", "uniform-K1000")].epsilon_stated == 0.0
 
 
+def test_the_erae_audit_draws_one_neighbour_on_the_sparse_path() -> None:
+    """Trained models' rows (20,000 outputs) take the exact sampler's sparse path: the K=2048
+    case puts r there and r' on the dense path, so the audit (which must pass: see
+    test_token_mechanisms_pass_with_power) measures both."""
+    from authormask.mechanisms import exponential as em
+
+    case = _case("erae", "extreme-K2048")
+    c = case.epsilon_stated / 2.0  # sensitivity 1
+    paths = []
+    for row in case.neighbours:
+        bottom = np.array([row.min()])
+        split = em._sparse_rows(row[None, :], em._band_top(bottom, c), bottom, c)
+        paths.append(split is not None and bool(split[0][0]))
+    assert paths == [True, False]
+
+
 def test_results_are_reproducible_and_per_case(cache_dir: Any) -> None:
     a = audit_mechanisms(["emp-text"], samples=2000, random_state=3, cache_dir=cache_dir)
     b = audit_mechanisms(["emp-text"], samples=2000, random_state=3, cache_dir=cache_dir)

@@ -104,6 +104,9 @@ def _specs() -> dict[str, tuple[CaseSpec, ...]]:
     }
     for kind in ("erae", "ae-dp"):
         out[kind] = tuple(CaseSpec(kind, f"extreme-K{k}", _erae(kind, k)) for k in (10, 1000))
+    # rows of 2,048 outputs or more, as a trained model's, may take the sampler's sparse path
+    # (ae-dp configures the sampler exactly as erae does)
+    out["erae"] += (CaseSpec("erae", "extreme-K2048", _erae("erae", 2048)),)
     out["syntf"] = tuple(CaseSpec("syntf", f"extreme-K{k}", _syntf(k)) for k in (10, 1000))
     out["random-r"] = (CaseSpec("random-r", "uniform-K1000", _random_r(1000)),)
     out["mahalanobis"] = tuple(

@@ -13,6 +13,8 @@ and ``random-r``.
   ratings are exactly +-1 (sensitivity 2). ``K10`` has the most power; ``K1000`` gives
   token 0 probability 3.7e-4 under ``r'`` (below 2^-10) and 2.7e-3 under ``r``, where a sampler
   that cannot reach small-probability outputs (Ilvento 2020; Mironov 2012) would show.
+  ``erae``'s ``K2048`` is drawn as a trained model's rows are: ``r`` (one output above a low
+  band of 2,047) on the sampler's sparse path, ``r'`` on its dense path.
 
 * **Random-R** (``random-r``): stated epsilon 0 (the words of the output do not depend on the
   input), run end to end on two different input texts.
