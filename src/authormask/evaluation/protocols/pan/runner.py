@@ -182,13 +182,7 @@ class _Runner:
     ) -> PanCell:
         text_seed, attacker_seed = _seeds(self.config.seed, problem.name, mechanism, epsilon, rep)
         key = {
-            "format": CACHE_FORMAT,
-            "authormask": __version__,
-            "problem": self.problem_key(problem),
-            "mechanism": mechanism,
-            "parameters": public_parameters(self.parameters(mechanism, epsilon)),
-            "epsilon": epsilon,
-            "rep": rep,
+            **self.cell_key(problem, mechanism, epsilon, rep),
             "attacker": attacker,
             "seeds": [text_seed, attacker_seed],
             "koppel_iterations": self.config.koppel_iterations,
@@ -236,6 +230,20 @@ class _Runner:
         self.cache.put("pan-cell", key, asdict(cell))
         return cell
 
+    def cell_key(
+        self, problem: PanProblem, mechanism: str, epsilon: float | None, rep: int
+    ) -> dict[str, Any]:
+        """What every cached cell of (problem, mechanism, epsilon, repetition) is keyed by."""
+        return {
+            "format": CACHE_FORMAT,
+            "authormask": __version__,
+            "problem": self.problem_key(problem),
+            "mechanism": mechanism,
+            "parameters": public_parameters(self.parameters(mechanism, epsilon)),
+            "epsilon": epsilon,
+            "rep": rep,
+        }
+
     def similarity_sample(self, problem: PanProblem) -> list[int]:
         """The unknown texts of ``problem`` whose similarity is measured (module docstring):
         ``similarity_texts`` of them drawn without replacement, in order; all if fewer."""
@@ -258,13 +266,7 @@ class _Runner:
         text_seed, _ = _seeds(self.config.seed, problem.name, mechanism, epsilon, rep)
         sample = self.similarity_sample(problem)
         key = {
-            "format": CACHE_FORMAT,
-            "authormask": __version__,
-            "problem": self.problem_key(problem),
-            "mechanism": mechanism,
-            "parameters": public_parameters(self.parameters(mechanism, epsilon)),
-            "epsilon": epsilon,
-            "rep": rep,
+            **self.cell_key(problem, mechanism, epsilon, rep),
             "seed": text_seed,
             "measure": "similarity",
             "encoder": [self.similarity.name, self.similarity.chunk_words],
