@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -93,3 +95,25 @@ def invoke(capsys: pytest.CaptureFixture[str]) -> Callable[[list[str]], tuple[in
         return code, out, err
 
     return _invoke
+
+
+@pytest.fixture(scope="session")
+def dask_cluster() -> Iterator[tuple[Any, Any]]:
+    """One real local Dask cluster for the session: two single-threaded worker processes, and a
+    client. Its workers keep what they loaded (imports, embeddings, encoders) from test to test,
+    as the workers of any long-lived cluster do; tests reach it through its scheduler's address.
+    """
+    import distributed
+
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"},
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        yield cluster, client

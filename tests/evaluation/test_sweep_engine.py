@@ -6,9 +6,10 @@ one resume cache for both engines."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,18 +38,10 @@ TOPIC = SweepConfig(
 
 
 @pytest.fixture(scope="module")
-def dask_engine() -> Iterator[Engine]:
-    """One local cluster for the module's sweeps (workers keep what they loaded)."""
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    ) as cluster:
-        yield Engine("dask", scheduler=cluster.scheduler_address)
+def dask_engine(dask_cluster: tuple[Any, Any]) -> Engine:
+    """The session's local cluster (its workers keep what they loaded)."""
+    cluster, _ = dask_cluster
+    return Engine("dask", scheduler=cluster.scheduler_address)
 
 
 @pytest.fixture(scope="module")

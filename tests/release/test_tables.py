@@ -2,7 +2,7 @@
 number of workers or the partition size; resumable; Parquet in and out; clear errors.
 
 The Dask tests run a real ``distributed.LocalCluster`` of two single-threaded worker processes
-(module-scoped, used through its scheduler's address like any existing cluster)."""
+(the session's, used through its scheduler's address like any existing cluster)."""
 
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ from authormask.release.tables import Record, TableInput
 
 @pytest.fixture(scope="module")
 def rows(aaac_texts: list[str]) -> list[dict[str, Any]]:
-    """90 real paragraphs with an id, a user and a score."""
-    paragraphs = [p for t in aaac_texts for p in t.split("\n\n") if len(p.split()) >= 20]
+    """90 real paragraphs (lines of at least 20 words) with an id, a user and a score."""
+    paragraphs = [p for t in aaac_texts for p in t.splitlines() if len(p.split()) >= 20]
     assert len(paragraphs) >= 30
     return [
         {"rid": f"r{i:03d}", "body": paragraphs[i % len(paragraphs)], "user": f"u{i % 7}",
@@ -68,21 +68,10 @@ def mechanism(glove_20k: am.Embeddings) -> Any:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Any:
-    """A real local Dask cluster: two single-threaded worker processes."""
-    import distributed
-
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"},
-        ) as c,
-        distributed.Client(c, set_as_default=False) as client,
-    ):
-        yield c, client
+def cluster(dask_cluster: tuple[Any, Any]) -> tuple[Any, Any]:
+    """The session's real local Dask cluster (two single-threaded worker processes) and its
+    client."""
+    return dask_cluster
 
 
 def _release(table: TableInput, mechanism: Any, out: Path, **kw: Any) -> TableSummary:
