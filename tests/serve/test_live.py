@@ -157,6 +157,7 @@ def browser() -> Iterator[Any]:
 @pytest.fixture()
 def page(browser: Any, server: str) -> Iterator[Any]:
     context = browser.new_context(accept_downloads=True)
+    context.set_default_timeout(120_000)  # a loaded 2-core machine (the suite runs -n 2)
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
