@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
@@ -10,6 +12,12 @@ import pytest
 
 from authormask.datasets import Corpus
 from authormask.embeddings import Embeddings, load_embeddings
+
+# A machine may forbid writing bytecode (PYTHONDONTWRITEBYTECODE, as CI's does): every process the
+# tests start (the command line, Dask workers, the page's server) would then compile torch,
+# transformers and the rest again. The suite writes bytecode as a default Python does.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 @pytest.fixture(scope="session")
