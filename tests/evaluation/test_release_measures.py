@@ -70,21 +70,21 @@ def _items(docs, label):
 
 def test_fasttext_char_ngrams_learn_real_labels():
     """The classifier machinery on a real corpus with enough test texts for a p < 1e-6 check:
-    BBC News topics (5 classes)."""
+    BBC News topics (5 classes; 20 training texts a topic and 20 epochs name 58 of 100, p 1e-16)."""
     corpus = load_dataset("bbc-news")
     by_topic: dict[str, list] = {}
     for d in sorted(corpus.documents, key=lambda d: d.doc_id):
         by_topic.setdefault(str(d.topic), []).append(d)
-    train = [d for docs in by_topic.values() for d in docs[:40]]
+    train = [d for docs in by_topic.values() for d in docs[:20]]
     test = [d for docs in by_topic.values() for d in docs[40:60]]
-    clf = FastTextAuthorship(epochs=50, lr=1.0, random_state=0)
+    clf = FastTextAuthorship(epochs=20, lr=1.0, random_state=0)
     clf.fit(_items(train, "topic"), [str(d.topic) for d in train])
     pred = clf.predict(_items(test, "topic"))
     correct = pred.correct([d.topic for d in test])
     p = stats.binomtest(correct, len(test), 1 / 5, alternative="greater").pvalue
     assert p < 1e-6, (correct, len(test))
     # deterministic with one thread and a seed
-    again = FastTextAuthorship(epochs=50, lr=1.0, random_state=0)
+    again = FastTextAuthorship(epochs=20, lr=1.0, random_state=0)
     again.fit(_items(train, "topic"), [str(d.topic) for d in train])
     assert again.predict(_items(test, "topic")).labels == pred.labels
 
