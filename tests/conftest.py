@@ -19,6 +19,14 @@ from authormask.embeddings import Embeddings, load_embeddings
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
+# Under pytest-xdist the test processes share the cores: each (and every process it starts)
+# computes on its share of them, as torch's and OpenBLAS's thread pools spin when they outnumber
+# the cores. Set before numpy or torch is first imported in the process.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    _share = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, str(_share))
+
 
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory):
