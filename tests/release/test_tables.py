@@ -67,13 +67,6 @@ def mechanism(glove_20k: am.Embeddings) -> Any:
     return am.create_mechanism("emp-text", epsilon=8, embeddings=glove_20k)
 
 
-@pytest.fixture(scope="module")
-def cluster(dask_cluster: tuple[Any, Any]) -> tuple[Any, Any]:
-    """The session's real local Dask cluster (two single-threaded worker processes) and its
-    client."""
-    return dask_cluster
-
-
 def _release(table: TableInput, mechanism: Any, out: Path, **kw: Any) -> TableSummary:
     kw.setdefault("random_state", 11)
     kw.setdefault("report_path", out.with_name(out.name + ".report"))
@@ -222,9 +215,9 @@ def test_partition_size_does_not_change_the_output(
 
 
 def test_dask_workers_give_the_same_bytes_as_the_local_engine(
-    tmp_path: Path, files: dict[str, Path], mechanism: Any, cluster: Any
+    tmp_path: Path, files: dict[str, Path], mechanism: Any, dask_cluster: Any
 ) -> None:
-    cl, _ = cluster
+    cl, _ = dask_cluster
     table = _table(files["jsonl"])
     _release(table, mechanism, tmp_path / "local.jsonl", partition_records=20)
     engine = Engine("dask", scheduler=cl.scheduler_address)
@@ -239,9 +232,9 @@ def test_dask_workers_give_the_same_bytes_as_the_local_engine(
 
 
 def test_parquet_in_and_out(
-    tmp_path: Path, files: dict[str, Path], mechanism: Any, cluster: Any, glove_20k: Any
+    tmp_path: Path, files: dict[str, Path], mechanism: Any, dask_cluster: Any, glove_20k: Any
 ) -> None:
-    cl, _ = cluster
+    cl, _ = dask_cluster
     jsonl = _table(files["jsonl"], keep_columns=("score",))
     _release(jsonl, mechanism, tmp_path / "ref.jsonl")
     table = _table(files["folder"], keep_columns=("score",))
@@ -262,9 +255,9 @@ def test_parquet_in_and_out(
 
 
 def test_emp_bag_writes_the_bag_and_shortest_n_resolves_on_the_client(
-    tmp_path: Path, files: dict[str, Path], glove_20k: Any, cluster: Any
+    tmp_path: Path, files: dict[str, Path], glove_20k: Any, dask_cluster: Any
 ) -> None:
-    cl, _ = cluster
+    cl, _ = dask_cluster
     mech = am.create_mechanism("emp-bag", epsilon=5, embeddings=glove_20k, length="shortest")
     table = _table(files["parquet"])
     local = _release(table, mech, tmp_path / "l.parquet", fmt="parquet", partition_records=20)
@@ -279,9 +272,9 @@ def test_emp_bag_writes_the_bag_and_shortest_n_resolves_on_the_client(
 
 
 def test_the_library_release_takes_the_engine(
-    mechanism: Any, cluster: Any, rows: list[dict[str, Any]]
+    mechanism: Any, dask_cluster: Any, rows: list[dict[str, Any]]
 ) -> None:
-    cl, _ = cluster
+    cl, _ = dask_cluster
     texts = [r["body"] for r in rows[:30]]
     local = am.release(texts, mechanism, random_state=4)
     dask = am.release(
@@ -293,9 +286,9 @@ def test_the_library_release_takes_the_engine(
 
 
 def test_a_worker_killed_mid_run_is_replaced_and_the_release_completes(
-    tmp_path: Path, files: dict[str, Path], mechanism: Any, cluster: Any
+    tmp_path: Path, files: dict[str, Path], mechanism: Any, dask_cluster: Any
 ) -> None:
-    cl, client = cluster
+    cl, client = dask_cluster
     table = _table(files["jsonl"])
     _release(table, mechanism, tmp_path / "ref.jsonl")
     pids = list(client.run(os.getpid).values())
@@ -384,9 +377,9 @@ def test_outputs_are_never_overwritten_without_force(
 
 
 def test_an_erae_model_goes_to_the_workers_as_its_directory(
-    tmp_path: Path, files: dict[str, Path], tiny_erae_dir: Path, cluster: Any
+    tmp_path: Path, files: dict[str, Path], tiny_erae_dir: Path, dask_cluster: Any
 ) -> None:
-    cl, _ = cluster
+    cl, _ = dask_cluster
     mech = am.create_mechanism("erae", epsilon=20, model=str(tiny_erae_dir))
     table = _table(files["jsonl"])
     _release(table, mech, tmp_path / "local.jsonl", partition_records=20)
@@ -399,9 +392,9 @@ def test_an_erae_model_goes_to_the_workers_as_its_directory(
 
 
 def test_syntf_gives_the_same_bytes_on_the_workers(
-    tmp_path: Path, files: dict[str, Path], glove_20k: Any, cluster: Any
+    tmp_path: Path, files: dict[str, Path], glove_20k: Any, dask_cluster: Any
 ) -> None:
-    cl, _ = cluster
+    cl, _ = dask_cluster
     mech = am.create_mechanism("syntf", epsilon=30, embeddings=glove_20k, output_size=5_000)
     lines = files["jsonl"].read_text(encoding="utf-8").splitlines()[:24]
     (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
