@@ -4,7 +4,8 @@ Each case runs the real mechanism object (built by
 :func:`~authormask.release.registry.create_mechanism` wherever no trained model is needed) on two
 neighbouring inputs, and states the epsilon its guarantee gives between them:
 
-* **Earth Mover's privacy** (``emp-bag``, ``emp-text``, ``emp-doc``) and ``random-sub``:
+* **Earth Mover's privacy** (``emp-bag``, ``emp-text``, ``emp-doc``, ``emp-write``) and
+  ``random-sub``:
   :mod:`~authormask.audit.cases_earth_movers` (its docstring says why each case attains or
   does not attain its bound);
 * **the exponential mechanism** (``erae``, ``ae-dp``, ``syntf``) and ``random-r``:
@@ -29,6 +30,7 @@ from authormask.audit.cases_earth_movers import (
     _emp_doc_line,
     _emp_glove,
     _emp_line,
+    _emp_write,
     _random_sub,
     emp_bag_sampler,
     emp_text_sampler,
@@ -101,6 +103,10 @@ def _specs() -> dict[str, tuple[CaseSpec, ...]]:
             CaseSpec("emp-doc", "glove", _emp_doc_glove),
         ),
         "random-sub": (CaseSpec("random-sub", "rate-1", _random_sub),),
+        "emp-write": tuple(
+            CaseSpec("emp-write", case, _emp_write(case))
+            for case in ("line-1d", "line-1d-nearest", "glove")
+        ),
     }
     for kind in ("erae", "ae-dp"):
         out[kind] = tuple(CaseSpec(kind, f"extreme-K{k}", _erae(kind, k)) for k in (10, 1000))

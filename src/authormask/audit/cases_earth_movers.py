@@ -333,3 +333,62 @@ def _random_sub(ctx: Context) -> AuditCase:
         sampler=emp_doc_sampler(mech),
         labels=_word_labels(emb),
     )
+
+
+def emp_write_sampler(mechanism: Any) -> Sampler:
+    """Sampler of an ``emp-write`` mechanism: input = a word; ``n`` draws = ``n`` documents of
+    that one content word, prepared by the mechanism and released through its kernel (Earth
+    Mover's noise, then its decoder on each document's noisy vectors alone); output = the
+    vocabulary row of the released word. The writer, which only writes function words and
+    marks around the released words, is left out: it is post-processing of this output."""
+    emb = mechanism.embeddings
+    kernel = mechanism.kernel
+
+    def sample(word: Any, n: int, rng: np.random.Generator) -> NDArray[np.int64]:
+        if mechanism.prepare(str(word)).words != (str(word),):
+            raise InvalidParameterError(f"{word!r} is not a content word of the mechanism")
+        noisy = kernel.noisy_vectors([emb.index_of(str(word))] * n, random_state=rng)
+        rows = kernel.snap_sequences([noisy[i : i + 1] for i in range(n)])
+        return np.array([int(r[0]) for r in rows], dtype=np.int64)
+
+    return sample
+
+
+def _emp_write(case: str) -> Callable[[Context], AuditCase]:
+    """``emp-write``: ``line-1d`` (the 1-d line, the context decoder), ``line-1d-nearest`` (the
+    paper's decoder: the output ``right`` attains the bound) and ``glove`` (man vs woman)."""
+
+    def build(ctx: Context) -> AuditCase:
+        from authormask.release import create_mechanism
+
+        glove = case == "glove"
+        emb = ctx.glove() if glove else line_embeddings()
+        eps = EMP_EPSILON_GLOVE if glove else EMP_EPSILON_LINE
+        decoder = "nearest" if case == "line-1d-nearest" else "context"
+        mech: Any = create_mechanism(
+            "emp-write",
+            epsilon=eps,
+            embeddings=emb,
+            vocab_size=None,
+            stopwords="none",
+            decoder=decoder,
+        )
+        w, w2 = GLOVE_PAIR if glove else ("zero", "one")
+        d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))
+        where = (
+            f"{emb.identity.name} ({len(emb.words)} words)"
+            if glove
+            else "1-d vocabulary {left=-0.2, zero=0, one=1, right=1.2}"
+        )
+        return AuditCase(
+            mechanism="emp-write",
+            case=case,
+            description=f"emp-write's kernel and {decoder} decoder, {where}, {w} vs {w2}, "
+            f"eps*d = {eps:g}*{d:.4f}",
+            epsilon_stated=eps * d,
+            neighbours=(w, w2),
+            sampler=emp_write_sampler(mech),
+            labels=_word_labels(emb),
+        )
+
+    return build

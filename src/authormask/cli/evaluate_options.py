@@ -116,7 +116,8 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         default=None,
         help="Comma-separated registry names. fernandes2019: the word-level mechanisms, "
         "emp-bag (Algorithm 2, a bag of N words), emp-text, mahalanobis, tem, santext, emp-doc "
-        "(in place), and the baseline random-sub (swept over --rates) [default: "
+        "(in place), emp-write (content words in order, the rest written by a public model), "
+        "and the baseline random-sub (swept over --rates) [default: "
         "emp-bag,emp-text]. bo2021: any mechanism that releases text: "
         "random-r, ae-dp, syntf, erae, emp-text [default: these five, the paper's], "
         "mahalanobis, tem, santext. pan: any registry mechanism that needs no "

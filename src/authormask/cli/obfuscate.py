@@ -41,7 +41,11 @@ MECHANISM_HELP = (
     "--regularization), tem (Carvalho et al. 2021, truncated exponential mechanism; --gamma), "
     "santext (Yue et al. 2021, exponential mechanism over word-vector distances). emp-doc: "
     "readable text whose guarantee covers style: every word perturbed (function words within "
-    "their class, --function-epsilon), layout, marks and casing made canonical. random-sub: a "
+    "their class, --function-epsilon), layout, marks and casing made canonical; its skeleton "
+    "(where function words and marks stand) is released unchanged. emp-write: readable text "
+    "whose guarantee covers the skeleton: only the content words are perturbed and released, "
+    "in order; function words, punctuation and sentence boundaries are written by a public "
+    "language model from the released words (--decoder context). random-sub: a "
     "baseline with NO privacy guarantee (--rate), for comparisons only."
 )
 

@@ -127,7 +127,7 @@ class IdentityKernel:
     draw and no search. It stands in for a word-level mechanism's kernel in its noise-off form
     (:class:`NoiseOff`), whichever way the mechanism calls its kernel: ``perturb_documents``
     (emp-text, emp-bag and the peers), ``perturb_indices``, or ``noisy_vectors`` followed by
-    ``snap`` (emp-doc), where the "noisy vector" of a row is the row itself, one column that
+    ``snap`` (emp-doc) or ``snap_sequences`` (emp-write), where the "noisy vector" of a row is the row itself, one column that
     ``snap`` reads back. No generator is read."""
 
     def __init__(self, embeddings: Any) -> None:
@@ -165,6 +165,12 @@ class IdentityKernel:
         if progress is not None:
             progress(int(out.size))
         return out
+
+    def snap_sequences(
+        self, noisy: list[np.ndarray], *, progress: Callable[[int], None] | None = None
+    ) -> list[np.ndarray]:
+        """Each document's rows, as ``snap`` reads them (``emp-write``)."""
+        return [self.snap(z, progress=progress) for z in noisy]
 
 
 class NoiseOff(Mechanism):

@@ -61,6 +61,7 @@ __all__ = [
     "Decoder",
     "NearestDecoder",
     "PosteriorDecoder",
+    "SequenceDecoder",
     "check_decoder",
     "frequency_log_prior",
     "make_decoder",
@@ -237,3 +238,103 @@ def make_decoder(
     if prior_name is None:
         return PosteriorDecoder(embeddings, epsilon=epsilon, log_prior=log_prior)
     return PosteriorDecoder(embeddings, epsilon=epsilon, log_prior=log_prior, prior_name=prior_name)
+
+
+class SequenceDecoder(_Indexed):
+    """The maximum a posteriori *sequence* under a public language-model prior: for the noisy
+    vectors ``z_1..z_K`` of one document's content words, the words ``w_1..w_K`` maximising
+
+        ``log P_LM(w_1..w_K) - epsilon * sum_i ||z_i - Vec(w_i)||``
+
+    over each position's :data:`CANDIDATES` nearest words (Viterbi). ``P_LM`` is a class bigram
+    model: ``log P(w_i | w_{i-1}) = transitions[c(w_{i-1}), c(w_i)] + within[w_i]``, with
+    row ``len(transitions) - 1`` of ``transitions`` the start of a document. With one class it
+    is the :class:`PosteriorDecoder`.
+
+    **Post-processing, by construction**, as every decoder here: it is built from public data
+    only (the embeddings, epsilon, the public model's classes and probabilities) and
+    :meth:`decode_sequences` receives the noisy vectors and nothing else; how many vectors
+    each document has is the number of its content words, which the release publishes.
+    Positions whose candidates all have prior 0 are decided by distance alone; ties go to the
+    lowest row.
+    """
+
+    name = "context"
+
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        *,
+        epsilon: float,
+        classes: NDArray[np.int16],
+        transitions: NDArray[np.float64],
+        within: NDArray[np.float64],
+        prior_name: str,
+        candidates: int = CANDIDATES,
+        index: NearestWordIndex | None = None,
+    ) -> None:
+        super().__init__(embeddings, index=index)
+        self.epsilon = check_epsilon(epsilon)
+        n = len(embeddings)
+        if classes.shape != (n,) or within.shape != (n,):
+            raise InvalidParameterError("classes and within must give one value per word")
+        if transitions.ndim != 2 or transitions.shape[0] != transitions.shape[1] + 1:
+            raise InvalidParameterError("transitions must be [classes + 1, classes]")
+        if np.any(~np.isfinite(transitions)) or np.any(np.isnan(within)) or np.any(within > 0):
+            raise InvalidParameterError("transitions must be finite and within log probabilities")
+        self.classes = classes.astype(np.intp)
+        self.transitions = transitions
+        self.within = within
+        self.prior_name = prior_name
+        self.candidates = min(int(candidates), n)
+        self._w64 = embeddings.vectors.astype(np.float64)
+
+    def decode_sequences(
+        self,
+        sequences: list[NDArray[np.float64]],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[NDArray[np.intp]]:
+        """One vocabulary row per noisy vector of each sequence."""
+        sizes = [int(s.shape[0]) for s in sequences]
+        out: list[NDArray[np.intp]] = []
+        if sum(sizes) == 0:
+            return [np.zeros(0, dtype=np.intp) for _ in sizes]
+        z = np.concatenate([np.asarray(s, dtype=np.float64) for s in sequences])
+        cand = np.empty((z.shape[0], self.candidates), dtype=np.intp)
+        for s in range(0, z.shape[0], _CHUNK):
+            cand[s : s + _CHUNK] = np.sort(self.index.k_nearest(z[s : s + _CHUNK], self.candidates))
+        dist = np.linalg.norm(self._w64[cand] - z[:, None, :], axis=2)
+        emit = self.within[cand] - self.epsilon * dist
+        none = ~np.any(np.isfinite(emit), axis=1)
+        emit[none] = -self.epsilon * dist[none]
+        start = 0
+        begin = self.transitions.shape[0] - 1
+        for k in sizes:
+            rows = cand[start : start + k]
+            e = emit[start : start + k]
+            cls = self.classes[rows]
+            path = np.zeros(k, dtype=np.intp)
+            if k:
+                score = self.transitions[begin, cls[0]] + e[0]
+                back = np.zeros((k, self.candidates), dtype=np.intp)
+                for i in range(1, k):
+                    total = score[:, None] + self.transitions[cls[i - 1]][:, cls[i]]
+                    back[i] = np.argmax(total, axis=0)
+                    score = total[back[i], np.arange(self.candidates)] + e[i]
+                path[-1] = int(np.argmax(score))
+                for i in range(k - 1, 0, -1):
+                    path[i - 1] = back[i, path[i]]
+            out.append(rows[np.arange(k), path])
+            start += k
+            if progress is not None:
+                progress(k)
+        return out
+
+    def describe(self) -> str:
+        return (
+            "context: the word sequence maximising log P_LM(w_1..w_K) - epsilon * sum_i "
+            f"||z_i - Vec(w_i)|| over the {self.candidates} words nearest to each noisy vector "
+            f"(Viterbi); P_LM: {self.prior_name}; a function of the noisy vectors and public "
+            "data only (post-processing: the guarantee is unchanged)"
+        )

@@ -85,6 +85,22 @@ def emp_doc(p: dict[str, Any]) -> Mechanism:
     )
 
 
+def emp_write(p: dict[str, Any]) -> Mechanism:
+    from authormask.mechanisms.written import EMPWrite
+    from authormask.models.writer import load_writer
+
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    words, described = _stopwords(p["stopwords"])
+    return EMPWrite(
+        embeddings=emb,
+        epsilon=p["epsilon"],
+        function_words=words,
+        function_words_description=described,
+        writer=load_writer(emb, words),
+        decoder=p["decoder"],
+    )
+
+
 def random_sub(p: dict[str, Any]) -> Mechanism:
     from authormask.mechanisms.baselines import RandomSubstitution
 

@@ -14,6 +14,7 @@ tem         TEM (Carvalho et al. 2021): truncated exponential mechanism, in plac
 santext     SanText (Yue et al. 2021): exponential mechanism over distances, in place
 emp-doc     Earth Mover's privacy on every word of a canonical skeleton
 random-sub  baseline: each word replaced by a random one with probability rate (NO DP)
+emp-write   Earth Mover's privacy on the content words; the rest written by a public model
 =========== =====================================================================
 
 Parameters are keyword-only and validated here, in one place (:func:`check_parameters`); a
@@ -34,6 +35,7 @@ from authormask.release.factories import (
     emp_bag,
     emp_doc,
     emp_text,
+    emp_write,
     peer_text,
     random_r,
     random_sub,
@@ -302,6 +304,35 @@ MECHANISMS: dict[str, MechanismSpec] = {
             label="Random substitution",
             privacy=None,
             baseline=True,
+        ),
+        MechanismSpec(
+            "emp-write",
+            "Earth Mover's privacy on the content words, in order; function words, punctuation "
+            "and sentence boundaries written by a public language model from the released words",
+            (
+                EPSILON,
+                EMBEDDINGS,
+                VOCAB,
+                CACHE,
+                Parameter(
+                    "stopwords",
+                    "the function words, never released (the public writer writes its own): "
+                    "'english', a file of words, or a set of words",
+                    default="english",
+                ),
+                Parameter(
+                    "decoder",
+                    "how the noisy vectors become words: context (the most probable word "
+                    "sequence under a public language model), posterior or nearest; all "
+                    "post-processing, same guarantee",
+                    default="context",
+                    choices=("context", "posterior", "nearest"),
+                ),
+            ),
+            emp_write,
+            label="Earth Mover's (written)",
+            privacy="metric",
+            samplers=("kernel",),
         ),
     )
 }

@@ -1,0 +1,359 @@
+"""``emp-write``: Earth Mover's privacy on the content words; everything else written by a public
+language model.
+
+``emp-doc`` perturbs every word but releases its canonical skeleton unchanged: how many tokens,
+which positions hold a content word, a function word or a mark, and the marks. That skeleton is
+the writer's signature: on held-out fan fiction an attacker reading only the class sequence of
+the release scores mean macro-F1 0.41 at epsilon 7, 8 and 10, as well as on the noise-off text.
+``emp-write`` releases nothing of it:
+
+* **content words** (every word that is not a function word, in reading order) go through the
+  per-word mechanism of Fernandes, Dras & McIver (Theorem 2: n-dimensional Laplace noise,
+  radius Gamma(n, 1/epsilon), uniform direction), each once, in order;
+* **decoding with context** (the ``context`` decoder, default): the noisy vectors of a document
+  become the word sequence that maximises ``log P_LM(w_1..w_K) - epsilon * sum_i ||z_i -
+  Vec(w_i)||`` (:class:`~authormask.mechanisms.decoding.SequenceDecoder`; a public class bigram
+  model times Zipf's law within each class); ``posterior`` and ``nearest`` decode each word
+  alone;
+* **the rest is written** (:class:`~authormask.models.writer.SkeletonWriter`): function words,
+  punctuation, sentence boundaries and capitals are drawn by a public class trigram model
+  trained on packaged public text, from the *released* content words and the document's
+  generator (after its noise) only. The writer never sees the document.
+
+Words without a vector (names, typos, rare words outside the vocabulary) are dropped in the
+preparation; function words, marks, layout and casing are read only to be discarded.
+
+Guarantee. Each content position is an independent use of the ``epsilon * d``-private per-word
+mechanism; the decoder and the writer are functions of the noisy vectors, public data and
+independent randomness (post-processing, Lemma 3). For two documents with the same number K of
+content words, by sequential composition (eq. 6 of the paper),
+``P[out | v] <= exp(epsilon * sum_i d(v_i, v'_i)) * P[out | v']``. What is released of the
+document beyond the noisy words is K (and so the number of units of :data:`UNIT_WORDS` content
+words a long document is cut into). Word order is released, so the bag-level ``epsilon*N*E``
+bound of Theorem 4 does not apply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from authormask._version import __version__
+from authormask.accounting.statement import PrivacyStatement, exact
+from authormask.embeddings._base import Embeddings
+from authormask.exceptions import InputError, InvalidParameterError
+from authormask.mechanisms._base import Mechanism, Output
+from authormask.mechanisms.decoding import SequenceDecoder, frequency_log_prior
+from authormask.mechanisms.earth_movers import FLOATING_POINT, REFERENCE, EarthMoversMechanism
+from authormask.models.writer import SkeletonWriter, render_tokens
+from authormask.randomness import SEEDED, UNSEEDED
+from authormask.text.canonical import canonical_tokens
+from authormask.text.parts import split_parts
+from authormask.text.tokenize import CLITICS
+from authormask.validation import check_epsilon
+
+__all__ = [
+    "UNIT_WORDS",
+    "WRITE_DECODERS",
+    "ContentPreparer",
+    "ContentUnit",
+    "ContextKernel",
+    "EMPWrite",
+]
+
+#: content words per unit of a long document (the unit of batching and of noise draws)
+UNIT_WORDS = 4096
+#: how the noisy vectors become words: with the public model's context, or one by one
+WRITE_DECODERS = ("context", "posterior", "nearest")
+
+TITLE = (
+    "Earth Mover's privacy on the content words, in order; function words, punctuation and "
+    "sentence boundaries written by a public language model from the released words"
+)
+
+
+@dataclass(frozen=True)
+class ContentUnit:
+    """Up to :data:`UNIT_WORDS` content words of a document, in order; ``first``: the unit opens
+    its document. ``diagnostics`` are private counts."""
+
+    words: tuple[str, ...]
+    first: bool
+    diagnostics: dict[str, int] = field(default_factory=dict)
+
+
+class ContentPreparer:
+    """A document's content words (module notes): canonical tokens, lower-cased; a word is a
+    function word if it is in ``function_words`` or a clitic, else a content word, kept if it
+    has a vector in ``embeddings`` and dropped otherwise."""
+
+    def __init__(self, embeddings: Embeddings, *, function_words: frozenset[str]) -> None:
+        self.embeddings = embeddings
+        self.function_words = frozenset(function_words) | frozenset(CLITICS)
+
+    def units(self, parts: Iterable[str]) -> Iterator[ContentUnit]:
+        """The content units of a document arriving in ``parts``; a document with no word at
+        all is refused at its end, one with no content word is one empty unit."""
+        state: Any = None  # the reading state of the canonical tokeniser between parts
+        pending: list[str] = []
+        counts = {"words": 0, "function_words": 0, "dropped": 0}
+        first = True
+        for part in parts:
+            toks, state = canonical_tokens(part) if state is None else canonical_tokens(part, state)
+            for is_word, tok in toks:
+                if not is_word:
+                    continue
+                counts["words"] += 1
+                if tok in self.function_words:
+                    counts["function_words"] += 1
+                elif tok in self.embeddings:
+                    pending.append(tok)
+                    if len(pending) == UNIT_WORDS:
+                        yield self._unit(pending, first, counts)
+                        pending, first = [], False
+                else:
+                    counts["dropped"] += 1
+        if counts["words"] == 0:
+            raise InputError("document has no words")
+        if pending or first:
+            yield self._unit(pending, first, counts)
+
+    @staticmethod
+    def _unit(words: list[str], first: bool, counts: dict[str, int]) -> ContentUnit:
+        return ContentUnit(
+            tuple(words),
+            first,
+            {"content_words": len(words), **{f"doc_{k}": v for k, v in counts.items()}},
+        )
+
+
+class ContextKernel:
+    """The sampler of ``emp-write``: Earth Mover's noise on each content word (Theorem 2) and a
+    decoder that sees the noisy vectors only (:meth:`snap_sequences`)."""
+
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        *,
+        epsilon: float,
+        decoder: str,
+        writer: SkeletonWriter,
+        never_sent: frozenset[str],
+    ) -> None:
+        if decoder not in WRITE_DECODERS:
+            raise InvalidParameterError(
+                f"decoder must be one of {', '.join(WRITE_DECODERS)}, got {decoder!r}"
+            )
+        self.embeddings = embeddings
+        self.decoder_name = decoder
+        self.noise = EarthMoversMechanism(
+            embeddings,
+            epsilon=epsilon,
+            decoder="posterior" if decoder == "context" else decoder,
+            never_sent=never_sent,
+        )
+        self._sequence: SequenceDecoder | None = None
+        self._writer = writer
+        self._never_sent = never_sent
+
+    @property
+    def epsilon(self) -> float:
+        return self.noise.epsilon
+
+    @property
+    def sequence_decoder(self) -> SequenceDecoder:
+        if self._sequence is None:
+            zipf = frequency_log_prior(self.embeddings.words, excluded=self._never_sent)
+            classes, transitions, within = self._writer.content_prior(zipf)
+            self._sequence = SequenceDecoder(
+                self.embeddings,
+                epsilon=self.epsilon,
+                classes=classes,
+                transitions=transitions,
+                within=within,
+                prior_name=(
+                    "class bigram over consecutive content words times Zipf on the embeddings' "
+                    "frequency ranks within each class, from the "
+                    + self._writer.identity.describe()
+                ),
+                index=self.noise.index,
+            )
+        return self._sequence
+
+    def describe(self) -> str:
+        if self.decoder_name == "context":
+            return self.sequence_decoder.describe()
+        return self.noise.decoder.describe()
+
+    def noisy_vectors(self, rows: Sequence[int] | np.ndarray, *, random_state: Any = None) -> Any:
+        return self.noise.noisy_vectors(rows, random_state=random_state)
+
+    def snap_sequences(
+        self, noisy: list[np.ndarray], *, progress: Callable[[int], None] | None = None
+    ) -> list[np.ndarray]:
+        """Each document's decoded rows, from its noisy vectors alone."""
+        if self.decoder_name == "context":
+            return self.sequence_decoder.decode_sequences(noisy, progress=progress)
+        sizes = np.cumsum([len(z) for z in noisy])[:-1]
+        flat = np.concatenate(noisy) if noisy else np.zeros((0, self.embeddings.dimension))
+        return list(np.split(self.noise.snap(flat, progress=progress), sizes))
+
+
+class EMPWrite(Mechanism):
+    """``emp-write`` (module notes).
+
+    Parameters
+    ----------
+    embeddings : Embeddings
+        The content words' vocabulary and every word's vector.
+    epsilon : float
+        Per content word (Euclidean distance of word vectors).
+    function_words : frozenset of str
+        The words that are not content words (with the clitics); never released.
+    function_words_description : str
+        Their public description (for the statement).
+    writer : SkeletonWriter
+        The public language model that writes the rest and gives the decoder its prior.
+    decoder : {"context", "posterior", "nearest"}
+        How noisy vectors become words; default ``context``.
+    """
+
+    name = "emp-write"
+    title = TITLE
+    reference = REFERENCE
+    floating_point = FLOATING_POINT
+
+    def __init__(
+        self,
+        *,
+        embeddings: Embeddings,
+        epsilon: float,
+        function_words: frozenset[str],
+        function_words_description: str,
+        writer: SkeletonWriter,
+        decoder: str = "context",
+    ) -> None:
+        self.embeddings = embeddings
+        self.epsilon = check_epsilon(epsilon)
+        self.preparer = ContentPreparer(embeddings, function_words=function_words)
+        self.function_words_description = function_words_description
+        self.writer = writer
+        self.decoder = decoder
+        self.kernel = ContextKernel(
+            embeddings,
+            epsilon=self.epsilon,
+            decoder=decoder,
+            writer=writer,
+            never_sent=self.preparer.function_words,
+        )
+
+    # --- preparation ------------------------------------------------------------------------
+
+    def prepare(self, text: str) -> ContentUnit:
+        """The content unit of a text of at most :data:`UNIT_WORDS` content words."""
+        units = list(self.preparer.units([text]))
+        if len(units) != 1:
+            raise InvalidParameterError("prepare takes a text of one unit; use prepare_parts()")
+        return units[0]
+
+    def prepare_parts(self, parts: Iterable[str]) -> Iterator[ContentUnit]:
+        return self.preparer.units(parts)
+
+    def prepare_text(self, text: str) -> list[ContentUnit]:
+        return list(self.preparer.units(split_parts(text)))
+
+    def diagnostics(self, unit: ContentUnit) -> dict[str, int]:
+        return dict(unit.diagnostics)
+
+    def units(self, unit: ContentUnit) -> int:
+        return len(unit.words)
+
+    # --- release ----------------------------------------------------------------------------
+
+    def perturb(
+        self,
+        documents: Sequence[ContentUnit],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Output]:
+        """Each unit's noise first (from its generator, in word order), the words decoded from
+        the noisy vectors alone, then the writer's draws from the same generator."""
+        emb = self.embeddings
+        noisy = [
+            self.kernel.noisy_vectors([emb.index_of(w) for w in unit.words], random_state=rng)
+            for unit, rng in zip(documents, rngs, strict=True)
+        ]
+        if not documents:
+            return []
+        rows = self.kernel.snap_sequences(noisy, progress=progress)
+        out: list[Output] = []
+        for unit, rng, r in zip(documents, rngs, rows, strict=True):
+            words = tuple(emb.words[int(i)] for i in r)
+            text = render_tokens(self.writer.write(words, rng), first=unit.first)
+            out.append(Output(text, words))
+        return out
+
+    # --- statement --------------------------------------------------------------------------
+
+    def statement(self, *, seeded: bool) -> PrivacyStatement:
+        eps = self.epsilon
+        e = self.embeddings.identity
+        w = self.writer.identity
+        return PrivacyStatement(
+            randomness=SEEDED if seeded else UNSEEDED,
+            mechanism=self.name,
+            title=self.title,
+            reference=REFERENCE,
+            epsilon=eps,
+            epsilon_unit=(
+                f"per content word (Euclidean distance between {e.dimension}-d word vectors of "
+                f"{e.name})"
+            ),
+            embeddings=e.to_dict(),
+            model={"writer": w.describe(), **w.to_dict()},
+            floating_point=self.floating_point,
+            version=__version__,
+            guarantee=(
+                "metric DP over the content words (eq. 6): for documents v, v' with the same "
+                f"number K of content words, P[out | v] <= exp({exact(eps)} * sum_i d(v_i, "
+                "v'_i)) * P[out | v']; the decoder and the writer are post-processing (Lemma 3); "
+                "word order is released, so the bag-level epsilon*N*E bound of Theorem 4 does "
+                "not apply"
+            ),
+            document_bound=(
+                f"epsilon_doc(v, v') = {exact(eps)} * sum over content positions i of "
+                "d(v_i, v'_i) (documents with the same number of content words)"
+            ),
+            released_unchanged=(
+                "the number K of content words (and so how many units of "
+                f"{UNIT_WORDS} content words a document is cut into); nothing else of the "
+                "document: its function words, punctuation, sentence boundaries, capitals, "
+                "layout and length in tokens are written by a public language model from the "
+                "released words"
+            ),
+            parameters={
+                "content words": "every content word with a vector, perturbed once, in order",
+                "unit": f"{UNIT_WORDS} content words (noise is drawn unit by unit; public "
+                "constant)",
+            },
+            policies={
+                "function words": f"{self.function_words_description}, with the clitics; never "
+                "released: the writer writes function words of its own",
+                "unknown words": "dropped (a word without a vector is not released and not "
+                "counted in K)",
+                "decoder": self.kernel.describe(),
+                "writer": "function words, marks (. , ; : ? ! -), sentence boundaries and "
+                "capitals drawn by the public writer from the released content words and the "
+                f"document's generator only: {w.describe()}",
+            },
+            caveats=(
+                "K, the number of content words, is released: the guarantee compares documents "
+                "with the same K",
+                "the content words are released in their order: a writer's choice of words "
+                "(and of rare words) is protected only as far as epsilon * d bounds it",
+            ),
+        )

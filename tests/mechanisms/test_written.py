@@ -1,0 +1,194 @@
+"""emp-write: content words perturbed in order, the rest written by a public language model."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from authormask.audit.cases_earth_movers import emp_write_sampler, line_embeddings
+from authormask.embeddings import Embeddings
+from authormask.exceptions import InputError
+from authormask.mechanisms import written
+from authormask.mechanisms.decoding import SequenceDecoder
+from authormask.mechanisms.earth_movers import EarthMoversMechanism
+from authormask.models.writer import MARKS, render_tokens
+from authormask.release import create_mechanism, release
+from authormask.release.registry import create_noise_off
+from authormask.text.canonical import SENTENCE_END
+from authormask.text.stopwords import default_stopwords
+
+P_FLOOR = 1e-6  # statistical tests fail only below this p-value (fixed seeds: never flaky)
+
+STORY = (
+    "\u201cWell\u2026\u201d she said, looking at the DRAGON. \u201cI don\u2019t know!!!\u201d\n\n"
+    "He\u2019d never seen one \u2014 not in all his years at the castle?! The end..."
+)
+# the same content words in the same order; other function words, marks, casing and layout
+SAME_CONTENT = (
+    "well: she SAID; looking to a dragon -- i do not KNOW. he had never seen one, not over all "
+    "her years in a castle; an end"
+)
+
+
+@pytest.fixture(scope="module")
+def mech(glove_20k: Embeddings):
+    return create_mechanism("emp-write", epsilon=8.0, embeddings=glove_20k, vocab_size=None)
+
+
+def test_the_skeleton_is_not_released(mech) -> None:
+    """Two texts with the same content words in the same order have the same release: function
+    words, marks, sentence boundaries, casing and layout reach nothing."""
+    a = mech.prepare(STORY)
+    b = mech.prepare(SAME_CONTENT)
+    assert a.words == b.words and len(a.words) >= 8
+    ra = release([STORY], mech, random_state=7).documents[0]
+    rb = release([SAME_CONTENT], mech, random_state=7).documents[0]
+    assert ra.text == rb.text and ra.words == rb.words
+    other = release([STORY.replace("DRAGON", "horse")], mech, random_state=7).documents[0]
+    assert other.words != ra.words or other.text != ra.text
+
+
+def test_noise_off_releases_the_content_words_in_order(glove_20k: Embeddings) -> None:
+    off = create_noise_off("emp-write", embeddings=glove_20k, vocab_size=None)
+    doc = release([STORY], off, random_state=1).documents[0]
+    stop = default_stopwords()
+    expected = [
+        w
+        for w in ("well", "said", "looking", "dragon", "know", "never", "seen", "one", "years")
+        if w not in stop
+    ]
+    assert [w for w in doc.words if w in expected] == expected
+    # the text is the words in order with the writer's tokens between them
+    lowered = doc.text.lower()
+    at = 0
+    for w in doc.words:
+        at = lowered.index(w, at) + len(w)
+    assert doc.text[-1] in SENTENCE_END
+    assert off.statement(seeded=True).epsilon is None
+
+
+def test_nearest_decoder_draws_the_papers_noise(glove_20k: Embeddings) -> None:
+    """With the paper's decoder, each content word is released exactly as Theorem 2's kernel
+    releases it from the same generator: the noise is the paper's, drawn in word order."""
+    m = create_mechanism(
+        "emp-write", epsilon=9.0, embeddings=glove_20k, vocab_size=None, decoder="nearest"
+    )
+    unit = m.prepare(STORY)
+    out = m.perturb([unit], [np.random.default_rng(3)])[0]
+    kernel = EarthMoversMechanism(glove_20k, epsilon=9.0)
+    rows = kernel.perturb_indices(
+        [glove_20k.index_of(w) for w in unit.words], random_state=np.random.default_rng(3)
+    )
+    assert out.words == tuple(glove_20k.words[int(i)] for i in rows)
+
+
+def test_end_to_end_law_on_the_line() -> None:
+    """On the 1-d line {left=-0.2, zero=0, one=1, right=1.2} with the nearest decoder, one is
+    released as right when its 1-d Laplace noise passes 1.1: P = exp(-0.1 eps) / 2 (the
+    analytic law of Theorem 2 in one dimension)."""
+    eps = 2.0
+    m = create_mechanism(
+        "emp-write",
+        epsilon=eps,
+        embeddings=line_embeddings(),
+        vocab_size=None,
+        stopwords="none",
+        decoder="nearest",
+    )
+    n = 20_000
+    rows = emp_write_sampler(m)("one", n, np.random.default_rng(11))
+    right = int(np.sum(rows == 3))
+    p = 0.5 * np.exp(-0.1 * eps)
+    assert stats.binomtest(right, n, p).pvalue > P_FLOOR
+    assert stats.binomtest(right, n, 0.5 * p).pvalue < P_FLOOR  # the test has power
+
+
+def test_context_decoder_is_exact_viterbi() -> None:
+    """The context decoder returns the maximum of log P_LM - eps * sum ||z - Vec(w)|| over every
+    path through the candidates (brute force on a small vocabulary)."""
+    rng = np.random.default_rng(5)
+    words = tuple(f"w{i}" for i in range(30))
+    emb = Embeddings("toy", "test", words, rng.normal(size=(30, 3)).astype(np.float32))
+    classes = rng.integers(0, 3, size=30).astype(np.int16)
+    transitions = np.log(rng.dirichlet(np.ones(3), size=4))
+    within = np.log(rng.dirichlet(np.ones(30)))
+    dec = SequenceDecoder(
+        emb,
+        epsilon=2.0,
+        classes=classes,
+        transitions=transitions,
+        within=within,
+        prior_name="random",
+        candidates=4,
+    )
+    for trial in range(5):
+        z = rng.normal(size=(4, 3))
+        got = dec.decode_sequences([z])[0]
+        cand = np.sort(dec.index.k_nearest(z, 4), axis=1)
+        w64 = emb.vectors.astype(np.float64)
+
+        def objective(path: tuple[int, ...], z: np.ndarray = z, w64: np.ndarray = w64) -> float:
+            total, prev = 0.0, 3
+            for i, r in enumerate(path):
+                total += transitions[prev, classes[r]] + within[r]
+                total -= 2.0 * float(np.linalg.norm(z[i] - w64[r]))
+                prev = int(classes[r])
+            return total
+
+        best = max(objective(p) for p in itertools.product(*cand))
+        assert objective(tuple(int(r) for r in got)) == pytest.approx(best, abs=1e-9), trial
+
+
+def test_decoders_receive_the_noisy_vectors_only() -> None:
+    """Post-processing by construction: the decoder's one method takes the noisy vectors (and
+    a progress callback), and the writer the released words and a generator."""
+    params = list(inspect.signature(SequenceDecoder.decode_sequences).parameters)
+    assert params == ["self", "sequences", "progress"]
+    from authormask.models.writer import SkeletonWriter
+
+    assert list(inspect.signature(SkeletonWriter.write).parameters) == ["self", "words", "rng"]
+
+
+def test_statement_is_public_and_names_the_writer(mech) -> None:
+    a = release(["The dragon slept."], mech, random_state=1).statement.to_dict()
+    b = release([STORY, STORY + STORY], mech, random_state=2).statement.to_dict()
+    assert a == b
+    text = json.dumps(a)
+    assert "russian_literature" in text and a["model"]["tokens_sha256"]
+    assert "number K of content words" in a["released_unchanged"]
+    assert "dragon" not in text
+
+
+def test_writer_writes_only_public_tokens(mech, glove_20k: Embeddings) -> None:
+    doc = release([STORY * 3], mech, random_state=4).documents[0]
+    tokens = mech.writer.write(doc.words, np.random.default_rng(0))
+    stop = mech.preparer.function_words
+    content = [t for t in tokens if t not in MARKS and t not in stop]
+    assert content == list(doc.words)  # the released words, in order, and no other
+    assert all(t in MARKS or t in stop for t in tokens if t not in doc.words)
+    assert '"' not in doc.text and tokens[-1] in SENTENCE_END
+
+
+def test_render_tokens() -> None:
+    assert render_tokens(["i", "said", ",", "no", "?", "he", "did", "n't"]) == (
+        "I said, no? He didn't"
+    )
+    assert render_tokens(["more", "."], first=False) == " more."
+
+
+def test_documents_without_content_words(mech) -> None:
+    assert release(["and the of it"], mech, random_state=1).documents[0].text == ""
+    with pytest.raises(InputError):
+        release(["... !!!"], mech, random_state=1)
+
+
+def test_units_are_cut_by_content_words(mech, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(written, "UNIT_WORDS", 3)
+    units = list(mech.prepare_parts(["the dragon and the cat, ", "a horse; sheep and goats"]))
+    assert [u.words for u in units] == [("dragon", "cat", "horse"), ("sheep", "goats")]
+    assert [u.first for u in units] == [True, False]
