@@ -68,8 +68,8 @@ def marks_policy(marks: str) -> str:
     """The statement's line on punctuation."""
     if marks == "minimal":
         return (
-            "minimal: every sentence end released as '.', every other mark but quotation marks "
-            "as ','"
+            "minimal: '?' released as '?', '.' and '!' as '.', quotation marks (opening or "
+            "closing) and inch marks as '\"', every other mark as ','"
         )
     return "canonical: each mark released after normalisation"
 
@@ -223,9 +223,13 @@ class EMPDoc(CanonicalMechanism):
             "unknown words": f"map (replaced by {self.preparer.oov_map_to!r}, which is then "
             "perturbed as a content word)",
             "skeleton": "canonical: Unicode NFKC; typographic quotes, apostrophes and dashes as "
-            "one ASCII mark each; a run of sentence ends as its first, a repeated mark as one "
-            "(quotes and brackets excepted); words lower-cased, sentences capitalised; one space "
-            "between tokens, one paragraph",
+            "one ASCII mark each; a number with its inner '.', ',', ':' and a '%' after it, a "
+            "URL and an e-mail address one word each (a content word, mapped when it has no "
+            "vector); each quotation mark opening or closing by the characters on its two "
+            "sides (an ambiguous one by whether a quotation is open, forgotten at a blank line), "
+            "a '\"' after a digit an inch mark; a run of sentence ends as its first, a repeated "
+            "mark as one (quotation and inch marks and brackets excepted); words lower-cased, "
+            "sentences capitalised; one space between tokens, one paragraph",
             "contractions": "split into a word and a clitic (do + n't); the clitic and the "
             "auxiliary before n't are function words",
             "marks": marks_policy(self.preparer.marks),
@@ -264,7 +268,8 @@ class EMPDoc(CanonicalMechanism):
             released_unchanged=(
                 "the canonical skeleton: the number of tokens; which positions hold a content "
                 "word, a function word or a punctuation mark; the marks themselves after "
-                "normalisation (so the sentence boundaries and the quotations). Not released: "
+                "normalisation (so the sentence boundaries, which sentences are questions under "
+                "either marks policy, the quotations and inch marks). Not released: "
                 "whitespace, line breaks and paragraphs, typographic variants, repeated marks, "
                 "capitalisation"
             ),

@@ -8,28 +8,46 @@ releases none of these as written. The text is
 1. normalised: Unicode NFKC (full-width forms, ligatures and ``\u2026`` become their ASCII
    spelling), then typographic variants are mapped to one ASCII mark each (curly and angle quotes
    to ``"``, a single quote standing alone to ``"``, every dash to ``-``);
-2. tokenised (:func:`~authormask.text.tokenize.tokenize`: words, with clitics split off, and
-   single punctuation marks); an apostrophe written right after a word while no quotation is
-   open is a possessive (``Stiles'``) and becomes the clitic ``'s``, any other single quote a
-   quotation mark;
-3. reduced: in a run of consecutive marks (whatever whitespace lies between them) a sentence end
+2. tokenised (:func:`~authormask.text.tokenize.tokenize` with ``compounds=True``: words, with
+   clitics split off, and single punctuation marks). A number with its inner ``.``, ``,`` and
+   ``:`` and a ``%`` after it (``12.4%``, ``1,000``, ``10:30``), a URL and an e-mail address
+   are one word each, so no sentence end is read inside them; they are content words like any
+   other (one without a vector, as most are, is mapped: step 4);
+3. quoted: each quotation mark is an opening (:data:`OPEN_QUOTE`) or a closing
+   (:data:`CLOSE_QUOTE`) mark, decided by the characters on its two sides in the text (other
+   quotation marks looked past): after a space, the start, ``(``, ``[``, ``{`` or ``-`` and
+   before anything else it opens; after anything else and before a space, the end or one of
+   ``.,;:!?)]}-`` it closes; otherwise (both or neither) it closes while a quotation is open
+   and opens when none is. A ``"`` right after a digit is an inch mark (:data:`INCH_MARK`),
+   not a quotation mark (``5" of snow``). So an unpaired mark changes no other, and the open
+   quotation is forgotten at a paragraph boundary (a blank line). An apostrophe written right
+   after a word while no quotation is open is a possessive (``Stiles'``) and becomes the clitic
+   ``'s``; any other single quote is a quotation mark;
+4. reduced: in a run of consecutive marks (whatever whitespace lies between them) a sentence end
    (``.``, ``!``, ``?``) after a sentence end is dropped (``?!`` is ``?``, ``...`` is ``.``),
-   and any other mark equal to the one before it is dropped (``--`` is ``-``), except quotes and
-   brackets, which pair up;
-4. classified: every word is a *function* word (the function-word list, typically the stopwords,
+   and any other mark equal to the one before it is dropped (``--`` is ``-``), except quotation
+   and inch marks and brackets, which pair up;
+5. classified: every word is a *function* word (the function-word list, typically the stopwords,
    and with ``n't`` the auxiliaries of negative contractions, restricted to words with a
    vector) or a *content* word (any other word; one without a vector is mapped to a fixed
    vocabulary word, as ``--oov map`` does in ``emp-text``).
 
+Under ``marks="minimal"`` (:data:`MARKS`) the marks are then written as few: ``?`` stays ``?``
+(a question is meaning, not style), ``.`` and ``!`` are ``.``, quotation and inch marks stay,
+every other mark is ``,``. A run of sentence ends is then its first after this mapping
+(``?!`` is ``?``, ``!?`` is ``.``).
+
 The release is rendered from the canonical token sequence alone (:func:`render_canonical`): words
 in lower case, the first word of every sentence capitalised (and the pronoun ``I``), single
-spaces between tokens, none before closing marks and clitics or after opening ones, the whole
-text as one paragraph. Two texts that differ only in whitespace, line breaks, punctuation
+spaces between tokens, none before closing marks (closing quotes and inch marks among them) and
+clitics or after opening ones (opening quotes among them), each quotation or inch mark as ``"``,
+the whole text as one paragraph. Two texts that differ only in whitespace, line breaks, punctuation
 variants, repeated marks or casing have the same canonical token sequence, so the same release
 with the same seed.
 
 What is still released (the skeleton): the number of tokens, which positions hold a function
-word, a content word or a mark, and the marks themselves (so the sentence boundaries).
+word, a content word or a mark, and the marks themselves (so the sentence boundaries, the
+questions and the quotations).
 
 Long documents arrive in parts (:mod:`authormask.text.parts`); the canonical tokens are regrouped
 into units of :data:`UNIT_WORDS` words, whatever the parts were, so a unit (and so the order in
@@ -38,6 +56,7 @@ which noise is drawn) depends on the canonical tokens only.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -49,10 +68,14 @@ from authormask.text.prepare import NEGATION_AUXILIARIES
 from authormask.text.tokenize import CLITICS, tokenize
 
 __all__ = [
+    "CLOSE_QUOTE",
+    "INCH_MARK",
     "MARKS",
+    "OPEN_QUOTE",
     "UNIT_WORDS",
     "CanonicalPreparer",
     "CanonicalUnit",
+    "ReadingState",
     "SkeletonState",
     "canonical_tokens",
     "render_canonical",
@@ -64,10 +87,24 @@ Kind = Literal["content", "function", "mark"]
 UNIT_WORDS = 4096
 #: marks that end a sentence
 SENTENCE_END = frozenset(".!?")
+#: the canonical tokens of an opening and a closing quotation mark, and of an inch mark (each
+#: released as ``"``; module notes, step 3)
+OPEN_QUOTE = "\u201c"
+CLOSE_QUOTE = "\u201d"
+INCH_MARK = "\u2033"
+_QUOTE_MARKS = frozenset((OPEN_QUOTE, CLOSE_QUOTE, INCH_MARK))
 #: marks never merged with an equal neighbour: they pair up
-_PAIRED = frozenset('"()[]{}')
-_NO_SPACE_BEFORE = frozenset(".,;:!?%)]}")
-_NO_SPACE_AFTER = frozenset("([{$")
+_PAIRED = frozenset("()[]{}") | _QUOTE_MARKS
+_NO_SPACE_BEFORE = frozenset(".,;:!?%)]}") | {CLOSE_QUOTE, INCH_MARK}
+_NO_SPACE_AFTER = frozenset("([{$") | {OPEN_QUOTE}
+#: the quotation marks of the normalised text (looked past when deciding a quote's side)
+_QUOTE_CHARS = frozenset("\"'")
+#: a quote after one of these (or a space, or the start) may open a quotation ...
+_OPENS_AFTER = frozenset("([{-")
+#: ... and one before these (or a space, or the end) may close one
+_CLOSES_BEFORE = frozenset(".,;:!?)]}-")
+#: line breaks (str.splitlines'); two in one gap between tokens, or a U+2029, end a paragraph
+_LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028]")
 
 _TYPOGRAPHIC = str.maketrans(
     {
@@ -109,45 +146,101 @@ def normalise(text: str) -> str:
 @dataclass(frozen=True)
 class SkeletonState:
     """Where the canonical token stream stands between two tokens: the previous token (``None``
-    at the start of the document, ``""`` after a word, else the mark), whether the next word
-    starts a sentence, and whether a quote is open. A function of the canonical tokens."""
+    at the start of the document, ``""`` after a word, else the mark) and whether the next word
+    starts a sentence. A function of the canonical tokens (all that rendering needs)."""
 
     previous: str | None = None
     sentence_start: bool = True
-    quote_open: bool = False
 
 
 _START = SkeletonState()
 
 
+@dataclass(frozen=True)
+class ReadingState:
+    """Where the reading of a document stands between two parts: the skeleton state, whether a
+    quotation is open (module notes, step 3), the last character read (``""`` at the start)
+    and the line breaks since the last token (two or more: a paragraph boundary). Only the
+    reading uses the last three; they are never rendered."""
+
+    skeleton: SkeletonState = _START
+    quote_open: bool = False
+    last: str = ""
+    breaks: int = 0
+
+
+_READ_START = ReadingState()
+
+
 #: the mark policies: ``canonical`` keeps each mark (normalised and reduced); ``minimal``
-#: also writes every sentence end as ``.`` and every other mark but quotes as ``,``
+#: also writes ``!`` as ``.`` (``.`` and ``?`` stay), keeps quotation and inch marks and writes
+#: every other mark as ``,``
 MARKS = ("canonical", "minimal")
 
 
 def _minimal(mark: str) -> str:
     if mark in SENTENCE_END:
-        return "."
-    return mark if mark == '"' else ","
+        return "?" if mark == "?" else "."
+    return mark if mark in _QUOTE_MARKS else ","
+
+
+def _line_breaks(gap: str, last: str) -> int:
+    """The line breaks in the whitespace ``gap`` read after the character ``last`` (a ``\\n``
+    after a ``\\r`` ends the same one); a U+2029 counts as a paragraph's two."""
+    if last == "\r" and gap.startswith("\n"):
+        gap = gap[1:]
+    return len(_LINE_BREAK.findall(gap)) + 2 * gap.count("\u2029")
+
+
+def _quote_side(text: str, start: int, end: int, last: str, quote_open: bool) -> str:
+    """:data:`OPEN_QUOTE` or :data:`CLOSE_QUOTE` for the quotation mark ``text[start:end]``, by
+    the characters on its two sides (module notes, step 3); ``last`` is the character before
+    ``text`` (``""``: the start of the document)."""
+    i = start - 1
+    while i >= 0 and text[i] in _QUOTE_CHARS:
+        i -= 1
+    left = text[i] if i >= 0 else last
+    j = end
+    while j < len(text) and text[j] in _QUOTE_CHARS:
+        j += 1
+    right = text[j] if j < len(text) else ""
+    opens = left == "" or left.isspace() or left in _OPENS_AFTER
+    closes = right == "" or right.isspace() or right in _CLOSES_BEFORE
+    if opens != closes:
+        return OPEN_QUOTE if opens else CLOSE_QUOTE
+    return CLOSE_QUOTE if quote_open else OPEN_QUOTE
 
 
 def canonical_tokens(
-    text: str, state: SkeletonState = _START, *, marks: str = "canonical"
-) -> tuple[list[tuple[bool, str]], SkeletonState]:
+    text: str, state: ReadingState = _READ_START, *, marks: str = "canonical"
+) -> tuple[list[tuple[bool, str]], ReadingState]:
     """The canonical tokens of ``text`` as ``(is_word, token)`` (words in lower case, marks
     reduced: module notes), read on from ``state``; and the state after them.
 
     >>> toks, _ = canonical_tokens("Wait!!! Don't \u2014\u2014 go...")
     >>> [t for _, t in toks]
     ['wait', '!', 'do', "n't", '-', 'go', '.']
-    >>> toks, _ = canonical_tokens("Wait!? Don't (ever) go; now -- ok", marks="minimal")
+    >>> toks, _ = canonical_tokens("Wait!? Don't (ever) go; now -- ok?", marks="minimal")
     >>> " ".join(t for _, t in toks)
-    "wait . do n't , ever , go , now , ok"
+    "wait . do n't , ever , go , now , ok ?"
+    >>> toks, _ = canonical_tokens('5" of snow. "Hi," he said at 10:30.')
+    >>> names = {OPEN_QUOTE: "<open>", CLOSE_QUOTE: "<close>", INCH_MARK: "<inch>"}
+    >>> " ".join(names.get(t, t) for _, t in toks)
+    '5 <inch> of snow . <open> hi , <close> he said at 10:30 .'
     """
     out: list[tuple[bool, str]] = []
-    previous, sentence_start, quote_open = state.previous, state.sentence_start, state.quote_open
+    previous, sentence_start = state.skeleton.previous, state.skeleton.sentence_start
+    quote_open, last, breaks = state.quote_open, state.last, state.breaks
+    text = normalise(text)
     word_end = -1  # where the last word token ended (-1: none in this part)
-    for tok in tokenize(normalise(text)):
+    gap_start = 0  # where the whitespace before the next token starts
+    for tok in tokenize(text, compounds=True):
+        breaks += _line_breaks(
+            text[gap_start : tok.start], text[gap_start - 1] if gap_start else last
+        )
+        if breaks >= 2:  # a paragraph boundary: the open quotation is forgotten
+            quote_open = False
+        breaks, gap_start = 0, tok.end
         if tok.is_word:
             out.append((True, tok.lower))
             previous, sentence_start = "", False
@@ -160,8 +253,11 @@ def canonical_tokens(
             out.append((True, "'s"))
             previous, sentence_start = "", False
             continue
-        if mark == "'":
-            mark = '"'  # any other single quote is a quotation mark
+        if mark == '"' and (text[tok.start - 1] if tok.start else last).isdigit():
+            mark = INCH_MARK  # 5" of snow
+        elif mark in _QUOTE_CHARS:  # a quotation mark (so is any other single quote)
+            mark = _quote_side(text, tok.start, tok.end, last, quote_open)
+            quote_open = mark == OPEN_QUOTE
         if marks == "minimal":
             mark = _minimal(mark)
         if previous is not None and previous != "":
@@ -173,9 +269,12 @@ def canonical_tokens(
         previous = mark
         if mark in SENTENCE_END:
             sentence_start = True
-        if mark == '"':
-            quote_open = not quote_open
-    return out, SkeletonState(previous, sentence_start, quote_open)
+    if text:
+        breaks += _line_breaks(text[gap_start:], text[gap_start - 1] if gap_start else last)
+        last = text[-1]
+    return out, ReadingState(
+        SkeletonState(previous, sentence_start), quote_open, last, min(breaks, 2)
+    )
 
 
 @dataclass(frozen=True)
@@ -235,9 +334,9 @@ class CanonicalPreparer:
     def units(self, parts: Iterable[str]) -> Iterator[CanonicalUnit]:
         """The canonical units of a document that arrives in ``parts``; a document with no word
         at all is refused at its end."""
-        state = _START
+        state = _READ_START
         pending: list[tuple[bool, str]] = []
-        start = state
+        start = _START
         words = 0
         seen = 0
         raw = 0
@@ -303,16 +402,14 @@ class CanonicalPreparer:
 
 
 def _state_after(tokens: Sequence[tuple[bool, str]], start: SkeletonState) -> SkeletonState:
-    previous, sentence_start, quote_open = start.previous, start.sentence_start, start.quote_open
+    previous, sentence_start = start.previous, start.sentence_start
     for is_word, tok in tokens:
         if is_word:
             previous, sentence_start = "", False
         else:
             previous = tok
             sentence_start = sentence_start or tok in SENTENCE_END
-            if tok == '"':
-                quote_open = not quote_open
-    return SkeletonState(previous, sentence_start, quote_open)
+    return SkeletonState(previous, sentence_start)
 
 
 def render_canonical(unit: CanonicalUnit, content: Sequence[str], function: Sequence[str]) -> str:
@@ -335,27 +432,18 @@ def render_canonical(unit: CanonicalUnit, content: Sequence[str], function: Sequ
     f = iter(function)
     m = iter(unit.marks)
     pieces: list[str] = []
-    previous, sentence_start, quote_open = (
-        unit.start.previous,
-        unit.start.sentence_start,
-        unit.start.quote_open,
-    )
+    previous, sentence_start = unit.start.previous, unit.start.sentence_start
     for kind in unit.kinds:
         if kind == "mark":
             tok = next(m)
-            if tok == '"':
-                space = previous is not None and not quote_open and previous not in _NO_SPACE_AFTER
-                quote_open = not quote_open
-            else:
-                space = (
-                    previous is not None
-                    and tok not in _NO_SPACE_BEFORE
-                    and previous not in _NO_SPACE_AFTER
-                    and not (previous == '"' and quote_open)
-                )
+            space = (
+                previous is not None
+                and tok not in _NO_SPACE_BEFORE
+                and previous not in _NO_SPACE_AFTER
+            )
             if space:
                 pieces.append(" ")
-            pieces.append(tok)
+            pieces.append('"' if tok in _QUOTE_MARKS else tok)
             previous = tok
             sentence_start = sentence_start or tok in SENTENCE_END
             continue
@@ -364,7 +452,6 @@ def render_canonical(unit: CanonicalUnit, content: Sequence[str], function: Sequ
             previous is not None
             and (word not in CLITICS or previous != "")  # a clitic attaches to a word only
             and previous not in _NO_SPACE_AFTER
-            and not (previous == '"' and quote_open)
         )
         if space:
             pieces.append(" ")

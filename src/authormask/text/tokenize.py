@@ -9,6 +9,15 @@ Other inner apostrophes (``O'Neill``, ``o'clock``) and hyphens (``state-of-the-a
 one token, and so do combining marks (an accent written as its own code point, Indic vowel
 signs): they belong to the word they are written on, are perturbed with it, and are never
 released as punctuation.
+
+With ``compounds=True`` (the canonical skeleton of ``emp-doc``; ``emp-text`` tokenises without
+it), three more things are one word token each, so no sentence end or other mark is read inside
+them: a URL (``https://example.com/a?b=c``, ``www.example.org``; a scheme of up to 32
+characters; without the punctuation that ends it; with a bracket only when it is closed in it),
+an e-mail address (``jane.doe@example.com``, a local part of up to 64 characters), and a number
+with its inner ``.``, ``,`` and ``:`` between digits (``12.4``, ``1,000``, ``10:30``,
+``v1.2.3``), a leading ``.`` after a space (``.5``) and a ``%`` right after it (``12.4%``). A URL
+or address is never split into clitics.
 """
 
 from __future__ import annotations
@@ -55,6 +64,24 @@ _RUN = rf"[^\W_]+(?:[{_MARKS}]+[^\W_]*)*"
 # A word: runs joined by inner apostrophes or hyphens ("don't", "state-of-the-art").
 _TOKEN = re.compile(rf"{_RUN}(?:['\u2019\-]{_RUN})*|[^\w\s]|_+", re.UNICODE)
 
+# compounds=True: a run may go on across a '.', ',' or ':' between two digits; a number may
+# start with a '.' after a space or an opening mark and end in '%'. Links first, each bounded
+# where it is tried at every token start (scheme 32, local part 64 characters), so the scan stays
+# linear on long runs of punctuated text without a link.
+_RUN_NUMBER = rf"[^\W_]+(?:(?:[{_MARKS}]+|(?<=\d)[.,:](?=\d))[^\W_]*)*"
+_URL = (
+    r"(?:[A-Za-z][A-Za-z0-9+.\-]{0,31}://|[Ww]{3}\.)"
+    r"(?:[^\s<>\"()]|\([^\s<>\"()]*\))+(?<![.,;:!?'\]}])"
+)
+_LABEL = r"[^\W_](?:[\w\-]*[^\W_])?"
+_EMAIL = rf"[^\W_][\w.+\-]{{0,63}}@{_LABEL}(?:\.{_LABEL})+"
+_TOKEN_COMPOUND = re.compile(
+    rf"(?P<link>{_URL}|{_EMAIL})"
+    rf"|(?:(?<![^\s(\[{{$])\.(?=\d))?{_RUN_NUMBER}(?:['\u2019\-]{_RUN_NUMBER})*(?:(?<=\d)%)?"
+    r"|[^\w\s]|_+",
+    re.UNICODE,
+)
+
 #: The clitics split off the end of a word, in their normalised (lower-case, ASCII ') form.
 CLITICS = ("n't", "'s", "'m", "'ll", "'re", "'ve", "'d")
 
@@ -94,21 +121,26 @@ def _split_clitics(word: str, start: int) -> list[Token]:
     return [Token(stem, start, start + len(stem), is_word=True), *reversed(tail)]
 
 
-def tokenize(text: str) -> list[Token]:
+def tokenize(text: str, *, compounds: bool = False) -> list[Token]:
     """Split ``text`` into word and punctuation tokens (whitespace is not a token).
 
     Every token is ``text[token.start:token.end]``; clitics are split off (module docstring).
+    ``compounds``: URLs, e-mail addresses and numbers are one word token each (module docstring).
 
     >>> [t.text for t in tokenize("The President's press-conference, in Chicago! Don't.")]
     ['The', 'President', "'s", 'press-conference', ',', 'in', 'Chicago', '!', 'Do', "n't", '.']
+    >>> [t.text for t in tokenize("Up 12.4% at 10:30, see www.x.org.", compounds=True)]
+    ['Up', '12.4%', 'at', '10:30', ',', 'see', 'www.x.org', '.']
     """
     out: list[Token] = []
-    for m in _TOKEN.finditer(text):
+    for m in (_TOKEN_COMPOUND if compounds else _TOKEN).finditer(text):
         s = m.group(0)
         # a word run starts with a letter or digit; a punctuation token is one character or a
         # run of underscores (the any() only runs for those)
         if not (s[0].isalnum() or any(ch.isalnum() for ch in s)):
             out.append(Token(s, m.start(), m.end(), is_word=False))
+        elif compounds and m.group("link") is not None:
+            out.append(Token(s, m.start(), m.end(), is_word=True))
         elif "'" in s or "\u2019" in s:
             out.extend(_split_clitics(s, m.start()))
         else:
