@@ -61,7 +61,15 @@ def test_noise_off_gives_the_text_of_the_exact_release(
 
 def test_every_word_level_mechanism_declares_its_samplers() -> None:
     declared = [n for n in mechanism_names() if mechanism_spec(n).has_noise_off]
-    assert declared == ["emp-bag", "emp-text", "mahalanobis", "tem", "santext", "emp-doc"]
+    assert declared == [
+        "emp-bag",
+        "emp-text",
+        "mahalanobis",
+        "tem",
+        "santext",
+        "emp-doc",
+        "emp-write",
+    ]
     assert mechanism_spec("emp-doc").samplers == ("kernel", "function_kernel")
     # the default: none (a model's sampler, or a baseline whose rate 0 is its noise-off form)
     for name in ("erae", "ae-dp", "syntf", "random-r", "random-sub"):

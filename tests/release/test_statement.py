@@ -38,6 +38,7 @@ def mechanisms(glove_20k: Embeddings, tiny_erae_dir, tiny_aedp_dir) -> dict[str,
         "santext": am.create_mechanism("santext", epsilon=7, **emb),
         "emp-doc": am.create_mechanism("emp-doc", epsilon=7, decoder="posterior", **emb),
         "random-sub": am.create_mechanism("random-sub", rate=0.5, **emb),
+        "emp-write": am.create_mechanism("emp-write", epsilon=7, **emb),
     }
 
 
