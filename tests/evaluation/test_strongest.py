@@ -44,7 +44,11 @@ def test_the_realistic_setting_uses_every_document(
         assert len(pieces) == len(words) // 80  # all of it, in pieces of N content words
         assert tuple(w for p in pieces for w in p.words) == words[: len(pieces) * 80]
     attackers, _ = applicable_measures(realistic)
-    assert attackers == ("svm", "typed-svm", "typed-lr")
+    assert attackers == tuple(
+        n
+        for a in ("svm", "typed-svm", "typed-lr", "class-seq", "stylometry", "ppm")
+        for n in (a, f"adaptive-{a}")
+    )
     with pytest.raises(InputError, match="no train/test splits"):
         build_study(
             type(corpus)(

