@@ -1,4 +1,4 @@
-"""emp-doc and the posterior decoder against emp-text, in one run: words/s end to end.
+"""emp-doc, emp-write and their decoders against emp-text, in one run: words/s end to end.
 
 Each configuration releases the same real prose (fan fiction of ``pan19-en`` when it is beside
 the repository, else the bundled example repeated) through ``create_mechanism`` + ``release``
@@ -33,6 +33,8 @@ CONFIGS = (
     ("emp-text", {"decoder": "posterior"}),
     ("emp-doc", {"decoder": "nearest"}),
     ("emp-doc", {"decoder": "posterior"}),  # emp-doc's default
+    ("emp-write", {"decoder": "nearest"}),
+    ("emp-write", {}),  # emp-write's default: the context decoder and the writer
 )
 
 

@@ -12,7 +12,7 @@ from scipy import stats
 
 from authormask.audit.cases_earth_movers import emp_write_sampler, line_embeddings
 from authormask.embeddings import Embeddings
-from authormask.exceptions import InputError
+from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms import written
 from authormask.mechanisms.decoding import SequenceDecoder
 from authormask.mechanisms.earth_movers import EarthMoversMechanism
@@ -178,13 +178,46 @@ def test_render_tokens() -> None:
     assert render_tokens(["i", "said", ",", "no", "?", "he", "did", "n't"]) == (
         "I said, no? He didn't"
     )
-    assert render_tokens(["more", "."], first=False) == " more."
+    assert render_tokens(["more", "."], first=False) == " More."
 
 
-def test_documents_without_content_words(mech) -> None:
-    assert release(["and the of it"], mech, random_state=1).documents[0].text == ""
-    with pytest.raises(InputError):
-        release(["... !!!"], mech, random_state=1)
+def test_documents_without_content_words_are_empty(mech) -> None:
+    """K = 0 is released as an empty text, whatever else the document holds (refusing only a
+    document with no word at all would release more than K)."""
+    out = release(["and the of it", "... !!!", "unknownwordxyz!"], mech, random_state=1)
+    assert [d.text for d in out.documents] == ["", "", ""]
+
+
+def test_contractions_are_function_words(mech) -> None:
+    assert mech.prepare("I can't, won't, ain't and shan't go. Cannot.").words == ("go", "cannot")
+
+
+def test_a_unit_never_depends_on_its_batch(mech, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long document's units draw their noise and their writer's seed in order, unit by
+    unit: the same seed gives the same release whatever was released before it (failed when
+    every unit's noise was drawn before any unit was written)."""
+    from authormask.release.stream import BATCH_UNITS
+
+    monkeypatch.setattr(written, "UNIT_WORDS", 3)
+    doc = "the dragon and the cat, a horse; sheep and goats run fast"
+    before_short = "one two three"
+    # units enough that the first unit of doc closes a batch and the others open the next (the
+    # queue also holds one end marker per document)
+    before_long = " ".join(["river stone mountain"] * (BATCH_UNITS - 2))
+    a = release([before_short, doc], mech, random_state=7).documents[1]
+    b = release([before_long, doc], mech, random_state=7).documents[1]
+    assert (a.text, a.words) == (b.text, b.words)
+
+
+def test_embeddings_far_from_the_writers_text(glove_20k: Embeddings) -> None:
+    """Embeddings that share no word with the writer's training text still release (the writer
+    falls back to no gap): a toy vocabulary."""
+    rng = np.random.default_rng(0)
+    words = (*(f"qq{i}" for i in range(30)), "the")
+    emb = Embeddings("toy", "test", words, rng.normal(size=(31, 4)).astype(np.float32))
+    m = create_mechanism("emp-write", epsilon=5.0, embeddings=emb, vocab_size=None)
+    doc = release(["qq1 qq2 the qq3"], m, random_state=1).documents[0]
+    assert len(doc.words) == 3 and doc.text.endswith(".")
 
 
 def test_units_are_cut_by_content_words(mech, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -192,3 +225,11 @@ def test_units_are_cut_by_content_words(mech, monkeypatch: pytest.MonkeyPatch) -
     units = list(mech.prepare_parts(["the dragon and the cat, ", "a horse; sheep and goats"]))
     assert [u.words for u in units] == [("dragon", "cat", "horse"), ("sheep", "goats")]
     assert [u.first for u in units] == [True, False]
+
+
+@pytest.mark.parametrize("weight", [0, -1.0, float("inf"), float("nan"), True])
+def test_prior_weight_must_be_positive_and_finite(glove_20k: Embeddings, weight: float) -> None:
+    with pytest.raises(InvalidParameterError, match="prior_weight"):
+        create_mechanism(
+            "emp-write", epsilon=8.0, embeddings=glove_20k, vocab_size=None, prior_weight=weight
+        )

@@ -105,7 +105,7 @@ def _specs() -> dict[str, tuple[CaseSpec, ...]]:
         "random-sub": (CaseSpec("random-sub", "rate-1", _random_sub),),
         "emp-write": tuple(
             CaseSpec("emp-write", case, _emp_write(case))
-            for case in ("line-1d", "line-1d-nearest", "glove")
+            for case in ("line-1d", "line-1d-nearest", "line-1d-K2", "glove")
         ),
     }
     for kind in ("erae", "ae-dp"):

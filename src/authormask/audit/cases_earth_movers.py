@@ -336,27 +336,38 @@ def _random_sub(ctx: Context) -> AuditCase:
 
 
 def emp_write_sampler(mechanism: Any) -> Sampler:
-    """Sampler of an ``emp-write`` mechanism: input = a word; ``n`` draws = ``n`` documents of
-    that one content word, prepared by the mechanism and released through its kernel (Earth
-    Mover's noise, then its decoder on each document's noisy vectors alone); output = the
-    vocabulary row of the released word. The writer, which only writes function words and
-    marks around the released words, is left out: it is post-processing of this output."""
+    """Sampler of an ``emp-write`` mechanism: input = a word, or a tuple of K words (a document
+    of K content words); ``n`` draws = ``n`` such documents, prepared by the mechanism and
+    released through its kernel (Earth Mover's noise in word order, then its decoder on each
+    document's noisy vectors alone, so the context decoder couples the K words); output = the
+    released rows, one integer (base = vocabulary size). The writer, which only writes function
+    words and marks around the released words, is left out: it is post-processing of this
+    output, and that the skeleton reaches nothing is checked exactly, not statistically (the
+    same release for two texts with the same content words, ``tests/mechanisms``)."""
     emb = mechanism.embeddings
     kernel = mechanism.kernel
+    size = len(emb.words)
 
-    def sample(word: Any, n: int, rng: np.random.Generator) -> NDArray[np.int64]:
-        if mechanism.prepare(str(word)).words != (str(word),):
-            raise InvalidParameterError(f"{word!r} is not a content word of the mechanism")
-        noisy = kernel.noisy_vectors([emb.index_of(str(word))] * n, random_state=rng)
-        rows = kernel.snap_sequences([noisy[i : i + 1] for i in range(n)])
-        return np.array([int(r[0]) for r in rows], dtype=np.int64)
+    def sample(words: Any, n: int, rng: np.random.Generator) -> NDArray[np.int64]:
+        doc = (str(words),) if isinstance(words, str) else tuple(str(w) for w in words)
+        if mechanism.prepare(" ".join(doc)).words != doc:
+            raise InvalidParameterError(f"{words!r} are not content words of the mechanism")
+        k = len(doc)
+        noisy = kernel.noisy_vectors([emb.index_of(w) for w in doc] * n, random_state=rng)
+        rows = kernel.snap_sequences([noisy[i * k : (i + 1) * k] for i in range(n)])
+        code = np.zeros(n, dtype=np.int64)
+        for j in range(k):
+            code = code * size + np.array([int(r[j]) for r in rows], dtype=np.int64)
+        return code
 
     return sample
 
 
 def _emp_write(case: str) -> Callable[[Context], AuditCase]:
     """``emp-write``: ``line-1d`` (the 1-d line, the context decoder), ``line-1d-nearest`` (the
-    paper's decoder: the output ``right`` attains the bound) and ``glove`` (man vs woman)."""
+    paper's decoder: the output ``right`` attains the bound), ``line-1d-K2`` (the documents
+    "zero zero" vs "one one", the context decoder over both words: stated 2 * eps * d) and
+    ``glove`` (man vs woman)."""
 
     def build(ctx: Context) -> AuditCase:
         from authormask.release import create_mechanism
@@ -380,15 +391,16 @@ def _emp_write(case: str) -> Callable[[Context], AuditCase]:
             if glove
             else "1-d vocabulary {left=-0.2, zero=0, one=1, right=1.2}"
         )
+        k = 2 if case == "line-1d-K2" else 1
         return AuditCase(
             mechanism="emp-write",
             case=case,
-            description=f"emp-write's kernel and {decoder} decoder, {where}, {w} vs {w2}, "
-            f"eps*d = {eps:g}*{d:.4f}",
-            epsilon_stated=eps * d,
-            neighbours=(w, w2),
+            description=f"emp-write's kernel and {decoder} decoder, {where}, "
+            f"{' '.join([w] * k)} vs {' '.join([w2] * k)}, eps*K*d = {eps:g}*{k}*{d:.4f}",
+            epsilon_stated=eps * k * d,
+            neighbours=(w, w2) if k == 1 else ((w,) * k, (w2,) * k),
             sampler=emp_write_sampler(mech),
-            labels=_word_labels(emb),
+            labels=_word_labels(emb, k),
         )
 
     return build

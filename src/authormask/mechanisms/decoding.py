@@ -244,12 +244,14 @@ class SequenceDecoder(_Indexed):
     """The maximum a posteriori *sequence* under a public language-model prior: for the noisy
     vectors ``z_1..z_K`` of one document's content words, the words ``w_1..w_K`` maximising
 
-        ``log P_LM(w_1..w_K) - epsilon * sum_i ||z_i - Vec(w_i)||``
+        ``weight * log P_LM(w_1..w_K) - epsilon * sum_i ||z_i - Vec(w_i)||``
 
     over each position's :data:`CANDIDATES` nearest words (Viterbi). ``P_LM`` is a class bigram
     model: ``log P(w_i | w_{i-1}) = transitions[c(w_{i-1}), c(w_i)] + within[w_i]``, with
-    row ``len(transitions) - 1`` of ``transitions`` the start of a document. With one class it
-    is the :class:`PosteriorDecoder`.
+    row ``len(transitions) - 1`` of ``transitions`` the start of a document. With one class and
+    ``weight`` 1 it is the :class:`PosteriorDecoder`; a ``weight`` above 1 is the MAP under the
+    prior raised to that power (it keeps common words where the noise leaves them among the
+    candidates, and replaces rare ones), a public constant like the prior itself.
 
     **Post-processing, by construction**, as every decoder here: it is built from public data
     only (the embeddings, epsilon, the public model's classes and probabilities) and
@@ -270,11 +272,13 @@ class SequenceDecoder(_Indexed):
         transitions: NDArray[np.float64],
         within: NDArray[np.float64],
         prior_name: str,
+        weight: float = 1.0,
         candidates: int = CANDIDATES,
         index: NearestWordIndex | None = None,
     ) -> None:
         super().__init__(embeddings, index=index)
         self.epsilon = check_epsilon(epsilon)
+        self.weight = self.check_weight(weight)
         n = len(embeddings)
         if classes.shape != (n,) or within.shape != (n,):
             raise InvalidParameterError("classes and within must give one value per word")
@@ -283,11 +287,19 @@ class SequenceDecoder(_Indexed):
         if np.any(~np.isfinite(transitions)) or np.any(np.isnan(within)) or np.any(within > 0):
             raise InvalidParameterError("transitions must be finite and within log probabilities")
         self.classes = classes.astype(np.intp)
-        self.transitions = transitions
-        self.within = within
+        self.transitions = self.weight * transitions
+        self.within = self.weight * within
         self.prior_name = prior_name
         self.candidates = min(int(candidates), n)
         self._w64 = embeddings.vectors.astype(np.float64)
+
+    @staticmethod
+    def check_weight(weight: object) -> float:
+        """``weight`` as a float, or ``InvalidParameterError`` unless it is finite and > 0."""
+        ok = isinstance(weight, (int, float)) and not isinstance(weight, bool)
+        if not (ok and np.isfinite(float(weight)) and float(weight) > 0):  # type: ignore[arg-type]
+            raise InvalidParameterError(f"prior_weight must be a finite number > 0, got {weight!r}")
+        return float(weight)  # type: ignore[arg-type]
 
     def decode_sequences(
         self,
@@ -333,8 +345,9 @@ class SequenceDecoder(_Indexed):
 
     def describe(self) -> str:
         return (
-            "context: the word sequence maximising log P_LM(w_1..w_K) - epsilon * sum_i "
-            f"||z_i - Vec(w_i)|| over the {self.candidates} words nearest to each noisy vector "
+            f"context: the word sequence maximising {self.weight:g} * log P_LM(w_1..w_K) - "
+            f"epsilon * sum_i ||z_i - Vec(w_i)|| over the {self.candidates} words nearest to "
+            "each noisy vector "
             f"(Viterbi); P_LM: {self.prior_name}; a function of the noisy vectors and public "
             "data only (post-processing: the guarantee is unchanged)"
         )

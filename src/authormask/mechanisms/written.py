@@ -44,14 +44,15 @@ import numpy as np
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
-from authormask.exceptions import InputError, InvalidParameterError
+from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import Mechanism, Output
 from authormask.mechanisms.decoding import SequenceDecoder, frequency_log_prior
-from authormask.mechanisms.earth_movers import FLOATING_POINT, REFERENCE, EarthMoversMechanism
+from authormask.mechanisms.earth_movers import FLOATING_POINT, EarthMoversMechanism
 from authormask.models.writer import SkeletonWriter, render_tokens
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import canonical_tokens
 from authormask.text.parts import split_parts
+from authormask.text.prepare import NEGATION_AUXILIARIES
 from authormask.text.tokenize import CLITICS
 from authormask.validation import check_epsilon
 
@@ -69,6 +70,20 @@ UNIT_WORDS = 4096
 #: how the noisy vectors become words: with the public model's context, or one by one
 WRITE_DECODERS = ("context", "posterior", "nearest")
 
+#: the paper's results the guarantee rests on (the bag-level Theorem 4 does not apply)
+REFERENCE = (
+    "Fernandes, Dras & McIver, Generalised Differential Privacy for Text Document Processing, "
+    "POST 2019: Theorem 2 (the per-word mechanism), eq. 6 (composition over positions), Lemma 3 "
+    "(post-processing); the decoder and the writer are authormask's"
+)
+#: the floating-point note of the decoders that choose among candidates
+CANDIDATE_FLOATING_POINT = (
+    "the noisy vector is never released; the Gamma radius is an exact sum of n unbounded Exp(1) "
+    "draws (no cap); the decoder chooses among the 32 words nearest to the noisy vector, found "
+    "by a float32 screen (not certified exact) and scored in float64: a deterministic function "
+    "of the noisy vector, so post-processing whatever its rounding"
+)
+
 TITLE = (
     "Earth Mover's privacy on the content words, in order; function words, punctuation and "
     "sentence boundaries written by a public language model from the released words"
@@ -85,21 +100,28 @@ class ContentUnit:
     diagnostics: dict[str, int] = field(default_factory=dict)
 
 
+def all_function_words(listed: frozenset[str]) -> frozenset[str]:
+    """The words that are never content words: ``listed`` (the stopwords), the clitics the
+    tokeniser splits off (``'s``, ``n't``, ...) and the auxiliaries left before ``n't``
+    (``ca`` of ``can't``, ``wo`` of ``won't``), which are halves of function words."""
+    return frozenset(listed) | frozenset(CLITICS) | NEGATION_AUXILIARIES
+
+
 class ContentPreparer:
     """A document's content words (module notes): canonical tokens, lower-cased; a word is a
-    function word if it is in ``function_words`` or a clitic, else a content word, kept if it
-    has a vector in ``embeddings`` and dropped otherwise."""
+    function word if it is in :func:`all_function_words` of ``function_words``, else a content
+    word, kept if it has a vector in ``embeddings`` and dropped otherwise."""
 
     def __init__(self, embeddings: Embeddings, *, function_words: frozenset[str]) -> None:
         self.embeddings = embeddings
-        self.function_words = frozenset(function_words) | frozenset(CLITICS)
+        self.function_words = all_function_words(function_words)
 
     def units(self, parts: Iterable[str]) -> Iterator[ContentUnit]:
-        """The content units of a document arriving in ``parts``; a document with no word at
-        all is refused at its end, one with no content word is one empty unit."""
+        """The content units of a document arriving in ``parts``; a document without content
+        words (K = 0, whatever else it holds) is one empty unit, released as an empty text."""
         state: Any = None  # the reading state of the canonical tokeniser between parts
         pending: list[str] = []
-        counts = {"words": 0, "function_words": 0, "dropped": 0}
+        counts = {"words": 0, "function_words": 0, "dropped": 0}  # private, per unit
         first = True
         for part in parts:
             toks, state = canonical_tokens(part) if state is None else canonical_tokens(part, state)
@@ -114,10 +136,9 @@ class ContentPreparer:
                     if len(pending) == UNIT_WORDS:
                         yield self._unit(pending, first, counts)
                         pending, first = [], False
+                        counts = dict.fromkeys(counts, 0)
                 else:
                     counts["dropped"] += 1
-        if counts["words"] == 0:
-            raise InputError("document has no words")
         if pending or first:
             yield self._unit(pending, first, counts)
 
@@ -126,7 +147,7 @@ class ContentPreparer:
         return ContentUnit(
             tuple(words),
             first,
-            {"content_words": len(words), **{f"doc_{k}": v for k, v in counts.items()}},
+            {"content_words": len(words), **counts},
         )
 
 
@@ -142,6 +163,7 @@ class ContextKernel:
         decoder: str,
         writer: SkeletonWriter,
         never_sent: frozenset[str],
+        prior_weight: float = 1.0,
     ) -> None:
         if decoder not in WRITE_DECODERS:
             raise InvalidParameterError(
@@ -158,6 +180,9 @@ class ContextKernel:
         self._sequence: SequenceDecoder | None = None
         self._writer = writer
         self._never_sent = never_sent
+        self.prior_weight = prior_weight
+        if decoder == "context":  # checked now, not at the first release
+            SequenceDecoder.check_weight(prior_weight)
 
     @property
     def epsilon(self) -> float:
@@ -179,6 +204,7 @@ class ContextKernel:
                     "frequency ranks within each class, from the "
                     + self._writer.identity.describe()
                 ),
+                weight=self.prior_weight,
                 index=self.noise.index,
             )
         return self._sequence
@@ -224,7 +250,6 @@ class EMPWrite(Mechanism):
     name = "emp-write"
     title = TITLE
     reference = REFERENCE
-    floating_point = FLOATING_POINT
 
     def __init__(
         self,
@@ -235,6 +260,7 @@ class EMPWrite(Mechanism):
         function_words_description: str,
         writer: SkeletonWriter,
         decoder: str = "context",
+        prior_weight: float = 1.0,
     ) -> None:
         self.embeddings = embeddings
         self.epsilon = check_epsilon(epsilon)
@@ -242,12 +268,14 @@ class EMPWrite(Mechanism):
         self.function_words_description = function_words_description
         self.writer = writer
         self.decoder = decoder
+        self.floating_point = FLOATING_POINT if decoder == "nearest" else CANDIDATE_FLOATING_POINT
         self.kernel = ContextKernel(
             embeddings,
             epsilon=self.epsilon,
             decoder=decoder,
             writer=writer,
             never_sent=self.preparer.function_words,
+            prior_weight=prior_weight,
         )
 
     # --- preparation ------------------------------------------------------------------------
@@ -280,21 +308,24 @@ class EMPWrite(Mechanism):
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
-        """Each unit's noise first (from its generator, in word order), the words decoded from
-        the noisy vectors alone, then the writer's draws from the same generator."""
+        """Each unit draws from its generator its noise (in word order) and, right after it, the
+        seed of the writer's own generator, so a unit's draws never depend on the batch it is
+        released in; the words are decoded from the noisy vectors alone, then written."""
         emb = self.embeddings
-        noisy = [
-            self.kernel.noisy_vectors([emb.index_of(w) for w in unit.words], random_state=rng)
-            for unit, rng in zip(documents, rngs, strict=True)
-        ]
+        noisy: list[np.ndarray] = []
+        writer_seeds: list[int] = []
+        for unit, rng in zip(documents, rngs, strict=True):
+            rows_in = [emb.index_of(w) for w in unit.words]
+            noisy.append(self.kernel.noisy_vectors(rows_in, random_state=rng))
+            writer_seeds.append(int(rng.integers(0, 2**63 - 1)))
         if not documents:
             return []
         rows = self.kernel.snap_sequences(noisy, progress=progress)
         out: list[Output] = []
-        for unit, rng, r in zip(documents, rngs, rows, strict=True):
+        for unit, seed, r in zip(documents, writer_seeds, rows, strict=True):
             words = tuple(emb.words[int(i)] for i in r)
-            text = render_tokens(self.writer.write(words, rng), first=unit.first)
-            out.append(Output(text, words))
+            tokens = self.writer.write(words, np.random.default_rng(seed))
+            out.append(Output(render_tokens(tokens, first=unit.first), words))
         return out
 
     # --- statement --------------------------------------------------------------------------
@@ -329,11 +360,12 @@ class EMPWrite(Mechanism):
                 "d(v_i, v'_i) (documents with the same number of content words)"
             ),
             released_unchanged=(
-                "the number K of content words (and so how many units of "
-                f"{UNIT_WORDS} content words a document is cut into); nothing else of the "
-                "document: its function words, punctuation, sentence boundaries, capitals, "
-                "layout and length in tokens are written by a public language model from the "
-                "released words"
+                "the number K of content words, so roughly the document's length (and how many "
+                f"units of {UNIT_WORDS} content words it is cut into; a document with K = 0 is "
+                "released as an empty text); the content words' order, through their noisy "
+                "versions. Not released: its function words, punctuation, sentence boundaries, "
+                "capitals and layout, which a public language model writes from the released "
+                "words"
             ),
             parameters={
                 "content words": "every content word with a vector, perturbed once, in order",
@@ -341,8 +373,12 @@ class EMPWrite(Mechanism):
                 "constant)",
             },
             policies={
-                "function words": f"{self.function_words_description}, with the clitics; never "
-                "released: the writer writes function words of its own",
+                "function words": f"{self.function_words_description}, with the clitics and "
+                "the auxiliaries before n't (ca, wo, ...); never released: what stands between "
+                "two content words is written by the writer",
+                "tokens": "canonical tokens: Unicode NFKC, lower-cased, contractions split into "
+                "a word and a clitic, a possessive apostrophe as 's, a number, URL or e-mail "
+                "address one word (dropped unless it has a vector)",
                 "unknown words": "dropped (a word without a vector is not released and not "
                 "counted in K)",
                 "decoder": self.kernel.describe(),
@@ -352,7 +388,9 @@ class EMPWrite(Mechanism):
             },
             caveats=(
                 "K, the number of content words, is released: the guarantee compares documents "
-                "with the same K",
+                "with the same K, position by position, so a text with one content word more "
+                "or less is not covered, and one inserted and one deleted word shift every "
+                "later position (the bound then sums the distances of all of them)",
                 "the content words are released in their order: a writer's choice of words "
                 "(and of rare words) is protected only as far as epsilon * d bounds it",
             ),

@@ -321,8 +321,8 @@ class SkeletonWriter:
         seen.update(dict.fromkeys(self._after.get(nxt, ())))
         if nxt != _END:
             seen.update(dict.fromkeys(self._overall))
-        elif not seen:
-            seen[(".",)] = None
+        if not seen:  # embeddings that share (almost) no word with the training text
+            seen[(".",) if nxt == _END else ()] = None
         return list(seen)
 
     def write(self, words: Sequence[str], rng: np.random.Generator) -> list[str]:
@@ -367,13 +367,13 @@ def render_tokens(tokens: Sequence[str], *, first: bool = True) -> str:
     """Written tokens as text: single spaces, none before a closing mark or a clitic, the
     first word of each sentence capitalised and the pronoun ``I``; a text that is not the
     ``first`` unit of its document begins with the space that separates it from the one
-    before.
+    before (every unit ends a sentence, so each begins one).
 
     >>> render_tokens(["he", "said", ",", "i", "do", "n't", "know", ".", "the", "end", "."])
     "He said, I don't know. The end."
     """
     pieces: list[str] = []
-    sentence_start = first
+    sentence_start = True
     for i, tok in enumerate(tokens):
         if i > 0 or not first:
             if tok not in _NO_SPACE_BEFORE and tok not in CLITICS:

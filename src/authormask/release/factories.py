@@ -86,7 +86,7 @@ def emp_doc(p: dict[str, Any]) -> Mechanism:
 
 
 def emp_write(p: dict[str, Any]) -> Mechanism:
-    from authormask.mechanisms.written import EMPWrite
+    from authormask.mechanisms.written import EMPWrite, all_function_words
     from authormask.models.writer import load_writer
 
     emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
@@ -96,8 +96,9 @@ def emp_write(p: dict[str, Any]) -> Mechanism:
         epsilon=p["epsilon"],
         function_words=words,
         function_words_description=described,
-        writer=load_writer(emb, words),
+        writer=load_writer(emb, all_function_words(words)),
         decoder=p["decoder"],
+        prior_weight=p["prior_weight"],
     )
 
 

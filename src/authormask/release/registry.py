@@ -328,6 +328,15 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     default="context",
                     choices=("context", "posterior", "nearest"),
                 ),
+                Parameter(
+                    "prior_weight",
+                    "weight (> 0) of the public language model against the noise in the context "
+                    "decoder: above 1, common words are kept and rare ones replaced more often "
+                    "(post-processing, same guarantee)",
+                    default=1.0,
+                    minimum=0.0,
+                    kind="number",
+                ),
             ),
             emp_write,
             label="Earth Mover's (written)",
