@@ -355,3 +355,18 @@ def test_a_run_of_the_noise_off_row_only_plots_without_a_warning(tmp_path: Path)
     assert pan_plot(result)[:8] == b"\x89PNG\r\n\x1a\n"
     paths = write_pan_reports(result, tmp_path)
     assert (tmp_path / "frontier.png") in paths
+
+
+def test_the_uniform_guess_is_the_chance_line(pan_root: Path) -> None:
+    """The chance line is what guessing a candidate uniformly scores: reproducible for a seed,
+    another for another seed, its 95th percentile above its mean, and near 1/k on a problem of
+    k candidates."""
+    collection = read_pan_collection(pan_root)
+    a = pan_module.uniform_guess(collection, seed=3, draws=200)
+    assert a == pan_module.uniform_guess(collection, seed=3, draws=200)
+    assert a != pan_module.uniform_guess(collection, seed=4, draws=200)
+    assert 0.0 < a["mean"] < a["p95"] < 1.0
+    for p in collection.problems:
+        k = len(p.candidates)
+        # with k candidates a guess is right about 1/k of the time: its F1 is near 1/k too
+        assert 0.3 / k < a["per_problem"][p.name] < 3.0 / k

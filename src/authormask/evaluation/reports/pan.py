@@ -199,7 +199,13 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
         "The strongest attacker has the largest mean macro-F1; the highest accuracy is the most "
         "accurate attacker's over every unknown text of every problem (an answer of <UNK> is "
         "right for a text by none of the candidates), with its Wilson 95% interval; a uniform "
-        f"guess among each problem's candidates scores {result.chance_accuracy:.0%}."
+        f"guess among each problem's candidates scores {result.chance_accuracy:.0%}"
+        + (
+            f" accuracy and mean macro-F1 {result.chance['mean']:.3f} (95th percentile "
+            f"{result.chance['p95']:.3f} over {result.chance['draws']} draws)."
+            if result.chance
+            else "."
+        )
     )
     lines += _utility_lines(result)
     lines.append("")

@@ -9,7 +9,7 @@ module is imported.)"""
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +151,9 @@ class PanResult:
     seconds: float
     floors: tuple[PanFloor, ...] = ()
     samples: tuple[PanExcerpt, ...] = ()
+    #: a uniform guess's macro-F1 (:func:`~authormask.evaluation.protocols.pan.runner.
+    #: uniform_guess`): the line an attacker is read against
+    chance: dict[str, Any] = field(default_factory=dict)
 
     def cells_of(
         self, mechanism: str, epsilon: float | None, attacker: str, problem: str | None = None
@@ -290,6 +293,7 @@ class PanResult:
             "config": asdict(self.config),
             "collection": self.collection,
             "chance_accuracy": self.chance_accuracy,
+            "chance_macro_f1": self.chance,
             "summary": summary,
             "cells": [rate_labelled(c.mechanism, asdict(c)) for c in self.cells],
             "utility_cells": [asdict(c) for c in self.utilities],
