@@ -233,3 +233,14 @@ def test_prior_weight_must_be_positive_and_finite(glove_20k: Embeddings, weight:
         create_mechanism(
             "emp-write", epsilon=8.0, embeddings=glove_20k, vocab_size=None, prior_weight=weight
         )
+
+
+def test_the_pages_change_estimate_reads_the_released_words(glove_20k: Embeddings) -> None:
+    """The writer's words are not changes: at a huge epsilon no word changes, at a tiny one
+    nearly all do (position by position in the released content words)."""
+    from authormask.evaluation.calibration import in_place_change_rate, probe_words
+
+    probe = probe_words(glove_20k, 200)
+    for eps, low, high in ((1e6, 0.0, 0.0), (0.5, 0.9, 1.0)):
+        m = create_mechanism("emp-write", epsilon=eps, embeddings=glove_20k, vocab_size=None)
+        assert low <= in_place_change_rate(m, probe) <= high

@@ -319,7 +319,7 @@ def test_the_cross_site_text_plain_post_of_the_issue_is_refused(client: TestClie
 def test_the_pages_own_requests_are_served(client: TestClient) -> None:
     own = {"Origin": "http://127.0.0.1:8765", "Sec-Fetch-Site": "same-origin"}
     r = _post(client, {"text": TEXT, "epsilon": 5}, headers=own)
-    assert r.status_code == 200 and r.json()["statement"]["mechanism"] == "emp-text"
+    assert r.status_code == 200 and r.json()["statement"]["mechanism"] == "emp-write"
     r = _post(
         client,
         {"text": TEXT, "epsilon": 5},

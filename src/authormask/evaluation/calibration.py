@@ -210,7 +210,10 @@ def in_place_change_rate(mechanism: object, probe: Sequence[str], *, seed: int =
     from authormask.release import Mechanism, release
 
     assert isinstance(mechanism, Mechanism)
-    out = release([" ".join(probe)], mechanism, random_state=seed).documents[0].text.split()
+    doc = release([" ".join(probe)], mechanism, random_state=seed).documents[0]
+    # the released words, one per probe word, where the mechanism says which (a release that
+    # writes words of its own around them, emp-write, is compared word for word); else the text
+    out = list(doc.words) if len(doc.words) == len(probe) else doc.text.split()
     changed = sum(a != b.lower() for a, b in zip(probe, out, strict=False))
     return changed / max(len(probe), 1)
 

@@ -356,7 +356,7 @@ LINEUPS: dict[str, tuple[str, ...]] = {
     "bo2021": ("random-r", "ae-dp", "syntf", "erae", "emp-text"),
     "pan": ("emp-text",),
     "obfuscate": ("emp-bag",),
-    "serve": ("emp-text",),
+    "serve": ("emp-write",),
 }
 
 
