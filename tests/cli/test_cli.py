@@ -79,7 +79,18 @@ def test_same_bag_same_published_statement(run, tmp_path: Path) -> None:
     b.write_text(SAME_BAG_B)
     published = []
     for i, path in enumerate((a, b)):
-        args = ["obfuscate", str(path), "-e", "5", "-N", "5", "--seed", str(7_771_234 + i)]
+        args = [
+            "obfuscate",
+            "-m",
+            "emp-bag",
+            str(path),
+            "-e",
+            "5",
+            "-N",
+            "5",
+            "--seed",
+            str(7_771_234 + i),
+        ]
         code, out, err = run(*args, "--format", "jsonl")
         assert code == 0
         rec = json.loads(out)
@@ -99,7 +110,18 @@ def test_same_bag_same_published_statement(run, tmp_path: Path) -> None:
 
 def test_obfuscate_jsonl_folder_and_stdin(run, docs, monkeypatch, tmp_path: Path) -> None:
     code, out, _ = run(
-        "obfuscate", str(docs[0].parent), "-e", "5", "--format", "jsonl", "--seed", "1", "-N", "8"
+        "obfuscate",
+        "-m",
+        "emp-bag",
+        str(docs[0].parent),
+        "-e",
+        "5",
+        "--format",
+        "jsonl",
+        "--seed",
+        "1",
+        "-N",
+        "8",
     )
     assert code == 0
     records = [json.loads(line) for line in out.splitlines()]
@@ -107,15 +129,23 @@ def test_obfuscate_jsonl_folder_and_stdin(run, docs, monkeypatch, tmp_path: Path
     assert all(r["privacy"] == records[0]["privacy"] for r in records)
     assert all(sum(r["bag"].values()) == 8 for r in records)
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(OTHER.encode())))
-    code, out, _ = run("obfuscate", "-", "-e", "5", "--format", "jsonl", "-N", "3")
+    code, out, _ = run("obfuscate", "-m", "emp-bag", "-", "-e", "5", "--format", "jsonl", "-N", "3")
     assert code == 0 and json.loads(out)["privacy"]["randomness"].startswith("unseeded")
 
 
 def test_several_inputs_without_length_use_the_public_default(run, docs) -> None:
-    code, _, err = run("obfuscate", str(docs[0]), str(docs[1]), "-e", "5")
+    code, _, err = run("obfuscate", "-m", "emp-bag", str(docs[0]), str(docs[1]), "-e", "5")
     assert code != 0 and "fewer than N=40" in err and "--length" in err
     code, _out, err = run(
-        "obfuscate", str(docs[0]), str(docs[1]), "-e", "5", "--fixed-length", "sample"
+        "obfuscate",
+        "-m",
+        "emp-bag",
+        str(docs[0]),
+        str(docs[1]),
+        "-e",
+        "5",
+        "--fixed-length",
+        "sample",
     )
     assert code == 0 and "N           : 40" in err
 
@@ -138,7 +168,19 @@ def test_output_file_statement_and_no_overwrite(run, docs, tmp_path: Path) -> No
 def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
     out_dir = tmp_path / "released"
     out_dir.mkdir()
-    args = ["obfuscate", str(docs[0]), str(docs[1]), "-e", "8", "-o", str(out_dir), "-N", "5"]
+    args = [
+        "obfuscate",
+        "-m",
+        "emp-bag",
+        str(docs[0]),
+        str(docs[1]),
+        "-e",
+        "8",
+        "-o",
+        str(out_dir),
+        "-N",
+        "5",
+    ]
     code, _, _ = run(*args)
     assert code == 0
     names = sorted(p.name for p in out_dir.iterdir())  # by id (the default), one statement
@@ -147,7 +189,18 @@ def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
     assert '"input": "' + str(docs[0]) in report and '"complete": true' in report
     code, _, err = run(*args)
     assert code != 0 and "a finished release is already there" in err
-    one = ["obfuscate", str(docs[0]), "-e", "8", "-N", "5", "-o", str(tmp_path / "one.txt")]
+    one = [
+        "obfuscate",
+        "-m",
+        "emp-bag",
+        str(docs[0]),
+        "-e",
+        "8",
+        "-N",
+        "5",
+        "-o",
+        str(tmp_path / "one.txt"),
+    ]
     code, _, err = run(*one, "--layout", "ids")
     assert code != 0 and "--layout applies only to an output folder" in err
     mirrored = tmp_path / "mirrored"
@@ -231,9 +284,9 @@ BAD = [
     (["-e", "nan"], "got nan"),
     (["-e", "abc"], "'abc' is not a number"),
     (["-e", "1e-320"], "epsilon must be >= 5e-249 for 50-d vectors"),
-    (["-e", "1", "-N", "0"], "--length N must be an integer >= 1, got 0"),
+    (["-m", "emp-bag", "-e", "1", "-N", "0"], "--length N must be an integer >= 1, got 0"),
     (["-e", "1", "-N", "x"], "--length must be an integer >= 1 or 'shortest'"),
-    (["-e", "1", "-N", "5000"], "content words, fewer than N=5000"),
+    (["-m", "emp-bag", "-e", "1", "-N", "5000"], "content words, fewer than N=5000"),
     (["-e", "1", "-m", "emp-text", "--oov", "drop"], "leave holes"),
     (["-e", "1", "-m", "earth-movers"], "unknown --mechanism 'earth-movers'"),
     (["-e", "1", "--embeddings", "nope"], "unknown embeddings 'nope'"),
@@ -262,7 +315,9 @@ def test_bad_input_files_one_line(run, tmp_path: Path, content: bytes | None, me
     if content is not None:
         path.write_bytes(content)
     target = tmp_path / "out.txt"
-    code, _, err = run("obfuscate", str(path), "-e", "1", "-o", str(target), "-N", "1")
+    code, _, err = run(
+        "obfuscate", "-m", "emp-bag", str(path), "-e", "1", "-o", str(target), "-N", "1"
+    )
     assert code != 0 and message in err and err.count("\n") == 1
     assert not target.exists()
 
@@ -286,6 +341,8 @@ def test_vector_file_path_is_not_published(run, docs, tmp_path: Path, glove_20k)
     )
     code, out, err = run(
         "obfuscate",
+        "-m",
+        "emp-bag",
         str(docs[0]),
         "-e",
         "5",
@@ -327,7 +384,17 @@ def test_force_never_replaces_what_is_not_a_regular_file(run, docs, tmp_path: Pa
     os.mkfifo(fifo)
     for path in (link, fifo, Path("/dev/full")):
         code, _, err = run(
-            "obfuscate", str(docs[0]), "-e", "5", "-N", "3", "-o", str(path), "--force"
+            "obfuscate",
+            "-m",
+            "emp-bag",
+            str(docs[0]),
+            "-e",
+            "5",
+            "-N",
+            "3",
+            "-o",
+            str(path),
+            "--force",
         )
         assert code != 0 and "refusing to replace it" in err and err.count("\n") == 1
     assert link.is_symlink() and target.read_text() == "mine"
@@ -338,7 +405,16 @@ def test_outputs_get_the_umask_permissions(run, docs, tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
         code, _, _ = run(
-            "obfuscate", str(docs[0]), "-e", "5", "-N", "3", "-o", str(tmp_path / "o.txt")
+            "obfuscate",
+            "-m",
+            "emp-bag",
+            str(docs[0]),
+            "-e",
+            "5",
+            "-N",
+            "3",
+            "-o",
+            str(tmp_path / "o.txt"),
         )
     finally:
         os.umask(old)

@@ -355,7 +355,7 @@ LINEUPS: dict[str, tuple[str, ...]] = {
     "fernandes2019": ("emp-bag", "emp-text"),
     "bo2021": ("random-r", "ae-dp", "syntf", "erae", "emp-text"),
     "pan": ("emp-text",),
-    "obfuscate": ("emp-bag",),
+    "obfuscate": ("emp-write",),
     "serve": ("emp-write",),
 }
 
