@@ -128,7 +128,7 @@ def test_the_real_server_refuses_bad_and_foreign_requests_quietly(
         assert set(json.loads(answer)) == {"error"} and "\n" not in answer.strip()
     own = {**json_type, "Origin": server.rstrip("/")}  # what the page itself sends
     code, answer = _send(server, b'{"text": "The ship sailed.", "epsilon": 10}', own)
-    assert code == 200 and json.loads(answer)["statement"]["mechanism"] == "emp-text"
+    assert code == 200 and json.loads(answer)["statement"]["mechanism"] == "emp-write"
     time.sleep(0.2)
     # start-up, releases and refusals: no traceback, no warning, no error line on stderr
     log = server_stderr.read_text(encoding="utf-8")
