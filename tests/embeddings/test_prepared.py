@@ -141,7 +141,7 @@ def test_an_entry_made_for_another_recipe_is_not_used(tmp_path: Path) -> None:
     assert read_entry(path, {"recipe": {"a": 2}}) is None
     found = read_entry(path, {"recipe": {"a": 1}})
     assert found is not None
-    assert found[1]["v"].tolist() == [0, 1, 2, 3, 4]
+    assert found.arrays["v"].tolist() == [0, 1, 2, 3, 4]
 
 
 def test_unwritable_cache_builds_in_memory_with_one_warning(

@@ -241,7 +241,7 @@ def test_cache_files_are_complete_and_use_the_umask(tmp_path: Path, glove_raw: E
     assert all((p.stat().st_mode & 0o777) == (0o666 & ~mask) for p in files)
     found = read_entry(files[0], {})
     assert found is not None
-    header, arrays = found
+    header, arrays = found.header, found.arrays
     words = arrays["words"].tobytes().decode("utf-8").split("\n")
     assert words == list(glove_raw.words[:50])
     assert np.array_equal(arrays["vectors"], glove_raw.vectors[:50])

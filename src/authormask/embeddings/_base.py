@@ -145,18 +145,19 @@ class Embeddings:
         vocabulary_filter: str | None,
         origin: tuple[Any, ...] | None,
         identity: EmbeddingsIdentity,
-        norms: NDArray[np.float64],
         index_path: Path | None,
     ) -> Embeddings:
-        """Embeddings from a prepared entry (:mod:`authormask.embeddings.prepared`) whose bytes
-        were checked against the entry's SHA-256 on load: the checks and hashes of
-        ``__post_init__`` were made when the entry was built and are not repeated."""
+        """Embeddings from a prepared entry (:mod:`authormask.embeddings.prepared`).
+
+        ``identity`` must hold the hashes of ``words`` and ``vectors`` computed as they were
+        loaded (the registry computes them; a header's claim is never an identity). The other
+        checks of ``__post_init__`` (finite values, the vocabulary filter) were made when the
+        entry was built; the squared norms are computed from these vectors on first use."""
         if (
             vectors.dtype != np.float32
             or vectors.ndim != 2
             or vectors.shape != (identity.vocab_size, identity.dimension)
             or len(words) != identity.vocab_size
-            or norms.shape != (identity.vocab_size,)
         ):
             raise EmbeddingsError(f"prepared embeddings {name!r} do not match their identity")
         obj = object.__new__(cls)
@@ -169,7 +170,7 @@ class Embeddings:
             ("origin", origin),
             ("_index", dict(zip(words, range(len(words)), strict=True))),
             ("_identity", identity),
-            ("_norms", norms),
+            ("_norms", None),
             ("_index_path", index_path),
         ):
             object.__setattr__(obj, key, value)

@@ -250,11 +250,43 @@ class NearestWordIndex:
         # the compiled kernel's signature takes writable arrays (copy-on-write pages here)
         found = read_entry(path, expect, writable=frozenset({"panels", "panel_sq"}))
         if found is not None:
-            arrays = found[1]
-            return arrays["panels"], arrays["panel_sq"]
+            panels, panel_sq = found.arrays["panels"], found.arrays["panel_sq"]
+            # its header's vectors hash is a claim: the panels must be these vectors' panels
+            if self._panels_match(panels, panel_sq, panel):
+                return panels, panel_sq
+            logger.warning(
+                "warning: not using search index %s (it does not hold these vectors); rebuilding",
+                path,
+            )
         panels, panel_sq = self._build_panels(panel)
         write_entry(path, expect, {"panels": panels, "panel_sq": panel_sq})
         return panels, panel_sq
+
+    def _panels_match(
+        self, panels: NDArray[np.float32], panel_sq: NDArray[np.float32], panel: int
+    ) -> bool:
+        """Whether ``panels``/``panel_sq`` are exactly :meth:`_build_panels` of these vectors
+        (compared a block of panels at a time: no copy of the whole matrix)."""
+        v, n = self._w.shape
+        n_panels = -(-v // panel)
+        if panels.shape != (n_panels, n, panel) or panel_sq.shape != (n_panels, panel):
+            return False
+        sq = self._screen_sq()
+        block = 256
+        for p0 in range(0, n_panels, block):
+            p1 = min(n_panels, p0 + block)
+            rows = panels[p0:p1].transpose(0, 2, 1).reshape(-1, n)
+            r0, r1 = p0 * panel, min(v, p1 * panel)
+            if not np.array_equal(rows[: r1 - r0], self._w[r0:r1]):
+                return False
+            if r1 - r0 < rows.shape[0] and np.any(rows[r1 - r0 :] != 0):
+                return False
+            flat = panel_sq[p0:p1].reshape(-1)
+            if not np.array_equal(flat[: r1 - r0], sq[r0:r1]) or not np.all(
+                np.isposinf(flat[r1 - r0 :])
+            ):
+                return False
+        return True
 
     def prepare_index(self) -> str:
         """Choose the screen and build (or load) its index now; the screen's name."""

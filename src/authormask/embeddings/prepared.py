@@ -16,10 +16,17 @@ was built from and is used only with exactly those vectors.
 
 **Checked, never misread.** A file is: 8 magic bytes, the header's length (8 bytes, little
 endian), the SHA-256 of the header (32 bytes), the JSON header, then the arrays, each at a
-64-byte aligned offset. The header lists every array (offset, dtype, shape), the file's total
-length and the SHA-256 of everything after the header. A load checks all of it; a file that is
-truncated, has a flipped byte, another layout or another key is reported (one log line) and
-rebuilt, never used.
+64-byte aligned offset. The header lists every array (offset, dtype, shape and the SHA-256 of its
+bytes) and the file's total length. A load checks all of it, hashing every array it hands out; a
+file that is truncated, has a flipped byte, another layout or another key is reported (one log
+line) and rebuilt, never used. The hashes are *computed* on every load and returned with the
+arrays (:class:`PreparedEntry`), so a caller names what it uses by those, never by what a header
+says: nothing here is signed, and whoever can write the cache folder can write a file whose
+header agrees with itself (:mod:`authormask.embeddings.cache` keeps the folder private).
+
+**Never a special file.** A FIFO, device or socket where an entry should be is refused with one
+line (:class:`~authormask.exceptions.EmbeddingsError`) before it is opened, and the file opened
+is checked to be the regular file that was looked at, so a load never blocks on it.
 
 **Written atomically.** Each file is written to a temporary file in the cache folder, flushed to
 disk (``fsync``) and renamed into place (:mod:`authormask._io`), so two first runs at once each
@@ -35,8 +42,10 @@ import json
 import logging
 import mmap
 import os
+import stat
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +53,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from authormask._io import commit, temporary_beside
-from authormask.exceptions import InputError
+from authormask.embeddings.cache import special_file_kind
+from authormask.exceptions import EmbeddingsError, InputError
 
-__all__ = ["FORMAT_VERSION", "entry_name", "read_entry", "write_entry"]
+__all__ = ["FORMAT_VERSION", "PreparedEntry", "entry_name", "read_entry", "write_entry"]
 
 logger = logging.getLogger(__name__)
 
 #: the layout version; a change of layout or of what is stored gets a new one
-FORMAT_VERSION = 1
-_MAGIC = b"AMPREP\x00\x01"
+FORMAT_VERSION = 2
+_MAGIC = b"AMPREP\x00\x02"
 _ALIGN = 64
 _PREFIX = len(_MAGIC) + 8 + 32
 
@@ -76,7 +86,6 @@ def write_entry(path: Path, header: Mapping[str, Any], arrays: Mapping[str, NDAr
     """Write ``arrays`` and ``header`` to ``path`` atomically; False (one warning per cache
     folder and process) when the folder cannot be written."""
     layout: dict[str, dict[str, Any]] = {}
-    digest = hashlib.sha256()
     pieces: list[bytes | memoryview] = []
     end = 0
     for name, array in arrays.items():
@@ -84,18 +93,16 @@ def write_entry(path: Path, header: Mapping[str, Any], arrays: Mapping[str, NDAr
         if a.dtype.hasobject:
             raise TypeError(f"array {name!r} holds Python objects")
         start = _aligned(end)
-        layout[name] = {"offset": start, "dtype": a.dtype.str, "shape": list(a.shape)}
-        for piece in (b"\x00" * (start - end), a.data.cast("B")):
-            digest.update(piece)
-            pieces.append(piece)
+        data = a.data.cast("B")
+        layout[name] = {
+            "offset": start,
+            "dtype": a.dtype.str,
+            "shape": list(a.shape),
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+        pieces += [b"\x00" * (start - end), data]
         end = start + a.nbytes
-    full = {
-        **header,
-        "format": FORMAT_VERSION,
-        "arrays": layout,
-        "payload_bytes": end,
-        "payload_sha256": digest.hexdigest(),
-    }
+    full = {**header, "format": FORMAT_VERSION, "arrays": layout, "payload_bytes": end}
     head = json.dumps(full, sort_keys=True).encode("utf-8")
     head += b" " * (_aligned(_PREFIX + len(head)) - _PREFIX - len(head))  # payload aligned
     try:
@@ -135,17 +142,58 @@ def _warn_once(folder: Path, exc: Exception) -> None:
     )
 
 
-def read_entry(
-    path: Path, expect: Mapping[str, Any], *, writable: frozenset[str] = frozenset()
-) -> tuple[dict[str, Any], dict[str, NDArray[Any]]] | None:
-    """The header and memory-mapped arrays of the entry at ``path``, or None when there is
-    none, or it is damaged (one log line) or was made for something else (a header value
-    differs from ``expect``). Arrays are read-only but those named in ``writable`` (private
-    copy-on-write pages: nothing written reaches the file)."""
+@dataclass(frozen=True)
+class PreparedEntry:
+    """A checked entry: its ``header``, its memory-mapped ``arrays`` and the SHA-256 (hex) of
+    each array's bytes, computed on this load (``sha256``)."""
+
+    header: dict[str, Any]
+    arrays: dict[str, NDArray[Any]]
+    sha256: dict[str, str]
+
+
+def _open_regular(path: Path) -> Any:
+    """``path`` opened for reading if it is a regular file (links followed); None if there is
+    nothing (or nothing we may read) there; :class:`EmbeddingsError` for a FIFO, device or
+    socket, refused before it is opened (and checked again on the descriptor, without
+    blocking)."""
     try:
-        fh = open(path, "rb")
+        st = os.stat(path)
     except OSError as exc:  # no entry (or no folder, or none we may read): build it
         logger.debug("no prepared vocabulary at %s (%s)", path, exc)
+        return None
+    kind = special_file_kind(st.st_mode)
+    if kind is not None:
+        raise EmbeddingsError(
+            f"prepared vocabulary {path} is {kind}, not a file: refusing to read it (remove it)"
+        )
+    if not stat.S_ISREG(st.st_mode):
+        logger.debug("no prepared vocabulary at %s (not a file)", path)
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        logger.debug("no prepared vocabulary at %s (%s)", path, exc)
+        return None
+    now = os.fstat(fd)
+    if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+        os.close(fd)
+        raise EmbeddingsError(f"prepared vocabulary {path} changed while it was opened; run again")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_entry(
+    path: Path, expect: Mapping[str, Any], *, writable: frozenset[str] = frozenset()
+) -> PreparedEntry | None:
+    """The header, memory-mapped arrays and computed hashes of the entry at ``path``, or None
+    when there is none, or it is damaged (one log line) or was made for something else (a header
+    value differs from ``expect``). Arrays are read-only but those named in ``writable``
+    (private copy-on-write pages: nothing written reaches the file). A FIFO, device or socket at
+    ``path`` raises :class:`EmbeddingsError` (one line) without being opened."""
+    fh = _open_regular(path)
+    if fh is None:
         return None
     try:
         with fh:
@@ -159,6 +207,9 @@ def read_entry(
     except (OSError, ValueError) as exc:
         return _damaged(path, str(exc))
     if mm[: len(_MAGIC)] != _MAGIC:
+        if mm[: len(_MAGIC) - 1] == _MAGIC[:-1]:
+            logger.info("prepared vocabulary %s has another format version: rebuilding", path)
+            return None
         return _damaged(path, "not a prepared-vocabulary file of this version")
     head_len = int.from_bytes(mm[len(_MAGIC) : len(_MAGIC) + 8], "little")
     if head_len <= 0 or _PREFIX + head_len > size:
@@ -169,9 +220,10 @@ def read_entry(
     try:
         header = json.loads(head)
         start = _PREFIX + head_len
-        if size != start + int(header["payload_bytes"]):
+        payload = int(header["payload_bytes"])
+        if size != start + payload:
             return _damaged(path, "truncated or extended payload")
-        layout = header["arrays"]
+        layout = dict(header["arrays"])
     except (ValueError, KeyError, TypeError):
         return _damaged(path, "unreadable header")
     if header.get("format") != FORMAT_VERSION:
@@ -180,27 +232,30 @@ def read_entry(
         if header.get(key) != value:
             logger.info("prepared vocabulary %s was made for another %s: rebuilding", path, key)
             return None
-    if hashlib.sha256(memoryview(mm)[start:]).hexdigest() != header.get("payload_sha256"):
-        return _damaged(path, "payload checksum mismatch")
     arrays: dict[str, NDArray[Any]] = {}
+    digests: dict[str, str] = {}
     try:
         for name, spec in layout.items():
             dtype = np.dtype(spec["dtype"])
             shape = tuple(int(s) for s in spec["shape"])
             count = int(np.prod(shape, dtype=np.int64))
-            array = np.frombuffer(
-                mm, dtype=dtype, count=count, offset=start + int(spec["offset"])
-            ).reshape(shape)
+            offset = int(spec["offset"])
+            if dtype.hasobject or offset < 0 or offset + count * dtype.itemsize > payload:
+                return _damaged(path, f"bad array layout ({name})")
+            array = np.frombuffer(mm, dtype=dtype, count=count, offset=start + offset).reshape(
+                shape
+            )
+            digest = hashlib.sha256(array.data.cast("B")).hexdigest()
+            if digest != spec.get("sha256"):
+                return _damaged(path, f"checksum mismatch in {name}")
             array.flags.writeable = name in writable
             arrays[name] = array
+            digests[name] = digest
     except (ValueError, TypeError, KeyError) as exc:
         return _damaged(path, f"bad array layout ({exc})")
-    return header, arrays
+    return PreparedEntry(header=header, arrays=arrays, sha256=digests)
 
 
-_Found = tuple[dict[str, Any], dict[str, NDArray[Any]]]
-
-
-def _damaged(path: Path, why: str) -> _Found | None:
+def _damaged(path: Path, why: str) -> PreparedEntry | None:
     logger.warning("warning: ignoring damaged prepared vocabulary %s (%s); rebuilding", path, why)
     return None

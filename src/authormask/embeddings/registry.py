@@ -5,10 +5,13 @@ Nothing is downloaded: named sets come from installed PyPI packages, anything el
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import logging
+import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +22,9 @@ from numpy.typing import NDArray
 
 from authormask._process import process_memo
 from authormask.embeddings._base import Embeddings, EmbeddingsIdentity, set_reloader
-from authormask.embeddings.cache import default_cache_dir
+from authormask.embeddings.cache import check_cache_dir, default_cache_dir, special_file_kind
 from authormask.embeddings.formats import detect_format, read_vectors_file
-from authormask.embeddings.prepared import entry_name, read_entry, write_entry
+from authormask.embeddings.prepared import PreparedEntry, entry_name, read_entry, write_entry
 from authormask.embeddings.vocabulary import DEFAULT_FILTER, resolve_filter, word_predicate
 from authormask.exceptions import EmbeddingsError
 
@@ -213,7 +216,9 @@ def load_embeddings(
     if key in _LOADERS:
         label = key
         origin_key = key
-        recipe: dict[str, Any] = {"source": key, "files": _package_files(key)}
+        files = _package_files(key)
+        # the files by name only: their content is bound to the entry by its header
+        recipe: dict[str, Any] = {"source": key, "files": [name for name, _ in files]}
         file_fmt = None
     else:
         path = Path(key)
@@ -222,40 +227,136 @@ def load_embeddings(
             raise EmbeddingsError(
                 f"unknown embeddings {key!r}: not a known name ({known}) and no such file"
             )
-        if not path.is_file():
-            raise EmbeddingsError(f"embeddings path is not a file: {path}")
+        _check_regular(path, "embeddings path")
         file_fmt = fmt or detect_format(path)
-        st = path.stat()
         label = "custom-vectors"
         origin_key = str(path.resolve())
-        recipe = {
-            "source": origin_key,
-            "files": [[origin_key, st.st_size, st.st_mtime_ns]],
-            "fmt": file_fmt,
-        }
+        files = [(origin_key, path)]
+        recipe = {"source": origin_key, "fmt": file_fmt}
     recipe.update(vocab_size=vocab_size, filter=policy or "none")
     origin = (origin_key, vocab_size, fmt, str(cdir) if cdir is not None else None, policy)
     entry = None
+    sources = _Sources(files)
     if cdir is not None:
+        check_cache_dir(cdir)
         size = "all" if vocab_size is None else str(vocab_size)
         entry = cdir / f"{entry_name(f'{label}.K{size}', recipe)}.vocab"
-        emb = _load_prepared(entry, recipe, origin)
+        emb = _load_prepared(entry, recipe, origin, sources)
         if emb is not None:
             return emb
+    recorded = sources.record() if entry is not None else None
     emb = _build(key, vocab_size, file_fmt, policy, cdir, origin)
-    if entry is not None:
-        _store_prepared(entry, recipe, emb)
+    if entry is not None and recorded is not None:
+        if sources.unchanged_since(recorded):
+            _store_prepared(entry, recipe, emb, recorded)
+        else:
+            logger.warning(
+                "warning: the embeddings source changed while it was read; not caching it"
+            )
     return emb
 
 
-def _package_files(name: str) -> list[list[Any]]:
-    """The files a packaged set is read from, with their sizes and modification times."""
+#: Sources up to this many bytes in all are hashed on every load from the cache; larger ones
+#: (the packaged GloVe, 84 MB: hashing it took 0.07-0.12 s, as long as the rest of the load)
+#: whenever their file status (device, inode, size, modification and change times) differs from
+#: the one recorded with the entry. Writing or replacing a file always gives it a new change
+#: time, which only the system's clock (root) can set back.
+FULL_HASH_BYTES = 16 * 2**20
+
+
+def _check_regular(path: Path, what: str) -> os.stat_result:
+    """The status of ``path`` (links followed) if it is a regular file, else one line."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise EmbeddingsError(f"cannot read {what} {path}: {exc.strerror}") from None
+    kind = special_file_kind(st.st_mode)
+    if kind is not None:
+        raise EmbeddingsError(f"{what} {path} is {kind}, not a file: refusing to read it")
+    if not stat.S_ISREG(st.st_mode):
+        raise EmbeddingsError(f"{what} is not a file: {path}")
+    return st
+
+
+def _signature(st: os.stat_result) -> list[int]:
+    """What changes whenever a file is written or replaced: its device, inode, size and
+    modification and change times (a user can set the modification time back, never the change
+    time)."""
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _file_sha256(path: Path) -> str:
+    """SHA-256 of a regular file's content, opened without blocking (a FIFO is refused)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise EmbeddingsError(f"cannot read embeddings source {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        kind = special_file_kind(os.fstat(fd).st_mode)
+        if kind is not None or not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise EmbeddingsError(f"embeddings source {path} is {kind or 'not a file'}")
+        os.set_blocking(fd, True)
+        digest = hashlib.sha256()
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class _Sources:
+    """The files a vocabulary is read from, and their content hashes (computed once a call)."""
+
+    def __init__(self, files: list[tuple[str, Path]]) -> None:
+        self.files = files
+        self._sha: dict[str, str] = {}
+
+    def sha256(self, name: str, path: Path) -> str:
+        if name not in self._sha:
+            self._sha[name] = _file_sha256(path)
+        return self._sha[name]
+
+    def record(self) -> list[dict[str, Any]]:
+        """What an entry records of its source: each file's name, content hash and status."""
+        out = []
+        for name, path in self.files:
+            st = _check_regular(path, "embeddings source")
+            out.append({"file": name, "sha256": self.sha256(name, path), "stat": _signature(st)})
+        return out
+
+    def unchanged_since(self, recorded: list[dict[str, Any]]) -> bool:
+        """Whether no file was written or replaced since ``recorded`` was taken."""
+        for (_, path), rec in zip(self.files, recorded, strict=True):
+            if _signature(_check_regular(path, "embeddings source")) != rec["stat"]:
+                return False
+        return True
+
+    def mismatch(self, recorded: Any) -> str | None:
+        """Why the source is not the one ``recorded`` with an entry (None: it is). Contents are
+        hashed on every call when they total at most :data:`FULL_HASH_BYTES`, else when a
+        file's status differs from the recorded one."""
+        if not isinstance(recorded, list) or len(recorded) != len(self.files):
+            return "no record of its source"
+        stats = [_check_regular(path, "embeddings source") for _, path in self.files]
+        full = sum(st.st_size for st in stats) <= FULL_HASH_BYTES
+        for (name, path), st, rec in zip(self.files, stats, recorded, strict=True):
+            if not isinstance(rec, dict) or rec.get("file") != name:
+                return "no record of its source"
+            if not full and _signature(st) == rec.get("stat"):
+                continue
+            if self.sha256(name, path) != rec.get("sha256"):
+                return f"its source {name} has changed since it was built"
+        return None
+
+
+def _package_files(name: str) -> list[tuple[str, Path]]:
+    """The files a packaged set is read from (name in the package, path), each checked to be a
+    regular file (a FIFO would block the reader)."""
     module, parts = _SOURCE_FILES[name]
     root = _package_dir(module)
-    out: list[list[Any]] = []
+    out: list[tuple[str, Path]] = []
     for part in parts:
-        st = (root / part).stat()
-        out.append([part, st.st_size, st.st_mtime_ns])
+        _check_regular(root / part, f"embeddings package file of {name!r}")
+        out.append((part, root / part))
     return out
 
 
@@ -272,16 +373,37 @@ _SOURCE_FILES: dict[str, tuple[str, tuple[str, ...]]] = {
 
 
 def _load_prepared(
-    entry: Path, recipe: dict[str, Any], origin: tuple[Any, ...]
+    entry: Path, recipe: dict[str, Any], origin: tuple[Any, ...], sources: _Sources
 ) -> Embeddings | None:
+    """The embeddings of the prepared entry, or None (then built and the entry written again).
+
+    The identity is the hashes of the arrays as loaded (computed here, never read from the
+    header); an entry whose header names other vectors or words than it holds, whose source has
+    changed, or (packaged sets) whose vectors are not the pinned ones is not used (one warning
+    line) and rebuilt from the source.
+    """
     # copy-on-write pages: writable like vectors built in memory (torch.from_numpy wants that),
     # shared with every other process until written, and a write never reaches the file
-    found = read_entry(entry, {"recipe": recipe}, writable=frozenset({"vectors", "sq"}))
+    found = read_entry(entry, {"recipe": recipe}, writable=frozenset({"vectors"}))
     if found is None:
         return None
-    header, arrays = found
+    why = _distrust(found, sources)
+    if why is not None:
+        logger.warning("warning: not using prepared vocabulary %s (%s); rebuilding", entry, why)
+        return None
+    header, arrays = found.header, found.arrays
     try:
         words = arrays["words"].tobytes().decode("utf-8").split("\n")
+        named = EmbeddingsIdentity(**header["identity"])
+        identity = EmbeddingsIdentity(
+            name=named.name,
+            source=named.source,
+            vocab_size=len(words),
+            dimension=int(arrays["vectors"].shape[1]) if arrays["vectors"].ndim == 2 else 0,
+            words_sha256=found.sha256["words"][:16],
+            vectors_sha256=found.sha256["vectors"][:16],
+            vocabulary_filter=named.vocabulary_filter,
+        )
         emb = Embeddings._from_prepared(
             name=header["name"],
             source=header["source"],
@@ -289,8 +411,7 @@ def _load_prepared(
             vectors=arrays["vectors"],
             vocabulary_filter=header["vocabulary_filter"],
             origin=origin,
-            identity=EmbeddingsIdentity(**header["identity"]),
-            norms=arrays["sq"],
+            identity=identity,
             index_path=entry.with_suffix(".index"),
         )
     except (KeyError, TypeError, ValueError, EmbeddingsError) as exc:
@@ -300,20 +421,69 @@ def _load_prepared(
     return emb
 
 
-def _store_prepared(entry: Path, recipe: dict[str, Any], emb: Embeddings) -> None:
-    """Write ``emb`` as a prepared entry and let it use the entry's search index file."""
+def _distrust(found: PreparedEntry, sources: _Sources) -> str | None:
+    """Why the entry must not be used (None: it may): the hashes its header names are not
+    those of the arrays it holds, its source changed, or a packaged set's vectors are not the
+    pinned ones."""
+    named = found.header.get("identity")
+    if not isinstance(named, dict) or set(found.sha256) != {"words", "vectors"}:
+        return "not a prepared vocabulary of this version"
+    held = {"words_sha256": found.sha256["words"][:16], "vectors": found.sha256["vectors"][:16]}
+    if named.get("words_sha256") != held["words_sha256"]:
+        return f"it names words {named.get('words_sha256')} but holds {held['words_sha256']}"
+    if named.get("vectors_sha256") != held["vectors"]:
+        return f"it names vectors {named.get('vectors_sha256')} but holds {held['vectors']}"
+    vectors = found.arrays["vectors"]
+    if vectors.ndim != 2 or not np.isfinite(np.add.reduce(vectors, axis=0, dtype=np.float64)).all():
+        return "its vectors are not a finite matrix"
+    pin = _pinned(found.header.get("recipe"))
+    if pin is not None and (held["words_sha256"], held["vectors"]) != pin:
+        return f"its vectors {held['vectors']} are not the packaged set's ({pin[1]})"
+    return sources.mismatch(found.header.get("source_files"))
+
+
+#: The identity hashes (words, vectors) of the packaged sets in the sizes the CLI and the paper
+#: use, by (name, vocabulary filter, number of words): a prepared entry of one of them must hold
+#: exactly these (a rebuild from the package gives them).
+PINNED_IDENTITIES: dict[tuple[str, str, int], tuple[str, str]] = {
+    ("glove-6b-50d", "word-like/1", 20_000): ("159e4dfc1c25fb5a", "a2ad00cd555a49fb"),
+    ("glove-6b-50d", "word-like/1", 30_000): ("637d1982496d94ee", "d37318f77cf384ae"),
+    ("glove-6b-50d", "word-like/1", 100_000): ("eb92c182b13ee1c0", "aa0c9af34f57a0d9"),
+    ("glove-6b-50d", "word-like/1", 367_182): ("2cdb39a866c29f98", "3eb2ae92cfcd4699"),
+    ("spacy-md-300d", "word-like/1", 12_248): ("cc45c90144efd17b", "917e1f67167b35c3"),
+}
+
+
+def _pinned(recipe: Any) -> tuple[str, str] | None:
+    """The pinned (words, vectors) hashes of the packaged set ``recipe`` asks for, if any (the
+    largest pinned size of a set and filter is the whole filtered set: a larger K gives it)."""
+    if not isinstance(recipe, dict) or recipe.get("source") not in _LOADERS:
+        return None
+    name, policy, k = str(recipe["source"]), str(recipe.get("filter")), recipe.get("vocab_size")
+    sizes = [n for (s, f, n) in PINNED_IDENTITIES if s == name and f == policy]
+    if not sizes:
+        return None
+    whole = max(sizes)
+    return PINNED_IDENTITIES.get((name, policy, whole if k is None or k >= whole else k))
+
+
+def _store_prepared(
+    entry: Path, recipe: dict[str, Any], emb: Embeddings, recorded: list[dict[str, Any]]
+) -> None:
+    """Write ``emb`` as a prepared entry bound to its source's content (``recorded``) and let
+    it use the entry's search index file."""
     if any("\n" in w for w in emb.words):  # the word list is stored one word per line
         return
-    sq = emb.squared_norms()
     header = {
         "recipe": recipe,
         "name": emb.name,
         "source": emb.source,
         "vocabulary_filter": emb.vocabulary_filter,
         "identity": emb.identity.to_dict(),
+        "source_files": recorded,
     }
     blob = np.frombuffer("\n".join(emb.words).encode("utf-8"), dtype=np.uint8)
-    if write_entry(entry, header, {"words": blob, "vectors": emb.vectors, "sq": sq}):
+    if write_entry(entry, header, {"words": blob, "vectors": emb.vectors}):
         emb._attach_index_path(entry.with_suffix(".index"))
 
 
