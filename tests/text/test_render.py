@@ -11,6 +11,7 @@ from authormask.datasets import find_reuters_c50
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.text import PreparedDocument, TextPreparer, match_case, render_text
+from authormask.text.clean import clean_text
 
 TOY = Embeddings(
     "toy",
@@ -52,7 +53,10 @@ def test_rendering_the_original_words_gives_back_the_text(
 ) -> None:
     preparer = TextPreparer(TOY, oov=oov, stopwords=None if stopwords else set())
     doc = _prepare(preparer, text)
-    assert render_text(doc, _originals(doc)) == text
+    # the text as cleaned (invisible and control characters removed, line breaks and spaces
+    # written plainly, NFKC: authormask.text.clean) is what the skeleton is copied from
+    assert doc.text == clean_text(text)
+    assert render_text(doc, _originals(doc)) == clean_text(text)
 
 
 @settings(max_examples=300)
@@ -60,8 +64,8 @@ def test_rendering_the_original_words_gives_back_the_text(
 def test_rendering_keeps_every_whitespace_run(text: str, word: str) -> None:
     doc = _prepare(TextPreparer(TOY, oov="map", stopwords=set()), text)
     out = render_text(doc, [word] * len(doc.content_positions))
-    assert _runs(out) == _runs(text)
-    assert out.count("\n") == text.count("\n")
+    assert _runs(out) == _runs(clean_text(text))
+    assert out.count("\n") == clean_text(text).count("\n")
 
 
 def test_case_pattern_and_clitics() -> None:
@@ -103,15 +107,17 @@ def _reuters_documents(n_per_author: int) -> list[str]:
 
 
 def test_reuters_layout_is_kept_exactly(glove_20k: Embeddings) -> None:
+    """The layout of the cleaned text is kept exactly: every whitespace run, each CRLF line
+    break as one newline."""
     texts = _reuters_documents(5)
     assert len(texts) == 250
     preparer = TextPreparer(glove_20k, oov="map")
     for text in texts:
         doc = preparer.prepare(text)
         assert "oov-dropped" not in doc.roles
-        assert render_text(doc, _originals(doc)) == text
+        assert render_text(doc, _originals(doc)) == clean_text(text)
         out = render_text(doc, ["replacement"] * len(doc.content_positions))
-        assert _runs(out) == _runs(text)
-        assert out.count("\n") == text.count("\n") and out.count("\r") == text.count("\r")
+        assert _runs(out) == _runs(clean_text(text))
+        assert out.count("\n") == text.count("\n") and "\r" not in out
         assert out.count("  ") == text.count("  ")
         assert len(out.split()) == len(text.split())

@@ -13,6 +13,7 @@ import numpy as np
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement
 from authormask.randomness import SEEDED, UNSEEDED
+from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 
 __all__ = ["IdentityKernel", "Mechanism", "NoiseOff", "Output"]
 
@@ -259,7 +260,7 @@ class NoiseOff(Mechanism):
             parameters={"noise": "off"},
             embeddings=inner.embeddings.identity.to_dict(),
             model=None,
-            policies={},
+            policies={"invisible characters": INVISIBLE_CHARACTERS_POLICY},
             floating_point="not applicable: no noise is drawn",
             version=__version__,
             caveats=("the noise is off: use it to judge mechanisms, never to protect a text",),

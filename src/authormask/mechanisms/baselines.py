@@ -29,11 +29,13 @@ from authormask.mechanisms.document import (
     CanonicalMechanism,
     _in_order,
     function_word_embeddings,
+    function_words_policy,
     marks_policy,
 )
 from authormask.mechanisms.exponential import sample_uniform_index
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import CanonicalPreparer, CanonicalUnit, render_canonical
+from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 
 __all__ = ["RandomSubstitution", "check_rate"]
 
@@ -127,8 +129,12 @@ class RandomSubstitution(CanonicalMechanism):
             ),
             parameters={"rate": self.rate},
             policies={
-                "function words": f"{self.function_words_description}; a replaced function word "
-                "becomes a uniformly random word of the function-word class",
+                "invisible characters": INVISIBLE_CHARACTERS_POLICY,
+                "function words": function_words_policy(
+                    self.function_words_description,
+                    self.preparer,
+                    "is replaced with probability rate by a uniformly random word of the class",
+                ),
                 "content words": f"a replaced content word becomes a uniformly random word of "
                 f"the {len(self.embeddings)} vocabulary words",
                 "unknown words": f"map (replaced by {self.preparer.oov_map_to!r})",

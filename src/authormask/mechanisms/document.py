@@ -41,7 +41,9 @@ from authormask.mechanisms.decoding import check_decoder
 from authormask.mechanisms.earth_movers import FLOATING_POINT, REFERENCE, EarthMoversMechanism
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import UNIT_WORDS, CanonicalPreparer, CanonicalUnit, render_canonical
+from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 from authormask.text.parts import split_parts
+from authormask.text.stopwords import list_words
 from authormask.validation import check_epsilon
 
 __all__ = [
@@ -72,6 +74,21 @@ def marks_policy(marks: str) -> str:
             "closing) and inch marks as '\"', every other mark as ','"
         )
     return "canonical: each mark released after normalisation"
+
+
+def function_words_policy(description: str, preparer: CanonicalPreparer, fate: str) -> str:
+    """The statement's line on the function words: the list as given (``description``) and the
+    closed class the preparer classifies with, word by word (the very set it uses), and
+    ``fate``, what is done with a word of the class."""
+    rule = "the listed words with a vector" + (
+        ", and with n't the auxiliaries of negative contractions wherever they stand"
+        if preparer.negation
+        else ""
+    )
+    return (
+        f"listed: {description}; the class used ({rule}), whose every word {fate}: "
+        f"{list_words(preparer.function_words)}"
+    )
 
 
 def function_word_embeddings(embeddings: Embeddings, words: frozenset[str]) -> Embeddings:
@@ -217,9 +234,12 @@ class EMPDoc(CanonicalMechanism):
         e = self.embeddings.identity
         n_function = len(self.function_embeddings)
         policies: dict[str, Any] = {
-            "function words": f"{self.function_words_description}; the {n_function} of them "
-            "with a vector are a closed class: each is perturbed with function_epsilon and "
-            "released as a word of that class",
+            "invisible characters": INVISIBLE_CHARACTERS_POLICY,
+            "function words": function_words_policy(
+                self.function_words_description,
+                self.preparer,
+                "is perturbed with function_epsilon and released as a word of the class",
+            ),
             "unknown words": f"map (replaced by {self.preparer.oov_map_to!r}, which is then "
             "perturbed as a content word)",
             "skeleton": "canonical: Unicode NFKC; typographic quotes, apostrophes and dashes as "
@@ -230,8 +250,8 @@ class EMPDoc(CanonicalMechanism):
             "a '\"' after a digit an inch mark; a run of sentence ends as its first, a repeated "
             "mark as one (quotation and inch marks and brackets excepted); words lower-cased, "
             "sentences capitalised; one space between tokens, one paragraph",
-            "contractions": "split into a word and a clitic (do + n't); the clitic and the "
-            "auxiliary before n't are function words",
+            "contractions": "split into a word and a clitic (do + n't); a piece is a "
+            "function word when it is in the class",
             "marks": marks_policy(self.preparer.marks),
         }
         if self.decoder != "nearest":

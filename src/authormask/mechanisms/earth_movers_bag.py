@@ -233,8 +233,7 @@ class EMPBag(_EMPBase):
             released_unchanged=unchanged,
             parameters={"N": n, "fixed length": fixed},
             policies={
-                "stopwords": f"{self.stopwords_description}; removed before the mechanism "
-                "(not released)",
+                **self._word_policies("removed before the mechanism (not released)"),
                 "unknown words": self._oov_policy(),
                 **self._decoder_policies(),
             },

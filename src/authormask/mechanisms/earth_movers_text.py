@@ -36,8 +36,10 @@ from authormask.mechanisms.earth_movers_kernel import (
     WordKernel,
 )
 from authormask.randomness import SEEDED, UNSEEDED
+from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 from authormask.text.prepare import NEGATION_AUXILIARIES, PreparedDocument, TextPreparer
 from authormask.text.render import render_text
+from authormask.text.stopwords import list_words
 from authormask.validation import check_epsilon
 
 __all__ = ["EMPText"]
@@ -124,6 +126,27 @@ class _EMPBase(Mechanism):
                 f"out-of-vocabulary words ({tokens} tokens)"
             )
 
+    def _word_policies(self, fate: str) -> dict[str, str]:
+        """The statement's lines on the stopwords (``fate``: what is done with them) and on the
+        contractions, built from the very sets the preparer classifies with."""
+        words = self.preparer.stopwords
+        listed = f"{self.stopwords_description}; {fate}"
+        if words:
+            listed += f": {list_words(words)}"
+        if "n't" in words:
+            contractions = (
+                "split into a word and a clitic ('s, n't, 'm, 'll, 're, 've, 'd: do + n't, "
+                "president + 's); a clitic in the list is a stopword, and so is the word before "
+                f"n't when it is one of the {len(NEGATION_AUXILIARIES)} auxiliaries "
+                f"{' '.join(sorted(NEGATION_AUXILIARIES))}; any other word before n't is not"
+            )
+        else:
+            contractions = (
+                "split into a word and a clitic ('s, n't, 'm, 'll, 're, 've, 'd: do + n't, "
+                "president + 's); each is a stopword only if it is in the list"
+            )
+        return {"stopwords": listed, "contractions": contractions}
+
     def _oov_policy(self) -> str:
 
         return {
@@ -136,8 +159,11 @@ class _EMPBase(Mechanism):
         e = self.embeddings.identity
         return f"per word (Euclidean distance between {e.dimension}-d word vectors of {e.name})"
 
-    def _statement(self, *, seeded: bool, **fields: Any) -> PrivacyStatement:
-        """The fields both EMP mechanisms share, plus their own (``fields``)."""
+    def _statement(
+        self, *, seeded: bool, policies: dict[str, str], **fields: Any
+    ) -> PrivacyStatement:
+        """The fields both EMP mechanisms share, plus their own (``policies`` after the line on
+        invisible characters, and ``fields``)."""
         return PrivacyStatement(
             randomness=SEEDED if seeded else UNSEEDED,
             mechanism=self.name,
@@ -149,6 +175,7 @@ class _EMPBase(Mechanism):
             model=None,
             floating_point=self.floating_point,
             version=__version__,
+            policies={"invisible characters": INVISIBLE_CHARACTERS_POLICY, **policies},
             **fields,
         )
 
@@ -243,15 +270,9 @@ class EMPText(_EMPBase):
             released_unchanged=unchanged,
             parameters=parameters,
             policies={
-                "stopwords": f"{self.stopwords_description}; passed through unchanged (part "
-                "of the released skeleton)",
+                **self._word_policies("passed through unchanged (part of the released skeleton)"),
                 "unknown words": self._oov_policy(),
                 **self._decoder_policies(),
-                "contractions": "split into a word and a clitic ('s, n't, 'm, 'll, 're, 've, "
-                "'d: do + n't, president + 's); the clitic is a stopword, and so is the "
-                f"auxiliary before n't when it is one of a fixed list of "
-                f"{len(NEGATION_AUXILIARIES)} (ca, wo, do, need, ...); any other word is "
-                "perturbed",
             },
             caveats=tuple(caveats),
         )

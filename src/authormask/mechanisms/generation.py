@@ -44,6 +44,7 @@ from authormask.mechanisms.exponential import (
     sample_uniform_index,
 )
 from authormask.randomness import SEEDED, UNSEEDED
+from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 from authormask.text.sentences import Segmentation, detokenize, segment_text
 from authormask.validation import check_epsilon, check_positive_int
 
@@ -264,7 +265,10 @@ class _TokenMechanism(Mechanism):
             },
             embeddings=None,
             model=self.model_identity(),
-            policies={"case": "lower-cased (the output vocabulary is lower-case)"},
+            policies={
+                "invisible characters": INVISIBLE_CHARACTERS_POLICY,
+                "case": "lower-cased (the output vocabulary is lower-case)",
+            },
             floating_point=fp,
             randomness=SEEDED if seeded else UNSEEDED,
             version=__version__,

@@ -51,8 +51,10 @@ from authormask.mechanisms.earth_movers import FLOATING_POINT, EarthMoversMechan
 from authormask.models.writer import SkeletonWriter, render_tokens
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import canonical_tokens
+from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 from authormask.text.parts import split_parts
 from authormask.text.prepare import NEGATION_AUXILIARIES
+from authormask.text.stopwords import list_words
 from authormask.text.tokenize import CLITICS
 from authormask.validation import check_epsilon
 
@@ -373,9 +375,12 @@ class EMPWrite(Mechanism):
                 "constant)",
             },
             policies={
-                "function words": f"{self.function_words_description}, with the clitics and "
-                "the auxiliaries before n't (ca, wo, ...); never released: what stands between "
-                "two content words is written by the writer",
+                "invisible characters": INVISIBLE_CHARACTERS_POLICY,
+                "function words": f"listed: {self.function_words_description}; the words never "
+                "taken for content words (the listed words, the clitics and the auxiliaries "
+                "of negative contractions, wherever they stand), never released (what stands "
+                "between two content words is written by the writer): "
+                f"{list_words(self.preparer.function_words)}",
                 "tokens": "canonical tokens: Unicode NFKC, lower-cased, contractions split into "
                 "a word and a clitic, a possessive apostrophe as 's, a number, URL or e-mail "
                 "address one word (dropped unless it has a vector)",

@@ -5,9 +5,11 @@ What a writer's style rides on, besides the words, is the layout and the marks: 
 and spacing, typographic quotes and dashes, ``!!!`` and ``...``, capitalisation. ``emp-doc``
 releases none of these as written. The text is
 
-1. normalised: Unicode NFKC (full-width forms, ligatures and ``\u2026`` become their ASCII
-   spelling), then typographic variants are mapped to one ASCII mark each (curly and angle quotes
-   to ``"``, a single quote standing alone to ``"``, every dash to ``-``);
+1. normalised: cleaned (:func:`~authormask.text.clean.clean_text`: invisible and control
+   characters removed, line breaks and spaces written plainly, then Unicode NFKC, so full-width
+   forms, ligatures and ``\u2026`` become their ASCII spelling), then typographic variants are
+   mapped to one ASCII mark each (curly and angle quotes to ``"``, a single quote standing alone
+   to ``"``, every dash to ``-``);
 2. tokenised (:func:`~authormask.text.tokenize.tokenize` with ``compounds=True``: words, with
    clitics split off, and single punctuation marks). A number with its inner ``.``, ``,`` and
    ``:`` and a ``%`` after it (``12.4%``, ``1,000``, ``10:30``), a URL and an e-mail address
@@ -57,13 +59,13 @@ which noise is drawn) depends on the canonical tokens only.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
+from authormask.text.clean import clean_text
 from authormask.text.prepare import NEGATION_AUXILIARIES
 from authormask.text.tokenize import CLITICS, tokenize
 
@@ -135,12 +137,13 @@ _TYPOGRAPHIC = str.maketrans(
 
 
 def normalise(text: str) -> str:
-    """NFKC, then one ASCII mark for each typographic variant.
+    """Cleaned (:func:`~authormask.text.clean.clean_text`, which ends in NFKC), then one ASCII
+    mark for each typographic variant.
 
-    >>> normalise("\u201cWait\u2026\u201d \u2014 she\u2019s")
-    '"Wait..." - she\\'s'
+    >>> normalise("\u201cWait\u2026\u201d \u2014 she\u2019s com\u00admit\u200bted")
+    '"Wait..." - she\\'s committed'
     """
-    return unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHIC)
+    return clean_text(text).translate(_TYPOGRAPHIC)
 
 
 @dataclass(frozen=True)
@@ -159,14 +162,16 @@ _START = SkeletonState()
 @dataclass(frozen=True)
 class ReadingState:
     """Where the reading of a document stands between two parts: the skeleton state, whether a
-    quotation is open (module notes, step 3), the last character read (``""`` at the start)
-    and the line breaks since the last token (two or more: a paragraph boundary). Only the
-    reading uses the last three; they are never rendered."""
+    quotation is open (module notes, step 3), the last character read (``""`` at the start),
+    the line breaks since the last token (two or more: a paragraph boundary) and whether the
+    part before ended in a ``\\r`` (whose ``\\n``, first in the next part, ends the same line
+    break). Only the reading uses the last four; they are never rendered."""
 
     skeleton: SkeletonState = _START
     quote_open: bool = False
     last: str = ""
     breaks: int = 0
+    carriage_return: bool = False
 
 
 _READ_START = ReadingState()
@@ -231,6 +236,12 @@ def canonical_tokens(
     out: list[tuple[bool, str]] = []
     previous, sentence_start = state.skeleton.previous, state.skeleton.sentence_start
     quote_open, last, breaks = state.quote_open, state.last, state.breaks
+    carriage_return = state.carriage_return
+    if carriage_return and text.startswith("\n"):
+        # the "\n" of a "\r\n" cut in two: the "\r" was read (cleaned) as the line break
+        text, carriage_return = text[1:], False
+    if text:
+        carriage_return = text.endswith("\r")
     text = normalise(text)
     word_end = -1  # where the last word token ended (-1: none in this part)
     gap_start = 0  # where the whitespace before the next token starts
@@ -273,7 +284,7 @@ def canonical_tokens(
         breaks += _line_breaks(text[gap_start:], text[gap_start - 1] if gap_start else last)
         last = text[-1]
     return out, ReadingState(
-        SkeletonState(previous, sentence_start), quote_open, last, min(breaks, 2)
+        SkeletonState(previous, sentence_start), quote_open, last, min(breaks, 2), carriage_return
     )
 
 
@@ -324,7 +335,9 @@ class CanonicalPreparer:
             )
         self.embeddings = embeddings
         listed = set(function_words)
-        if "n't" in listed:  # the auxiliaries of negative contractions (ca, wo, do, ...)
+        #: whether the auxiliaries of negative contractions (ca, wo, do, ...) are in the class
+        self.negation = "n't" in listed
+        if self.negation:
             listed |= NEGATION_AUXILIARIES
         self.function_words = frozenset(w for w in listed if w in embeddings)
         self.oov_map_to = oov_map_to

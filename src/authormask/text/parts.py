@@ -1,10 +1,11 @@
 """Cutting a document into parts, so no document has to be held in memory whole.
 
 A part ends right after the first whitespace character at or beyond :data:`PART_CHARS`
-characters from its start (or at the end of the document). Tokens never contain whitespace, so
-cutting there never splits a word (nor a contraction), and the rule depends on the text alone,
-not on how it arrives. A run of :data:`MAX_PART_CHARS` characters without any whitespace is cut
-at that length.
+characters from its start (or at the end of the document), never between the ``\\r`` and the
+``\\n`` of one line break (cleaning, :mod:`authormask.text.clean`, writes it as one
+``\\n``). Tokens never contain whitespace, so cutting there never splits a word (nor a
+contraction), and the rule depends on the text alone, not on how it arrives. A run of
+:data:`MAX_PART_CHARS` characters without any whitespace is cut at that length.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ PART_CHARS = 1 << 16
 #: (no word is that long; it bounds memory on a file with no whitespace at all)
 MAX_PART_CHARS = 1 << 20
 
-_WS = re.compile(r"\s")
+#: a whitespace character a part may end after: not a ``\r`` before a ``\n``, nor a ``\r`` whose
+#: next character has not arrived yet
+_WS = re.compile(r"[^\S\r]|\r(?=[^\n])")
 
 
 class PartSplitter:
@@ -42,7 +45,8 @@ class PartSplitter:
             elif len(buf) - start >= MAX_PART_CHARS:
                 cut = start + MAX_PART_CHARS
             else:
-                self._scanned = len(buf) - start
+                # a last "\r" is looked at again when the character after it has arrived
+                self._scanned = max(PART_CHARS, len(buf) - start - 1)
                 break
             yield buf[start:cut]
             start = cut
@@ -61,6 +65,8 @@ def split_parts(text: str) -> Iterator[str]:
 
     >>> list(split_parts("a b"))
     ['a b']
+    >>> [len(p) for p in split_parts("x" * PART_CHARS + "\\r\\nnext line")]
+    [65538, 9]
     """
     splitter = PartSplitter()
     yield from splitter.feed(text)

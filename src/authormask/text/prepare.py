@@ -8,7 +8,9 @@ Lowercasing, punctuation and stopword removal, a bag of words, an explicit out-o
 * ``sample`` draws N words i.i.d. from the bag's word-frequency distribution (arXiv 2018
   version, section 5.2).
 
-Tokens (:func:`~authormask.text.tokenize.tokenize`) are words and punctuation marks; English
+The text is first cleaned (:func:`~authormask.text.clean.clean_text`: invisible and control
+characters removed, line breaks and spaces written plainly, NFKC). Tokens
+(:func:`~authormask.text.tokenize.tokenize`) are words and punctuation marks; English
 clitics (``n't``, ``'s``, ``'m``, ``'ll``, ``'re``, ``'ve``, ``'d``) are separate word tokens,
 looked up in their lower-case ASCII-apostrophe form, and the default English stopword list contains
 them. Every word token is a stopword, a content word (in the vocabulary) or out of vocabulary.
@@ -38,6 +40,7 @@ from typing import Literal
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.randomness import RandomState, check_random_state
+from authormask.text.clean import clean_text
 from authormask.text.stopwords import default_stopwords
 from authormask.text.tokenize import Token, tokenize
 from authormask.validation import check_positive_int
@@ -134,9 +137,11 @@ class TextPreparer:
         self.oov_map_to = oov_map_to
 
     def prepare(self, text: str, *, require_content: bool = True) -> PreparedDocument:
-        """Tokenise, lowercase and classify every token; raise ``InputError`` if nothing is left
-        (unless ``require_content`` is False: a part of a longer document may have no content
-        word)."""
+        """Clean (:func:`~authormask.text.clean.clean_text`: invisible and control characters
+        removed, NFKC), tokenise, lowercase and classify every token; raise ``InputError`` if
+        nothing is left (unless ``require_content`` is False: a part of a longer document may
+        have no content word). The document's ``text`` is the cleaned text."""
+        text = clean_text(text)
         if require_content and not text.strip():
             raise InputError("document is empty or whitespace only")
         tokens = tokenize(text)

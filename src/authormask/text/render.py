@@ -2,9 +2,10 @@
 
 The released text is the input's *skeleton* - every stopword, punctuation mark, kept
 out-of-vocabulary word and every character between tokens (spaces, tabs, newlines), copied
-verbatim - with a replacement at each content position. Nothing is deleted, so the layout of the
-output (its sequence of whitespace runs, so its line breaks and word count) is exactly the input's
-and says nothing about which words were out of vocabulary.
+verbatim from the text as cleaned (:mod:`authormask.text.clean`: no invisible or control
+character is ever copied) - with a replacement at each content position. Nothing is deleted,
+so the layout of the output (its sequence of whitespace runs, so its line breaks and word count)
+is exactly the cleaned input's and says nothing about which words were out of vocabulary.
 """
 
 from __future__ import annotations

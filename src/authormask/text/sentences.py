@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from authormask.text.clean import clean_text
 from authormask.text.tokenize import CLITICS, tokenize
 from authormask.validation import check_positive_int
 
@@ -103,13 +104,16 @@ class Segmentation:
 
 
 def segment_text(text: str, *, max_length: int) -> Segmentation:
-    """Sentences of ``text`` as token segments of at most ``max_length`` tokens.
+    """Sentences of ``text`` as token segments of at most ``max_length`` tokens, read from the
+    cleaned text (:func:`~authormask.text.clean.clean_text`: invisible and control characters
+    removed, line breaks and spaces written plainly, NFKC).
 
     >>> seg = segment_text("One two three four five. Six seven.", max_length=3)
     >>> [list(s) for s in seg.segments], seg.split_sentences
     ([['one', 'two', 'three'], ['four', 'five', '.'], ['six', 'seven', '.']], 1)
     """
     max_length = check_positive_int(max_length, name="max length")
+    text = clean_text(text)
     segments: list[tuple[str, ...]] = []
     starts: list[int] = []
     n_sentences = 0

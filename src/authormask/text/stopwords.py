@@ -10,7 +10,7 @@ from pathlib import Path
 
 from authormask.exceptions import InputError
 
-__all__ = ["default_stopwords", "describe_stopwords", "load_stopwords"]
+__all__ = ["default_stopwords", "describe_stopwords", "list_words", "load_stopwords"]
 
 
 @lru_cache(maxsize=1)
@@ -26,8 +26,22 @@ def describe_stopwords(words: frozenset[str], kind: str) -> str:
     >>> describe_stopwords(frozenset({"the", "a"}), "a custom list")  # doctest: +ELLIPSIS
     'a custom list, 2 words, sha256 ...'
     """
-    digest = hashlib.sha256("\n".join(sorted(words)).encode("utf-8")).hexdigest()[:16]
-    return f"{kind}, {len(words)} words, sha256 {digest}"
+    return f"{kind}, {len(words)} words, sha256 {_digest(words)}"
+
+
+def _digest(words: frozenset[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(words)).encode("utf-8")).hexdigest()[:16]
+
+
+def list_words(words: frozenset[str]) -> str:
+    """A class of words as a statement names it: its size, the sha256 of its sorted words (as
+    :func:`describe_stopwords` computes it) and every word, sorted, one space between two. A
+    statement builds it from the very set the mechanism uses, never from a second list.
+
+    >>> list_words(frozenset({"the", "a", "n't"}))  # doctest: +ELLIPSIS
+    "3 words, sha256 ...: a n't the"
+    """
+    return f"{len(words)} words, sha256 {_digest(words)}: {' '.join(sorted(words))}"
 
 
 def load_stopwords(spec: str | Path | None) -> tuple[frozenset[str], str]:

@@ -1,0 +1,115 @@
+"""Invisible and control characters removed before tokenising (authormask.text.clean)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from authormask.embeddings import Embeddings
+from authormask.text import TextPreparer, tokenize
+from authormask.text import _invisible as precomputed
+from authormask.text import clean as clean_module
+from authormask.text.canonical import CanonicalPreparer, canonical_tokens
+from authormask.text.clean import OTHER_IGNORABLE, clean_text
+from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
+from authormask.text.sentences import segment_text
+
+#: one of each kind the module removes or rewrites, inside and between words
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u180e"
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+C0 = "".join(chr(c) for c in range(0x20) if chr(c) not in "\t\n\r\v\f\x1c\x1d\x1e\x1f")
+C1 = "".join(chr(c) for c in range(0x7F, 0xA0) if c != 0x85)
+DIRTY = (
+    f"The com\u00admittee\u200b met{ZERO_WIDTH}on Tues\u200dday.\ufeff It\u00a0was "
+    f"{BIDI[:5]}late{BIDI[5:]}.{C0}{C1} Budget\ufe0f cuts\U000e0041\U000f0000 follow."
+)
+
+
+def _leftover(text: str) -> set[str]:
+    """Characters the module promises never to leave (module notes, steps 1-3)."""
+    other = {cp for first, last in OTHER_IGNORABLE for cp in range(first, last + 1)}
+    out = set()
+    for ch in set(text):
+        cat = unicodedata.category(ch)
+        if (
+            cat in ("Cf", "Co", "Cs", "Cn")
+            or (cat == "Cc" and ch not in "\t\n")
+            or (cat[0] == "Z" and ch != " ")
+            or ord(ch) in other
+        ):
+            out.add(ch)
+    return out
+
+
+def test_precomputed_table_equals_the_scan() -> None:
+    if precomputed.UNIDATA_VERSION != unicodedata.unidata_version:
+        pytest.skip("another Unicode version: the scan is used")
+    assert precomputed.REMOVED == clean_module._removed_code_points()
+
+
+def test_nothing_invisible_is_left_anywhere_in_the_code_space() -> None:
+    """Every code point, each after a letter: the result holds none of them, and cleaning is a
+    fixed point (so doing it twice, in two layers, changes nothing)."""
+    text = "".join("a" + chr(cp) for cp in range(0x110000))
+    out = clean_text(text)
+    assert _leftover(out) == set()
+    assert clean_text(out) == out
+    assert out == unicodedata.normalize("NFKC", out)
+
+
+def test_the_dirty_text_is_cleaned_and_words_are_not_cut() -> None:
+    out = clean_text(DIRTY)
+    # zero-width characters have no width: none becomes a space ("meton")
+    assert out == "The committee meton Tuesday. It was late. Budget cuts follow."
+    assert _leftover(out) == set()
+    words = [t.text for t in tokenize(out) if t.is_word]
+    assert "committee" in words and "Tuesday" in words and "com" not in words
+
+
+def test_line_breaks_and_spaces_are_written_plainly() -> None:
+    assert clean_text("a\r\nb\rc\vd\fe\x85f\u2028g\u2029h") == "a\nb\nc\nd\ne\nf\ng\n\nh"
+    assert clean_text("a\u00a0b\u2009c\u3000d\u1680e\x1ff\tg") == "a b c d e f\tg"
+    # a removed character between \r and \n does not make it one line break
+    assert clean_text("a\r\u200b\nb") == "a\n\nb"
+
+
+def test_a_soft_hyphen_inside_a_word_leaves_one_word_in_every_preparation(
+    glove_20k: Embeddings,
+) -> None:
+    text = "The com\u00admittee met\u200b."
+    doc = TextPreparer(glove_20k, oov="map").prepare(text)
+    assert "committee" in doc.content_words and doc.text == "The committee met."
+    toks, _ = canonical_tokens(text)
+    assert [t for _, t in toks] == ["the", "committee", "met", "."]
+    assert segment_text(text, max_length=50).segments == (("the", "committee", "met", "."),)
+
+
+def test_empty_after_cleaning_is_an_empty_document(glove_20k: Embeddings) -> None:
+    from authormask.exceptions import InputError
+
+    with pytest.raises(InputError):
+        TextPreparer(glove_20k, oov="map").prepare("\u200b\ufeff\u202e\x07")
+
+
+def test_a_part_never_ends_between_cr_and_lf() -> None:
+    """Parts are cleaned one by one: a cut between the two halves of a CRLF would make one
+    line break two (a blank line)."""
+    text = "x" * PART_CHARS + "\r\nnext line\r\nand more"
+    parts = list(split_parts(text))
+    assert len(parts) == 2 and parts[0].endswith("\r\n")
+    assert "".join(clean_text(p) for p in parts) == clean_text(text)
+    # the same however the text arrives, even with the \r last in a piece
+    splitter = PartSplitter()
+    pieces = [*splitter.feed(text[: PART_CHARS + 1]), *splitter.feed(text[PART_CHARS + 1 :])]
+    assert [*pieces, *splitter.close()] == parts
+
+
+def test_canonical_reading_of_a_crlf_cut_in_two_is_one_line_break(glove_20k: Embeddings) -> None:
+    prep = CanonicalPreparer(glove_20k, function_words=frozenset({"me"}))
+    text = "\"Tell me.\r\nJames' hat\u200b,\r\n\r\nHe\u00adllo."
+    whole = list(prep.units([text]))
+    cuts = [i for i in range(1, len(text)) if text[i - 1].isspace()]  # parts end after one
+    assert len(cuts) == 8 and text[cuts[1] - 1 : cuts[1] + 1] == "\r\n"
+    for cut in cuts:
+        assert list(prep.units([text[:cut], text[cut:]])) == whole, cut
