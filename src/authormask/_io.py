@@ -18,6 +18,7 @@ __all__ = [
     "InputFile",
     "atomic_path",
     "check_not_inputs",
+    "check_outside_folders",
     "check_target",
     "commit",
     "file_identity",
@@ -115,6 +116,31 @@ def check_not_inputs(
                 raise InputError(
                     f"output folder {folder} holds the input {f.label}; refusing to write the "
                     "release among its inputs, even with `force` (choose another folder)"
+                )
+
+
+def check_outside_folders(
+    folders: Sequence[Path], paths: Iterable[tuple[str, Path | None]]
+) -> None:
+    """Refuse, even with ``--force``, to write any of ``paths`` (``(what, path)``: an output, a
+    statement, a private report, a partial file or folder) inside one of ``folders``, the
+    folders a release reads its inputs from (at any depth, or through a link): the next release
+    of that folder would read it as a document and publish it (a private report holds the
+    seed)."""
+    wanted = {ident: folder for folder in folders if (ident := file_identity(folder))}
+    if not wanted:
+        return
+    for what, path in paths:
+        if path is None:
+            continue
+        real = Path(os.path.realpath(path))
+        for parent in (real, *real.parents):
+            folder = wanted.get(file_identity(parent))  # type: ignore[arg-type]
+            if folder is not None:
+                raise InputError(
+                    f"{what} {path} would be written inside the input folder {folder}, where "
+                    "a later release of that folder would read it as a document; refusing, "
+                    "even with `force` (write it outside the input folders)"
                 )
 
 

@@ -12,6 +12,13 @@ import pytest
 Run = Callable[..., tuple[int, str, str]]
 
 
+@pytest.fixture(autouse=True)
+def _private_history(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Each test's ``authormask obfuscate`` keeps its local release history in a folder of its
+    own (never the user's ~/.local/state), so no test sees another's releases."""
+    monkeypatch.setenv("AUTHORMASK_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+
+
 @pytest.fixture()
 def run(cache_dir: Path, invoke: Callable[[list[str]], tuple[int, str, str]]) -> Run:
     """``authormask evaluate ARGS`` in this process, with the session's vector cache."""

@@ -16,9 +16,17 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["SCHEMA", "PrivacyStatement", "exact", "upper"]
+__all__ = ["COMPOSITION", "SCHEMA", "PrivacyStatement", "exact", "upper"]
 
-SCHEMA = "authormask.privacy-statement/2"
+SCHEMA = "authormask.privacy-statement/3"
+
+#: what every statement says about releasing the same text more than once
+COMPOSITION = (
+    "each release draws its own noise (from the secret seed and every public parameter "
+    "above), so releasing one text k times, with any parameters, is covered by the sum of the "
+    "k guarantees (basic composition: the epsilons add, in their units) and by nothing "
+    "smaller; release a text once"
+)
 
 
 def exact(x: float) -> str:
@@ -74,6 +82,7 @@ class PrivacyStatement:
     version: str
     per_output: str | None = None
     caveats: tuple[str, ...] = field(default_factory=tuple)
+    composition: str = COMPOSITION
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"schema": SCHEMA}
@@ -124,6 +133,7 @@ class PrivacyStatement:
         lines += [
             f"  floating pt : {self.floating_point}",
             f"  randomness  : {self.randomness}",
+            f"  composition : {self.composition}",
         ]
         lines += [f"  caveat      : {cv}" for cv in self.caveats]
         return "\n".join(lines)

@@ -107,7 +107,20 @@ MECHANISM_HELP = (
     default=None,
     metavar="NAME",
     help="Dataset: the column that names each record in the output (default: the record's "
-    "number, 1, 2, ...).",
+    "number, 1, 2, ...). Its values are published unchanged (the statement and stderr say "
+    "so); --ids secret numbers the records instead.",
+)
+@click.option(
+    "--ids",
+    "id_order",
+    type=click.Choice(["given", "secret"]),
+    default="given",
+    show_default=True,
+    help="Dataset: how the output records are named: given (the --id-column's values, "
+    "published unchanged, or else each record's number in the input, 1, 2, ...) or secret "
+    "(numbers 1..n drawn in a secret random order, in a column 'id'; the private report maps "
+    "each number to its input record). Either way the records keep the input's order, and "
+    "the statement says so.",
 )
 @click.option(
     "--keep-column",
@@ -116,7 +129,7 @@ MECHANISM_HELP = (
     metavar="NAME",
     help="Dataset: copy this column to the output unchanged (repeatable). Every other "
     "column is dropped: a column such as a user name, a date or a place may identify the "
-    "author, so keeping it is your explicit choice.",
+    "author, so keeping it is your explicit choice (the statement and stderr say so).",
 )
 @click.option(
     "--partition-size",
@@ -129,6 +142,16 @@ MECHANISM_HELP = (
 )
 @engine_options(what="the dataset's partitions")
 @cache_option
+@click.option(
+    "--history/--no-history",
+    default=True,
+    show_default=True,
+    help="Warn when a text was released before on this machine with other public parameters "
+    "(releasing a text again composes: the epsilons add), from a private local history of "
+    "keyed hashes of the texts released (never the texts; in $AUTHORMASK_STATE_DIR, else "
+    "$XDG_STATE_HOME/authormask or ~/.local/state/authormask). --no-history neither reads "
+    "nor extends it.",
+)
 def obfuscate(
     inputs: tuple[str, ...],
     mechanism: str,
@@ -143,19 +166,21 @@ def obfuscate(
     force: bool,
     text_column: str | None,
     id_column: str | None,
+    id_order: str,
     keep_columns: tuple[str, ...],
     partition_size: int | None,
     engine: str,
     workers: int | None,
     scheduler: str | None,
     cache_dir: Path | None,
+    history: bool,
     **params: Any,
 ) -> None:
     """Obfuscate documents (files, folders or - for stdin; default: a bundled example) and print
     or write each output with its public privacy statement."""
     from click.core import ParameterSource
 
-    from authormask.cli.io import Inputs, example_source, sources_of
+    from authormask.cli.io import Inputs, example_source, skipped_note, sources_of
     from authormask.release import create_mechanism, mechanism_names, mechanism_spec
     from authormask.release.outputs import default_report_path, write_release
     from authormask.release.registry import ParameterMismatchError, check_parameters
@@ -193,6 +218,7 @@ def obfuscate(
     if text_column is None:
         dataset_only = {
             "--id-column": id_column is not None,
+            "--ids": ctx.get_parameter_source("id_order") is ParameterSource.COMMANDLINE,
             "--keep-column": bool(keep_columns),
             "--partition-size": partition_size is not None,
             "--engine dask": chosen_engine.kind != "local",
@@ -206,8 +232,12 @@ def obfuscate(
             )
         _refuse_datasets(inputs)
     mech = create_mechanism(mechanism, **explicit)  # its values checked before any input is read
-    if inputs:
+    if inputs and text_column is None:
         found = sources_of(inputs)
+        if (note := skipped_note(found)) is not None:
+            click.echo(note, err=True)
+    elif inputs:
+        found = Inputs((), (), False)
     else:
         found = Inputs((example_source(),), ("example.txt",), False)
         click.echo("(no input given: obfuscating the bundled example document)", err=True)
@@ -225,7 +255,9 @@ def obfuscate(
             mech,
             text_column=text_column,
             id_column=id_column,
+            secret_ids=id_order == "secret",
             keep_columns=keep_columns,
+            history=_open_history() if history else None,
             output=output,
             fmt=fmt if ctx.get_parameter_source("fmt") is ParameterSource.COMMANDLINE else None,
             engine=chosen_engine,
@@ -259,7 +291,12 @@ def obfuscate(
             "says so)",
             err=True,
         )
-    with Progress("releasing", "character") as bar:
+    past = _open_history() if history and inputs else None
+    digests = past.digests() if past is not None else None
+    sources = digests.sources(found.sources) if digests is not None else list(found.sources)
+    # the share done only: the characters read are the inputs' sizes, which the statement
+    # printed beside this line does not cover
+    with Progress("releasing", "character", counts=False) as bar:
 
         def started(characters: int, resumed: int) -> None:
             bar.total = characters or None
@@ -271,7 +308,7 @@ def obfuscate(
                 )
 
         summary = write_release(
-            found.sources,
+            sources,
             mech,
             target,
             random_state=seed,
@@ -279,12 +316,46 @@ def obfuscate(
             force=force,
             progress=bar.update,
             on_start=started,
+            input_folders=found.folders,
         )
     _report(summary, target, several=len(found.sources) > 1)
+    if past is not None and digests is not None:
+        _check_history(past, digests.all(), summary.statement)
 
 
 def register(cli: click.Group) -> None:
     cli.add_command(obfuscate)
+
+
+def _open_history() -> Any:
+    """The local release history (:mod:`authormask.release.history`), or None with one warning
+    when it cannot be used safely."""
+    from authormask.release.history import HistoryError, ReleaseHistory, default_history_dir
+
+    try:
+        return ReleaseHistory.open(default_history_dir())
+    except HistoryError as exc:
+        click.echo(
+            f"authormask: warning: the local release history cannot be used ({exc}); releasing "
+            "without it: a text released again is not warned about",
+            err=True,
+        )
+        return None
+
+
+def _check_history(past: Any, digests: list[str], statement: Any) -> None:
+    """Warn (one line) when a text of this release was released before with other public
+    parameters; then add this release to the history."""
+    from authormask.release.history import HistoryError
+
+    try:
+        found = past.check(digests, statement)
+        past.record(digests, statement)
+    except HistoryError as exc:
+        click.echo(f"authormask: warning: the local release history: {exc}", err=True)
+        return
+    if found is not None:
+        click.echo(f"authormask: warning: {found.describe()}", err=True)
 
 
 def _warn_seed(seed: int | None) -> None:
@@ -322,7 +393,9 @@ def _release_table(
     *,
     text_column: str,
     id_column: str | None,
+    secret_ids: bool,
     keep_columns: tuple[str, ...],
+    history: Any,
     output: Path | None,
     fmt: str | None,
     engine: Any,
@@ -352,11 +425,30 @@ def _release_table(
     if fmt == "txt":
         raise click.UsageError("a dataset is written as --format jsonl or parquet")
     table = TableInput.open(
-        inputs[0], text_column=text_column, id_column=id_column, keep_columns=keep_columns
+        inputs[0],
+        text_column=text_column,
+        id_column=id_column,
+        keep_columns=keep_columns,
+        secret_ids=secret_ids,
     )
     if report_path is None:
         report_path = default_report_path(output)
     _warn_seed(seed)
+    if table.published_ids:
+        click.echo(
+            f"authormask: warning: --id-column publishes every record's {id_column!r} value "
+            "unchanged beside its released text (an id can identify the author; the statement "
+            "says so); --ids secret numbers the records instead",
+            err=True,
+        )
+    if keep_columns:
+        click.echo(
+            f"authormask: warning: --keep-column publishes the column(s) "
+            f"{', '.join(repr(c) for c in keep_columns)} unchanged beside the released texts (a "
+            "user name, a date or a place can identify the author; the statement says so)",
+            err=True,
+        )
+    digests = history.digests() if history is not None else None
     with Progress("releasing", "record") as bar:
 
         def started(resumed: int) -> None:
@@ -379,6 +471,7 @@ def _release_table(
             partition_records=partition_size or DEFAULT_PARTITION_RECORDS,
             progress=bar.update,
             on_start=started,
+            on_text=digests.add_text if digests is not None else None,
         )
     click.echo(summary.statement.describe(), err=True)
     click.echo(
@@ -399,13 +492,15 @@ def _release_table(
         f"counts) to {summary.report_path}",
         err=True,
     )
+    if history is not None and digests is not None:
+        _check_history(history, digests.all(), summary.statement)
 
 
 def _buffer_stdin(found: Inputs) -> Inputs:
     """Standard input read into memory (a release that reads its documents twice)."""
+    import dataclasses
     import sys
 
-    from authormask.cli.io import Inputs
     from authormask.release.sources import StdinSource, TextSource, decode_bytes
 
     sources = []
@@ -415,7 +510,7 @@ def _buffer_stdin(found: Inputs) -> Inputs:
             text = decode_bytes(sys.stdin.buffer.read(), "standard input")
             s = TextSource(s.name, s.relpath, len(text), text, origin)
         sources.append(s)
-    return Inputs(tuple(sources), found.relpaths, found.any_folder)
+    return dataclasses.replace(found, sources=tuple(sources))
 
 
 def _target(found: Inputs, *, output: Path | None, fmt: str, layout: str) -> Any:

@@ -7,6 +7,10 @@ or on any command) silences both.
 
 The library never prints: it reports work through ``progress(n)`` callbacks (and ``on_total``
 where the total is known only inside it), which commands connect to :meth:`Progress.update`.
+
+Where the amount of work is private (``counts=False``: the characters of the texts a release
+reads, which stderr printed beside the public statement must not give away), the bar and the
+lines show only the share done, the ETA and the time elapsed, never a count, a total or a rate.
 """
 
 from __future__ import annotations
@@ -63,8 +67,10 @@ class Progress:
         file: TextIO | None = None,
         quiet: bool | None = None,
         clock: Callable[[], float] = time.monotonic,
+        counts: bool = True,
     ) -> None:
         self.desc, self.unit = desc, unit
+        self.counts = counts
         self.file = file if file is not None else sys.stderr
         self.quiet = is_quiet() if quiet is None else quiet
         self.n = 0
@@ -76,7 +82,14 @@ class Progress:
         if not self.quiet and _isatty(self.file):
             from tqdm import tqdm
 
-            self._bar = tqdm(desc=desc, unit=unit, file=self.file, leave=False, dynamic_ncols=True)
+            self._bar = tqdm(
+                desc=desc,
+                unit=unit,
+                file=self.file,
+                leave=False,
+                dynamic_ncols=True,
+                bar_format=None if counts else _SHARE_ONLY[False],
+            )
         if total is not None:
             self.total = total
 
@@ -89,6 +102,8 @@ class Progress:
         self._total = value
         if self._bar is not None:
             self._bar.total = value
+            if not self.counts:
+                self._bar.bar_format = _SHARE_ONLY[bool(value)]
             self._bar.refresh()
 
     def update(self, n: int = 1) -> None:
@@ -115,6 +130,8 @@ class Progress:
         now = self._clock() if now is None else now
         elapsed = max(now - self._start, 1e-9)
         rate = self.n / elapsed
+        if not self.counts:
+            return self._share_line(rate, elapsed)
         units = _plural(self.unit)
         text = f"{self.desc}: {self.n:,} {units}"
         if self._total:
@@ -128,6 +145,13 @@ class Progress:
         else:
             text += f", {1 / rate:,.1f} s/{self.unit}"
         return text + f", {_duration(elapsed)} elapsed"
+
+    def _share_line(self, rate: float, elapsed: float) -> str:
+        text = f"{self.desc}: "
+        if self._total:
+            left = (self._total - self.n) / rate if rate > 0 else float("inf")
+            text += f"{100 * self.n / self._total:.0f}%, ETA {_duration(max(left, 0.0))}, "
+        return text + f"{_duration(elapsed)} elapsed"
 
     def _line(self, now: float) -> None:
         print(self.line(now), file=self.file, flush=True)
@@ -151,6 +175,14 @@ class Progress:
         tb: TracebackType | None,
     ) -> None:
         self.close(failed=exc_type is not None)
+
+
+#: the terminal bar where counts are private: with a total (share, bar, elapsed < remaining) and
+#: without one (elapsed only)
+_SHARE_ONLY = {
+    True: "{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]",
+    False: "{desc}: [{elapsed}]",
+}
 
 
 def _isatty(file: TextIO) -> bool:

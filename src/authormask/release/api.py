@@ -14,7 +14,7 @@ from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
-from authormask.randomness import RandomState, describe_seed, root_seed_sequence
+from authormask.randomness import RandomState, describe_seed, mechanism_root
 from authormask.release.executors import Engine, check_engine
 from authormask.release.journal import PRIVATE_BANNER
 from authormask.release.partitioned import release_on
@@ -215,7 +215,7 @@ def _release_on(
     rows: dict[int, dict[str, Any]] = {}
     warnings: list[str] = []
     for start, part_rows, result in release_on(
-        engine, srcs, mechanism, root=root_seed_sequence(random_state), seeded=seed.seeded
+        engine, srcs, mechanism, root=mechanism_root(random_state, mechanism), seeded=seed.seeded
     ):
         rows.update((start + i, row) for i, row in enumerate(part_rows))
         warnings.extend(result.warnings)

@@ -36,12 +36,13 @@ from typing import Any
 from authormask._io import (
     InputFile,
     check_not_inputs,
+    check_outside_folders,
     check_target,
     write_atomic,
 )
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
-from authormask.randomness import RandomState, describe_seed, release_order, root_seed_sequence
+from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
 from authormask.release.journal import (
     RUN_REPORT_SCHEMA,
     Journal,
@@ -123,8 +124,12 @@ def write_release(
     force: bool = False,
     progress: Callable[[int], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    input_folders: Sequence[Path] = (),
 ) -> ReleaseSummary:
     """Release ``sources`` into ``target`` in bounded memory (see the module docstring).
+
+    ``input_folders``: the folders the sources were found in; no output, statement, report or
+    partial file may be written inside one (a later release of the folder would read it).
 
     ``on_start(characters_to_read, documents_already_done)`` is called once the run knows what
     is left (for a progress bar). Returns a :class:`ReleaseSummary`. A failure to write (disk
@@ -141,6 +146,7 @@ def write_release(
             force=force,
             progress=progress,
             on_start=on_start,
+            input_folders=input_folders,
         )
     except BrokenPipeError:
         raise
@@ -158,6 +164,7 @@ def _write_release(
     force: bool,
     progress: Callable[[int], None] | None,
     on_start: Callable[[int, int], None] | None,
+    input_folders: Sequence[Path] = (),
 ) -> ReleaseSummary:
     n = len(sources)
     if target.layout not in LAYOUTS:
@@ -167,13 +174,14 @@ def _write_release(
     if (target.ids and len(target.ids) != n) or (target.mirrored and len(target.names) != n):
         raise InputError("one id and one name per document are needed")
     seed = describe_seed(random_state)
-    root = root_seed_sequence(random_state)  # the secret root: the order and every document
     resumable = target.kind in ("folder", "jsonl") and target.path is not None
 
     # the statement first: it depends on the parameters only (and N when it is 'shortest',
     # resolved once here from every document)
     mechanism = resolve_length(mechanism, sources, progress=None)
     statement = mechanism.statement(seeded=seed.seeded)
+    # the secret root of the order and every document: the seed and the public parameters
+    root = mechanism_root(random_state, mechanism)
     if target.mirrored:
         statement = dataclasses.replace(
             statement, released_unchanged=f"{statement.released_unchanged}; {MIRRORED_NAMES}"
@@ -192,6 +200,18 @@ def _write_release(
             *([partial_path(target.path)] if target.kind == "jsonl" and target.path else []),
         ],
         folders=[target.path] if target.kind == "folder" and target.path is not None else [],
+    )
+    partial_file = (
+        partial_path(target.path) if target.kind == "jsonl" and target.path is not None else None
+    )
+    check_outside_folders(
+        input_folders,
+        [
+            ("the output", target.path),
+            ("the privacy statement", target.statement_path()),
+            ("the private report", report_path),
+            ("the partial output", partial_file),
+        ],
     )
 
     done: set[int] = set()

@@ -206,8 +206,9 @@ def _stream(
     start: int,
     collect_words: bool,
 ) -> Iterable[Piece | Done]:
+    # ``root`` is the release's root, already keyed by its public parameters: used as it is
     return release_stream(
-        sources, mechanism, random_state=root, start=start, collect_words=collect_words
+        sources, mechanism, random_state=root, root=root, start=start, collect_words=collect_words
     )
 
 
@@ -220,7 +221,8 @@ def _parquet_bytes(job: Job, rows: list[dict[str, Any]]) -> bytes:
     schema = table.arrow_schema()
     columns: dict[str, list[Any]] = {
         job.id_name: [
-            table.arrow_value(r[job.id_name]) if table.id_column else r[job.id_name] for r in rows
+            table.arrow_value(r[job.id_name]) if table.published_ids else r[job.id_name]
+            for r in rows
         ],
         job.text_name: [r[job.text_name] for r in rows],
     }

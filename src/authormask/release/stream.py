@@ -30,7 +30,7 @@ from authormask.randomness import (
     RandomState,
     describe_seed,
     document_generator,
-    root_seed_sequence,
+    mechanism_root,
 )
 from authormask.release.sources import Source
 
@@ -261,9 +261,10 @@ class ReleaseStream:
         self.seed = describe_seed(random_state)
         # ``root``: the secret root already drawn from ``random_state`` by the caller (which
         # also draws the documents' order from it); ``random_state`` still says if it is seeded
-        self._root = root if root is not None else root_seed_sequence(random_state)
         self.mechanism = resolve_length(mechanism, sources, progress=None)
         self.statement = self.mechanism.statement(seeded=self.seed.seeded)
+        # the secret seed *and* the public parameters: another epsilon is another draw
+        self._root = root if root is not None else mechanism_root(random_state, self.mechanism)
         self._events = run(
             sources,
             self.mechanism,

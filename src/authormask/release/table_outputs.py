@@ -18,6 +18,7 @@ journal.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -25,9 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from authormask._io import (
     atomic_path,
     check_not_inputs,
+    check_outside_folders,
     check_target,
     commit,
     temporary_beside,
@@ -36,7 +40,7 @@ from authormask._io import (
 )
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
-from authormask.randomness import RandomState, describe_seed, root_seed_sequence
+from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
 from authormask.release.executors import Engine, open_executor
 from authormask.release.journal import TABLE_REPORT_SCHEMA, Journal, cleanup_on_failure, fingerprint
 from authormask.release.partitioned import (
@@ -54,7 +58,13 @@ from authormask.release.sources import TextSource
 from authormask.release.stream import resolve_length
 from authormask.release.tables import TableInput
 
-__all__ = ["TableSummary", "staging_path", "statement_path", "write_table_release"]
+__all__ = [
+    "TableSummary",
+    "declare_columns",
+    "staging_path",
+    "statement_path",
+    "write_table_release",
+]
 
 
 @dataclass
@@ -91,7 +101,7 @@ def _fingerprint(
         statement_json,
         ("seed", seed),
         table.fingerprint(),
-        (table.text_column, table.id_column, table.keep_columns),
+        (table.text_column, table.id_column, table.keep_columns, table.secret_ids),
         (str(output.resolve()), fmt, ("records", partition_records)),
     )
     return fingerprint(repr(item).encode() for item in items)
@@ -141,11 +151,20 @@ def write_table_release(
     partition_records: int = DEFAULT_PARTITION_RECORDS,
     progress: Callable[[int], None] | None = None,
     on_start: Callable[[int], None] | None = None,
+    on_text: Callable[[str], None] | None = None,
 ) -> TableSummary:
     """Release the text column of ``table`` into ``output`` (JSONL file or Parquet folder) on
     ``engine`` (see the module docstring), in partitions of ``partition_records`` records
     (a Parquet output has one part file per partition). ``progress`` is called with the records
-    released; ``on_start`` with the number of partitions kept from an unfinished run.
+    released; ``on_start`` with the number of partitions kept from an unfinished run;
+    ``on_text`` with the text of every record, as this process reads it.
+
+    The public statement names what is published beside the texts (:func:`declare_columns`):
+    the ids, the kept columns and the records' order. With ``table.secret_ids`` the records are
+    numbered 1..n in a secret random order drawn from the release's root
+    (:func:`~authormask.randomness.release_order`; the dataset is read once more to count its
+    records), and each partition's line of the private report maps its numbers to the input's
+    ids.
     """
     if fmt not in OUTPUT_FORMATS:
         raise InvalidParameterError(f"output format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -154,9 +173,9 @@ def write_table_release(
     if not output.name:
         raise InputError(f"output path {output} has no name")
     seed = describe_seed(random_state)
-    root = root_seed_sequence(random_state)
     mechanism = _resolved(mechanism, table)
-    statement = mechanism.statement(seeded=seed.seeded)
+    root = mechanism_root(random_state, mechanism)  # the seed and the public parameters
+    statement = declare_columns(mechanism.statement(seeded=seed.seeded), table)
     statement_json = statement.to_json(indent=2) + "\n"
     stmt_path = statement_path(output)
     staging = staging_path(output)
@@ -168,6 +187,16 @@ def write_table_release(
         files=[report_path, stmt_path, *([output] if fmt == "jsonl" else [])],
         folders=[output, staging],
     )
+    if table.path.is_dir():  # a folder of Parquet files: nothing of the release goes inside
+        check_outside_folders(
+            [table.path],
+            [
+                ("the output", output),
+                ("the privacy statement", stmt_path),
+                ("the private report", report_path),
+                ("the partial output", staging),
+            ],
+        )
     lines = Journal.resumable(
         report_path, fingerprint=run_id, force=force, schema=TABLE_REPORT_SCHEMA
     )
@@ -192,6 +221,12 @@ def write_table_release(
         report_path=report_path,
         statement_path=stmt_path,
     )
+    numbers: list[int] | None = None
+    secret: dict[str, Any] = {}
+    if table.secret_ids:
+        entropy = _ids_entropy(root) if not done else _resumed_ids_entropy(report_path)
+        numbers = _secret_numbers(entropy, sum(1 for _ in table.records()))
+        secret["ids_entropy"] = entropy  # private: the order of the ids, to resume it
     if on_start is not None:
         on_start(len(done))
     journal = Journal(report_path) if report_path is not None else None
@@ -207,6 +242,7 @@ def write_table_release(
                 format=fmt,
                 engine=engine.describe(),
                 partition_records=partition_records,
+                **secret,
             ),
             [done[k] for k in sorted(done)],
         )
@@ -232,12 +268,24 @@ def write_table_release(
         summary.records += int(info.get("records", 0))
         summary.warnings.extend(info.get("warnings", []))
 
+    originals: dict[int, list[list[Any]]] = {}
+
     def todo() -> Iterator[Partition]:
         nonlocal count
         for part in partitions(table.records(), size=partition_records):
             count = part.index + 1
-            if part.index not in done:
-                yield part
+            if on_text is not None:
+                for text in part.texts:
+                    on_text(text)
+            if part.index in done:
+                continue
+            if numbers is not None:  # the secret numbers replace the ids (private map kept)
+                ids = tuple(numbers[part.start + i] for i in range(len(part.ids)))
+                originals[part.index] = [
+                    [k, _json_id(i)] for k, i in zip(ids, part.ids, strict=True)
+                ]
+                part = dataclasses.replace(part, ids=ids)
+            yield part
 
     def leave_nothing() -> None:
         if created:
@@ -261,6 +309,8 @@ def write_table_release(
                     **result.diagnostics,
                     "warnings": list(result.warnings),
                 }
+                if result.index in originals:  # private: which input record each number is
+                    record["ids"] = originals.pop(result.index)
                 done[result.index] = record
                 if journal is not None:
                     journal.add(record)
@@ -284,6 +334,88 @@ def write_table_release(
             }
         )
     return summary
+
+
+def declare_columns(statement: Any, table: TableInput) -> Any:
+    """``statement`` with what a dataset release publishes beside the texts: how the records
+    are named (the id column's values, published unchanged; the record's number; or numbers in
+    a secret random order), the kept columns (published unchanged) and the records' order (the
+    input's). Public parameters only: the column names and the choices, never a value."""
+    policies = dict(statement.policies)
+    published: list[str] = []
+    if table.secret_ids:
+        policies["ids"] = (
+            "every record is named by a number 1..n (n: the number of records) drawn in a "
+            "secret random order, independent of the texts and of the input's ids"
+        )
+    elif table.id_column is None:
+        policies["ids"] = "every record is named by its number in the input (1, 2, ...)"
+    else:
+        policies["ids"] = (
+            f"the input's column {table.id_column!r}, published unchanged as every record's id "
+            "(NOT protected: an id such as a user name or an e-mail address can identify the "
+            "author)"
+        )
+        published.append(f"the id column {table.id_column!r}")
+    if table.keep_columns:
+        names = ", ".join(repr(c) for c in table.keep_columns)
+        policies["kept columns"] = (
+            f"{names}: copied from the input unchanged beside every released text (NOT "
+            "protected: a user name, a date or a place can identify the author)"
+        )
+        published.append(f"the kept column(s) {names}")
+    policies["record order"] = (
+        "the input's order, published: the k-th output record is the k-th input record (an "
+        "order that follows the authors or the time can identify them; shuffle such a dataset "
+        "before releasing it)"
+    )
+    unchanged = statement.released_unchanged
+    if published:
+        unchanged = (
+            f"{unchanged}; {' and '.join(published)} of every record, published beside its "
+            "text (NOT protected)"
+        )
+    return dataclasses.replace(statement, policies=policies, released_unchanged=unchanged)
+
+
+#: the spawn key under which a dataset release draws the secret order of its records' numbers
+#: (above any record position, and not the order key of a text release)
+_IDS_KEY = 2**64 + int.from_bytes(b"record ids", "big")
+
+
+def _ids_entropy(root: np.random.SeedSequence) -> int:
+    """128 bits drawn from the release's root for the secret order of the records' numbers: the
+    same for the same seed; kept in the private report, so that a resumed release (of an
+    unseeded run too) numbers its records in the same order."""
+    child = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, _IDS_KEY))
+    return int.from_bytes(child.generate_state(4, np.uint32).tobytes(), "little")
+
+
+def _resumed_ids_entropy(report_path: Path | None) -> int:
+    header = Journal.read(report_path, TABLE_REPORT_SCHEMA)[0] if report_path else None
+    entropy = header.get("ids_entropy") if header is not None else None
+    if not isinstance(entropy, int) or isinstance(entropy, bool) or entropy < 0:
+        raise InputError(
+            f"{report_path} records an unfinished release without the secret order of its "
+            "ids; add `force` to start over"
+        )
+    return entropy
+
+
+def _secret_numbers(entropy: int, n: int) -> list[int]:
+    """``numbers[position]``: the public number (1..n) of the record at ``position``, in the
+    secret order :func:`~authormask.randomness.release_order` draws."""
+    numbers = [0] * n
+    for k, position in enumerate(release_order(np.random.SeedSequence(entropy), n)):
+        numbers[position] = k + 1
+    return numbers
+
+
+def _json_id(value: Any) -> Any:
+    """An input id as the private report holds it (a value JSON has no type for, as text)."""
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return value
+    return str(value)
 
 
 def _resolved(mechanism: Mechanism, table: TableInput) -> Mechanism:

@@ -2,8 +2,12 @@
 read record by record, with a text column, an optional id column and the columns to keep.
 
 Only the text column is released. The id column names each output record (default: the record's
-number, 1, 2, ...). Every other column is dropped unless it is named to be kept: a column such as
-a user name, a time or a location may identify the author, so keeping it is explicit.
+number, 1, 2, ...); with ``secret_ids`` the records are numbered 1..n in a secret random order
+instead, and the id column's values go to the private report only. Every other column is dropped
+unless it is named to be kept: a column such as a user name, a time or a location may identify
+the author, so keeping it is explicit. The release's public statement says which columns are
+published and that the records keep the input's order
+(:func:`~authormask.release.table_outputs.declare_columns`).
 
 Values keep their type in JSONL output. In Parquet output the id and kept columns keep their
 Parquet type when the input is Parquet; from JSONL or CSV they are strings (a JSON value that is
@@ -97,6 +101,9 @@ class TableInput:
     keep_columns: tuple[str, ...] = ()
     #: the Parquet types of the columns read (Parquet input only), for the output schema
     arrow_types: tuple[tuple[str, Any], ...] = ()
+    #: name the output records 1..n in a secret random order (column ``id``) instead of by the
+    #: id column's values or the record's number
+    secret_ids: bool = False
 
     @classmethod
     def open(
@@ -107,6 +114,7 @@ class TableInput:
         id_column: str | None = None,
         keep_columns: tuple[str, ...] | list[str] = (),
         format: str | None = None,
+        secret_ids: bool = False,
     ) -> TableInput:
         """Check ``path`` and the columns (the header of a CSV file, the schema of Parquet, the
         first record of JSONL; later JSONL records are checked as they are read)."""
@@ -132,13 +140,13 @@ class TableInput:
                 "the text, id and kept columns must be different columns: "
                 + ", ".join(repr(c) for c in named)
             )
-        out_names = {id_column or "id", text_column}
+        out_names = {"id" if secret_ids else id_column or "id", text_column}
         clash = [c for c in keep if c in RESERVED_COLUMNS or c in out_names]
         if clash:
             raise InputError(
                 f"cannot keep column {clash[0]!r}: the release writes a column of that name"
             )
-        table = cls(p, fmt, text_column, id_column, keep)
+        table = cls(p, fmt, text_column, id_column, keep, secret_ids=secret_ids)
         columns = table._columns()
         if columns is not None:
             missing = [c for c in named if c not in columns]
@@ -157,7 +165,7 @@ class TableInput:
                     f"column {text_column!r} of {p} holds {text_type}, not text (strings)"
                 )
             types = tuple((c, schema.field(c).type) for c in named[1:])
-            table = cls(p, fmt, text_column, id_column, keep, types)
+            table = cls(p, fmt, text_column, id_column, keep, types, secret_ids)
         return table
 
     def describe(self) -> str:
@@ -313,14 +321,19 @@ class TableInput:
 
     @property
     def id_name(self) -> str:
-        return self.id_column or "id"
+        return "id" if self.secret_ids else self.id_column or "id"
+
+    @property
+    def published_ids(self) -> bool:
+        """Whether the output's ids are the id column's values, as the input has them."""
+        return self.id_column is not None and not self.secret_ids
 
     def arrow_schema(self) -> Any:
         """The Parquet schema of the id, text and kept columns of the output."""
         import pyarrow as pa
 
         types = dict(self.arrow_types)
-        if self.id_column is None:
+        if self.id_column is None or self.secret_ids:
             id_type = pa.int64()
         else:
             id_type = types.get(self.id_column, pa.string())

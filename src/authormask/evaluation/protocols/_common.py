@@ -5,6 +5,7 @@ it, and the package versions a run's provenance records."""
 from __future__ import annotations
 
 import hashlib
+import struct
 import platform
 from collections.abc import Mapping
 from importlib import metadata
@@ -22,6 +23,7 @@ __all__ = [
     "ProtocolConfig",
     "check_epsilons",
     "derive_seed",
+    "epsilon_key",
     "mechanism_code",
     "package_versions",
     "point_seeds",
@@ -91,6 +93,21 @@ def derive_seed(base: int, *key: int) -> int:
     return int(np.random.SeedSequence(entropy=base, spawn_key=key).generate_state(1)[0])
 
 
+def epsilon_key(epsilon: float | None) -> tuple[int, int, int]:
+    """``epsilon`` in seed derivations: its exact IEEE-754 double as two 32-bit words, after a
+    flag (1 when there is an epsilon, 0 for ``None``). Two epsilons differ in their key
+    whenever they differ at all (a rounded key, ``round(1000 * epsilon)``, gave 7.0001 and
+    7.0004 the same noise).
+
+    >>> epsilon_key(7.0001) != epsilon_key(7.0004), epsilon_key(None)
+    (True, (0, 0, 0))
+    """
+    if epsilon is None:
+        return (0, 0, 0)
+    bits = struct.unpack(">Q", struct.pack(">d", float(epsilon)))[0]
+    return (1, bits >> 32, bits & 0xFFFFFFFF)
+
+
 def point_seeds(
     base: int,
     mechanism: str,
@@ -101,11 +118,11 @@ def point_seeds(
     within: tuple[int, ...] = (),
 ) -> tuple[int, ...]:
     """The seeds of roles ``0 .. roles - 1`` at one (mechanism, epsilon, repetition):
-    :func:`derive_seed` of ``(*within, mechanism code, repetition, round(1000 * epsilon),
-    role)`` (epsilon ``None``: 0; ``within``: e.g. a PAN problem's :func:`problem_code`), so
-    they never depend on the order in which mechanisms are listed."""
-    eps_key = 0 if epsilon is None else round(epsilon * 1000)
-    key = (*within, mechanism_code(mechanism), repetition, eps_key)
+    :func:`derive_seed` of ``(*within, mechanism code, repetition, *epsilon_key(epsilon),
+    role)`` (``within``: e.g. a PAN problem's :func:`problem_code`), so they never depend on
+    the order in which mechanisms are listed, and every two different epsilons draw
+    independent noise, however close they are."""
+    key = (*within, mechanism_code(mechanism), repetition, *epsilon_key(epsilon))
     return tuple(derive_seed(base, *key, role) for role in range(roles))
 
 

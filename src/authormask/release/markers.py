@@ -1,0 +1,101 @@
+"""Recognising the files authormask writes, so that none of them is ever read back as an input.
+
+A release leaves files that must never be released as a document: the private run report (it
+holds the seed, which undoes the privacy), the local release history, the public statement, and
+the outputs themselves. A folder given as an input is searched for them, and every one found is
+skipped (the command names it on stderr). A file is recognised
+
+* by its **name**: ``*.DO-NOT-PUBLISH.report.txt`` (a private report), ``PRIVACY-STATEMENT.json``
+  or ``*.privacy.json`` (a statement);
+* by its **content**: the first line of every private file authormask writes is a marker
+  (:data:`~authormask.release.journal.PRIVATE_BANNER` for run reports, :data:`HISTORY_BANNER`
+  for the release history), every statement is a JSON object whose first member is its
+  ``"schema": "authormask.privacy-statement/..."``, and every JSONL output record starts with its
+  ``id`` and ``mechanism``; so a report written under another name (``--report notes.txt``) is
+  still recognised;
+* as an **output**: a file or folder ``X`` with a statement ``X.privacy.json`` beside it, or a
+  folder that holds a ``PRIVACY-STATEMENT.json`` (an output folder, skipped whole).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+__all__ = [
+    "FOLDER_STATEMENT",
+    "HISTORY_BANNER",
+    "PRIVATE_MARKER",
+    "REPORT_SUFFIX",
+    "STATEMENT_SUFFIX",
+    "authormask_kind",
+    "is_statement",
+]
+
+#: the public statement's name inside an output folder
+FOLDER_STATEMENT = "PRIVACY-STATEMENT.json"
+#: the suffix of a statement beside a file output
+STATEMENT_SUFFIX = ".privacy.json"
+#: the suffix of a private run report's default name
+REPORT_SUFFIX = ".DO-NOT-PUBLISH.report.txt"
+#: how the first line of every private file authormask writes begins
+PRIVATE_MARKER = "# PRIVATE "
+#: the first line of the local release history (:mod:`authormask.release.history`)
+HISTORY_BANNER = (
+    "# PRIVATE release history of authormask: DO NOT PUBLISH. Keyed hashes of released texts "
+    "and the public parameters they were released with, to warn when a text is released again."
+)
+
+#: bytes read from the start of a file to find a marker
+_HEAD = 4096
+_STATEMENT = re.compile(r'\A\s*\{\s*"schema"\s*:\s*"authormask\.privacy-statement/')
+_JSONL_OUTPUT = re.compile(
+    r'\A\{"id": (?:"(?:[^"\\]|\\.)*"|-?[0-9.eE+-]+), "mechanism": "[a-z0-9-]+"'
+)
+
+
+def _head(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(_HEAD)
+    except OSError:
+        return None
+    return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+def is_statement(path: Path) -> bool:
+    """Whether ``path`` is a regular file holding an authormask privacy statement."""
+    if not path.is_file():
+        return False
+    head = _head(path)
+    return head is not None and bool(_STATEMENT.match(head))
+
+
+def authormask_kind(path: Path) -> str | None:
+    """What authormask file ``path`` is: ``"private report"`` (a run report or the release
+    history), ``"privacy statement"``, ``"release output"``, or None (not one of ours). See the
+    module docstring for the rules; a folder is an output when a statement is inside it or
+    beside it."""
+    name = path.name
+    if path.is_dir():
+        if (path / FOLDER_STATEMENT).is_file() or is_statement(
+            path.with_name(name + STATEMENT_SUFFIX)
+        ):
+            return "release output"
+        return None
+    if name.endswith(REPORT_SUFFIX):
+        return "private report"
+    if name == FOLDER_STATEMENT or name.endswith(STATEMENT_SUFFIX):
+        return "privacy statement"
+    head = _head(path)
+    if head is not None:
+        first = head.split("\n", 1)[0]
+        if first.startswith(PRIVATE_MARKER) and "authormask" in first:
+            return "private report"
+        if _STATEMENT.match(head):
+            return "privacy statement"
+        if _JSONL_OUTPUT.match(head):
+            return "release output"
+    if is_statement(path.with_name(name + STATEMENT_SUFFIX)):
+        return "release output"
+    return None

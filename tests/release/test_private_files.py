@@ -1,0 +1,91 @@
+"""Issue 30 A and B (side line), in the library: every private file and statement authormask
+writes carries a marker that :func:`authormask_kind` recognises, and the local release history
+keys texts by content alone and says when a release composes with an earlier one."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from authormask.embeddings import Embeddings
+from authormask.release import create_mechanism, release
+from authormask.release.history import ReleaseHistory, parameters_key
+from authormask.release.markers import authormask_kind
+from authormask.release.outputs import Target, write_release
+from authormask.release.sources import TextSource
+from authormask.release.table_outputs import write_table_release
+from authormask.release.tables import TableInput
+
+TEXT = "The committee met in the old library at dawn.\n"
+
+
+@pytest.fixture(scope="module")
+def mech(glove_20k: Embeddings) -> Any:
+    return create_mechanism("emp-text", epsilon=10, embeddings=glove_20k)
+
+
+def test_every_private_file_and_statement_carries_a_marker(mech: Any, tmp_path: Path) -> None:
+    source = TextSource("a", "a.txt", len(TEXT), TEXT)
+    write_release([source], mech, Target("jsonl", tmp_path / "o.jsonl"),
+                  report_path=tmp_path / "r1", random_state=1)  # fmt: skip
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"text": TEXT}) + "\n", encoding="utf-8")
+    table = TableInput.open(data, text_column="text")
+    write_table_release(table, mech, tmp_path / "t.jsonl", report_path=tmp_path / "r2")
+    (tmp_path / "r3").write_text(release([TEXT], mech).report.to_text(), encoding="utf-8")
+    # under names that say nothing, each is found by its content
+    assert authormask_kind(tmp_path / "r1") == "private report"  # a text release's report
+    assert authormask_kind(tmp_path / "r2") == "private report"  # a dataset release's report
+    assert authormask_kind(tmp_path / "r3") == "private report"  # the library's RunReport
+    for name in ("o.jsonl.privacy.json", "t.jsonl.privacy.json"):
+        renamed = tmp_path / f"{name}.renamed"
+        renamed.write_bytes((tmp_path / name).read_bytes())
+        assert authormask_kind(renamed) == "privacy statement"
+    assert authormask_kind(tmp_path / "o.jsonl") == "release output"
+    assert authormask_kind(tmp_path / "t.jsonl") == "release output"  # its statement beside it
+    history = ReleaseHistory.open(tmp_path / "state")
+    history.record([history.digests().of([TEXT])], release([TEXT], mech).statement)
+    assert authormask_kind(history.path) == "private report"
+    # a user's own files are not ours
+    (tmp_path / "notes.json").write_text('{"schema": "mine", "id": 1}\n', encoding="utf-8")
+    (tmp_path / "letter.txt").write_text(TEXT, encoding="utf-8")
+    assert authormask_kind(tmp_path / "notes.json") is None
+    assert authormask_kind(tmp_path / "letter.txt") is None
+    assert authormask_kind(data) is None
+
+
+def test_the_history_keys_texts_by_content_and_composes_releases(mech: Any, tmp_path: Path) -> None:
+    history = ReleaseHistory.open(tmp_path / "state")
+    digests = history.digests()
+    whole = digests.of([TEXT])
+    assert digests.of([TEXT[:7], TEXT[7:20], TEXT[20:]]) == whole  # however the text is cut
+    assert ReleaseHistory.open(tmp_path / "state").digests().of([TEXT]) == whole  # one key
+    assert ReleaseHistory.open(tmp_path / "other").digests().of([TEXT]) != whole  # keyed
+    seeded = mech.statement(seeded=True)
+    unseeded = mech.statement(seeded=False)
+    assert history.check([whole], seeded) is None  # nothing recorded yet
+    history.record([whole], seeded)
+    assert history.check([whole], seeded) is None  # a seeded rerun: the same output
+    assert history.check([digests.of(["Another text."])], seeded) is None
+    found = history.check([whole], unseeded)  # fresh randomness: a second draw
+    assert found is not None and found.epsilons == (10.0, 10.0) and found.unit == "per word"
+    other = dataclasses.replace(seeded, epsilon=7.0)
+    assert parameters_key(other) != parameters_key(seeded)
+    found = history.check([whole, digests.of(["x"])], other)
+    assert found is not None and (found.repeated, found.texts) == (1, 2)
+    assert "10 + 7 = 17 per word" in found.describe()
+    history.record([whole], unseeded)
+    history.record([whole], unseeded)  # two unseeded releases: two draws
+    found = history.check([whole], other)
+    assert found is not None and found.epsilons == (10.0, 10.0, 10.0, 7.0)
+    # what a dataset release declares beside the texts is not a parameter of the noise
+    declared = dataclasses.replace(seeded, policies={**seeded.policies, "ids": "x"})
+    assert parameters_key(declared) == parameters_key(seeded)
+    # a cut-off last line (a kill while writing) is skipped
+    with open(history.path, "a", encoding="utf-8") as fh:
+        fh.write('{"parameters": "abc", "texts": [')
+    assert history.check([whole], seeded) is not None
