@@ -4,6 +4,7 @@ import logging
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
@@ -22,6 +23,10 @@ sys.dont_write_bytecode = False
 # Under pytest-xdist the test processes share the cores: each (and every process it starts)
 # computes on its share of them, as torch's and OpenBLAS's thread pools spin when they outnumber
 # the cores. Set before numpy or torch is first imported in the process.
+# the local release history (release/history.py) of every test, subprocesses included, lives in
+# a temporary folder, never in the user's ~/.local/state
+os.environ.setdefault("AUTHORMASK_STATE_DIR", tempfile.mkdtemp(prefix="authormask-state-"))
+
 if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     _share = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -181,3 +186,14 @@ def bbc_small() -> Corpus:
         if kept[d.topic] <= 120:
             documents.append(d)
     return replace(corpus, documents=tuple(documents))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _tiny_fluency_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every test that measures fluency with the default judge gets the tiny one (trained in
+    seconds, once per worker), never the full judge (a CPU-minute)."""
+    from authormask.evaluation.measures.utilities.fluency import use_judge
+    from authormask.models.judge import TINY_JUDGE
+
+    with use_judge(TINY_JUDGE, cache_dir=tmp_path_factory.getbasetemp() / "judge-cache"):
+        yield

@@ -34,7 +34,8 @@ from authormask.audit import (
 )
 from authormask.audit.cases import Context
 from authormask.exceptions import InvalidParameterError
-from authormask.release import create_mechanism, mechanism_names
+from authormask.audit.case_spec import core_mechanism
+from authormask.release import mechanism_names
 
 SEED = 7
 #: The per-case confidence of a default run (Bonferroni over all its cases).
@@ -56,7 +57,7 @@ def _line_mechanism(kind: str, epsilon: float, **extra: Any) -> Any:
     }
     if kind == "emp-text":
         params["oov_map_to"] = "zero"
-    return create_mechanism(kind, **params)
+    return core_mechanism(kind, **params)
 
 
 # --- the statistics ---------------------------------------------------------------------------

@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from authormask.audit.case_spec import core_mechanism
+from authormask.randomness import document_generator, mechanism_root
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms.decoding import Decoder, NearestDecoder, PosteriorDecoder
-from authormask.release import create_mechanism, release
+from authormask.release import release
 from authormask.text.canonical import UNIT_WORDS, canonical_tokens, render_canonical
 from authormask.text.stopwords import default_stopwords
 
@@ -41,7 +43,7 @@ def _line(words=("left", "zero", "one", "right", "of"), at=(-0.2, 0.0, 1.0, 1.2,
 def test_texts_that_differ_only_in_layout_marks_and_casing_give_the_same_release(
     glove_20k: Embeddings,
 ) -> None:
-    mech = create_mechanism("emp-doc", epsilon=8, embeddings=glove_20k)
+    mech = core_mechanism("emp-doc", epsilon=8, embeddings=glove_20k)
     a = release([STORY], mech, random_state=11).documents[0].text
     b = release([VARIANT], mech, random_state=11).documents[0].text
     assert a == b
@@ -51,7 +53,7 @@ def test_texts_that_differ_only_in_layout_marks_and_casing_give_the_same_release
 
 
 def test_noise_off_canonical_form_is_readable_and_sentence_cased(glove_20k: Embeddings) -> None:
-    mech = create_mechanism("random-sub", rate=0.0, embeddings=glove_20k, marks="canonical")
+    mech = core_mechanism("random-sub", rate=0.0, embeddings=glove_20k, marks="canonical")
     out = release([STORY], mech, random_state=0).documents[0].text
     assert out == (
         '"Well." She said, looking at the dragon. "I don\'t know!" He\'d never seen one - '
@@ -60,7 +62,7 @@ def test_noise_off_canonical_form_is_readable_and_sentence_cased(glove_20k: Embe
 
 
 def test_possessive_apostrophes_and_single_quotes(glove_20k: Embeddings) -> None:
-    mech = create_mechanism("random-sub", rate=0.0, embeddings=glove_20k)  # marks: minimal
+    mech = core_mechanism("random-sub", rate=0.0, embeddings=glove_20k)  # marks: minimal
     out = release(["James' hat. 'Hello!' she said, the dogs' bowl?"], mech, random_state=0)
     assert out.documents[0].text == "James's hat. \"Hello.\" She said, the dogs's bowl?"
 
@@ -70,7 +72,7 @@ def test_canonical_tokens_do_not_depend_on_where_a_long_text_is_cut(
 ) -> None:
     words = ("the cat sat on the mat !!! Then ... it left .\n\n" * 900).split(" ")
     text = " ".join(words)
-    mech = create_mechanism("emp-doc", epsilon=9, embeddings=glove_20k)
+    mech = core_mechanism("emp-doc", epsilon=9, embeddings=glove_20k)
     whole = mech.prepare_text(text)
     assert len(whole) > 1 and all(u.words == UNIT_WORDS for u in whole[:-1])
     cut = len(text) // 3
@@ -85,7 +87,7 @@ def test_canonical_tokens_do_not_depend_on_where_a_long_text_is_cut(
 
 
 def test_a_text_without_words_is_refused(glove_20k: Embeddings) -> None:
-    mech = create_mechanism("emp-doc", epsilon=9, embeddings=glove_20k)
+    mech = core_mechanism("emp-doc", epsilon=9, embeddings=glove_20k)
     with pytest.raises(InputError, match="no words"):
         release(["!!! ... ?"], mech, random_state=0)
 
@@ -94,7 +96,7 @@ def test_a_text_without_words_is_refused(glove_20k: Embeddings) -> None:
 
 
 def test_function_words_are_released_as_function_words(glove_20k: Embeddings) -> None:
-    mech = create_mechanism("emp-doc", epsilon=3, function_epsilon=2, embeddings=glove_20k)
+    mech = core_mechanism("emp-doc", epsilon=3, function_epsilon=2, embeddings=glove_20k)
     rel = release([STORY], mech, random_state=5)
     unit = mech.prepare(STORY)
     released = rel.documents[0].words
@@ -114,7 +116,7 @@ def test_function_word_noise_is_laplace_within_the_class() -> None:
     midpoint 1.1 between one and right, 0.5 * exp(-eps * 1.1) (Theorem 2 with n = 1)."""
     emb = _line(("left", "zero", "one", "right", "unknown"), (-0.2, 0.0, 1.0, 1.2, -50.0))
     eps = 1.5
-    mech = create_mechanism(
+    mech = core_mechanism(
         "emp-doc",
         epsilon=9.0,
         function_epsilon=eps,
@@ -134,7 +136,7 @@ def test_function_word_noise_is_laplace_within_the_class() -> None:
 
 
 def test_statement_says_what_is_still_released(glove_20k: Embeddings) -> None:
-    mech = create_mechanism("emp-doc", epsilon=8, function_epsilon=12, embeddings=glove_20k)
+    mech = core_mechanism("emp-doc", epsilon=8, function_epsilon=12, embeddings=glove_20k)
     st = mech.statement(seeded=False)
     assert "the number of tokens" in st.released_unchanged
     assert "function word" in st.released_unchanged
@@ -149,7 +151,7 @@ def test_statement_says_what_is_still_released(glove_20k: Embeddings) -> None:
 
 
 def test_random_sub_states_no_guarantee(glove_20k: Embeddings) -> None:
-    mech = create_mechanism("random-sub", rate=0.3, embeddings=glove_20k)
+    mech = core_mechanism("random-sub", rate=0.3, embeddings=glove_20k)
     st = mech.statement(seeded=True)
     assert st.epsilon is None
     assert st.guarantee.startswith("NONE")
@@ -159,7 +161,7 @@ def test_random_sub_states_no_guarantee(glove_20k: Embeddings) -> None:
 
 def test_random_sub_replaces_words_with_the_stated_rate(glove_20k: Embeddings) -> None:
     rate = 0.3
-    mech = create_mechanism("random-sub", rate=rate, embeddings=glove_20k)
+    mech = core_mechanism("random-sub", rate=rate, embeddings=glove_20k)
     text = " ".join(["dragon"] * 3000 + ["the"] * 3000)
     out = release([text], mech, random_state=2).documents[0].words
     content, function = out[:3000], out[3000:]
@@ -173,7 +175,7 @@ def test_random_sub_replaces_words_with_the_stated_rate(glove_20k: Embeddings) -
 
 def test_random_sub_at_rate_one_is_uniform_over_the_class() -> None:
     emb = _line(("w0", "w1", "w2", "w3", "of"), (0.0, 1.0, 2.0, 3.0, 9.0))
-    mech = create_mechanism(
+    mech = core_mechanism(
         "random-sub",
         rate=1.0,
         embeddings=emb,
@@ -193,13 +195,13 @@ def test_bad_parameters_are_one_line_errors(glove_20k: Embeddings) -> None:
         {"rate": float("nan")},
     ):
         with pytest.raises(InvalidParameterError, match="rate"):
-            create_mechanism("random-sub", embeddings=glove_20k, **params)
+            core_mechanism("random-sub", embeddings=glove_20k, **params)
     with pytest.raises(InvalidParameterError, match="decoder"):
-        create_mechanism("emp-text", epsilon=5, embeddings=glove_20k, decoder="greedy")
+        core_mechanism("emp-text", epsilon=5, embeddings=glove_20k, decoder="greedy")
     with pytest.raises(InvalidParameterError, match="function-word list"):
-        create_mechanism("emp-doc", epsilon=5, embeddings=glove_20k, stopwords="none")
+        core_mechanism("emp-doc", epsilon=5, embeddings=glove_20k, stopwords="none")
     with pytest.raises(InvalidParameterError):
-        create_mechanism("emp-doc", epsilon=5, embeddings=glove_20k, function_epsilon=0)
+        core_mechanism("emp-doc", epsilon=5, embeddings=glove_20k, function_epsilon=0)
 
 
 # --- the posterior decoder ------------------------------------------------------------------
@@ -269,8 +271,8 @@ def test_posterior_releases_the_sent_word_more_often(glove_20k: Embeddings) -> N
 def test_posterior_is_declared_and_the_papers_statement_is_unchanged(
     glove_20k: Embeddings,
 ) -> None:
-    plain = create_mechanism("emp-text", epsilon=5, embeddings=glove_20k).statement(seeded=True)
-    post = create_mechanism(
+    plain = core_mechanism("emp-text", epsilon=5, embeddings=glove_20k).statement(seeded=True)
+    post = core_mechanism(
         "emp-text", epsilon=5, embeddings=glove_20k, decoder="posterior"
     ).statement(seeded=True)
     assert "decoder" not in plain.policies
@@ -294,7 +296,7 @@ def test_k_nearest_matches_a_float64_scan(glove_20k: Embeddings) -> None:
 def test_minimal_marks_release_only_sentence_ends_commas_and_quotes(
     glove_20k: Embeddings,
 ) -> None:
-    mech = create_mechanism("emp-doc", epsilon=9, embeddings=glove_20k, marks="minimal")
+    mech = core_mechanism("emp-doc", epsilon=9, embeddings=glove_20k, marks="minimal")
     a = release(['Stop! Why? (Well) -- he said; "go".'], mech, random_state=3).documents[0]
     b = release(['Stop. Why? , Well, he said, "go".'], mech, random_state=3).documents[0]
     assert a.text == b.text
@@ -306,16 +308,13 @@ def test_minimal_marks_release_only_sentence_ends_commas_and_quotes(
 def test_the_noise_draws_of_a_text_without_numbers_or_links_are_unchanged(
     glove_20k: Embeddings,
 ) -> None:
-    """The words of a seeded release, pinned before the skeleton's quotes, question marks,
-    numbers and links were fixed: those fixes changed no word of this text, so no draw."""
-    mech = create_mechanism("emp-doc", epsilon=8, embeddings=glove_20k)
+    """A seeded release draws exactly what its documented derivation gives: the document's
+    generator under the root of the seed and the statement (issue 30 B), unit after unit.
+    (Its words were pinned here before the randomness was keyed by the statement.)"""
+    mech = core_mechanism("emp-doc", epsilon=8, embeddings=glove_20k)
     out = release([STORY], mech, random_state=11).documents[0]
-    assert out.words == (
-        *("spent", "he", "said", "interrupted", "on", "of", "dragon", "'s", "y", "he", "know"),
-        *("and", "his", "wise", "like", "one", "'s", "the", "is", "at", "years", "the"),
-        *("unknown", "of", "end"),
-    )
-    assert out.text == (
-        '"Spent." He said, interrupted on of dragon. "\'s y he know." And his wise like one, '
-        "'s the is at years the unknown? Of end."
-    )
+    units = list(mech.prepare_parts([STORY]))
+    gen = document_generator(mechanism_root(11, mech), 0)
+    direct = mech.perturb(units, [gen] * len(units))
+    assert out.words == tuple(w for o in direct for w in o.words)
+    assert len(out.words) == 25

@@ -12,11 +12,12 @@ import pytest
 from scipy import stats
 
 import authormask as am
+from authormask.audit.case_spec import core_mechanism
 from authormask.embeddings import Embeddings
 from authormask.embeddings.neighbours import brute_force_nearest
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms import EarthMoversMechanism, sample_nd_laplace
-from authormask.randomness import document_generator
+from authormask.randomness import document_generator, mechanism_root
 from authormask.text import TextPreparer
 
 P_MIN = 1e-6
@@ -28,7 +29,7 @@ TEXT = (
 
 
 def _mech(name: str, emb: Embeddings, **params):
-    return am.create_mechanism(name, embeddings=emb, vocab_size=None, **params)
+    return core_mechanism(name, embeddings=emb, vocab_size=None, **params)
 
 
 def test_large_epsilon_keeps_words_small_epsilon_changes_them(glove_20k: Embeddings) -> None:
@@ -136,15 +137,20 @@ def test_output_is_exactly_laplace_noise_then_nearest_word(glove_20k: Embeddings
     text = "budget committee taxes schools hospitals budget budget"
     res = am.release([text], mech, random_state=11)
     doc = mech.prepare(text)
-    root = np.random.SeedSequence(11)
     rows = [glove_20k.index_of(w) for w in doc.content_words]
     x = glove_20k.vectors[rows].astype(np.float64)
-    noisy = sample_nd_laplace(x, epsilon=3.0, random_state=document_generator(root, 0))
-    expected = tuple(glove_20k.words[int(i)] for i in brute_force_nearest(glove_20k.vectors, noisy))
+
+    def drawn(mechanism: object) -> tuple[str, ...]:
+        # the release's root: the seed and the mechanism's public statement (issue 30 B)
+        gen = document_generator(mechanism_root(11, mechanism), 0)
+        noisy = sample_nd_laplace(x, epsilon=3.0, random_state=gen)
+        return tuple(glove_20k.words[int(i)] for i in brute_force_nearest(glove_20k.vectors, noisy))
+
+    expected = drawn(mech)
     assert res.documents[0].words == expected
     assert res.texts[0].lower().split() == list(expected)  # what is rendered is what was drawn
     bag = _mech("emp-bag", glove_20k, epsilon=3.0, length=len(expected))
-    assert am.release([text], bag, random_state=11).texts[0].split() == sorted(expected)
+    assert am.release([text], bag, random_state=11).texts[0].split() == sorted(drawn(bag))
 
 
 def test_noise_direction_is_uniform_end_to_end() -> None:
@@ -155,7 +161,7 @@ def test_noise_direction_is_uniform_end_to_end() -> None:
     vectors = np.vstack([[0.0, 0.0], ring]).astype(np.float32)
     words = ("centre", *(f"w{i}" for i in range(8)))
     emb = Embeddings(name="ring", source="test", words=words, vectors=vectors)
-    mech = am.create_mechanism(
+    mech = core_mechanism(
         "emp-text",
         epsilon=1.0,
         embeddings=emb,
@@ -218,7 +224,7 @@ def test_bad_parameters(glove_20k: Embeddings) -> None:
     with pytest.raises(InvalidParameterError, match="`length` N"):
         _mech("emp-bag", glove_20k, epsilon=1.0, length=0)
     with pytest.raises(InvalidParameterError, match="unknown mechanism"):
-        am.create_mechanism("earth-movers", epsilon=1.0)
+        core_mechanism("earth-movers", epsilon=1.0)
 
 
 def test_output_distribution_of_one_word_changes_with_epsilon(glove_20k: Embeddings) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from authormask.audit.case_spec import core_mechanism, core_noise_off
 from authormask.audit.cases_earth_movers import emp_write_sampler, line_embeddings
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InvalidParameterError
@@ -17,8 +18,7 @@ from authormask.mechanisms import written
 from authormask.mechanisms.decoding import SequenceDecoder
 from authormask.mechanisms.earth_movers import EarthMoversMechanism
 from authormask.models.writer import MARKS, render_tokens
-from authormask.release import create_mechanism, release
-from authormask.release.registry import create_noise_off
+from authormask.release import release
 from authormask.text.canonical import SENTENCE_END
 from authormask.text.stopwords import default_stopwords
 
@@ -37,7 +37,7 @@ SAME_CONTENT = (
 
 @pytest.fixture(scope="module")
 def mech(glove_20k: Embeddings):
-    return create_mechanism("emp-write", epsilon=8.0, embeddings=glove_20k, vocab_size=None)
+    return core_mechanism("emp-write", epsilon=8.0, embeddings=glove_20k, vocab_size=None)
 
 
 def test_the_skeleton_is_not_released(mech) -> None:
@@ -54,7 +54,7 @@ def test_the_skeleton_is_not_released(mech) -> None:
 
 
 def test_noise_off_releases_the_content_words_in_order(glove_20k: Embeddings) -> None:
-    off = create_noise_off("emp-write", embeddings=glove_20k, vocab_size=None)
+    off = core_noise_off("emp-write", embeddings=glove_20k, vocab_size=None)
     doc = release([STORY], off, random_state=1).documents[0]
     stop = default_stopwords()
     expected = [
@@ -75,7 +75,7 @@ def test_noise_off_releases_the_content_words_in_order(glove_20k: Embeddings) ->
 def test_nearest_decoder_draws_the_papers_noise(glove_20k: Embeddings) -> None:
     """With the paper's decoder, each content word is released exactly as Theorem 2's kernel
     releases it from the same generator: the noise is the paper's, drawn in word order."""
-    m = create_mechanism(
+    m = core_mechanism(
         "emp-write", epsilon=9.0, embeddings=glove_20k, vocab_size=None, decoder="nearest"
     )
     unit = m.prepare(STORY)
@@ -92,7 +92,7 @@ def test_end_to_end_law_on_the_line() -> None:
     released as right when its 1-d Laplace noise passes 1.1: P = exp(-0.1 eps) / 2 (the
     analytic law of Theorem 2 in one dimension)."""
     eps = 2.0
-    m = create_mechanism(
+    m = core_mechanism(
         "emp-write",
         epsilon=eps,
         embeddings=line_embeddings(),
@@ -215,7 +215,7 @@ def test_embeddings_far_from_the_writers_text(glove_20k: Embeddings) -> None:
     rng = np.random.default_rng(0)
     words = (*(f"qq{i}" for i in range(30)), "the")
     emb = Embeddings("toy", "test", words, rng.normal(size=(31, 4)).astype(np.float32))
-    m = create_mechanism("emp-write", epsilon=5.0, embeddings=emb, vocab_size=None)
+    m = core_mechanism("emp-write", epsilon=5.0, embeddings=emb, vocab_size=None)
     doc = release(["qq1 qq2 the qq3"], m, random_state=1).documents[0]
     assert len(doc.words) == 3 and doc.text.endswith(".")
 
@@ -230,7 +230,7 @@ def test_units_are_cut_by_content_words(mech, monkeypatch: pytest.MonkeyPatch) -
 @pytest.mark.parametrize("weight", [0, -1.0, float("inf"), float("nan"), True])
 def test_prior_weight_must_be_positive_and_finite(glove_20k: Embeddings, weight: float) -> None:
     with pytest.raises(InvalidParameterError, match="prior_weight"):
-        create_mechanism(
+        core_mechanism(
             "emp-write", epsilon=8.0, embeddings=glove_20k, vocab_size=None, prior_weight=weight
         )
 
@@ -242,5 +242,5 @@ def test_the_pages_change_estimate_reads_the_released_words(glove_20k: Embedding
 
     probe = probe_words(glove_20k, 200)
     for eps, low, high in ((1e6, 0.0, 0.0), (0.5, 0.9, 1.0)):
-        m = create_mechanism("emp-write", epsilon=eps, embeddings=glove_20k, vocab_size=None)
+        m = core_mechanism("emp-write", epsilon=eps, embeddings=glove_20k, vocab_size=None)
         assert low <= in_place_change_rate(m, probe) <= high

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import authormask as am
+from authormask.audit.case_spec import core_mechanism
 from authormask.exceptions import InputError
 from authormask.release.outputs import Target, write_release
 from authormask.release.sources import FileSource, TextSource, _decoded_parts, decode_bytes
@@ -83,7 +84,7 @@ def test_file_stream_equals_in_memory_release(
 ) -> None:
     """A long document streamed from a file (in 1 MiB blocks, several parts) and the same text
     released from memory give the same output with the same seed."""
-    mech = am.create_mechanism(name, cache_dir=cache_dir, **params)
+    mech = core_mechanism(name, cache_dir=cache_dir, **params)
     src = tmp_path / "in.txt"
     src.write_text(long_text, encoding="utf-8")
     out = tmp_path / "out.txt"
@@ -101,7 +102,7 @@ def test_file_stream_equals_in_memory_release(
 
 
 def test_jsonl_text_is_escaped_piece_by_piece(long_text: str, tmp_path: Path, cache_dir) -> None:
-    mech = am.create_mechanism("emp-text", epsilon=8.0, vocab_size=20_000, cache_dir=cache_dir)
+    mech = core_mechanism("emp-text", epsilon=8.0, vocab_size=20_000, cache_dir=cache_dir)
     text = long_text + ' quote " backslash \\ tab \t unicode \u00e9'
     out = tmp_path / "o.jsonl"
     write_release([TextSource("a", "a", len(text), text)], mech, Target("jsonl", out, ("a",)))
@@ -114,7 +115,7 @@ def test_jsonl_text_is_escaped_piece_by_piece(long_text: str, tmp_path: Path, ca
 
 def test_a_refused_document_shows_none_of_its_text(cache_dir, capsys) -> None:
     """A long document without a content word is refused before any of it is written."""
-    mech = am.create_mechanism("emp-text", epsilon=8.0, vocab_size=20_000, cache_dir=cache_dir)
+    mech = core_mechanism("emp-text", epsilon=8.0, vocab_size=20_000, cache_dir=cache_dir)
     text = "the of and to, in is it that. " * 10_000  # stopwords only, several parts
     with pytest.raises(InputError, match="no content words"):
         write_release(
@@ -126,7 +127,7 @@ def test_a_refused_document_shows_none_of_its_text(cache_dir, capsys) -> None:
 def test_memory_does_not_grow_with_the_document(tmp_path: Path, aaac_texts, cache_dir) -> None:
     """Peak allocation of a one-document bag release does not grow with the document: 1.5 MB
     peaks within 10% of 0.5 MB (plus 64 KiB), each many times the 64 KiB part."""
-    mech = am.create_mechanism("emp-bag", epsilon=8.0, vocab_size=20_000, cache_dir=cache_dir)
+    mech = core_mechanism("emp-bag", epsilon=8.0, vocab_size=20_000, cache_dir=cache_dir)
     chunk = "\n\n".join(aaac_texts).encode()
     am.release(aaac_texts[:2], mech)  # builds the search index before measuring
     peaks = []

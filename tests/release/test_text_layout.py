@@ -1,5 +1,7 @@
-"""emp-text end to end on real corpora: every line and every whitespace run of the input is kept,
-and no double space appears that the input did not have."""
+"""emp-text end to end on real corpora: every line and every whitespace run of the input, as
+cleaned before any mechanism (invisible characters removed, line breaks and spaces written
+plainly: :func:`~authormask.text.clean.clean_text`), is kept, and no double space appears that
+the input did not have."""
 
 from __future__ import annotations
 
@@ -8,16 +10,19 @@ import re
 import pytest
 
 import authormask as am
+from authormask.audit.case_spec import core_mechanism
 from authormask.datasets import find_reuters_c50, load_dataset
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InputError
+from authormask.text.clean import clean_text
 
 
 def _check_layout(texts: list[str], emb: Embeddings) -> None:
-    mech = am.create_mechanism("emp-text", epsilon=3.0, embeddings=emb, vocab_size=None)
+    mech = core_mechanism("emp-text", epsilon=3.0, embeddings=emb, vocab_size=None)
     released = am.release(texts, mech, random_state=0)
     changed = 0
-    for text, out in zip(texts, released.texts, strict=True):
+    for raw, out in zip(texts, released.texts, strict=True):
+        text = clean_text(raw)
         assert re.findall(r"\s+", out) == re.findall(r"\s+", text)
         assert out.count("\n") == text.count("\n") and out.count("  ") == text.count("  ")
         changed += out != text

@@ -12,11 +12,12 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from authormask.audit.core import AuditCase
 from authormask.embeddings._base import Embeddings
 
-__all__ = ["GLOVE_VOCAB", "CaseSpec", "Context"]
+__all__ = ["GLOVE_VOCAB", "CaseSpec", "Context", "core_mechanism", "core_noise_off"]
 
 GLOVE_VOCAB = 20_000
 
@@ -45,3 +46,31 @@ class CaseSpec:
     mechanism: str
     case: str
     build: Callable[[Context], AuditCase]
+
+
+def core_mechanism(name: str, /, **params: Any) -> Any:
+    """The registered mechanism ``name`` as its guarantee is stated: built by
+    :func:`~authormask.release.create_mechanism` with ``entities="keep"`` where it takes that
+    parameter (the entity step replaces input words by public surrogates *before* the mechanism:
+    the audit measures the mechanism on the words it is given), without its entity wrapper."""
+    from authormask.release import create_mechanism, mechanism_spec
+
+    takes = {p.name for p in mechanism_spec(name).parameters}
+    if "entities" in takes:
+        params.setdefault("entities", "keep")
+    mech = create_mechanism(name, **params)
+    inner = getattr(mech, "inner", None)  # EntityInputs: the mechanism it hands the words to
+    return inner if inner is not None else mech
+
+
+def core_noise_off(name: str, /, **params: Any) -> Any:
+    """:func:`~authormask.release.registry.create_noise_off` as :func:`core_mechanism` builds
+    the mechanism: the noise-off form given the words of the text (``entities="keep"``)."""
+    from authormask.release import mechanism_spec
+    from authormask.release.registry import create_noise_off
+
+    if "entities" in {p.name for p in mechanism_spec(name).parameters}:
+        params.setdefault("entities", "keep")
+    off = create_noise_off(name, **params)
+    inner = getattr(off, "inner", None)
+    return inner if inner is not None else off

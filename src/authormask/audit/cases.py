@@ -10,6 +10,10 @@ neighbouring inputs, and states the epsilon its guarantee gives between them:
   does not attain its bound);
 * **the exponential mechanism** (``erae``, ``ae-dp``, ``syntf``) and ``random-r``:
   :mod:`~authormask.audit.cases_tokens`;
+* **one text released twice with one seed** (``emp-text`` at two epsilons, basic composition):
+  :mod:`~authormask.audit.cases_composition`;
+* **a forged cache of prepared vectors** (``emp-text``: refused, rebuilt or named):
+  :mod:`~authormask.audit.cases_integrity`;
 * **the peer word-level mechanisms** (``mahalanobis``, ``tem``, ``santext``):
   :mod:`~authormask.audit.cases_peers`;
 * :class:`CaseSpec` and :class:`Context`: :mod:`~authormask.audit.case_spec`.
@@ -23,6 +27,8 @@ from __future__ import annotations
 from authormask.audit.case_spec import GLOVE_VOCAB as GLOVE_VOCAB
 from authormask.audit.case_spec import CaseSpec
 from authormask.audit.case_spec import Context as Context
+from authormask.audit.cases_composition import _twice
+from authormask.audit.cases_integrity import INTEGRITY_CASES, forged_cache_case
 from authormask.audit.cases_earth_movers import (
     EMP_EPSILON_GLOVE,
     EMP_EPSILON_LINE,
@@ -94,6 +100,8 @@ def _specs() -> dict[str, tuple[CaseSpec, ...]]:
             CaseSpec("emp-text", "line-1d", _emp_line("emp-text")),
             CaseSpec("emp-text", "line-1d-posterior", _emp_line("emp-text", 1, "posterior")),
             CaseSpec("emp-text", "glove", _emp_glove("emp-text")),
+            CaseSpec("emp-text", "line-1d-twice", _twice),
+            *(CaseSpec("emp-text", c, forged_cache_case(c)) for c in INTEGRITY_CASES),
         ),
         "emp-doc": (
             *(

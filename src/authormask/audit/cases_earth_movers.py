@@ -160,7 +160,7 @@ def _emp_doc_line(case: str) -> Callable[[Context], AuditCase]:
     posterior decoder). The output ``right`` attains the bound in each."""
 
     def build(ctx: Context) -> AuditCase:
-        from authormask.release import create_mechanism
+        from authormask.audit.case_spec import core_mechanism
 
         function = case == "line-1d-function"
         if function:  # the line is the function-word class; "unknown" a far content word
@@ -174,7 +174,7 @@ def _emp_doc_line(case: str) -> Callable[[Context], AuditCase]:
             emb = _line_plus("of", LINE_FAR_FUNCTION)
             params = {"epsilon": EMP_EPSILON_LINE, "stopwords": {"of"}, "oov_map_to": "zero"}
         params["decoder"] = "posterior" if case == "line-1d-posterior" else "nearest"
-        mech: Any = create_mechanism("emp-doc", embeddings=emb, vocab_size=None, **params)
+        mech: Any = core_mechanism("emp-doc", embeddings=emb, vocab_size=None, **params)
         eps = mech.function_epsilon if function else mech.epsilon
         return AuditCase(
             mechanism="emp-doc",
@@ -210,7 +210,7 @@ def _emp_line(
 ) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
         from authormask.accounting.emd import word_movers_distance
-        from authormask.release import create_mechanism
+        from authormask.audit.case_spec import core_mechanism
 
         emb = line_embeddings()
         params: dict[str, Any] = {
@@ -224,7 +224,7 @@ def _emp_line(
             params["length"] = bag_size
         else:
             params["oov_map_to"] = "zero"  # "unknown" is not in this vocabulary (and never used)
-        mech: Any = create_mechanism(kind, **params)
+        mech: Any = core_mechanism(kind, **params)
         a, b = ("zero",) * bag_size, ("one",) * bag_size
         if kind == "emp-bag":
             e = word_movers_distance(a, b, emb).distance
@@ -260,7 +260,7 @@ def _emp_line(
 
 def _emp_glove(kind: str) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
-        from authormask.release import create_mechanism
+        from authormask.audit.case_spec import core_mechanism
 
         emb = ctx.glove()
         params: dict[str, Any] = {
@@ -271,7 +271,7 @@ def _emp_glove(kind: str) -> Callable[[Context], AuditCase]:
         }
         if kind == "emp-bag":
             params["length"] = 1
-        mech: Any = create_mechanism(kind, **params)
+        mech: Any = core_mechanism(kind, **params)
         w, w2 = GLOVE_PAIR
         d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))
         return AuditCase(
@@ -289,10 +289,10 @@ def _emp_glove(kind: str) -> Callable[[Context], AuditCase]:
 
 
 def _emp_doc_glove(ctx: Context) -> AuditCase:
-    from authormask.release import create_mechanism
+    from authormask.audit.case_spec import core_mechanism
 
     emb = ctx.glove()
-    mech: Any = create_mechanism(
+    mech: Any = core_mechanism(
         "emp-doc", epsilon=EMP_EPSILON_GLOVE, embeddings=emb, vocab_size=None
     )
     w, w2 = GLOVE_PAIR
@@ -312,10 +312,10 @@ def _emp_doc_glove(ctx: Context) -> AuditCase:
 def _random_sub(ctx: Context) -> AuditCase:
     """``random-sub`` at rate 1, the one rate at which its words do not depend on the input
     (stated 0; below 1 the statement declares no guarantee, and none holds)."""
-    from authormask.release import create_mechanism
+    from authormask.audit.case_spec import core_mechanism
 
     emb = _token_embeddings(1000)
-    mech: Any = create_mechanism(
+    mech: Any = core_mechanism(
         "random-sub",
         rate=1.0,
         embeddings=emb,
@@ -370,13 +370,13 @@ def _emp_write(case: str) -> Callable[[Context], AuditCase]:
     ``glove`` (man vs woman)."""
 
     def build(ctx: Context) -> AuditCase:
-        from authormask.release import create_mechanism
+        from authormask.audit.case_spec import core_mechanism
 
         glove = case == "glove"
         emb = ctx.glove() if glove else line_embeddings()
         eps = EMP_EPSILON_GLOVE if glove else EMP_EPSILON_LINE
         decoder = "nearest" if case == "line-1d-nearest" else "context"
-        mech: Any = create_mechanism(
+        mech: Any = core_mechanism(
             "emp-write",
             epsilon=eps,
             embeddings=emb,

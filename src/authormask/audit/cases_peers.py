@@ -89,7 +89,7 @@ def _peer_params(emb: Embeddings, epsilon: float, **own: Any) -> dict[str, Any]:
 
 def _mahalanobis(case: str) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
-        from authormask.release import create_mechanism
+        from authormask.audit.case_spec import core_mechanism
 
         if case == "line-1d":
             emb, epsilon, (w, w2) = line_embeddings(), PEER_EPSILON_LINE, ("zero", "one")
@@ -97,7 +97,7 @@ def _mahalanobis(case: str) -> Callable[[Context], AuditCase]:
         else:
             emb, epsilon, (w, w2) = ctx.glove(), EMP_EPSILON_GLOVE, GLOVE_PAIR
             where = f"{emb.identity.name} ({len(emb.words)} words, {emb.dimension}-d)"
-        mech: Any = create_mechanism("mahalanobis", **_peer_params(emb, epsilon))
+        mech: Any = core_mechanism("mahalanobis", **_peer_params(emb, epsilon))
         d = mech.kernel.distance(w, w2)
         return AuditCase(
             mechanism="mahalanobis",
@@ -116,7 +116,7 @@ def _mahalanobis(case: str) -> Callable[[Context], AuditCase]:
 
 def _vocabulary_exponential(kind: str, case: str) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
-        from authormask.release import create_mechanism
+        from authormask.audit.case_spec import core_mechanism
 
         own: dict[str, Any] = {}
         if case == "glove":
@@ -134,7 +134,7 @@ def _vocabulary_exponential(kind: str, case: str) -> Callable[[Context], AuditCa
             )
             if kind == "tem":
                 own["gamma"] = TEM_GAMMA_CLUSTER if case == "cluster-1d" else TEM_GAMMA_TRUNCATED
-        mech: Any = create_mechanism(kind, **_peer_params(emb, epsilon, **own))
+        mech: Any = core_mechanism(kind, **_peer_params(emb, epsilon, **own))
         d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))
         if kind == "tem":
             unit = f"min(d, gamma) = min({d:.4f}, {mech.gamma:g})"

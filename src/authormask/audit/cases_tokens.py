@@ -165,9 +165,9 @@ def _token_embeddings(n_outputs: int) -> Embeddings:
 
 def _syntf(n_outputs: int) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
-        from authormask.release import create_mechanism
+        from authormask.audit.case_spec import core_mechanism
 
-        mech: Any = create_mechanism(
+        mech: Any = core_mechanism(
             "syntf",
             epsilon=EXP_EPSILON,
             embeddings=_token_embeddings(n_outputs),
@@ -192,9 +192,9 @@ def _syntf(n_outputs: int) -> Callable[[Context], AuditCase]:
 
 def _random_r(n_outputs: int) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
-        from authormask.release import create_mechanism
+        from authormask.audit.case_spec import core_mechanism
 
-        mech: Any = create_mechanism(
+        mech: Any = core_mechanism(
             "random-r",
             embeddings=_token_embeddings(n_outputs),
             vocab_size=None,

@@ -221,3 +221,12 @@ def random_r(p: dict[str, Any]) -> Mechanism:
     emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
     length = 50 if p["max_length"] is None else p["max_length"]
     return RandomReplacement(emb.words[:size], max_length=length)
+
+
+def with_entities(mechanism: Mechanism, p: dict[str, Any]) -> Mechanism:
+    """``mechanism`` given texts with their entities replaced as parameter ``entities`` says
+    (:class:`~authormask.mechanisms.inputs.EntityInputs`; its recogniser is the packaged
+    spaCy pipeline's, loaded once per process at its first use)."""
+    from authormask.mechanisms.inputs import EntityInputs
+
+    return EntityInputs(mechanism, entities=p["entities"])

@@ -41,6 +41,7 @@ from authormask.release.factories import (
     random_sub,
     syntf,
     token_model,
+    with_entities,
 )
 from authormask.release.specs import (
     BATCH,
@@ -98,6 +99,19 @@ class Recipe:
         return create_mechanism(self.name, **self.params)
 
 
+#: what is done with names, numbers and links before the mechanism runs (every mechanism that
+#: reads the text takes it; random-r releases no word of it)
+ENTITIES = Parameter(
+    "entities",
+    "names, places, organisations, numbers, dates, e-mail addresses, URLs and phone numbers, "
+    "before the mechanism runs: surrogate (each replaced by a random one of its type from "
+    "public lists, drawn afresh for every document), mask (replaced by its type, [PERSON]) or "
+    "keep (given to the mechanism; NOT protected beyond its noise)",
+    default="surrogate",
+    choices=("surrogate", "keep", "mask"),
+)
+
+
 def recipe_of(mechanism: Mechanism) -> Recipe:
     """The :class:`Recipe` of a mechanism made by :func:`create_mechanism`."""
     recipe = mechanism.recipe
@@ -143,6 +157,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 ),
                 OOV_MAP_TO,
                 DECODER,
+                ENTITIES,
             ),
             emp_bag,
             label="Earth Mover's (bag)",
@@ -153,7 +168,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         MechanismSpec(
             "emp-text",
             "Earth Mover's privacy in place: every content word perturbed, the skeleton kept",
-            (*TEXT_PARAMETERS, DECODER),
+            (*TEXT_PARAMETERS, DECODER, ENTITIES),
             emp_text,
             label="Earth Mover's (text)",
             privacy="metric",
@@ -163,7 +178,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "erae",
             "ER-AE (Bo et al. 2021): tokens drawn by the exponential mechanism from a model "
             "trained with the embedding reward",
-            (EPSILON, MODEL, BATCH),
+            (EPSILON, MODEL, BATCH, ENTITIES),
             token_model(True, "erae"),
             label="ER-AE",
             privacy="pure",
@@ -173,7 +188,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "ae-dp",
             "AE-DP: tokens drawn by the exponential mechanism from a model trained without the "
             "embedding reward",
-            (EPSILON, MODEL, BATCH),
+            (EPSILON, MODEL, BATCH, ENTITIES),
             token_model(False, "ae-dp"),
             label="AE-DP",
             privacy="pure",
@@ -182,7 +197,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         MechanismSpec(
             "syntf",
             "SynTF: tokens drawn by the exponential mechanism over word-vector similarity",
-            (EPSILON, EMBEDDINGS, VOCAB, CACHE, OUTPUT_SIZE, MAX_LENGTH),
+            (EPSILON, EMBEDDINGS, VOCAB, CACHE, OUTPUT_SIZE, MAX_LENGTH, ENTITIES),
             syntf,
             label="SynTF",
             privacy="pure",
@@ -228,6 +243,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     minimum=0.0,
                     kind="number",
                 ),
+                ENTITIES,
             ),
             peer_text("mahalanobis"),
             label="Mahalanobis",
@@ -248,6 +264,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     minimum=0.0,
                     kind="number",
                 ),
+                ENTITIES,
             ),
             peer_text("tem"),
             label="TEM",
@@ -258,7 +275,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "santext",
             "SanText (Yue et al. 2021): exponential mechanism over Euclidean distances of word "
             "vectors, every content word replaced in place",
-            TEXT_PARAMETERS,
+            (*TEXT_PARAMETERS, ENTITIES),
             peer_text("santext"),
             label="SanText",
             privacy="metric",
@@ -280,6 +297,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                 ),
                 *CANONICAL_PARAMETERS,
                 DOC_DECODER,
+                ENTITIES,
             ),
             emp_doc,
             label="Earth Mover's (doc)",
@@ -299,6 +317,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     kind="number",
                 ),
                 *CANONICAL_PARAMETERS,
+                ENTITIES,
             ),
             random_sub,
             label="Random substitution",
@@ -337,6 +356,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     minimum=0.0,
                     kind="number",
                 ),
+                ENTITIES,
             ),
             emp_write,
             label="Earth Mover's (written)",
@@ -455,6 +475,8 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     """
     values = check_parameters(name, **params)
     mechanism = mechanism_spec(name).factory(values)
+    if "entities" in values:  # names, numbers and links replaced before it runs
+        mechanism = with_entities(mechanism, values)
     mechanism.recipe = Recipe(name, {k: v for k, v in params.items() if v is not None})
     return mechanism
 
@@ -489,7 +511,11 @@ def create_noise_off(name: str, /, **params: Any) -> Mechanism:
     if params.get("epsilon") is not None:
         raise InvalidParameterError(f"the noise-off form of {name} takes no epsilon")
     given = {k: v for k, v in params.items() if k != "epsilon"}
-    inner = create_mechanism(name, epsilon=_PLACEHOLDER_EPSILON, **given)
-    off = NoiseOff(inner, samplers=spec.samplers)
+    values = check_parameters(name, epsilon=_PLACEHOLDER_EPSILON, **given)
+    inner = spec.factory(values)
+    inner.recipe = Recipe(name, {"epsilon": _PLACEHOLDER_EPSILON, **given})
+    off: Mechanism = NoiseOff(inner, samplers=spec.samplers)
+    if "entities" in values:  # the noise is off, the entities are replaced as in a release
+        off = with_entities(off, values)
     off.recipe = Recipe(name, {k: v for k, v in given.items() if v is not None}, noise_off=True)
     return off

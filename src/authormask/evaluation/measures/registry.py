@@ -367,6 +367,32 @@ class Fluency(Measure):
         return Score(None, len(released), geometric_mean(ratios))
 
 
+class NameSurvival(Measure):
+    """The share of the named-entity occurrences (people, places, organisations, by the
+    recogniser that replaces them before a release) of each reference text whose words stand in
+    its release (:mod:`~authormask.evaluation.measures.utilities.names`). The reference is the
+    cell's noise-off text (the PAN protocol hands the original texts): under ``entities``
+    ``keep`` it holds the original names, under ``surrogate`` the surrogates, and then the
+    measure says how many of the names the mechanism was given survive it. Lower is better;
+    optional (no protocol runs it by default)."""
+
+    name = "name-survival"
+    label = "name survival"
+    description = (
+        "share of the noise-off text's named-entity occurrences (spaCy en_core_web_md people, "
+        "places, organisations) whose words, lower-cased, stand in the release"
+    )
+    kind = "utility"
+    task = None
+
+    def score(self, inputs: MeasureInputs) -> Score:
+        from authormask.evaluation.measures.utilities.names import name_survival
+
+        released = inputs.released()
+        result = name_survival([i.text for i in inputs.noise_off()], [i.text for i in released])
+        return Score(None, len(released), result.share)
+
+
 # --- the registry -----------------------------------------------------------------------------
 
 _ATTACKERS: dict[str, type[Attacker]] = {
@@ -386,7 +412,16 @@ _ATTACKERS: dict[str, type[Attacker]] = {
     )
 }
 _UTILITIES: dict[str, type[Measure]] = {
-    c.name: c for c in (FastTextTopic, FiveNnEmd, Similarity, ContentRecall, Retrieval, Fluency)
+    c.name: c
+    for c in (
+        FastTextTopic,
+        FiveNnEmd,
+        Similarity,
+        NameSurvival,
+        ContentRecall,
+        Retrieval,
+        Fluency,
+    )
 }
 
 #: every attacker, with what it reads
@@ -401,8 +436,9 @@ def attacker_names() -> tuple[str, ...]:
 def utility_names() -> tuple[str, ...]:
     """Every utility measure's name.
 
-    >>> utility_names()
-    ('fasttext', '5nn-emd', 'similarity', 'content-recall', 'retrieval', 'fluency')
+    >>> utility_names()  # doctest: +NORMALIZE_WHITESPACE
+    ('fasttext', '5nn-emd', 'similarity', 'name-survival', 'content-recall', 'retrieval',
+     'fluency')
     """
     return tuple(_UTILITIES)
 

@@ -1,0 +1,289 @@
+"""What a mechanism is given: entities (names, numbers, links) replaced before it runs.
+
+:class:`EntityInputs` wraps any text mechanism (the registry wraps every mechanism that reads
+the text, :mod:`authormask.release.factories`). With ``entities``:
+
+* ``"surrogate"`` (the default): its preparation finds the document's entities
+  (:class:`~authormask.text.entities.Recogniser`: input only, deterministic); its release splits
+  the document's generator into two independent children (``Generator.spawn``), draws the
+  surrogates with the first (:class:`~authormask.text.entities.Surrogates`) and prepares and
+  perturbs the text with the surrogates in it with the second. The surrogates come from the
+  release's secret randomness and public lists, never from the text: a seeded release is
+  byte-identical when it is run again or resumed, and the same entity in two documents gets
+  independent surrogates;
+* ``"mask"``: every entity becomes its type (``[PERSON]``) in the preparation; no draw;
+* ``"keep"``: the text is given to the mechanism as it is (no recogniser, the document's
+  generator passed on untouched, so the release is the mechanism's own); the statement says
+  that entities are not protected beyond the mechanism's noise.
+
+Under ``surrogate`` and ``mask`` a document is one unit of the wrapper: the mechanism's own units
+(a part, a canonical unit of a few thousand words) are prepared from the text with the
+surrogates in it when the document is released, so the whole document's text is held until
+then (a document of 64 KiB of characters or more is cut into parts for the recogniser, and a
+name found in one part is taken elsewhere in that part only). The units, counts and whole-release
+parameters (``emp-bag``'s N ``"shortest"``) known before the release are those of the masked
+text; a surrogate text the mechanism refuses (fewer than N content words: a surrogate outside
+the vocabulary dropped) is released as the masked text instead.
+
+Guarantee: the surrogates are drawn independently of the input, so replacing is a randomised
+map applied before the mechanism; the mechanism's statement holds for the text it is given,
+and the statement's ``entities`` policy says what of the entities remains.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from authormask.text.clean import clean_text
+from authormask.accounting.statement import PrivacyStatement
+from authormask.exceptions import InputError
+from authormask.mechanisms._base import Mechanism, Output
+from authormask.text.entities import (
+    MASKS,
+    PIPELINE,
+    Entity,
+    PublicLists,
+    Recogniser,
+    Surrogates,
+    check_entities_mode,
+    mask_entities,
+    public_lists,
+)
+
+__all__ = ["EntityDocument", "EntityInputs", "entities_policy"]
+
+
+@dataclass(frozen=True)
+class EntityDocument:
+    """A document as :class:`EntityInputs` prepares it: its parts, the entities of each, and
+    the mechanism's units of the masked text (for counts, progress and whole-release
+    parameters before the release; the release itself under ``mask``)."""
+
+    parts: tuple[str, ...]
+    entities: tuple[tuple[Entity, ...], ...]
+    masked: tuple[Any, ...]
+
+    @property
+    def found(self) -> int:
+        return sum(len(e) for e in self.entities)
+
+
+def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
+    """The statement's ``entities`` policy for ``mode`` (what is done, and what remains)."""
+    found = (
+        f"people, places and organisations (the named-entity recogniser of spaCy {PIPELINE}: "
+        "PERSON; GPE, LOC, FAC; ORG; each name found also wherever the same text stands "
+        "elsewhere in the document, and each word of a person's name) and e-mail addresses, "
+        "URLs, phone numbers, dates and numbers (patterns)"
+    )
+    misses = (
+        "what the recogniser misses (names in lower case, unusual names and nicknames, numbers "
+        "written in words) reaches the mechanism unchanged and is protected by its noise only"
+    )
+    if mode == "keep":
+        return (
+            "keep: names, places, organisations, numbers, dates, e-mail addresses, URLs and "
+            "phone numbers are given to the mechanism like any other word and are protected by "
+            "its noise only (a name it releases unchanged names its bearer); give entities "
+            "'surrogate' to replace them first"
+        )
+    if mode == "mask":
+        labels = ", ".join(dict.fromkeys(MASKS.values()))
+        return (
+            f"mask: before the mechanism, {found} are replaced by their type ({labels}), "
+            "which the mechanism then treats as words. What remains: that an entity stood "
+            f"there and its type; {misses}"
+        )
+    lists = lists or public_lists()
+    return (
+        f"surrogate: before the mechanism, {found} are replaced by surrogates drawn from the "
+        "release's secret randomness and public lists, independently of the input: a person "
+        "word by word by random given names and surnames, a place by a random place, an "
+        "organisation by a random name or pattern filled with a random surname or place (lists: "
+        f"{lists.identity}); a number, date or phone number by random digits of the same form; "
+        "an e-mail address or URL by a random one at a reserved example domain. Consistent "
+        "within a document: the same entity text (and each word of a person's name) gets the "
+        "same surrogate throughout one document, drawn afresh for every document, so the same "
+        "entity in two documents gets independent surrogates. A surrogate has as many words "
+        "as its entity, laid out with the same whitespace. What remains: "
+        "that an entity stood there and its type, its number of words, the form of numbers, "
+        "dates and phone numbers (length and separators), and which occurrences within a "
+        f"document are the same entity; {misses}"
+    )
+
+
+def _children(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:
+    """Two independent children of a document's generator: the surrogates' and the
+    mechanism's (``Generator.spawn``; from 256 bits drawn from it where its bit generator has
+    no seed sequence)."""
+    try:
+        a, b = rng.spawn(2)
+    except TypeError:  # pragma: no cover - a bit generator made without a SeedSequence
+        seq = np.random.SeedSequence([int(x) for x in rng.integers(0, 2**32, size=8)])
+        a, b = (np.random.Generator(np.random.PCG64(s)) for s in seq.spawn(2))
+    return a, b
+
+
+class EntityInputs(Mechanism):
+    """``mechanism`` given texts with their entities replaced (module docstring).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Any text mechanism (built by the registry, or by hand).
+    entities : {"surrogate", "keep", "mask"}
+        What is done with names, numbers and links before the mechanism runs.
+    recogniser : Recogniser, optional
+        Finds the entities (default: the packaged pipeline's, loaded at its first use).
+    lists : PublicLists, optional
+        The public lists surrogates are drawn from (default: the packaged ones).
+    """
+
+    def __init__(
+        self,
+        mechanism: Mechanism,
+        *,
+        entities: str = "surrogate",
+        recogniser: Recogniser | None = None,
+        lists: PublicLists | None = None,
+    ) -> None:
+        self.inner = mechanism
+        self.entities = check_entities_mode(entities)
+        self.name: str = mechanism.name
+        self._recogniser = recogniser
+        self.lists = lists or public_lists()
+
+    @property
+    def recogniser(self) -> Recogniser:
+        if self._recogniser is None:
+            from authormask.text.entities import load_recogniser
+
+            self._recogniser = load_recogniser()
+        return self._recogniser
+
+    # --- preparation (input only, deterministic) ---------------------------------------------
+
+    def prepare(self, text: str) -> Any:
+        """``keep``: the mechanism's own preparation; otherwise the document's
+        :class:`EntityDocument`."""
+        if self.entities == "keep":
+            return self.inner.prepare(text)
+        return next(iter(self.prepare_parts([text])))
+
+    def prepare_parts(self, parts: Iterable[str]) -> Iterator[Any]:
+        """``keep``: the mechanism's own units. Otherwise one :class:`EntityDocument` per
+        document (the entities of every part found in batches, the masked text prepared by the
+        mechanism, which refuses what it would refuse)."""
+        if self.entities == "keep":
+            yield from self.inner.prepare_parts(parts)
+            return
+        # cleaned first (as the mechanism cleans it): a zero-width space or a bidi override
+        # inside a name must not hide it from the recogniser
+        texts = tuple(clean_text(p) for p in parts)
+        found = tuple(self.recogniser.find_all(texts))
+        masked = tuple(
+            self.inner.prepare_parts(mask_entities(t, e) for t, e in zip(texts, found, strict=True))
+        )
+        yield EntityDocument(texts, found, masked)
+
+    def diagnostics(self, document: Any) -> dict[str, Any]:
+        if self.entities == "keep":
+            return dict(self.inner.diagnostics(document))
+        out: dict[str, Any] = {}
+        for unit in document.masked:
+            for key, value in self.inner.diagnostics(unit).items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    out[key] = out.get(key, 0) + value
+                else:
+                    out[key] = value
+        out["entities_replaced"] = document.found
+        return out
+
+    def units(self, document: Any) -> int:
+        if self.entities == "keep":
+            return int(self.inner.units(document))
+        return sum(int(self.inner.units(u)) for u in document.masked)
+
+    # --- whole-release parameters ---------------------------------------------------------------
+
+    @property
+    def needs_all_documents(self) -> bool:
+        return bool(self.inner.needs_all_documents)
+
+    def with_length_from(self, documents: Iterable[Any]) -> EntityInputs:
+        """The mechanism's whole-release parameter resolved from the masked units."""
+        units = documents if self.entities == "keep" else (u for d in documents for u in d.masked)
+        resolved = copy.copy(self)
+        resolved.inner = self.inner.with_length_from(units)
+        return resolved
+
+    def resolved_parameters(self) -> dict[str, Any]:
+        return dict(self.inner.resolved_parameters())
+
+    def unchanged_probabilities(self, text: str, *, segments: int = 4) -> list[float] | None:
+        """The mechanism's, for the words it is given."""
+        return self.inner.unchanged_probabilities(text, segments=segments)
+
+    # --- release -------------------------------------------------------------------------------
+
+    def perturb(
+        self,
+        documents: Sequence[Any],
+        rngs: Sequence[np.random.Generator],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Output]:
+        if self.entities == "keep":
+            return list(self.inner.perturb(documents, rngs, progress=progress))
+        out: list[Output] = []
+        for document, rng in zip(documents, rngs, strict=True):
+            units, inner_rng = self._units(document, rng)
+            outputs = self.inner.perturb(units, [inner_rng] * len(units), progress=progress)
+            out.append(_joined(outputs))
+        return out
+
+    def _units(self, document: EntityDocument, rng: np.random.Generator) -> tuple[list[Any], Any]:
+        """The mechanism's units of the document with its entities replaced, and the generator
+        the mechanism draws from."""
+        if self.entities == "mask" or document.found == 0:
+            return list(document.masked), rng
+        mine, theirs = _children(rng)
+        surrogates = Surrogates(mine, self.lists)
+        texts = [
+            surrogates.text(t, e) for t, e in zip(document.parts, document.entities, strict=True)
+        ]
+        try:
+            return list(self.inner.prepare_parts(iter(texts))), theirs
+        except InputError:  # a surrogate outside the vocabulary dropped (module docstring)
+            return list(document.masked), theirs
+
+    def statement(self, *, seeded: bool) -> PrivacyStatement:
+        statement = self.inner.statement(seeded=seeded)
+        policy = entities_policy(self.entities, self.lists)
+        return dataclasses.replace(statement, policies={**statement.policies, "entities": policy})
+
+
+def _joined(outputs: Sequence[Output]) -> Output:
+    """One document's outputs, unit after unit, as one (the release stream joins them so)."""
+    if len(outputs) == 1:
+        return outputs[0]
+    bags = [o.bag for o in outputs if o.bag is not None]
+    bag: dict[str, int] | None = None
+    if bags:
+        bag = {}
+        for b in bags:
+            for word, count in b.items():
+                bag[word] = bag.get(word, 0) + count
+        bag = dict(sorted(bag.items()))
+    return Output(
+        text="".join(o.text for o in outputs),
+        words=tuple(w for o in outputs for w in o.words),
+        bag=bag,
+        figures=dict(outputs[-1].figures) if outputs else {},
+    )

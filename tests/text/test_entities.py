@@ -1,0 +1,238 @@
+"""Names, numbers and links found and replaced (issue 30, D): the packaged spaCy pipeline's
+recogniser and the patterns, the public lists, and surrogates drawn from a generator alone."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+from authormask.exceptions import InvalidParameterError
+from authormask.text.entities import (
+    DOMAINS,
+    MASKS,
+    Entity,
+    Surrogates,
+    check_entities_mode,
+    find_patterns,
+    load_recogniser,
+    mask_entities,
+    public_lists,
+)
+
+EMAIL = """Hi Maria,
+
+I met John Smith in Paris on 3 May 2021 at Google. Smith said the budget is 12,500 pounds.
+Call me at +44 20 7946 0958 or mail john.smith@acme.co.uk, see https://acme.co.uk/team.
+
+Best,
+Peter Jones
+Acme Corporation"""
+
+
+@pytest.fixture(scope="session")
+def recogniser():
+    """The packaged pipeline's recogniser (loaded once per process: seconds)."""
+    return load_recogniser()
+
+
+def _found(recogniser, text: str) -> dict[str, str]:
+    return {e.text: e.kind for e in recogniser.find(text)}
+
+
+def test_patterns_find_each_kind_without_overlaps() -> None:
+    text = (
+        "Mail jo.k@example.org or see www.example.org/a on 2024-06-18 and 3rd of March 2020; "
+        "call +1 416 555 0193 about 1,250.50 units at 10:30."
+    )
+    found = [(e.kind, e.text) for e in find_patterns(text)]
+    assert found == [
+        ("email", "jo.k@example.org"),
+        ("url", "www.example.org/a"),
+        ("date", "2024-06-18"),
+        ("date", "3rd of March 2020"),
+        ("phone", "+1 416 555 0193"),
+        ("number", "1,250.50"),
+        ("number", "10:30"),
+    ]
+    for e in find_patterns(text):
+        assert text[e.start : e.end] == e.text
+
+
+def test_a_short_run_of_digits_is_a_number_not_a_phone() -> None:
+    assert [e.kind for e in find_patterns("room 4 12 and 555-1234")] == [
+        "number",
+        "number",
+        "phone",
+    ]
+
+
+def test_the_recogniser_finds_people_places_organisations_and_patterns(recogniser) -> None:
+    found = _found(recogniser, EMAIL)
+    assert found["Maria"] == "person"
+    assert found["John Smith"] == "person"
+    assert found["Paris"] == "place"
+    assert found["Google"] == "organisation"
+    assert found["3 May 2021"] == "date"
+    assert found["12,500"] == "number"
+    assert found["+44 20 7946 0958"] == "phone"
+    assert found["john.smith@acme.co.uk"] == "email"
+    assert found["https://acme.co.uk/team"] == "url"
+    # the signature: one entity per line, so the layout stays
+    assert found["Peter Jones"] in ("person", "organisation")
+    assert all("\n" not in text for text in found)
+
+
+def test_a_name_found_once_is_taken_wherever_it_stands(recogniser) -> None:
+    """The recogniser finds ``Raman`` in the name and once alone; ``Raman?`` and ``RAMAN`` are
+    taken because the name was found, the word ``raman`` in lower case is not."""
+    text = "Meeting with Priya Raman. Raman? Notes: raman, Raman. RAMAN!"
+    entities = recogniser.find(text)
+    assert [e.text for e in entities] == ["Priya Raman", "Raman", "Raman", "RAMAN"]
+    assert entities[0].kind == "person"
+    # no overlaps, in text order, spans exact
+    for a, b in itertools.pairwise(entities):
+        assert a.end <= b.start
+    assert all(text[e.start : e.end] == e.text for e in entities)
+
+
+def test_the_recogniser_is_deterministic_and_batched_as_one_by_one(recogniser) -> None:
+    texts = [EMAIL, "Nothing to see here.", "Dear Olga Ivanova, welcome to Oslo."]
+    assert list(recogniser.find_all(texts, batch_size=2)) == [recogniser.find(t) for t in texts]
+
+
+def test_the_public_lists_are_packaged_and_large() -> None:
+    lists = public_lists()
+    for entries in (lists.given_names, lists.surnames, lists.places):
+        assert len(entries) >= 150
+        assert len(set(entries)) == len(entries)
+    assert len(lists.organisations) >= 30
+    assert all("{" not in e or "{surname}" in e or "{place}" in e for e in lists.organisations)
+    assert re.search(r"sha256 [0-9a-f]{16}", lists.identity)
+
+
+def test_surrogates_depend_on_the_generator_not_on_the_entity() -> None:
+    """Two different names at the same place in two documents, drawn with generators of the
+    same seed, get the same surrogate: nothing of the name itself is read."""
+    for kind, a, b in (
+        ("person", "Maria", "Xavier"),
+        ("place", "Paris", "Reykjavik"),
+        ("organisation", "Google", "Siemens"),
+        ("organisation", "Acme Corporation", "Hollis Grange"),
+        ("email", "jo@acme.org", "someone.else@mail.example"),
+    ):
+        one = Surrogates(np.random.default_rng(5)).surrogate(Entity(0, len(a), kind, a))
+        two = Surrogates(np.random.default_rng(5)).surrogate(Entity(0, len(b), kind, b))
+        assert one == two, kind
+        assert one not in (a, b)
+
+
+def test_surrogates_are_consistent_within_a_document_and_drawn_afresh_for_the_next() -> None:
+    lists = public_lists()
+    doc = Surrogates(np.random.default_rng(11))
+    full = doc.surrogate(Entity(0, 10, "person", "John Smith"))
+    given, surname = full.split()
+    assert given in lists.given_names and surname in lists.surnames
+    assert doc.surrogate(Entity(0, 5, "person", "Smith")) == surname  # the same word
+    assert doc.surrogate(Entity(0, 4, "person", "John")) == given
+    # two different people of one document get different names while the list lasts
+    others = {doc.surrogate(Entity(0, 4, "person", f"P{i}")) for i in range(100)}
+    assert len(others) == 100 and given not in others
+    place = doc.surrogate(Entity(0, 5, "place", "Paris"))
+    assert doc.surrogate(Entity(0, 5, "place", "PARIS")) == place.upper()
+    # the next document draws afresh: over 20 documents, one name gets many surrogates
+    drawn = {
+        Surrogates(np.random.default_rng(100 + i)).surrogate(Entity(0, 5, "person", "Maria"))
+        for i in range(20)
+    }
+    assert len(drawn) >= 15
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [
+        ("number", "12,500.75"),
+        ("number", "2021"),
+        ("phone", "+44 20 7946 0958"),
+        ("phone", "(020) 7946-0958"),
+    ],
+)
+def test_numbers_keep_their_form_with_random_digits(kind: str, text: str) -> None:
+    form = re.sub(r"\d", "d", text)
+    seen = set()
+    for seed in range(20):
+        out = Surrogates(np.random.default_rng(seed)).surrogate(Entity(0, len(text), kind, text))
+        assert re.sub(r"\d", "d", out) == form
+        if kind == "number":  # a run of several digits never starts with 0
+            assert all(not run.startswith("0") for run in re.findall(r"\d{2,}", out))
+        seen.add(out)
+    assert len(seen) == 20
+
+
+def test_dates_get_random_numbers_and_months_in_the_same_style() -> None:
+    for seed in range(20):
+        s = Surrogates(np.random.default_rng(seed))
+        iso = s.surrogate(Entity(0, 10, "date", "2021-05-03"))
+        assert re.fullmatch(r"(19[7-9]\d|20[0-2]\d)-(0[1-9]|1[0-2])-(0[1-9]|1[0-2])", iso)
+        long = s.surrogate(Entity(0, 13, "date", "3rd of March 2020"))
+        m = re.fullmatch(r"(\d+)(st|nd|rd|th) of ([A-Z][a-z]+) (\d{4})", long)
+        assert m is not None, long
+        day = int(m.group(1))
+        assert m.group(2) == {1: "st", 2: "nd", 3: "rd"}.get(day if day < 4 else 0, "th")
+        assert (
+            m.group(3)
+            in (
+                "January February March April May June July August September October November "
+                "December"
+            ).split()
+        )
+        short = s.surrogate(Entity(0, 8, "date", "Jan 2020"))
+        assert re.fullmatch(r"[A-Z][a-z]{2} \d{4}", short), short
+
+
+def test_links_become_addresses_at_reserved_example_domains() -> None:
+    s = Surrogates(np.random.default_rng(3))
+    email = s.surrogate(Entity(0, 16, "email", "jo.k@company.com"))
+    local, domain = email.split("@")
+    assert domain in DOMAINS and "." in local and "jo" not in local.split(".")
+    url = s.surrogate(Entity(0, 25, "url", "https://acme.co.uk/team/7"))
+    assert re.fullmatch(r"https://www\.example\.(com|org|net)/[a-z]+", url)
+    assert re.fullmatch(
+        r"www\.example\.(com|org|net)", s.surrogate(Entity(0, 9, "url", "www.x.io"))
+    )
+
+
+def test_mask_writes_each_entity_s_type(recogniser) -> None:
+    masked = mask_entities(EMAIL, recogniser.find(EMAIL))
+    for word in ("Maria", "John", "Smith", "Paris", "Google", "12,500", "acme", "7946"):
+        assert word not in masked
+    assert "Hi [PERSON]," in masked
+    assert masked.count(MASKS["person"]) + masked.count(MASKS["organisation"]) >= 5
+    assert MASKS["email"] in masked and MASKS["url"] in masked and MASKS["phone"] in masked
+    assert masked.count("\n") == EMAIL.count("\n")
+
+
+def test_surrogate_text_keeps_the_layout_and_leaves_no_entity(recogniser) -> None:
+    entities = recogniser.find(EMAIL)
+    out = Surrogates(np.random.default_rng(1)).text(EMAIL, entities)
+    for e in entities:
+        assert not re.search(rf"(?<!\w){re.escape(e.text)}(?!\w)", out), e
+    assert out.count("\n") == EMAIL.count("\n")
+    assert out.startswith("Hi ") and "\n\nBest,\n" in out
+
+
+def test_an_unknown_mode_is_refused() -> None:
+    with pytest.raises(InvalidParameterError, match="entities must be one of surrogate"):
+        check_entities_mode("remove")
+
+
+def test_a_name_found_in_lower_case_is_taken_in_lower_case_too(recogniser) -> None:
+    """A name the recogniser found written in lower case (``negan``) is taken wherever it stands
+    so; a name found only with a capital never takes the lower-case word."""
+    text = "negan waved. Later the negan fans met Rose, who rose early."
+    found = [Entity(0, 5, "person", "negan"), Entity(38, 42, "person", "Rose")]
+    taken = {(e.start, e.text) for e in recogniser._elsewhere(text, found)}
+    assert (0, "negan") in taken and (23, "negan") in taken
+    assert (38, "Rose") in taken and all(t != "rose" for _, t in taken)
