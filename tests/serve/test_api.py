@@ -46,6 +46,11 @@ def test_a_release_returns_the_text_and_the_clis_statement(
     mech = am.create_mechanism("emp-text", epsilon=2, embeddings=glove_20k)
     assert body["statement"] == mech.statement(seeded=False).to_dict()
     assert body["statement_text"] == mech.statement(seeded=False).describe()
+    # and the same statement in plain words, with its worked example from the vectors
+    from authormask.accounting.plain import explain
+
+    plain = explain(mech.statement(seeded=False), embeddings=glove_20k)
+    assert body["statement_plain"] == plain and "times likelier" in plain
 
 
 def test_bag_mode_takes_n(client: TestClient) -> None:

@@ -177,10 +177,11 @@ def test_paste_slide_release_and_download(page: Any, tmp_path: Path) -> None:
     page.get_by_label("Your text").fill(text)
     # the page opens on the readable release whose guarantee covers the skeleton
     assert page.get_by_label("Mechanism").input_value() == "emp-write"
+    assert page.locator("#epsilon-value").text_content() == "7"  # the README's advice
     page.get_by_label("Mechanism").select_option("emp-text")
     slider = page.locator("#epsilon-slider")
     slider.fill("400")  # epsilon ~ 4: most words change
-    assert page.locator("#epsilon-value").text_content() == "3.98"
+    assert page.locator("#epsilon-value").text_content() == "4"
     expect(page.locator("#calibration")).to_have_text(
         re.compile(r"^About \d+% of words will change\.$")
     )
@@ -193,6 +194,8 @@ def test_paste_slide_release_and_download(page: Any, tmp_path: Path) -> None:
         assert mark in output
     statement = page.locator("#statement").inner_text()
     assert "emp-text" in statement and "guarantee" in statement
+    plain = page.locator("#statement-plain").inner_text()
+    assert "What is protected" in plain and "epsilons add" in plain
     with page.expect_download() as info:
         page.get_by_role("button", name="Download text").click()
     saved = tmp_path / "out.txt"

@@ -9,7 +9,7 @@ let calibrationTimer = null;
 
 function epsilonOf(value) {
   const e = Math.pow(10, LOG_MIN + (LOG_MAX - LOG_MIN) * value / 1000);
-  return Number(e.toPrecision(e < 1 ? 2 : 3));
+  return Number(e.toPrecision(2)); // two digits: 461 (the default) is epsilon 7
 }
 
 function setError(message) {
@@ -139,6 +139,13 @@ function render(input, result) {
     }
   }
   if (buffer) out.append(document.createTextNode(buffer));
+  const plain = $("statement-plain");
+  plain.replaceChildren();
+  for (const paragraph of (result.statement_plain || "").split("\n\n")) {
+    const p = document.createElement("p");
+    p.textContent = paragraph;
+    plain.append(p);
+  }
   $("statement").textContent = result.statement_text;
   $("statement-json").textContent = JSON.stringify(result.statement, null, 2);
   $("result").hidden = false;
