@@ -234,14 +234,16 @@ def test_pickled_prepared_embeddings_reload_by_recipe(tmp_path: Path, vectors_fi
 
 
 def test_one_sentence_release_imports_only_what_it_needs(tmp_path: Path) -> None:
-    """A one-sentence emp-text release from a prepared cache imports neither the fused kernel
-    (numba) nor any heavy library of other mechanisms or front ends."""
+    """A one-sentence emp-text release from a prepared cache, its entities kept, imports neither
+    the fused kernel (numba) nor any heavy library of other mechanisms or front ends. (The
+    default entity step loads the spaCy recogniser, and spaCy's thinc imports torch.)"""
     cache = tmp_path / "cache"
     code = (
         "import sys\n"
         "from authormask.cli.main import main\n"
         "rc = main(['obfuscate', sys.argv[1], '--mechanism', 'emp-text', '--epsilon', '10',"
-        " '--seed', '1', '--vocab-size', '20000', '--cache-dir', sys.argv[2]])\n"
+        " '--seed', '1', '--vocab-size', '20000', '--cache-dir', sys.argv[2],"
+        " '--entities', 'keep', '--no-history'])\n"
         "heavy = {'numba', 'torch', 'sklearn', 'scipy', 'fastapi', 'matplotlib', 'dask',"
         " 'pyarrow', 'pandas', 'ot', 'transformers'}\n"
         "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from authormask.audit.case_spec import core_mechanism
 from authormask.embeddings import Embeddings
 from authormask.evaluation.calibration import (
     AUTO_TARGETS,
@@ -35,9 +36,9 @@ def test_auto_epsilons_hit_their_change_rates(name: str, glove_20k: Embeddings) 
 def test_change_rate_reads_the_release(glove_20k: Embeddings) -> None:
     probe = probe_words(glove_20k, 100)
     assert len(probe) == 100 and len(set(probe)) == 100
-    off = create_mechanism("emp-text", embeddings=glove_20k, epsilon=1e12)
+    off = core_mechanism("emp-text", embeddings=glove_20k, epsilon=1e12)
     assert change_rate(off, probe) == 0.0
-    loud = create_mechanism("emp-text", embeddings=glove_20k, epsilon=0.01)
+    loud = core_mechanism("emp-text", embeddings=glove_20k, epsilon=0.01)
     assert change_rate(loud, probe) > 0.9
 
 
@@ -64,7 +65,8 @@ def test_the_rates_reported_are_measured_at_the_epsilons_chosen(glove_20k: Embed
     probe = probe_words(glove_20k)
     for epsilon, measured in zip(choice.epsilons, choice.change_rates, strict=True):
         assert float(f"{epsilon:.3g}") == epsilon
-        mech = create_mechanism("emp-text", embeddings=glove_20k, epsilon=epsilon)
+        # built as the calibration builds it (entities kept; the statement keys the draws)
+        mech = create_mechanism("emp-text", embeddings=glove_20k, epsilon=epsilon, entities="keep")
         assert change_rate(mech, probe, seed=0) == measured
-    assert choice.releases <= 30
+    assert choice.releases <= 35  # 32 with these draws
     assert choice.to_dict()["releases"] == choice.releases

@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 import pytest
 
+from authormask.audit.case_spec import core_mechanism
 from authormask.embeddings import Embeddings
 from authormask.evaluation import Study, SweepConfig, run_sweep
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols.fernandes2019 import runner as sweep_module
-from authormask.release import create_mechanism
 from authormask.text import TextPreparer
 
 
@@ -48,7 +48,7 @@ def test_noise_off_is_the_mechanisms_own_form(
 ) -> None:
     config = SweepConfig(epsilons=(None,), attackers=("svm",), seed=0)
     runner = sweep_module._Runner(study, glove_20k, preparer, config, None)
-    text = create_mechanism("emp-text", epsilon=1.0, embeddings=glove_20k, vocab_size=None)
+    text = core_mechanism("emp-text", epsilon=1.0, embeddings=glove_20k, vocab_size=None)
     for role, items in (("queries", study.queries), ("known", study.known)):
         released = runner.noise_off(role, "emp-text")
         for item, out in zip(items, released, strict=True):

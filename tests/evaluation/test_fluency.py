@@ -113,7 +113,8 @@ def test_use_judge_sets_the_default_for_a_block(tmp_path_factory: pytest.TempPat
             geometric_mean(fluency_ratios([i.text for i in shuffled], essays))
         )
         assert score.value > 1.2
-    assert fluency_module._DEFAULT[-1] == before == (DEFAULT_JUDGE, "default")
+    assert fluency_module._DEFAULT[-1] == before  # the block's judge is gone
+    assert fluency_module._DEFAULT[0] == (DEFAULT_JUDGE, "default")  # under the suite's tiny one
 
 
 class _Inputs:
@@ -136,7 +137,14 @@ class _Inputs:
 
 
 def test_the_description_names_the_model_and_its_text() -> None:
-    for words in ("SLOR", "LSTM", "unigram", "bronte_sisters", "federalist_papers", "geometric mean"):
+    for words in (
+        "SLOR",
+        "LSTM",
+        "unigram",
+        "bronte_sisters",
+        "federalist_papers",
+        "geometric mean",
+    ):
         assert words in FLUENCY_DESCRIPTION
 
 

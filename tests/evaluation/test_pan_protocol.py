@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from authormask.audit.case_spec import core_mechanism
 from authormask.datasets import UNKNOWN_AUTHOR, read_pan_collection
 from authormask.embeddings import Embeddings
 from authormask.evaluation.frontier import pan_frontier, recommend_pan
@@ -25,7 +26,6 @@ from authormask.evaluation.protocols.pan import runner as pan_module
 from authormask.evaluation.reports.pan import pan_markdown, pan_plot, pan_results, write_pan_reports
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release import create_mechanism
 
 
 def test_macro_f1_is_pans(pan_root: Path) -> None:
@@ -138,7 +138,7 @@ def test_each_problem_is_scored_on_its_own(
         cells = [c for c in result.cells if c.problem == problem.name]
         assert {c.total for c in cells} == {len(problem.unknown)}
     # noise off is the mechanism's own preparation: every content word released as itself
-    mech = create_mechanism("emp-text", epsilon=1.0, embeddings=glove_20k)
+    mech = core_mechanism("emp-text", epsilon=1.0, embeddings=glove_20k)
     runner = pan_module._Runner(collection, glove_20k, config, tmp_path)
     first = collection.problems[0]
     seed = pan_module._seeds(1, first.name, "emp-text", None, 0)[0]

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from authormask.audit.case_spec import core_mechanism, core_noise_off
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InputError
 from authormask.mechanisms._base import Mechanism
-from authormask.release import create_mechanism, release
-from authormask.release.registry import create_noise_off
+from authormask.release import release
 from authormask.text.canonical import (
     CLOSE_QUOTE,
     INCH_MARK,
@@ -32,7 +32,7 @@ LINKS = "See https://example.com/a?b=c or www.example.org, or write to jane.doe@
 
 @pytest.fixture(scope="module")
 def noise_off(glove_20k: Embeddings) -> Mechanism:
-    return create_noise_off("emp-doc", embeddings=glove_20k)  # marks: minimal
+    return core_noise_off("emp-doc", embeddings=glove_20k)  # marks: minimal
 
 
 def _text(mech: Mechanism, text: str, seed: int = 0) -> str:
@@ -114,7 +114,7 @@ def test_a_unit_boundary_inside_a_quotation_renders_as_the_whole(glove_20k: Embe
 def test_minimal_marks_keep_question_marks(noise_off: Mechanism, glove_20k: Embeddings) -> None:
     assert _text(noise_off, "Are you coming? I am! Go. Why?!") == "Are you coming? I am. Go. Why?"
     for name, params in (("emp-doc", {"epsilon": 5}), ("random-sub", {"rate": 0.5})):
-        policy = create_mechanism(name, embeddings=glove_20k, **params).statement(seeded=True)
+        policy = core_mechanism(name, embeddings=glove_20k, **params).statement(seeded=True)
         assert "'?' released as '?'" in policy.policies["marks"]
 
 
@@ -140,7 +140,7 @@ def test_numbers_are_content_words_and_no_sentence_ends(noise_off: Mechanism) ->
 
 def test_a_number_is_perturbed_like_any_unknown_word(glove_20k: Embeddings) -> None:
     for name, params in (("emp-doc", {"epsilon": 5}), ("random-sub", {"rate": 0.5})):
-        mech = create_mechanism(name, embeddings=glove_20k, **params)
+        mech = core_mechanism(name, embeddings=glove_20k, **params)
         for text in (NUMBERS, "12.4%", "1,000,000,000.5% 10:30:15"):
             out = _text(mech, text, seed=1)
             assert out and "%" not in out and ":" not in out

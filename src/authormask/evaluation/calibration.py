@@ -298,9 +298,11 @@ def auto_epsilons(
     def rate(log_eps: float) -> float:
         key = round(log_eps, 9)
         if key not in memo:
+            # the epsilon as returned (3 significant digits), to the last bit: a release's
+            # noise is keyed by its statement, which prints the epsilon exactly
             params = mechanism_parameters(
                 name,
-                float(np.exp(log_eps)),
+                float(f"{np.exp(log_eps):.3g}"),
                 embeddings=embeddings,
                 length=len(probe),
                 extra=parameters,

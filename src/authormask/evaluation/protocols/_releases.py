@@ -101,6 +101,12 @@ def mechanism_parameters(
     ``epsilon`` is the row's rate (``None``: rate 0, its noise-off form). With the noise off, a
     mechanism whose samplers are switched off (:func:`noise_off_by_sampler`) gets no epsilon
     (:func:`build_mechanism` then builds its noise-off form); any other, :data:`NOISE_OFF_EPSILON`.
+
+    A mechanism that takes ``entities`` gets ``"keep"`` unless ``extra`` says otherwise: an
+    evaluation measures the mechanism on the words it is given (a study's snippets hold exactly
+    N content words, which surrogates outside the vocabulary would change); what the entity
+    step adds is measured apart, by the ``name-survival`` measure and
+    ``benchmarks/name_survival.py``.
     """
     takes = {p.name for p in mechanism_spec(name).parameters}
     params: dict[str, Any]
@@ -114,6 +120,8 @@ def mechanism_parameters(
         params["embeddings"] = embeddings
     if length is not None and "length" in takes:
         params["length"] = length
+    if "entities" in takes:
+        params["entities"] = "keep"
     params.update(extra or {})
     return params
 
