@@ -7,10 +7,9 @@ default); an ``int`` seed makes a run reproducible and the privacy statement say
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
-
-import hashlib
 
 import numpy as np
 
@@ -142,7 +141,7 @@ def release_root(
     entropy = root.entropy
     if entropy is None:  # pragma: no cover - root_seed_sequence always sets it
         raise InvalidParameterError("a release's root has no entropy")
-    words = [int(w) for w in entropy] if isinstance(entropy, (list, tuple)) else [int(entropy)]
+    words = [int(w) for w in entropy] if not isinstance(entropy, int) else [entropy]
     # the key first: it has a fixed length (8 words), so (key, seed) pairs never collide
     return np.random.SeedSequence(
         [*public_key(public), *(int(w) for w in words)], spawn_key=root.spawn_key

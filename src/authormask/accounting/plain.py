@@ -39,12 +39,14 @@ WHOLE_TEXT_DIFFER = 0.6
 def odds_factor(log_factor: float) -> str:
     """``exp(log_factor)`` in words a reader can compare: ``1.6``, ``250``, ``10^48``.
 
-    >>> odds_factor(math.log(1.6)), odds_factor(math.log(250)), odds_factor(110.5)
+    >>> odds_factor(math.log(1.6)), odds_factor(math.log(250)), odds_factor(110.6)
     ('1.6', '250', '10^48')
     """
     if log_factor < math.log(1000):
-        return f"{math.exp(log_factor):.2g}" if log_factor < math.log(10) else (
-            f"{math.exp(log_factor):.0f}"
+        return (
+            f"{math.exp(log_factor):.2g}"
+            if log_factor < math.log(10)
+            else (f"{math.exp(log_factor):.0f}")
         )
     return f"10^{math.floor(log_factor / math.log(10))}"
 
@@ -65,6 +67,23 @@ def measured_near(mechanism: str, epsilon: float | None) -> dict[str, Any] | Non
         return None
     row = min(rows, key=lambda r: (abs(math.log(r["epsilon"] / epsilon)), r["epsilon"]))
     return {**row, "chance": data["chance"], "corpus": data["corpus"], "caveat": data["caveat"]}
+
+
+_KINDS = (
+    "names of people, places and organisations, numbers, dates, e-mail addresses, URLs and "
+    "phone numbers"
+)
+#: the entity step in plain words, by its mode (the statement's line says it in full)
+_ENTITIES = {
+    "surrogate": f"The {_KINDS} found in the text were replaced by random ones before the noise: "
+    "what remains is that one stood there, and its type. A name the recogniser misses (in "
+    "lower case, a nickname) is protected by the noise only: remove the names you know of "
+    "first.",
+    "mask": f"The {_KINDS} found in the text were replaced by their type ([PERSON], [NUMBER], "
+    "...) before the noise: what remains is that one stood there, and its type.",
+    "keep": f"The {_KINDS} were NOT replaced: they are protected by the noise only, and a name "
+    "that comes out unchanged names its bearer. Use entities 'surrogate' (the default).",
+}
 
 
 def _example(statement: PrivacyStatement, embeddings: Any) -> str | None:
@@ -97,9 +116,7 @@ def _example(statement: PrivacyStatement, embeddings: Any) -> str | None:
     return None
 
 
-def explain(
-    statement: PrivacyStatement, *, embeddings: Any = None, measured: bool = True
-) -> str:
+def explain(statement: PrivacyStatement, *, embeddings: Any = None, measured: bool = True) -> str:
     """The statement in plain words (see the module docstring). ``embeddings``: the public
     vectors the statement names, for the worked example (optional)."""
     paras = []
@@ -126,7 +143,7 @@ def explain(
     paras.append(f"Not protected (published as it is): {statement.released_unchanged}.")
     entities = statement.policies.get("entities")
     if entities is not None:
-        paras.append(f"Names, numbers and links: {entities}.")
+        paras.append(_ENTITIES.get(entities.split(":", 1)[0], f"Names and numbers: {entities}."))
     paras.append(
         "Release a text once: every release of the same text adds to what can be learnt "
         "(the epsilons add). Keep the seed secret if you gave one."

@@ -152,6 +152,13 @@ MECHANISM_HELP = (
     "$XDG_STATE_HOME/authormask or ~/.local/state/authormask). --no-history neither reads "
     "nor extends it.",
 )
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="After the statement, print it in plain words: what is protected and against whom, "
+    "what epsilon means here with a worked example, what is released unchanged, and what an "
+    "attacker achieved in the project's own measurement near this epsilon.",
+)
 def obfuscate(
     inputs: tuple[str, ...],
     mechanism: str,
@@ -174,6 +181,7 @@ def obfuscate(
     scheduler: str | None,
     cache_dir: Path | None,
     history: bool,
+    explain: bool,
     **params: Any,
 ) -> None:
     """Obfuscate documents (files, folders or - for stdin; default: a bundled example) and print
@@ -265,6 +273,7 @@ def obfuscate(
             report_path=report_path,
             force=force,
             partition_size=partition_size,
+            explain=explain,
         )
         return
     if mech.needs_all_documents:  # two passes: stdin is read once
@@ -319,6 +328,8 @@ def obfuscate(
             input_folders=found.folders,
         )
     _report(summary, target, several=len(found.sources) > 1)
+    if explain:
+        _explain(summary.statement, mech)
     if past is not None and digests is not None:
         _check_history(past, digests.all(), summary.statement)
 
@@ -403,6 +414,7 @@ def _release_table(
     report_path: Path | None,
     force: bool,
     partition_size: int | None,
+    explain: bool = False,
 ) -> None:
     """``obfuscate --text-column``: a dataset released in partitions (see
     :mod:`authormask.release.partitioned`)."""
@@ -474,6 +486,8 @@ def _release_table(
             on_text=digests.add_text if digests is not None else None,
         )
     click.echo(summary.statement.describe(), err=True)
+    if explain:
+        _explain(summary.statement, mech)
     click.echo(
         f"wrote {summary.records} record(s) in {summary.partitions} partition(s) to {output} "
         f"({fmt})"
@@ -537,6 +551,17 @@ def _target(found: Inputs, *, output: Path | None, fmt: str, layout: str) -> Any
             )
         seen[name] = i
     return Target("folder", output, names=names, layout="mirror")
+
+
+def _explain(statement: Any, mech: Any) -> None:
+    """The statement in plain words (stderr, after the statement itself)."""
+    from authormask.accounting.plain import explain
+
+    embeddings = None
+    for m in (mech, getattr(mech, "inner", None)):  # the entity step hands the words on
+        embeddings = embeddings or getattr(m, "embeddings", None)
+    click.echo("\nIn plain words:\n", err=True)
+    click.echo(explain(statement, embeddings=embeddings), err=True)
 
 
 def _report(summary: Any, target: Any, *, several: bool) -> None:
