@@ -32,9 +32,9 @@ from authormask.audit import (
     epsilon_lower_bound,
     line_embeddings,
 )
+from authormask.audit.case_spec import core_mechanism
 from authormask.audit.cases import Context
 from authormask.exceptions import InvalidParameterError
-from authormask.audit.case_spec import core_mechanism
 from authormask.release import mechanism_names
 
 SEED = 7

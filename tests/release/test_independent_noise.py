@@ -76,9 +76,9 @@ def test_release_root_depends_on_every_public_parameter(glove_20k):
     ]
     firsts = {
         int(
-            document_generator(
-                release_root(3, m.statement(seeded=True).to_json()), 0
-            ).integers(2**62)
+            document_generator(release_root(3, m.statement(seeded=True).to_json()), 0).integers(
+                2**62
+            )
         )
         for m in made
     }

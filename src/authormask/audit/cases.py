@@ -28,7 +28,6 @@ from authormask.audit.case_spec import GLOVE_VOCAB as GLOVE_VOCAB
 from authormask.audit.case_spec import CaseSpec
 from authormask.audit.case_spec import Context as Context
 from authormask.audit.cases_composition import _twice
-from authormask.audit.cases_integrity import INTEGRITY_CASES, forged_cache_case
 from authormask.audit.cases_earth_movers import (
     EMP_EPSILON_GLOVE,
     EMP_EPSILON_LINE,
@@ -46,6 +45,7 @@ from authormask.audit.cases_earth_movers import GLOVE_PAIR as GLOVE_PAIR
 from authormask.audit.cases_earth_movers import LINE_FAR_FUNCTION as LINE_FAR_FUNCTION
 from authormask.audit.cases_earth_movers import LINE_WORDS as LINE_WORDS
 from authormask.audit.cases_earth_movers import emp_doc_sampler as emp_doc_sampler
+from authormask.audit.cases_integrity import INTEGRITY_CASES, forged_cache_case
 from authormask.audit.cases_peers import CLUSTER_SIZE as CLUSTER_SIZE
 from authormask.audit.cases_peers import FAR_AT as FAR_AT
 from authormask.audit.cases_peers import FAR_WORDS as FAR_WORDS

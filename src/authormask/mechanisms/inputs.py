@@ -40,10 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from authormask.text.clean import clean_text
 from authormask.accounting.statement import PrivacyStatement
 from authormask.exceptions import InputError
 from authormask.mechanisms._base import Mechanism, Output
+from authormask.text.clean import clean_text
 from authormask.text.entities import (
     MASKS,
     PIPELINE,

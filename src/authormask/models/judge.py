@@ -67,8 +67,8 @@ from authormask.text.tokenize import tokenize
 __all__ = [
     "CODE_VERSION",
     "DEFAULT_CORPORA",
-    "EVALUATED_CORPORA",
     "DEFAULT_JUDGE",
+    "EVALUATED_CORPORA",
     "RESERVED_CORPORA",
     "TINY_JUDGE",
     "JudgeConfig",

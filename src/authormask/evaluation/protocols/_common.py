@@ -5,8 +5,8 @@ it, and the package versions a run's provenance records."""
 from __future__ import annotations
 
 import hashlib
-import struct
 import platform
+import struct
 from collections.abc import Mapping
 from importlib import metadata
 from typing import Any, ClassVar, Self
