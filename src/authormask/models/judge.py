@@ -33,7 +33,7 @@ the cache folder: ``<cache>/fluency-judge/<key>/`` holds ``judge.json`` (identit
 and ``judge.safetensors`` (weights and unigram counts; nothing is pickled). A model trained
 once is read back from there; a folder whose identity does not match is trained again.
 
-Timings (:data:`DEFAULT_JUDGE`, 898,289 training tokens, vocabulary 12,000; measured on a
+Timings (:data:`DEFAULT_JUDGE`, 897,998 training tokens, vocabulary 12,000; measured on a
 2-core machine shared with other jobs, load average about 12): training 61 s of CPU on one
 thread (196 s wall there; about a minute on an idle core), reading it back from the cache
 about 3 s (the packaged text is tokenised again to check its hash), scoring 15 ms per
