@@ -21,7 +21,7 @@ from typing import Any
 
 from authormask.accounting.statement import PrivacyStatement, exact
 
-__all__ = ["EXAMPLE_PAIRS", "explain", "measured_near", "odds_factor"]
+__all__ = ["EXAMPLE_PAIRS", "explain", "measured_near", "mechanism_embeddings", "odds_factor"]
 
 #: pairs of related words for the worked example: the first pair whose words both have vectors
 EXAMPLE_PAIRS = (
@@ -84,6 +84,16 @@ _ENTITIES = {
     "keep": f"The {_KINDS} were NOT replaced: they are protected by the noise only, and a name "
     "that comes out unchanged names its bearer. Use entities 'surrogate' (the default).",
 }
+
+
+def mechanism_embeddings(mechanism: Any) -> Any:
+    """The public embeddings ``mechanism`` perturbs with (for the worked example), or None: its
+    own, or those of the mechanism an entity step hands the words to."""
+    for m in (mechanism, getattr(mechanism, "inner", None)):
+        embeddings = getattr(m, "embeddings", None)
+        if embeddings is not None:
+            return embeddings
+    return None
 
 
 def _example(statement: PrivacyStatement, embeddings: Any) -> str | None:

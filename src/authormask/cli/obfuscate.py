@@ -555,13 +555,10 @@ def _target(found: Inputs, *, output: Path | None, fmt: str, layout: str) -> Any
 
 def _explain(statement: Any, mech: Any) -> None:
     """The statement in plain words (stderr, after the statement itself)."""
-    from authormask.accounting.plain import explain
+    from authormask.accounting.plain import explain, mechanism_embeddings
 
-    embeddings = None
-    for m in (mech, getattr(mech, "inner", None)):  # the entity step hands the words on
-        embeddings = embeddings or getattr(m, "embeddings", None)
     click.echo("\nIn plain words:\n", err=True)
-    click.echo(explain(statement, embeddings=embeddings), err=True)
+    click.echo(explain(statement, embeddings=mechanism_embeddings(mech)), err=True)
 
 
 def _report(summary: Any, target: Any, *, several: bool) -> None:

@@ -143,20 +143,10 @@ def _model_lock(loaded: _Loaded, name: str) -> Any:
     return loaded.model_lock if mechanism_spec(name).model_kind else contextlib.nullcontext()
 
 
-def _embeddings_of(mech: Any) -> Any:
-    """The public embeddings a mechanism perturbs with (for the plain statement's worked
-    example), or None: the mechanism itself or the one an entity step hands the words to."""
-    for m in (mech, getattr(mech, "inner", None)):
-        emb = getattr(m, "embeddings", None)
-        if emb is not None:
-            return emb
-    return None
-
-
 def _release(
     loaded: _Loaded, text: str, name: str, params: dict[str, Any], work: Callable[[int], None]
 ) -> dict[str, Any]:
-    from authormask.accounting.plain import explain
+    from authormask.accounting.plain import explain, mechanism_embeddings
     from authormask.release import release
 
     mech = _mechanism(loaded, name, params)
@@ -168,7 +158,7 @@ def _release(
         "statement": rel.statement.to_dict(),
         "statement_text": rel.statement.describe(),
         # the same statement in plain words, with the packaged measurement beside it
-        "statement_plain": explain(rel.statement, embeddings=_embeddings_of(mech)),
+        "statement_plain": explain(rel.statement, embeddings=mechanism_embeddings(mech)),
         "figures": dict(doc.figures),
     }
     if doc.bag is not None:

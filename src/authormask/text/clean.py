@@ -34,7 +34,6 @@ the text that cleaning it whole does.
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
 import unicodedata
 
@@ -99,11 +98,9 @@ def _removed_code_points() -> str:
         if cp in other
         or (unicodedata.category(chr(cp)) in _REMOVED_CATEGORIES and chr(cp) not in _KEPT_CONTROLS)
     ]
-    body: list[str] = []
-    for _, run in itertools.groupby(enumerate(removed), lambda p: p[1] - p[0]):
-        cps = [cp for _, cp in run]
-        body.append(f"\\U{cps[0]:08x}" + (f"-\\U{cps[-1]:08x}" if len(cps) > 1 else ""))
-    return "".join(body)
+    from authormask.text.tokenize import class_body
+
+    return class_body(removed)
 
 
 def _removed() -> str:

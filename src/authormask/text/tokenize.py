@@ -39,8 +39,18 @@ def _combining_marks() -> str:
         for cp in itertools.chain(range(0x20000), range(0xE0000, 0xE1000))
         if unicodedata.category(chr(cp))[0] == "M"
     ]
+    return class_body(marks)
+
+
+def class_body(code_points: list[int]) -> str:
+    """Sorted code points as the body of a regex character class, runs written as ranges.
+
+    >>> import re
+    >>> re.findall(f"[{class_body([0x41, 0x42, 0x43, 0x5F])}]+", "ABC_D")
+    ['ABC_']
+    """
     body: list[str] = []
-    for _, run in itertools.groupby(enumerate(marks), lambda p: p[1] - p[0]):
+    for _, run in itertools.groupby(enumerate(code_points), lambda p: p[1] - p[0]):
         cps = [cp for _, cp in run]
         body.append(f"\\U{cps[0]:08x}" + (f"-\\U{cps[-1]:08x}" if len(cps) > 1 else ""))
     return "".join(body)
