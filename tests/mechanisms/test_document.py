@@ -53,7 +53,9 @@ def test_texts_that_differ_only_in_layout_marks_and_casing_give_the_same_release
 
 
 def test_noise_off_canonical_form_is_readable_and_sentence_cased(glove_20k: Embeddings) -> None:
-    mech = core_mechanism("random-sub", rate=0.0, embeddings=glove_20k, marks="canonical")
+    mech = core_mechanism(
+        "random-sub", rate=0.0, embeddings=glove_20k, marks="canonical", oov_map_to="unknown"
+    )
     out = release([STORY], mech, random_state=0).documents[0].text
     assert out == (
         '"Well." She said, looking at the dragon. "I don\'t know!" He\'d never seen one - '

@@ -32,7 +32,9 @@ LINKS = "See https://example.com/a?b=c or www.example.org, or write to jane.doe@
 
 @pytest.fixture(scope="module")
 def noise_off(glove_20k: Embeddings) -> Mechanism:
-    return core_noise_off("emp-doc", embeddings=glove_20k)  # marks: minimal
+    # marks: minimal; unknown words as the fixed word 'unknown' so the rendering shows where
+    # they stood (the default draws a word: tests/mechanisms/test_unknown.py)
+    return core_noise_off("emp-doc", embeddings=glove_20k, oov_map_to="unknown")
 
 
 def _text(mech: Mechanism, text: str, seed: int = 0) -> str:

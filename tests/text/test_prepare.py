@@ -54,6 +54,9 @@ def test_map_makes_every_non_stopword_a_content_position(glove_20k: Embeddings) 
         if doc.roles[i] == "oov-mapped"
     )
     assert set(doc.roles) == {"content", "stopword", "punctuation", "oov-mapped"}
+    # the mechanism draws a word at the listed positions (tests/mechanisms/test_unknown.py)
+    roles = [doc.roles[i] for i in doc.content_positions]
+    assert list(doc.mapped) == [k for k, r in enumerate(roles) if r == "oov-mapped"]
 
 
 def test_paper_example_bag(glove_20k: Embeddings) -> None:

@@ -33,6 +33,7 @@ from authormask.mechanisms.document import (
     marks_policy,
 )
 from authormask.mechanisms.exponential import sample_uniform_index
+from authormask.mechanisms.unknown import describe_unknown_policy
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import CanonicalPreparer, CanonicalUnit, render_canonical
 from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
@@ -93,7 +94,7 @@ class RandomSubstitution(CanonicalMechanism):
     ) -> list[Output]:
         out: list[Output] = []
         for unit, rng in zip(documents, rngs, strict=True):
-            content = self._substitute(unit.content_words, self.embeddings.words, rng)
+            content = self._substitute(self._content(unit, rng), self.embeddings.words, rng)
             function = self._substitute(unit.function_words, self.function_embeddings.words, rng)
             out.append(
                 Output(
@@ -137,7 +138,9 @@ class RandomSubstitution(CanonicalMechanism):
                 ),
                 "content words": f"a replaced content word becomes a uniformly random word of "
                 f"the {len(self.embeddings)} vocabulary words",
-                "unknown words": f"map (replaced by {self.preparer.oov_map_to!r})",
+                "unknown words": describe_unknown_policy(self.preparer.oov_map_to).replace(
+                    ", then perturbed like any other", ", then replaced or not like any other"
+                ),
                 "skeleton": "canonical, as emp-doc's",
                 "marks": marks_policy(self.preparer.marks),
             },

@@ -28,6 +28,7 @@ d(f_j, f'_j)) * P[out | v']`` (eq. 6 of the paper, over both classes).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -39,6 +40,7 @@ from authormask.embeddings._base import Embeddings
 from authormask.mechanisms._base import Mechanism, Output
 from authormask.mechanisms.decoding import check_decoder
 from authormask.mechanisms.earth_movers import FLOATING_POINT, REFERENCE, EarthMoversMechanism
+from authormask.mechanisms.unknown import UnknownWords, describe_unknown_policy
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import UNIT_WORDS, CanonicalPreparer, CanonicalUnit, render_canonical
 from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
@@ -128,6 +130,20 @@ class CanonicalMechanism(Mechanism):
     def units(self, unit: CanonicalUnit) -> int:
         return unit.words
 
+    @functools.cached_property
+    def unknown(self) -> UnknownWords:
+        """What an unknown word is fed as (:mod:`authormask.mechanisms.unknown`)."""
+        return UnknownWords(
+            self.preparer.embeddings,
+            excluded=self.preparer.function_words,
+            fixed=self.preparer.oov_map_to,
+        )
+
+    def _content(self, unit: CanonicalUnit, rng: np.random.Generator) -> tuple[str, ...]:
+        """The content words fed to the mechanism: the unit's, each unknown word replaced
+        (nothing drawn when it has none)."""
+        return self.unknown.replace(unit.content_words, unit.mapped, rng)
+
 
 class EMPDoc(CanonicalMechanism):
     """``emp-doc`` (module notes).
@@ -200,7 +216,7 @@ class EMPDoc(CanonicalMechanism):
         for unit, rng in zip(documents, rngs, strict=True):
             content_noise.append(
                 self.kernel.noisy_vectors(
-                    [emb.index_of(w) for w in unit.content_words], random_state=rng
+                    [emb.index_of(w) for w in self._content(unit, rng)], random_state=rng
                 )
             )
             function_noise.append(
@@ -240,8 +256,7 @@ class EMPDoc(CanonicalMechanism):
                 self.preparer,
                 "is perturbed with function_epsilon and released as a word of the class",
             ),
-            "unknown words": f"map (replaced by {self.preparer.oov_map_to!r}, which is then "
-            "perturbed as a content word)",
+            "unknown words": describe_unknown_policy(self.preparer.oov_map_to),
             "skeleton": "canonical: Unicode NFKC; typographic quotes, apostrophes and dashes as "
             "one ASCII mark each; a number with its inner '.', ',', ':' and a '%' after it, a "
             "URL and an e-mail address one word each (a content word, mapped when it has no "

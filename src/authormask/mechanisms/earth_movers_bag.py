@@ -25,7 +25,7 @@ from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Output
 from authormask.mechanisms.earth_movers_text import _counts, _EMPBase
 from authormask.text.parts import split_parts
-from authormask.text.prepare import FIXED_LENGTH_METHODS, TextPreparer
+from authormask.text.prepare import FIXED_LENGTH_METHODS, PreparedDocument, TextPreparer
 from authormask.validation import check_positive_int
 
 __all__ = ["DEFAULT_LENGTH", "MAX_LENGTH", "BagUnit", "EMPBag"]
@@ -33,6 +33,9 @@ __all__ = ["DEFAULT_LENGTH", "MAX_LENGTH", "BagUnit", "EMPBag"]
 #: the largest N of ``emp-bag``: more words than any book (a bag of N words is N perturbations
 #: and, under ``sample``, N draws held in memory at once); a larger N is refused, not attempted
 MAX_LENGTH = 10_000_000
+#: an unknown word in a bag, until the mechanism draws a word in its place (never a vocabulary
+#: word: it holds a NUL, which cleaned text never does)
+UNKNOWN_MARK = "\x00unknown"
 
 
 @dataclass(frozen=True)
@@ -122,12 +125,13 @@ class EMPBag(_EMPBase):
         for doc in self._parts(parts):
             for key, value in _counts(doc).items():
                 diag[key] = diag.get(key, 0) + value
-            available += len(doc.content_words)
+            content = self._marked(doc)
+            available += len(content)
             if keep_words:
                 assert self.length is not None
-                words.extend(doc.content_words[: self.length - len(words)])
+                words.extend(content[: self.length - len(words)])
             else:
-                counts.update(doc.content_words)
+                counts.update(content)
             kept.extend(doc.kept_oov_words)
         if keep_words and self.length is not None and available < self.length:
             raise InputError(
@@ -141,6 +145,16 @@ class EMPBag(_EMPBase):
             kept_oov_words=tuple(kept),
             diagnostics=diag,
         )
+
+    def _marked(self, doc: PreparedDocument) -> tuple[str, ...]:
+        """The document's content words, each unknown word as :data:`UNKNOWN_MARK` when the
+        mechanism draws one in its place (:mod:`authormask.mechanisms.unknown`)."""
+        if self.unknown.fixed is not None or not doc.mapped:
+            return doc.content_words
+        words = list(doc.content_words)
+        for i in doc.mapped:
+            words[i] = UNKNOWN_MARK
+        return tuple(words)
 
     def diagnostics(self, doc: BagUnit) -> dict[str, int]:  # type: ignore[override]
         return dict(doc.diagnostics)
@@ -249,7 +263,11 @@ class EMPBag(_EMPBase):
     ) -> list[Output]:
         if self.length is None:
             raise InvalidParameterError("N is 'shortest' and not resolved yet")
-        bags = [self._draw_bag(doc, rng) for doc, rng in zip(documents, rngs, strict=True)]
+        bags = []
+        for doc, rng in zip(documents, rngs, strict=True):
+            bag = self._draw_bag(doc, rng)
+            marked = [i for i, w in enumerate(bag) if w == UNKNOWN_MARK]
+            bags.append(self.unknown.replace(bag, marked, rng))
         perturbed = self.kernel.perturb_documents(bags, rngs, progress=progress)
         out = []
         for doc, words in zip(documents, perturbed, strict=True):

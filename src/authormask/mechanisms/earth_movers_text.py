@@ -35,6 +35,7 @@ from authormask.mechanisms.earth_movers_kernel import (
     EarthMoversMechanism,
     WordKernel,
 )
+from authormask.mechanisms.unknown import UnknownWords, describe_unknown_policy
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 from authormask.text.prepare import NEGATION_AUXILIARIES, PreparedDocument, TextPreparer
@@ -82,6 +83,9 @@ class _EMPBase(Mechanism):
         self.stopwords_description = stopwords_description
         self.decoder = check_decoder(decoder)
         self.kernel: Any = self._make_kernel()
+        self.unknown = UnknownWords(
+            embeddings, excluded=preparer.stopwords, fixed=preparer.oov_map_to
+        )
 
     def _make_kernel(self) -> WordKernel:
         """The per-word mechanism (Earth Mover's privacy here)."""
@@ -152,7 +156,7 @@ class _EMPBase(Mechanism):
         return {
             "drop": "drop (removed before the mechanism, not released)",
             "keep": "keep (released unchanged, NOT protected)",
-            "map": f"map (replaced by {self.preparer.oov_map_to!r}, which is then perturbed)",
+            "map": describe_unknown_policy(self.preparer.oov_map_to),
         }[self.preparer.oov]
 
     def _unit(self) -> str:
@@ -284,9 +288,11 @@ class EMPText(_EMPBase):
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
-        perturbed = self.kernel.perturb_documents(
-            [d.content_words for d in documents], rngs, progress=progress
-        )
+        words = [
+            self.unknown.replace(d.content_words, d.mapped, rng)
+            for d, rng in zip(documents, rngs, strict=True)
+        ]
+        perturbed = self.kernel.perturb_documents(words, rngs, progress=progress)
         return [
             Output(render_text(doc, words), words)
             for doc, words in zip(documents, perturbed, strict=True)

@@ -119,8 +119,9 @@ STOPWORDS = Parameter(
 )
 OOV_MAP_TO = Parameter(
     "oov_map_to",
-    "the fixed vocabulary word unknown words become under oov 'map'",
-    default="unknown",
+    "under oov 'map', the fixed vocabulary word unknown words become; default: for each, a "
+    "content word drawn at random (Zipf), never a fixed placeholder",
+    default=None,
 )
 MODEL = Parameter(
     "model",

@@ -66,7 +66,7 @@ from typing import Literal
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.text.clean import clean_text
-from authormask.text.prepare import NEGATION_AUXILIARIES
+from authormask.text.prepare import NEGATION_AUXILIARIES, placeholder_word
 from authormask.text.tokenize import CLITICS, tokenize
 
 __all__ = [
@@ -293,7 +293,8 @@ class CanonicalUnit:
     """Up to :data:`UNIT_WORDS` words of a document's canonical tokens.
 
     ``kinds`` gives every token's kind in order, ``marks`` the marks, ``content_words`` the
-    words fed to the content mechanism (an unknown word as the preparer's ``oov_map_to``),
+    words fed to the content mechanism (an unknown word as the preparer's ``oov_map_to`` or
+    placeholder, its index in ``mapped``: :mod:`authormask.mechanisms.unknown`),
     ``function_words`` those fed to the function-word mechanism, ``start`` the skeleton state
     before the first token. ``diagnostics`` are private counts.
     """
@@ -304,6 +305,7 @@ class CanonicalUnit:
     function_words: tuple[str, ...]
     start: SkeletonState
     diagnostics: dict[str, int] = field(default_factory=dict)
+    mapped: tuple[int, ...] = ()
 
     @property
     def words(self) -> int:
@@ -323,13 +325,13 @@ class CanonicalPreparer:
         embeddings: Embeddings,
         *,
         function_words: frozenset[str],
-        oov_map_to: str = "unknown",
+        oov_map_to: str | None = None,
         marks: str = "canonical",
     ) -> None:
         if marks not in MARKS:
             raise InvalidParameterError(f"marks must be one of {', '.join(MARKS)}, got {marks!r}")
         self.marks = marks
-        if oov_map_to not in embeddings:
+        if oov_map_to is not None and oov_map_to not in embeddings:
             raise InvalidParameterError(
                 f"oov_map_to must be in the embeddings vocabulary, got {oov_map_to!r}"
             )
@@ -343,6 +345,7 @@ class CanonicalPreparer:
         self.oov_map_to = oov_map_to
         if oov_map_to in self.function_words:
             raise InvalidParameterError(f"oov_map_to {oov_map_to!r} is a function word")
+        self.placeholder = placeholder_word(embeddings, self.function_words, oov_map_to)
 
     def units(self, parts: Iterable[str]) -> Iterator[CanonicalUnit]:
         """The canonical units of a document that arrives in ``parts``; a document with no word
@@ -383,7 +386,7 @@ class CanonicalPreparer:
         marks: list[str] = []
         content: list[str] = []
         function: list[str] = []
-        mapped = 0
+        mapped: list[int] = []
         for is_word, tok in tokens:
             if not is_word:
                 kinds.append("mark")
@@ -396,8 +399,8 @@ class CanonicalPreparer:
                 content.append(tok)
             else:
                 kinds.append("content")
-                content.append(self.oov_map_to)
-                mapped += 1
+                mapped.append(len(content))
+                content.append(self.placeholder)
         return CanonicalUnit(
             kinds=tuple(kinds),
             marks=tuple(marks),
@@ -409,8 +412,9 @@ class CanonicalPreparer:
                 "content_words": len(content),
                 "function_words": len(function),
                 "marks": len(marks),
-                "oov_mapped": mapped,
+                "oov_mapped": len(mapped),
             },
+            mapped=tuple(mapped),
         )
 
 

@@ -25,10 +25,12 @@ OOV policies (words with no vector cannot be perturbed):
   (:func:`~authormask.text.render.render_text` refuses such a document);
 * ``keep``: the word is released unchanged - it is NOT protected; the public statement says so
   (the number of such words goes to the private run report only);
-* ``map``: the word (a name, a number, anything with no vector) becomes a content position whose
-  word fed to the mechanism is a fixed in-vocabulary word (default ``"unknown"``), perturbed like
-  any other word, so its identity is never released and every non-stopword word position of the
-  text is released perturbed.
+* ``map``: the word (a name, a number, anything with no vector) becomes a content position, so
+  its identity is never released and every non-stopword word position of the text is released
+  perturbed. What the mechanism is fed there: by default (``oov_map_to=None``) a content word
+  drawn at random by the mechanism (:mod:`authormask.mechanisms.unknown`; the prepared document
+  holds a public placeholder word there and lists the position in ``mapped``); or a fixed
+  in-vocabulary word ``oov_map_to``, perturbed like any other word.
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ class PreparedDocument:
 
     ``content_words`` are the (lowercased, in-vocabulary) words fed to the mechanism, in document
     order; ``content_positions`` their token indices (an ``oov-mapped`` token is a content
-    position whose word is the preparer's ``oov_map_to``). ``roles`` gives each token's fate.
+    position whose word is the preparer's ``oov_map_to``, or its placeholder). ``roles`` gives
+    each token's fate; ``mapped`` the indices into ``content_words`` of the unknown words.
     """
 
     text: str
@@ -75,6 +78,7 @@ class PreparedDocument:
     content_words: tuple[str, ...]
     content_positions: tuple[int, ...]
     kept_oov_words: tuple[str, ...]
+    mapped: tuple[int, ...] = ()
 
     def count(self, role: Role) -> int:
         return sum(1 for r in self.roles if r == role)
@@ -111,8 +115,9 @@ class TextPreparer:
         Removed in bag mode, passed through unchanged in text mode. Default: the English list.
     oov : {"drop", "keep", "map"}
         Out-of-vocabulary policy (see the module docstring).
-    oov_map_to : str
-        The in-vocabulary word OOV words become under ``oov="map"``.
+    oov_map_to : str or None
+        The in-vocabulary word OOV words become under ``oov="map"``; ``None`` (the default): a
+        word drawn at random by the mechanism (module notes).
     """
 
     def __init__(
@@ -121,13 +126,13 @@ class TextPreparer:
         *,
         stopwords: frozenset[str] | set[str] | None = None,
         oov: str = "drop",
-        oov_map_to: str = "unknown",
+        oov_map_to: str | None = None,
     ) -> None:
         if oov not in OOV_POLICIES:
             raise InvalidParameterError(
                 f"oov policy must be one of {', '.join(OOV_POLICIES)}, got {oov!r}"
             )
-        if oov == "map" and oov_map_to not in embeddings:
+        if oov == "map" and oov_map_to is not None and oov_map_to not in embeddings:
             raise InvalidParameterError(
                 f"oov_map_to must be in the embeddings vocabulary, got {oov_map_to!r}"
             )
@@ -135,6 +140,8 @@ class TextPreparer:
         self.stopwords = frozenset(default_stopwords() if stopwords is None else stopwords)
         self.oov = oov
         self.oov_map_to = oov_map_to
+        #: the word a prepared document holds at an unknown position (:func:`placeholder_word`)
+        self.placeholder = placeholder_word(embeddings, self.stopwords, oov_map_to)
 
     def prepare(self, text: str, *, require_content: bool = True) -> PreparedDocument:
         """Clean (:func:`~authormask.text.clean.clean_text`: invisible and control characters
@@ -149,6 +156,7 @@ class TextPreparer:
         content: list[str] = []
         positions: list[int] = []
         kept: list[str] = []
+        mapped: list[int] = []
         negation = "n't" in self.stopwords
         for i, tok in enumerate(tokens):
             low = tok.lower
@@ -167,7 +175,8 @@ class TextPreparer:
                 kept.append(low)
             else:
                 roles.append("oov-mapped")
-                content.append(self.oov_map_to)
+                mapped.append(len(content))
+                content.append(self.placeholder)
                 positions.append(i)
         if require_content and not content:
             raise InputError(
@@ -181,7 +190,25 @@ class TextPreparer:
             content_words=tuple(content),
             content_positions=tuple(positions),
             kept_oov_words=tuple(kept),
+            mapped=tuple(mapped),
         )
+
+
+def placeholder_word(
+    embeddings: Embeddings, excluded: frozenset[str], oov_map_to: str | None
+) -> str:
+    """``oov_map_to``, else ``"unknown"`` when it is a vocabulary word not in ``excluded``, else
+    the most frequent vocabulary word not in ``excluded``: the public word a prepared document
+    holds where a mechanism will draw one (what a path that feeds prepared words straight to a
+    per-word kernel, as the evaluation's studies do, perturbs there)."""
+    if oov_map_to is not None:
+        return oov_map_to
+    if "unknown" in embeddings and "unknown" not in excluded:
+        return "unknown"
+    for w in embeddings.words:
+        if w not in excluded:
+            return w
+    return embeddings.words[0]
 
 
 #: The auxiliaries of English negative contractions (``ca`` of ``can't``, ``wo`` of ``won't``):
