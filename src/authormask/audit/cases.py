@@ -35,6 +35,7 @@ from authormask.audit.cases_earth_movers import (
     _emp_doc_line,
     _emp_glove,
     _emp_line,
+    _emp_text_unknown,
     _emp_write,
     _random_sub,
     emp_bag_sampler,
@@ -101,6 +102,7 @@ def _specs() -> dict[str, tuple[CaseSpec, ...]]:
             CaseSpec("emp-text", "line-1d-posterior", _emp_line("emp-text", 1, "posterior")),
             CaseSpec("emp-text", "glove", _emp_glove("emp-text")),
             CaseSpec("emp-text", "line-1d-twice", _twice),
+            CaseSpec("emp-text", "line-1d-unknown", _emp_text_unknown),
             *(CaseSpec("emp-text", c, forged_cache_case(c)) for c in INTEGRITY_CASES),
         ),
         "emp-doc": (

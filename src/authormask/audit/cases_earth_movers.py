@@ -258,6 +258,33 @@ def _emp_line(
     return build
 
 
+def _emp_text_unknown(ctx: Context) -> AuditCase:
+    """``emp-text`` with an unknown word (``qzxv``, no vector) vs ``one`` on the 1-d line: the
+    unknown word is fed as a word drawn by Zipf's law (:mod:`authormask.mechanisms.unknown`),
+    so its output law is a mixture of the per-word laws; stated bound ``eps * max_u d(u, one)``
+    (``left``, 1.2 away)."""
+    from authormask.audit.case_spec import core_mechanism
+
+    emb = line_embeddings()
+    mech: Any = core_mechanism(
+        "emp-text", epsilon=EMP_EPSILON_LINE, embeddings=emb, vocab_size=None, stopwords="none"
+    )
+    vectors = emb.vectors.astype(np.float64)
+    one = vectors[emb.index_of("one")]
+    farthest = float(np.max(np.linalg.norm(vectors - one, axis=1)))
+    return AuditCase(
+        mechanism="emp-text",
+        case="line-1d-unknown",
+        description="1-d vocabulary {left=-0.2, zero=0, one=1, right=1.2}, an unknown word "
+        "(drawn by Zipf's law in its place) vs one, "
+        f"eps*max_u d(u, one) = {mech.epsilon:g}*{farthest:g}",
+        epsilon_stated=mech.epsilon * farthest,
+        neighbours=("qzxv", "one"),
+        sampler=emp_text_sampler(mech),
+        labels=_word_labels(emb),
+    )
+
+
 def _emp_glove(kind: str) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
