@@ -251,8 +251,10 @@ class NoiseOff(Mechanism):
             epsilon=None,
             epsilon_unit="none: the noise is switched off (NO differential-privacy guarantee)",
             guarantee=(
-                "NONE. The noise is switched off: every unit is released as the mechanism's "
-                "deterministic preparation gives it (the limit epsilon -> infinity), for "
+                "NONE. The noise is switched off: every unit's words are released as the "
+                "mechanism's deterministic preparation gives them (the limit epsilon -> "
+                "infinity; what a mechanism draws besides its noise, such as emp-write's "
+                "public writer or a word in place of an unknown one, is still drawn), for "
                 "comparison only"
             ),
             document_bound="none (no differential-privacy guarantee)",
