@@ -51,16 +51,10 @@ def server(cache_dir: Path, server_stderr: Path) -> Iterator[str]:
             text=True,
         )
     assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+    line = proc.stdout.readline()  # printed once the server accepts requests
+    match = re.search(r"ready: open (http://127\.0\.0\.1:\d+/)", line)
     assert match, f"no URL printed: {line!r} {server_stderr.read_text(encoding='utf-8')}"
-    url = match.group(0)
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(url + "api/mechanisms", timeout=5).read()
-            break
-        except OSError:
-            time.sleep(0.1)
+    url = match.group(1)
     yield url
     proc.send_signal(signal.SIGINT)
     try:
@@ -180,10 +174,13 @@ def test_paste_slide_release_and_download(page: Any, tmp_path: Path) -> None:
     assert page.locator("#epsilon-value").text_content() == "7"  # the README's advice
     page.get_by_label("Mechanism").select_option("emp-text")
     slider = page.locator("#epsilon-slider")
-    slider.fill("400")  # epsilon ~ 4: most words change
+    slider.fill("400")  # epsilon ~ 4: most content words change
     assert page.locator("#epsilon-value").text_content() == "4"
     expect(page.locator("#calibration")).to_have_text(
-        re.compile(r"^About \d+% of words will change\.$")
+        re.compile(
+            r"^About \d+% of words will change \(the share replaced in releases of an English "
+            r"example text\)\.$"
+        )
     )
     page.get_by_role("button", name="Release").click()
     page.wait_for_selector("#result:not([hidden])")

@@ -13,6 +13,8 @@ from authormask.cli.options import cache_option, embeddings_option, vocab_option
 __all__ = ["register"]
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+#: addresses that listen on every interface
+WILDCARDS = ("0.0.0.0", "::")
 
 
 def _is_loopback(host: str) -> bool:
@@ -22,6 +24,18 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def ready_line(host: str, port: int) -> str:
+    """The line printed once the server accepts requests, with a URL to open: on a wildcard
+    address (0.0.0.0, ::), this computer's loopback address, and where it listens."""
+    if host in WILDCARDS:
+        url = f"http://127.0.0.1:{port}/"
+        where = f" (listening on all interfaces: {host} port {port})"
+    else:
+        url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+        where = ""
+    return f"authormask serve: ready: open {url}{where} (Ctrl-C to stop)"
 
 
 def _with_port(host: str, port: int) -> str:
@@ -70,6 +84,13 @@ def _with_port(host: str, port: int) -> str:
     show_default=True,
     help="The longest text released (characters); a larger request is refused.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=64),
+    default=None,
+    help="Releases run at once (default: the CPU cores, at most 4); 32 more may wait, and a "
+    "request beyond those is refused (503).",
+)
 @embeddings_option
 @vocab_option
 @cache_option
@@ -79,6 +100,7 @@ def serve(
     models: tuple[Path, ...],
     allow_hosts: tuple[str, ...],
     max_chars: int,
+    workers: int | None,
     embeddings: str,
     vocab_size: int,
     cache_dir: Path | None,
@@ -87,13 +109,14 @@ def serve(
     statement. Texts are never logged or written to disk."""
     import socket
 
-    import uvicorn
-
     from authormask.serve.app import ServeSettings, create_app, load
+    from authormask.serve.server import serve as run_server
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if host == "::" and hasattr(socket, "IPV6_V6ONLY"):  # all interfaces: IPv4 too
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     try:
         sock.bind((host, port))
     except OSError as exc:
@@ -101,7 +124,7 @@ def serve(
         raise click.UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
     port = sock.getsockname()[1]
     extra = [_with_port(h, port) for h in allow_hosts]
-    if _is_loopback(host):
+    if _is_loopback(host) or host in WILDCARDS:  # the URL printed names this computer
         extra += [f"{name}:{port}" for name in LOOPBACK_NAMES]
     settings = ServeSettings(
         host=host,
@@ -113,30 +136,26 @@ def serve(
         max_chars=max_chars,
         extra_hosts=tuple(extra),
     )
+    if workers is not None:
+        settings.workers = workers
     click.echo("loading the embeddings and models ...", err=True)
     try:
         app = create_app(settings, load(settings))
     except BaseException:
         sock.close()
         raise
-    shown = f"[{host}]" if ":" in host else host
     if not _is_loopback(host):
+        names = (
+            " (from another computer, by a name given with --allow-host)"
+            if host in WILDCARDS and not allow_hosts
+            else ""
+        )
         click.echo(
             f"authormask: warning: listening on {host}: anyone who can reach this address "
-            "can send texts to this server",
+            f"can send texts to this server{names}",
             err=True,
         )
-    click.echo(f"authormask serve: open http://{shown}:{port}/ (Ctrl-C to stop)")
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-        lifespan="off",
-    )
-    sock.listen(128)
-    sock.setblocking(False)
-    uvicorn.Server(config).run(sockets=[sock])
+    run_server(app, sock, settings, on_ready=lambda: click.echo(ready_line(host, port)))
 
 
 def register(cli: click.Group) -> None:

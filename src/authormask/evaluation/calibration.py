@@ -7,11 +7,18 @@ mechanism K that ``emp-bag`` and ``emp-text`` apply to every content word (this 
 itself, word by word, not a release: nothing is published, so it samples K directly rather than
 through :func:`authormask.release.release`, which would also tokenise and drop punctuation-like
 vocabulary entries).
+
+The change rate (:data:`CHANGE_RATE_RULE`, :func:`changed_share`) is the one measure of how much a
+release rewrites: ``authormask serve`` shows it beside epsilon (:func:`expected_change`, on
+:data:`REFERENCE_TEXT`, a running text with its function words, as a user's text is) and
+``evaluate --epsilons auto`` aims at targets of it (:func:`auto_epsilons`, on a probe of
+frequent content words, so that every mechanism's range covers about 5% to 95%).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,14 +36,18 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "AUTO_TARGETS",
+    "CHANGE_RATE_RULE",
+    "REFERENCE_TEXT",
     "CalibrationResult",
     "CalibrationRow",
     "EpsilonChoice",
     "auto_epsilons",
     "change_rate",
+    "changed_share",
     "expected_change",
     "in_place_change_rate",
     "probe_words",
+    "text_words",
     "word_statistics",
 ]
 
@@ -140,7 +151,8 @@ def word_statistics(
 
 # --- --epsilons auto: epsilons calibrated on each mechanism's own scale -----------------------
 
-#: the expected change rates (fraction of content words replaced) ``--epsilons auto`` aims at
+#: the change rates (:data:`CHANGE_RATE_RULE`, of a probe text of frequent content words: every
+#: word one the mechanism may replace) ``--epsilons auto`` aims at
 AUTO_TARGETS = (0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95)
 #: frequent content words in the probe text of :func:`auto_epsilons`
 AUTO_PROBE_WORDS = 200
@@ -172,17 +184,16 @@ class EpsilonChoice:
             "seed": self.seed,
             "releases": self.releases,
             "rule": "per target change rate, the measured epsilon (3 significant digits) whose "
-            "change rate (the fraction of a probe text's frequent content words that the "
-            "mechanism's release changes, the same seed at every epsilon) is nearest the "
-            "target: a scan by factors of 10 from 1, then a safeguarded regula falsi on log "
-            "epsilon until within 0.02 of the target",
+            "change rate on a probe text of frequent content words (the same seed at every "
+            "epsilon) is nearest the target: a scan by factors of 10 from 1, then a safeguarded "
+            "regula falsi on log epsilon until within 0.02 of the target",
+            "change_rate": CHANGE_RATE_RULE,
         }
 
 
 def probe_words(embeddings: Embeddings, n: int = AUTO_PROBE_WORDS) -> tuple[str, ...]:
     """``n`` frequent content words spread over the 3,000 most frequent words of the
-    vocabulary (alphabetic, not stopwords), as ``authormask serve``'s expected-change estimate
-    reads them."""
+    vocabulary (alphabetic, not stopwords): the probe text ``--epsilons auto`` releases."""
     stop = default_stopwords()
     words = [w for w in embeddings.words[:3000] if w.isalpha() and w not in stop]
     if not words:
@@ -190,56 +201,129 @@ def probe_words(embeddings: Embeddings, n: int = AUTO_PROBE_WORDS) -> tuple[str,
     return tuple(words[:: max(1, len(words) // n)][:n])
 
 
-def change_rate(mechanism: object, probe: Sequence[str], *, seed: int = 0) -> float:
-    """The fraction of ``probe``'s words that a release of ``probe`` (one text) by
-    ``mechanism`` does not keep: 1 - |released words & probe words| / |probe| as multisets,
-    lower-cased, so it reads a text released in place and a sorted bag alike."""
+# --- the change rate: one definition, for the page and for --epsilons auto --------------------
+
+#: what a change rate is, in words (the page and ``--epsilons auto`` state it)
+CHANGE_RATE_RULE = (
+    "the share of a text's words that its release replaces: the words (runs of letters and "
+    "digits, lower-cased) compared position by position where the release has as many, "
+    "else along their longest common subsequence (words a release writes of its own are not "
+    "counted); for a bag of words, the share of the bag's words that are not words of the text"
+)
+
+#: a running text of ordinary English (334 words, no names), released to estimate the change
+#: rate of a text like a user's: narrative and opinion, its function words half its words and
+#: "the" 6% of them, as in everyday prose
+REFERENCE_TEXT = """\
+Last spring my sister and I finally walked the coast path from our home town to the lighthouse \
+at the end of the point. We had talked about it for years, but there was always some reason to \
+wait: work, bad weather, the children, a car that needed new brakes. In the end we simply \
+picked a weekend, packed two small bags and told everyone we would be back on Monday.
+
+Our first morning was cold and bright. We left before breakfast, bought bread and coffee at a \
+bakery near the station and followed the river down to the sea. From there the path climbs \
+quickly, and within an hour we could see the whole bay below us, with fishing boats moving \
+slowly between the islands. My sister kept stopping to take pictures, and I kept telling her \
+that the view would be even better at the top. It was.
+
+By the afternoon the wind had changed, and dark clouds were coming in from the west. We found a \
+farm that let rooms to walkers, and its owner, a quiet man with a friendly dog, showed us where \
+to hang our wet coats. That evening he made soup for us and explained how his village had \
+changed since its school closed and most young families moved to the city.
+
+I think many people would enjoy a trip like ours, although it is not for everyone. You need \
+decent boots, some patience and a little luck with the weather. Some parts of the path are \
+muddy, and a few are steep enough to be a real problem for anyone with bad knees. Still, if you \
+can manage it, I would recommend it without hesitation: it costs very little, it takes you away \
+from screens and traffic, and it gives you time to talk.
+
+Looking back, I am glad we went, and I hope we can do it again next year, perhaps with our \
+children this time, if they are willing to carry their own bags.
+"""
+
+_WORD = re.compile(r"(?:[^\W_]|[\u0300-\u036f])+")
+#: above this many cells the longest common subsequence gives way to a multiset match
+_LCS_CELLS = 4_000_000
+
+
+def text_words(text: str) -> list[str]:
+    """The words of ``text`` as a change rate reads them: runs of letters (with their combining
+    marks) and digits, lower-cased; an apostrophe or a hyphen parts words (``father's``: father,
+    s), so a clitic a release writes of its own is not a change of its word."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def changed_share(original: str, released: str, *, bag: bool = False) -> float:
+    """The change rate (:data:`CHANGE_RATE_RULE`) of one release: the share of ``original``'s
+    words that ``released`` does not keep. Position by position where both have as many words;
+    else the words outside a longest common subsequence (a multiset match past
+    4,000,000 cells, as the page's highlighting does); ``bag``: the share of the released
+    words that are not words of ``original`` (as multisets).
+
+    >>> changed_share("The cat sat on the mat.", "The dog sat on the mat.")
+    0.16666666666666666
+    >>> changed_share("the cat sat", "cat the sat", bag=True)
+    0.0
+    """
+    a, b = text_words(original), text_words(released)
+    if bag:
+        kept = sum((Counter(a) & Counter(b)).values())
+        return (len(b) - kept) / len(b) if b else 0.0
+    if not a:
+        return 0.0
+    if len(a) == len(b):
+        kept = sum(x == y for x, y in zip(a, b, strict=True))
+    elif len(a) * len(b) <= _LCS_CELLS:
+        kept = _common_subsequence(a, b)
+    else:
+        kept = sum((Counter(a) & Counter(b)).values())
+    return (len(a) - kept) / len(a)
+
+
+def _common_subsequence(a: Sequence[str], b: Sequence[str]) -> int:
+    """The length of a longest common subsequence of ``a`` and ``b``."""
+    below = [0] * (len(b) + 1)
+    for x in reversed(a):
+        row = [0] * (len(b) + 1)
+        for j in range(len(b) - 1, -1, -1):
+            row[j] = below[j + 1] + 1 if x == b[j] else max(below[j], row[j + 1])
+        below = row
+    return below[0]
+
+
+def change_rate(mechanism: object, text: str | Sequence[str], *, seed: int = 0) -> float:
+    """The change rate (:data:`CHANGE_RATE_RULE`) of one release of ``text`` (a text, or words
+    joined by spaces: the probe of ``--epsilons auto``) by ``mechanism`` with ``seed``."""
     from authormask.release import Mechanism, release
 
     assert isinstance(mechanism, Mechanism)
-    doc = release([" ".join(probe)], mechanism, random_state=seed).documents[0]
-    out = Counter(w.lower() for w in doc.words)
-    kept = sum((out & Counter(w.lower() for w in probe)).values())
-    return 1.0 - kept / max(len(probe), 1)
+    original = text if isinstance(text, str) else " ".join(text)
+    doc = release([original], mechanism, random_state=seed).documents[0]
+    return changed_share(original, doc.text, bag=doc.bag is not None)
 
 
-def in_place_change_rate(mechanism: object, probe: Sequence[str], *, seed: int = 0) -> float:
-    """The fraction of ``probe``'s words that a release of ``probe`` (one text, ``seed``) by an
-    in-place word mechanism replaces, position by position (lower-cased: emp-doc releases
-    sentence case)."""
-    from authormask.release import Mechanism, release
-
-    assert isinstance(mechanism, Mechanism)
-    doc = release([" ".join(probe)], mechanism, random_state=seed).documents[0]
-    # the released words, one per probe word, where the mechanism says which (a release that
-    # writes words of its own around them, emp-write, is compared word for word); else the text
-    out = list(doc.words) if len(doc.words) == len(probe) else doc.text.split()
-    changed = sum(a != b.lower() for a, b in zip(probe, out, strict=False))
-    return changed / max(len(probe), 1)
+def in_place_change_rate(mechanism: object, probe: str | Sequence[str], *, seed: int = 0) -> float:
+    """The same as :func:`change_rate` (one definition; kept for its callers)."""
+    return change_rate(mechanism, probe, seed=seed)
 
 
-def expected_change(
-    mechanism: object,
-    *,
-    example: str,
-    embeddings: Embeddings,
-    in_place: object | None = None,
-    n_probe: int = AUTO_PROBE_WORDS,
-) -> float:
-    """The expected fraction of words (word mechanisms) or tokens (token mechanisms) that
-    ``mechanism`` changes, as ``authormask serve`` shows it beside epsilon: from the exact
-    output distribution of each token of ``example``'s first segments where the mechanism can
-    compute it (:meth:`~authormask.release.Mechanism.unchanged_probabilities`), else measured
-    by :func:`in_place_change_rate` on ``n_probe`` frequent content words of ``embeddings``
-    (:func:`probe_words`) released by ``in_place`` (the mechanism's in-place form, when it
-    releases a bag; default the mechanism itself), with a fixed seed."""
+def expected_change(mechanism: object, *, example: str | None = None, seeds: int = 2) -> float:
+    """The expected change rate (:data:`CHANGE_RATE_RULE`) of ``mechanism`` on a text like a
+    user's, as ``authormask serve`` shows it beside epsilon: from the exact output distribution
+    of each token of ``example``'s first segments where the mechanism can compute it
+    (:meth:`~authormask.release.Mechanism.unchanged_probabilities`), else the mean
+    :func:`change_rate` of ``seeds`` releases of ``example`` (seeds 0, 1, ...). ``example``:
+    :data:`REFERENCE_TEXT` by default. A bag mechanism should be given with a length that takes
+    every content word (``length="shortest"``)."""
     from authormask.release import Mechanism
 
     assert isinstance(mechanism, Mechanism)
-    same = mechanism.unchanged_probabilities(example)
+    text = REFERENCE_TEXT if example is None else example
+    same = mechanism.unchanged_probabilities(text)
     if same is not None:
         return 1.0 - float(np.mean(same)) if same else 1.0
-    return in_place_change_rate(in_place or mechanism, probe_words(embeddings, n_probe))
+    seeds = check_positive_int(seeds, name="seeds")
+    return float(np.mean([change_rate(mechanism, text, seed=s) for s in range(seeds)]))
 
 
 def _round3(log_eps: float) -> float:

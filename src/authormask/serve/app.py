@@ -22,27 +22,35 @@ Safe by default:
 * every response carries a strict Content-Security-Policy (scripts and styles from this server
   only, no inline script, no other origin), ``X-Content-Type-Options: nosniff``,
   ``Referrer-Policy: no-referrer`` and ``Cache-Control: no-store``; the page writes every text
-  with ``textContent``, so an output that contains HTML shows as text.
+  with ``textContent``, so an output that contains HTML shows as text;
+* releases run on a small fixed pool of threads (``workers``), with ``waiting`` more queued and
+  a 503 for a request past both, and a release whose client hangs up stops at its next unit of
+  work (:mod:`authormask.serve.work`); slow requests and surplus connections are dropped where
+  it listens (:mod:`authormask.serve.server`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import math
-import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from authormask.exceptions import AuthormaskError
 from authormask.serve.requests import (
@@ -63,10 +71,13 @@ from authormask.serve.state import (
     expected_change,
     load,
 )
+from authormask.serve.work import Busy, Cancelled, ReleasePool, checked
 
 __all__ = ["DEFAULT_MAX_CHARS", "ServeSettings", "create_app", "load"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -82,41 +93,36 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
     if settings.host.count(":") > 1:  # IPv6: [::1]:port
         hosts.add(f"[{settings.host}]:{settings.port}")
     max_body = settings.max_chars * 4 + 65_536  # UTF-8 and JSON escapes, and the parameters
+    pool = ReleasePool(workers=settings.workers, waiting=settings.waiting)
+    app.state.pool = pool  # the releases running and waiting (read by tests and the server)
 
     def error(status: int, message: str) -> Response:
         return JSONResponse({"error": _shown(message)}, status_code=status)
 
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Callable[[Request], Any]) -> Response:
+    def refusal(request: Request) -> Response | None:
+        """The answer to a request refused on its head alone (None: it goes on)."""
         host = request.headers.get("host", "")
         length = request.headers.get("content-length")
         if host not in hosts:
-            response = error(
+            return error(
                 400,
                 f"this server answers requests for {sorted(hosts)[0]} only (Host {host[:80]!r})",
             )
-        elif (refusal := _origin_refusal(request)) is not None:
-            response = error(403, refusal)
-        elif (refusal := _content_refusal(request)) is not None:
-            response = error(415, refusal)
-        elif length is not None and (not length.isdigit() or int(length) > max_body):
-            response = error(
+        if (why := _origin_refusal(request)) is not None:
+            return error(403, why)
+        if (why := _content_refusal(request)) is not None:
+            return error(415, why)
+        if length is not None and (not length.isdigit() or int(length) > max_body):
+            return error(
                 413,
                 f"the request is too large: this server releases texts of at most "
                 f"{settings.max_chars:,} characters",
             )
-        else:
-            try:
-                response = await call_next(request)
-            except Exception as exc:
-                _log_internal(exc)
-                response = error(500, "internal error (see the server's log)")
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers["Cache-Control"] = "no-store"
-        response.headers["X-Frame-Options"] = "DENY"
-        return response
+        return None
+
+    # a plain ASGI middleware (not @app.middleware): the endpoints see the server's own
+    # receive, so that a release sees its client hang up (Request.is_disconnected)
+    app.add_middleware(_Guard, refusal=refusal, error=error)
 
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, exc: HTTPException) -> Response:
@@ -193,6 +199,7 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
 
     @app.get("/api/calibrate")
     def calibrate(mechanism: str | None = None, epsilon: float | None = None) -> Any:
+        from authormask.evaluation.calibration import CHANGE_RATE_RULE
         from authormask.release import lineup, mechanism_spec
 
         mechanism = lineup("serve")[0] if mechanism is None else mechanism
@@ -201,7 +208,7 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
                 raise _Refused(400, f"unknown mechanism {mechanism!r}")
             if "epsilon" not in mechanism_spec(mechanism).parameter_names:
                 return {"mechanism": mechanism, "epsilon": None, "changed": expected_change(
-                    state, mechanism, 0.0)}  # fmt: skip
+                    state, mechanism, 0.0), "measure": CHANGE_RATE_RULE}  # fmt: skip
             if epsilon is None or not math.isfinite(epsilon) or epsilon <= 0:
                 raise _Refused(400, "epsilon must be a number > 0")
             changed = expected_change(state, mechanism, epsilon)
@@ -215,29 +222,45 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
             "mechanism": mechanism,
             "epsilon": epsilon,
             "changed": changed,
+            "measure": CHANGE_RATE_RULE,
             "measured": measured_at(mechanism, epsilon),
         }
 
     @app.post("/api/release")
     async def release_endpoint(request: Request) -> Any:
-        from starlette.concurrency import run_in_threadpool
-
         try:
             body = await read_body(request)
             text, name, params = _parameters(state, body)
             check_size(text)
         except _Refused as exc:
             return error(exc.status, exc.message)
-        if "application/x-ndjson" in request.headers.get("accept", ""):
+        streaming = "application/x-ndjson" in request.headers.get("accept", "")
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+        def job(cancel: threading.Event) -> Any:
+            if streaming:
+                return _stream_job(state, text, name, params, cancel, loop, events)
+            return _release(state, text, name, params, checked(cancel, lambda _n: None))
+
+        try:
+            future, cancel = pool.submit(job)
+        except Busy as exc:
+            response = error(503, str(exc))
+            response.headers["Retry-After"] = "5"
+            return response
+        if streaming:
             return StreamingResponse(
-                _stream(state, text, name, params), media_type="application/x-ndjson"
+                _stream(request, events, cancel), media_type="application/x-ndjson"
             )
         try:
-            return await run_in_threadpool(_release, state, text, name, params, lambda _n: None)
+            return await _until_done(request, future, cancel)
         except _Refused as exc:
             return error(exc.status, exc.message)
         except (AuthormaskError, ValueError) as exc:
             return error(400, _one_line(exc))
+        except Cancelled:  # the client has gone: nobody reads this
+            return error(400, "the client closed the connection")
 
     return app
 
@@ -263,44 +286,135 @@ def _log_internal(exc: BaseException) -> None:
     logger.error("internal error: %s%s", type(exc).__name__, at)
 
 
+class _Guard:
+    """Every request's gate: the refusals of its head (``refusal``), a bug answered 500 in one
+    line (logged by :func:`_log_internal`), and the security headers on every response."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        refusal: Callable[[Request], Response | None],
+        error: Callable[[int, str], Response],
+    ) -> None:
+        self.app = app
+        self.refusal = refusal
+        self.error = error
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_secured(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = MutableHeaders(scope=message)
+                headers["Content-Security-Policy"] = CSP
+                headers["X-Content-Type-Options"] = "nosniff"
+                headers["Referrer-Policy"] = "no-referrer"
+                headers["Cache-Control"] = "no-store"
+                headers["X-Frame-Options"] = "DENY"
+            await send(message)
+
+        refused = self.refusal(Request(scope))
+        if refused is not None:
+            await refused(scope, receive, send_secured)
+            return
+        try:
+            await self.app(scope, receive, send_secured)
+        except Exception as exc:
+            _log_internal(exc)
+            if not started:
+                response = self.error(500, "internal error (see the server's log)")
+                await response(scope, receive, send_secured)
+
+
 def _one_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def _stream(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -> Iterator[bytes]:
-    """A release as JSON lines: ``{"progress": done, "total": n}`` as it goes, then
-    ``{"result": ...}`` or ``{"error": "..."}``."""
-    events: queue.Queue[dict[str, Any] | None] = queue.Queue()
+#: seconds between two checks that the client of a release is still there
+DISCONNECT_POLL = 0.25
 
-    def work() -> None:
-        try:
-            total = _total_work(loaded, text, name, params)
-            done = 0
-            events.put({"progress": 0, "total": total})
 
-            def step(n: int) -> None:
-                nonlocal done
-                done += n
-                events.put({"progress": min(done, total), "total": total})
+async def _until_done(request: Request, future: Future[T], cancel: threading.Event) -> T:
+    """The result of a release job, checking between whiles that its client is still there:
+    once it has gone, the job is cancelled (it stops at its next unit of work)."""
+    waiting = asyncio.wrap_future(future)
+    try:
+        while True:
+            done, _ = await asyncio.wait({waiting}, timeout=DISCONNECT_POLL)
+            if done:
+                return waiting.result()
+            if await request.is_disconnected():
+                cancel.set()
+    except BaseException:
+        cancel.set()  # cancelled itself (the server stops, the client has gone): stop the job
+        raise
 
-            events.put({"result": _release(loaded, text, name, params, step)})
-        except (AuthormaskError, ValueError) as exc:
-            events.put({"error": _shown(_one_line(exc))})
-        except Exception as exc:  # never the text in a log line
-            _log_internal(exc)
-            events.put({"error": "internal error (see the server's log)"})
-        finally:
-            events.put(None)
 
-    threading.Thread(target=work, daemon=True).start()
-    last = 0.0
-    while True:
-        event = events.get()
-        if event is None:
-            return
-        if "progress" in event:
+def _stream_job(
+    loaded: _Loaded,
+    text: str,
+    name: str,
+    params: dict[str, Any],
+    cancel: threading.Event,
+    loop: asyncio.AbstractEventLoop,
+    events: asyncio.Queue[dict[str, Any] | None],
+) -> None:
+    """A streamed release, on a worker: its events handed to the event loop's ``events``
+    (``{"progress": done, "total": n}`` as it goes, then ``{"result": ...}`` or
+    ``{"error": "..."}``, then None)."""
+
+    def put(event: dict[str, Any] | None) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to tell
+            loop.call_soon_threadsafe(events.put_nowait, event)
+
+    try:
+        total = _total_work(loaded, text, name, params)
+        if cancel.is_set():
+            raise Cancelled
+        done = 0
+        last = 0.0
+        put({"progress": 0, "total": total})
+
+        def step(n: int) -> None:
+            nonlocal done, last
+            done += n
             now = time.monotonic()
-            if now - last < 0.1 and event["progress"] < event["total"]:
+            if now - last >= 0.1 or done >= total:  # at most ten a second
+                last = now
+                put({"progress": min(done, total), "total": total})
+
+        put({"result": _release(loaded, text, name, params, checked(cancel, step))})
+    except Cancelled:
+        pass
+    except (AuthormaskError, ValueError) as exc:
+        put({"error": _shown(_one_line(exc))})
+    except Exception as exc:  # never the text in a log line
+        _log_internal(exc)
+        put({"error": "internal error (see the server's log)"})
+    finally:
+        put(None)
+
+
+async def _stream(
+    request: Request, events: asyncio.Queue[dict[str, Any] | None], cancel: threading.Event
+) -> AsyncIterator[bytes]:
+    """The events of a streamed release as JSON lines. When the client hangs up (the response
+    is cancelled, or a check finds it gone) the release is cancelled."""
+    try:
+        while True:
+            try:
+                event = await asyncio.wait_for(events.get(), timeout=DISCONNECT_POLL)
+            except TimeoutError:
+                if await request.is_disconnected():
+                    return
                 continue
-            last = now
-        yield (json.dumps(event) + "\n").encode("utf-8")
+            if event is None:
+                return
+            yield (json.dumps(event) + "\n").encode("utf-8")
+    finally:
+        cancel.set()

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,17 @@ class ServeSettings:
     max_chars: int = DEFAULT_MAX_CHARS
     #: Host header values accepted besides host:port (set by the CLI for localhost aliases)
     extra_hosts: tuple[str, ...] = ()
+    #: releases run at once (a fixed pool of threads), and releases that may wait for one;
+    #: a request beyond both is refused (503)
+    workers: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
+    waiting: int = 32
+    #: seconds a client has to send a whole request (its head and its body): a slower one is
+    #: dropped; seconds an idle kept-alive connection stays open
+    request_timeout: float = 30.0
+    keep_alive_timeout: float = 5.0
+    #: open connections at most (and fewer where the file-descriptor limit is lower): past it,
+    #: a new connection closes the oldest one that is not in a request, or is itself closed
+    max_connections: int = 200
 
 
 @dataclass
@@ -112,10 +123,11 @@ def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
 
 
 def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
-    """The expected fraction of words (word mechanisms) or tokens (token mechanisms) that
-    change at ``epsilon`` (:func:`authormask.evaluation.calibration.expected_change`: exact for
-    the token mechanisms on the bundled example text, measured on a probe of frequent words for
-    the others, a bag on its in-place form). Cached."""
+    """The expected change rate of ``name`` at ``epsilon``: the share of a text's words its
+    release replaces (:data:`authormask.evaluation.calibration.CHANGE_RATE_RULE`, the measure
+    ``evaluate --epsilons auto`` aims at), on a running text of ordinary English
+    (:func:`authormask.evaluation.calibration.expected_change`: exact for the token mechanisms,
+    the mean of seeded releases for the others; a bag takes every content word). Cached."""
     from authormask.evaluation.calibration import expected_change as calibrated
     from authormask.release import mechanism_spec
 
@@ -124,12 +136,12 @@ def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
     with loaded.lock:
         if key in loaded.calibration:
             return loaded.calibration[key]
-    params = {"epsilon": key[1]} if "epsilon" in spec.parameter_names else {}
+    params: dict[str, Any] = {"epsilon": key[1]} if "epsilon" in spec.parameter_names else {}
+    if "length" in spec.parameter_names:  # a bag of N words: N = every content word of the text
+        params["length"] = "shortest"
     mech = _mechanism(loaded, name, params)
-    in_place = _mechanism(loaded, spec.per_word_form, params) if spec.per_word_form else None
-    example = files("authormask").joinpath("data/example.txt").read_text(encoding="utf-8")
     with _model_lock(loaded, name):
-        changed = calibrated(mech, example=example, embeddings=loaded.embeddings, in_place=in_place)
+        changed = calibrated(mech)
     with loaded.lock:
         loaded.calibration[key] = changed
     return changed

@@ -63,7 +63,12 @@ async function calibrate() {
     const unit = specs[name]?.privacy === "metric" ? "words" : "tokens";
     const pct = 100 * result.changed;
     const shown = pct < 1 ? pct.toFixed(1) : pct.toFixed(0);
-    $("calibration").textContent = `About ${shown}% of ${unit} will change.`;
+    // the change rate (evaluation/calibration.py, CHANGE_RATE_RULE): the share of an example
+    // text's words that releases at this setting replace, the measure --epsilons auto aims at
+    $("calibration").textContent =
+      `About ${shown}% of ${unit} will change (the share replaced in releases of an ` +
+      `English example text).`;
+    $("calibration").title = result.measure || "";
     $("measured").textContent = measuredText(result.measured);
   } catch (err) {
     $("calibration").textContent = "";
