@@ -159,7 +159,7 @@ def test_output_file_statement_and_no_overwrite(run, docs, tmp_path: Path) -> No
     assert stmt["epsilon"] == 8.0 and stmt["embeddings"]["vocab_size"] == 20000
     before = target.read_text()
     code, _, err = run(*args, "--seed", "4")
-    assert code != 0 and "a finished release is already there" in err
+    assert code != 0 and "a finished release is already there" in err and "another seed" in err
     assert target.read_text() == before
     code, _, _ = run(*args, "--force", "--seed", "4")
     assert code == 0
@@ -187,7 +187,9 @@ def test_output_folder_for_several_inputs(run, docs, tmp_path: Path) -> None:
     assert names == ["1.txt", "2.txt", "PRIVACY-STATEMENT.json"]
     report = (tmp_path / "released.DO-NOT-PUBLISH.report.txt").read_text()  # beside, not inside
     assert '"input": "' + str(docs[0]) in report and '"complete": true' in report
-    code, _, err = run(*args)
+    code, _, err = run(*args)  # the same command again: complete, nothing rewritten
+    assert code == 0 and "already complete" in err
+    code, _, err = run(*args[:-2], "-N", "6")
     assert code != 0 and "a finished release is already there" in err
     one = [
         "obfuscate",

@@ -106,9 +106,12 @@ def test_sigkill_then_rerun_completes_the_release(
     assert complete and sorted(d["position"] for d in docs) == list(range(240))
     assert oct(_report(out).stat().st_mode & 0o777) == "0o600"
 
+    # the same command again (a kill that lands after the output is complete): exit 0
+    written = {p: p.stat().st_mtime_ns for p in out.parent.rglob("*")}
     again = subprocess.run(_args(corpus, out, cache_dir, *extra), capture_output=True, text=True)
-    assert again.returncode != 0 and "a finished release is already there" in again.stderr
-    assert len(again.stderr.strip().splitlines()) <= 2  # the seed warning and one error line
+    assert again.returncode == 0 and "already complete" in again.stderr, again.stderr
+    assert len(again.stderr.strip().splitlines()) <= 2  # the seed warning and one line
+    assert {p: p.stat().st_mtime_ns for p in out.parent.rglob("*")} == written
 
 
 def test_rerun_with_other_parameters_is_refused(corpus: Path, tmp_path: Path, cache_dir) -> None:
@@ -118,6 +121,7 @@ def test_rerun_with_other_parameters_is_refused(corpus: Path, tmp_path: Path, ca
     other[other.index("-e") + 1] = "7"
     proc = subprocess.run(other, capture_output=True, text=True)
     assert proc.returncode != 0 and "unfinished release with other parameters" in proc.stderr
+    assert "another --epsilon (6.0 then, 7.0 now)" in proc.stderr
     assert "Traceback" not in proc.stderr
     forced = subprocess.run([*other, "--force"], capture_output=True, text=True)
     assert forced.returncode == 0, forced.stderr
@@ -143,7 +147,8 @@ def test_sigint_exits_130_with_one_line(corpus: Path, tmp_path: Path, cache_dir)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
-    assert [line for line in err.splitlines() if "aborted" in line or "interrupted" in line]
+    (line,) = [line for line in err.splitlines() if "aborted" in line or "interrupted" in line]
+    assert line.endswith("run the same command again to finish the release (what is done is kept)")
     assert [p for p in out.rglob("*") if p.name.endswith(".tmp")] == []
 
 

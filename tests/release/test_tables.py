@@ -338,8 +338,16 @@ def test_an_interrupted_release_resumes_to_the_same_bytes(
     assert summary.resumed == 3
     assert pq.read_table(out).to_pylist() == pq.read_table(tmp_path / "ref.parquet").to_pylist()
     assert not staging_path(out).exists()
-    with pytest.raises(InputError, match="a finished release is already there"):
-        _release(table, mechanism, out, fmt="parquet", partition_records=10)
+    # the same command again (a kill landed after the output was complete): nothing to do
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    again = _release(table, mechanism, out, fmt="parquet", partition_records=10)
+    assert again.already_complete and again.records == 0
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
+    # another command is refused, naming what differs
+    with pytest.raises(InputError, match=r"a finished release is already there.*another seed"):
+        _release(table, mechanism, out, fmt="parquet", partition_records=10, random_state=12)
+    with pytest.raises(InputError, match=r"another partition size.*10 then, 20 now"):
+        _release(table, mechanism, out, fmt="parquet", partition_records=20)
 
 
 def test_a_rerun_with_other_parameters_is_refused_until_force(
@@ -353,7 +361,7 @@ def test_a_rerun_with_other_parameters_is_refused_until_force(
 
     with pytest.raises(_Stop):
         _release(table, mechanism, out, partition_records=10, progress=stop)
-    with pytest.raises(InputError, match="unfinished release with other parameters"):
+    with pytest.raises(InputError, match=r"unfinished release with other parameters.*another seed"):
         _release(table, mechanism, out, partition_records=10, random_state=12)
     _release(table, mechanism, out, partition_records=10, random_state=12, force=True)
     assert len(out.read_text().splitlines()) == 90

@@ -153,10 +153,11 @@ def test_file_names_that_are_not_utf8(authormask, tmp_path: Path) -> None:
         report = Path(str(out.resolve()) + ".DO-NOT-PUBLISH.report.txt").read_bytes()
         lines = report.decode("utf-8").splitlines()  # valid UTF-8, and it reads back
         assert any(json.loads(line).get("input") == str(folder / name) for line in lines[1:])
-        # the same command again: the finished release is recognised, not resumed or refused
-        assert authormask("obfuscate", *args, *EMP_TEXT, *fmt, "-o", str(out)).check() == (
-            "refused"
-        )
+        # the same command again: the finished release is recognised as complete (exit 0),
+        # not resumed or written again
+        again = authormask("obfuscate", *args, *EMP_TEXT, *fmt, "-o", str(out))
+        assert again.code == 0 and "already complete" in again.err, again.err
+        assert "Traceback" not in again.err
 
 
 def test_jsonl_records_stay_on_one_line(authormask, tmp_path: Path) -> None:

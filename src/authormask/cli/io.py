@@ -4,6 +4,7 @@ lazily, and naming their outputs."""
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -18,7 +19,15 @@ from authormask.release.sources import (
     decode_bytes,
 )
 
-__all__ = ["Document", "Inputs", "example_source", "read_inputs", "skipped_note", "sources_of"]
+__all__ = [
+    "Document",
+    "Inputs",
+    "example_source",
+    "passed_over_note",
+    "read_inputs",
+    "skipped_note",
+    "sources_of",
+]
 
 #: files that mark a folder as a PAN authorship-attribution collection or problem
 PAN_MARKERS = ("collection-info.json", "problem-info.json", "ground-truth.json")
@@ -45,6 +54,10 @@ class Inputs:
     #: files and folders found in an input folder and skipped as authormask's own (reports,
     #: statements, outputs: :func:`authormask.release.markers.authormask_kind`), with their kind
     skipped: tuple[tuple[str, str], ...] = ()
+    #: entries of an input folder that are not regular files or folders it can read (a dangling
+    #: symbolic link, a FIFO, a socket, a device, a link to a folder, which is not followed, an
+    #: unreadable folder), passed over, with what each is
+    passed_over: tuple[tuple[str, str], ...] = ()
 
 
 def example_source() -> TextSource:
@@ -63,9 +76,35 @@ def _check_not_pan(path: Path) -> None:
             )
 
 
-def _folder_files(path: Path, skipped: list[tuple[str, str]]) -> list[Path]:
+def _what(path: Path) -> str | None:
+    """What a folder's entry is when it is not a document to read: ``"a dangling symbolic
+    link"``, ``"a FIFO"``, ... (see :attr:`Inputs.passed_over`); None for a regular file (or a
+    link to one)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "a dangling symbolic link" if os.path.islink(path) else "gone"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if stat.S_ISREG(st.st_mode):
+        return None
+    if stat.S_ISFIFO(st.st_mode):
+        kind = "a FIFO (named pipe)"
+    elif stat.S_ISSOCK(st.st_mode):
+        kind = "a socket"
+    elif stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+        kind = "a device"
+    else:
+        kind = "not a regular file"
+    return ("a symbolic link to " if os.path.islink(path) else "") + kind
+
+
+def _folder_files(
+    path: Path, skipped: list[tuple[str, str]], passed_over: list[tuple[str, str]]
+) -> list[Path]:
     """The non-hidden files of ``path``, recursively, in sorted order, without authormask's own
-    files (reports, statements, outputs), which are added to ``skipped``."""
+    files (reports, statements, outputs), which are added to ``skipped``, and without what is
+    not a regular file or a folder it can read, which is added to ``passed_over``."""
     _check_not_pan(path)
     found: list[Path] = []
     if (kind := authormask_kind(path)) is not None:  # an output folder given as input
@@ -73,19 +112,29 @@ def _folder_files(path: Path, skipped: list[tuple[str, str]]) -> list[Path]:
             f"input folder {path} is an authormask {kind} (it holds or has beside it a privacy "
             "statement); give the files to release one by one"
         )
-    for root, dirs, names in os.walk(path):
+
+    def unreadable(exc: OSError) -> None:
+        passed_over.append((str(exc.filename), f"an unreadable folder ({exc.strerror or exc})"))
+
+    for root, dirs, names in os.walk(path, onerror=unreadable):
         kept = []
         for d in sorted(d for d in dirs if not d.startswith(".")):
-            if (kind := authormask_kind(Path(root) / d)) is not None:
+            if os.path.islink(Path(root) / d):  # os.walk does not follow it
+                passed_over.append(
+                    (str(Path(root) / d), "a symbolic link to a folder (not followed)")
+                )
+            elif (kind := authormask_kind(Path(root) / d)) is not None:
                 skipped.append((str(Path(root) / d), kind))
             else:
                 kept.append(d)
         dirs[:] = kept
         for n in sorted(names):
             p = Path(root) / n
-            if n.startswith(".") or not p.is_file():
+            if n.startswith("."):
                 continue
-            if (kind := authormask_kind(p)) is not None:
+            if (what := _what(p)) is not None:
+                passed_over.append((str(p), what))
+            elif (kind := authormask_kind(p)) is not None:
                 skipped.append((str(p), kind))
             else:
                 found.append(p)
@@ -96,8 +145,14 @@ def _folder_files(path: Path, skipped: list[tuple[str, str]]) -> list[Path]:
                 f"or outputs), which are never released: {skipped[0][0]}"
                 + (f" and {len(skipped) - 1} more" if len(skipped) > 1 else "")
             )
-        raise InputError(f"input folder contains no files: {path}")
+        passed = f" (passed over: {_listed(passed_over)})" if passed_over else ""
+        raise InputError(f"input folder contains no files: {path}{passed}")
     return found
+
+
+def _listed(entries: tuple[tuple[str, str], ...] | list[tuple[str, str]], most: int = 10) -> str:
+    shown = ", ".join(f"{name} ({what})" for name, what in entries[:most])
+    return shown + (f" and {len(entries) - most} more" if len(entries) > most else "")
 
 
 def sources_of(inputs: tuple[str, ...]) -> Inputs:
@@ -108,6 +163,7 @@ def sources_of(inputs: tuple[str, ...]) -> Inputs:
     relpaths: list[str] = []
     folders: list[Path] = []
     skipped: list[tuple[str, str]] = []
+    passed_over: list[tuple[str, str]] = []
     any_folder = False
     for item in inputs:
         if item == "-":
@@ -120,7 +176,7 @@ def sources_of(inputs: tuple[str, ...]) -> Inputs:
         if path.is_dir():
             any_folder = True
             folders.append(path)
-            for p in _folder_files(path, skipped):
+            for p in _folder_files(path, skipped, passed_over):
                 rel = p.relative_to(path).as_posix()
                 sources.append(FileSource.of(p, rel))
                 relpaths.append(rel)
@@ -131,7 +187,14 @@ def sources_of(inputs: tuple[str, ...]) -> Inputs:
             relpaths.append(path.name)
     if sum(1 for s in sources if isinstance(s, StdinSource)) > 1:
         raise InputError("standard input (-) can be given only once")
-    return Inputs(tuple(sources), tuple(relpaths), any_folder, tuple(folders), tuple(skipped))
+    return Inputs(
+        tuple(sources),
+        tuple(relpaths),
+        any_folder,
+        tuple(folders),
+        tuple(skipped),
+        tuple(passed_over),
+    )
 
 
 def skipped_note(found: Inputs) -> str | None:
@@ -143,6 +206,20 @@ def skipped_note(found: Inputs) -> str | None:
     return (
         f"authormask: note: skipped {len(found.skipped)} file(s) or folder(s) of authormask "
         f"found in the input folder(s), never released as inputs: {shown}{more}"
+    )
+
+
+def passed_over_note(found: Inputs) -> str | None:
+    """The one stderr warning that names what the input folders held but that is not a
+    document (:attr:`Inputs.passed_over`), or None. It names paths: it goes to stderr only,
+    never into the public statement."""
+    if not found.passed_over:
+        return None
+    return (
+        f"authormask: warning: passed over {len(found.passed_over)} entr"
+        f"{'y' if len(found.passed_over) == 1 else 'ies'} of the input folder(s) that "
+        f"{'is' if len(found.passed_over) == 1 else 'are'} not a file to release: "
+        f"{_listed(found.passed_over)}"
     )
 
 

@@ -14,6 +14,7 @@ import sys
 import click
 
 from authormask.cli.app import cli
+from authormask.cli.progress import INTERRUPT_HINT_KEY
 from authormask.exceptions import AuthormaskError
 
 __all__ = ["as_flags", "cli", "main"]
@@ -102,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``authormask`` with ``argv`` (default: the process arguments); return the exit
     status."""
     args = sys.argv[1:] if argv is None else list(argv)
+    ctx: click.Context | None = None
     try:
         _search_from_environment()
         with cli.make_context("authormask", args) as ctx:
@@ -109,8 +111,14 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:  # --help, --version
         return exc.exit_code
     except (KeyboardInterrupt, click.exceptions.Abort):
+        hint = ctx.meta.get(INTERRUPT_HINT_KEY) if ctx is not None else None
         # on a terminal, end the line that shows ^C first
-        click.echo(("\n" if _isatty(sys.stderr) else "") + "authormask: interrupted", err=True)
+        click.echo(
+            ("\n" if _isatty(sys.stderr) else "")
+            + "authormask: interrupted"
+            + (f"; {hint}" if hint else ""),
+            err=True,
+        )
         return 130
     except click.exceptions.NoArgsIsHelpError as exc:  # plain `authormask`
         click.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message())

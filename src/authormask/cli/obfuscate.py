@@ -25,7 +25,7 @@ from authormask.cli.options import (
     seed_option,
     vocab_option,
 )
-from authormask.cli.progress import Progress
+from authormask.cli.progress import Progress, is_quiet, on_interrupt, say
 from authormask.release.registry import lineup
 
 if TYPE_CHECKING:
@@ -50,6 +50,10 @@ MECHANISM_HELP = (
 )
 
 
+#: what the ``interrupted`` line adds where the output is a file or a folder
+FINISH_HINT = "run the same command again to finish the release (what is done is kept)"
+
+
 @click.command()
 @click.argument("inputs", nargs=-1)
 @click.option(
@@ -63,9 +67,14 @@ MECHANISM_HELP = (
 @output_option(
     folder=True,
     help="Output file, or folder (for several inputs or a folder input, in txt format). "
-    "Default: stdout. The public statement is written once: <output>.privacy.json beside a "
-    "file, PRIVACY-STATEMENT.json inside a folder. A killed folder or jsonl release is "
-    "completed by running the same command again.",
+    "Default, or '-': standard output (txt or jsonl; a dataset as jsonl only, since Parquet "
+    "is a folder). The public statement is written once: <output>.privacy.json beside a "
+    "file, PRIVACY-STATEMENT.json inside a folder; with standard output no file goes beside "
+    "the text, so the statement is printed on stderr (even with -q) and, in jsonl, each "
+    "record of documents carries it under 'privacy'. The PRIVATE report never goes to "
+    "standard output (--report FILE keeps one). A killed folder, jsonl or dataset release is "
+    "completed by running the same command again; once it is complete, the same command "
+    "again says so and writes nothing.",
 )
 @format_option(
     "txt",
@@ -79,7 +88,7 @@ MECHANISM_HELP = (
 @report_option(
     help="Where to write the PRIVATE run report (seed, sources, counts, warnings; never "
     "publish it). Default: <output>.DO-NOT-PUBLISH.report.txt beside a written output; none "
-    "for stdout.",
+    "for standard output. Never '-' (standard output).",
 )
 @click.option(
     "--layout",
@@ -101,6 +110,13 @@ MECHANISM_HELP = (
     metavar="NAME",
     help="The input is a dataset (one JSONL, CSV or Parquet file, or a folder of Parquet "
     "files): release this column of every record. Needs -o.",
+)
+@click.option(
+    "--input-format",
+    type=click.Choice(["jsonl", "csv", "parquet"]),
+    default=None,
+    help="Dataset: the input's format, when its name does not say it (.jsonl or .ndjson, "
+    ".csv, .parquet or .pq, or a folder of .parquet files).",
 )
 @click.option(
     "--id-column",
@@ -172,6 +188,7 @@ def obfuscate(
     layout: str,
     force: bool,
     text_column: str | None,
+    input_format: str | None,
     id_column: str | None,
     id_order: str,
     keep_columns: tuple[str, ...],
@@ -188,7 +205,13 @@ def obfuscate(
     or write each output with its public privacy statement."""
     from click.core import ParameterSource
 
-    from authormask.cli.io import Inputs, example_source, skipped_note, sources_of
+    from authormask.cli.io import (
+        Inputs,
+        example_source,
+        passed_over_note,
+        skipped_note,
+        sources_of,
+    )
     from authormask.release import create_mechanism, mechanism_names, mechanism_spec
     from authormask.release.outputs import default_report_path, write_release
     from authormask.release.registry import ParameterMismatchError, check_parameters
@@ -223,8 +246,19 @@ def obfuscate(
             raise click.UsageError(f"{flags} does not apply to --mechanism {mechanism}") from None
         raise click.UsageError(f"--mechanism {mechanism} needs {flags}") from None
     chosen_engine = engine_from_options(engine, workers, scheduler)
+    if report_path is not None and str(report_path) == "-":
+        raise click.UsageError(
+            "--report - would print the PRIVATE run report on standard output, beside what "
+            "is published: give it a file"
+        )
+    to_stdout = output is not None and str(output) == "-"
+    if to_stdout:
+        output = None  # -o -: standard output, as without -o
+    if output is not None:  # Ctrl-C from now on: the same command finishes the release
+        on_interrupt(FINISH_HINT)
     if text_column is None:
         dataset_only = {
+            "--input-format": input_format is not None,
             "--id-column": id_column is not None,
             "--ids": ctx.get_parameter_source("id_order") is ParameterSource.COMMANDLINE,
             "--keep-column": bool(keep_columns),
@@ -243,12 +277,14 @@ def obfuscate(
     if inputs and text_column is None:
         found = sources_of(inputs)
         if (note := skipped_note(found)) is not None:
-            click.echo(note, err=True)
+            say(note)
+        if (warning := passed_over_note(found)) is not None:
+            click.echo(warning, err=True)
     elif inputs:
         found = Inputs((), (), False)
     else:
         found = Inputs((example_source(),), ("example.txt",), False)
-        click.echo("(no input given: obfuscating the bundled example document)", err=True)
+        say("(no input given: obfuscating the bundled example document)")
     if mechanism_spec(mechanism).baseline:
         click.echo(
             f"authormask: warning: {mechanism} is a baseline with NO privacy guarantee: use "
@@ -262,11 +298,13 @@ def obfuscate(
             inputs,
             mech,
             text_column=text_column,
+            input_format=input_format,
             id_column=id_column,
             secret_ids=id_order == "secret",
             keep_columns=keep_columns,
             history=_open_history() if history else None,
             output=output,
+            to_stdout=to_stdout,
             fmt=fmt if ctx.get_parameter_source("fmt") is ParameterSource.COMMANDLINE else None,
             engine=chosen_engine,
             seed=seed,
@@ -310,10 +348,9 @@ def obfuscate(
         def started(characters: int, resumed: int) -> None:
             bar.total = characters or None
             if resumed:
-                click.echo(
+                say(
                     f"resuming an unfinished release: {resumed} document(s) already "
-                    "released are kept",
-                    err=True,
+                    "released are kept"
                 )
 
         summary = write_release(
@@ -327,6 +364,10 @@ def obfuscate(
             on_start=started,
             input_folders=found.folders,
         )
+    on_interrupt(None)
+    if summary.already_complete:
+        _complete(target.path, target.statement_path(), summary.report_path)
+        return
     _report(summary, target, several=len(found.sources) > 1)
     if explain:
         _explain(summary.statement, mech)
@@ -403,11 +444,13 @@ def _release_table(
     mech: Any,
     *,
     text_column: str,
+    input_format: str | None,
     id_column: str | None,
     secret_ids: bool,
     keep_columns: tuple[str, ...],
     history: Any,
     output: Path | None,
+    to_stdout: bool,
     fmt: str | None,
     engine: Any,
     seed: int | None,
@@ -417,33 +460,48 @@ def _release_table(
     explain: bool = False,
 ) -> None:
     """``obfuscate --text-column``: a dataset released in partitions (see
-    :mod:`authormask.release.partitioned`)."""
+    :mod:`authormask.release.partitioned`), into a JSONL file, a Parquet folder or, with
+    ``-o -``, JSONL on standard output."""
     from authormask.release.outputs import default_report_path
     from authormask.release.partitioned import DEFAULT_PARTITION_RECORDS
     from authormask.release.table_outputs import write_table_release
-    from authormask.release.tables import TableInput
+    from authormask.release.tables import TableInput, detect_table_format
 
     if len(inputs) != 1 or inputs[0] in ("", "-"):
         raise click.UsageError(
             "--text-column takes one dataset: a JSONL, CSV or Parquet file, "
             "or a folder of Parquet files"
         )
-    if output is None:
+    if output is None and not to_stdout:
         raise click.UsageError(
-            "a dataset release needs -o: a .jsonl file or a Parquet folder (e.g. -o out.parquet)"
+            "a dataset release needs -o: a .jsonl file or a Parquet folder (e.g. -o out.parquet), "
+            "or - for JSONL on standard output"
         )
     if fmt is None:
-        fmt = "parquet" if output.suffix.lower() in (".parquet", ".pq") else "jsonl"
+        parquet = output is not None and output.suffix.lower() in (".parquet", ".pq")
+        fmt = "parquet" if parquet else "jsonl"
     if fmt == "txt":
         raise click.UsageError("a dataset is written as --format jsonl or parquet")
+    if to_stdout and fmt != "jsonl":
+        raise click.UsageError(
+            "-o - (standard output) takes a dataset as --format jsonl only: a Parquet release "
+            "is a folder of part files; give -o FOLDER"
+        )
+    path = Path(inputs[0])
+    if input_format is None and path.exists() and detect_table_format(path) is None:
+        raise click.UsageError(
+            f"cannot tell the format of dataset {path} from its name (.jsonl, .ndjson, .csv, "
+            ".parquet or .pq, or a folder of .parquet files): give --input-format"
+        )
     table = TableInput.open(
         inputs[0],
         text_column=text_column,
         id_column=id_column,
         keep_columns=keep_columns,
+        format=input_format,
         secret_ids=secret_ids,
     )
-    if report_path is None:
+    if report_path is None and output is not None:
         report_path = default_report_path(output)
     _warn_seed(seed)
     if table.published_ids:
@@ -465,10 +523,9 @@ def _release_table(
 
         def started(resumed: int) -> None:
             if resumed:
-                click.echo(
+                say(
                     f"resuming an unfinished release: {resumed} partition(s) already released "
-                    "are kept",
-                    err=True,
+                    "are kept"
                 )
 
         summary = write_table_release(
@@ -485,29 +542,46 @@ def _release_table(
             on_start=started,
             on_text=digests.add_text if digests is not None else None,
         )
-    click.echo(summary.statement.describe(), err=True)
+    on_interrupt(None)
+    if summary.already_complete:
+        _complete(output, summary.statement_path, summary.report_path)
+        return
+    if output is None or not is_quiet():  # standard output: no statement file beside it
+        click.echo(summary.statement.describe(), err=True)
     if explain:
         _explain(summary.statement, mech)
-    click.echo(
-        f"wrote {summary.records} record(s) in {summary.partitions} partition(s) to {output} "
-        f"({fmt})"
+    say(
+        f"wrote {summary.records} record(s) in {summary.partitions} partition(s) to "
+        f"{output if output is not None else 'standard output'} ({fmt})"
         + (
             f", {summary.resumed} partition(s) kept from the unfinished run"
             if summary.resumed
             else ""
         )
-        + f"; the public privacy statement to {summary.statement_path}",
-        err=True,
+        + (
+            f"; the public privacy statement to {summary.statement_path}"
+            if summary.statement_path is not None
+            else "; the public privacy statement above goes with it (no file beside it)"
+        )
     )
     for warning in summary.warnings:
         click.echo(f"authormask: warning: {warning}", err=True)
-    click.echo(
-        f"wrote the PRIVATE run report (do not publish; it holds the seed and per-partition "
-        f"counts) to {summary.report_path}",
-        err=True,
-    )
+    if summary.report_path is not None:
+        say(
+            f"wrote the PRIVATE run report (do not publish; it holds the seed and "
+            f"per-partition counts) to {summary.report_path}"
+        )
     if history is not None and digests is not None:
         _check_history(history, digests.all(), summary.statement)
+
+
+def _complete(output: Path | None, statement: Path | None, report: Path | None) -> None:
+    """A rerun of a command whose release is complete: one line (unless -q), exit 0."""
+    say(
+        f"the release to {output} is already complete ({report} says so: the same command, "
+        "with the same parameters and inputs, finished it); nothing was released or written"
+        + (f"; its public privacy statement is {statement}" if statement is not None else "")
+    )
 
 
 def _buffer_stdin(found: Inputs) -> Inputs:
@@ -562,33 +636,31 @@ def _explain(statement: Any, mech: Any) -> None:
 
 
 def _report(summary: Any, target: Any, *, several: bool) -> None:
-    """What the command prints once the release is written (stderr); a refused run prints its
+    """What the command prints once the release is written (stderr; with -q only what is
+    needed: the statement where no file holds it, and the warnings); a refused run prints its
     one error line only."""
-    click.echo(summary.statement.describe(), err=True)
+    if target.path is None or not is_quiet():  # standard output: no statement file beside it
+        click.echo(summary.statement.describe(), err=True)
     if target.path is not None:
         where = target.statement_path()
-        click.echo(
+        say(
             f"wrote {summary.released} document(s) to {target.path}"
             + (f" ({summary.resumed} kept from the unfinished run)" if summary.resumed else "")
-            + (f"; the public privacy statement to {where}" if where is not None else ""),
-            err=True,
+            + (f"; the public privacy statement to {where}" if where is not None else "")
         )
     if summary.report_path is not None:
-        click.echo(
+        say(
             f"wrote the PRIVATE run report and manifest (do not publish; it holds the seed, "
             f"which input became which output, the counts and any warnings, such as "
-            f"training-data overlap) to {summary.report_path}",
-            err=True,
+            f"training-data overlap) to {summary.report_path}"
         )
     else:  # the same line whatever the input: stderr may be published with the statement
-        click.echo(
+        say(
             "authormask: note: no private run report written (counts, warnings such as "
-            "training-data overlap); add --report FILE to keep one",
-            err=True,
+            "training-data overlap); add --report FILE to keep one"
         )
         if several:
-            click.echo(
+            say(
                 "authormask: note: the outputs are numbered in a secret random order; add "
-                "--report FILE to keep the private map of which input each id is",
-                err=True,
+                "--report FILE to keep the private map of which input each id is"
             )

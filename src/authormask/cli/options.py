@@ -55,9 +55,13 @@ VOCAB_HELP = (
     "Replacements are drawn from these K words."
 )
 EPS_HELP = (
-    "Privacy parameter per word (> 0). Smaller means more privacy: noise of mean length "
-    "n/epsilon is added to each n-dimensional word vector. Its scale depends on the embeddings; "
-    "run `authormask calibrate` to see how often words change at each epsilon."
+    "Privacy parameter (> 0). Smaller means more privacy. Per word for the word-vector "
+    "mechanisms (emp-bag, emp-text, emp-doc, emp-write, mahalanobis, tem, santext: metric "
+    "privacy in the distance between word vectors; emp-*: noise of mean length n/epsilon on "
+    "each n-dimensional vector), whose scale depends on the embeddings (run `authormask "
+    "calibrate` to see how often words change at each epsilon). Per output token for erae, "
+    "ae-dp and syntf: each token is drawn by the exponential mechanism (pure epsilon-DP per "
+    "token; no vector noise). random-r and random-sub take none."
 )
 SEED_HELP = (
     "Make the run reproducible. Keep the seed secret: anyone who has it can recompute the "
@@ -289,7 +293,8 @@ quiet_option: Decorator[Any] = click.option(
     expose_value=False,
     is_eager=True,
     callback=_set_quiet,
-    help="No progress bar or progress lines.",
+    help="No progress bar or progress lines; obfuscate prints nothing but errors and warnings "
+    "(its statement is still written beside the output; with standard output, on stderr).",
 )
 
 

@@ -23,16 +23,33 @@ from typing import Any, TextIO
 
 import click
 
-__all__ = ["QUIET_KEY", "Progress", "is_quiet"]
+__all__ = ["INTERRUPT_HINT_KEY", "QUIET_KEY", "Progress", "is_quiet", "on_interrupt", "say"]
 
 #: key of ``click.Context.meta`` (shared by a command and its parent group) set by --quiet
 QUIET_KEY = "authormask.quiet"
+#: key of ``click.Context.meta``: what the interrupted line adds (how to finish the job)
+INTERRUPT_HINT_KEY = "authormask.on-interrupt"
 
 
 def is_quiet() -> bool:
     """Whether ``-q/--quiet`` was given to the running ``authormask`` command."""
     ctx = click.get_current_context(silent=True)
     return bool(ctx is not None and ctx.meta.get(QUIET_KEY))
+
+
+def say(message: str) -> None:
+    """Print an informative line on stderr, unless ``-q/--quiet`` (which leaves errors and
+    warnings only)."""
+    if not is_quiet():
+        click.echo(message, err=True)
+
+
+def on_interrupt(hint: str | None) -> None:
+    """What the ``authormask: interrupted`` line adds if Ctrl-C stops the running command from
+    now on (None: nothing), e.g. that the same command finishes the job."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[INTERRUPT_HINT_KEY] = hint
 
 
 def _plural(unit: str) -> str:

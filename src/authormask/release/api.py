@@ -130,10 +130,11 @@ def release(
     sources : sequence of str, optional
         Where each document came from; kept in the private report only.
     progress : callable, optional
-        Called with the number of characters read, as the release goes.
+        Called with the number of characters read, as the release goes (on Dask, once per
+        partition, as each comes back).
     work_progress : callable, optional
         Called with the units of work done (words snapped, tokens drawn) as the mechanism does
-        them (local engine).
+        them: the local engine only (refused with another engine, whose workers do the work).
     engine : "local", "dask" or Engine, optional
         Where the documents are released (:class:`~authormask.release.executors.Engine`): in this
         process (default), or in partitions on a Dask cluster (``Engine("dask", workers=2)``,
@@ -161,7 +162,12 @@ def release(
         srcs.append(TextSource(name, name, len(text), text))
     chosen = check_engine(engine)
     if chosen.kind != "local":
-        return _release_on(chosen, srcs, labels, names, mechanism, random_state)
+        if work_progress is not None:
+            raise InvalidParameterError(
+                "work_progress is reported by the local engine only (the workers of "
+                f"{chosen.describe()} do the work); use progress, reported per partition"
+            )
+        return _release_on(chosen, srcs, labels, names, mechanism, random_state, progress)
     stream = release_stream(
         srcs,
         mechanism,
@@ -208,6 +214,7 @@ def _release_on(
     names: list[str],
     mechanism: Mechanism,
     random_state: RandomState | np.random.SeedSequence,
+    progress: Callable[[int], None] | None = None,
 ) -> Release:
     seed = describe_seed(random_state)
     mechanism = resolve_length(mechanism, srcs, progress=None)
@@ -219,6 +226,8 @@ def _release_on(
     ):
         rows.update((start + i, row) for i, row in enumerate(part_rows))
         warnings.extend(result.warnings)
+        if progress is not None:  # the characters read, as the local engine reports them
+            progress(result.characters)
     released = []
     reports = []
     for pos in range(len(srcs)):

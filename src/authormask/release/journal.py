@@ -7,15 +7,21 @@ released)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import re
+import signal
+import stat
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import IO, Any
 
-from authormask._io import check_target, write_atomic
+from authormask._io import AtomicTextFile, check_target
 from authormask._version import __version__
 from authormask.exceptions import InputError
 
@@ -24,11 +30,18 @@ __all__ = [
     "RUN_REPORT_SCHEMA",
     "TABLE_REPORT_SCHEMA",
     "Journal",
+    "OutputBusyError",
+    "Prior",
     "cleanup_on_failure",
+    "deferred_interrupt",
+    "describe_change",
     "fingerprint",
     "json_line",
     "jsonl",
+    "lock_path",
+    "output_lock",
     "remove_stale_temps",
+    "write_text_atomic",
 ]
 
 PRIVATE_BANNER = (
@@ -76,6 +89,19 @@ def jsonl(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str).translate(_LINE_BREAKS)
 
 
+@dataclass(frozen=True)
+class Prior:
+    """What the private report already at a run's report path says about the run
+    (:meth:`Journal.resumable`): ``records``, the lines of an unfinished release of this very
+    command to resume (None: start afresh); ``complete``, a finished release of this very
+    command (the same parameters, seed, inputs and output) is already there, so there is
+    nothing to do; ``header``, the report's parameters line."""
+
+    records: list[dict[str, Any]] | None = None
+    complete: bool = False
+    header: dict[str, Any] | None = None
+
+
 class Journal:
     """The private report, written line by line as the release goes (and fsynced), read back by
     a rerun that resumes: the banner, a JSON header (``report`` names its schema), one JSON line
@@ -114,32 +140,47 @@ class Journal:
 
     @staticmethod
     def resumable(
-        path: Path | None, *, fingerprint: str, force: bool, schema: str = RUN_REPORT_SCHEMA
-    ) -> list[dict[str, Any]] | None:
-        """The lines of an unfinished release of this very command (its ``fingerprint``) to
-        resume, or None to start afresh. A finished release, or an unfinished one of another
-        command, is refused unless ``force``; so is a report path taken by another file."""
+        path: Path | None,
+        *,
+        fingerprint: str,
+        force: bool,
+        schema: str = RUN_REPORT_SCHEMA,
+        identity: dict[str, Any] | None = None,
+    ) -> Prior:
+        """What the report at ``path`` says about this run (see :class:`Prior`): the lines of an
+        unfinished release of this very command (its ``fingerprint``) to resume, a finished
+        release of this very command (nothing to do), or nothing (start afresh). A finished
+        release, or an unfinished one, of another command is refused unless ``force``, with
+        what differs (:func:`describe_change` of the header's ``identity`` and ``identity``);
+        so is a report path taken by another file."""
         if path is None:
-            return None
+            return Prior()
         header, records, complete = Journal.read(path, schema)
         unfinished = header is not None and not complete
         if complete and not force:
+            assert header is not None
+            change = describe_change(header.get("identity"), identity)
+            if header.get("fingerprint") == fingerprint and change is None:
+                return Prior(complete=True, header=header)
             raise InputError(
-                f"a finished release is already there ({path} says so); use `force` to "
+                f"a finished release is already there ({path} says so), made with "
+                f"{change or 'other parameters, seed, inputs or output'}; use `force` to "
                 "release again over it"
             )
         if not unfinished:
             check_target(path, force=force)
-            return None
+            return Prior()
         if force:
-            return None
+            return Prior()
         assert header is not None
         if header.get("fingerprint") != fingerprint:
+            change = describe_change(header.get("identity"), identity, unverifiable=False)
             raise InputError(
                 f"{path} records an unfinished release with other parameters, seed, inputs or "
-                "output; run that command again to finish it, or add `force` to start over"
+                f"output{f' ({change})' if change else ''}; run that command again to finish "
+                "it, or add `force` to start over"
             )
-        return records
+        return Prior(records=records, header=header)
 
     @staticmethod
     def header(
@@ -160,7 +201,7 @@ class Journal:
     def start(self, header: dict[str, Any], kept: list[dict[str, Any]]) -> None:
         text = PRIVATE_BANNER + "\n" + json.dumps(header) + "\n"
         text += "".join(json_line(rec) for rec in kept)
-        write_atomic({self.path: text}, force=True, private=frozenset([self.path]))
+        write_text_atomic(self.path, text, private=True)
         self._fh = open(self.path, "a", encoding="utf-8")
 
     def add(self, record: dict[str, Any]) -> None:
@@ -177,6 +218,22 @@ class Journal:
         os.fsync(self._fh.fileno())
         self._fh.close()
         self._fh = None
+
+
+def write_text_atomic(path: Path, text: str, *, private: bool = False) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file, fsync, rename; see
+    :class:`~authormask._io.AtomicTextFile`), over a regular file only. A failure (disk full,
+    file too large) raises the ``OSError`` itself and leaves no temporary file behind."""
+    check_target(path, force=True)
+    f = AtomicTextFile(path, private=private)
+    try:
+        f.write(text)
+        f.commit()
+    except BaseException:
+        with contextlib.suppress(OSError):  # closing flushes, and may fail again
+            f.fh.close()
+        f.tmp.unlink(missing_ok=True)
+        raise
 
 
 def remove_stale_temps(paths: Sequence[Path]) -> None:
@@ -218,3 +275,230 @@ def cleanup_on_failure(
             if report_path is not None:
                 report_path.unlink(missing_ok=True)
         raise
+
+
+# --- what changed since a release -------------------------------------------------------------
+
+#: the statement's members compared first (the public parameters a user sets), in this order
+_STATEMENT_FIRST = ("mechanism", "epsilon", "embeddings", "model", "parameters", "randomness")
+#: the parameter of the library call behind a member of the statement's ``embeddings``
+_EMBEDDINGS_PARAMETERS = {"name": "embeddings", "vocab_size": "vocab_size"}
+#: a value is shown in a message when it is a number or a string at most this long
+_SHOWN = 40
+#: how a column of a dataset release is named in a message (its parameter)
+_COLUMN_PARAMETERS = {
+    "text_column": "another `text_column`",
+    "id_column": "another `id_column`",
+    "keep_columns": "other `keep_columns`",
+    "secret_ids": "another naming of the records (ids given or secret)",
+}
+
+
+def _shown(old: Any, new: Any) -> str:
+    """`` (A then, B now)`` when both values are short enough to show, else nothing."""
+
+    def short(v: Any) -> bool:
+        return (
+            v is None
+            or isinstance(v, (int, float, bool))
+            or (isinstance(v, str) and len(v) <= _SHOWN)
+        )
+
+    if short(old) and short(new):
+        return f" ({json.dumps(old)} then, {json.dumps(new)} now)"
+    return ""
+
+
+def _statement_change(old: Any, new: Any) -> str:
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return "another privacy statement"
+    keys = [k for k in _STATEMENT_FIRST if k in new] + [k for k in new if k not in _STATEMENT_FIRST]
+    for key in keys:
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if key in ("mechanism", "epsilon"):
+            return f"another `{key}`{_shown(a, b)}"
+        if key == "embeddings" and isinstance(a, dict) and isinstance(b, dict):
+            for sub, parameter in _EMBEDDINGS_PARAMETERS.items():
+                if a.get(sub) != b.get(sub):
+                    return f"another `{parameter}`{_shown(a.get(sub), b.get(sub))}"
+            return "other embeddings (their words or vectors differ)"
+        if key == "randomness":
+            return f"other randomness{_shown(a, b)}"
+        if isinstance(a, dict) and isinstance(b, dict):
+            sub = next(k for k in {**a, **b} if a.get(k) != b.get(k))
+            return f"another {key} in its statement ({sub!r}{_shown(a.get(sub), b.get(sub))})"
+        return f"another {key!r} in its statement{_shown(a, b)}"
+    return "another privacy statement"
+
+
+def _inputs_change(old: Any, new: Any, *, unverifiable: bool) -> str | None:
+    """What differs between two lists of inputs ``[name, size, modified]`` (size and
+    modification time None where they cannot be known, e.g. standard input)."""
+    if not isinstance(old, list) or not isinstance(new, list):
+        return None if old == new else "other inputs"
+    for a, b in zip(old, new, strict=False):
+        if not isinstance(a, list) or not isinstance(b, list) or len(a) != 3 or len(b) != 3:
+            return None if a == b else "other inputs"
+        if a[0] != b[0]:
+            return f"other inputs (the finished one read {a[0]}, this one reads {b[0]})"
+        if unverifiable and (b[1] is None or b[2] is None):
+            return f"an input that cannot be compared with the one it read: {b[0]}"
+        if a[1:] != b[1:]:
+            return f"another version of the input {b[0]} (it changed since)"
+    if len(old) != len(new):
+        return f"other inputs ({len(old)} then, {len(new)} now)"
+    return None
+
+
+def describe_change(
+    old: Any, new: dict[str, Any] | None, *, unverifiable: bool = True
+) -> str | None:
+    """What differs between the ``identity`` a report's header holds (``old``) and this run's
+    (``new``), as a phrase that names the parameter (between backquotes, as the library names
+    it) and, where they are public and short, the two values (never the seed's); None when
+    nothing differs, or when either is unknown (a report without one). ``unverifiable``: an
+    input that cannot be compared (standard input) counts as a change.
+
+    An identity is a dict of ``mechanism``, ``seed``, ``inputs`` (``[name, size, modified]``
+    per input), ``columns``, ``output``, ``format``, ``layout``, ``partition_records`` and
+    ``statement`` (its JSON object), each where it applies.
+    """
+    if not isinstance(old, dict) or new is None:
+        return None
+    new = json.loads(json.dumps(new, default=str))  # as the header holds it, read back
+    assert isinstance(new, dict)
+    for key, value in new.items():
+        if key not in old:
+            continue
+        before = old[key]
+        if key == "inputs":
+            found = _inputs_change(before, value, unverifiable=unverifiable)
+            if found is not None:
+                return found
+            continue
+        if before == value:
+            continue
+        if key == "seed":  # never its value
+            if before is not None and value is not None:
+                return "another seed"
+            return (
+                "a seed (this run has none)"
+                if before is not None
+                else ("no seed (this run has one)")
+            )
+        if key == "mechanism":
+            return f"another `mechanism`{_shown(before, value)}"
+        if key == "columns" and isinstance(before, dict) and isinstance(value, dict):
+            for column, phrase in _COLUMN_PARAMETERS.items():
+                if before.get(column) != value.get(column):
+                    return phrase + _shown(before.get(column), value.get(column))
+            return "other columns"
+        if key == "output":
+            return f"another output{_shown(before, value)}"
+        if key == "format":
+            return f"another output format (`fmt`){_shown(before, value)}"
+        if key == "layout":
+            return f"another `layout`{_shown(before, value)}"
+        if key == "partition_records":
+            return f"another partition size (records per partition){_shown(before, value)}"
+        if key == "statement":
+            return _statement_change(before, value)
+        return f"another {key}"
+    return None
+
+
+# --- one release at a time into one output --------------------------------------------------
+
+
+class OutputBusyError(InputError):
+    """Another release is writing into the same output (it holds its lock)."""
+
+
+def lock_path(output: Path) -> Path:
+    """The lock file of the releases into ``output``: ``.<name>.lock`` beside it."""
+    return output.with_name(f".{output.name}.lock")
+
+
+@contextlib.contextmanager
+def output_lock(output: Path) -> Iterator[None]:
+    """Hold the lock of ``output`` (:func:`lock_path`, an exclusive ``flock``) for the run, or
+    raise :class:`OutputBusyError` at once when another release holds it: two releases into one
+    output would replace each other's journal and partial files. The lock file is removed on
+    the way out (a run that finds the lock file replaced while it waited takes the new one)."""
+    import fcntl
+
+    if not output.name:
+        raise InputError(f"output path {output} has no name")
+    path = lock_path(output)
+    with contextlib.suppress(OSError):  # a parent that cannot be made: the open below says why
+        path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        try:
+            fd = os.open(path, flags, 0o600)
+        except OSError as exc:
+            raise InputError(
+                f"cannot use the lock file {path} of output {output}: {exc.strerror or exc}"
+            ) from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise InputError(f"the lock file {path} of output {output} is not a regular file")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise OutputBusyError(
+                        f"another release is writing to {output} (it holds {path}); wait for "
+                        "it to end, or release to another output"
+                    ) from None
+                raise InputError(f"cannot lock {path}: {exc.strerror or exc}") from None
+            try:  # the file we locked must still be the one at the path
+                same = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
+            except FileNotFoundError:
+                same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        os.close(fd)
+
+
+# --- finishing without being cut in two -----------------------------------------------------
+
+
+@contextlib.contextmanager
+def deferred_interrupt() -> Iterator[None]:
+    """Hold back Ctrl-C (SIGINT) while the block runs (the last steps of a release: its output
+    appears, its statement is written, its report says it is complete), so that an interrupt
+    never leaves a complete output beside a report that says otherwise; an interrupt that came
+    in the meantime is raised (``KeyboardInterrupt``) as the block ends. Outside the main
+    thread (where signal handlers cannot be set), or when SIGINT is not handled by Python, the
+    block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:
+        yield
+        return
+    received: list[int] = []
+
+    def hold(signum: int, _frame: FrameType | None) -> None:
+        received.append(signum)
+
+    signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt

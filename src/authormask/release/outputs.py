@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +39,6 @@ from authormask._io import (
     check_not_inputs,
     check_outside_folders,
     check_target,
-    write_atomic,
 )
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
@@ -47,8 +47,11 @@ from authormask.release.journal import (
     RUN_REPORT_SCHEMA,
     Journal,
     cleanup_on_failure,
+    deferred_interrupt,
     fingerprint,
+    output_lock,
     remove_stale_temps,
+    write_text_atomic,
 )
 from authormask.release.sources import Source
 from authormask.release.stream import Piece, release_stream, resolve_length
@@ -86,6 +89,8 @@ class ReleaseSummary:
     resumed: int = 0
     warnings: list[str] = field(default_factory=list)
     report_path: Path | None = None
+    #: the same command had already finished this release: nothing was released or written
+    already_complete: bool = False
 
 
 def default_report_path(output: Path) -> Path:
@@ -112,6 +117,37 @@ def _fingerprint(
         id_ = target.ids[i] if target.ids else None
         items.append(repr((source.name, name, id_)).encode())
     return fingerprint(items)
+
+
+def _identity(
+    statement: Any, seed: int | None, sources: Sequence[Source], target: Target
+) -> dict[str, Any]:
+    """What the private report's header keeps to say which parameter differs when a rerun is
+    not the same command (:func:`~authormask.release.journal.describe_change`), and to tell
+    that the inputs of a finished release have not changed since (their sizes and modification
+    times; standard input cannot be compared)."""
+    inputs: list[list[Any]] = []
+    for s in sources:
+        path = getattr(s, "path", None)
+        if s.name == "<stdin>":
+            inputs.append([s.name, None, None])
+        elif isinstance(path, Path):
+            try:
+                st = os.stat(path)
+                inputs.append([s.name, st.st_size, st.st_mtime_ns])
+            except OSError:
+                inputs.append([s.name, None, None])
+        else:  # a text given in memory: its name and length
+            inputs.append([s.name, s.size, "in memory"])
+    return {
+        "mechanism": statement.mechanism,
+        "seed": seed,
+        "inputs": inputs,
+        "output": str(target.path.resolve()) if target.path is not None else "<stdout>",
+        "format": target.kind,
+        "layout": target.layout if target.kind == "folder" else None,
+        "statement": statement.to_dict(),
+    }
 
 
 def write_release(
@@ -174,7 +210,6 @@ def _write_release(
     if (target.ids and len(target.ids) != n) or (target.mirrored and len(target.names) != n):
         raise InputError("one id and one name per document are needed")
     seed = describe_seed(random_state)
-    resumable = target.kind in ("folder", "jsonl") and target.path is not None
 
     # the statement first: it depends on the parameters only (and N when it is 'shortest',
     # resolved once here from every document)
@@ -214,9 +249,54 @@ def _write_release(
         ],
     )
 
+    # one release at a time into one output
+    with output_lock(target.path) if target.path is not None else contextlib.nullcontext():
+        return _write_locked(
+            sources,
+            mechanism,
+            target,
+            statement=statement,
+            statement_json=statement_json,
+            run_id=run_id,
+            seed=seed,
+            root=root,
+            inputs=inputs,
+            random_state=random_state,
+            report_path=report_path,
+            force=force,
+            progress=progress,
+            on_start=on_start,
+        )
+
+
+def _write_locked(
+    sources: Sequence[Source],
+    mechanism: Mechanism,
+    target: Target,
+    *,
+    statement: Any,
+    statement_json: str,
+    run_id: str,
+    seed: Any,
+    root: Any,
+    inputs: list[InputFile],
+    random_state: RandomState,
+    report_path: Path | None,
+    force: bool,
+    progress: Callable[[int], None] | None,
+    on_start: Callable[[int, int], None] | None,
+) -> ReleaseSummary:
+    n = len(sources)
+    resumable = target.kind in ("folder", "jsonl") and target.path is not None
+    identity = _identity(statement, seed.seed, sources, target)
     done: set[int] = set()
     kept: list[dict[str, Any]] = []
-    records = Journal.resumable(report_path, fingerprint=run_id, force=force)
+    prior = Journal.resumable(report_path, fingerprint=run_id, force=force, identity=identity)
+    if prior.complete:
+        assert report_path is not None
+        _check_complete(target, report_path, n)
+        return ReleaseSummary(statement=statement, report_path=report_path, already_complete=True)
+    records = prior.records
     resuming = records is not None and resumable
     order: list[int] | None = None
     if resuming:
@@ -279,6 +359,7 @@ def _write_release(
                 layout=target.layout if target.kind == "folder" else None,
                 # order[k]: the input position of the document with the k-th id (private)
                 order=order,
+                identity=identity,
             ),
             sorted(kept, key=lambda r: int(r.get("position", 0))),
         )
@@ -295,7 +376,8 @@ def _write_release(
     with cleanup_on_failure(
         journal,
         report_path,
-        released=lambda: summary.released > 0 or bool(done),
+        # a file output appears only at the end: until then nothing is out to keep a report of
+        released=lambda: bool(done) or (summary.released > 0 and target.kind != "file"),
         leave_nothing=leave_nothing,
     ):
         try:
@@ -331,24 +413,51 @@ def _write_release(
                             **event.diagnostics,
                         }
                     )
-            writer.close()
+            # the last steps are never cut in two by Ctrl-C: the statement (a rerun writes it
+            # again), then the output appears, then the report says the release is complete
+            with deferred_interrupt():
+                if statement_path is not None:
+                    write_text_atomic(statement_path, statement_json)
+                writer.close()
+                if journal is not None:
+                    journal.finish(
+                        {
+                            "complete": True,
+                            "released": summary.released,
+                            "resumed": summary.resumed,
+                            "warnings": summary.warnings,
+                        }
+                    )
         except BaseException:
             if writer is not None:
                 with contextlib.suppress(OSError):  # the first error is the one to report
                     writer.abort()
             raise
-    if statement_path is not None:
-        write_atomic({statement_path: statement_json}, force=True)
-    if journal is not None:
-        journal.finish(
-            {
-                "complete": True,
-                "released": summary.released,
-                "resumed": summary.resumed,
-                "warnings": summary.warnings,
-            }
-        )
     return summary
+
+
+def _check_complete(target: Target, report_path: Path, n: int) -> None:
+    """A finished release of the same command: its outputs and statement must still be there
+    (nothing is written again); standard output cannot hold a finished release."""
+    if target.path is None:
+        raise InputError(
+            f"a finished release is already there ({report_path} says so); use `force` to "
+            "release again over it"
+        )
+    statement = target.statement_path()
+    if target.kind == "folder":
+        ids = target.ids or tuple(map(str, range(1, n + 1)))
+        names = target.names if target.mirrored else tuple(f"{i}.txt" for i in ids)
+        missing = next((target.path / m for m in names if not (target.path / m).is_file()), None)
+    else:
+        missing = target.path if not target.path.is_file() else None
+    if missing is None and statement is not None and not statement.is_file():
+        missing = statement
+    if missing is not None:
+        raise InputError(
+            f"{report_path} records a finished release of this command, but {missing} is gone; "
+            "use `force` to release again"
+        )
 
 
 def _input_files(sources: Sequence[Source]) -> list[InputFile]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import math
 import pickle
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -187,7 +188,10 @@ def release_partition(job: Job, part: Partition) -> PartitionResult:
         if job.output_format == "records":
             row["words"] = done.words
             row["diagnostics"] = done.diagnostics
-        row.update(zip(job.keep_names, part.keep[i], strict=True))
+        keep = part.keep[i]
+        if job.output_format == "jsonl":  # JSON has no NaN or infinity: null, as pandas writes
+            keep = tuple(_json_safe(v) for v in keep)
+        row.update(zip(job.keep_names, keep, strict=True))
         rows.append(row)
     payload: bytes | list[dict[str, Any]]
     if job.output_format == "jsonl":
@@ -197,6 +201,17 @@ def release_partition(job: Job, part: Partition) -> PartitionResult:
     else:
         payload = rows
     return PartitionResult(part.index, len(rows), part.characters, payload, totals, tuple(warnings))
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with every float that is NaN or infinite (a Parquet value) as None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    return value
 
 
 def _stream(
@@ -221,14 +236,16 @@ def _parquet_bytes(job: Job, rows: list[dict[str, Any]]) -> bytes:
     schema = table.arrow_schema()
     columns: dict[str, list[Any]] = {
         job.id_name: [
-            table.arrow_value(r[job.id_name]) if table.published_ids else r[job.id_name]
+            table.arrow_value(job.id_name, r[job.id_name])
+            if table.published_ids
+            else r[job.id_name]
             for r in rows
         ],
         job.text_name: [r[job.text_name] for r in rows],
     }
     extra = [k for k in rows[0] if k not in schema.names]  # bag and per-output figures
     for name in job.keep_names:
-        columns[name] = [table.arrow_value(r[name]) for r in rows]
+        columns[name] = [table.arrow_value(name, r[name]) for r in rows]
     arrays = [pa.array(columns[f.name], type=f.type) for f in schema]
     fields = list(schema)
     for name in extra:

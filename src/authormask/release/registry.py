@@ -241,6 +241,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "Sigma the vectors' covariance scaled to trace n (0: Earth Mover's noise)",
                     default=DEFAULT_REGULARIZATION,
                     minimum=0.0,
+                    maximum=1.0,
                     kind="number",
                 ),
                 ENTITIES,
@@ -262,6 +263,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "gamma; default (2/epsilon) ln((1 - beta)(K - 1)/beta), beta = 0.001",
                     default=None,
                     minimum=0.0,
+                    exclusive_minimum=True,
                     kind="number",
                 ),
                 ENTITIES,
@@ -293,6 +295,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "style more than meaning)",
                     default=None,
                     minimum=0.0,
+                    exclusive_minimum=True,
                     kind="number",
                 ),
                 *CANONICAL_PARAMETERS,
@@ -314,6 +317,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "probability in [0, 1] that a word is replaced (0: the canonical form)",
                     required=True,
                     minimum=0.0,
+                    maximum=1.0,
                     kind="number",
                 ),
                 *CANONICAL_PARAMETERS,
@@ -354,6 +358,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
                     "(post-processing, same guarantee)",
                     default=1.0,
                     minimum=0.0,
+                    exclusive_minimum=True,
                     kind="number",
                 ),
                 ENTITIES,
@@ -474,9 +479,13 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     authormask.release.registry.ParameterMismatchError: emp-text does not take 'lenght'...
     """
     values = check_parameters(name, **params)
-    mechanism = mechanism_spec(name).factory(values)
-    if "entities" in values:  # names, numbers and links replaced before it runs
-        mechanism = with_entities(mechanism, values)
+    spec = mechanism_spec(name)
+    try:
+        mechanism = spec.factory(values)
+        if "entities" in values:  # names, numbers and links replaced before it runs
+            mechanism = with_entities(mechanism, values)
+    except InvalidParameterError as exc:
+        raise _named(exc, spec) from None
     mechanism.recipe = Recipe(name, {k: v for k, v in params.items() if v is not None})
     return mechanism
 
@@ -512,10 +521,28 @@ def create_noise_off(name: str, /, **params: Any) -> Mechanism:
         raise InvalidParameterError(f"the noise-off form of {name} takes no epsilon")
     given = {k: v for k, v in params.items() if k != "epsilon"}
     values = check_parameters(name, epsilon=_PLACEHOLDER_EPSILON, **given)
-    inner = spec.factory(values)
+    try:
+        inner = spec.factory(values)
+    except InvalidParameterError as exc:
+        raise _named(exc, spec) from None
     inner.recipe = Recipe(name, {"epsilon": _PLACEHOLDER_EPSILON, **given})
     off: Mechanism = NoiseOff(inner, samplers=spec.samplers)
     if "entities" in values:  # the noise is off, the entities are replaced as in a release
         off = with_entities(off, values)
     off.recipe = Recipe(name, {k: v for k, v in given.items() if v is not None}, noise_off=True)
     return off
+
+
+def _named(exc: InvalidParameterError, spec: MechanismSpec) -> InvalidParameterError:
+    """A parameter error raised while building a mechanism that does not name its parameter
+    the library's way (``max length must be an integer >= 1``), with the parameter between
+    backquotes (`` `max_length` must be ...``): every front end then shows it as its own (the
+    command line: ``--max-length``). Any other error is returned as it is."""
+    message = str(exc)
+    if type(exc) is not InvalidParameterError or "`" in message:
+        return exc
+    for p in sorted(spec.parameters, key=lambda p: -len(p.name)):
+        for form in (p.name, p.name.replace("_", " ")):
+            if message.startswith(form + " "):
+                return InvalidParameterError(f"`{p.name}`{message[len(form) :]}")
+    return exc

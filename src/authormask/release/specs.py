@@ -23,7 +23,10 @@ class Parameter:
     default: Any = None
     required: bool = False
     choices: tuple[str, ...] | None = None
+    #: the smallest value allowed, or (``exclusive_minimum``) the bound every value must exceed
     minimum: float | None = None
+    exclusive_minimum: bool = False
+    maximum: float | None = None
     #: what a value is, for front ends that read it from text: "text", "int", "number", "path"
     #: (a file or folder), or "count" (an int, or the word 'shortest' where the help says so);
     #: its range is checked by :func:`create_mechanism`, never by the front end
@@ -35,9 +38,20 @@ class Parameter:
             d["default"] = self.default if _jsonable(self.default) else str(self.default)
         if self.choices is not None:
             d["choices"] = list(self.choices)
-        if self.minimum is not None:
-            d["minimum"] = self.minimum
+        if self.minimum is not None:  # JSON Schema's names: the bound is excluded or not
+            d["exclusive_minimum" if self.exclusive_minimum else "minimum"] = self.minimum
+        if self.maximum is not None:
+            d["maximum"] = self.maximum
         return d
+
+    def describe_range(self) -> str | None:
+        """The allowed range in words (``> 0``, ``>= 1``, ``in [0, 1]``), or None."""
+        if self.minimum is None:
+            return None
+        low = f"{self.minimum:g}"
+        if self.maximum is not None:
+            return f"in {'(' if self.exclusive_minimum else '['}{low}, {self.maximum:g}]"
+        return f"{'>' if self.exclusive_minimum else '>='} {low}"
 
 
 @dataclass(frozen=True)
@@ -99,6 +113,7 @@ EPSILON = Parameter(
     "privacy parameter per unit (> 0); smaller is more private",
     required=True,
     minimum=0.0,
+    exclusive_minimum=True,
     kind="number",
 )
 EMBEDDINGS = Parameter(

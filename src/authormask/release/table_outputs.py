@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,19 +37,27 @@ from authormask._io import (
     commit,
     temporary_beside,
     umask_mode,
-    write_atomic,
 )
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
 from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
 from authormask.release.executors import Engine, open_executor
-from authormask.release.journal import TABLE_REPORT_SCHEMA, Journal, cleanup_on_failure, fingerprint
+from authormask.release.journal import (
+    TABLE_REPORT_SCHEMA,
+    Journal,
+    cleanup_on_failure,
+    deferred_interrupt,
+    fingerprint,
+    output_lock,
+    write_text_atomic,
+)
 from authormask.release.partitioned import (
     DEFAULT_PARTITION_RECORDS,
     OUTPUT_FORMATS,
     PART_FILE,
     Job,
     Partition,
+    PartitionResult,
     job_key,
     partitions,
     release_partition,
@@ -77,7 +86,10 @@ class TableSummary:
     resumed: int = 0
     warnings: list[str] = field(default_factory=list)
     report_path: Path | None = None
+    #: beside the output (None: standard output, where no file goes beside it)
     statement_path: Path | None = None
+    #: the same command had already finished this release: nothing was released or written
+    already_complete: bool = False
 
 
 def staging_path(output: Path) -> Path:
@@ -93,16 +105,17 @@ def _fingerprint(
     statement_json: str,
     seed: int | None,
     table: TableInput,
-    output: Path,
+    output: Path | None,
     fmt: str,
     partition_records: int,
 ) -> str:
+    where = str(output.resolve()) if output is not None else "<stdout>"
     items = (
         statement_json,
         ("seed", seed),
         table.fingerprint(),
         (table.text_column, table.id_column, table.keep_columns, table.secret_ids),
-        (str(output.resolve()), fmt, ("records", partition_records)),
+        (where, fmt, ("records", partition_records)),
     )
     return fingerprint(repr(item).encode() for item in items)
 
@@ -141,7 +154,7 @@ def _check_output(output: Path, fmt: str, *, force: bool) -> None:
 def write_table_release(
     table: TableInput,
     mechanism: Mechanism,
-    output: Path,
+    output: Path | None,
     *,
     fmt: str = "jsonl",
     engine: Engine | None = None,
@@ -159,33 +172,118 @@ def write_table_release(
     released; ``on_start`` with the number of partitions kept from an unfinished run;
     ``on_text`` with the text of every record, as this process reads it.
 
+    ``output`` None: JSONL on standard output, partition after partition in the input's order
+    (nothing to resume, and no statement file: the caller shows the statement, which
+    :attr:`TableSummary.statement` holds). A Parquet release is a folder: it needs ``output``.
+
     The public statement names what is published beside the texts (:func:`declare_columns`):
     the ids, the kept columns and the records' order. With ``table.secret_ids`` the records are
     numbered 1..n in a secret random order drawn from the release's root
     (:func:`~authormask.randomness.release_order`; the dataset is read once more to count its
     records), and each partition's line of the private report maps its numbers to the input's
     ids.
+
+    Running the same command again after it finished writes nothing and returns a summary with
+    ``already_complete``; another command into the same output is refused, naming what differs
+    (:func:`~authormask.release.journal.describe_change`). Only one release at a time writes
+    into one output (:func:`~authormask.release.journal.output_lock`). A failure to write (disk
+    full, file too large, ...) raises :class:`~authormask.exceptions.InputError` naming the
+    output; what was released stays to be resumed, and no temporary file is left.
     """
     if fmt not in OUTPUT_FORMATS:
         raise InvalidParameterError(f"output format must be one of {', '.join(OUTPUT_FORMATS)}")
-    engine = engine or Engine()
-    output = Path(output)
-    if not output.name:
-        raise InputError(f"output path {output} has no name")
+    if output is None and fmt != "jsonl":
+        raise InvalidParameterError(
+            "a Parquet release is a folder of part files: it cannot go to standard output; "
+            "give `output`"
+        )
+    if output is not None:
+        output = Path(output)
+        if not output.name:
+            raise InputError(f"output path {output} has no name")
+    where = str(output) if output is not None else "standard output"
+    try:
+        with output_lock(output) if output is not None else contextlib.nullcontext():
+            return _write_table(
+                table,
+                mechanism,
+                output,
+                fmt=fmt,
+                engine=engine or Engine(),
+                random_state=random_state,
+                report_path=report_path,
+                force=force,
+                partition_records=partition_records,
+                progress=progress,
+                on_start=on_start,
+                on_text=on_text,
+            )
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # disk full, file too large, quota, I/O error...
+        named = f" (writing {exc.filename})" if exc.filename else ""
+        raise InputError(
+            f"cannot complete the release to {where}: {exc.strerror or exc}{named}"
+        ) from None
+
+
+def _identity(
+    statement: Any,
+    seed: int | None,
+    table: TableInput,
+    output: Path | None,
+    fmt: str,
+    partition_records: int,
+) -> dict[str, Any]:
+    """What the report's header keeps to name what differs when a rerun is not the same
+    command (:func:`~authormask.release.journal.describe_change`)."""
+    return {
+        "mechanism": statement.mechanism,
+        "seed": seed,
+        "inputs": [list(f) for f in table.fingerprint()],
+        "columns": {
+            "text_column": table.text_column,
+            "id_column": table.id_column,
+            "keep_columns": list(table.keep_columns),
+            "secret_ids": table.secret_ids,
+        },
+        "output": str(output.resolve()) if output is not None else "<stdout>",
+        "format": fmt,
+        "partition_records": partition_records,
+        "statement": statement.to_dict(),
+    }
+
+
+def _write_table(
+    table: TableInput,
+    mechanism: Mechanism,
+    output: Path | None,
+    *,
+    fmt: str,
+    engine: Engine,
+    random_state: RandomState,
+    report_path: Path | None,
+    force: bool,
+    partition_records: int,
+    progress: Callable[[int], None] | None,
+    on_start: Callable[[int], None] | None,
+    on_text: Callable[[str], None] | None,
+) -> TableSummary:
     seed = describe_seed(random_state)
     mechanism = _resolved(mechanism, table)
     root = mechanism_root(random_state, mechanism)  # the seed and the public parameters
     statement = declare_columns(mechanism.statement(seeded=seed.seeded), table)
     statement_json = statement.to_json(indent=2) + "\n"
-    stmt_path = statement_path(output)
-    staging = staging_path(output)
+    stmt_path = statement_path(output) if output is not None else None
+    staging = staging_path(output) if output is not None else None
     run_id = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_records)
+    identity = _identity(statement, seed.seed, table, output, fmt, partition_records)
 
     # nothing the user owns is replaced by its own release, not even with --force
     check_not_inputs(
         table.input_files(),
         files=[report_path, stmt_path, *([output] if fmt == "jsonl" else [])],
-        folders=[output, staging],
+        folders=[p for p in (output, staging) if p is not None],
     )
     if table.path.is_dir():  # a folder of Parquet files: nothing of the release goes inside
         check_outside_folders(
@@ -197,24 +295,43 @@ def write_table_release(
                 ("the partial output", staging),
             ],
         )
-    lines = Journal.resumable(
-        report_path, fingerprint=run_id, force=force, schema=TABLE_REPORT_SCHEMA
+    prior = Journal.resumable(
+        report_path,
+        fingerprint=run_id,
+        force=force,
+        schema=TABLE_REPORT_SCHEMA,
+        identity=identity,
     )
-    done: dict[int, dict[str, Any]] = {
-        int(r["partition"]): r
-        for r in lines or []
-        if "partition" in r and (staging / str(r.get("file"))).is_file()
-    }
-    if not done:
-        _check_output(output, fmt, force=force)
-        check_target(stmt_path, force=force)
-        _clear_staging(staging)
-    else:  # temporary files of the killed run
-        for entry in os.scandir(staging):
-            if entry.name.endswith(".tmp") and entry.is_file(follow_symlinks=False):
-                os.unlink(entry.path)
-    if os.path.lexists(staging) and (staging.is_symlink() or not staging.is_dir()):
-        raise InputError(f"{staging} is in the way (it is not a folder authormask made)")
+    if prior.complete:
+        assert report_path is not None
+        _check_complete(output, fmt, stmt_path, report_path)
+        return TableSummary(
+            statement=statement,
+            report_path=report_path,
+            statement_path=stmt_path,
+            already_complete=True,
+        )
+    done: dict[int, dict[str, Any]] = {}
+    if staging is not None:
+        done = {
+            int(r["partition"]): r
+            for r in prior.records or []
+            if "partition" in r and (staging / str(r.get("file"))).is_file()
+        }
+    if output is not None and staging is not None:
+        assert stmt_path is not None
+        if not done:
+            _check_output(output, fmt, force=force)
+            check_target(stmt_path, force=force)
+            _clear_staging(staging)
+        else:  # temporary files of the killed run
+            for entry in os.scandir(staging):
+                if entry.name.endswith(".tmp") and entry.is_file(follow_symlinks=False):
+                    os.unlink(entry.path)
+        if os.path.lexists(staging) and (staging.is_symlink() or not staging.is_dir()):
+            raise InputError(f"{staging} is in the way (it is not a folder authormask made)")
+    if fmt == "parquet":  # every part file's columns typed as the whole input's values are
+        table = table.typed()
     summary = TableSummary(
         statement=statement,
         resumed=len(done),
@@ -238,16 +355,18 @@ def write_table_release(
                 statement,
                 seed,
                 input=str(table.path),
-                output=str(output),
+                output=str(output) if output is not None else "<stdout>",
                 format=fmt,
                 engine=engine.describe(),
                 partition_records=partition_records,
+                identity=identity,
                 **secret,
             ),
             [done[k] for k in sorted(done)],
         )
-    created = not staging.exists()
-    staging.mkdir(parents=True, exist_ok=True)
+    created = staging is not None and not staging.exists()
+    if staging is not None:
+        staging.mkdir(parents=True, exist_ok=True)
     job = Job(
         recipe=recipe_of(mechanism) if engine.kind == "dask" else None,
         key="",
@@ -288,52 +407,104 @@ def write_table_release(
             yield part
 
     def leave_nothing() -> None:
-        if created:
+        if created and staging is not None:
             with contextlib.suppress(OSError):
                 _clear_staging(staging)
 
+    def finished(result: PartitionResult, name: str | None) -> None:
+        record = {
+            "partition": result.index,
+            **({"file": name} if name is not None else {}),
+            "records": result.records,
+            "characters": result.characters,
+            **result.diagnostics,
+            "warnings": list(result.warnings),
+        }
+        if result.index in originals:  # private: which input record each number is
+            record["ids"] = originals.pop(result.index)
+        done[result.index] = record
+        if journal is not None:
+            journal.add(record)
+        summary.records += result.records
+        summary.warnings.extend(result.warnings)
+        if progress is not None:
+            progress(result.records)
+
+    waiting: dict[int, PartitionResult] = {}  # standard output: written in the input's order
     with cleanup_on_failure(
         journal, report_path, released=lambda: bool(done), leave_nothing=leave_nothing
     ):
         with open_executor(engine) as executor:
             for _, result in executor.map(release_partition, todo(), shared=job):
-                name = f"part-{result.index:05d}.{fmt}"
                 assert isinstance(result.payload, bytes)
+                if staging is None:
+                    waiting[result.index] = result
+                    while len(done) in waiting:  # the next partition in the input's order
+                        ready = waiting.pop(len(done))
+                        assert isinstance(ready.payload, bytes)
+                        _write_stdout(ready.payload)
+                        finished(ready, None)
+                    continue
+                name = f"part-{result.index:05d}.{fmt}"
                 with atomic_path(staging / name, force=True) as tmp:
                     tmp.write_bytes(result.payload)
-                record = {
-                    "partition": result.index,
-                    "file": name,
-                    "records": result.records,
-                    "characters": result.characters,
-                    **result.diagnostics,
-                    "warnings": list(result.warnings),
-                }
-                if result.index in originals:  # private: which input record each number is
-                    record["ids"] = originals.pop(result.index)
-                done[result.index] = record
-                if journal is not None:
-                    journal.add(record)
-                summary.records += result.records
-                summary.warnings.extend(result.warnings)
-                if progress is not None:
-                    progress(result.records)
+                finished(result, name)
         if count == 0:
             raise InputError(f"dataset {table.path} has no records")
         summary.partitions = count
-        _finish(staging, output, fmt, count, force=force)
-    write_atomic({stmt_path: statement_json}, force=True)
-    if journal is not None:
-        journal.finish(
-            {
-                "complete": True,
-                "records": summary.records,
-                "partitions": summary.partitions,
-                "resumed": summary.resumed,
-                "warnings": summary.warnings,
-            }
-        )
+        # the last steps are never cut in two by Ctrl-C: the statement (a rerun writes it
+        # again), then the output appears, then the report says the release is complete
+        with deferred_interrupt():
+            if output is not None and staging is not None:
+                assert stmt_path is not None
+                write_text_atomic(stmt_path, statement_json)
+                _finish(staging, output, fmt, count, force=force)
+            if journal is not None:
+                journal.finish(
+                    {
+                        "complete": True,
+                        "records": summary.records,
+                        "partitions": summary.partitions,
+                        "resumed": summary.resumed,
+                        "warnings": summary.warnings,
+                    }
+                )
     return summary
+
+
+def _write_stdout(payload: bytes) -> None:
+    """A partition's JSONL lines on standard output (UTF-8, whatever its text encoding)."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        buffer.write(payload)
+        buffer.flush()
+    else:  # a text-only stream (a test's capture)
+        sys.stdout.write(payload.decode("utf-8"))
+        sys.stdout.flush()
+
+
+def _check_complete(output: Path | None, fmt: str, stmt: Path | None, report_path: Path) -> None:
+    """A finished release of the same command: its output and statement must still be there
+    (nothing is written again); standard output cannot hold a finished release."""
+    if output is None or stmt is None:
+        raise InputError(
+            f"a finished release is already there ({report_path} says so); use `force` to "
+            "release again over it"
+        )
+    if fmt == "jsonl":
+        there = output.is_file() and not output.is_symlink()
+    else:
+        there = output.is_dir() and not output.is_symlink()
+        if there:
+            with os.scandir(output) as entries:
+                there = any(PART_FILE.match(e.name) for e in entries)
+    missing = output if not there else stmt if not stmt.is_file() else None
+    if missing is not None:
+        raise InputError(
+            f"{report_path} records a finished release of this command, but {missing} is gone; "
+            "use `force` to release again"
+        )
 
 
 def declare_columns(statement: Any, table: TableInput) -> Any:

@@ -9,16 +9,28 @@ the author, so keeping it is explicit. The release's public statement says which
 published and that the records keep the input's order
 (:func:`~authormask.release.table_outputs.declare_columns`).
 
-Values keep their type in JSONL output. In Parquet output the id and kept columns keep their
-Parquet type when the input is Parquet; from JSONL or CSV they are strings (a JSON value that is
-not a string is written as its JSON text), so that every part file has the same schema.
+Values keep their type in JSONL output (a Parquet float that is NaN or infinite, which JSON
+cannot hold, is written as null). In Parquet output the id and kept columns keep their Parquet
+type when the input is Parquet, and their type when the input is CSV (strings, as written) or
+JSONL (:meth:`TableInput.typed`: a column of strings, of integers, of numbers or of booleans is
+typed so, the same in every part file; a column that mixes them, or holds objects or arrays,
+holds every value's JSON text, so that the string ``"1"`` and the number ``1`` stay apart).
+
+Ids are compared as they are typed: the id column of JSONL holds strings or integers, all of one
+type (``1`` and ``"1"`` in one column, a boolean, a float, NaN or infinity are refused), CSV ids
+are strings, and Parquet ids keep their type (NaN and infinity refused). What no release can
+publish faithfully is refused, with one line naming the record: a lone surrogate escape
+(``"\\ud800"``, not Unicode text) or a NUL character (U+0000, refused in text files too) in the
+text, an id or a kept column, and NaN or Infinity in JSONL (not JSON).
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -104,6 +116,9 @@ class TableInput:
     #: name the output records 1..n in a secret random order (column ``id``) instead of by the
     #: id column's values or the record's number
     secret_ids: bool = False
+    #: the JSONL columns whose values a Parquet output holds as their JSON text
+    #: (:meth:`typed`: they mix types, or hold objects or arrays)
+    json_columns: tuple[str, ...] = ()
 
     @classmethod
     def open(
@@ -124,8 +139,8 @@ class TableInput:
         fmt = format or detect_table_format(p)
         if fmt is None:
             raise InputError(
-                f"cannot tell the format of dataset {p}: name it .jsonl, .csv or .parquet, or "
-                "give the format"
+                f"cannot tell the format of dataset {p} from its name: name it .jsonl, .ndjson, "
+                ".csv, .parquet or .pq, or give its `format` (jsonl, csv or parquet)"
             )
         if fmt not in TABLE_FORMATS:
             raise InputError(f"dataset format must be one of {', '.join(TABLE_FORMATS)}")
@@ -160,6 +175,8 @@ class TableInput:
 
             schema = _parquet_schema(p)
             text_type = schema.field(text_column).type
+            if pa.types.is_dictionary(text_type):  # a pandas category: strings, encoded
+                text_type = text_type.value_type
             if not (pa.types.is_string(text_type) or pa.types.is_large_string(text_type)):
                 raise InputError(
                     f"column {text_column!r} of {p} holds {text_type}, not text (strings)"
@@ -207,31 +224,89 @@ class TableInput:
         raise InputError(f"dataset {self.path} has no records")
 
     def records(self) -> Iterator[Record]:
-        """Every record, in file order, checked: the text is a string, the id is present and
-        unique."""
+        """Every record, in file order, checked: the text is a string, the id is present, unique
+        and typed as the module docstring says, and no value holds what cannot be released (a
+        lone surrogate, a NUL character)."""
         seen: set[Any] = set()
+        first: tuple[str, str] | None = None  # JSONL: the type of the first id, and where
         position = 0
         for where, ident, text, keep in self._rows():
             if not isinstance(text, str):
                 kind = "missing" if text is None else f"a {type(text).__name__}, not a string"
                 raise InputError(f"{self.path}: {where}: the text ({self.text_column!r}) is {kind}")
+            self._check_value(where, "text", self.text_column, text)
             if self.id_column is None:
                 ident = position + 1
             elif ident is None:
                 raise InputError(f"{self.path}: {where}: no id ({self.id_column!r})")
+            else:
+                self._check_value(where, "id", self.id_column, ident)
+                first = self._check_id(where, ident, first)
+            for column, value in zip(self.keep_columns, keep, strict=True):
+                self._check_value(where, "kept column", column, value)
             try:
                 key = (type(ident).__name__, ident)
                 dup = key in seen
                 seen.add(key)
             except TypeError:
                 raise InputError(
-                    f"{self.path}: {where}: the id ({self.id_column!r}) must be a string or a "
-                    f"number, got {type(ident).__name__}"
+                    f"{self.path}: {where}: the id ({self.id_column!r}) must be a string or an "
+                    f"integer, got {type(ident).__name__}"
                 ) from None
             if dup:
                 raise InputError(f"{self.path}: {where}: duplicate id {ident!r}")
             yield Record(position, ident, text, tuple(keep), where)
             position += 1
+
+    def _check_id(
+        self, where: str, ident: Any, first: tuple[str, str] | None
+    ) -> tuple[str, str] | None:
+        """Refuse an id that cannot be published as the user wrote it (see the module
+        docstring); return the type of the JSONL ids and where it was first seen."""
+        column = self.id_column
+        if isinstance(ident, bool):
+            raise InputError(
+                f"{self.path}: {where}: the id ({column!r}) is {json.dumps(ident)}: an id must "
+                "be a string or an integer"
+            )
+        if isinstance(ident, float) and not math.isfinite(ident):
+            raise InputError(
+                f"{self.path}: {where}: the id ({column!r}) is {ident!r}: an id must be a "
+                "finite number or a string"
+            )
+        if self.format != "jsonl":
+            return first
+        if isinstance(ident, float):
+            raise InputError(
+                f"{self.path}: {where}: the id ({column!r}) is the number {ident!r}: an id "
+                "must be a string or an integer (write it as one)"
+            )
+        kind = "a string" if isinstance(ident, str) else "an integer"
+        if first is None:
+            return kind, where
+        if kind != first[0]:
+            raise InputError(
+                f"{self.path}: {where}: the id ({column!r}) is {kind}, but the id at "
+                f"{first[1]} is {first[0]}: every id of a column must be of one type (all "
+                'strings or all integers), as 1 and "1" would be published as one id'
+            )
+        return first
+
+    def _check_value(self, where: str, what: str, column: str, value: Any) -> None:
+        """Refuse a value (text, id or kept column, nested values included) that holds a lone
+        surrogate or a NUL character."""
+        found = _unreleasable(value)
+        if found is None:
+            return
+        if found == "\x00":
+            raise InputError(
+                f"{self.path}: {where}: the {what} ({column!r}) contains a NUL character "
+                "(U+0000): a binary value, or text in UTF-16/UTF-32; remove it"
+            )
+        raise InputError(
+            f"{self.path}: {where}: the {what} ({column!r}) holds a lone surrogate "
+            f"({found.encode('unicode_escape').decode()}), half of a pair: not Unicode text"
+        )
 
     def _rows(self) -> Iterator[tuple[str, Any, Any, list[Any]]]:
         cols = [self.text_column, self.id_column, *self.keep_columns]
@@ -276,7 +351,11 @@ class TableInput:
                 if not raw.strip():
                     continue
                 try:
-                    rec = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
+                    rec = json.loads(
+                        raw.decode("utf-8"),
+                        object_pairs_hook=_unique_keys,
+                        parse_constant=_no_constant,
+                    )
                 except UnicodeDecodeError as exc:
                     raise InputError(
                         f"{self.path}: line {line_no}: not UTF-8 (byte {exc.start + 1})"
@@ -284,6 +363,11 @@ class TableInput:
                 except _DuplicateKey as exc:
                     raise InputError(
                         f"{self.path}: line {line_no}: an object names field {exc.key!r} twice"
+                    ) from None
+                except _Constant as exc:
+                    raise InputError(
+                        f"{self.path}: line {line_no}: {exc.name} is not JSON (write null, or "
+                        "the value as a string)"
                     ) from None
                 except ValueError as exc:
                     raise InputError(f"{self.path}: line {line_no}: not JSON ({exc})") from None
@@ -341,12 +425,103 @@ class TableInput:
         fields += [pa.field(c, types.get(c, pa.string())) for c in self.keep_columns]
         return pa.schema(fields)
 
-    def arrow_value(self, value: Any) -> Any:
+    def typed(self) -> TableInput:
+        """This input with the Parquet types of its published id and kept columns (for a
+        Parquet output; see the module docstring): Parquet input has them already, CSV values
+        are strings, and the values of JSONL are read once to type each column."""
+        if self.format != "jsonl":
+            return self
+        import pyarrow as pa
+
+        ids = [self.id_column] if self.published_ids and self.id_column is not None else []
+        columns = [*ids, *self.keep_columns]
+        if not columns:
+            return self
+        kinds: dict[str, set[str]] = {c: set() for c in columns}
+        for rec in self.records():
+            values = [*([rec.id] if ids else []), *rec.keep]
+            for column, value in zip(columns, values, strict=True):
+                kinds[column].add(_json_kind(value))
+        simple = {
+            frozenset({"str"}): pa.string(),
+            frozenset({"int"}): pa.int64(),
+            frozenset({"float"}): pa.float64(),
+            frozenset({"int", "float"}): pa.float64(),
+            frozenset({"bool"}): pa.bool_(),
+        }
+        found = {c: simple.get(frozenset(kinds[c] - {"null"})) for c in columns}
+        return dataclasses.replace(
+            self,
+            arrow_types=tuple((c, t if t is not None else pa.string()) for c, t in found.items()),
+            json_columns=tuple(c for c, t in found.items() if t is None),
+        )
+
+    def arrow_value(self, column: str, value: Any) -> Any:
         """A JSONL or CSV value as the output's Parquet column holds it (see the module
-        docstring)."""
-        if self.format == "parquet" or value is None or isinstance(value, str):
+        docstring): as it is in a typed column, as its JSON text in a column of strings."""
+        if self.format == "parquet" or value is None:
+            return value
+        if column in self.json_columns:
+            return json.dumps(value, ensure_ascii=False)
+        if isinstance(value, str):
+            return value
+        import pyarrow as pa
+
+        typ = dict(self.arrow_types).get(column)
+        if typ is not None and not pa.types.is_string(typ):
             return value
         return json.dumps(value, ensure_ascii=False)
+
+
+def _json_kind(value: Any) -> str:
+    """The type of a JSON value, for :meth:`TableInput.typed` (an integer beyond 64 bits, which
+    Parquet's int64 cannot hold, is ``json``: written as its text)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int" if -(2**63) <= value < 2**63 else "json"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    return "json"
+
+
+def _unreleasable(value: Any) -> str | None:
+    """The first character of ``value`` (a string, or the strings inside lists and objects)
+    that no release can hold: a NUL (``"\\x00"``) or a lone surrogate; None if there is none."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return "\x00"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return value[exc.start]
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _unreleasable(k) or _unreleasable(v)
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            found = _unreleasable(v)
+            if found is not None:
+                return found
+    return None
+
+
+class _Constant(ValueError):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _no_constant(name: str) -> Any:
+    """NaN, Infinity and -Infinity: Python's JSON reader takes them, JSON does not."""
+    raise _Constant(name)
 
 
 class _DuplicateKey(ValueError):

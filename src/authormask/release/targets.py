@@ -90,8 +90,10 @@ def write_error(exc: OSError | UnicodeEncodeError, target: Target) -> InputError
             f"{where} cannot take the released text ({exc.encoding} cannot encode "
             f"{exc.object[exc.start : exc.start + 1]!r}){hint}"
         )
-    where = f" {exc.filename}" if exc.filename is not None else ""
-    return InputError(f"cannot write output{where}: {exc.strerror or exc}")
+    if exc.filename is not None:
+        return InputError(f"cannot write output {exc.filename}: {exc.strerror or exc}")
+    where = f" to {target.path}" if target.path is not None else " to standard output"
+    return InputError(f"cannot complete the release{where}: {exc.strerror or exc}")
 
 
 def partial_path(path: Path) -> Path:
@@ -147,6 +149,9 @@ class Writer:
             statement.to_dict() if target.kind == "jsonl" and target.path is None else None
         )
         self.current: AtomicTextFile | None = None
+        #: the one document of a file output, finished: it appears at :meth:`close`, with the
+        #: statement and the report's last line (never cut in two by Ctrl-C)
+        self.finished: AtomicTextFile | None = None
         self.position = -1
         self.jsonl: IO[str] | None = None
         self.partial: Path | None = None
@@ -204,6 +209,9 @@ class Writer:
             if not getattr(self, "_last", "\n").endswith("\n"):
                 sys.stdout.write("\n")
             sys.stdout.flush()
+        elif t.kind == "file":
+            assert self.current is not None
+            self.finished, self.current = self.current, None
         else:
             assert self.current is not None
             self.current.commit()
@@ -212,6 +220,9 @@ class Writer:
         self.position = -1
 
     def close(self) -> None:
+        if self.finished is not None:
+            self.finished.commit()
+            self.finished = None
         if self.jsonl is not None and self.partial is not None and self.target.path is not None:
             self.jsonl.flush()
             os.fsync(self.jsonl.fileno())
@@ -220,12 +231,14 @@ class Writer:
             self.jsonl = None
 
     def abort(self) -> None:
-        if self.current is not None:
-            current, self.current = self.current, None
+        for current in (self.current, self.finished):
+            if current is None:
+                continue
             try:
                 current.abort()
             finally:  # closing may fail (disk full): the temporary file goes anyway
                 current.tmp.unlink(missing_ok=True)
+        self.current = self.finished = None
         if self.jsonl is not None and self.partial is not None:
             self.jsonl.flush()  # kept: a rerun of the same command resumes from it
             self.jsonl.close()
