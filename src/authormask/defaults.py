@@ -4,7 +4,7 @@ This module imports nothing, so the registry (and the command line's options, wh
 generates) can read them without loading numpy.
 """
 
-__all__ = ["DEFAULT_LENGTH", "DEFAULT_REGULARIZATION"]
+__all__ = ["DEFAULT_LENGTH", "DEFAULT_REGULARIZATION", "RECOMMENDED_EPSILON"]
 
 #: N of ``emp-bag`` when the user does not state one: a fixed public constant that never looks
 #: at the data (so no output reveals another document's length).
@@ -13,3 +13,8 @@ DEFAULT_LENGTH = 40
 #: ``lambda`` of ``mahalanobis`` when none is given: a choice of this project (the paper leaves
 #: lambda in [0, 1] to the user), the default of the public MLDP benchmark implementation
 DEFAULT_REGULARIZATION = 0.2
+
+#: epsilon of ``emp-write`` when none is given: the recommended start for readable text
+#: (docs/how-to/choose.md), the one default of the command line, the page and the quick start;
+#: every other mechanism needs its epsilon stated
+RECOMMENDED_EPSILON = 7.0

@@ -220,6 +220,18 @@ def test_options_that_do_not_apply_are_refused(run, docs) -> None:
     assert code != 0 and "--mechanism emp-bag needs --epsilon" in err
 
 
+def test_the_default_release_is_emp_write_at_the_recommended_epsilon(run, docs, tmp_path) -> None:
+    """One default everywhere (issue 32 A): no --mechanism and no --epsilon is emp-write at 7,
+    the advice of docs/how-to/choose.md and the page's starting point."""
+    out = tmp_path / "out.txt"
+    code, _, err = run("obfuscate", str(docs[0]), "-o", str(out), "-q")
+    assert code == 0, err
+    statement = json.loads(out.with_name("out.txt.privacy.json").read_text())
+    assert statement["mechanism"] == "emp-write" and statement["epsilon"] == 7.0
+    index = (Path(__file__).parents[2] / "src/authormask/serve/static/index.html").read_text()
+    assert 'for="epsilon-slider">7</output>' in index
+
+
 def test_distance_and_multiplier(run, docs) -> None:
     code, out, _ = run("distance", str(docs[0]), str(docs[1]), "--epsilon", "0.0625", "--json")
     assert code == 0

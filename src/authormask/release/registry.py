@@ -55,6 +55,7 @@ from authormask.release.specs import (
     MODEL,
     OOV_MAP_TO,
     OUTPUT_SIZE,
+    RECOMMENDED,
     STOPWORDS,
     TEXT_PARAMETERS,
     VOCAB,
@@ -333,7 +334,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
             "Earth Mover's privacy on the content words, in order; function words, punctuation "
             "and sentence boundaries written by a public language model from the released words",
             (
-                EPSILON,
+                RECOMMENDED,
                 EMBEDDINGS,
                 VOCAB,
                 CACHE,

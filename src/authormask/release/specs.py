@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from authormask.defaults import RECOMMENDED_EPSILON
+
 if TYPE_CHECKING:
     from authormask.mechanisms._base import Mechanism
 
@@ -112,6 +114,16 @@ EPSILON = Parameter(
     "epsilon",
     "privacy parameter per unit (> 0); smaller is more private",
     required=True,
+    minimum=0.0,
+    exclusive_minimum=True,
+    kind="number",
+)
+#: ``emp-write``'s epsilon: the same, with the recommended start as its default
+RECOMMENDED = Parameter(
+    "epsilon",
+    f"privacy parameter per content word (> 0); smaller is more private; default "
+    f"{RECOMMENDED_EPSILON:g}, the recommended start for readable text",
+    default=RECOMMENDED_EPSILON,
     minimum=0.0,
     exclusive_minimum=True,
     kind="number",
