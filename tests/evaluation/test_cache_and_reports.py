@@ -11,14 +11,8 @@ from pathlib import Path
 import pytest
 
 from authormask._io import umask_mode
-from authormask.evaluation.reports import (
-    HTML_FILE,
-    ResultsCache,
-    cache_key,
-    png_bytes,
-    run_html,
-    write_report_files,
-)
+from authormask.evaluation.cache import ResultsCache, cache_key
+from authormask.evaluation.reports import HTML_FILE, png_bytes, run_html, write_report_files
 from authormask.exceptions import InputError
 
 

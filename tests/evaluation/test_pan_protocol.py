@@ -370,3 +370,40 @@ def test_the_uniform_guess_is_the_chance_line(pan_root: Path) -> None:
         k = len(p.candidates)
         # with k candidates a guess is right about 1/k of the time: its F1 is near 1/k too
         assert 0.3 / k < a["per_problem"][p.name] < 3.0 / k
+
+
+def test_a_model_parameter_is_keyed_by_its_identity(tiny_erae_dir: Path, glove_20k) -> None:
+    """Issue 31 D (a): ER-AE's ``identity`` is a method, the embeddings' a property; the cache
+    key of a release reads either (it raised AttributeError on a model)."""
+    from authormask.evaluation.protocols._releases import identity_of, public_parameters
+    from authormask.models.erae import load_model
+
+    model = load_model(tiny_erae_dir)
+    key = public_parameters({"model": model, "embeddings": glove_20k, "epsilon": 5.0})
+    assert key["model"] == model.identity() and key["model"]["weights_sha256"]
+    assert key["embeddings"] == glove_20k.identity.to_dict() and key["epsilon"] == 5.0
+    assert identity_of(glove_20k) == glove_20k.identity.to_dict()
+
+
+def test_pan_runs_a_mechanism_that_takes_a_model(
+    pan_root: Path, glove_20k: Embeddings, tiny_erae_dir: Path, tmp_path: Path
+) -> None:
+    """run_pan with ER-AE (its model passed as a registry parameter) runs and caches: it raised
+    AttributeError ('function' object has no attribute 'to_dict') before."""
+    from authormask.models.erae import load_model
+
+    collection = read_pan_collection(pan_root)
+    problem = collection.problems[1]
+    small = replace(problem, known=problem.known[:12], unknown=problem.unknown[:4])
+    config = PanConfig(
+        mechanisms=("erae",),
+        epsilons=(20.0,),
+        attackers=("svm",),
+        utilities=(),
+        parameters={"erae": {"model": load_model(tiny_erae_dir)}},
+    )
+    thin = replace(collection, problems=(small,))
+    result = run_pan(thin, config=config, embeddings=glove_20k, cache_dir=tmp_path)
+    assert [(c.mechanism, c.epsilon, c.total) for c in result.cells] == [("erae", 20.0, 4)]
+    again = run_pan(thin, config=config, embeddings=glove_20k, cache_dir=tmp_path)
+    assert again.cells[0].macro_f1 == result.cells[0].macro_f1

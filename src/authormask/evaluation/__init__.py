@@ -2,10 +2,13 @@
 data split, which releases and which measures, all of one shape (config, ``run``, result) and
 exported here the same way (:mod:`~authormask.evaluation.protocols`: the epsilon sweep of
 Fernandes et al. 2019, section 6, Table 1; the text-release comparison of Bo et al. 2021; PAN's
-cross-domain attribution); attackers and utility measures registered by name
-(:mod:`~authormask.evaluation.measures`); the reports and the one results cache
-(:mod:`~authormask.evaluation.reports`); the privacy-utility frontier of a sweep and the
-epsilon it recommends for a target attacker accuracy (:mod:`~authormask.evaluation.frontier`).
+cross-domain attribution), each implementing one interface (:class:`EvaluationProtocol`: a
+config, ``plan(options)``, ``run(config, inputs)``, a result of plain data); attackers and
+utility measures registered by name (:mod:`~authormask.evaluation.measures`); the one results
+cache every protocol resumes from (:mod:`~authormask.evaluation.cache`); the privacy-utility
+frontier of a sweep and the epsilon it recommends for a target attacker accuracy
+(:mod:`~authormask.evaluation.frontier`); the reports, which read any protocol's result
+(:func:`write_reports`, :func:`markdown`: :mod:`~authormask.evaluation.reports`).
 Every mechanism runs through the release layer (:func:`authormask.release.create_mechanism` and
 :func:`authormask.release.release`) under its registry name."""
 
@@ -19,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from authormask.evaluation.protocols import (
         PROTOCOLS,
         CollectionSweep,
+        EvaluationProtocol,
         PanConfig,
         PanResult,
         ReleaseConfig,
@@ -42,12 +46,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         releases_bag,
         sweep_mechanisms,
     )
-    from authormask.evaluation.reports.fernandes2019 import (
-        REPORT_FILES,
-        to_csv,
-        to_markdown,
-        write_reports,
-    )
+    from authormask.evaluation.reports import markdown, write_reports
+    from authormask.evaluation.reports.fernandes2019 import REPORT_FILES, to_csv, to_markdown
     from authormask.evaluation.study import (
         TASKS,
         Item,
@@ -65,6 +65,7 @@ _LAZY = {
     "frontier": "authormask.evaluation.frontier",
     "recommend": "authormask.evaluation.frontier",
     "CollectionSweep": "authormask.evaluation.protocols",
+    "EvaluationProtocol": "authormask.evaluation.protocols",
     "PROTOCOLS": "authormask.evaluation.protocols",
     "PanConfig": "authormask.evaluation.protocols",
     "PanResult": "authormask.evaluation.protocols",
@@ -89,7 +90,8 @@ _LAZY = {
     "REPORT_FILES": "authormask.evaluation.reports.fernandes2019",
     "to_csv": "authormask.evaluation.reports.fernandes2019",
     "to_markdown": "authormask.evaluation.reports.fernandes2019",
-    "write_reports": "authormask.evaluation.reports.fernandes2019",
+    "markdown": "authormask.evaluation.reports",
+    "write_reports": "authormask.evaluation.reports",
     "Item": "authormask.evaluation.study",
     "Study": "authormask.evaluation.study",
     "TASKS": "authormask.evaluation.study",
@@ -108,6 +110,7 @@ __all__ = [
     "UTILITIES",
     "Cell",
     "CollectionSweep",
+    "EvaluationProtocol",
     "FrontierPoint",
     "Item",
     "PanConfig",
@@ -124,6 +127,7 @@ __all__ = [
     "build_topic_study",
     "check_applicable",
     "frontier",
+    "markdown",
     "mechanism_code",
     "recommend",
     "releases_bag",

@@ -42,12 +42,15 @@ class ProtocolConfig:
     Its fields' defaults are the protocol's defaults; :meth:`quick` is the small run of
     ``authormask evaluate --quick``; :attr:`OPTIONS` names the options of ``authormask
     evaluate`` the protocol reads besides those every protocol reads (dataset, output,
-    mechanisms, epsilons, seed, embeddings, vocabulary size, cache, force); :attr:`SETTINGS`
+    mechanisms, epsilons, seed, embeddings, vocabulary size, cache, force);
+    :attr:`AUTO_EPSILONS` whether it takes ``--epsilons auto``; :attr:`SETTINGS`
     and :attr:`QUICK_SETTINGS` are the defaults, by option name, of what the protocol reads
     outside its config (how its data is drawn, the size of the vocabulary)."""
 
     #: the options of ``authormask evaluate`` this protocol reads (click destinations)
     OPTIONS: ClassVar[tuple[str, ...]] = ()
+    #: whether the protocol calibrates its epsilons per mechanism (``--epsilons auto``)
+    AUTO_EPSILONS: ClassVar[bool] = False
     #: defaults of what the protocol reads outside the config, by option name
     SETTINGS: ClassVar[Mapping[str, Any]] = {"vocab_size": VOCAB_SIZE}
     #: the same under ``--quick``

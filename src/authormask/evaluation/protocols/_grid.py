@@ -1,11 +1,12 @@
 """What the two protocols that sweep a grid share (fernandes2019 and pan): the rows of a
 mechanism (its epsilons, or its rates for a baseline swept over rates; each repeated, the
-noise-off row once), how a config checks them, and the strongest attacker at one row, pooled
-over the row's cells."""
+noise-off row once), how a config checks them, their order in a report or along a frontier,
+how an epsilon reads and how a row of a baseline swept over rates is labelled in results.json,
+and the strongest attacker at one row, pooled over the row's cells."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from authormask.evaluation.metrics import wilson_interval
@@ -13,7 +14,7 @@ from authormask.evaluation.protocols._common import check_epsilons
 from authormask.evaluation.protocols._releases import check_rates, sweeps_rate
 from authormask.exceptions import InvalidParameterError
 
-__all__ = ["Grid", "strongest_attacker"]
+__all__ = ["Grid", "epsilon_text", "rate_labelled", "row_order", "strongest_attacker"]
 
 
 class Grid:
@@ -60,6 +61,36 @@ class Grid:
         """Refuse a base seed that is not an integer >= 0."""
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InvalidParameterError(f"seed must be an integer >= 0, got {self.seed!r}")
+
+
+def row_order(name: str, values: Sequence[float | None]) -> list[float | None]:
+    """The rows of ``name`` in a table or along a frontier: rates from 0 up (from no change to
+    every word replaced); epsilons with ``None`` first, then from the largest to the smallest.
+
+    >>> row_order("random-sub", [1.0, 0.0, 0.5]), row_order("emp-text", [2.0, None, 10.0])
+    ([0.0, 0.5, 1.0], [None, 10.0, 2.0])
+    """
+    if sweeps_rate(name):
+        return sorted(values, key=lambda v: v or 0.0)
+    return sorted(values, key=lambda e: (e is not None, -(e or 0.0)))
+
+
+def epsilon_text(epsilon: float | None) -> str:
+    """An epsilon as the tables show it; ``None`` (noise off) is ``none``.
+
+    >>> epsilon_text(None), epsilon_text(10.0), epsilon_text(1e6)
+    ('none', '10', '1e+06')
+    """
+    return "none" if epsilon is None else f"{epsilon:g}"
+
+
+def rate_labelled(name: str, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (a results.json entry with an ``epsilon`` key) labelled by rate for a
+    rate-swept baseline: ``rate`` holds the value and ``epsilon`` is ``None`` (it has none);
+    any other mechanism's row as it is."""
+    if not sweeps_rate(name) or "epsilon" not in row:
+        return row
+    return {**row, "epsilon": None, "rate": row["epsilon"]}
 
 
 def strongest_attacker(

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from authormask.evaluation.reports.tables import sweeps_rate
 from authormask.exceptions import InvalidParameterError
 from authormask.release import Mechanism, create_mechanism, mechanism_spec
 from authormask.release.registry import create_noise_off
@@ -32,6 +31,7 @@ __all__ = [
     "NOISE_OFF_EPSILONS",
     "build_mechanism",
     "check_rates",
+    "identity_of",
     "mechanism_parameters",
     "noise_off_by_sampler",
     "public_parameters",
@@ -48,6 +48,18 @@ NOISE_OFF_EPSILON = 1e12
 NOISE_OFF_EPSILONS = (NOISE_OFF_EPSILON, 1e10, 1e8)
 #: the rates a baseline mechanism (:func:`sweeps_rate`) is swept over by default
 DEFAULT_RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def sweeps_rate(name: str) -> bool:
+    """Whether mechanism ``name`` is a baseline swept over rates instead of epsilons: its spec
+    carries no privacy guarantee (``privacy`` None) and takes a ``rate`` (``random-sub``; not
+    ``random-r``, which takes neither epsilon nor rate). Read from the registry spec.
+
+    >>> sweeps_rate("random-sub"), sweeps_rate("random-r"), sweeps_rate("emp-text")
+    (True, False, False)
+    """
+    spec = mechanism_spec(name)
+    return spec.privacy is None and "rate" in spec.parameter_names
 
 
 def releases_bag(name: str) -> bool:
@@ -136,8 +148,26 @@ def build_mechanism(name: str, params: Mapping[str, Any]) -> Mechanism:
     return create_mechanism(name, **dict(params))
 
 
+def identity_of(value: Any) -> Any:
+    """What a release depends on through ``value``, an object with an identity, as JSON: its
+    ``identity`` read as a property (the embeddings': an object with ``to_dict()``) or called
+    as a method (an ER-AE model's ``identity()``: a dict).
+
+    >>> class Model:
+    ...     def identity(self):
+    ...         return {"weights_sha256": "ab12"}
+    >>> identity_of(Model())
+    {'weights_sha256': 'ab12'}
+    """
+    identity = value.identity
+    if callable(identity):
+        identity = identity()
+    return identity.to_dict() if hasattr(identity, "to_dict") else identity
+
+
 def public_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
-    """``params`` as JSON (an object such as the embeddings by its identity), for cache keys."""
+    """``params`` as JSON (an object such as the embeddings or a model by its identity,
+    :func:`identity_of`), for cache keys."""
     out: dict[str, Any] = {}
     for k, v in params.items():
         if isinstance(v, (str, int, float, bool)) or v is None:
@@ -145,7 +175,7 @@ def public_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
         elif isinstance(v, (set, frozenset)):
             out[k] = sorted(v)
         elif hasattr(v, "identity"):
-            out[k] = v.identity.to_dict()
+            out[k] = identity_of(v)
         elif isinstance(v, Sequence):
             out[k] = list(v)
         else:

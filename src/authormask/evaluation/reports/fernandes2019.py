@@ -24,6 +24,7 @@ from authormask.evaluation.frontier import (
 )
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
+from authormask.evaluation.protocols._releases import sweeps_rate
 from authormask.evaluation.protocols.fernandes2019 import Cell, CollectionSweep, SweepResult
 from authormask.evaluation.reports.files import (
     FRONTIER_FILE,
@@ -32,6 +33,7 @@ from authormask.evaluation.reports.files import (
     write_report_files,
     write_run_reports,
 )
+from authormask.evaluation.reports.headline import headline_lines
 from authormask.evaluation.reports.plots import (
     curve_style,
     epsilon_axis,
@@ -45,14 +47,12 @@ from authormask.evaluation.reports.plots import (
 from authormask.evaluation.reports.tables import (
     csv_text,
     epsilon_text,
-    headline_lines,
     interval_text,
     markdown_table,
     point_text,
     row_order,
     statement_lines,
     sweep_label,
-    sweeps_rate,
 )
 
 __all__ = [
@@ -61,7 +61,6 @@ __all__ = [
     "collection_csv",
     "collection_markdown",
     "frontier_png",
-    "headline_lines",
     "plot_png",
     "recommendation_text",
     "to_csv",

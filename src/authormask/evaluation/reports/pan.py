@@ -23,8 +23,10 @@ from authormask.evaluation.frontier import (
     recommend_pan,
 )
 from authormask.evaluation.measures import measure
+from authormask.evaluation.protocols._releases import sweeps_rate
 from authormask.evaluation.protocols.pan import PanCell, PanResult
 from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_run_reports
+from authormask.evaluation.reports.headline import headline_lines
 from authormask.evaluation.reports.plots import (
     curve_style,
     epsilon_axis,
@@ -39,7 +41,6 @@ from authormask.evaluation.reports.plots import (
 from authormask.evaluation.reports.tables import (
     csv_text,
     epsilon_text,
-    headline_lines,
     interval_text,
     markdown_cell,
     markdown_table,
@@ -48,7 +49,6 @@ from authormask.evaluation.reports.tables import (
     row_order,
     statement_lines,
     sweep_label,
-    sweeps_rate,
 )
 from authormask.exceptions import InvalidParameterError
 

@@ -22,8 +22,10 @@ seed, the mechanism's fixed code
 never from the order in which mechanisms are listed.
 
 The protocol in modules: :mod:`.config` (what to run, its defaults and ``--quick``'s),
-:mod:`.results` (rows and the result, which writes its reports) and :mod:`.runner`
-(:func:`run_release_evaluation`); its reports are :mod:`authormask.evaluation.reports.bo2021`.
+:mod:`.results` (rows and the result: plain data), :mod:`.runner`
+(:func:`run_release_evaluation`) and :mod:`.protocol` (:data:`PROTOCOL`, the protocol as every
+protocol is run); its reports, which read the result, are
+:mod:`authormask.evaluation.reports.bo2021`.
 """
 
 from authormask.evaluation.protocols.bo2021.config import (
@@ -38,30 +40,26 @@ from authormask.evaluation.protocols.bo2021.config import (
     release_seed,
     release_settings,
 )
+from authormask.evaluation.protocols.bo2021.protocol import PROTOCOL, Bo2021, ReleaseInputs
 from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
 from authormask.evaluation.protocols.bo2021.runner import run_release_evaluation, select_documents
-
-#: the protocol's config, result and run, as every protocol names them
-Config = ReleaseConfig
-Result = ReleaseResult
-run = run_release_evaluation
 
 __all__ = [
     "BO2021_ATTACKERS",
     "DEFAULT_ATTACKERS",
     "FASTTEXT_CHAR",
     "ORIGINAL",
+    "PROTOCOL",
     "RELEASE_MECHANISMS",
-    "Config",
+    "Bo2021",
     "ReleaseConfig",
+    "ReleaseInputs",
     "ReleaseResult",
     "ReleaseRow",
-    "Result",
     "label_of",
     "release_mechanisms",
     "release_seed",
     "release_settings",
-    "run",
     "run_release_evaluation",
     "select_documents",
 ]

@@ -1,13 +1,10 @@
 """What a bo2021 evaluation measured: one :class:`ReleaseRow` per mechanism and epsilon (and
-the original text), in the :class:`ReleaseResult`, which writes its reports through
-:mod:`authormask.evaluation.reports.bo2021`.
-(The report writers read the types here, so a result imports them when it writes, not when this
-module is imported.)"""
+the original text), in the :class:`ReleaseResult`: plain data. Its reports read it
+(:func:`authormask.evaluation.reports.write_reports`); nothing here knows the reports."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from authormask.evaluation.metrics import Interval, wilson_interval
@@ -92,16 +89,3 @@ class ReleaseResult:
             "statements": self.statements,
             "provenance": self.provenance,
         }
-
-    def markdown(self) -> str:
-        """table.md (:func:`authormask.evaluation.reports.bo2021.release_markdown`)."""
-        from authormask.evaluation.reports.bo2021 import release_markdown
-
-        return release_markdown(self)
-
-    def write_reports(self, folder: str | Path, *, force: bool = False) -> list[Path]:
-        """Write the evaluation's reports into ``folder``
-        (:func:`authormask.evaluation.reports.bo2021.write_release_reports`)."""
-        from authormask.evaluation.reports.bo2021 import write_release_reports
-
-        return write_release_reports(self, folder, force=force)

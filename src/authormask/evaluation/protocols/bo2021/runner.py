@@ -17,9 +17,12 @@ import numpy as np
 from authormask._version import __version__
 from authormask.datasets._base import Corpus, Document
 from authormask.embeddings._base import Embeddings
+from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.measures import BASE_ATTACKERS, AttackerSettings, make_attacker
 from authormask.evaluation.measures.attackers.fasttext_author import FastTextAuthorship
+from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.measures.utilities.stylometry import stylometric_change
+from authormask.evaluation.protocols._releases import identity_of
 from authormask.evaluation.protocols.bo2021.config import (
     FASTTEXT_CHAR,
     ORIGINAL,
@@ -28,7 +31,6 @@ from authormask.evaluation.protocols.bo2021.config import (
     release_settings,
 )
 from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
-from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError
 from authormask.release import create_mechanism, mechanism_spec, release
@@ -112,12 +114,10 @@ def _item(doc: Document, task: str, text: str | None = None) -> Item:
 
 
 def _identity(value: Any) -> Any:
-    """What a release depends on through one parameter value (for the cache key)."""
-    if isinstance(value, Embeddings):
-        return value.identity.to_dict()
-    if hasattr(value, "identity") and callable(value.identity):
-        return value.identity()
-    return value
+    """What a release depends on through one parameter value (for the cache key): an object
+    with an identity (the embeddings, a model) by that identity
+    (:func:`~authormask.evaluation.protocols._releases.identity_of`)."""
+    return identity_of(value) if hasattr(value, "identity") else value
 
 
 class _Parameters:
@@ -194,8 +194,6 @@ def run_release_evaluation(
     ``on_total`` is called once, when the test documents are chosen, with the number of
     documents to release and measure (test documents x settings); ``progress`` with the
     number released and measured, after each setting."""
-    from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
-
     for option, model, want in (
         ("`erae_model`", erae_model, True),
         ("`aedp_model`", aedp_model, False),

@@ -47,9 +47,10 @@ seeds, never on the process or the order in which groups run, so the cells are t
 whichever engine measured them, and the cache written under one engine resumes under the other.
 
 The protocol in modules: :mod:`.config` (what to sweep, its defaults and ``--quick``'s),
-:mod:`.results` (cells and results; each result writes its reports), :mod:`.runner` (one group
-of cells: seeds, releases, measures) and :mod:`.sweep` (:func:`run_sweep` and
-:func:`run_collection_sweep`).
+:mod:`.results` (cells and results: plain data, which :mod:`authormask.evaluation.reports`
+reads), :mod:`.runner` (one group of cells: seeds, releases, measures), :mod:`.sweep`
+(:func:`run_sweep` and :func:`run_collection_sweep`) and :mod:`.protocol` (:data:`PROTOCOL`, the
+protocol as every protocol is run: its inputs, its reading of the options, its run).
 """
 
 from authormask.evaluation.protocols._common import mechanism_code
@@ -65,6 +66,11 @@ from authormask.evaluation.protocols.fernandes2019.config import (
     sweep_cells,
     sweep_mechanisms,
 )
+from authormask.evaluation.protocols.fernandes2019.protocol import (
+    PROTOCOL,
+    Fernandes2019,
+    SweepInputs,
+)
 from authormask.evaluation.protocols.fernandes2019.results import (
     Cell,
     CollectionSweep,
@@ -78,21 +84,17 @@ from authormask.evaluation.protocols.fernandes2019.sweep import (
     run_sweep,
 )
 
-#: the protocol's config, result and run, as every protocol names them
-Config = SweepConfig
-Result = SweepResult
-run = run_sweep
-
 __all__ = [
     "ATTACKERS",
     "DEFAULT_SWEEP_MECHANISMS",
+    "PROTOCOL",
     "SWEEP_MECHANISMS",
     "UTILITIES",
     "Cell",
     "CollectionSweep",
-    "Config",
-    "Result",
+    "Fernandes2019",
     "SweepConfig",
+    "SweepInputs",
     "SweepResult",
     "applicable_measures",
     "cell_seeds",
@@ -101,7 +103,6 @@ __all__ = [
     "pool_sweeps",
     "problem_seed",
     "releases_bag",
-    "run",
     "run_collection_sweep",
     "run_sweep",
     "sweep_cells",

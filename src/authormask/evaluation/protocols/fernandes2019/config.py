@@ -105,6 +105,7 @@ class SweepConfig(ProtocolConfig, Grid):
     defaults are :attr:`SETTINGS` (appendix B.1) and, under ``--quick``,
     :attr:`QUICK_SETTINGS`."""
 
+    AUTO_EPSILONS: ClassVar[bool] = True
     OPTIONS: ClassVar[tuple[str, ...]] = (
         "task",
         "attackers",

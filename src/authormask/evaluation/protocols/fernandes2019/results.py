@@ -1,21 +1,18 @@
 """What a fernandes2019 sweep measured: one :class:`Cell` per measure, mechanism, epsilon and
 repetition, the :class:`SweepResult` of a study, and the :class:`CollectionSweep` of a PAN
-collection (one sweep per problem and the problems pooled, :func:`pool_sweeps`). Each result
-writes its reports through :mod:`authormask.evaluation.reports.fernandes2019`.
-(The report writers read the types here, so a result imports them when it writes, not when this
-module is imported.)"""
+collection (one sweep per problem and the problems pooled, :func:`pool_sweeps`): plain data.
+Their reports read them (:func:`authormask.evaluation.reports.write_reports`); nothing here
+knows the reports."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from authormask._version import __version__
-from authormask.evaluation.protocols._grid import strongest_attacker
+from authormask.evaluation.protocols._grid import rate_labelled, strongest_attacker
 from authormask.evaluation.protocols.fernandes2019.config import SweepConfig
-from authormask.evaluation.reports.tables import rate_labelled
 from authormask.exceptions import InvalidParameterError
 
 __all__ = ["Cell", "CollectionSweep", "SweepResult", "pool_sweeps"]
@@ -93,21 +90,6 @@ class SweepResult:
             "cell_seconds": round(self.cell_seconds, 2),
         }
 
-    def markdown(self, *, target_accuracy: float | None = None) -> str:
-        """table.md (:func:`authormask.evaluation.reports.fernandes2019.to_markdown`)."""
-        from authormask.evaluation.reports.fernandes2019 import to_markdown
-
-        return to_markdown(self, target_accuracy=target_accuracy)
-
-    def write_reports(
-        self, folder: str | Path, *, force: bool = False, target_accuracy: float | None = None
-    ) -> list[Path]:
-        """Write the sweep's reports into ``folder``
-        (:func:`authormask.evaluation.reports.fernandes2019.write_reports`)."""
-        from authormask.evaluation.reports.fernandes2019 import write_reports
-
-        return write_reports(self, folder, force=force, target_accuracy=target_accuracy)
-
 
 @dataclass(frozen=True)
 class CollectionSweep:
@@ -123,21 +105,6 @@ class CollectionSweep:
     @property
     def problem_names(self) -> tuple[str, ...]:
         return tuple(str(r.study["problem"]) for r in self.problems)
-
-    def markdown(self, *, target_accuracy: float | None = None) -> str:
-        """table.md (:func:`authormask.evaluation.reports.fernandes2019.collection_markdown`)."""
-        from authormask.evaluation.reports.fernandes2019 import collection_markdown
-
-        return collection_markdown(self, target_accuracy=target_accuracy)
-
-    def write_reports(
-        self, folder: str | Path, *, force: bool = False, target_accuracy: float | None = None
-    ) -> list[Path]:
-        """Write the reports of every problem and the pool into ``folder``
-        (:func:`authormask.evaluation.reports.fernandes2019.write_collection_reports`)."""
-        from authormask.evaluation.reports.fernandes2019 import write_collection_reports
-
-        return write_collection_reports(self, folder, force=force, target_accuracy=target_accuracy)
 
 
 def pool_sweeps(results: Sequence[SweepResult], *, name: str, seed: int) -> SweepResult:

@@ -14,6 +14,7 @@ from typing import Any
 
 from authormask._version import __version__
 from authormask.embeddings._base import Embeddings
+from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.measures import AttackerSettings, measure
 from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
@@ -27,7 +28,6 @@ from authormask.evaluation.protocols._releases import (
 )
 from authormask.evaluation.protocols.fernandes2019.config import SweepConfig
 from authormask.evaluation.protocols.fernandes2019.results import Cell
-from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item, Study
 from authormask.exceptions import InvalidParameterError
 from authormask.release import Mechanism, create_mechanism, mechanism_spec, release

@@ -15,6 +15,7 @@ from typing import Any
 from authormask._process import process_memo
 from authormask.datasets.pan import PanCollection
 from authormask.embeddings._base import Embeddings
+from authormask.evaluation.cache import cache_key
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.protocols._common import (
     derive_seed,
@@ -39,7 +40,6 @@ from authormask.evaluation.protocols.fernandes2019.runner import (
     _groups,
     _Runner,
 )
-from authormask.evaluation.reports.cache import cache_key
 from authormask.evaluation.study import Item, Study, build_pan_study
 from authormask.exceptions import InvalidParameterError
 from authormask.release.executors import Engine, check_engine, open_executor

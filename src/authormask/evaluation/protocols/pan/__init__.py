@@ -57,14 +57,15 @@ fluency's on the log scale). The report folder also holds samples.md, the start 
 sampled unknown texts of the first problem as read and as each row released them.
 
 The row ``epsilon = None`` ("none") is the noise-off release of both known and unknown texts.
-Releases and scores are cached (:class:`~authormask.evaluation.reports.cache.ResultsCache`), so an
+Releases and scores are cached (:class:`~authormask.evaluation.cache.ResultsCache`), so an
 interrupted run resumes. Seeds derive from the base seed, the problem's name, the mechanism's
 fixed code, the repetition, epsilon and the role (texts or attacker), never from the order of
 the configuration.
 
 The protocol in modules: :mod:`.config` (what to run, its defaults and ``--quick``'s),
-:mod:`.results` (cells and the result, which writes its reports) and :mod:`.runner`
-(:func:`run_pan`).
+:mod:`.results` (cells and the result: plain data, which :mod:`authormask.evaluation.reports`
+reads), :mod:`.runner` (:func:`run_pan`) and :mod:`.protocol` (:data:`PROTOCOL`, the protocol as
+every protocol is run).
 """
 
 from authormask.evaluation.protocols.pan.config import (
@@ -73,6 +74,7 @@ from authormask.evaluation.protocols.pan.config import (
     SIMILARITY_TEXTS,
     PanConfig,
 )
+from authormask.evaluation.protocols.pan.protocol import PROTOCOL, Pan, PanInputs
 from authormask.evaluation.protocols.pan.results import (
     PanCell,
     PanExcerpt,
@@ -83,25 +85,20 @@ from authormask.evaluation.protocols.pan.results import (
 )
 from authormask.evaluation.protocols.pan.runner import check_pan, run_pan
 
-#: the protocol's config, result and run, as every protocol names them
-Config = PanConfig
-Result = PanResult
-run = run_pan
-
 __all__ = [
     "PAN_ATTACKERS",
     "PAN_UTILITIES",
+    "PROTOCOL",
     "SIMILARITY_TEXTS",
-    "Config",
+    "Pan",
     "PanCell",
     "PanConfig",
     "PanExcerpt",
     "PanFloor",
+    "PanInputs",
     "PanResult",
     "PanUtilityCell",
-    "Result",
     "check_pan",
     "pooled_mean",
-    "run",
     "run_pan",
 ]

@@ -43,6 +43,7 @@ class PanConfig(ProtocolConfig, Grid):
     :data:`PAN_UTILITIES` (default all of them) or ``()``; ``similarity_texts`` the unknown
     texts per problem that every utility measure reads (``None``: all)."""
 
+    AUTO_EPSILONS: ClassVar[bool] = True
     OPTIONS: ClassVar[tuple[str, ...]] = (
         "attackers",
         "utilities",

@@ -1,25 +1,22 @@
 """What a PAN run measured: one :class:`PanCell` per problem, mechanism, epsilon, repetition
 and attacker, one :class:`PanUtilityCell` per problem, row and utility, one :class:`PanFloor`
 per problem and utility (what unrelated originals already score), the :class:`PanExcerpt` of
-the sample sheet, and the :class:`PanResult` that holds them, summarises them and writes its
-reports through :mod:`authormask.evaluation.reports.pan`.
-(The report writers read the types here, so a result imports them when it writes, not when this
-module is imported.)"""
+the sample sheet, and the :class:`PanResult` that holds and summarises them: plain data. Its
+reports read it (:func:`authormask.evaluation.reports.write_reports`); nothing here knows the
+reports."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from authormask._version import __version__
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.protocols._grid import strongest_attacker
+from authormask.evaluation.protocols._grid import rate_labelled, strongest_attacker
 from authormask.evaluation.protocols.pan.config import PanConfig
-from authormask.evaluation.reports.tables import rate_labelled
 from authormask.exceptions import InvalidParameterError
 
 __all__ = ["PanCell", "PanExcerpt", "PanFloor", "PanResult", "PanUtilityCell", "pooled_mean"]
@@ -310,18 +307,3 @@ class PanResult:
             "provenance": self.provenance,
             "seconds": round(self.seconds, 2),
         }
-
-    def markdown(self, *, target_accuracy: float | None = None) -> str:
-        """table.md (:func:`authormask.evaluation.reports.pan.pan_markdown`)."""
-        from authormask.evaluation.reports.pan import pan_markdown
-
-        return pan_markdown(self, target_accuracy=target_accuracy)
-
-    def write_reports(
-        self, folder: str | Path, *, force: bool = False, target_accuracy: float | None = None
-    ) -> list[Path]:
-        """Write the run's reports into ``folder``
-        (:func:`authormask.evaluation.reports.pan.write_pan_reports`)."""
-        from authormask.evaluation.reports.pan import write_pan_reports
-
-        return write_pan_reports(self, folder, force=force, target_accuracy=target_accuracy)

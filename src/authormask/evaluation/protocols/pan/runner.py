@@ -18,6 +18,7 @@ import numpy as np
 
 from authormask._version import __version__
 from authormask.datasets.pan import PanCollection, PanProblem
+from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.measures import AttackerSettings
 from authormask.evaluation.measures import attacker as attacker_measure
 from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
@@ -54,7 +55,6 @@ from authormask.evaluation.protocols.pan.results import (
     PanResult,
     PanUtilityCell,
 )
-from authormask.evaluation.reports.cache import ResultsCache, cache_key
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import release

@@ -1,0 +1,117 @@
+"""pan as an :class:`~authormask.evaluation.protocols._interface.EvaluationProtocol`: its inputs
+(:class:`PanInputs`: the collection and the embeddings), its reading of the options
+(:meth:`Pan.plan`) and its run (:func:`~.runner.run_pan`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from authormask.datasets import PanCollection, is_pan_folder, read_pan_collection
+from authormask.embeddings import Embeddings
+from authormask.evaluation.protocols._interface import EvaluationProtocol, Plan
+from authormask.evaluation.protocols._options import OptionError, Options
+from authormask.evaluation.protocols.pan.config import PAN_ATTACKERS, PAN_UTILITIES, PanConfig
+from authormask.evaluation.protocols.pan.results import PanResult
+from authormask.evaluation.protocols.pan.runner import check_pan, run_pan
+from authormask.exceptions import InputError
+from authormask.release import lineup
+
+__all__ = ["PROTOCOL", "Pan", "PanInputs"]
+
+
+@dataclass(frozen=True)
+class PanInputs:
+    """What a PAN run runs on besides its config: the collection, and the embeddings passed to
+    the mechanisms that take them."""
+
+    collection: PanCollection
+    embeddings: Embeddings | None = None
+
+
+def similarity_texts(value: Any) -> int | None:
+    """``similarity_texts``: a count >= 1, or ``all`` (``None``: every unknown text).
+
+    >>> similarity_texts("all"), similarity_texts("12"), similarity_texts(5)
+    (None, 12, 5)
+    """
+    if isinstance(value, int) or value is None:
+        return value
+    if str(value).strip().lower() == "all":
+        return None
+    try:
+        count = int(str(value))
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise OptionError(f"`similarity_texts` must be a count >= 1 or 'all', got {value!r}")
+    return count
+
+
+class Pan:
+    """The PAN 2018-2019 cross-domain authorship attribution protocol, with obfuscation
+    (:mod:`authormask.evaluation.protocols.pan`)."""
+
+    name: str = "pan"
+    Config: type[PanConfig] = PanConfig
+    results: tuple[type, ...] = (PanResult,)
+    progress_units: tuple[str, str] = ("measuring", "cell")
+
+    def plan(self, options: Options) -> Plan[PanConfig, PanInputs]:
+        """The config, the collection of the PAN folder ``dataset`` (checked against the config
+        before any release) and the embeddings; ``epsilons`` auto calibrated."""
+        dataset = Path(options["dataset"])
+        if not is_pan_folder(dataset):
+            raise InputError(
+                f"`protocol` pan needs a PAN 2018/2019 folder (collection-info.json or "
+                f"problem-info.json); {dataset} is not one"
+            )
+        config = PanConfig(
+            mechanisms=options.mechanisms(lineup("pan")),
+            epsilons=(None,) if options.auto else options.pick("epsilons", PanConfig),
+            attackers=options.measures("attackers", PAN_ATTACKERS),
+            utilities=options.measures("utilities", PAN_UTILITIES),
+            similarity_texts=similarity_texts(options.pick("similarity_texts", PanConfig)),
+            repetitions=options.pick("repetitions", PanConfig),
+            seed=options.pick("seed", PanConfig),
+            length=options["length"] or "shortest",
+            koppel_iterations=options.pick("koppel_iterations", PanConfig),
+            **options.rate_option(),
+        )
+        options.check_target(config.attackers, config.utilities)
+        collection = read_pan_collection(dataset)
+        check_pan(collection, config)
+        emb = options.embeddings(PanConfig)
+        config = replace(config, **options.auto_epsilons(config.mechanisms, emb))
+        options.echo(
+            f"{collection.name}: {len(collection.problems)} PAN problem(s); "
+            f"{len(config.mechanisms)} mechanism(s) x {len(config.epsilons)} epsilon(s) x "
+            f"{len(config.attackers)} attacker(s)"
+        )
+        return Plan(config, PanInputs(collection, emb))
+
+    def run(
+        self,
+        config: PanConfig,
+        inputs: PanInputs,
+        *,
+        cache_dir: str | Path | None = None,
+        progress: Callable[[int], None] | None = None,
+        on_total: Callable[[int], None] | None = None,
+    ) -> PanResult:
+        """Run ``config`` on every problem of the collection."""
+        return run_pan(
+            inputs.collection,
+            config=config,
+            embeddings=inputs.embeddings,
+            cache_dir=cache_dir,
+            progress=progress,
+            on_total=on_total,
+        )
+
+
+#: the protocol, as :data:`authormask.evaluation.protocols.PROTOCOLS` holds it (typed as the
+#: interface, so that mypy checks it implements it)
+PROTOCOL: EvaluationProtocol[PanConfig, PanInputs, PanResult] = Pan()
