@@ -50,6 +50,10 @@ NOISE_OFF_EPSILONS = (NOISE_OFF_EPSILON, 1e10, 1e8)
 DEFAULT_RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
+#: the fixed word every evaluation feeds in place of an unknown word (:func:`mechanism_parameters`)
+EVALUATION_UNKNOWN = "unknown"
+
+
 def sweeps_rate(name: str) -> bool:
     """Whether mechanism ``name`` is a baseline swept over rates instead of epsilons: its spec
     carries no privacy guarantee (``privacy`` None) and takes a ``rate`` (``random-sub``; not
@@ -118,7 +122,12 @@ def mechanism_parameters(
     evaluation measures the mechanism on the words it is given (a study's snippets hold exactly
     N content words, which surrogates outside the vocabulary would change); what the entity
     step adds is measured apart, by the ``name-survival`` measure and
-    ``benchmarks/name_survival.py``.
+    ``benchmarks/name_survival.py``. Likewise a mechanism that takes ``oov_map_to`` gets the
+    fixed word ``"unknown"`` (where the embeddings have it): a release draws a word in place of
+    each unknown one, independently of it and from a root keyed by the release's statement
+    (:mod:`authormask.mechanisms.unknown`), so the noise-off row and a very large epsilon would
+    differ at those positions; the fixed word also shows an attacker where an unknown word
+    stood, which the release does not (the measured attack is, if anything, stronger).
     """
     takes = {p.name for p in mechanism_spec(name).parameters}
     params: dict[str, Any]
@@ -134,6 +143,8 @@ def mechanism_parameters(
         params["length"] = length
     if "entities" in takes:
         params["entities"] = "keep"
+    if "oov_map_to" in takes and (embeddings is None or EVALUATION_UNKNOWN in embeddings):
+        params["oov_map_to"] = EVALUATION_UNKNOWN
     params.update(extra or {})
     return params
 

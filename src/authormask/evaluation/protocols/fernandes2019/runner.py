@@ -139,7 +139,9 @@ class _Runner:
         study: dict[str, Any] = {
             "vocab_size": None,  # the sweep's Embeddings object as is
             "stopwords": "english" if p.stopwords == default_stopwords() else set(p.stopwords),
-            "oov_map_to": p.oov_map_to,
+            # the study's fixed word for unknown words (its placeholder), as every evaluation
+            # (protocols._releases.mechanism_parameters)
+            "oov_map_to": p.placeholder,
         }
         if "oov" in spec:
             study["oov"] = _oov_policy(p.oov, spec["oov"].choices, mechanism)
