@@ -290,6 +290,31 @@ def test_ctrl_c_says_how_to_finish_and_a_sigint_while_finishing_completes_first(
     assert code == 0 and "already complete" in err, err
 
 
+def test_a_sigint_while_a_single_file_release_finishes_leaves_it_complete(
+    invoke: Invoke, common: list[str], doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C as a one-file output appears: the output, its statement and the report that says
+    it is complete all stay, and the same command says it is complete (before: the report was
+    deleted and the rerun refused the output as existing)."""
+    targets = importlib.import_module("authormask.release.targets")
+    close = targets.Writer.close
+    out = tmp_path / "out.txt"
+    args = ["obfuscate", str(doc), *common, "-o", str(out)]
+
+    def sigint_then_close(self: Any) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        close(self)
+
+    with monkeypatch.context() as m:
+        m.setattr(targets.Writer, "close", sigint_then_close)
+        code, _, err = invoke(args)
+    assert code == 130 and "authormask: interrupted" in err, err
+    report = out.with_name(out.name + ".DO-NOT-PUBLISH.report.txt")
+    assert out.is_file() and '"complete": true' in report.read_text(encoding="utf-8")
+    code, _, err = invoke(args)
+    assert code == 0 and "already complete" in err, err
+
+
 # --- 6. one release at a time into one output -------------------------------------------------
 
 

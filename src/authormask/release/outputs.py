@@ -365,6 +365,7 @@ def _write_locked(
         )
     created = False  # the output folder, removed again if nothing is released into it
     writer: Writer | None = None
+    complete = False  # the report says the release is complete (a Ctrl-C held back may follow)
 
     def leave_nothing() -> None:
         if writer is not None and writer.partial is not None:
@@ -377,7 +378,7 @@ def _write_locked(
         journal,
         report_path,
         # a file output appears only at the end: until then nothing is out to keep a report of
-        released=lambda: bool(done) or (summary.released > 0 and target.kind != "file"),
+        released=lambda: complete or bool(done) or (summary.released > 0 and target.kind != "file"),
         leave_nothing=leave_nothing,
     ):
         try:
@@ -428,6 +429,7 @@ def _write_locked(
                             "warnings": summary.warnings,
                         }
                     )
+                complete = True
         except BaseException:
             if writer is not None:
                 with contextlib.suppress(OSError):  # the first error is the one to report
