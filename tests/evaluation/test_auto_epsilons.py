@@ -13,6 +13,7 @@ from authormask.evaluation.calibration import (
     change_rate,
     probe_words,
 )
+from authormask.evaluation.protocols._releases import mechanism_parameters
 from authormask.exceptions import InvalidParameterError
 from authormask.release import create_mechanism
 
@@ -65,8 +66,11 @@ def test_the_rates_reported_are_measured_at_the_epsilons_chosen(glove_20k: Embed
     probe = probe_words(glove_20k)
     for epsilon, measured in zip(choice.epsilons, choice.change_rates, strict=True):
         assert float(f"{epsilon:.3g}") == epsilon
-        # built as the calibration builds it (entities kept; the statement keys the draws)
-        mech = create_mechanism("emp-text", embeddings=glove_20k, epsilon=epsilon, entities="keep")
+        # built as the calibration builds it (entities kept, the fixed word for unknown words:
+        # the statement keys the draws)
+        mech = create_mechanism(
+            "emp-text", **mechanism_parameters("emp-text", epsilon, embeddings=glove_20k)
+        )
         assert change_rate(mech, probe, seed=0) == measured
     assert choice.releases <= 35  # 32 with these draws
     assert choice.to_dict()["releases"] == choice.releases
