@@ -144,6 +144,33 @@ def check_outside_folders(
                 )
 
 
+def check_report_apart(
+    report: Path | None, *, published: Iterable[Path | None], folders: Iterable[Path | None]
+) -> None:
+    """Refuse, even with ``--force``, a private report that is one of the ``published`` files
+    (the output, the statement: one would overwrite the other, and until then the public name
+    holds the seed) or lies inside a ``published`` folder (an output folder or a Parquet
+    dataset folder, at any depth or through a link): whatever is there is handed out."""
+    if report is None:
+        return
+    real = Path(os.path.realpath(report))
+    for path in published:
+        if path is not None and Path(os.path.realpath(path)) == real:
+            raise InputError(
+                f"the private report {report} is the path of a published file ({path}); "
+                "refusing, even with `force` (give --report a path of its own)"
+            )
+    for folder in folders:
+        if folder is None:
+            continue
+        top = Path(os.path.realpath(folder))
+        if real == top or top in real.parents:
+            raise InputError(
+                f"the private report {report} would be written inside the output folder "
+                f"{folder}, which is published; refusing, even with `force` (write it outside)"
+            )
+
+
 def _same_name(a: Path, b: Path) -> bool:
     return os.path.abspath(a) == os.path.abspath(b)
 

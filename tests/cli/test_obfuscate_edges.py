@@ -432,3 +432,36 @@ def test_a_parameter_error_names_its_option(
     code, _, err = invoke(["obfuscate", str(doc), *args, "--vocab-size", "20000",
                            "--cache-dir", str(cache_dir)])  # fmt: skip
     assert _one_error(code, err).startswith(f"authormask: error: {flag} must be")
+
+
+# --- the private report never where the published files go (independent audit) ---------------
+
+
+def test_the_private_report_is_never_published_beside_or_as_the_output(
+    invoke: Invoke, common: list[str], doc: Path, dataset: Path, tmp_path: Path
+) -> None:
+    """``--report`` inside the output folder, or on the statement's or the output's own path,
+    was accepted: the report (seed, paths, which input became which output) was published with
+    the release, or written under the public statement's name."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.txt").write_text(TEXT, encoding="utf-8")
+    (folder / "b.txt").write_text(TEXT + " Again.", encoding="utf-8")
+    out = tmp_path / "out"
+    cases = [
+        [str(folder), "-o", str(out), "--report", str(out / "4.txt")],
+        [str(doc), "-o", str(tmp_path / "r.txt"), "--report", str(tmp_path / "r.txt")],
+        [str(doc), "-o", str(tmp_path / "r.txt"), "--report", str(tmp_path / "r.txt.privacy.json")],
+        [str(dataset), "--text-column", "text", "--format", "parquet", "-o",
+         str(tmp_path / "pq"), "--report", str(tmp_path / "pq" / "part-9.txt")],
+    ]  # fmt: skip
+    for args in cases:
+        code, _, err = invoke(["obfuscate", *args, *common, "--seed", "123456789"])
+        assert code != 0 and "private report" in err and "Traceback" not in err, err
+        assert len(err.strip().splitlines()) <= 2  # the seed warning and the one-line error
+    assert not out.exists() and not (tmp_path / "pq").exists()
+    assert not (tmp_path / "r.txt").exists() and not (tmp_path / "r.txt.privacy.json").exists()
+    code, _, err = invoke(["obfuscate", str(folder), "-o", str(out), "--report",
+                           str(tmp_path / "apart.txt"), *common])  # fmt: skip
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == ["1.txt", "2.txt", "PRIVACY-STATEMENT.json"]

@@ -38,6 +38,7 @@ from authormask._io import (
     InputFile,
     check_not_inputs,
     check_outside_folders,
+    check_report_apart,
     check_target,
 )
 from authormask.exceptions import InputError, InvalidParameterError
@@ -238,6 +239,11 @@ def _write_release(
     )
     partial_file = (
         partial_path(target.path) if target.kind == "jsonl" and target.path is not None else None
+    )
+    check_report_apart(
+        report_path,
+        published=[target.statement_path(), *([target.path] if target.kind != "folder" else [])],
+        folders=[target.path] if target.kind == "folder" else [],
     )
     check_outside_folders(
         input_folders,

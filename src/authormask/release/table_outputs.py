@@ -33,6 +33,7 @@ from authormask._io import (
     atomic_path,
     check_not_inputs,
     check_outside_folders,
+    check_report_apart,
     check_target,
     commit,
     temporary_beside,
@@ -284,6 +285,11 @@ def _write_table(
         table.input_files(),
         files=[report_path, stmt_path, *([output] if fmt == "jsonl" else [])],
         folders=[p for p in (output, staging) if p is not None],
+    )
+    check_report_apart(
+        report_path,
+        published=[stmt_path, *([output] if fmt == "jsonl" else [])],
+        folders=[output if fmt != "jsonl" else None, staging],
     )
     if table.path.is_dir():  # a folder of Parquet files: nothing of the release goes inside
         check_outside_folders(
