@@ -257,7 +257,9 @@ class EMPText(_EMPBase):
             *caveats,
         ]
         unchanged = (
-            "the skeleton: stopwords, punctuation, whitespace and line breaks, the positions of "
+            "the skeleton: stopwords, punctuation and every other character outside a word "
+            "(symbols, emoji with their modifiers, currency signs), whitespace and line breaks, "
+            "the positions of "
             "content words and their capitalisation pattern"
         )
         if self.preparer.oov == "keep":
