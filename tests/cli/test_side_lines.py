@@ -200,6 +200,8 @@ def test_id_and_kept_columns_and_record_order_are_declared(
     assert "'user'" in policies["ids"] and "NOT protected" in policies["ids"]
     assert "'year'" in policies["kept columns"] and "NOT protected" in policies["kept columns"]
     assert "input's order" in policies["record order"]
+    # the text column's name is published too (the independent audit: it was not declared)
+    assert policies["text column"].startswith("'text': its name is published")
     assert "'user'" in statement["released_unchanged"]
     assert "'year'" in statement["released_unchanged"]
     assert err.count("--id-column publishes") == 1 and err.count("--keep-column publishes") == 1

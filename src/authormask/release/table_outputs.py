@@ -541,6 +541,10 @@ def declare_columns(statement: Any, table: TableInput) -> Any:
             "protected: a user name, a date or a place can identify the author)"
         )
         published.append(f"the kept column(s) {names}")
+    policies["text column"] = (
+        f"{table.text_column!r}: its name is published as the key of every released text (a "
+        "column name can say who wrote the texts: rename it before the release if it does)"
+    )
     policies["record order"] = (
         "the input's order, published: the k-th output record is the k-th input record (an "
         "order that follows the authors or the time can identify them; shuffle such a dataset "
