@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from authormask.embeddings._base import Embeddings
+from authormask.mechanisms.decoding import frequency_log_prior
 
 __all__ = ["UnknownWords", "describe_unknown_policy"]
 
@@ -69,9 +70,8 @@ class UnknownWords:
     @property
     def cdf(self) -> NDArray[np.float64]:
         if self._cdf is None:
-            weights = 1.0 / np.arange(1, len(self.embeddings) + 1, dtype=np.float64)
-            words = self.embeddings.words
-            weights[[i for i, w in enumerate(words) if w in self.excluded]] = 0.0
+            # the decoders' Zipf prior on frequency ranks, the excluded words at prior 0
+            weights = np.exp(frequency_log_prior(self.embeddings.words, excluded=self.excluded))
             if not np.any(weights > 0):
                 weights[:] = 1.0
             cdf = np.cumsum(weights)
