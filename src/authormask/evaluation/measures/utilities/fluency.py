@@ -180,6 +180,13 @@ def fluency_model(
     return judge
 
 
+def judge_setting() -> tuple[JudgeConfig, Path | str | None]:
+    """The configuration and cache folder :func:`fluency_model` uses without arguments here
+    (what :func:`use_judge` set, or the default): a worker process is handed it."""
+    with _LOCK:
+        return _DEFAULT[-1]
+
+
 @contextlib.contextmanager
 def use_judge(
     config: JudgeConfig, *, cache_dir: Path | str | None = "default"

@@ -53,6 +53,9 @@ class PanConfig(ProtocolConfig, Grid):
         "koppel_iterations",
         "target_accuracy",
         "rates",
+        "engine",
+        "workers",
+        "scheduler",
     )
 
     mechanisms: tuple[str, ...] = lineup("pan")

@@ -18,17 +18,19 @@ from authormask.evaluation.protocols.pan.results import PanResult
 from authormask.evaluation.protocols.pan.runner import check_pan, run_pan
 from authormask.exceptions import InputError
 from authormask.release import lineup
+from authormask.release.executors import Engine
 
 __all__ = ["PROTOCOL", "Pan", "PanInputs"]
 
 
 @dataclass(frozen=True)
 class PanInputs:
-    """What a PAN run runs on besides its config: the collection, and the embeddings passed to
-    the mechanisms that take them."""
+    """What a PAN run runs on besides its config: the collection, the embeddings passed to
+    the mechanisms that take them, and where the cells are measured (``None``: here)."""
 
     collection: PanCollection
     embeddings: Embeddings | None = None
+    engine: Engine | None = None
 
 
 def similarity_texts(value: Any) -> int | None:
@@ -90,7 +92,9 @@ class Pan:
             f"{len(config.mechanisms)} mechanism(s) x {len(config.epsilons)} epsilon(s) x "
             f"{len(config.attackers)} attacker(s)"
         )
-        return Plan(config, PanInputs(collection, emb))
+        if options.engine is not None and options.engine.kind != "local":
+            options.echo(f"engine: {options.engine.describe()}")
+        return Plan(config, PanInputs(collection, emb, engine=options.engine))
 
     def run(
         self,
@@ -109,6 +113,7 @@ class Pan:
             cache_dir=cache_dir,
             progress=progress,
             on_total=on_total,
+            engine=inputs.engine,
         )
 
 

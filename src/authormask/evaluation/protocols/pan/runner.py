@@ -7,15 +7,19 @@ texts for the sample sheet. Releases, cells and floors are cached."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import tempfile
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from authormask._process import process_memo
 from authormask._version import __version__
 from authormask.datasets.pan import PanCollection, PanProblem
 from authormask.evaluation.cache import ResultsCache, cache_key
@@ -32,6 +36,8 @@ from authormask.evaluation.measures.utilities.fluency import (
     FLUENCY_DESCRIPTION,
     FluencyJudge,
     fluency_model,
+    judge_setting,
+    use_judge,
 )
 from authormask.evaluation.measures.utilities.retrieval import retrieval_hits, similarity_floor
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
@@ -58,6 +64,7 @@ from authormask.evaluation.protocols.pan.results import (
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.release import release
+from authormask.release.executors import Engine, check_engine, open_executor
 
 __all__ = ["CACHE_FORMAT", "check_pan", "run_pan"]
 
@@ -457,6 +464,59 @@ class _Runner:
             out.append((a, rest + (rest >= a)))
         return out
 
+    def floors(self, problem: PanProblem) -> list[PanFloor]:
+        """The floors of every utility of the run on ``problem`` (those that have one)."""
+        out = []
+        for measure in self.config.utilities:
+            floor = self.floor(problem, measure)
+            if floor is not None:
+                out.append(floor)
+        return out
+
+    def measure(
+        self,
+        problem: PanProblem,
+        mechanism: str,
+        progress: Callable[[int], None] | None = None,
+    ) -> tuple[list[PanCell], list[PanUtilityCell]]:
+        """Every cell and utility of ``mechanism`` on ``problem``, row by row, in the order of
+        the result (``progress`` with 1 after each)."""
+        cells: list[PanCell] = []
+        utilities: list[PanUtilityCell] = []
+        off_seed, _ = _seeds(self.config.seed, problem.name, mechanism, None, 0)
+        base = self.released(problem, mechanism, None, off_seed)
+        for epsilon, rep in self.config.rows(mechanism):
+            for attacker in self.config.attackers:
+                cell = self.cell(problem, mechanism, epsilon, rep, attacker, base)
+                logger.info(
+                    "%s %s eps=%s rep=%d %s: macro-F1 %.3f",
+                    problem.name,
+                    mechanism,
+                    epsilon,
+                    rep,
+                    attacker,
+                    cell.macro_f1,
+                )
+                cells.append(cell)
+                if progress is not None:
+                    progress(1)
+            for measure in self.config.utilities:
+                utility = self.utility(problem, mechanism, epsilon, rep, base, measure)
+                logger.info(
+                    "%s %s eps=%s rep=%d %s: %.3f (%d texts)",
+                    problem.name,
+                    mechanism,
+                    epsilon,
+                    rep,
+                    measure,
+                    utility.mean,
+                    utility.texts,
+                )
+                utilities.append(utility)
+                if progress is not None:
+                    progress(1)
+        return cells, utilities
+
     def samples(self) -> list[PanExcerpt]:
         """The sample sheet's rows (:class:`PanExcerpt`): for each of the first
         :data:`SAMPLE_TEXTS` sampled unknown texts of the first problem, the original, then per
@@ -508,6 +568,91 @@ class _Runner:
         return out
 
 
+class _RecordingCache(ResultsCache):
+    """A worker's cache: it writes to the run's folder (where it reaches it) and keeps every
+    entry it wrote, which its task returns to the process that runs the protocol."""
+
+    def __init__(self, folder: str | Path | None) -> None:
+        super().__init__(folder)
+        self.records: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+
+    def put(self, kind: str, key: Mapping[str, Any], value: Mapping[str, Any]) -> None:
+        try:
+            super().put(kind, key, value)
+        except OSError:  # a folder this worker cannot reach: the entry comes back anyway
+            pass
+        self.records.append((kind, dict(key), dict(value)))
+
+
+@dataclass(frozen=True)
+class _PanShared:
+    """What every worker needs to measure any problem and mechanism: sent to each worker once."""
+
+    collection: PanCollection
+    embeddings: Any
+    config: PanConfig
+    cache_dir: str
+    judge: tuple[Any, Any]  # the fluency judge in use here (fluency.judge_setting)
+    key: str  # this run: a worker's runner is built once per run
+
+
+def _pan_task(shared: _PanShared, item: tuple[int, str]) -> list[tuple[str, Any, Any]]:
+    """A worker's task: the floors, cells and utilities of one problem and mechanism; returns
+    the cache entries it wrote (the releases, cells, utilities and floors)."""
+    index, mechanism = item
+
+    def build() -> _Runner:
+        runner = _Runner(shared.collection, shared.embeddings, shared.config, None)
+        runner.cache = _RecordingCache(shared.cache_dir)
+        return runner
+
+    runner = process_memo("pan-runner:" + shared.key, build)
+    assert isinstance(runner.cache, _RecordingCache)
+    problem = shared.collection.problems[index]
+    config, where = shared.judge
+    judged = "fluency" in shared.config.utilities
+    with use_judge(config, cache_dir=where) if judged else contextlib.nullcontext():
+        runner.floors(problem)
+        runner.measure(problem, mechanism)
+    records, runner.cache.records = runner.cache.records, []
+    return list(records)
+
+
+def _measure_on(
+    engine: Engine,
+    collection: PanCollection,
+    embeddings: Any,
+    config: PanConfig,
+    cache_dir: Path,
+    progress: Callable[[int], None] | None,
+) -> None:
+    """Measure every problem and mechanism on ``engine``, one task each, into the cache in
+    ``cache_dir`` (the workers write there where they reach it; every entry also comes back
+    and is written here)."""
+    cache = ResultsCache(cache_dir)
+    per_task = {
+        m: len(config.rows(m)) * (len(config.attackers) + len(config.utilities))
+        for m in config.mechanisms
+    }
+    tasks = [(i, m) for m in config.mechanisms for i in range(len(collection.problems))]
+    shared = _PanShared(
+        collection,
+        embeddings,
+        config,
+        str(cache_dir.absolute()),
+        judge_setting(),
+        uuid.uuid4().hex,
+    )
+    logger.info("measuring %d problem-mechanism tasks on %s", len(tasks), engine.describe())
+    with open_executor(engine) as executor:
+        for k, records in executor.map(_pan_task, tasks, shared=shared):
+            for kind, key, value in records:
+                if cache.get(kind, key) is None:
+                    cache.put(kind, key, value)
+            if progress is not None:
+                progress(per_task[tasks[k][1]])
+
+
 @dataclass(frozen=True)
 class _PanInputs:
     """What PAN hands an attacker for one cell (:class:`~authormask.evaluation.measures.
@@ -543,12 +688,17 @@ def run_pan(
     cache_dir: str | Path | None = None,
     progress: Callable[[int], None] | None = None,
     on_total: Callable[[int], None] | None = None,
+    engine: str | Engine | None = None,
 ) -> PanResult:
     """Run the PAN protocol (module docstring) on every problem of ``collection``.
 
     ``embeddings`` are passed to the mechanisms that take them (one Embeddings object, so every
-    epsilon shares its search index). ``progress`` is called with 1 after each cell;
-    ``on_total`` once, first, with the number of cells.
+    epsilon shares its search index). ``progress`` is called with 1 after each cell (on a
+    cluster: with a task's count when it ends); ``on_total`` once, first, with the number of
+    cells. ``engine``: where the cells are measured (default this process); on Dask, one task
+    per problem and mechanism, whose results come back through the cache (``cache_dir``, or a
+    temporary one) and are read back here in the order this process would measure them, so the
+    result is the same on any engine.
     """
     check_pan(collection, config)
     if "fluency" in config.utilities:
@@ -566,48 +716,24 @@ def run_pan(
     if on_total is not None:
         on_total(total)
     start = time.perf_counter()
-    runner = _Runner(collection, embeddings, config, Path(cache_dir) if cache_dir else None)
-    cells: list[PanCell] = []
-    utilities: list[PanUtilityCell] = []
-    floors: list[PanFloor] = []
-    for problem in collection.problems:
-        for measure in config.utilities:
-            floor = runner.floor(problem, measure)
-            if floor is not None:
-                floors.append(floor)
-        for mechanism in config.mechanisms:
-            off_seed, _ = _seeds(config.seed, problem.name, mechanism, None, 0)
-            base = runner.released(problem, mechanism, None, off_seed)
-            for epsilon, rep in config.rows(mechanism):
-                for attacker in config.attackers:
-                    cell = runner.cell(problem, mechanism, epsilon, rep, attacker, base)
-                    logger.info(
-                        "%s %s eps=%s rep=%d %s: macro-F1 %.3f",
-                        problem.name,
-                        mechanism,
-                        epsilon,
-                        rep,
-                        attacker,
-                        cell.macro_f1,
-                    )
-                    cells.append(cell)
-                    if progress is not None:
-                        progress(1)
-                for measure in config.utilities:
-                    utility = runner.utility(problem, mechanism, epsilon, rep, base, measure)
-                    logger.info(
-                        "%s %s eps=%s rep=%d %s: %.3f (%d texts)",
-                        problem.name,
-                        mechanism,
-                        epsilon,
-                        rep,
-                        measure,
-                        utility.mean,
-                        utility.texts,
-                    )
-                    utilities.append(utility)
-                    if progress is not None:
-                        progress(1)
+    with contextlib.ExitStack() as stack:
+        if check_engine(engine).kind != "local":
+            if cache_dir is None:  # the workers' results come back through a cache
+                cache_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="pan-"))
+            _measure_on(
+                check_engine(engine), collection, embeddings, config, Path(cache_dir), progress
+            )
+            progress = None  # every cell is now in the cache: read back below, counted above
+        runner = _Runner(collection, embeddings, config, Path(cache_dir) if cache_dir else None)
+        cells: list[PanCell] = []
+        utilities: list[PanUtilityCell] = []
+        floors: list[PanFloor] = []
+        for problem in collection.problems:
+            floors.extend(runner.floors(problem))
+            for mechanism in config.mechanisms:
+                more_cells, more_utilities = runner.measure(problem, mechanism, progress)
+                cells.extend(more_cells)
+                utilities.extend(more_utilities)
     judge = runner.judge.identity.to_dict() if "fluency" in config.utilities else None
     provenance = {
         "versions": package_versions(),
