@@ -93,6 +93,9 @@ DISCOUNT = 0.75
 MAX_GAP = 8
 #: candidates per context (class pair, next class) and overall
 CANDIDATES = 20
+#: the contexts whose gap law :meth:`SkeletonWriter.write` keeps (each a list of at most three
+#: times :data:`CANDIDATES` gaps and their probabilities: tens of megabytes at most)
+GAP_LAWS = 50_000
 #: the marks the writer may write (quotes and brackets are never written: they pair up)
 MARKS = frozenset(".,;:?!-")
 
@@ -235,6 +238,9 @@ class SkeletonWriter:
             token_seqs.append(seq)
         self.lm = _KneserNey(token_seqs, DISCOUNT)
         self._log_p: dict[tuple[str, str, str], float] = {}
+        self._gap_laws: dict[
+            tuple[str, str, str], tuple[list[tuple[str, ...]], NDArray[np.float64]]
+        ] = {}
         self._pair = {k: [g for g, _ in c.most_common(CANDIDATES)] for k, c in pair.items()}
         self._after = {k: [g for g, _ in c.most_common(CANDIDATES)] for k, c in after.items()}
         self._overall = [g for g, _ in overall.most_common(CANDIDATES)]
@@ -325,6 +331,37 @@ class SkeletonWriter:
             seen[(".",) if nxt == _END else ()] = None
         return list(seen)
 
+    def _gap_law(
+        self, before: str, prev: str, nxt: str
+    ) -> tuple[list[tuple[str, ...]], NDArray[np.float64]]:
+        """The gaps that may stand between ``prev`` (after ``before``) and ``nxt``, and the
+        probability of each under the trigram model (what :meth:`write` draws from). A function
+        of public data only, so it is computed once per context and kept (at most
+        :data:`GAP_LAWS` contexts; then the table starts again)."""
+        key = (before, prev, nxt)
+        law = self._gap_laws.get(key)
+        if law is not None:
+            return law
+        cands = self._candidates(prev, nxt)
+        scores = np.empty(len(cands), dtype=np.float64)
+        for j, gap in enumerate(cands):
+            a, b = before, prev
+            lp = 0.0
+            for x in (*gap, nxt):
+                k = (a, b, x)
+                v = self._log_p.get(k)
+                if v is None:
+                    v = self._log_p[k] = math.log(self.lm.p3(a, b, x))
+                lp += v
+                a, b = b, x
+            scores[j] = lp
+        p = np.exp(scores - scores.max())
+        law = (cands, p / p.sum())
+        if len(self._gap_laws) >= GAP_LAWS:
+            self._gap_laws.clear()
+        self._gap_laws[key] = law
+        return law
+
     def write(self, words: Sequence[str], rng: np.random.Generator) -> list[str]:
         """The tokens of a text around the released ``words`` (module notes): each word in
         order, with a drawn gap before it and after the last; a text that does not end a
@@ -337,21 +374,8 @@ class SkeletonWriter:
         prev = _START
         for w in [*words, _END]:
             nxt = _END if w == _END else str(self._class_tok[self.word_class[emb.index_of(w)]])
-            cands = self._candidates(prev, nxt)
-            scores = np.empty(len(cands), dtype=np.float64)
-            for j, gap in enumerate(cands):
-                a, b = history[-2], history[-1]
-                lp = 0.0
-                for x in (*gap, nxt):
-                    key = (a, b, x)
-                    v = self._log_p.get(key)
-                    if v is None:
-                        v = self._log_p[key] = math.log(self.lm.p3(a, b, x))
-                    lp += v
-                    a, b = b, x
-                scores[j] = lp
-            p = np.exp(scores - scores.max())
-            chosen = cands[int(rng.choice(len(cands), p=p / p.sum()))]
+            cands, probs = self._gap_law(history[-2], prev, nxt)
+            chosen = cands[int(rng.choice(len(cands), p=probs))]
             out.extend(chosen)
             history.extend(chosen)
             if w != _END:
