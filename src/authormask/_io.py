@@ -1,31 +1,78 @@
 """Writing files the way a Unix tool should: atomically, never over something that is not a
-regular file, with the permissions the user's umask gives."""
+regular file, with the permissions the user's umask gives; and writing to standard output so
+that a failure is never silent (:func:`checked_stdout`)."""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from authormask.exceptions import InputError
 
+if TYPE_CHECKING:
+    _ConcretePath = Path
+else:
+    _ConcretePath = type(Path())  # PosixPath or WindowsPath: Path itself cannot be subclassed
+
 __all__ = [
     "AtomicTextFile",
+    "FolderPath",
     "InputFile",
     "atomic_path",
+    "check_file_output",
     "check_not_inputs",
     "check_outside_folders",
+    "check_stdout_open",
     "check_target",
+    "checked_stdout",
     "commit",
     "file_identity",
     "temporary_beside",
     "umask_mode",
     "write_atomic",
+    "write_stdout_bytes",
 ]
+
+
+class FolderPath(_ConcretePath):
+    """An output path the user wrote ending in a separator (``out/``): it names a folder, so
+    it is never written as a file (:func:`check_file_output`). Paths made from it (``out /
+    "1.txt"``) are of this class too, but only the path given says so (:attr:`written`)."""
+
+    written = False
+
+    @classmethod
+    def given(cls, path: Path | str) -> FolderPath:
+        out = cls(path)
+        out.written = True
+        return out
+
+
+def check_file_output(path: Path | None, *, what: str, instead: str | None = None) -> None:
+    """Refuse to write ``what`` (one file) at a path the user wrote as a folder (``out/``):
+    a file named ``out`` is not what ``out/`` asks for (``cp`` and ``mv`` refuse it too).
+    ``instead``: what to do to write into a folder (default: create it first)."""
+    if path is None or not getattr(path, "written", False):
+        return
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise InputError(
+            f"output {path}/ ends in '/', which names a folder, but {path} is a file; give "
+            "the file's name without the '/'"
+        )
+    instead = instead or f"to write into the folder, create it first (mkdir {path})"
+    raise InputError(
+        f"output {path}/ ends in '/', which names a folder, and {what} is one file: "
+        f"{instead}; or give a file name"
+    )
 
 
 def umask_mode(base: int = 0o666) -> int:
@@ -265,4 +312,151 @@ def atomic_path(path: Path, *, force: bool = True, private: bool = False) -> Ite
         commit(tmp, path, private=private)
     except BaseException:
         tmp.unlink(missing_ok=True)
+        raise
+
+
+# --- standard output ---------------------------------------------------------------------------
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device after it failed (a broken pipe, a full disk, a
+    file-size limit), so that the text still buffered for it is not written, and failed, once
+    more as the process exits (``Exception ignored ... OSError`` after the error line)."""
+    try:
+        fd = sys.stdout.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, fd)
+        finally:
+            os.close(null)
+    except (AttributeError, OSError, ValueError):  # no file descriptor (a test's capture)
+        pass
+
+
+def _stdout_closed() -> InputError:
+    """The error of a release whose standard output's reader has gone (a pipe to ``head``)."""
+    _discard_stdout()
+    return InputError(
+        "standard output was closed before the release was complete (its reader stopped, "
+        "as head -c 10 does): what it received is part of the release only"
+    )
+
+
+def _stdout() -> IO[str]:
+    check_stdout_open()
+    return sys.stdout
+
+
+def check_stdout_open() -> None:
+    """Refuse a release to standard output when there is none (``>&-``: Python then has no
+    ``sys.stdout``), before anything is read or written."""
+    if sys.stdout is None:
+        raise InputError(
+            "standard output is closed: there is nowhere to write the release; give -o FILE"
+        )
+
+
+class _WholeWrites(io.TextIOBase):
+    """Standard output whose every write is written whole or fails (:func:`checked_stdout`).
+
+    Over an unbuffered file (PYTHONUNBUFFERED, ``python -u``) Python's text layer ignores a
+    partial write of the file below it: past a file-size limit, the rest of the text was lost
+    without an error. Here a partial write is followed by another, which fails (``File too
+    large``) where the first could not finish. A reader that has gone (a broken pipe) is one
+    error naming standard output."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        super().__init__()
+        self._stream = stream
+        buffer = getattr(stream, "buffer", None)
+        self._raw = buffer if isinstance(buffer, io.RawIOBase) else None
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self._stream, "errors", None)
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def write(self, text: str) -> int:
+        try:
+            if self._raw is None:
+                return self._stream.write(text)
+            _write_all(self._raw, text.encode(self.encoding, self.errors or "strict"))
+            return len(text)
+        except BrokenPipeError:
+            raise _stdout_closed() from None
+        except OSError:
+            _discard_stdout()
+            raise
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise _stdout_closed() from None
+        except OSError:
+            _discard_stdout()
+            raise
+
+    def close(self) -> None:  # the stream below is not this one's to flush or close
+        pass
+
+
+def _write_all(raw: io.RawIOBase, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = raw.write(view)
+        if n is None:  # a non-blocking standard output that would block
+            raise OSError(errno.EAGAIN, "standard output would block")
+        view = view[n:]
+
+
+@contextmanager
+def checked_stdout() -> Iterator[None]:
+    """Within the block, ``sys.stdout`` writes every text whole or raises (:class:`_WholeWrites`):
+    a closed standard output (``>&-``), one past a file-size limit or on a full disk, and one
+    whose reader has gone are each one error, never a release that exits 0 with part of its
+    text. What was written to standard output before is flushed first."""
+    stream = _stdout()
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        raise _stdout_closed() from None
+    sys.stdout = _WholeWrites(stream)
+    try:
+        yield
+        sys.stdout.flush()
+    finally:
+        sys.stdout = stream
+
+
+def write_stdout_bytes(payload: bytes) -> None:
+    """``payload`` (UTF-8) on standard output, whole (:func:`checked_stdout`)."""
+    stream = _stdout()
+    try:
+        stream.flush()
+        buffer = getattr(stream, "buffer", None)
+        if buffer is None:  # a text-only stream (a test's capture)
+            stream.write(payload.decode("utf-8"))
+            stream.flush()
+        elif isinstance(buffer, io.RawIOBase):
+            _write_all(buffer, payload)
+        else:
+            buffer.write(payload)
+            buffer.flush()
+    except BrokenPipeError:
+        raise _stdout_closed() from None
+    except OSError:
+        _discard_stdout()
         raise

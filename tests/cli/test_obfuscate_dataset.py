@@ -192,3 +192,49 @@ def test_parquet_part_files_depend_on_the_number_of_records_only(
             [(p.name, pq.read_metadata(p).num_rows) for p in sorted(out.glob("part-*.parquet"))]
         )
     assert layouts[0] == layouts[1] == [("part-00000.parquet", 12)]
+
+
+@pytest.mark.parametrize(
+    ("name", "last", "message"),
+    [
+        ("d.jsonl", '{"id": 99, "text": "broken\n', "line 41: not JSON"),
+        ("d.jsonl", '{"id": 3, "text": "A second three."}\n', "line 41: duplicate id 3"),
+        ("d.jsonl", '{"id": "x", "text": "A string id."}\n', "line 41: the id ('id') is a string"),
+        ("d.csv", '99,"never closed\n', "line 42: a quoted field is not closed"),
+    ],
+)
+def test_a_bad_record_deep_in_a_dataset_is_refused_before_anything_is_written(
+    invoke: Any, tmp_path: Path, cache_dir: Path, name: str, last: str, message: str
+) -> None:
+    """Found by an independent audit: a malformed record near the end was found only when the
+    release reached it, after the partitions before it were released and written (a partial
+    folder and a report left, and with ``-o -`` the records before it already on standard
+    output); fixing the record then changed the input, so the rerun could not resume it and
+    needed --force. The whole dataset is now checked first: one line, nothing written."""
+    data = tmp_path / name
+    sentence = "The ship sailed down the river at dawn, and the sailors sang of home"
+    if name.endswith(".jsonl"):
+        lines = [json.dumps({"id": i, "text": f"{sentence} {i}."}) + "\n" for i in range(40)]
+        data.write_text("".join(lines) + last, encoding="utf-8")
+    else:
+        lines = [f'{i},"{sentence} {i}."\n' for i in range(40)]
+        data.write_text("id,text\n" + "".join(lines) + last, encoding="utf-8")
+    common = ["--text-column", "text", "--id-column", "id", "-m", "emp-text", "-e", "8",
+              "--vocab-size", "20000", "--cache-dir", str(cache_dir), "--partition-size", "5",
+              "--no-history", "--entities", "keep"]  # fmt: skip
+    for output in (["-o", str(tmp_path / "out" / "rel.jsonl")], ["-o", "-"]):
+        (tmp_path / "out").mkdir(exist_ok=True)
+        code, stdout, err = invoke(["obfuscate", str(data), *common, *output])
+        assert code != 0 and "Traceback" not in err, err
+        errors = [ln for ln in err.splitlines() if ln.startswith("authormask: error:")]
+        assert len(errors) == 1 and err.strip().splitlines()[-1] == errors[0], err
+        assert message in errors[0], errors[0]
+        assert stdout == ""  # not one record out
+        assert list((tmp_path / "out").iterdir()) == []  # no partial folder, no report
+    # fixed, the same command releases it all (nothing was there to resume or to refuse)
+    data.write_text(data.read_text(encoding="utf-8").replace(last, ""), encoding="utf-8")
+    code, _, err = invoke(
+        ["obfuscate", str(data), *common, "-o", str(tmp_path / "out" / "r.jsonl")]
+    )
+    assert code == 0, err
+    assert len((tmp_path / "out" / "r.jsonl").read_text(encoding="utf-8").splitlines()) == 40

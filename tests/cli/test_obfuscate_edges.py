@@ -60,6 +60,20 @@ def _files(folder: Path) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in sorted(folder.iterdir())}
 
 
+def _limited(limit: int) -> str:
+    """A Python launcher that runs its arguments with a file-size limit (EFBIG, not a kill).
+    The command writes no bytecode: under the limit Python would leave a cut ``.pyc`` of a
+    module changed since its last compile (its raw write takes part of the file silently),
+    and every later import of that module, in any process, would fail."""
+    return (
+        "import os, resource, signal, subprocess, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))\n"
+        "env = {**os.environ, 'PYTHONDONTWRITEBYTECODE': '1'}\n"
+        "sys.exit(subprocess.run(sys.argv[1:], env=env).returncode)\n"
+    )
+
+
 # --- 1. -o - is standard output -------------------------------------------------------------
 
 
@@ -129,14 +143,10 @@ def test_a_file_size_limit_is_one_line_and_the_same_command_completes(
     out = tmp_path / "out.jsonl"
     args = [EXE, "obfuscate", str(dataset), "--text-column", "text", *common, "-o", str(out),
             "--partition-size", "5", "--seed", "2", "--no-history"]  # fmt: skip
-    limited = (
-        "import resource, signal, subprocess, sys\n"
-        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"  # EFBIG, not a kill
-        # above the statement, the report and a part file; below the whole output
-        "resource.setrlimit(resource.RLIMIT_FSIZE, (16000, 16000))\n"
-        "sys.exit(subprocess.run(sys.argv[1:]).returncode)\n"
+    # above the statement, the report and a part file; below the whole output
+    proc = subprocess.run(
+        [sys.executable, "-c", _limited(16000), *args], capture_output=True, text=True
     )
-    proc = subprocess.run([sys.executable, "-c", limited, *args], capture_output=True, text=True)
     line = _one_error(proc.returncode, proc.stderr, f"cannot complete the release to {out}")
     assert "File too large" in line
     left = [p for p in tmp_path.rglob("*") if p.is_file() and p != dataset]
@@ -465,3 +475,122 @@ def test_the_private_report_is_never_published_beside_or_as_the_output(
                            str(tmp_path / "apart.txt"), *common])  # fmt: skip
     assert code == 0, err
     assert sorted(p.name for p in out.iterdir()) == ["1.txt", "2.txt", "PRIVACY-STATEMENT.json"]
+
+
+# --- output edges (independent audit): a folder path, standard output that fails, stderr -----
+
+
+def test_an_output_written_as_a_folder_with_one_text_is_never_a_file(
+    invoke: Invoke, common: list[str], doc: Path, tmp_path: Path
+) -> None:
+    """``-o new/`` (a path ending in a slash) with one text wrote a file named ``new`` beside
+    ``new.privacy.json``; a path ending in ``/`` names a folder: an existing one gets the
+    release inside it (``1.txt`` and the statement), one that does not exist is refused in one
+    line (create it first), and so is one that is a file, untouched."""
+    work = tmp_path / "work"
+    work.mkdir()
+    code, _, err = invoke(["obfuscate", str(doc), *common, "-o", f"{work / 'new'}/"])
+    _one_error(code, err, f"{work / 'new'}/", "folder", "mkdir")
+    assert list(work.iterdir()) == []  # no file, no statement, no private report
+    (work / "exists").mkdir()
+    for given in (f"{work / 'exists'}/", str(work / "exists")):
+        code, _, err = invoke(["obfuscate", str(doc), *common, "-o", given, "--force"])
+        assert code == 0, err
+        assert sorted(p.name for p in (work / "exists").iterdir()) == [
+            "1.txt",
+            "PRIVACY-STATEMENT.json",
+        ]
+    (work / "file.txt").write_text("mine\n", encoding="utf-8")
+    code, _, err = invoke(["obfuscate", str(doc), *common, "-o", f"{work / 'file.txt'}/",
+                           "--force"])  # fmt: skip
+    _one_error(code, err, "is a file")
+    assert (work / "file.txt").read_text(encoding="utf-8") == "mine\n"
+    code, _, err = invoke(["obfuscate", str(doc), *common, "-o", f"{work / 'x.jsonl'}/"])
+    _one_error(code, err, "folder")
+    assert not (work / "x.jsonl").exists()
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+@pytest.mark.parametrize("kind", ["text", "dataset"])
+def test_standard_output_past_a_file_size_limit_is_one_line_and_not_exit_0(
+    common: list[str], tmp_path: Path, unbuffered: str, kind: str
+) -> None:
+    """``-o - > FILE`` past RLIMIT_FSIZE exited 0 with the text cut at the limit when Python's
+    standard output is unbuffered (PYTHONUNBUFFERED, as in many containers): the text layer
+    (and, for a dataset, the raw file) dropped the rest of a partial write without a word."""
+    if kind == "text":
+        source = tmp_path / "long.txt"
+        source.write_text(TEXT * 400, encoding="utf-8")  # about 28 kB out; the limit is 16 kB
+        args = [str(source)]
+    else:
+        source = tmp_path / "data.jsonl"
+        with open(source, "w", encoding="utf-8") as fh:
+            for i in range(40):
+                fh.write(json.dumps({"id": i, "text": TEXT * 10}) + "\n")
+        args = [str(source), "--text-column", "text", "--partition-size", "5"]
+    out = tmp_path / "out.txt"
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    with open(out, "wb") as fh:
+        proc = subprocess.run(
+            [sys.executable, "-c", _limited(16000), EXE, "obfuscate", *args, *common,
+             "--entities", "keep", "-o", "-", "--no-history"],
+            stdout=fh, stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+    line = _one_error(proc.returncode, proc.stderr, "standard output")
+    assert "File too large" in line
+
+
+def test_a_closed_standard_output_is_one_line(common: list[str], doc: Path) -> None:
+    """``-o - >&-`` ended in a traceback (AttributeError: sys.stdout is None)."""
+    proc = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", EXE, "obfuscate", str(doc), *common, "-o", "-",
+         "--no-history"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    _one_error(proc.returncode, proc.stderr, "standard output is closed")
+
+
+def test_a_reader_that_stops_early_is_one_line_and_not_exit_0(
+    common: list[str], tmp_path: Path
+) -> None:
+    """``-o - | head -c 10``: the reader stopped, the rest of the release went nowhere, and the
+    run exited 0 as if it were complete."""
+    doc = tmp_path / "long.txt"
+    doc.write_text(TEXT * 2000, encoding="utf-8")  # far more than a pipe holds
+    with subprocess.Popen(
+        [EXE, "obfuscate", str(doc), *common, "--entities", "keep", "-o", "-", "--no-history"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    ) as proc:  # fmt: skip
+        assert proc.stdout is not None and proc.stderr is not None
+        assert len(proc.stdout.read(10)) == 10
+        proc.stdout.close()
+        err = proc.stderr.read()
+        code = proc.wait(timeout=300)
+    line = _one_error(code, err, "standard output was closed")
+    assert "Exception ignored" not in err and "BrokenPipe" not in err, line
+
+
+def test_stderr_beside_standard_output_names_no_path_inside_the_input_folders(
+    invoke: Invoke, common: list[str], tmp_path: Path
+) -> None:
+    """With ``-o -`` the statement goes to stderr, which may be published with the text: the
+    notes about what a folder input skipped or passed over named the entries (``in/jane-doe/
+    ...``), paths the user never typed. They now give the counts, the kinds and the folder as
+    typed; the statement is still there. With an output file they name each entry (above)."""
+    folder = tmp_path / "in"
+    (folder / "jane-doe").mkdir(parents=True)
+    (folder / "a.txt").write_text(TEXT, encoding="utf-8")
+    os.mkfifo(folder / "jane-doe" / "diary-pipe")
+    report = folder / "jane-doe" / "old.DO-NOT-PUBLISH.report.txt"
+    report.write_text("authormask private run report: DO NOT PUBLISH\n{}\n", encoding="utf-8")
+    for output in (["-o", "-"], []):
+        code, out, err = invoke(["obfuscate", str(folder), *common, *output, "--no-history"])
+        assert code == 0, err
+        assert "Privacy statement" in err and out.strip()
+        assert "jane-doe" not in err and "diary-pipe" not in err and "old.DO-NOT" not in err
+        notes = [ln for ln in err.splitlines() if "passed over" in ln or "skipped" in ln]
+        assert len(notes) == 2 and all(str(folder) in ln for ln in notes), notes
+        assert any("a FIFO" in ln for ln in notes) and any("private report" in ln for ln in notes)
+    code, _, err = invoke(["obfuscate", str(folder), *common, "-o", str(tmp_path / "o"),
+                           "--no-history"])  # fmt: skip
+    assert code == 0 and "diary-pipe" in err and "old.DO-NOT-PUBLISH" in err, err

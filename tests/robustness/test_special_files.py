@@ -318,7 +318,8 @@ def test_standard_output_that_cannot_encode_the_text(
 
 
 def test_console_script_on_random_bytes_and_a_closed_pipe(tmp_path: Path, cache_dir: Path) -> None:
-    """Two real processes: random bytes, then a reader that goes away after 10 bytes."""
+    """Two real processes: random bytes, then a reader that goes away after 10 bytes (an
+    error: the release is incomplete)."""
     exe = Path(sys.executable).with_name("authormask")
     (tmp_path / "random.bin").write_bytes(os.urandom(5000))
     common = ["-m", "emp-text", "-e", "5", "--cache-dir", str(cache_dir), "--vocab-size", "20000"]
@@ -339,5 +340,11 @@ def test_console_script_on_random_bytes_and_a_closed_pipe(tmp_path: Path, cache_
         writer.stdout.read(10)
         writer.stdout.close()
         err = writer.stderr.read().decode()
-        assert writer.wait(timeout=120) == 0, err
+        # the release did not reach its reader: one line and a non-zero exit (it was 0)
+        assert writer.wait(timeout=120) == 1, err
     assert "Traceback" not in err and "Exception ignored" not in err
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .startswith("authormask: error: standard output was closed before the release was complete")
+    )

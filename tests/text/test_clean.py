@@ -11,7 +11,7 @@ from authormask.text import TextPreparer, tokenize
 from authormask.text import _invisible as precomputed
 from authormask.text import clean as clean_module
 from authormask.text.canonical import CanonicalPreparer, canonical_tokens
-from authormask.text.clean import OTHER_IGNORABLE, clean_text
+from authormask.text.clean import OTHER_IGNORABLE, OTHER_INVISIBLE, SPACE_LIKE, clean_text
 from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
 from authormask.text.sentences import segment_text
 
@@ -27,18 +27,31 @@ DIRTY = (
 
 
 def _leftover(text: str) -> set[str]:
-    """Characters the module promises never to leave (module notes, steps 1-3)."""
-    other = {cp for first, last in OTHER_IGNORABLE for cp in range(first, last + 1)}
+    """Characters the module promises never to leave (module notes, steps 1-4): no format,
+    private-use, surrogate or unassigned code point, no control character but the line break,
+    no space character but the plain space (no tab), none of the other invisible characters,
+    and no combining mark that is not written on a letter or a digit."""
+    other = {
+        cp for first, last in (*OTHER_IGNORABLE, *OTHER_INVISIBLE) for cp in range(first, last + 1)
+    }
     out = set()
     for ch in set(text):
         cat = unicodedata.category(ch)
         if (
             cat in ("Cf", "Co", "Cs", "Cn")
-            or (cat == "Cc" and ch not in "\t\n")
+            or (cat == "Cc" and ch != "\n")
             or (cat[0] == "Z" and ch != " ")
             or ord(ch) in other
+            or ch in SPACE_LIKE
         ):
             out.add(ch)
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch)[0] == "M":
+            j = i - 1
+            while j >= 0 and unicodedata.category(text[j])[0] == "M":
+                j -= 1
+            if j < 0 or not text[j].isalnum():
+                out.add(ch)
     return out
 
 
@@ -69,7 +82,9 @@ def test_the_dirty_text_is_cleaned_and_words_are_not_cut() -> None:
 
 def test_line_breaks_and_spaces_are_written_plainly() -> None:
     assert clean_text("a\r\nb\rc\vd\fe\x85f\u2028g\u2029h") == "a\nb\nc\nd\ne\nf\ng\n\nh"
-    assert clean_text("a\u00a0b\u2009c\u3000d\u1680e\x1ff\tg") == "a b c d e f\tg"
+    # a tab is a space character like the others: one plain space (it would otherwise pass into
+    # a release that copies the skeleton, where tabs against spaces are a writer's habit)
+    assert clean_text("a\u00a0b\u2009c\u3000d\u1680e\x1ff\tg") == "a b c d e f g"
     # a removed character between \r and \n does not make it one line break
     assert clean_text("a\r\u200b\nb") == "a\n\nb"
 
@@ -113,3 +128,48 @@ def test_canonical_reading_of_a_crlf_cut_in_two_is_one_line_break(glove_20k: Emb
     assert len(cuts) == 8 and text[cuts[1] - 1 : cuts[1] + 1] == "\r\n"
     for cut in cuts:
         assert list(prep.units([text[:cut], text[cut:]])) == whole, cut
+
+
+def test_blank_symbols_and_unattached_marks_are_not_left() -> None:
+    """Found by an independent audit: the braille blank (U+2800, a symbol that shows as a
+    space), the object replacement character (U+FFFC), combining marks written on a
+    punctuation mark or a space, and tabs passed cleaning, so a release that copies the
+    skeleton carried them: a place for a signature or a hidden message."""
+    text = (
+        "The\u2800committee met.\u0301 It\tvoted \u0308\ufffcyes,\u20dd\u0301 then left\U0001d159."
+    )
+    out = clean_text(text)
+    assert out == "The committee met. It voted yes, then left."
+    assert _leftover(out) == set()
+    # a mark on a letter or a digit is part of its word and stays (NFKC composes it)
+    assert clean_text("cafe\u0301 1\u20e3 \u0928\u092e\u0938\u094d\u0924\u0947") == (
+        "caf\u00e9 1\u20e3 \u0928\u092e\u0938\u094d\u0924\u0947"
+    )
+    # a mark after a removed invisible character is on the letter before it
+    assert clean_text("e\u200b\u0301") == "\u00e9"
+    # a spacing accent is, in NFKC, a space and a mark: the space is what is left
+    assert clean_text("a\u00a8b") == "a b"
+
+
+def test_no_mark_is_left_unattached_anywhere_in_the_code_space() -> None:
+    """Every code point after a space and after a full stop, and at the start: no combining
+    mark is left on anything but a letter or a digit, and cleaning is a fixed point."""
+    for before in (" ", ".", "", "\u2800", "_"):
+        text = "".join(before + chr(cp) + "x" for cp in range(0x110000))
+        out = clean_text(text)
+        assert _leftover(out) == set(), repr(before)
+        assert clean_text(out) == out
+
+
+def test_cleaning_part_by_part_is_cleaning_whole_with_marks_and_tabs() -> None:
+    """Parts end after whitespace, so a mark at the start of a part followed whitespace in the
+    whole text: it is removed either way, and a tab is a space either way."""
+    unit = "Tab\there, \u0301mark. Cafe\u0301 ok.\u2800\ufffc \u0308x "
+    text = unit * (PART_CHARS // len(unit) + 3)
+    parts = list(split_parts(text))
+    assert len(parts) >= 2
+    assert "".join(clean_text(p) for p in parts) == clean_text(text)
+    for cut in range(1, len(unit)):  # every cut after a whitespace character
+        if unit[cut - 1].isspace():
+            pieces = (unit[:cut], unit[cut:])
+            assert "".join(clean_text(p) for p in pieces) == clean_text(unit), cut

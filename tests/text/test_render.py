@@ -119,5 +119,7 @@ def test_reuters_layout_is_kept_exactly(glove_20k: Embeddings) -> None:
         out = render_text(doc, ["replacement"] * len(doc.content_positions))
         assert _runs(out) == _runs(clean_text(text))
         assert out.count("\n") == text.count("\n") and "\r" not in out
-        assert out.count("  ") == text.count("  ")
+        # a tab is written as a space by cleaning (the corpus has tables laid out with tabs)
+        assert out.count("  ") == clean_text(text).count("  ") >= text.count("  ")
+        assert "\t" not in out
         assert len(out.split()) == len(text.split())

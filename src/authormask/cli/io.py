@@ -197,28 +197,84 @@ def sources_of(inputs: tuple[str, ...]) -> Inputs:
     )
 
 
-def skipped_note(found: Inputs) -> str | None:
-    """The one stderr line that names what a folder input skipped, or None."""
+def _beside_statement() -> bool:
+    """Whether this command releases to standard output (``-o -``, or no ``-o``): its public
+    statement then goes to stderr, beside these notes, and may be published with them."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or "output" not in ctx.params:
+        return False
+    output = ctx.params["output"]
+    return output is None or str(output) == "-"
+
+
+def _folders_of(found: Inputs, entries: tuple[tuple[str, str], ...]) -> str:
+    """The input folders, as the user typed them, that hold ``entries``."""
+    held = [
+        str(folder)
+        for folder in found.folders
+        if any(Path(name) == folder or Path(folder) in Path(name).parents for name, _ in entries)
+    ]
+    return ", ".join(held) if held else ", ".join(str(f) for f in found.folders)
+
+
+def _kinds(entries: tuple[tuple[str, str], ...]) -> str:
+    """``a FIFO (named pipe): 2, a socket: 1``: what the entries are, with their counts."""
+    counts: dict[str, int] = {}
+    for _, what in entries:
+        counts[what] = counts.get(what, 0) + 1
+    return ", ".join(f"{what}: {n}" for what, n in counts.items())
+
+
+def skipped_note(found: Inputs, *, names: bool | None = None) -> str | None:
+    """The one stderr line that names what a folder input skipped, or None.
+
+    ``names``: name each entry (its path). By default they are named unless the release goes
+    to standard output, where stderr carries the public statement and may be published with
+    it: then the line gives the kinds and counts and the input folders as typed, never a path
+    inside them (a file or folder name can name the author)."""
     if not found.skipped:
         return None
+    if names is None:
+        names = not _beside_statement()
+    head = (
+        f"authormask: note: skipped {len(found.skipped)} file(s) or folder(s) of authormask "
+        "found in the input folder(s)"
+    )
+    if not names:
+        return (
+            f"{head} {_folders_of(found, found.skipped)} ({_kinds(found.skipped)}), never "
+            "released as inputs; their names are not printed beside a release on standard "
+            "output"
+        )
     shown = ", ".join(f"{name} ({kind})" for name, kind in found.skipped[:10])
     more = f" and {len(found.skipped) - 10} more" if len(found.skipped) > 10 else ""
-    return (
-        f"authormask: note: skipped {len(found.skipped)} file(s) or folder(s) of authormask "
-        f"found in the input folder(s), never released as inputs: {shown}{more}"
-    )
+    return f"{head}, never released as inputs: {shown}{more}"
 
 
-def passed_over_note(found: Inputs) -> str | None:
+def passed_over_note(found: Inputs, *, names: bool | None = None) -> str | None:
     """The one stderr warning that names what the input folders held but that is not a
-    document (:attr:`Inputs.passed_over`), or None. It names paths: it goes to stderr only,
-    never into the public statement."""
+    document (:attr:`Inputs.passed_over`), or None. It names paths (unless the release goes to
+    standard output: see :func:`skipped_note`): it goes to stderr only, never into the public
+    statement."""
     if not found.passed_over:
         return None
+    if names is None:
+        names = not _beside_statement()
+    n = len(found.passed_over)
+    head = (
+        f"authormask: warning: passed over {n} entr{'y' if n == 1 else 'ies'} of the input "
+        "folder(s)"
+    )
+    if not names:
+        return (
+            f"{head} {_folders_of(found, found.passed_over)} that {'is' if n == 1 else 'are'} "
+            f"not a file to release ({_kinds(found.passed_over)}); their names are not printed "
+            "beside a release on standard output"
+        )
     return (
-        f"authormask: warning: passed over {len(found.passed_over)} entr"
-        f"{'y' if len(found.passed_over) == 1 else 'ies'} of the input folder(s) that "
-        f"{'is' if len(found.passed_over) == 1 else 'are'} not a file to release: "
+        f"{head} that {'is' if n == 1 else 'are'} not a file to release: "
         f"{_listed(found.passed_over)}"
     )
 

@@ -10,6 +10,7 @@ loader, ...) is imported when the command runs.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -214,12 +215,18 @@ cache_option: Decorator[Any] = click.option(
 
 class OutputPath(click.Path):
     """A ``click.Path`` that refuses the empty string (``Path("")`` would be the current
-    folder)."""
+    folder) and remembers a final separator (``out/`` names a folder:
+    :class:`authormask._io.FolderPath`), which ``Path`` drops."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("an empty path is not an output path", param, ctx)
-        return super().convert(value, param, ctx)
+        path = super().convert(value, param, ctx)
+        if isinstance(value, str) and isinstance(path, Path) and value.endswith(("/", os.sep)):
+            from authormask._io import FolderPath
+
+            return FolderPath.given(path)
+        return path
 
 
 def output_option(

@@ -36,10 +36,12 @@ from typing import Any
 
 from authormask._io import (
     InputFile,
+    check_file_output,
     check_not_inputs,
     check_outside_folders,
     check_report_apart,
     check_target,
+    checked_stdout,
 )
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
@@ -170,21 +172,33 @@ def write_release(
 
     ``on_start(characters_to_read, documents_already_done)`` is called once the run knows what
     is left (for a progress bar). Returns a :class:`ReleaseSummary`. A failure to write (disk
-    full, permission denied, an output encoding that cannot take the text) raises
-    :class:`~authormask.exceptions.InputError`; a closed pipe raises ``BrokenPipeError``.
+    full, permission denied, a file-size limit, an output encoding that cannot take the text)
+    raises :class:`~authormask.exceptions.InputError`, and so does standard output when it is
+    closed or its reader stops before the release is complete
+    (:func:`~authormask._io.checked_stdout`); a file or JSONL ``target`` whose path was written
+    as a folder (``out/``, :class:`~authormask._io.FolderPath`) is refused before anything is
+    read.
     """
-    try:
-        return _write_release(
-            sources,
-            mechanism,
-            target,
-            random_state=random_state,
-            report_path=report_path,
-            force=force,
-            progress=progress,
-            on_start=on_start,
-            input_folders=input_folders,
+    if target.kind == "file":
+        check_file_output(target.path, what="the release of one text")
+    elif target.kind == "jsonl":
+        check_file_output(
+            target.path, what="a JSONL release", instead="a JSONL release is never a folder"
         )
+    try:
+        # standard output: every write whole or an error, never an exit 0 with part of it
+        with checked_stdout() if target.path is None else contextlib.nullcontext():
+            return _write_release(
+                sources,
+                mechanism,
+                target,
+                random_state=random_state,
+                report_path=report_path,
+                force=force,
+                progress=progress,
+                on_start=on_start,
+                input_folders=input_folders,
+            )
     except BrokenPipeError:
         raise
     except (OSError, UnicodeEncodeError) as exc:

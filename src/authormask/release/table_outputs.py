@@ -12,7 +12,15 @@ journal.
 * the private report (mode 0600) is the journal: its parameters, then a line per finished
   partition, then a last line when the release is complete. Running the same command again
   after a crash or a SIGKILL (of the client or of a worker) keeps the finished partitions and
-  releases the others; Dask itself retries a partition whose worker died.
+  releases the others; Dask itself retries a partition whose worker died;
+* every record is read and checked once before anything is written or released
+  (:meth:`~authormask.release.tables.TableInput.records`: JSON or CSV syntax, the text a
+  string, ids present, unique and of one type, no NUL nor lone surrogate): a bad record deep
+  in the file is refused in one line with no partial output, report or record on standard
+  output (a partition released before the bad record was found could not be resumed once
+  the record was fixed, as the input had changed). What only the mechanism can refuse (an
+  empty text, a text without a content word) is still found as its partition is released:
+  the partitions before it wait in the hidden folder, and no output file appears.
 """
 
 from __future__ import annotations
@@ -21,7 +29,6 @@ import contextlib
 import dataclasses
 import os
 import shutil
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,13 +38,16 @@ import numpy as np
 
 from authormask._io import (
     atomic_path,
+    check_file_output,
     check_not_inputs,
     check_outside_folders,
     check_report_apart,
+    check_stdout_open,
     check_target,
     commit,
     temporary_beside,
     umask_mode,
+    write_stdout_bytes,
 )
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
@@ -198,10 +208,18 @@ def write_table_release(
             "a Parquet release is a folder of part files: it cannot go to standard output; "
             "give `output`"
         )
+    if fmt == "jsonl":
+        check_file_output(
+            output,
+            what="a JSONL release",
+            instead="a dataset goes into a folder with --format parquet",
+        )
     if output is not None:
         output = Path(output)
         if not output.name:
             raise InputError(f"output path {output} has no name")
+    else:
+        check_stdout_open()
     where = str(output) if output is not None else "standard output"
     try:
         with output_lock(output) if output is not None else contextlib.nullcontext():
@@ -317,6 +335,10 @@ def _write_table(
             statement_path=stmt_path,
             already_complete=True,
         )
+    # every record checked before anything is written (module notes)
+    count_records = sum(1 for _ in table.records())
+    if count_records == 0:
+        raise InputError(f"dataset {table.path} has no records")
     done: dict[int, dict[str, Any]] = {}
     if staging is not None:
         done = {
@@ -348,7 +370,7 @@ def _write_table(
     secret: dict[str, Any] = {}
     if table.secret_ids:
         entropy = _ids_entropy(root) if not done else _resumed_ids_entropy(report_path)
-        numbers = _secret_numbers(entropy, sum(1 for _ in table.records()))
+        numbers = _secret_numbers(entropy, count_records)
         secret["ids_entropy"] = entropy  # private: the order of the ids, to resume it
     if on_start is not None:
         on_start(len(done))
@@ -479,15 +501,9 @@ def _write_table(
 
 
 def _write_stdout(payload: bytes) -> None:
-    """A partition's JSONL lines on standard output (UTF-8, whatever its text encoding)."""
-    sys.stdout.flush()
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is not None:
-        buffer.write(payload)
-        buffer.flush()
-    else:  # a text-only stream (a test's capture)
-        sys.stdout.write(payload.decode("utf-8"))
-        sys.stdout.flush()
+    """A partition's JSONL lines on standard output (UTF-8, whatever its text encoding), whole
+    or an error (:func:`~authormask._io.write_stdout_bytes`)."""
+    write_stdout_bytes(payload)
 
 
 def _check_complete(output: Path | None, fmt: str, stmt: Path | None, report_path: Path) -> None:

@@ -3,41 +3,67 @@
 A zero-width space, a soft hyphen, a byte-order mark or a bidi override inside a word is not
 seen by a reader but is kept by a copy: a watermark written with them in a source text (one bit
 per gap between words) would survive a release that copies the skeleton, and a soft hyphen
-(``com\\u00admittee``) would cut one word into two tokens. :func:`clean_text` is the one step
-every text mechanism (``emp-text`` and its peers, ``emp-bag``, ``emp-doc``, ``random-sub``,
-``emp-write``, and the ER-AE family: ``erae``, ``ae-dp``, ``syntf``, ``random-r``) applies to a
-text before it tokenises it, and :data:`INVISIBLE_CHARACTERS_POLICY` is the line every one of
-their statements carries about it. In order:
+(``com\\u00admittee``) would cut one word into two tokens. The same holds for what a reader
+sees as nothing or as a blank: a tab among spaces, the braille blank (U+2800), the object
+replacement character (U+FFFC), an accent written as its own code point on a full stop or a
+space. :func:`clean_text` is the one step every text mechanism (``emp-text`` and its peers,
+``emp-bag``, ``emp-doc``, ``random-sub``, ``emp-write``, and the ER-AE family: ``erae``,
+``ae-dp``, ``syntf``, ``random-r``) applies to a text before it tokenises it, and
+:data:`INVISIBLE_CHARACTERS_POLICY` is the line every one of their statements carries about it.
+In order:
 
 1. line breaks: ``\\r\\n``, ``\\r``, ``\\v``, ``\\f``, the separators ``\\x1c``-``\\x1e``, NEL
    (``\\x85``) and LINE SEPARATOR (U+2028) are written as ``\\n``, PARAGRAPH SEPARATOR (U+2029)
    as a blank line (``\\n\\n``);
-2. spaces: every space character (category Zs: no-break, thin, ideographic, ...) and the unit
-   separator ``\\x1f`` are written as a plain space;
+2. spaces: the tab, every space character (category Zs: no-break, thin, ideographic, ...), the
+   unit separator ``\\x1f`` and the blanks of other categories (:data:`SPACE_LIKE`: the braille
+   blank U+2800) are written as one plain space each. The layout rule of every mechanism that
+   copies the skeleton (``emp-text`` and its peers) is so: its output has the line breaks and
+   the runs of plain spaces of the text as cleaned here, so a tab comes out as a space and a
+   run of two spaces as two;
 3. removed: every format character (category Cf: zero-width space, non-joiner and joiner,
    word joiner, soft hyphen, byte-order mark, the bidi embeddings, overrides, isolates and
-   marks, tag characters, ...), every control character (Cc) but tab and newline, every
-   private-use (Co), surrogate (Cs) and unassigned (Cn, in the running Python's Unicode
-   version) code point, and the default-ignorable characters of other categories
-   (:data:`OTHER_IGNORABLE`: variation selectors, the combining grapheme joiner, the Hangul
-   fillers, the Mongolian free variation selectors, the Khmer inherent vowels);
-4. Unicode NFKC (full-width forms, ligatures and other compatibility characters as their plain
-   spelling); steps 1-3 are applied again to its result, and NFKC again if they changed it, so
+   marks, tag characters, ...), every control character (Cc) but the line break (steps 1 and 2
+   have written the others), every private-use (Co), surrogate (Cs) and unassigned (Cn, in the
+   running Python's Unicode version) code point, the default-ignorable characters of other
+   categories (:data:`OTHER_IGNORABLE`: variation selectors, the combining grapheme joiner, the
+   Hangul fillers, the Mongolian free variation selectors, the Khmer inherent vowels) and the
+   symbols that stand for nothing visible (:data:`OTHER_INVISIBLE`: the object replacement
+   character U+FFFC, the musical null notehead U+1D159);
+4. removed: every combining mark (category M) that is not written on a letter or a digit (or
+   on a mark written on one): a mark at the start of the text, or after a space, a line break,
+   a punctuation mark, a symbol or an underscore. A mark on a letter or a digit (an accent
+   written as its own code point, an Indic vowel sign, a keycap) is part of its word
+   (:mod:`authormask.text.tokenize`) and stays;
+5. Unicode NFKC (full-width forms, ligatures and other compatibility characters as their plain
+   spelling; a spacing accent such as U+00A8 is a space and a mark in NFKC, and so becomes a
+   space); steps 1-4 are applied again to its result, and NFKC again if they changed it, so
    the result is a fixed point (tested over the whole code space).
 
 Nothing is written in place of a removed character, so a soft hyphen or a zero-width joiner
-inside a word leaves one word. Every step works character by character, except ``\\r\\n``,
-which :mod:`authormask.text.parts` never cuts in two, so cleaning a document part by part gives
-the text that cleaning it whole does.
+inside a word leaves one word. Steps 1-3 work character by character, except ``\\r\\n``,
+which :mod:`authormask.text.parts` never cuts in two; step 4 looks at the character before a
+mark, and a part starts after a whitespace character, where a mark is removed whether the text
+is cleaned whole or part by part. So cleaning a document part by part gives the text that
+cleaning it whole does (tested; the one exception is a run of
+:data:`~authormask.text.parts.MAX_PART_CHARS` characters without any whitespace, which is cut
+where it reaches that length, and where NFKC too may read the two sides apart).
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 
-__all__ = ["INVISIBLE_CHARACTERS_POLICY", "OTHER_IGNORABLE", "clean_text"]
+__all__ = [
+    "INVISIBLE_CHARACTERS_POLICY",
+    "OTHER_IGNORABLE",
+    "OTHER_INVISIBLE",
+    "SPACE_LIKE",
+    "clean_text",
+]
 
 #: Default-ignorable code points (Unicode's Default_Ignorable_Code_Point) outside the categories
 #: Cf, Cc, Co, Cs and Cn, as (first, last) pairs: the combining grapheme joiner, the Hangul
@@ -56,18 +82,32 @@ OTHER_IGNORABLE = (
     (0xE0100, 0xE01EF),
 )
 
-#: the categories removed (Cc: all but tab and newline, which step 1 and 2 leave alone)
+#: Symbols that stand for nothing visible, removed as in step 3, as (first, last) pairs: the
+#: object replacement character (a placeholder for an object that is not in the text) and the
+#: musical null notehead (drawn as nothing).
+OTHER_INVISIBLE = (
+    (0xFFFC, 0xFFFC),
+    (0x1D159, 0x1D159),
+)
+
+#: Characters outside the space categories that show as a blank: written as a plain space
+#: (step 2). The braille blank is the space between words of braille text.
+SPACE_LIKE = "\u2800"
+
+#: the categories removed (Cc: all but tab and newline, which steps 1 and 2 write first)
 _REMOVED_CATEGORIES = frozenset(("Cc", "Cf", "Co", "Cs", "Cn"))
 _KEPT_CONTROLS = frozenset("\t\n")
 
 INVISIBLE_CHARACTERS_POLICY = (
     "removed before tokenising: format characters (Unicode category Cf: zero-width spaces and "
     "joiners, soft hyphens, byte-order marks, bidi controls, tags), control characters (Cc) "
-    "other than tab and line breaks, private-use (Co), surrogate (Cs) and unassigned (Cn, "
+    "other than line breaks and tabs, private-use (Co), surrogate (Cs) and unassigned (Cn, "
     f"Unicode {unicodedata.unidata_version}) code points, variation selectors and the other "
-    "default-ignorable characters, with nothing in their place (a word they split stays one "
-    "word); every line break written as \\n, every other space character as a plain space; "
-    "then Unicode NFKC"
+    "default-ignorable characters, the object replacement character (U+FFFC) and the musical "
+    "null notehead (U+1D159), with nothing in their place (a word they split stays one word), "
+    "and every combining mark not written on a letter or a digit (on a space, a punctuation "
+    "mark or a symbol); every line break written as \\n, every tab and every other space "
+    "character (the braille blank U+2800 included) as one plain space; then Unicode NFKC"
 )
 
 _LINE_BREAKS = str.maketrans(
@@ -81,8 +121,10 @@ _LINE_BREAKS = str.maketrans(
         "\x85": "\n",
         "\u2028": "\n",
         "\u2029": "\n\n",
+        "\t": " ",
         "\x1f": " ",
         **{chr(cp): " " for cp in (0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000)},
+        **{ch: " " for ch in SPACE_LIKE},
     }
 )
 
@@ -91,7 +133,9 @@ def _removed_code_points() -> str:
     """Every code point step 3 removes (module notes), as the body of a regex character class,
     from a scan of the whole code space (about 0.4 s: :mod:`authormask.text._invisible` holds
     it precomputed for one Unicode version)."""
-    other = {cp for first, last in OTHER_IGNORABLE for cp in range(first, last + 1)}
+    other = {
+        cp for first, last in (*OTHER_IGNORABLE, *OTHER_INVISIBLE) for cp in range(first, last + 1)
+    }
     removed = [
         cp
         for cp in range(0x110000)
@@ -134,9 +178,34 @@ _REMOVED = re.compile(f"[{_escaped(_BMP)}]+")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 #: a character that steps 1-3 may change (to skip their work on a text that has none)
 _ANY = re.compile(
-    f"[{_escaped(_BMP)}\r\v\f\x1c-\x1f\x85\u2028\u2029\u00a0\u1680\u2000-\u200a\u202f"
-    "\u205f\u3000\U00010000-\U0010ffff]"
+    f"[{_escaped(_BMP)}\t\r\v\f\x1c-\x1f\x85\u2028\u2029\u00a0\u1680\u2000-\u200a\u202f"
+    f"\u205f\u3000{SPACE_LIKE}\U00010000-\U0010ffff]"
 )
+
+
+def _marks() -> str:
+    """Every combining mark, as a regex character-class body (the tokeniser's)."""
+    from authormask.text import _marks as precomputed
+
+    if precomputed.UNIDATA_VERSION == unicodedata.unidata_version:
+        return precomputed.MARKS
+    from authormask.text.tokenize import _combining_marks
+
+    return _combining_marks()
+
+
+#: every combining mark (step 4)
+_MARK_SET = frozenset(chr(cp) for a, b in _ranges(_marks()) for cp in range(a, b + 1))
+
+
+@functools.lru_cache(maxsize=256)
+def _unattached(marks: frozenset[str]) -> re.Pattern[str]:
+    """Step 4 for a text whose marks are ``marks``: those at the start, or after a character
+    that is neither a letter, a digit nor a mark (group 1, kept); a mark after a mark on a
+    letter is on that letter. (A class of the marks present is tested far faster than one of
+    every mark.)"""
+    cls = "".join(re.escape(m) for m in sorted(marks))
+    return re.compile(rf"\A[{cls}]+|([^\w{cls}]|_)[{cls}]+")
 
 
 def _astral(match: re.Match[str]) -> str:
@@ -147,21 +216,28 @@ def _astral(match: re.Match[str]) -> str:
 
 
 def _strip(text: str) -> str:
-    """Steps 1-3 (module notes)."""
-    if _ANY.search(text) is None:
+    """Steps 1-4 (module notes)."""
+    if _ANY.search(text) is not None:
+        text = _REMOVED.sub("", text.replace("\r\n", "\n").translate(_LINE_BREAKS))
+        if _ASTRAL.search(text):
+            text = _ASTRAL.sub(_astral, text)
+    if text.isascii():  # no combining mark
         return text
-    text = _REMOVED.sub("", text.replace("\r\n", "\n").translate(_LINE_BREAKS))
-    return _ASTRAL.sub(_astral, text) if _ASTRAL.search(text) else text
+    marks = _MARK_SET.intersection(text)
+    return _unattached(frozenset(marks)).sub(r"\1", text) if marks else text
 
 
 def clean_text(text: str) -> str:
-    """``text`` without invisible and control characters, line breaks and spaces written
-    plainly, in Unicode NFKC (module notes).
+    """``text`` without invisible and control characters, nor combining marks on anything but
+    a letter or a digit, line breaks and spaces (tabs too) written plainly, in Unicode NFKC
+    (module notes).
 
     >>> clean_text("com\\u00admit\\u200btee\\ufeff met\\u00a0\\u202etoday\\u202c\\x07.\\r\\n")
     'committee met today.\\n'
     >>> clean_text("\\uff37\\uff4f\\uff52\\uff44 \\ufb01ne")
     'Word fine'
+    >>> clean_text("a\\tb.\\u0301 \\u0308c\\u2800d\\ufffc")
+    'a b. c d'
     """
     if text.isascii():
         return _strip(text)  # ASCII is its own NFKC

@@ -9,9 +9,16 @@ Two kinds of entity are found (:func:`find_entities`):
   the text (in any case starting with a capital, ``SMITH`` too, or exactly as it was found;
   never the word ``smith`` where only ``Smith`` was found), and so is each word of a person's
   name that is not a function word (``John Smith`` found, ``Smith`` alone later taken too);
-* **pattern entities**, by regular expressions: e-mail addresses, URLs, phone numbers, dates
-  (numeric, or with a month name) and every other number (a run of digits with inner ``.``,
-  ``,`` or ``:`` between digits).
+* **pattern entities**, by regular expressions: e-mail addresses (also written against robots:
+  ``jane [at] example [dot] com``, ``jane(at)example.com``, ``jane@example[dot]com``, with any
+  of the brackets ``[] () {} <>``; and ``jane at example dot com``, in words, when the dot is
+  spelt out too, the domain ends in a common top-level domain (:data:`COMMON_TLDS`) and
+  neither the local part nor a label is a function word, so "looked at the dot com bubble"
+  is prose), URLs (with a scheme, starting ``www.``, or a host without either: with a path,
+  ``example.com/path``, or ending in a common top-level domain, ``acme.co.uk``, written in
+  lower case, never ``report.pdf``, ``DTK.CN`` or a sentence run on, ``this year.it``), phone
+  numbers, dates (numeric, or with a month name) and every other number (a run of digits with
+  inner ``.``, ``,`` or ``:`` between digits).
 
 Where two overlap, the first of e-mail, URL, phone number, named entity, date, number is kept
 (a date found before a phone number: ``2021-05-03`` is a date).
@@ -29,8 +36,11 @@ with authormask (``data/entities_*.txt``), never from the entity itself:
   starts with 0), separators and length kept; a date: its numbers by random ones of the same
   width (a year of four digits by one from 1970 to 2029, any other by one from 1 to 12), its
   month name by a random month in the same style;
-* an e-mail address: ``given.surname@`` a reserved example domain; a URL: ``https://`` (when it
-  had a scheme) and a reserved example domain, with a random path word when it had a path.
+* an e-mail address: ``given.surname@`` a reserved example domain (one written with spaces,
+  ``jane [at] example [dot] com``, as many words with the same whitespace, its separators
+  always written ``[at]`` and ``[dot]``: ``anna.berg [at] example [dot] org``); a URL:
+  ``https://`` (when it had a scheme), ``www.`` (when it had a scheme or started so) and a
+  reserved example domain, with a random path word when it had a path.
 
 Surrogates are consistent within one :class:`Surrogates` (one document): the same entity text
 (and each word of a person's name) gets the same surrogate wherever it stands, and two
@@ -177,10 +187,115 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 
+#: top-level domains a host written without a scheme, path or ``www.`` must end in to be taken
+#: as a link (``acme.co.uk``, never ``report.pdf`` nor ``main.py``), and the only ones an
+#: address written with the words ``at`` and ``dot`` may end in: the generic ones in wide use
+#: and the country codes most seen in text
+COMMON_TLDS = frozenset(
+    """com org net edu gov mil int info biz name pro mobi app dev io ai co me tv ly fm gg
+    online site xyz tech store shop blog news club cloud email world live
+    eu uk us ca au nz ie de fr es it nl be ch at se no dk fi pl pt cz gr ru ua cn jp kr in br
+    mx ar za""".split()
+)
+
+#: top-level domains that are English words: a host of two labels without a path ending in
+#: one is a sentence run on ("this year.it was"), not a link
+WORD_TLDS = frozenset("at be in it me no us".split())
+
+_H = r"[^\S\n]"  # a space within a line
+_OPEN, _CLOSE = r"[\[({<]", r"[\])}>]"
+#: ``[at]``, ``(at)``, ``{AT}``, ``<at>`` and ``[@]``, spaces around them allowed
+_AT_BRACKET = rf"{_H}*{_OPEN}{_H}*(?i:at|@){_H}*{_CLOSE}{_H}*"
+_DOT_BRACKET = rf"{_H}*{_OPEN}{_H}*(?i:dot|\.){_H}*{_CLOSE}{_H}*"
+#: the words themselves, between spaces, in lower case or in capitals
+_AT_WORD = rf"{_H}+(?:at|AT){_H}+"
+_DOT_WORD = rf"{_H}+(?:dot|DOT){_H}+"
+_LOCAL = r"(?<![\w.+\-@])[A-Za-z0-9][\w.+\-]{0,63}"
+#: more ways of writing a kind than :data:`_PATTERNS` has, each with the check a match must pass
+_MORE_PATTERNS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+    "email": (
+        # written against robots with a bracketed at (or an @ with a bracketed or spelt dot):
+        # jane [at] example [dot] com, jane(at)example.com, jane@example[dot]com
+        (
+            re.compile(
+                rf"{_LOCAL}(?:{_AT_BRACKET}|{_H}*@{_H}*)"
+                rf"{_LABEL}(?:(?:{_DOT_BRACKET}|\.|{_DOT_WORD}){_LABEL})+(?![\w\-@])"
+            ),
+            "bracketed",
+        ),
+        # with the words: jane at example dot com (a dot spelt out too, a common top-level
+        # domain, and no function word as the local part or a label: "looked at the dot com
+        # bubble" is prose)
+        (
+            re.compile(
+                rf"{_LOCAL}{_AT_WORD}{_LABEL}(?:(?:{_DOT_WORD}|{_DOT_BRACKET}){_LABEL})+"
+                r"(?![\w\-@])"
+            ),
+            "words",
+        ),
+    ),
+    "url": (
+        # a host without a scheme: example.com/path, acme.co.uk, files.example.net:8080/a
+        (
+            re.compile(
+                rf"(?<![\w.@/+\-:])(?:{_LABEL}\.)+[A-Za-z]{{2,24}}(?![\w\-@])(?::\d{{1,5}})?"
+                r"(?P<path>/(?:[^\s<>\"()]|\([^\s<>\"()]*\))*)?(?<![.,;:!?'\]}])"
+            ),
+            "host",
+        ),
+    ),
+}
+#: the separators of an address as :data:`_MORE_PATTERNS` finds it (for its surrogate)
+_AT_SEPARATOR = re.compile(
+    rf"{_H}*(?:{_OPEN}{_H}*(?i:at|@){_H}*{_CLOSE}|@|(?<=\s)(?:at|AT)(?=\s)){_H}*"
+)
+_DOT_SEPARATOR = re.compile(
+    rf"{_H}*(?:{_OPEN}{_H}*(?i:dot|\.){_H}*{_CLOSE}|\.|(?<=\s)(?:dot|DOT)(?=\s)){_H}*"
+)
+
+
 def _phone_like(text: str) -> bool:
     digits = sum(ch.isdigit() for ch in text)
     # a date-like 2021-05-03 or a decimal 1.5 is not a phone number
     return digits >= 7
+
+
+def _address_parts(text: str) -> tuple[str, str, list[str]] | None:
+    """An address's local part, its at separator and the labels of its domain; None if
+    ``text`` has no at separator."""
+    at = _AT_SEPARATOR.search(text)
+    if at is None:
+        return None
+    labels = _DOT_SEPARATOR.split(text[at.end() :])
+    return text[: at.start()], at.group(0), labels
+
+
+def _accepted(check: str, m: re.Match[str]) -> bool:
+    """Whether a match of :data:`_MORE_PATTERNS` is what its kind says (``check``): its last
+    label a top-level domain (letters), and the rest of the checks of its comment."""
+    text = m.group(0)
+    if check == "host":
+        host = text.split("/", 1)[0].split(":", 1)[0]
+        tld = host.rsplit(".", 1)[-1]
+        if not tld.islower():
+            return False  # "The end.Then": a sentence run on; "DTK.CN": a stock ticker
+        if m.group("path") is not None:
+            return True
+        return tld in COMMON_TLDS and (tld not in WORD_TLDS or host.count(".") >= 2)
+    parts = _address_parts(text)
+    if parts is None:
+        return False
+    local, _, labels = parts
+    tld = labels[-1]
+    if not (tld.isalpha() and 2 <= len(tld) <= 24):
+        return False
+    if check == "words":
+        from authormask.text.stopwords import default_stopwords
+
+        function = default_stopwords()
+        words = [local, *labels[:-1]]
+        return tld.lower() in COMMON_TLDS and not any(w.lower() in function for w in words)
+    return True
 
 
 def find_patterns(text: str) -> list[Entity]:
@@ -189,6 +304,8 @@ def find_patterns(text: str) -> list[Entity]:
 
     >>> [(e.kind, e.text) for e in find_patterns("Mail jo@example.com on 3 May 2021 re: 12.5")]
     [('email', 'jo@example.com'), ('date', '3 May 2021'), ('number', '12.5')]
+    >>> [e.text for e in find_patterns("jo [at] example [dot] org, see example.org/a")]
+    ['jo [at] example [dot] org', 'example.org/a']
     """
     taken: list[Entity] = []
     for kind in PATTERN_KINDS:
@@ -196,6 +313,10 @@ def find_patterns(text: str) -> list[Entity]:
             if kind == "phone" and not _phone_like(m.group(0)):
                 continue
             _take(taken, Entity(m.start(), m.end(), kind, m.group(0)))
+        for pattern, check in _MORE_PATTERNS.get(kind, ()):
+            for m in pattern.finditer(text):
+                if _accepted(check, m):
+                    _take(taken, Entity(m.start(), m.end(), kind, m.group(0)))
     return sorted(taken, key=lambda e: e.start)
 
 
@@ -523,11 +644,38 @@ class Surrogates:
         out = _MONTH_WORD.sub(month, _DIGITS.sub(number, text))
         return _ORDINAL.sub(lambda m: m.group(1) + _ordinal(int(m.group(1))), out)
 
-    def _email(self) -> str:
+    def _email(self, text: str) -> str:
+        """``given.surname@`` a reserved example domain; for an address written with spaces
+        (``jane [at] example [dot] com``), as many words with the same whitespace, its
+        separators written ``[at]`` and ``[dot]`` whatever the address used, and as many
+        labels as needed for that (the extra ones public path words)."""
         given = self._pick("email-given", self.lists.given_names).lower()
         surname = self._pick("email-surname", self.lists.surnames).lower()
         domain = DOMAINS[int(self.rng.integers(len(DOMAINS)))]
-        return f"{given}.{surname}@{domain}"
+        parts = _address_parts(text)
+        if parts is None or not any(ch.isspace() for ch in text):
+            return f"{given}.{surname}@{domain}"
+        _, at, _ = parts
+        spaced = [
+            m.group(0)
+            for m in _DOT_SEPARATOR.finditer(text[len(parts[0]) + len(at) :])
+            if any(ch.isspace() for ch in m.group(0))
+        ]
+        extra = (
+            [PATH_WORDS[int(i)] for i in self.rng.integers(len(PATH_WORDS), size=len(spaced) - 1)]
+            if len(spaced) > 1
+            else []
+        )
+        labels = [*extra, *domain.split(".")]
+        if spaced:
+            out = labels[0] + "".join(
+                _respaced(sep, "[dot]") + label
+                for sep, label in zip(spaced, labels[1:], strict=True)
+            )
+        else:
+            out = ".".join(labels)
+        at_sign = _respaced(at, "[at]") if any(ch.isspace() for ch in at) else "@"
+        return f"{given}.{surname}{at_sign}{out}"
 
     def _url(self, text: str) -> str:
         scheme = "https://" if "://" in text else ""
@@ -568,10 +716,18 @@ class Surrogates:
         if kind == "date":
             return self._date(entity.text)
         if kind == "email":
-            return self._email()
+            return self._email(entity.text)
         if kind == "url":
             return self._url(entity.text)
         raise InvalidParameterError(f"unknown entity kind {kind!r}")  # pragma: no cover
+
+
+def _respaced(separator: str, word: str) -> str:
+    """``word`` with the whitespace ``separator`` has before and after it."""
+    core = separator.strip()
+    lead = separator[: len(separator) - len(separator.lstrip())]
+    trail = separator[len(separator.rstrip()) :] if core else ""
+    return lead + word + trail
 
 
 #: kinds whose consistency key is the exact text (a number is its digits)
