@@ -216,3 +216,92 @@ def test_the_checker_finds_the_circles_that_run(tmp_path: Path) -> None:
     assert _circle(graph, "pkg.two.") == ["pkg.two.b", "pkg.two.d", "pkg.two.b"]
     assert graph["pkg.two.b.x"] == set() and graph["pkg.three.e"] == set()
     assert _circle(graph, "pkg.three.") is None
+
+
+# --- the spec declares, nobody guesses (issue 31 A) -------------------------------------------
+
+#: where a mechanism's name may be written in code: its spec and factory, and its own module
+NAMED_IN = ("release/registry.py", "release/factories.py", "mechanisms/")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _exported(tree: ast.AST) -> set[int]:
+    """The strings of ``__all__`` (names of functions, which may be a mechanism's)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            out |= {id(n) for n in ast.walk(node.value)}
+    return out
+
+
+def _names_in_code(text: str, names: frozenset[str]) -> list[tuple[int, str]]:
+    """The lines of ``text`` whose code (not a docstring, not ``__all__``) holds one of
+    ``names`` as a string."""
+    tree = ast.parse(text)
+    skip = _docstrings(tree) | _exported(tree)
+    return sorted(
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in skip
+        and node.value in names
+    )
+
+
+def test_no_mechanism_is_named_outside_its_spec_and_module() -> None:
+    """A front end, the audit or a protocol that compares a mechanism's name guesses what it is:
+    they read its registry spec instead (``grep '"emp-'`` finds specs, factories, mechanism
+    modules and docstrings only)."""
+    from authormask.release import mechanism_names
+
+    names = frozenset(mechanism_names())
+    found = [
+        f"{path.relative_to(SRC)}:{line} {name!r}"
+        for path in sorted(SRC.rglob("*.py"))
+        if not str(path.relative_to(SRC)).startswith(NAMED_IN)
+        for line, name in _names_in_code(path.read_text(encoding="utf-8"), names)
+    ]
+    assert found == []
+
+
+def test_the_name_checker_sees_a_name_in_code() -> None:
+    """A test of the test: a comparison with a name is found; a docstring and ``__all__`` are
+    not."""
+    text = (
+        '"""emp-bag in a docstring."""\n\n__all__ = ["tem"]\n\n\n'
+        'def f(kind):\n    """tem."""\n    return kind == "emp-bag"\n'
+    )
+    assert _names_in_code(text, frozenset({"emp-bag", "tem"})) == [(8, "emp-bag")]
+
+
+def test_no_mechanism_forwards_what_it_does_not_declare() -> None:
+    """``NoiseOff`` handed every unknown attribute to the mechanism it wrapped (a catch-all
+    ``__getattr__``), so a front end could read a mechanism's internals through it."""
+    catch_all = [
+        f"{path.name}:{node.lineno}"
+        for path in sorted((SRC / "mechanisms").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+    ]
+    assert catch_all == []
+
+
+def test_the_calibration_reads_what_lies_below_the_protocols() -> None:
+    """``evaluation/calibration.py`` imported ``protocols._releases`` (issue 31): the helpers it
+    needs live in ``evaluation.releases``, which imports no protocol."""
+    graph = _graph()
+    for module in ("calibration", "releases"):
+        source = f"authormask.evaluation.{module}"
+        assert _arrows(graph, source, "authormask.evaluation.protocols") == []

@@ -27,7 +27,9 @@ def test_two_releases_with_one_seed_compose() -> None:
 
 def test_shared_noise_across_epsilons_is_flagged() -> None:
     case = _case()
-    broken = twice_sampler(twice_mechanisms(), root=lambda seed, _key: root_seed_sequence(seed))
+    broken = twice_sampler(
+        twice_mechanisms("emp-text"), root=lambda seed, _key: root_seed_sequence(seed)
+    )
     result = audit_sampler(
         broken,
         case.neighbours,

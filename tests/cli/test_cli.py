@@ -298,7 +298,10 @@ BAD = [
     (["-e", "nan"], "got nan"),
     (["-e", "abc"], "'abc' is not a number"),
     (["-e", "1e-320"], "epsilon must be >= 5e-249 for 50-d vectors"),
-    (["-m", "emp-bag", "-e", "1", "-N", "0"], "--length N must be an integer >= 1, got 0"),
+    (
+        ["-m", "emp-bag", "-e", "1", "-N", "0"],
+        "--length must be an integer >= 1 or 'shortest', got 0",
+    ),
     (["-e", "1", "-N", "x"], "--length must be an integer >= 1 or 'shortest'"),
     (["-m", "emp-bag", "-e", "1", "-N", "5000"], "content words, fewer than N=5000"),
     (["-e", "1", "-m", "emp-text", "--oov", "drop"], "leave holes"),

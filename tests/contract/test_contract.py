@@ -15,12 +15,16 @@ The contracts:
 2. the seed never leaks: not in a released text, word, bag, figure or statement;
 3. same seed, same bytes (two mechanisms built alike); another seed, another release;
 4. a bad value of a number or of a choice is refused by an ``InvalidParameterError`` of one
-   line that names the parameter, the value and what is allowed;
+   line that names the parameter, the value and what is allowed (so is a parameter given where
+   the spec declares it is not read, :attr:`~authormask.release.specs.Parameter.only_with`);
 5. the noise-off form releases the mechanism's own preparation, whatever the seed (a mechanism
    without one is refused cleanly, and declares no samplers);
 6. it has an audit case, and a cheap one passes with a few thousand draws;
-7. its spec round-trips: its JSON form is stable and describes exactly the parameters
-   ``create_mechanism`` takes, their defaults, ranges and choices.
+7. its spec round-trips: its JSON form is stable, reads back as the same spec, and describes
+   exactly the parameters ``create_mechanism`` takes, their kinds, defaults, ranges and
+   choices; what it declares of the mechanism (what the release is, what epsilon measures,
+   its seed code, its noise-off form, its audit cases, its help) is consistent with the
+   mechanism it builds.
 """
 
 from __future__ import annotations
@@ -42,8 +46,8 @@ from authormask.audit.case_spec import Context
 from authormask.audit.cases import AUDITORS
 from authormask.audit.core import audit_case
 from authormask.exceptions import InvalidParameterError
-from authormask.mechanisms._base import Mechanism
-from authormask.mechanisms.inputs import EntityDocument
+from authormask.mechanisms._base import IdentityKernel, Mechanism, NoiseOff
+from authormask.mechanisms.inputs import EntityDocument, EntityInputs
 from authormask.release import Release, mechanism_names, mechanism_spec, release
 from authormask.release.registry import (
     MECHANISMS,
@@ -365,6 +369,19 @@ def test_bad_parameters_are_one_line_errors_naming_them(
                 )
             checked += 1
     assert checked or not any(p.choices or p.minimum is not None for p in spec.parameters)
+    # a parameter declared to be read only with another's value is refused without it
+    for p in spec.parameters:
+        if p.only_with is None or (other := spec.parameter(p.only_with[0])) is None:
+            continue
+        for choice in [c for c in other.choices or () if c != p.only_with[1]]:
+            given = {**base, other.name: choice, p.name: "the"}
+            assert_refused(
+                lambda given=given: create_mechanism(name, **given),
+                name,
+                p,
+                "the",
+                mentions=[repr(choice), repr(p.only_with[1])],
+            )
     if "epsilon" in spec.parameter_names and spec.has_noise_off:
         off = parameters(name, request, noise=False)
         epsilon = next(p for p in spec.parameters if p.name == "epsilon")
@@ -478,27 +495,10 @@ def test_audit_case_runs_and_passes(name: str, cache_dir: Path) -> None:
 # --- 7. the spec --------------------------------------------------------------------------
 
 
-def from_dict(d: dict[str, Any], kind: str) -> Parameter:
-    """A parameter rebuilt from its JSON form (``kind`` is not in it)."""
-    exclusive = "exclusive_minimum" in d
-    return Parameter(
-        d["name"],
-        d["help"],
-        default=None if d["required"] else d["default"],
-        required=d["required"],
-        choices=tuple(d["choices"]) if "choices" in d else None,
-        minimum=d["exclusive_minimum"] if exclusive else d.get("minimum"),
-        exclusive_minimum=exclusive,
-        maximum=d.get("maximum"),
-        kind=kind,
-    )
-
-
 def in_range(p: Parameter, value: Any) -> bool:
-    if isinstance(value, str) or p.minimum is None:  # 'shortest', a count's other value
+    if isinstance(value, str):  # 'shortest', a count's other value
         return True
-    low = value > p.minimum if p.exclusive_minimum else value >= p.minimum
-    return bool(low and (p.maximum is None or value <= p.maximum))
+    return p.contains(value)
 
 
 @names
@@ -510,9 +510,11 @@ def test_spec_round_trips(name: str, request: pytest.FixtureRequest) -> None:
     assert d["name"] == name and d["label"] and d["title"]
     listed = [p["name"] for p in d["parameters"]]
     assert listed == list(spec.parameter_names) and len(set(listed)) == len(listed)
+    assert MechanismSpec.from_dict(d, factory=spec.factory) == spec, f"{name} does not round-trip"
     for p, pd in zip(spec.parameters, d["parameters"], strict=True):
+        assert pd["kind"] == p.kind
         if p.required or json.dumps(p.default) == json.dumps(pd["default"]):
-            assert from_dict(pd, p.kind) == p, f"{name}: {p.name} does not round-trip"
+            assert Parameter.from_dict(pd) == p, f"{name}: {p.name} does not round-trip"
         assert p.kind in ("text", "int", "number", "path", "count")
         if p.default is not None and not p.required:
             assert p.choices is None or p.default in p.choices, f"{name}: {p.name}'s default"
@@ -553,10 +555,32 @@ def test_spec_round_trips(name: str, request: pytest.FixtureRequest) -> None:
     # what the spec declares of the mechanism is consistent
     assert (spec.privacy is None) == ("epsilon" not in spec.parameter_names) or spec.baseline
     assert spec.privacy in ("metric", "pure", None)
+    assert spec.takes_epsilon == ("epsilon" in spec.parameter_names)
     if spec.model_kind is not None:
         assert any(p.name == "model" and p.required for p in spec.parameters)
     if spec.per_word_form is not None:
         assert spec.per_word_form in MECHANISMS
+    assert spec.help and spec.audit is not None, f"{name} declares no help or no audit cases"
+    # an explicit seed code, no other mechanism's
+    assert isinstance(spec.seed_code, int) and spec.code == spec.seed_code
+    assert [n for n in MECHANISMS if MECHANISMS[n].code == spec.code] == [name]
+    # what it releases is what its release holds: a bag of N words, or text
+    rel = release([TEXT_A], mech, random_state=SEED)
+    assert (rel.documents[0].bag is not None) == (spec.release == "bag")
+    # what epsilon measures is what its statement says
+    if spec.epsilon_per == "none":
+        assert statement.epsilon in (None, 0.0)
+    else:
+        assert statement.epsilon == check_parameters(name, **given)["epsilon"]
+        assert spec.epsilon_per in statement.epsilon_unit
+    # the noise-off form switches off exactly the samplers the spec declares
+    if spec.has_noise_off:
+        off: Any = build_noise_off(name, request)
+        if isinstance(off, EntityInputs):  # the entity step hands the words to the noise-off form
+            off = off.inner
+        assert isinstance(off, NoiseOff) and off.epsilon is None
+        switched = {a for a, v in vars(off.inner).items() if isinstance(v, IdentityKernel)}
+        assert switched == set(spec.samplers), f"{name}: switched off {switched}"
 
 
 def test_the_tables_name_parameters_of_registered_mechanisms() -> None:

@@ -221,7 +221,7 @@ def test_bad_parameters(glove_20k: Embeddings) -> None:
         _mech("emp-bag", glove_20k, epsilon=1.0, fixed_length="poem")
     with pytest.raises(InvalidParameterError, match="epsilon"):
         _mech("emp-bag", glove_20k, epsilon=float("nan"))
-    with pytest.raises(InvalidParameterError, match="`length` N"):
+    with pytest.raises(InvalidParameterError, match="`length` must be an integer >= 1"):
         _mech("emp-bag", glove_20k, epsilon=1.0, length=0)
     with pytest.raises(InvalidParameterError, match="unknown mechanism"):
         core_mechanism("earth-movers", epsilon=1.0)

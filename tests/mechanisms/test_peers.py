@@ -365,7 +365,9 @@ def test_mahalanobis_refuses_singular_covariance_and_bad_lambda(glove_20k: Embed
         MahalanobisMechanism(flat, epsilon=1.0, regularization=1.0)
     MahalanobisMechanism(flat, epsilon=1.0, regularization=0.999)  # regularized: fine
     for bad in (-0.1, 1.5, float("nan"), True, "x"):
-        with pytest.raises(InvalidParameterError, match="`regularization` must be a number"):
+        with pytest.raises(
+            InvalidParameterError, match=r"`regularization` must be a finite number in \[0, 1\]"
+        ):
             _mech("mahalanobis", glove_20k, epsilon=1.0, regularization=bad)
 
 

@@ -36,8 +36,8 @@ def _check_coverage() -> None:
     missing = [n for n in registered if not AUDITORS.get(n)]
     if missing:
         raise AuditError(
-            f"no auditor for registered mechanism(s) {', '.join(missing)}: add its neighbouring "
-            "inputs to authormask.audit.cases.AUDITORS"
+            f"no auditor for registered mechanism(s) {', '.join(missing)}: declare its audit "
+            "cases (its neighbouring inputs) in its registry spec, audit='module:function'"
         )
 
 

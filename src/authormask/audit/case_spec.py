@@ -55,12 +55,9 @@ def core_mechanism(name: str, /, **params: Any) -> Any:
     the audit measures the mechanism on the words it is given), without its entity wrapper."""
     from authormask.release import create_mechanism, mechanism_spec
 
-    takes = {p.name for p in mechanism_spec(name).parameters}
-    if "entities" in takes:
+    if mechanism_spec(name).parameter("entities") is not None:
         params.setdefault("entities", "keep")
-    mech = create_mechanism(name, **params)
-    inner = getattr(mech, "inner", None)  # EntityInputs: the mechanism it hands the words to
-    return inner if inner is not None else mech
+    return _without_entity_step(create_mechanism(name, **params))
 
 
 def core_noise_off(name: str, /, **params: Any) -> Any:
@@ -69,8 +66,14 @@ def core_noise_off(name: str, /, **params: Any) -> Any:
     from authormask.release import mechanism_spec
     from authormask.release.registry import create_noise_off
 
-    if "entities" in {p.name for p in mechanism_spec(name).parameters}:
+    if mechanism_spec(name).parameter("entities") is not None:
         params.setdefault("entities", "keep")
-    off = create_noise_off(name, **params)
-    inner = getattr(off, "inner", None)
-    return inner if inner is not None else off
+    return _without_entity_step(create_noise_off(name, **params))
+
+
+def _without_entity_step(mechanism: Any) -> Any:
+    """The mechanism an entity step (:class:`~authormask.mechanisms.inputs.EntityInputs`) hands
+    the words to, or ``mechanism`` itself when it has none."""
+    from authormask.mechanisms.inputs import EntityInputs
+
+    return mechanism.inner if isinstance(mechanism, EntityInputs) else mechanism

@@ -74,13 +74,14 @@ def twice_sampler(mechanisms: tuple[Any, Any], *, root: Root = release_root) -> 
     return sample
 
 
-def twice_mechanisms(epsilons: tuple[float, float] = TWICE_EPSILONS) -> tuple[Any, Any]:
+def twice_mechanisms(name: str, epsilons: tuple[float, float] = TWICE_EPSILONS) -> tuple[Any, Any]:
+    """``emp-text`` (registered as ``name``) on the 1-d line at the two ``epsilons``."""
     from authormask.release import create_mechanism
 
     emb = line_embeddings()
     made = tuple(
         create_mechanism(
-            "emp-text",
+            name,
             epsilon=eps,
             embeddings=emb,
             vocab_size=None,
@@ -101,22 +102,27 @@ def _labels(size: int, words: tuple[str, ...]) -> Callable[[int], str]:
     return label
 
 
-def _twice(ctx: Context) -> AuditCase:
-    mechs = twice_mechanisms()
-    emb = line_embeddings()
-    rows = emb.vectors[[emb.index_of("zero"), emb.index_of("one")]]
-    d = float(np.linalg.norm(rows[0] - rows[1]))
-    stated = sum(TWICE_EPSILONS) * d
-    return AuditCase(
-        mechanism="emp-text",
-        case="line-1d-twice",
-        description=(
-            "one text released twice with one seed, at epsilon "
-            f"{TWICE_EPSILONS[0]:g} and {TWICE_EPSILONS[1]:g}; words zero vs one on the 1-d line, "
-            f"the pair of outputs, (eps1 + eps2) * d = {stated:g} (basic composition)"
-        ),
-        epsilon_stated=stated,
-        neighbours=("zero", "one"),
-        sampler=twice_sampler(mechs),
-        labels=_labels(len(emb.words), tuple(emb.words)),
-    )
+def _twice(name: str) -> Callable[[Context], AuditCase]:
+    """The case ``line-1d-twice`` of ``emp-text`` (registered as ``name``)."""
+
+    def build(ctx: Context) -> AuditCase:
+        mechs = twice_mechanisms(name)
+        emb = line_embeddings()
+        rows = emb.vectors[[emb.index_of("zero"), emb.index_of("one")]]
+        d = float(np.linalg.norm(rows[0] - rows[1]))
+        stated = sum(TWICE_EPSILONS) * d
+        return AuditCase(
+            mechanism=name,
+            case="line-1d-twice",
+            description=(
+                "one text released twice with one seed, at epsilon "
+                f"{TWICE_EPSILONS[0]:g} and {TWICE_EPSILONS[1]:g}; words zero vs one on the 1-d "
+                f"line, the pair of outputs, (eps1 + eps2) * d = {stated:g} (basic composition)"
+            ),
+            epsilon_stated=stated,
+            neighbours=("zero", "one"),
+            sampler=twice_sampler(mechs),
+            labels=_labels(len(emb.words), tuple(emb.words)),
+        )
+
+    return build

@@ -153,11 +153,11 @@ def emp_doc_sampler(mechanism: Any) -> Sampler:
 LINE_FAR_FUNCTION = 50.0
 
 
-def _emp_doc_line(case: str) -> Callable[[Context], AuditCase]:
-    """``emp-doc`` on the 1-d line: ``line-1d`` (zero and one are content words; function word
-    ``of`` far away), ``line-1d-function`` (every line word is a function word: the closed class
-    is the line, perturbed with ``function_epsilon``), ``line-1d-posterior`` (content words,
-    posterior decoder). The output ``right`` attains the bound in each."""
+def _emp_doc_line(name: str, case: str) -> Callable[[Context], AuditCase]:
+    """``emp-doc`` (registered as ``name``) on the 1-d line: ``line-1d`` (zero and one are content
+    words; function word ``of`` far away), ``line-1d-function`` (every line word is a function word:
+    the closed class is the line, perturbed with ``function_epsilon``), ``line-1d-posterior``
+    (content words, posterior decoder). The output ``right`` attains the bound in each."""
 
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
@@ -174,13 +174,14 @@ def _emp_doc_line(case: str) -> Callable[[Context], AuditCase]:
             emb = _line_plus("of", LINE_FAR_FUNCTION)
             params = {"epsilon": EMP_EPSILON_LINE, "stopwords": {"of"}, "oov_map_to": "zero"}
         params["decoder"] = "posterior" if case == "line-1d-posterior" else "nearest"
-        mech: Any = core_mechanism("emp-doc", embeddings=emb, vocab_size=None, **params)
+        mech: Any = core_mechanism(name, embeddings=emb, vocab_size=None, **params)
         eps = mech.function_epsilon if function else mech.epsilon
         return AuditCase(
-            mechanism="emp-doc",
+            mechanism=name,
             case=case,
             description=(
-                "emp-doc end to end, 1-d vocabulary {left=-0.2, zero=0, one=1, right=1.2}, "
+                f"{name} end to end, 1-d vocabulary "
+                "{left=-0.2, zero=0, one=1, right=1.2}, "
                 f"zero vs one as {'function' if function else 'content'} words"
                 + (", posterior decoder" if case == "line-1d-posterior" else "")
                 + f", eps*d = {eps:g}*1 (attained by the output right)"
@@ -208,10 +209,15 @@ def _line_plus(word: str, at: float) -> Embeddings:
 def _emp_line(
     kind: str, bag_size: int = 1, decoder: str = "nearest"
 ) -> Callable[[Context], AuditCase]:
+    """Earth Mover's privacy on the 1-d line, through the bag's kernel for a mechanism whose
+    spec releases a bag (``emp-bag``), end to end otherwise (``emp-text``)."""
+
     def build(ctx: Context) -> AuditCase:
         from authormask.accounting.emd import word_movers_distance
         from authormask.audit.case_spec import core_mechanism
+        from authormask.release import mechanism_spec
 
+        bag = mechanism_spec(kind).release == "bag"
         emb = line_embeddings()
         params: dict[str, Any] = {
             "epsilon": EMP_EPSILON_LINE,
@@ -220,13 +226,13 @@ def _emp_line(
             "stopwords": "none",
             "decoder": decoder,
         }
-        if kind == "emp-bag":
+        if bag:
             params["length"] = bag_size
         else:
             params["oov_map_to"] = "zero"  # "unknown" is not in this vocabulary (and never used)
         mech: Any = core_mechanism(kind, **params)
         a, b = ("zero",) * bag_size, ("one",) * bag_size
-        if kind == "emp-bag":
+        if bag:
             e = word_movers_distance(a, b, emb).distance
             stated = mech.epsilon * bag_size * e
             sampler = emp_bag_sampler(mech)
@@ -252,43 +258,52 @@ def _emp_line(
             epsilon_stated=stated,
             neighbours=neighbours,
             sampler=sampler,
-            labels=_word_labels(emb, bag_size if kind == "emp-bag" else 1),
+            labels=_word_labels(emb, bag_size if bag else 1),
         )
 
     return build
 
 
-def _emp_text_unknown(ctx: Context) -> AuditCase:
-    """``emp-text`` with an unknown word (``qzxv``, no vector) vs ``one`` on the 1-d line: the
-    unknown word is fed as a word drawn by Zipf's law (:mod:`authormask.mechanisms.unknown`),
-    so its output law is a mixture of the per-word laws; stated bound ``eps * max_u d(u, one)``
-    (``left``, 1.2 away)."""
-    from authormask.audit.case_spec import core_mechanism
+def _emp_text_unknown(name: str) -> Callable[[Context], AuditCase]:
+    """``emp-text`` (registered as ``name``) with an unknown word (``qzxv``, no vector) vs
+    ``one`` on the 1-d line: the unknown word is fed as a word drawn by Zipf's law
+    (:mod:`authormask.mechanisms.unknown`), so its output law is a mixture of the per-word laws;
+    stated bound ``eps * max_u d(u, one)`` (``left``, 1.2 away)."""
 
-    emb = line_embeddings()
-    mech: Any = core_mechanism(
-        "emp-text", epsilon=EMP_EPSILON_LINE, embeddings=emb, vocab_size=None, stopwords="none"
-    )
-    vectors = emb.vectors.astype(np.float64)
-    one = vectors[emb.index_of("one")]
-    farthest = float(np.max(np.linalg.norm(vectors - one, axis=1)))
-    return AuditCase(
-        mechanism="emp-text",
-        case="line-1d-unknown",
-        description="1-d vocabulary {left=-0.2, zero=0, one=1, right=1.2}, an unknown word "
-        "(drawn by Zipf's law in its place) vs one, "
-        f"eps*max_u d(u, one) = {mech.epsilon:g}*{farthest:g}",
-        epsilon_stated=mech.epsilon * farthest,
-        neighbours=("qzxv", "one"),
-        sampler=emp_text_sampler(mech),
-        labels=_word_labels(emb),
-    )
-
-
-def _emp_glove(kind: str) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
 
+        emb = line_embeddings()
+        mech: Any = core_mechanism(
+            name, epsilon=EMP_EPSILON_LINE, embeddings=emb, vocab_size=None, stopwords="none"
+        )
+        vectors = emb.vectors.astype(np.float64)
+        one = vectors[emb.index_of("one")]
+        farthest = float(np.max(np.linalg.norm(vectors - one, axis=1)))
+        return AuditCase(
+            mechanism=name,
+            case="line-1d-unknown",
+            description="1-d vocabulary {left=-0.2, zero=0, one=1, right=1.2}, an unknown word "
+            "(drawn by Zipf's law in its place) vs one, "
+            f"eps*max_u d(u, one) = {mech.epsilon:g}*{farthest:g}",
+            epsilon_stated=mech.epsilon * farthest,
+            neighbours=("qzxv", "one"),
+            sampler=emp_text_sampler(mech),
+            labels=_word_labels(emb),
+        )
+
+    return build
+
+
+def _emp_glove(kind: str) -> Callable[[Context], AuditCase]:
+    """Earth Mover's privacy on two GloVe words (a bag of one word for a mechanism whose spec
+    releases a bag)."""
+
+    def build(ctx: Context) -> AuditCase:
+        from authormask.audit.case_spec import core_mechanism
+        from authormask.release import mechanism_spec
+
+        bag = mechanism_spec(kind).release == "bag"
         emb = ctx.glove()
         params: dict[str, Any] = {
             "epsilon": EMP_EPSILON_GLOVE,
@@ -296,7 +311,7 @@ def _emp_glove(kind: str) -> Callable[[Context], AuditCase]:
             "vocab_size": None,
             "stopwords": "none",
         }
-        if kind == "emp-bag":
+        if bag:
             params["length"] = 1
         mech: Any = core_mechanism(kind, **params)
         w, w2 = GLOVE_PAIR
@@ -307,59 +322,69 @@ def _emp_glove(kind: str) -> Callable[[Context], AuditCase]:
             description=f"{emb.identity.name} ({len(emb.words)} words, {emb.dimension}-d), "
             f"{w} vs {w2}, eps*d = {mech.epsilon:g}*{d:.4f} (loose in 50 dimensions)",
             epsilon_stated=mech.epsilon * d,
-            neighbours=((w,), (w2,)) if kind == "emp-bag" else (w, w2),
-            sampler=emp_bag_sampler(mech) if kind == "emp-bag" else emp_text_sampler(mech),
+            neighbours=((w,), (w2,)) if bag else (w, w2),
+            sampler=emp_bag_sampler(mech) if bag else emp_text_sampler(mech),
             labels=_word_labels(emb),
         )
 
     return build
 
 
-def _emp_doc_glove(ctx: Context) -> AuditCase:
-    from authormask.audit.case_spec import core_mechanism
+def _emp_doc_glove(name: str) -> Callable[[Context], AuditCase]:
+    """``emp-doc`` (registered as ``name``) end to end on two GloVe content words."""
 
-    emb = ctx.glove()
-    mech: Any = core_mechanism(
-        "emp-doc", epsilon=EMP_EPSILON_GLOVE, embeddings=emb, vocab_size=None
-    )
-    w, w2 = GLOVE_PAIR
-    d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))
-    return AuditCase(
-        mechanism="emp-doc",
-        case="glove",
-        description=f"emp-doc end to end, {emb.identity.name} ({len(emb.words)} words), {w} vs "
-        f"{w2} as content words, eps*d = {mech.epsilon:g}*{d:.4f} (loose in 50 dimensions)",
-        epsilon_stated=mech.epsilon * d,
-        neighbours=(w, w2),
-        sampler=emp_doc_sampler(mech),
-        labels=_word_labels(emb),
-    )
+    def build(ctx: Context) -> AuditCase:
+        from authormask.audit.case_spec import core_mechanism
+
+        emb = ctx.glove()
+        mech: Any = core_mechanism(name, epsilon=EMP_EPSILON_GLOVE, embeddings=emb, vocab_size=None)
+        w, w2 = GLOVE_PAIR
+        d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))
+        return AuditCase(
+            mechanism=name,
+            case="glove",
+            description=f"{name} end to end, {emb.identity.name} ({len(emb.words)} words), {w} "
+            f"vs {w2} as content words, eps*d = {mech.epsilon:g}*{d:.4f} (loose in 50 "
+            "dimensions)",
+            epsilon_stated=mech.epsilon * d,
+            neighbours=(w, w2),
+            sampler=emp_doc_sampler(mech),
+            labels=_word_labels(emb),
+        )
+
+    return build
 
 
-def _random_sub(ctx: Context) -> AuditCase:
-    """``random-sub`` at rate 1, the one rate at which its words do not depend on the input
-    (stated 0; below 1 the statement declares no guarantee, and none holds)."""
-    from authormask.audit.case_spec import core_mechanism
+def _random_sub(name: str) -> Callable[[Context], AuditCase]:
+    """``random-sub`` (registered as ``name``) at rate 1, the one rate at which its words do not
+    depend on the input (stated 0; below 1 the statement declares no guarantee, and none
+    holds)."""
 
-    emb = _token_embeddings(1000)
-    mech: Any = core_mechanism(
-        "random-sub",
-        rate=1.0,
-        embeddings=emb,
-        vocab_size=None,
-        stopwords={emb.words[-1]},
-        oov_map_to=emb.words[0],
-    )
-    return AuditCase(
-        mechanism="random-sub",
-        case="rate-1",
-        description=f"random-sub end to end at rate 1, K={len(emb)} content words, input words "
-        f"{emb.words[1]} vs {emb.words[2]}; every word replaced by a uniform one (epsilon 0)",
-        epsilon_stated=0.0,
-        neighbours=(emb.words[1], emb.words[2]),
-        sampler=emp_doc_sampler(mech),
-        labels=_word_labels(emb),
-    )
+    def build(ctx: Context) -> AuditCase:
+        from authormask.audit.case_spec import core_mechanism
+
+        emb = _token_embeddings(1000)
+        mech: Any = core_mechanism(
+            name,
+            rate=1.0,
+            embeddings=emb,
+            vocab_size=None,
+            stopwords={emb.words[-1]},
+            oov_map_to=emb.words[0],
+        )
+        return AuditCase(
+            mechanism=name,
+            case="rate-1",
+            description=f"{name} end to end at rate 1, K={len(emb)} content words, input "
+            f"words {emb.words[1]} vs {emb.words[2]}; every word replaced by a uniform one "
+            "(epsilon 0)",
+            epsilon_stated=0.0,
+            neighbours=(emb.words[1], emb.words[2]),
+            sampler=emp_doc_sampler(mech),
+            labels=_word_labels(emb),
+        )
+
+    return build
 
 
 def emp_write_sampler(mechanism: Any) -> Sampler:
@@ -390,11 +415,11 @@ def emp_write_sampler(mechanism: Any) -> Sampler:
     return sample
 
 
-def _emp_write(case: str) -> Callable[[Context], AuditCase]:
-    """``emp-write``: ``line-1d`` (the 1-d line, the context decoder), ``line-1d-nearest`` (the
-    paper's decoder: the output ``right`` attains the bound), ``line-1d-K2`` (the documents
-    "zero zero" vs "one one", the context decoder over both words: stated 2 * eps * d) and
-    ``glove`` (man vs woman)."""
+def _emp_write(name: str, case: str) -> Callable[[Context], AuditCase]:
+    """``emp-write`` (registered as ``name``): ``line-1d`` (the 1-d line, the context decoder),
+    ``line-1d-nearest`` (the paper's decoder: the output ``right`` attains the bound),
+    ``line-1d-K2`` (the documents "zero zero" vs "one one", the context decoder over both words:
+    stated 2 * eps * d) and ``glove`` (man vs woman)."""
 
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
@@ -404,7 +429,7 @@ def _emp_write(case: str) -> Callable[[Context], AuditCase]:
         eps = EMP_EPSILON_GLOVE if glove else EMP_EPSILON_LINE
         decoder = "nearest" if case == "line-1d-nearest" else "context"
         mech: Any = core_mechanism(
-            "emp-write",
+            name,
             epsilon=eps,
             embeddings=emb,
             vocab_size=None,
@@ -420,9 +445,9 @@ def _emp_write(case: str) -> Callable[[Context], AuditCase]:
         )
         k = 2 if case == "line-1d-K2" else 1
         return AuditCase(
-            mechanism="emp-write",
+            mechanism=name,
             case=case,
-            description=f"emp-write's kernel and {decoder} decoder, {where}, "
+            description=f"{name}'s kernel and {decoder} decoder, {where}, "
             f"{' '.join([w] * k)} vs {' '.join([w2] * k)}, eps*K*d = {eps:g}*{k}*{d:.4f}",
             epsilon_stated=eps * k * d,
             neighbours=(w, w2) if k == 1 else ((w,) * k, (w2,) * k),

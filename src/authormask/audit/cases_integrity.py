@@ -119,10 +119,11 @@ def _loaded_after_forgery(rename: bool) -> tuple[Embeddings, NDArray[np.float32]
     return used, np.asarray(named, dtype=np.float32), outcome
 
 
-def forged_cache_case(case: str) -> Callable[[Context], AuditCase]:
-    """``emp-text`` end to end on the embeddings loaded after a forgery of their prepared entry
-    (``forged-cache``: the header names the genuine vectors; ``forged-cache-named``: it names
-    the forged ones); stated ``eps * d(zero, one)`` in the vectors the identity names."""
+def forged_cache_case(name: str, case: str) -> Callable[[Context], AuditCase]:
+    """``emp-text`` (registered as ``name``) end to end on the embeddings loaded after a forgery of
+    their prepared entry (``forged-cache``: the header names the genuine vectors;
+    ``forged-cache-named``: it names the forged ones); stated ``eps * d(zero, one)`` in the vectors
+    the identity names."""
     if case not in INTEGRITY_CASES:
         raise ValueError(f"case must be one of {', '.join(INTEGRITY_CASES)}, got {case!r}")
 
@@ -131,7 +132,7 @@ def forged_cache_case(case: str) -> Callable[[Context], AuditCase]:
 
         used, named, outcome = _loaded_after_forgery(rename=case == "forged-cache-named")
         mech: Any = core_mechanism(
-            "emp-text",
+            name,
             epsilon=EMP_EPSILON_LINE,
             embeddings=used,
             vocab_size=None,
@@ -141,10 +142,10 @@ def forged_cache_case(case: str) -> Callable[[Context], AuditCase]:
         zero, one = used.index_of("zero"), used.index_of("one")
         d = float(np.linalg.norm(named[zero].astype(np.float64) - named[one]))
         return AuditCase(
-            mechanism="emp-text",
+            mechanism=name,
             case=case,
             description=(
-                f"emp-text end to end on the 1-d line after its prepared entry was forged "
+                f"{name} end to end on the 1-d line after its prepared entry was forged "
                 f"(vectors x{FORGE_SCALE:g}, header naming the "
                 f"{'forged' if case == 'forged-cache-named' else 'genuine'} vectors): "
                 f"{outcome}; zero vs one, eps*d = {EMP_EPSILON_LINE:g}*{d:g} in the named vectors"

@@ -87,7 +87,9 @@ def _peer_params(emb: Embeddings, epsilon: float, **own: Any) -> dict[str, Any]:
     }
 
 
-def _mahalanobis(case: str) -> Callable[[Context], AuditCase]:
+def _mahalanobis(name: str, case: str) -> Callable[[Context], AuditCase]:
+    """``mahalanobis`` (registered as ``name``): ``line-1d`` or ``glove``."""
+
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
 
@@ -97,10 +99,10 @@ def _mahalanobis(case: str) -> Callable[[Context], AuditCase]:
         else:
             emb, epsilon, (w, w2) = ctx.glove(), EMP_EPSILON_GLOVE, GLOVE_PAIR
             where = f"{emb.identity.name} ({len(emb.words)} words, {emb.dimension}-d)"
-        mech: Any = core_mechanism("mahalanobis", **_peer_params(emb, epsilon))
+        mech: Any = core_mechanism(name, **_peer_params(emb, epsilon))
         d = mech.kernel.distance(w, w2)
         return AuditCase(
-            mechanism="mahalanobis",
+            mechanism=name,
             case=case,
             description=f"{where}, lambda={mech.regularization:g}, {w} vs {w2}, eps*d_R = "
             f"{mech.epsilon:g}*{d:.4f}"
@@ -114,7 +116,13 @@ def _mahalanobis(case: str) -> Callable[[Context], AuditCase]:
     return build
 
 
-def _vocabulary_exponential(kind: str, case: str) -> Callable[[Context], AuditCase]:
+def _vocabulary_exponential(
+    kind: str, case: str, *, truncated: bool = False
+) -> Callable[[Context], AuditCase]:
+    """A peer exponential mechanism over the vocabulary (registered as ``kind``), end to end:
+    ``cluster-1d``, ``truncated-1d`` or ``glove``; ``truncated``: TEM's, whose guarantee is
+    ``eps * min(d, gamma)`` for its threshold ``gamma`` (SanText's: ``eps * d``)."""
+
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
 
@@ -132,11 +140,11 @@ def _vocabulary_exponential(kind: str, case: str) -> Callable[[Context], AuditCa
                 f"1-d vocabulary zero=0, one and {CLUSTER_SIZE} words at 1, {FAR_WORDS} at "
                 f"{FAR_AT:g}"
             )
-            if kind == "tem":
+            if truncated:
                 own["gamma"] = TEM_GAMMA_CLUSTER if case == "cluster-1d" else TEM_GAMMA_TRUNCATED
         mech: Any = core_mechanism(kind, **_peer_params(emb, epsilon, **own))
         d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))
-        if kind == "tem":
+        if truncated:
             unit = f"min(d, gamma) = min({d:.4f}, {mech.gamma:g})"
             stated = mech.epsilon * min(d, mech.gamma)
         else:

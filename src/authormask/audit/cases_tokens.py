@@ -123,12 +123,15 @@ def _token_labels(prefix: str) -> Callable[[int], str]:
 
 
 def _erae(kind: str, n_outputs: int) -> Callable[[Context], AuditCase]:
+    """The exponential mechanism as ER-AE or AE-DP (registered as ``kind``) configures it, with
+    a stand-in model of the kind its registry spec requires (``model_kind``)."""
+
     def build(ctx: Context) -> AuditCase:
         from authormask.mechanisms.generation import ERAEMechanism
+        from authormask.release import mechanism_spec
 
-        mech = ERAEMechanism(
-            _RatingsOnlyModel(n_outputs, reward=kind == "erae"), epsilon=EXP_EPSILON
-        )
+        reward = mechanism_spec(kind).model_kind == "reward"
+        mech = ERAEMechanism(_RatingsOnlyModel(n_outputs, reward=reward), epsilon=EXP_EPSILON)
         if mech.name != kind:  # pragma: no cover - guards the stand-in
             raise RuntimeError(f"built {mech.name}, wanted {kind}")
         low = mech.rating_low
@@ -163,21 +166,23 @@ def _token_embeddings(n_outputs: int) -> Embeddings:
     )
 
 
-def _syntf(n_outputs: int) -> Callable[[Context], AuditCase]:
+def _syntf(name: str, n_outputs: int) -> Callable[[Context], AuditCase]:
+    """``syntf`` (registered as ``name``) end to end, ``n_outputs`` output words."""
+
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
 
         mech: Any = core_mechanism(
-            "syntf",
+            name,
             epsilon=EXP_EPSILON,
             embeddings=_token_embeddings(n_outputs),
             vocab_size=None,
             output_size=n_outputs,
         )
         return AuditCase(
-            mechanism="syntf",
+            mechanism=name,
             case=f"extreme-K{n_outputs}",
-            description=f"syntf end to end (sensitivity {mech.sensitivity:g}, cosine ratings "
+            description=f"{name} end to end (sensitivity {mech.sensitivity:g}, cosine ratings "
             f"in [-1, 1]), K={n_outputs}, inputs alpha vs omega rated exactly [1,-1,...,-1] vs "
             f"[-1,1,...,1] (the worst case), per-token epsilon {mech.epsilon:g}",
             epsilon_stated=mech.epsilon,
@@ -190,20 +195,22 @@ def _syntf(n_outputs: int) -> Callable[[Context], AuditCase]:
     return build
 
 
-def _random_r(n_outputs: int) -> Callable[[Context], AuditCase]:
+def _random_r(name: str, n_outputs: int) -> Callable[[Context], AuditCase]:
+    """``random-r`` (registered as ``name``) end to end, ``n_outputs`` output words."""
+
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
 
         mech: Any = core_mechanism(
-            "random-r",
+            name,
             embeddings=_token_embeddings(n_outputs),
             vocab_size=None,
             output_size=n_outputs,
         )
         return AuditCase(
-            mechanism="random-r",
+            mechanism=name,
             case=f"uniform-K{n_outputs}",
-            description=f"random-r end to end, K={n_outputs}, input texts alpha vs omega; the "
+            description=f"{name} end to end, K={n_outputs}, input texts alpha vs omega; the "
             "words of the output do not depend on the input (epsilon 0)",
             epsilon_stated=0.0,
             neighbours=SYNTF_INPUTS,

@@ -20,8 +20,10 @@ from authormask.cli.options import (
     seed_option,
     vocab_size_option,
 )
+from authormask.release.registry import MECHANISMS, lineup
+from authormask.release.specs import MechanismSpec
 
-__all__ = ["AUTO", "PROTOCOLS", "evaluate_options"]
+__all__ = ["AUTO", "PROTOCOLS", "evaluate_options", "protocol_mechanisms"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,6 +48,81 @@ class _EpsilonsOrAuto(EpsilonListType):
 
 #: the protocols (their names only: ``--help`` does not import the evaluation package)
 PROTOCOLS = ("fernandes2019", "bo2021", "pan")
+
+
+# --- the mechanisms each protocol runs, from their registry specs --------------------------
+
+
+def protocol_mechanisms(protocol: str) -> list[str]:
+    """The registered mechanisms ``protocol`` runs (fernandes2019 and bo2021), read from their
+    registry specs as the protocol reads them (``fernandes2019.config.sweeps``,
+    ``bo2021.config.releases_text``), here without importing the evaluation package, so that
+    ``--help`` stays instant.
+
+    >>> protocol_mechanisms("fernandes2019")[:3]
+    ['emp-bag', 'emp-text', 'mahalanobis']
+    """
+    rules: dict[str, Callable[[MechanismSpec], bool]] = {
+        "fernandes2019": _swept,
+        "bo2021": lambda s: s.release != "bag",
+    }
+    return _names(rules[protocol])
+
+
+def _names(keep: Callable[[MechanismSpec], bool]) -> list[str]:
+    return [name for name, spec in MECHANISMS.items() if keep(spec)]
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names) if names else "none"
+
+
+def _and(names: tuple[str, ...] | list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+def _swept(spec: MechanismSpec) -> bool:
+    """fernandes2019's mechanisms: word-level, with a noise to sweep."""
+    return spec.word_level and spec.noise_parameter is not None
+
+
+def _sweep_line() -> str:
+    """The word-level mechanisms fernandes2019 sweeps, a bag's N said, then the baselines swept
+    over rates."""
+    swept = protocol_mechanisms("fernandes2019")
+    shown = [
+        f"{name} (a bag of N words)" if MECHANISMS[name].release == "bag" else name
+        for name in swept
+        if not MECHANISMS[name].sweeps_rate
+    ]
+    rated = [name for name in swept if MECHANISMS[name].sweeps_rate]
+    baselines = f", and the baseline {_listed(rated)} (swept over --rates)" if rated else ""
+    return (
+        f"the word-level mechanisms (their release is the study's own words, in place or as a "
+        f"bag), {', '.join(shown)}{baselines}"
+    )
+
+
+def _oov_line() -> str:
+    """Which mechanisms take the study's unknown-word policy as it is, and which map instead."""
+
+    def drops(spec: MechanismSpec) -> bool | None:
+        """Whether its ``oov`` can drop unknown words; None: it takes no ``oov``."""
+        oov = spec.parameter("oov")
+        return None if oov is None else "drop" in (oov.choices or ())
+
+    dropping = _names(lambda s: drops(s) is True)
+    mapping = _names(lambda s: drops(s) is False)
+    return (
+        f"fernandes2019: out-of-vocabulary words of the study and of {_listed(dropping)}: drop, "
+        f"keep (unprotected) or map; in-place mechanisms ({_listed(mapping)}) cannot drop them "
+        "and map them instead (keep is passed on)."
+    )
+
+
+def _model_line(kind: str, trained: str) -> str:
+    needing = _names(lambda s: s.model_kind == kind)
+    return f"bo2021: the MODEL_DIR of {_listed(needing)} (from `authormask train erae{trained}`)."
 
 
 def _merge_epsilons(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -99,9 +176,9 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         type=click.Choice(PROTOCOLS),
         default="fernandes2019",
         show_default=True,
-        help="fernandes2019: emp-bag and emp-text (or any word-level mechanism) against "
-        "attackers (their Table 1). "
-        "bo2021: text release by random-r, ae-dp, syntf, erae and emp-text (or any "
+        help=f"fernandes2019: {_and(lineup('fernandes2019'))} (or any word-level mechanism) "
+        "against attackers (their Table 1). "
+        f"bo2021: text release by {_and(lineup('bo2021'))} (or any "
         "mechanism that releases text), measured by MiniLM similarity, authorship classifiers "
         "(the paper's char n-gram fastText and stronger ones; topic on a corpus without "
         "authors) and stylometric change (Bo et al. Table 1 / Figure 2). "
@@ -114,14 +191,12 @@ _OPTIONS: list[Callable[[Any], Any]] = [
     click.option(
         "--mechanisms",
         default=None,
-        help="Comma-separated registry names. fernandes2019: the word-level mechanisms, "
-        "emp-bag (Algorithm 2, a bag of N words), emp-text, mahalanobis, tem, santext, emp-doc "
-        "(in place), emp-write (content words in order, the rest written by a public model), "
-        "and the baseline random-sub (swept over --rates) [default: "
-        "emp-bag,emp-text]. bo2021: any mechanism that releases text: "
-        "random-r, ae-dp, syntf, erae, emp-text [default: these five, the paper's], "
-        "mahalanobis, tem, santext. pan: any registry mechanism that needs no "
-        "model and takes an epsilon, or random-sub (over --rates) [default: emp-text].",
+        help=f"Comma-separated registry names. fernandes2019: {_sweep_line()} [default: "
+        f"{','.join(lineup('fernandes2019'))}]. bo2021: any mechanism that releases text (not a "
+        f"bag), {_listed(protocol_mechanisms('bo2021'))} [default: "
+        f"{','.join(lineup('bo2021'))}, the paper's]. pan: any registry mechanism that needs no "
+        "model and takes an epsilon, or a baseline swept over --rates ("
+        f"{_listed(_names(lambda s: s.sweeps_rate))}) [default: {','.join(lineup('pan'))}].",
     ),
     click.option(
         "--rates",
@@ -138,16 +213,19 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         callback=_merge_epsilons,
         help="Comma-separated per-word epsilons; 'none' = unmodified snippets (fernandes2019 "
         "only). fernandes2019: per word, metric DP [default: none,30,25,20,15,10, the paper's; "
-        "--quick: none,10,2]. bo2021: per token, for the pure-DP mechanisms (erae, ae-dp, "
-        "syntf) [default: 10,30,100,300; --quick: 10,100]. 'auto' (fernandes2019, pan): per "
-        "mechanism, 'none' and 7 epsilons whose expected change rates are about 5%, 20%, "
-        "35%, 50%, 65%, 80% and 95% of content words, calibrated on the mechanism's own "
-        "scale (a few seconds per mechanism; printed and written in results.json).",
+        "--quick: none,10,2]. bo2021: per token, for the pure-DP mechanisms ("
+        f"{_listed(_names(lambda s: s.epsilon_per == 'token'))}) [default: 10,30,100,300; "
+        "--quick: 10,100]. 'auto' (fernandes2019, pan): per "
+        "mechanism, 'none' and epsilons whose expected change rates are about 5%, 20%, 35%, "
+        "50%, 65%, 80% and 95% of a text's words (the page's estimate; those it cannot reach "
+        "left out), on its own scale (a few seconds per mechanism; printed and written in "
+        "results.json).",
     ),
     epsilons_option(
         param_decls=("--em-epsilons",),
-        help="bo2021: per-word epsilons of the metric-DP mechanisms (emp-text, mahalanobis, "
-        "tem, santext; a scale of its own) [default: 2,5,10; --quick: 5].",
+        help="bo2021: per-word epsilons of the metric-DP mechanisms that release text ("
+        f"{_listed(_names(lambda s: s.epsilon_per == 'word' and s.release != 'bag'))}; a scale "
+        "of its own) [default: 2,5,10; --quick: 5].",
     ),
     seed_option(default=0, help="Base seed; every cell's (release's) seed derives from it."),
     click.option(
@@ -160,7 +238,8 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         "--quick",
         is_flag=True,
         help="A small subset that runs in about a minute (explicit options still win). "
-        "fernandes2019: 8 authors, N=80, epsilons none,10,2, 20k words, 20 Koppel rounds. "
+        "fernandes2019: 8 authors, N=80 (with train/test splits: every known text, as "
+        "--all-known), epsilons none,10,2, 20k words, 20 Koppel rounds, no typed-lr. "
         "bo2021: 8 authors, 2 documents each, epsilons 10,100, emp-text epsilon 5, 20k words.",
     ),
     embeddings_option,
@@ -245,8 +324,9 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         type=click.IntRange(min=1),
         default=None,
         help="fernandes2019: N content words per text and snippet (default: the shortest; "
-        "topic studies: 100). pan: N of mechanisms that release N words (emp-bag; default: "
-        "the shortest text of each problem).",
+        "topic studies: 100). pan: N of mechanisms that release N words ("
+        f"{_listed(_names(lambda s: s.release == 'bag'))}; default: the shortest text of each "
+        "problem).",
     ),
     click.option(
         "--per-topic",
@@ -265,23 +345,21 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         type=click.Choice(["drop", "keep", "map"]),
         default="drop",
         show_default=True,
-        help="fernandes2019: out-of-vocabulary words of the study and of emp-bag: drop, keep "
-        "(unprotected) or map; in-place mechanisms (emp-text, mahalanobis, tem, santext) "
-        "cannot drop them and map them instead (keep is passed on).",
+        help=_oov_line(),
     ),
     click.option(
         "--model",
         "erae_model",
         type=click.Path(path_type=Path),
         default=None,
-        help="bo2021: ER-AE MODEL_DIR (from `authormask train erae`).",
+        help=_model_line("reward", ""),
     ),
     click.option(
         "--ae-dp-model",
         "aedp_model",
         type=click.Path(path_type=Path),
         default=None,
-        help="bo2021: AE-DP MODEL_DIR (`authormask train erae --no-embedding-reward`).",
+        help=_model_line("plain", " --no-embedding-reward"),
     ),
     click.option(
         "--docs-per-author",

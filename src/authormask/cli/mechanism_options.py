@@ -11,6 +11,7 @@ these options keeps ``--help`` instant.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,7 +21,7 @@ import click
 from authormask.cli.options import NumberType
 from authormask.release import registry
 
-__all__ = ["COMMON", "count_value", "mechanism_options", "parameter_flag"]
+__all__ = ["COMMON", "as_options", "count_value", "mechanism_options", "parameter_flag"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,6 +42,20 @@ _TYPES: dict[str, Any] = {
 def parameter_flag(name: str) -> str:
     """The option of parameter ``name`` (``fixed_length`` -> ``--fixed-length``)."""
     return "--" + name.replace("_", "-")
+
+
+#: a parameter named in a spec's text, between backquotes
+_NAMED = re.compile(r"`([a-z][a-z0-9_]*)`")
+
+
+def as_options(text: str) -> str:
+    """A spec's text (:attr:`~authormask.release.specs.MechanismSpec.help`) with each parameter
+    it names between backquotes written as its option.
+
+    >>> as_options("elliptical noise (`regularization`)")
+    'elliptical noise (--regularization)'
+    """
+    return _NAMED.sub(lambda m: parameter_flag(m.group(1)), text)
 
 
 def count_value(name: str, value: str | None) -> int | str | None:

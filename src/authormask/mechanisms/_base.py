@@ -12,6 +12,7 @@ import numpy as np
 
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement
+from authormask.exceptions import InvalidParameterError
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 
@@ -62,6 +63,9 @@ class Mechanism:
       to; by default none, the mechanism itself and nothing;
     * ``unchanged_probabilities(text)``: the exact probability that each token is released
       as itself, where the mechanism can compute its output distribution; by default None;
+    * ``without_noise()``: the mechanism with its samplers replaced by :class:`IdentityKernel`
+      (what :class:`NoiseOff` releases), for a mechanism whose registry spec declares its
+      samplers; by default it has none and refuses;
     * ``recipe``: how :func:`~authormask.release.create_mechanism` built it (a
       :class:`~authormask.release.registry.Recipe`), so another process (a Dask worker) can
       build it again; ``None`` for a mechanism built by hand.
@@ -118,6 +122,15 @@ class Mechanism:
         distribution (the token mechanisms); by default None: its change rate is measured by
         releasing a probe instead (:func:`authormask.evaluation.calibration.expected_change`)."""
         return None
+
+    def without_noise(self) -> Mechanism:
+        """A copy of this mechanism with each of its samplers (its per-word kernels, as its
+        registry spec's ``samplers`` names them) replaced by an :class:`IdentityKernel`:
+        everything else (preparation, rendering, N) is its own. :class:`NoiseOff` wraps it
+        with its statement. By default a mechanism has no noise-off form.
+
+        Raises ``InvalidParameterError``."""
+        raise InvalidParameterError(f"{self.name} has no noise-off form without its sampler")
 
 
 # --- the noise switched off ---------------------------------------------------------------------
@@ -177,32 +190,29 @@ class IdentityKernel:
 class NoiseOff(Mechanism):
     """A word-level mechanism with its noise switched off: its own deterministic preparation
     (tokenising, stopwords, unknown words mapped, contractions split, the canonical skeleton, N
-    words kept) and rendering, with each of its ``samplers`` (the attributes that hold its
-    per-word kernels, declared in its registry spec) replaced by an :class:`IdentityKernel`, so
-    every unit is released as itself without drawing noise. It gives the text the mechanism
-    gives in the limit epsilon -> infinity, without the cost of the sampler (an exponential
-    mechanism over the vocabulary scores every word of it for every input word).
+    words kept) and rendering, released by its :meth:`~Mechanism.without_noise` form (its
+    samplers, declared in its registry spec, replaced by :class:`IdentityKernel`), so every
+    unit is released as itself without drawing noise. It gives the text the mechanism gives in
+    the limit epsilon -> infinity, without the cost of the sampler (an exponential mechanism
+    over the vocabulary scores every word of it for every input word).
 
     Built by :func:`authormask.release.create_noise_off`, for evaluation (the baseline row of a
-    sweep). It is NOT private: its statement says so (no epsilon, no guarantee). Everything
-    else (``prepare_parts``, N and its resolution, the embeddings) is the mechanism's.
+    sweep). It is NOT private and has no epsilon (:attr:`epsilon` is None): its statement says
+    so (no epsilon, no guarantee). It offers the abilities of :class:`Mechanism`, each handed
+    to the mechanism (``inner``, its noise-off form) explicitly; nothing else of it.
     """
 
-    def __init__(self, mechanism: Any, *, samplers: Sequence[str]) -> None:
-        if not samplers:
-            raise ValueError("a noise-off form replaces at least one sampler")
-        inner = copy.copy(mechanism)
-        for attribute in samplers:
-            setattr(inner, attribute, IdentityKernel(getattr(mechanism, attribute).embeddings))
-        self.inner = inner
-        self.name: str = mechanism.name
-        self.samplers = tuple(samplers)
+    #: there is no noise, so no epsilon: the statement says none
+    epsilon: None = None
 
-    def __getattr__(self, attribute: str) -> Any:
-        # only called for what this class does not define: the mechanism's own abilities
-        if attribute == "inner":  # not set yet (copy, unpickling)
-            raise AttributeError(attribute)
-        return getattr(self.inner, attribute)
+    def __init__(self, mechanism: Mechanism) -> None:
+        self.inner: Any = mechanism.without_noise()
+        self.name: str = mechanism.name
+
+    @property
+    def embeddings(self) -> Any:
+        """The public embeddings of the mechanism (its statement names them)."""
+        return self.inner.embeddings
 
     def prepare(self, text: str) -> Any:
         return self.inner.prepare(text)

@@ -28,6 +28,7 @@ d(f_j, f'_j)) * P[out | v']`` (eq. 6 of the paper, over both classes).
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -37,7 +38,7 @@ import numpy as np
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
-from authormask.mechanisms._base import Mechanism, Output
+from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
 from authormask.mechanisms.decoding import check_decoder
 from authormask.mechanisms.earth_movers import FLOATING_POINT, REFERENCE, EarthMoversMechanism
 from authormask.mechanisms.unknown import UnknownWords, describe_unknown_policy
@@ -198,6 +199,15 @@ class EMPDoc(CanonicalMechanism):
         self.function_kernel = EarthMoversMechanism(
             self.function_embeddings, epsilon=self.function_epsilon, decoder=self.decoder
         )
+
+    def without_noise(self) -> EMPDoc:
+        """This mechanism with its two samplers, the content words' and the function words'
+        kernels (``samplers=("kernel", "function_kernel")`` in its registry spec), replaced by
+        the identity."""
+        off = copy.copy(self)
+        off.kernel = IdentityKernel(self.kernel.embeddings)  # type: ignore[assignment]
+        off.function_kernel = IdentityKernel(self.function_kernel.embeddings)  # type: ignore[assignment]
+        return off
 
     # --- release ---------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ the private run report.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -26,7 +27,7 @@ from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.mechanisms._base import Mechanism, Output
+from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
 from authormask.mechanisms.decoding import check_decoder
 from authormask.mechanisms.earth_movers_kernel import (
     FLOATING_POINT,
@@ -95,6 +96,13 @@ class _EMPBase(Mechanism):
             decoder=self.decoder,
             never_sent=self.preparer.stopwords,
         )
+
+    def without_noise(self) -> _EMPBase:
+        """This mechanism with its per-word kernel (its one sampler, ``samplers=("kernel",)``
+        in its registry spec) replaced by the identity."""
+        off = copy.copy(self)
+        off.kernel = IdentityKernel(self.kernel.embeddings)
+        return off
 
     def _decoder_policies(self) -> dict[str, str]:
         """The decoder, in the statement's policies: only when it is not the paper's, so the

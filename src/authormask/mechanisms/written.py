@@ -35,6 +35,7 @@ bound of Theorem 4 does not apply.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,7 +46,7 @@ from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InvalidParameterError
-from authormask.mechanisms._base import Mechanism, Output
+from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
 from authormask.mechanisms.decoding import SequenceDecoder, frequency_log_prior
 from authormask.mechanisms.earth_movers import FLOATING_POINT, EarthMoversMechanism
 from authormask.models.writer import SkeletonWriter, render_tokens
@@ -279,6 +280,13 @@ class EMPWrite(Mechanism):
             never_sent=self.preparer.function_words,
             prior_weight=prior_weight,
         )
+
+    def without_noise(self) -> EMPWrite:
+        """This mechanism with its kernel (its one sampler, ``samplers=("kernel",)`` in its
+        registry spec) replaced by the identity; its public writer still writes."""
+        off = copy.copy(self)
+        off.kernel = IdentityKernel(self.kernel.embeddings)  # type: ignore[assignment]
+        return off
 
     # --- preparation ------------------------------------------------------------------------
 

@@ -9,41 +9,58 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from authormask.exceptions import InvalidParameterError
+from authormask.exceptions import (
+    AuthormaskError,
+    EmbeddingsError,
+    InputError,
+    InvalidParameterError,
+)
 
 if TYPE_CHECKING:
     from authormask.mechanisms._base import Mechanism
 
 
-def _embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
-    from authormask.embeddings import Embeddings, load_embeddings
-    from authormask.validation import check_positive_int
+def _naming(exc: AuthormaskError, parameter: str) -> AuthormaskError:
+    """``exc``, an error in what parameter ``parameter`` names (a vector file, a model
+    directory), with the parameter named first between backquotes, as every front end shows
+    its own (the command line: ``--embeddings``); the same class, so its exit status is too."""
+    return type(exc)(f"`{parameter}`: {exc}")
 
-    if vocab_size is not None:
-        vocab_size = check_positive_int(vocab_size, name="vocab_size")
+
+def _embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
+    """The word vectors ``value`` names (``vocab_size`` and ``cache_dir`` checked at the
+    boundary, :func:`~authormask.release.registry.check_parameters`)."""
+    from authormask.embeddings import Embeddings, load_embeddings
+
     if isinstance(value, Embeddings):
         return value.restrict(vocab_size)
     if not isinstance(value, (str, Path)):
         raise InvalidParameterError(
-            f"embeddings must be a name, a path or an Embeddings object, got {value!r}"
+            f"`embeddings` must be a name, a path or an Embeddings object, got {value!r}"
         )
-    return load_embeddings(
-        str(value), vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
-    )
+    try:
+        return load_embeddings(
+            str(value), vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
+        )
+    except (EmbeddingsError, InputError) as exc:
+        raise _naming(exc, "embeddings") from None
 
 
 def _stopwords(value: Any) -> tuple[frozenset[str], str]:
     from authormask.text import load_stopwords
 
     if isinstance(value, (str, Path)):
-        return load_stopwords(str(value))
+        try:
+            return load_stopwords(str(value))
+        except InputError as exc:
+            raise _naming(exc, "stopwords") from None
     if isinstance(value, (set, frozenset, list, tuple)):
         from authormask.text.stopwords import describe_stopwords
 
         words = frozenset(str(w).lower() for w in value)
         return words, describe_stopwords(words, "a custom list")
     raise InvalidParameterError(
-        f"stopwords must be a name, a file or a set of words, got {value!r}"
+        f"`stopwords` must be a name, a file or a set of words, got {value!r}"
     )
 
 
@@ -176,10 +193,13 @@ def _load_model(model: Any, *, reward: bool | None = None, name: str = "") -> An
     from authormask.models.erae import ERAEModel, load_model
 
     if isinstance(model, (str, Path)):
-        model = load_model(model)
+        try:
+            model = load_model(model)
+        except InputError as exc:
+            raise _naming(exc, "model") from None
     if not isinstance(model, ERAEModel):
         raise InvalidParameterError(
-            f"model must be a model directory or a loaded model, got {model!r}"
+            f"`model` must be a model directory or a loaded model, got {model!r}"
         )
     if reward is not None and bool(model.config.uses_reward) != reward:
         other = "ae-dp" if reward else "erae"
@@ -211,16 +231,14 @@ def syntf(p: dict[str, Any]) -> Mechanism:
 
 def random_r(p: dict[str, Any]) -> Mechanism:
     from authormask.mechanisms.generation import RandomReplacement
-    from authormask.validation import check_positive_int
 
     if p["model"] is not None:
         model = _load_model(p["model"])
         length = model.config.max_length if p["max_length"] is None else p["max_length"]
         return RandomReplacement(model.vocab.words, max_length=length)
-    size = check_positive_int(p["output_size"], name="`output_size`")
     emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
     length = 50 if p["max_length"] is None else p["max_length"]
-    return RandomReplacement(emb.words[:size], max_length=length)
+    return RandomReplacement(emb.words[: p["output_size"]], max_length=length)
 
 
 def with_entities(mechanism: Mechanism, p: dict[str, Any]) -> Mechanism:

@@ -13,8 +13,6 @@ from authormask.serve.state import _available, _Loaded
 
 __all__ = ["SAFE_METHODS", "SERVER_PARAMETERS", "STATIC"]
 
-#: parameters that count things (every other number is a real number)
-WHOLE_NUMBERS = frozenset({"length", "output_size", "max_length", "batch_size"})
 #: parameters the server fixes (never taken from a request): what it loaded, and file paths
 SERVER_PARAMETERS = frozenset({"embeddings", "vocab_size", "cache_dir", "model"})
 #: methods that only read (every other method must come from the page, with a JSON body)
@@ -73,25 +71,29 @@ def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
 
 
 def _value(mechanism: str, param: Any, value: Any) -> Any:
-    """A request value, typed and checked against the parameter's spec."""
+    """A request value, typed by the kind its spec declares (:attr:`~authormask.release.specs.
+    Parameter.kind`: a string, a real number or a whole number); its range and choices are the
+    registry's to check, as for every front end."""
+    from authormask.release.specs import COUNT_WORDS
+
     name = param.name
-    if name == "stopwords":
+    if name == "stopwords":  # the server reads no file a request names
         if value not in ("english", "none"):
             raise _Refused(400, "stopwords must be 'english' or 'none'")
         return value
-    if name == "length" and value == "shortest":
+    if param.kind == "count" and value in COUNT_WORDS:
         raise _Refused(
             400,
-            "length 'shortest' would take N from the text itself, which the output would "
+            f"{name} {value!r} would take N from the text itself, which the output would "
             "then reveal: give N",
         )
-    if param.choices is not None or name == "oov_map_to":
+    if param.kind in ("text", "path"):
         if not isinstance(value, str):
             raise _Refused(400, f"{name} must be a string")
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _Refused(400, f"{name} must be a number, got {_kind(value)}")
-    if name not in WHOLE_NUMBERS:
+    if param.kind == "number":
         return float(value)
     if not math.isfinite(value) or float(value) != int(value):
         raise _Refused(400, f"{name} must be a whole number, got {value}")

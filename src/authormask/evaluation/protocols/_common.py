@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from authormask.exceptions import InvalidParameterError
-from authormask.release import mechanism_names
+from authormask.release import mechanism_names, mechanism_spec
 from authormask.validation import check_epsilon
 
 __all__ = [
@@ -74,14 +74,19 @@ class ProtocolConfig:
 
 
 def mechanism_code(name: str) -> int:
-    """The fixed code of a registered mechanism in seed derivations: its index in
-    :func:`authormask.release.mechanism_names` (emp-bag 0, emp-text 1, erae 2, ae-dp 3, syntf 4,
-    random-r 5, mahalanobis 6, tem 7, santext 8). It never depends on the order in which a
-    user lists mechanisms."""
+    """The fixed code of a registered mechanism in seed derivations: the seed code its registry
+    spec declares (:attr:`~authormask.release.specs.MechanismSpec.code`: emp-bag 0, emp-text
+    1, erae 2, ae-dp 3, syntf 4, random-r 5, mahalanobis 6, tem 7, santext 8, emp-doc 9,
+    random-sub 10, emp-write 11). It never depends on the order in which a user lists
+    mechanisms, nor on the order in which they are registered.
+
+    >>> mechanism_code("emp-text"), mechanism_code("emp-write")
+    (1, 11)
+    """
     names = mechanism_names()
     if name not in names:
         raise InvalidParameterError(f"unknown mechanism {name!r}; choose one of {', '.join(names)}")
-    return names.index(name)
+    return mechanism_spec(name).code
 
 
 def problem_code(name: str) -> int:

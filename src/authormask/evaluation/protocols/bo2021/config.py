@@ -11,7 +11,6 @@ import numpy as np
 
 from authormask.evaluation.measures import BASE_ATTACKERS
 from authormask.evaluation.protocols._common import ProtocolConfig, mechanism_code
-from authormask.evaluation.protocols._releases import releases_bag
 from authormask.exceptions import InvalidParameterError
 from authormask.release import lineup, mechanism_names, mechanism_spec
 
@@ -26,6 +25,7 @@ __all__ = [
     "release_mechanisms",
     "release_seed",
     "release_settings",
+    "releases_text",
 ]
 
 #: the comparison of Bo et al. (2021, Table 1), the default, in the order of the table
@@ -41,11 +41,17 @@ DEFAULT_ATTACKERS = (FASTTEXT_CHAR, "typed-svm")
 ORIGINAL = "original"
 
 
+def releases_text(name: str) -> bool:
+    """Whether this protocol can run mechanism ``name``: its registry spec declares that it
+    releases text, in place or generated (:attr:`~authormask.release.specs.MechanismSpec.
+    release`), not a bag of words."""
+    return mechanism_spec(name).release != "bag"
+
+
 def release_mechanisms() -> tuple[str, ...]:
-    """The registry mechanisms this protocol can run: every one that releases text (not a bag
-    of words; decided by the registry spec,
-    :func:`~authormask.evaluation.protocols._releases.releases_bag`)."""
-    return tuple(n for n in mechanism_names() if not releases_bag(n))
+    """The registry mechanisms this protocol can run (:func:`releases_text`), in registry
+    order."""
+    return tuple(n for n in mechanism_names() if releases_text(n))
 
 
 def label_of(name: str) -> str:
@@ -87,7 +93,7 @@ class ReleaseConfig(ProtocolConfig):
         allowed = release_mechanisms()
         unknown = [m for m in self.mechanisms if m not in allowed]
         if unknown:
-            bags = [n for n in mechanism_names() if releases_bag(n)]
+            bags = [n for n in mechanism_names() if not releases_text(n)]
             raise InvalidParameterError(
                 f"unknown mechanism(s) {', '.join(unknown)} (choose from "
                 f"{', '.join(allowed)}; {', '.join(bags)} "
@@ -124,19 +130,21 @@ class ReleaseConfig(ProtocolConfig):
 
 def release_settings(config: ReleaseConfig) -> list[tuple[str, float | None]]:
     """Every (mechanism, epsilon) the evaluation releases with, in the order of the table: each
-    mechanism with the epsilons of its kind of guarantee (registry spec ``privacy``)."""
-    grids: dict[str | None, tuple[float | None, ...]] = {
-        "pure": config.epsilons,
-        "metric": config.em_epsilons,
-        None: (None,),
+    mechanism with the epsilons of what its epsilon measures (registry spec ``epsilon_per``):
+    ``epsilons`` per token, ``em_epsilons`` per word, none (one release) without epsilon."""
+    grids: dict[str, tuple[float | None, ...]] = {
+        "token": config.epsilons,
+        "word": config.em_epsilons,
+        "none": (None,),
     }
-    return [(m, e) for m in config.mechanisms for e in grids[mechanism_spec(m).privacy]]
+    return [(m, e) for m in config.mechanisms for e in grids[mechanism_spec(m).epsilon_per]]
 
 
 def release_seed(base: int, mechanism: str, epsilon: float | None) -> int:
     """The seed of the release of ``mechanism`` at ``epsilon``: a function of the base seed,
-    the mechanism's fixed code (its index in :func:`authormask.release.mechanism_names`) and
-    epsilon, so it never depends on the order of the configured mechanisms."""
+    the mechanism's fixed code (the seed code its registry spec declares,
+    :func:`~authormask.evaluation.protocols._common.mechanism_code`) and epsilon, so it never
+    depends on the order of the configured mechanisms."""
     seq = np.random.SeedSequence(
         base, spawn_key=(mechanism_code(mechanism), int(1000 * (epsilon or 0)))
     )

