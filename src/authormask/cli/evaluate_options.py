@@ -216,10 +216,10 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         "--quick: none,10,2]. bo2021: per token, for the pure-DP mechanisms ("
         f"{_listed(_names(lambda s: s.epsilon_per == 'token'))}) [default: 10,30,100,300; "
         "--quick: 10,100]. 'auto' (fernandes2019, pan): per "
-        "mechanism, 'none' and epsilons whose expected change rates are about 5%, 20%, 35%, "
-        "50%, 65%, 80% and 95% of a text's words (the page's estimate; those it cannot reach "
-        "left out), on its own scale (a few seconds per mechanism; printed and written in "
-        "results.json).",
+        "mechanism, 'none' and 7 epsilons whose expected change rates (the share of a text's "
+        "words a release replaces, the page's estimate) are 5%, 20%, ..., 95% of the way across "
+        "what the mechanism can change, on its own scale (a few seconds per mechanism; printed "
+        "and written in results.json).",
     ),
     epsilons_option(
         param_decls=("--em-epsilons",),

@@ -9,10 +9,12 @@ through :func:`authormask.release.release`, which would also tokenise and drop p
 vocabulary entries).
 
 The change rate (:data:`CHANGE_RATE_RULE`, :func:`changed_share`) is the one measure of how much a
-release rewrites: ``authormask serve`` shows it beside epsilon (:func:`expected_change`, on
-:data:`REFERENCE_TEXT`, a running text with its function words, as a user's text is) and
-``evaluate --epsilons auto`` aims at targets of it (:func:`auto_epsilons`, on a probe of
-frequent content words, so that every mechanism's range covers about 5% to 95%).
+release rewrites, and :func:`expected_change` its one estimate for a mechanism: the mean change
+rate of seeded releases of :data:`REFERENCE_TEXT` (a running text with its function words, as a
+user's text is), or its exact value where the mechanism can compute its output distribution.
+``authormask serve`` shows it beside epsilon ("about X% of words will change") and
+``evaluate --epsilons auto`` aims at targets of it (:func:`auto_epsilons`), so the two read the
+same figure at the same epsilon.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "AUTO_TARGETS",
     "CHANGE_RATE_RULE",
+    "ESTIMATE_SEEDS",
     "REFERENCE_TEXT",
     "CalibrationResult",
     "CalibrationRow",
@@ -149,66 +152,19 @@ def word_statistics(
     )
 
 
-# --- --epsilons auto: epsilons calibrated on each mechanism's own scale -----------------------
-
-#: the change rates (:data:`CHANGE_RATE_RULE`, of a probe text of frequent content words: every
-#: word one the mechanism may replace) ``--epsilons auto`` aims at
-AUTO_TARGETS = (0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95)
-#: frequent content words in the probe text of :func:`auto_epsilons`
-AUTO_PROBE_WORDS = 200
-#: the log-epsilon range the bisection searches
-AUTO_RANGE = (1e-3, 1e6)
-
-
-@dataclass(frozen=True)
-class EpsilonChoice:
-    """The epsilons :func:`auto_epsilons` chose for one mechanism, largest first, with the
-    change rate each was measured at on the probe text and the target it was chosen for."""
-
-    mechanism: str
-    epsilons: tuple[float, ...]
-    targets: tuple[float, ...]
-    change_rates: tuple[float, ...]
-    probe_words: int
-    seed: int
-    #: how many releases of the probe text the search took
-    releases: int = 0
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "mechanism": self.mechanism,
-            "epsilons": list(self.epsilons),
-            "targets": list(self.targets),
-            "change_rates": [round(r, 4) for r in self.change_rates],
-            "probe_words": self.probe_words,
-            "seed": self.seed,
-            "releases": self.releases,
-            "rule": "per target change rate, the measured epsilon (3 significant digits) whose "
-            "change rate on a probe text of frequent content words (the same seed at every "
-            "epsilon) is nearest the target: a scan by factors of 10 from 1, then a safeguarded "
-            "regula falsi on log epsilon until within 0.02 of the target",
-            "change_rate": CHANGE_RATE_RULE,
-        }
-
-
-def probe_words(embeddings: Embeddings, n: int = AUTO_PROBE_WORDS) -> tuple[str, ...]:
-    """``n`` frequent content words spread over the 3,000 most frequent words of the
-    vocabulary (alphabetic, not stopwords): the probe text ``--epsilons auto`` releases."""
-    stop = default_stopwords()
-    words = [w for w in embeddings.words[:3000] if w.isalpha() and w not in stop]
-    if not words:
-        raise InvalidParameterError("no probe words available in the vocabulary")
-    return tuple(words[:: max(1, len(words) // n)][:n])
-
-
 # --- the change rate: one definition, for the page and for --epsilons auto --------------------
 
-#: what a change rate is, in words (the page and ``--epsilons auto`` state it)
+#: what a change rate is, in words: the one definition the page's estimate ("about X% of words
+#: will change") and ``--epsilons auto``'s targets share (both state it)
 CHANGE_RATE_RULE = (
-    "the share of a text's words that its release replaces: the words (runs of letters and "
-    "digits, lower-cased) compared position by position where the release has as many, "
-    "else along their longest common subsequence (words a release writes of its own are not "
-    "counted); for a bag of words, the share of the bag's words that are not words of the text"
+    "the share of all of a text's words, content and function words alike, that its release "
+    "replaces: the words (runs of letters and digits, lower-cased) compared position by "
+    "position where the release has as many, else along their longest common subsequence "
+    "(words a release writes of its own are not counted); for a bag of words, the share of "
+    "the bag's words that are not words of the text. A mechanism's rate at an epsilon is "
+    "estimated on a public reference text of ordinary English (334 words, half of them "
+    "function words): the mean over two seeded releases, or exact where the mechanism "
+    "computes its output distribution"
 )
 
 #: a running text of ordinary English (334 words, no names), released to estimate the change
@@ -307,14 +263,26 @@ def in_place_change_rate(mechanism: object, probe: str | Sequence[str], *, seed:
     return change_rate(mechanism, probe, seed=seed)
 
 
-def expected_change(mechanism: object, *, example: str | None = None, seeds: int = 2) -> float:
-    """The expected change rate (:data:`CHANGE_RATE_RULE`) of ``mechanism`` on a text like a
-    user's, as ``authormask serve`` shows it beside epsilon: from the exact output distribution
-    of each token of ``example``'s first segments where the mechanism can compute it
+#: seeded releases of the reference text whose mean is a mechanism's expected change rate
+ESTIMATE_SEEDS = 2
+
+
+def expected_change(
+    mechanism: object,
+    *,
+    example: str | None = None,
+    seeds: int = ESTIMATE_SEEDS,
+    seed: int = 0,
+) -> float:
+    """The expected change rate (:data:`CHANGE_RATE_RULE`) of ``mechanism``: the one estimate
+    that ``authormask serve`` shows beside epsilon and ``evaluate --epsilons auto`` aims at
+    (:func:`auto_epsilons`). On ``example`` (:data:`REFERENCE_TEXT` by default, a running text
+    with its function words, as a user's is): from the exact output distribution of each token
+    of its first segments where the mechanism can compute it
     (:meth:`~authormask.release.Mechanism.unchanged_probabilities`), else the mean
-    :func:`change_rate` of ``seeds`` releases of ``example`` (seeds 0, 1, ...). ``example``:
-    :data:`REFERENCE_TEXT` by default. A bag mechanism should be given with a length that takes
-    every content word (``length="shortest"``)."""
+    :func:`change_rate` of ``seeds`` releases with seeds ``seed``, ``seed + 1``, ... A bag
+    mechanism should be given with a length that takes every content word
+    (``length="shortest"``)."""
     from authormask.release import Mechanism
 
     assert isinstance(mechanism, Mechanism)
@@ -323,7 +291,68 @@ def expected_change(mechanism: object, *, example: str | None = None, seeds: int
     if same is not None:
         return 1.0 - float(np.mean(same)) if same else 1.0
     seeds = check_positive_int(seeds, name="seeds")
-    return float(np.mean([change_rate(mechanism, text, seed=s) for s in range(seeds)]))
+    return float(np.mean([change_rate(mechanism, text, seed=seed + s) for s in range(seeds)]))
+
+
+# --- --epsilons auto: epsilons calibrated on each mechanism's own scale -----------------------
+
+#: where ``--epsilons auto`` aims, as shares of each mechanism's reach (the smallest to the
+#: largest change rate it makes, :data:`CHANGE_RATE_RULE`: shares of all of a text's words, as
+#: the page shows them; emp-text never replaces a function word, so it changes at most about
+#: half of a running text's words): 7 points spread over what it can do (:func:`auto_epsilons`)
+AUTO_TARGETS = (0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95)
+#: frequent content words in a probe of :func:`probe_words`
+AUTO_PROBE_WORDS = 200
+#: the log-epsilon range the bisection searches
+AUTO_RANGE = (1e-3, 1e6)
+
+
+@dataclass(frozen=True)
+class EpsilonChoice:
+    """The epsilons :func:`auto_epsilons` chose for one mechanism, largest first, with the
+    change rate (:func:`expected_change`) each was measured at and the target (ascending) each
+    was chosen for (:data:`AUTO_TARGETS` read on the mechanism's reach). ``reach``: the
+    smallest and largest change rates measured over :data:`AUTO_RANGE`."""
+
+    mechanism: str
+    epsilons: tuple[float, ...]
+    targets: tuple[float, ...]
+    change_rates: tuple[float, ...]
+    reference_words: int
+    seed: int
+    #: how many epsilons the search measured (each an estimate from :data:`ESTIMATE_SEEDS`
+    #: releases of the reference text, or an exact one)
+    measured: int = 0
+    reach: tuple[float, float] = (0.0, 1.0)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "mechanism": self.mechanism,
+            "epsilons": list(self.epsilons),
+            "targets": [None if t != t else t for t in self.targets],
+            "change_rates": [round(r, 4) for r in self.change_rates],
+            "reach": [round(r, 4) for r in self.reach],
+            "reference_words": self.reference_words,
+            "seed": self.seed,
+            "measured": self.measured,
+            "rule": "the targets 5%, 20%, ..., 95% of the mechanism's reach (low + t * (high - "
+            "low), the smallest and largest change rates of a scan by factors of 10 from 1 "
+            "over 1e-3 to 1e6); per target, the largest measured epsilon (3 significant "
+            "digits) whose expected change rate on the reference text (the page's estimate, "
+            "from the seed and the next one) is within 0.02 of the target, else the nearest, "
+            "found by a safeguarded regula falsi on log epsilon",
+            "change_rate": CHANGE_RATE_RULE,
+        }
+
+
+def probe_words(embeddings: Embeddings, n: int = AUTO_PROBE_WORDS) -> tuple[str, ...]:
+    """``n`` frequent content words spread over the 3,000 most frequent words of the
+    vocabulary (alphabetic, not stopwords): a probe of a mechanism's content-word kernel."""
+    stop = default_stopwords()
+    words = [w for w in embeddings.words[:3000] if w.isalpha() and w not in stop]
+    if not words:
+        raise InvalidParameterError("no probe words available in the vocabulary")
+    return tuple(words[:: max(1, len(words) // n)][:n])
 
 
 def _round3(log_eps: float) -> float:
@@ -332,13 +361,22 @@ def _round3(log_eps: float) -> float:
     return float(np.log(float(f"{np.exp(log_eps):.3g}")))
 
 
+def _nearest(memo: dict[float, float], target: float, rate_tolerance: float) -> float:
+    """The log epsilon measured (in ``memo``, log epsilon -> rate) for ``target``: the largest
+    whose rate is within ``rate_tolerance`` of it (on a plateau, the least noise that gives
+    that change), else the one whose rate is nearest."""
+    near = [k for k, r in memo.items() if abs(r - target) <= rate_tolerance]
+    if near:
+        return max(near)
+    return min(memo, key=lambda k: (abs(memo[k] - target), k))
+
+
 def auto_epsilons(
     name: str,
     embeddings: Embeddings,
     *,
     parameters: dict[str, object] | None = None,
     targets: Sequence[float] = AUTO_TARGETS,
-    n_probe: int = AUTO_PROBE_WORDS,
     seed: int = 0,
     steps: int = 16,
     tolerance: float = 0.03,
@@ -346,29 +384,39 @@ def auto_epsilons(
 ) -> EpsilonChoice:
     """Epsilons of mechanism ``name`` whose expected change rates hit ``targets``.
 
-    The change rate (:func:`change_rate` of a probe text of ``n_probe`` frequent content words,
-    :func:`probe_words`) falls as epsilon grows, so the search works on the mechanism's own
-    scale (Earth Mover's noise, exponential mechanisms, any embeddings) without knowing the
-    mechanism. First a scan by factors of 10 from epsilon 1, within :data:`AUTO_RANGE`, brackets
-    every target; then, per target, a safeguarded interpolation on log epsilon (regula falsi
-    between the tightest measured bracket, each step kept inside the middle 80% of the bracket;
-    at most ``steps`` releases) stops once a measured rate is within ``rate_tolerance`` of the
-    target or the bracket is narrower than ``tolerance`` in log epsilon (about 3%). The epsilon
-    chosen is the measured one whose rate is nearest the target: every epsilon is rounded to 3
-    significant digits before it is measured, so the change rates reported are those measured
-    at the epsilons returned. Every release uses ``seed`` (common random numbers: the measured
-    curve is smooth in epsilon), so the choice is deterministic. Repeats (a flat curve) are
-    replaced by geometric midpoints, so there are as many epsilons as targets. ``parameters``
-    are further registry parameters (the study's stopwords); the embeddings and N (the probe's
-    length) are given here.
+    The change rate is the page's estimate (:func:`expected_change` on :data:`REFERENCE_TEXT`:
+    the share of all of a text's words that a release replaces, :data:`CHANGE_RATE_RULE`), of
+    the mechanism built as an evaluation builds it (entities kept, :func:`~authormask.
+    evaluation.releases.mechanism_parameters`; a bag takes every content word). It
+    falls as epsilon grows, so the search works on the mechanism's own scale (Earth Mover's
+    noise, exponential mechanisms, any embeddings) without knowing the mechanism. First a scan
+    by factors of 10 from epsilon 1, within :data:`AUTO_RANGE`, brackets every target; then,
+    per target, a safeguarded interpolation on log epsilon (regula falsi between the tightest
+    measured bracket, each step kept inside the middle 80% of the bracket; at most ``steps``
+    measurements) stops once a measured rate is within ``rate_tolerance`` of the target or the
+    bracket is narrower than ``tolerance`` in log epsilon (about 3%). The epsilon chosen is the
+    largest measured one whose rate is within ``rate_tolerance`` of the target (on a plateau,
+    the least noise giving that change), else the one whose rate is nearest: every epsilon is
+    rounded to 3 significant digits before it is measured, so the change rates reported are
+    those measured at the epsilons returned. Every estimate uses ``seed`` (and the next seed),
+    so the choice is deterministic.
 
-    Raises ``InvalidParameterError`` if the mechanism takes no epsilon.
+    The targets are read on the mechanism's reach, the smallest and largest rates measured over
+    :data:`AUTO_RANGE` (``low + t * (high - low)``): emp-text replaces content words only (about
+    half of a running text's words at most) and emp-write writes function words anew even with
+    little noise, so each gets as many points as targets, spread over what it can do. Repeats
+    (a flat curve) are replaced by geometric midpoints, so there are as many epsilons as
+    targets. ``parameters`` are further registry
+    parameters (the study's stopwords); the embeddings are given here.
+
+    Raises ``InvalidParameterError`` if the mechanism takes no epsilon, or if its change rate
+    does not move over :data:`AUTO_RANGE`.
     """
-    from authormask.evaluation.protocols._releases import mechanism_parameters, sweeps_rate
+    from authormask.evaluation.releases import mechanism_parameters, sweeps_rate
     from authormask.release import create_mechanism, mechanism_spec
 
     spec = mechanism_spec(name)
-    if "epsilon" not in spec.parameter_names:
+    if not spec.takes_epsilon:
         how = " (it is swept over its rates: `rates`)" if sweeps_rate(name) else ""
         raise InvalidParameterError(
             f"`epsilons` auto: mechanism {name} takes no epsilon{how}; list its epsilons or "
@@ -376,7 +424,6 @@ def auto_epsilons(
         )
     if not targets or any(not 0.0 < t < 1.0 for t in targets):
         raise InvalidParameterError(f"target change rates must be in (0, 1), got {targets!r}")
-    probe = probe_words(embeddings, n_probe)
     memo: dict[float, float] = {}
 
     def rate(log_eps: float) -> float:
@@ -388,10 +435,10 @@ def auto_epsilons(
                 name,
                 float(f"{np.exp(log_eps):.3g}"),
                 embeddings=embeddings,
-                length=len(probe),
+                length="shortest",
                 extra=parameters,
             )
-            memo[key] = change_rate(create_mechanism(name, **params), probe, seed=seed)
+            memo[key] = expected_change(create_mechanism(name, **params), seed=seed)
         return memo[key]
 
     lo0, hi0 = float(np.log(AUTO_RANGE[0])), float(np.log(AUTO_RANGE[1]))
@@ -407,8 +454,19 @@ def auto_epsilons(
         while x > lo0 and rate(x) <= max(targets):
             x = max(x - float(np.log(10.0)), lo0)
             rate(x)
+    low, high = min(memo.values()), max(memo.values())
+    if high - low < rate_tolerance:
+        raise InvalidParameterError(
+            f"`epsilons` auto: mechanism {name} changes {low:.0%} to {high:.0%} of a text's "
+            f"words at every epsilon from {AUTO_RANGE[0]:g} to {AUTO_RANGE[1]:g}; list its "
+            "epsilons"
+        )
+    # the targets, read on the mechanism's own reach: emp-text never replaces a function word
+    # (half of a running text's words at most), emp-write writes function words anew even
+    # with little noise; its frontier spans what it can do, point for point
+    reached = sorted(float(f"{low + t * (high - low):.4f}") for t in targets)
     chosen: list[float] = []
-    for target in sorted(targets, reverse=True):
+    for target in sorted(reached, reverse=True):
         for _ in range(steps):
             # the tightest bracket measured so far: rate(lo) > target >= rate(hi)
             lo = max([k for k, r in memo.items() if r > target], default=lo0)
@@ -426,10 +484,9 @@ def auto_epsilons(
                 if round(mid, 9) in memo:
                     break
             rate(mid)
-        best = min(memo, key=lambda k: (abs(memo[k] - target), k))
-        chosen.append(float(f"{np.exp(best):.3g}"))
+        chosen.append(float(f"{np.exp(_nearest(memo, target, rate_tolerance)):.3g}"))
     epsilons = sorted(set(chosen), reverse=True)
-    while len(epsilons) < len(targets):  # a flat curve: fill the widest gap geometrically
+    while len(epsilons) < len(reached):  # a flat curve: fill the widest gap geometrically
         if len(epsilons) == 1:
             epsilons = [epsilons[0] * 2.0, epsilons[0]]
             continue
@@ -437,14 +494,18 @@ def auto_epsilons(
         i = int(np.argmax(gaps))
         epsilons.insert(i + 1, float(f"{np.sqrt(epsilons[i] * epsilons[i + 1]):.3g}"))
         epsilons = sorted(set(epsilons), reverse=True)
+    # largest epsilon first, for the smallest target first
+    aimed = list(zip(epsilons, reached, strict=True))
+    epsilons = [e for e, _ in aimed]
     rates = tuple(rate(float(np.log(e))) for e in epsilons)
-    logger.info("auto epsilons of %s: %d releases of the probe text", name, len(memo))
+    logger.info("auto epsilons of %s: %d epsilons measured", name, len(memo))
     return EpsilonChoice(
         mechanism=name,
         epsilons=tuple(epsilons),
-        targets=tuple(sorted(targets)),
+        targets=tuple(t for _, t in aimed),
         change_rates=rates,
-        probe_words=len(probe),
+        reference_words=len(text_words(REFERENCE_TEXT)),
         seed=seed,
-        releases=len(memo),
+        measured=len(memo),
+        reach=(low, high),
     )

@@ -123,11 +123,12 @@ def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
 
 
 def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
-    """The expected change rate of ``name`` at ``epsilon``: the share of a text's words its
-    release replaces (:data:`authormask.evaluation.calibration.CHANGE_RATE_RULE`, the measure
-    ``evaluate --epsilons auto`` aims at), on a running text of ordinary English
-    (:func:`authormask.evaluation.calibration.expected_change`: exact for the token mechanisms,
-    the mean of seeded releases for the others; a bag takes every content word). Cached."""
+    """The expected change rate of ``name`` at ``epsilon``: the share of all of a text's words
+    its release replaces (:data:`authormask.evaluation.calibration.CHANGE_RATE_RULE`), on a
+    running text of ordinary English, by the one estimate ``evaluate --epsilons auto`` aims at
+    too (:func:`authormask.evaluation.calibration.expected_change`: exact for the token
+    mechanisms, the mean of seeded releases for the others; a bag takes every content word).
+    Cached."""
     from authormask.evaluation.calibration import expected_change as calibrated
     from authormask.release import mechanism_spec
 
@@ -136,8 +137,8 @@ def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
     with loaded.lock:
         if key in loaded.calibration:
             return loaded.calibration[key]
-    params: dict[str, Any] = {"epsilon": key[1]} if "epsilon" in spec.parameter_names else {}
-    if "length" in spec.parameter_names:  # a bag of N words: N = every content word of the text
+    params: dict[str, Any] = {"epsilon": key[1]} if spec.takes_epsilon else {}
+    if spec.release == "bag":  # a bag of N words: N = every content word of the text
         params["length"] = "shortest"
     mech = _mechanism(loaded, name, params)
     with _model_lock(loaded, name):
@@ -179,11 +180,14 @@ def _release(
 
 
 def _total_work(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -> int:
-    """The units of work a release of ``text`` does (for the progress bar)."""
+    """The units of work a release of ``text`` does (for the progress bar): its units prepared
+    from its parts, as the release prepares them (the entity recogniser reads one part at a
+    time, and stops between parts when the job is cancelled)."""
+    from authormask.release.sources import split_parts
     from authormask.release.stream import units_of
 
     mech = _mechanism(loaded, name, params)
     try:
-        return sum(max(mech.units(u), 0) for u in units_of(mech, iter([text])))
+        return sum(max(mech.units(u), 0) for u in units_of(mech, split_parts(text)))
     except AuthormaskError:
         return 0

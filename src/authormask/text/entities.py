@@ -59,6 +59,8 @@ unusual names and nicknames, numbers written in words) is not replaced.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import hashlib
 import re
@@ -365,6 +367,49 @@ def _pipeline() -> Any:
     return nlp
 
 
+#: a batch of the recogniser closes at this many characters too: a part of a long text (up to
+#: 64 KiB, :mod:`authormask.text.parts`) is read on its own, so a check between batches
+#: (:func:`checked_between`) comes at least once per part
+_BATCH_CHARS = 1 << 16
+_CHECK: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar(
+    "authormask_recogniser_check", default=None
+)
+
+
+@contextlib.contextmanager
+def checked_between(check: Callable[[], None]) -> Iterator[None]:
+    """Within the block, the recogniser calls ``check`` (in this thread) before each batch of
+    texts it reads; an exception ``check`` raises ends the recognition there. ``authormask
+    serve`` raises once a release's client has gone, so recognising a long text stops within
+    about one part (64 KiB of characters, a few seconds) instead of running to its end."""
+    token = _CHECK.set(check)
+    try:
+        yield
+    finally:
+        _CHECK.reset(token)
+
+
+def _batches(texts: Iterable[str], size: int) -> Iterator[list[str]]:
+    """``texts`` in batches of ``size`` texts, or fewer where they reach :data:`_BATCH_CHARS`
+    characters; the check of :func:`checked_between` is called before each batch."""
+    batch: list[str] = []
+    chars = 0
+    for text in texts:
+        batch.append(text)
+        chars += len(text)
+        if len(batch) >= size or chars >= _BATCH_CHARS:
+            check = _CHECK.get()
+            if check is not None:
+                check()
+            yield batch
+            batch, chars = [], 0
+    if batch:
+        check = _CHECK.get()
+        if check is not None:
+            check()
+        yield batch
+
+
 class Recogniser:
     """The entities of texts (module docstring): spaCy's recogniser for people, places and
     organisations, patterns for the rest. Deterministic: the same text gives the same entities.
@@ -389,13 +434,7 @@ class Recogniser:
         """The entities of each text, in the order given; the recogniser reads them in batches
         (``nlp.pipe``)."""
         nlp = _pipeline()
-        batch: list[str] = []
-        for text in texts:
-            batch.append(text)
-            if len(batch) >= batch_size:
-                yield from self._batch(nlp, batch, batch_size)
-                batch = []
-        if batch:
+        for batch in _batches(texts, batch_size):
             yield from self._batch(nlp, batch, batch_size)
 
     def _batch(self, nlp: Any, texts: list[str], batch_size: int) -> list[tuple[Entity, ...]]:

@@ -367,7 +367,7 @@ def plot_png(result: SweepResult) -> bytes:
         ax.set_ylim(0, 1.05)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("accuracy / similarity (dashed: unmodified)")
-    legend(axes[-1])
+    legend(axes[-1], outside=True)
     fig.tight_layout()
     return png_bytes(fig)
 

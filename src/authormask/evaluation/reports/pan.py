@@ -376,7 +376,7 @@ def pan_plot(result: PanResult) -> bytes:
                 a_.set_xlabel("epsilon")
             a_.grid(alpha=0.3)
     grid[0][0].set_ylabel("PAN macro-F1, mean over problems (dashed: noise off)")
-    legend(grid[0][-1])
+    legend(grid[0][-1], outside=True)
     if utilities:
         grid[1][0].set_ylabel("utility vs the original (dashed: noise off; dotted: floor)")
     fig.tight_layout()

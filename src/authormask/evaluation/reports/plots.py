@@ -154,11 +154,17 @@ def vline(ax: Any, x: float, text: str, *, colour: str = "grey", style: str = ":
     )  # fmt: skip
 
 
-def legend(ax: Any, **kwargs: Any) -> None:
-    """The panel's legend, only when some artist has a label (matplotlib warns otherwise)."""
+def legend(ax: Any, *, outside: bool = False, **kwargs: Any) -> None:
+    """The panel's legend, only when some artist has a label (matplotlib warns otherwise): at
+    the place in the panel that covers the fewest points, or, ``outside``, beside the panel on
+    its right (a legend of a dozen attackers covers the curves wherever it is put inside;
+    ``tight_layout`` narrows the panels to make room)."""
     handles, _ = ax.get_legend_handles_labels()
     if handles:
-        ax.legend(**{"fontsize": 8, "loc": "best", **kwargs})
+        place: dict[str, Any] = {"loc": "best"}
+        if outside:
+            place = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0}
+        ax.legend(**{"fontsize": 8, **place, **kwargs})
 
 
 def png_bytes(fig: Any) -> bytes:
