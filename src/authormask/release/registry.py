@@ -30,6 +30,8 @@ them) in :mod:`~authormask.release.factories`.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +75,7 @@ if TYPE_CHECKING:  # the registry imports no numpy: the command line reads its p
 __all__ = [
     "LINEUPS",
     "MECHANISMS",
+    "PLUGIN_GROUP",
     "MechanismSpec",
     "Parameter",
     "ParameterMismatchError",
@@ -128,7 +131,14 @@ def recipe_of(mechanism: Mechanism) -> Recipe:
     return recipe
 
 
-MECHANISMS: dict[str, MechanismSpec] = {
+logger = logging.getLogger(__name__)
+
+#: the entry point group another package registers its mechanisms in: each entry point's object
+#: is a :class:`MechanismSpec`, or a callable of no argument that returns one
+PLUGIN_GROUP = "authormask.mechanisms"
+
+#: the built-in mechanisms, in their fixed order (their seed codes are 0 to 11)
+BUILTIN: dict[str, MechanismSpec] = {
     spec.name: spec
     for spec in (
         MechanismSpec(
@@ -456,7 +466,97 @@ def _check_codes(specs: dict[str, MechanismSpec]) -> None:
             raise ValueError(f"mechanisms {owner} and {spec.name} have the same seed code")
 
 
-_check_codes(MECHANISMS)
+_check_codes(BUILTIN)
+
+
+def _plugin_spec(entry_point: Any) -> MechanismSpec:
+    """The spec entry point ``entry_point`` gives (its object, or what it returns when called)."""
+    obj = entry_point.load()
+    spec = obj if isinstance(obj, MechanismSpec) or not callable(obj) else obj()
+    if not isinstance(spec, MechanismSpec):
+        raise TypeError(f"it gives a {type(spec).__name__}, not a MechanismSpec")
+    return spec
+
+
+def load_plugins(
+    builtin: Mapping[str, MechanismSpec], group: str = PLUGIN_GROUP
+) -> dict[str, MechanismSpec]:
+    """The mechanisms other packages register in entry point group ``group``
+    (:data:`PLUGIN_GROUP`), in the order of their entry point names. A plugin that fails to
+    load, gives no :class:`MechanismSpec`, or whose name or seed code (:attr:`MechanismSpec.code`)
+    is already taken is skipped with one warning line naming it: a broken plugin never breaks
+    the registry."""
+    from importlib.metadata import entry_points
+
+    loaded: dict[str, MechanismSpec] = {}
+    codes = {spec.code: name for name, spec in builtin.items()}
+    for entry_point in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
+        where = f"mechanism plugin {entry_point.name!r} ({entry_point.value})"
+        try:
+            spec = _plugin_spec(entry_point)
+        except Exception as exc:  # any error of another package's code
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+            logger.warning("authormask: warning: %s skipped: failed to load: %s", where, reason)
+            continue
+        if spec.name in builtin or spec.name in loaded:
+            logger.warning(
+                "authormask: warning: %s skipped: mechanism %r is already registered",
+                where,
+                spec.name,
+            )
+            continue
+        if spec.code in codes:
+            logger.warning(
+                "authormask: warning: %s skipped: its seed code %d is %s's",
+                where,
+                spec.code,
+                codes[spec.code],
+            )
+            continue
+        codes[spec.code] = spec.name
+        loaded[spec.name] = spec
+    return loaded
+
+
+class _Registry(Mapping[str, MechanismSpec]):
+    """The registered mechanisms: the built-in ones, then those of plugins
+    (:func:`load_plugins`), loaded the first time the registry is read."""
+
+    def __init__(self, builtin: dict[str, MechanismSpec]) -> None:
+        self._builtin = builtin
+        self._specs: dict[str, MechanismSpec] | None = None
+        self._loading = False
+
+    def _all(self) -> dict[str, MechanismSpec]:
+        if self._specs is None:
+            if self._loading:  # read while a plugin's module is imported: the built-in ones
+                return self._builtin
+            self._loading = True
+            try:
+                self._specs = {**self._builtin, **load_plugins(self._builtin)}
+            finally:
+                self._loading = False
+        return self._specs
+
+    def __getitem__(self, name: str) -> MechanismSpec:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._all()
+
+    def __repr__(self) -> str:
+        return f"MECHANISMS({list(self._all())})"
+
+
+#: every registered mechanism by name: the built-in ones (:data:`BUILTIN`), then those other
+#: packages register in entry point group :data:`PLUGIN_GROUP`, loaded on first read
+MECHANISMS: Mapping[str, MechanismSpec] = _Registry(BUILTIN)
 
 
 #: the mechanisms each evaluation protocol and front end runs when none are named, in the order
