@@ -88,12 +88,10 @@ _ENTITIES = {
 
 def mechanism_embeddings(mechanism: Any) -> Any:
     """The public embeddings ``mechanism`` perturbs with (for the worked example), or None: its
-    own, or those of the mechanism an entity step hands the words to."""
-    for m in (mechanism, getattr(mechanism, "inner", None)):
-        embeddings = getattr(m, "embeddings", None)
-        if embeddings is not None:
-            return embeddings
-    return None
+    own, or those of the mechanism an entity step hands the words to
+    (:attr:`~authormask.mechanisms._base.Mechanism.embeddings`, which every mechanism
+    declares)."""
+    return mechanism.embeddings
 
 
 def _example(statement: PrivacyStatement, embeddings: Any) -> str | None:

@@ -116,7 +116,7 @@ class _Command:
             )
         known = [m for m in split_names(self.opts["mechanisms"] or "") if m in mechanism_names()]
         for m in known:
-            if "epsilon" not in mechanism_spec(m).parameter_names and not sweeps_rate(m):
+            if not mechanism_spec(m).takes_epsilon and not sweeps_rate(m):
                 raise click.UsageError(
                     f"--epsilons auto: mechanism {m} takes no epsilon; leave it out or list "
                     "epsilons"

@@ -74,6 +74,9 @@ class Mechanism:
     name: str
     #: how the registry built it (set by ``create_mechanism``); None: built by hand
     recipe: Any = None
+    #: the public word vectors it perturbs with (its statement names them; the plain
+    #: statement's worked example reads them); None where it has none (a token model's)
+    embeddings: Any = None
 
     def prepare(self, text: str) -> Any:
         raise NotImplementedError

@@ -160,6 +160,11 @@ class EntityInputs(Mechanism):
         self.lists = lists or public_lists()
 
     @property
+    def embeddings(self) -> Any:
+        """The public embeddings of the mechanism it hands the words to."""
+        return self.inner.embeddings
+
+    @property
     def recogniser(self) -> Recogniser:
         if self._recogniser is None:
             from authormask.text.entities import load_recogniser

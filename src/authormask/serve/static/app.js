@@ -23,18 +23,20 @@ async function getJSON(url) {
   return body;
 }
 
-function takes(name, parameter) {
-  return (specs[name]?.parameters || []).some((p) => p.name === parameter);
+// what a mechanism is, as its registry spec declares it (/api/mechanisms), never guessed from
+// the names of its parameters
+function takesEpsilon(name) {
+  return specs[name]?.noise_parameter === "epsilon";
 }
 
-function takesEpsilon(name) {
-  return takes(name, "epsilon");
+function releasesBag(name) {
+  return specs[name]?.release === "bag";
 }
 
 function showMechanism() {
   const name = $("mechanism").value;
   $("mechanism-help").textContent = specs[name]?.title || "";
-  $("length-field").hidden = !takes(name, "length");
+  $("length-field").hidden = !releasesBag(name);
   $("epsilon-field").hidden = !takesEpsilon(name);
   scheduleCalibration();
 }
@@ -60,7 +62,7 @@ async function calibrate() {
   try {
     const result = await getJSON(`/api/calibrate?${query}`);
     if (result.mechanism !== $("mechanism").value) return;
-    const unit = specs[name]?.privacy === "metric" ? "words" : "tokens";
+    const unit = specs[name]?.epsilon_per === "word" ? "words" : "tokens";
     const pct = 100 * result.changed;
     const shown = pct < 1 ? pct.toFixed(1) : pct.toFixed(0);
     // the change rate (evaluation/calibration.py, CHANGE_RATE_RULE): the share of an example
@@ -168,7 +170,7 @@ async function release(event) {
   const name = $("mechanism").value;
   const body = { text, mechanism: name };
   if (takesEpsilon(name)) body.epsilon = epsilonOf(Number($("epsilon-slider").value));
-  if (takes(name, "length")) body.length = Number($("length").value);
+  if (releasesBag(name)) body.length = Number($("length").value);
   const button = $("release"), bar = $("progress");
   button.disabled = true;
   bar.hidden = false;

@@ -87,8 +87,9 @@ class PanConfig(ProtocolConfig, Grid):
         if len(set(self.mechanisms)) != len(self.mechanisms):
             raise InvalidParameterError("mechanisms must not repeat")
         for m in self.mechanisms:
-            takes = mechanism_spec(m).parameter_names
-            if "epsilon" not in takes and not sweeps_rate(m):
+            spec = mechanism_spec(m)
+            takes = spec.parameter_names
+            if not spec.takes_epsilon and not sweeps_rate(m):
                 raise InvalidParameterError(
                     f"mechanism {m} takes no epsilon (it takes {', '.join(takes)}); the PAN "
                     "protocol releases at each epsilon (or, for a baseline, at each rate)"
