@@ -170,7 +170,6 @@ def test_a_collection_is_never_pooled(
     for args, flag in (
         (["--known-words", "300"], "--known-words"),
         (["--max-authors", "3"], "--max-authors"),
-        (["--engine", "dask"], "--engine"),
     ):
         code, _, err = run("--protocol", "pan", "--dataset", str(collection), *args, "-o", "x")
         one_line_error(code, err, f"{flag} does not apply to --protocol pan")

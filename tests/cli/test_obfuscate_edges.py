@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +263,18 @@ def test_a_finished_release_run_again_is_complete_and_another_command_names_the_
     _one_error(code, err, f"another version of the input {doc}")
 
 
+@pytest.fixture()
+def python_sigint() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt in this process, as in a terminal, however pytest was
+    started (a shell starts a background job with SIGINT ignored, and Python keeps that)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("python_sigint")
 def test_ctrl_c_says_how_to_finish_and_a_sigint_while_finishing_completes_first(
     invoke: Invoke,
     common: list[str],
@@ -300,6 +312,7 @@ def test_ctrl_c_says_how_to_finish_and_a_sigint_while_finishing_completes_first(
     assert code == 0 and "already complete" in err, err
 
 
+@pytest.mark.usefixtures("python_sigint")
 def test_a_sigint_while_a_single_file_release_finishes_leaves_it_complete(
     invoke: Invoke, common: list[str], doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -26,6 +26,7 @@ from authormask.evaluation.reports.fernandes2019 import write_collection_reports
 from authormask.evaluation.study import build_pan_study
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.text import TextPreparer
+from authormask.text.clean import clean_text
 
 CONFIG = SweepConfig(
     epsilons=(None, 5.0),
@@ -45,7 +46,8 @@ def test_a_problem_is_a_closed_set_author_study(pan_root: Path, preparer: TextPr
     assert [q.author for q in study.queries] == [t.author for t in attributed]
     assert len(study.queries) == 18 and all(len(q.words) == 40 for q in study.queries)
     for q, t in zip(study.queries, attributed, strict=True):
-        assert t.text.startswith(q.text)  # each query is its text's first N content words
+        # each query is its (cleaned) text's first N content words
+        assert clean_text(t.text).startswith(q.text)
     known_authors = {k.author for k in study.known}
     assert known_authors == set(problem.candidates) and all(len(k.words) == 40 for k in study.known)
     assert study.settings["problem"] == problem.name

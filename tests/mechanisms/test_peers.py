@@ -388,7 +388,9 @@ def test_in_place_release_keeps_the_skeleton(glove_20k: Embeddings, name: str) -
     mech = _mech(name, glove_20k, epsilon=1.0, **PEERS[name])
     res = am.release([text, TEXT], mech, random_state=3)
     out = res.texts[0]
-    assert re.findall(r"\s+", out) == re.findall(r"\s+", text)
+    assert re.findall(r"\s+", out) == re.findall(
+        r"\s+", text.replace("\t", " ")
+    )  # a tab as a space
     assert out.startswith("The  ") and out.endswith(".\n\n") and "--" in out
     assert "zxqvbnm" not in out.lower()  # the unknown word is mapped and perturbed
     changed = sum(
