@@ -15,6 +15,7 @@ process with :func:`process_memo`: a worker loads them once, on its first task.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -250,11 +251,18 @@ def _quiet_dask() -> Iterator[None]:
 
 
 def _task_error(exc: Exception) -> Exception:
+    """The error a lost task is reported as: one line for what the cluster did (a worker that
+    died too often, a task the scheduler cancelled or forgot), the task's own error otherwise."""
     name = type(exc).__name__
     if name == "KilledWorker":
         return InputError(
             "a task was lost with its worker too many times (out of memory? see the workers' "
             f"logs): {exc}"
+        )
+    if isinstance(exc, concurrent.futures.CancelledError):
+        return InputError(
+            f"the Dask cluster cancelled a task ({exc}); run the same command again: the work "
+            "already done is kept"
         )
     return exc
 
