@@ -12,7 +12,7 @@ import pytest
 
 from authormask.datasets import Corpus
 from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
-from authormask.evaluation.protocols._releases import DEFAULT_RATES, sweeps_rate
+from authormask.evaluation.releases import DEFAULT_RATES, sweeps_rate
 from authormask.release import mechanism_names, mechanism_spec
 
 Run = Callable[..., tuple[int, str, str]]

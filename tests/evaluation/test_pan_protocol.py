@@ -375,7 +375,7 @@ def test_the_uniform_guess_is_the_chance_line(pan_root: Path) -> None:
 def test_a_model_parameter_is_keyed_by_its_identity(tiny_erae_dir: Path, glove_20k) -> None:
     """Issue 31 D (a): ER-AE's ``identity`` is a method, the embeddings' a property; the cache
     key of a release reads either (it raised AttributeError on a model)."""
-    from authormask.evaluation.protocols._releases import identity_of, public_parameters
+    from authormask.evaluation.releases import identity_of, public_parameters
     from authormask.models.erae import load_model
 
     model = load_model(tiny_erae_dir)

@@ -71,7 +71,7 @@ def test_parameters_follow_the_spec(aaac_study: Study, glove_20k: Embeddings) ->
     common = {
         "vocab_size": None,
         "stopwords": "english",
-        "oov_map_to": "unknown",  # a fixed word in every evaluation (protocols/_releases.py)
+        "oov_map_to": "unknown",  # a fixed word in every evaluation (evaluation/releases.py)
         "entities": "keep",
     }
     assert TextPreparer(glove_20k).stopwords == default_stopwords()

@@ -103,7 +103,7 @@ class _Command:
         baseline swept over its rates (nothing to calibrate), in one line, before anything is
         written. A rate-swept baseline beside calibrated mechanisms keeps its ``--rates``."""
         from authormask.evaluation.protocols._options import split_names
-        from authormask.evaluation.protocols._releases import sweeps_rate
+        from authormask.evaluation.releases import sweeps_rate
         from authormask.release import mechanism_names, mechanism_spec
 
         if self.opts["epsilons"] != (AUTO,):

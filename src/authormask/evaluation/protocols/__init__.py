@@ -28,7 +28,7 @@ embeddings, models, the engine); :data:`PROTOCOLS` holds the protocols by name.
   similarity of the released texts.
 
 The names below are imported on first use (PEP 562): importing one module of this package (the
-release helpers the calibration reads, :mod:`._releases`) loads no protocol.
+release helpers the calibration reads, :mod:`authormask.evaluation.releases`) loads no protocol.
 """
 
 from typing import TYPE_CHECKING
@@ -39,7 +39,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from authormask.evaluation.protocols._interface import EvaluationProtocol, Plan
     from authormask.evaluation.protocols._options import OptionError, Options
     from authormask.evaluation.protocols._registry import PROTOCOLS
-    from authormask.evaluation.protocols._releases import NOISE_OFF_EPSILON, mechanism_parameters
     from authormask.evaluation.protocols.bo2021 import (
         ReleaseConfig,
         ReleaseInputs,
@@ -65,6 +64,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         check_pan,
         run_pan,
     )
+    from authormask.evaluation.releases import NOISE_OFF_EPSILON, mechanism_parameters
 
 _FERNANDES2019 = "authormask.evaluation.protocols.fernandes2019"
 _BO2021 = "authormask.evaluation.protocols.bo2021"
@@ -75,8 +75,8 @@ _LAZY = {
     "OptionError": "authormask.evaluation.protocols._options",
     "Options": "authormask.evaluation.protocols._options",
     "PROTOCOLS": "authormask.evaluation.protocols._registry",
-    "NOISE_OFF_EPSILON": "authormask.evaluation.protocols._releases",
-    "mechanism_parameters": "authormask.evaluation.protocols._releases",
+    "NOISE_OFF_EPSILON": "authormask.evaluation.releases",
+    "mechanism_parameters": "authormask.evaluation.releases",
     "ReleaseConfig": _BO2021,
     "ReleaseInputs": _BO2021,
     "ReleaseResult": _BO2021,

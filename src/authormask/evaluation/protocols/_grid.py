@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols._common import check_epsilons
-from authormask.evaluation.protocols._releases import check_rates, sweeps_rate
+from authormask.evaluation.releases import check_rates, sweeps_rate
 from authormask.exceptions import InvalidParameterError
 
 __all__ = ["Grid", "epsilon_text", "rate_labelled", "row_order", "strongest_attacker"]

@@ -19,7 +19,7 @@ from authormask.datasets import Columns, Corpus, is_pan_folder, load_dataset
 from authormask.embeddings import Embeddings, load_embeddings
 from authormask.evaluation.calibration import auto_epsilons
 from authormask.evaluation.protocols._common import ProtocolConfig
-from authormask.evaluation.protocols._releases import check_rates, sweeps_rate
+from authormask.evaluation.releases import check_rates, sweeps_rate
 from authormask.exceptions import InvalidParameterError
 from authormask.release.executors import Engine
 

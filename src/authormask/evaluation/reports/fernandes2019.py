@@ -24,8 +24,8 @@ from authormask.evaluation.frontier import (
 )
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
-from authormask.evaluation.protocols._releases import sweeps_rate
 from authormask.evaluation.protocols.fernandes2019 import Cell, CollectionSweep, SweepResult
+from authormask.evaluation.releases import sweeps_rate
 from authormask.evaluation.reports.files import (
     FRONTIER_FILE,
     REPORT_FILES,

@@ -23,8 +23,8 @@ from authormask.evaluation.frontier import (
     recommend_pan,
 )
 from authormask.evaluation.measures import measure
-from authormask.evaluation.protocols._releases import sweeps_rate
 from authormask.evaluation.protocols.pan import PanCell, PanResult
+from authormask.evaluation.releases import sweeps_rate
 from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_run_reports
 from authormask.evaluation.reports.headline import headline_lines
 from authormask.evaluation.reports.plots import (

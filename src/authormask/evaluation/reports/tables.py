@@ -1,7 +1,7 @@
 """The text every report shares: how an epsilon (:func:`epsilon_text`) and an interval read, how
 a pooled utility mean and its interval read, the order of a table's epsilon rows (and of a
 mechanism's rows, :func:`row_order`), how a baseline swept over rates
-(:func:`~authormask.evaluation.protocols._releases.sweeps_rate`) labels its rows, Markdown
+(:func:`~authormask.evaluation.releases.sweeps_rate`) labels its rows, Markdown
 pipe tables (and a cell's text made safe for one), CSV text and the list of privacy
 statements. ``epsilon_text`` and ``row_order`` are the rows' own
 (:mod:`~authormask.evaluation.protocols._grid`), shown here as every report reads them."""
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from authormask.evaluation.protocols._grid import epsilon_text, row_order
-from authormask.evaluation.protocols._releases import sweeps_rate
+from authormask.evaluation.releases import sweeps_rate
 from authormask.release import mechanism_names
 
 __all__ = [

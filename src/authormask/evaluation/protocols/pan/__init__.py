@@ -8,7 +8,7 @@ problem's known and unknown texts are released together through
 ``emp-bag`` with ``length="shortest"``, fixes one N for the problem). Then each attacker
 
 * is trained on the known texts in the mechanism's *noise-off* form (its own preparation with
-  the noise switched off, :mod:`authormask.evaluation.protocols._releases`), or, for
+  the noise switched off, :mod:`authormask.evaluation.releases`), or, for
   ``adaptive-<name>``, on the known texts as released at this epsilon; so an attacker is always
   trained on texts in the form of the texts it is tested on;
 * answers for every released unknown text a candidate or ``<UNK>`` (an attacker that never

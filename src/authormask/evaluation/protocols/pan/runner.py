@@ -48,11 +48,6 @@ from authormask.evaluation.protocols._common import (
     point_seeds,
     problem_code,
 )
-from authormask.evaluation.protocols._releases import (
-    build_mechanism,
-    mechanism_parameters,
-    public_parameters,
-)
 from authormask.evaluation.protocols.pan.config import PanConfig
 from authormask.evaluation.protocols.pan.results import (
     PanCell,
@@ -60,6 +55,11 @@ from authormask.evaluation.protocols.pan.results import (
     PanFloor,
     PanResult,
     PanUtilityCell,
+)
+from authormask.evaluation.releases import (
+    build_mechanism,
+    mechanism_parameters,
+    public_parameters,
 )
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
