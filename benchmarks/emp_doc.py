@@ -22,8 +22,8 @@ import time
 from importlib.resources import files
 from pathlib import Path
 
+from authormask.core import create_mechanism, release
 from authormask.embeddings import load_embeddings
-from authormask.release import create_mechanism, release
 
 ROOT = Path(__file__).resolve().parents[1]
 PAN = ROOT.parent / "shared" / "data" / "pan19-en"
@@ -61,7 +61,7 @@ def prose(words: int) -> tuple[list[str], str]:
 
 def peak_rss(mechanism: str, copies: int, texts_words: int) -> float:
     code = (
-        "import sys, resource; from authormask.release import create_mechanism, release; "
+        "import sys, resource; from authormask.core import create_mechanism, release; "
         "from benchmarks.emp_doc import prose; "
         f"texts, _ = prose({texts_words}); text = ' '.join(texts) * {copies}; "
         f"m = create_mechanism({mechanism!r}, epsilon=10); "

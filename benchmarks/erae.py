@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from authormask.core import create_mechanism, release
 from authormask.datasets import load_reuters_c50
 from authormask.embeddings import load_embeddings
 from authormask.models.erae import get_config, load_model, train_erae
 from authormask.models.erae.training import prepare_segments
-from authormask.release import create_mechanism, release
 
 sys.path.insert(0, str(Path(__file__).parent))
 

@@ -36,7 +36,7 @@ from authormask.datasets import read_pan_collection
 from authormask.evaluation.measures.utilities.fluency import geometric_mean, trigram_judge
 from authormask.models.judge import DEFAULT_JUDGE, TINY_JUDGE, load_judge
 from authormask.text.stopwords import load_stopwords
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 ROOT = Path(__file__).resolve().parents[1]
 PAN = ROOT.parent / "shared" / "data" / "pan19-en"
@@ -85,7 +85,7 @@ def releases(
 ) -> dict[str, list[str]]:
     """The real releases (module docstring); with ``cache``, releases of the same texts are
     read from that JSON file and new ones added to it."""
-    from authormask.release import create_mechanism, release
+    from authormask.core import create_mechanism, release
 
     out: dict[str, list[str]] = {}
     plans: list[tuple[str, str, dict[str, float]]] = [

@@ -29,11 +29,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from authormask.core import create_mechanism, release
+from authormask.core.registry import create_noise_off
 from authormask.embeddings import load_embeddings
 from authormask.evaluation.measures.utilities.content import content_words
 from authormask.evaluation.measures.utilities.names import name_survival
-from authormask.release import create_mechanism, release
-from authormask.release.registry import create_noise_off
 from authormask.text.entities import NAMED_KINDS, PATTERN_KINDS, load_recogniser, mask_entities
 
 ROOT = Path(__file__).resolve().parents[1]

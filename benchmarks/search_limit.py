@@ -45,10 +45,10 @@ from typing import Any
 
 import numpy as np
 
+from authormask.core import create_mechanism, release
 from authormask.embeddings import Embeddings, brute_force_nearest, load_embeddings
 from authormask.embeddings.neighbours import shared_index
 from authormask.mechanisms import sample_nd_laplace
-from authormask.release import create_mechanism, release
 
 EXE = str(Path(sys.executable).with_name("authormask"))
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "reuters-c50"

@@ -34,10 +34,10 @@ import time
 
 import numpy as np
 
+from authormask.core import create_mechanism, release
 from authormask.embeddings import brute_force_nearest, load_embeddings
 from authormask.embeddings.neighbours import NearestWordIndex, set_search_backend, shared_index
 from authormask.mechanisms import sample_nd_laplace
-from authormask.release import create_mechanism, release
 
 DOC_WORDS = 200
 

@@ -7,10 +7,9 @@
 ('mahalanobis', 'tem', 'santext', 'emp-doc', 'random-sub', 'emp-write')
 """
 
-import sys
 from typing import TYPE_CHECKING
 
-from authormask._lazy import keep_over_submodules, lazy_attributes
+from authormask._lazy import lazy_attributes
 from authormask._version import __version__
 
 # The public API is imported on first use (PEP 562), so `import authormask` and the CLI's
@@ -30,14 +29,14 @@ _LAZY = {
     "EarthMoversMechanism": "authormask.mechanisms",
     "sample_nd_laplace": "authormask.mechanisms",
     "check_random_state": "authormask.randomness",
-    "Engine": "authormask.release",
-    "Mechanism": "authormask.release",
-    "Release": "authormask.release",
-    "ReleasedDocument": "authormask.release",
-    "RunReport": "authormask.release",
-    "create_mechanism": "authormask.release",
-    "mechanism_names": "authormask.release",
-    "release": "authormask.release",
+    "Engine": "authormask.core",
+    "Mechanism": "authormask.core",
+    "Release": "authormask.core",
+    "ReleasedDocument": "authormask.core",
+    "RunReport": "authormask.core",
+    "create_mechanism": "authormask.core",
+    "mechanism_names": "authormask.core",
+    "release": "authormask.core",
     "TextPreparer": "authormask.text",
     "fixed_length_bag": "authormask.text",
 }
@@ -51,11 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         utility_bound,
         word_movers_distance,
     )
-    from authormask.embeddings import Embeddings, load_embeddings
-    from authormask.exceptions import AuthormaskError, InputError, InvalidParameterError
-    from authormask.mechanisms import EarthMoversMechanism, sample_nd_laplace
-    from authormask.randomness import check_random_state
-    from authormask.release import (
+    from authormask.core import (
         Engine,
         Mechanism,
         Release,
@@ -65,6 +60,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         mechanism_names,
         release,
     )
+    from authormask.embeddings import Embeddings, load_embeddings
+    from authormask.exceptions import AuthormaskError, InputError, InvalidParameterError
+    from authormask.mechanisms import EarthMoversMechanism, sample_nd_laplace
+    from authormask.randomness import check_random_state
     from authormask.text import TextPreparer, fixed_length_bag
 
 __all__ = [
@@ -97,8 +96,3 @@ __all__ = [
 
 
 __getattr__, __dir__ = lazy_attributes("authormask", _LAZY, globals(), __all__)
-
-
-# ``authormask.release`` is both the release subpackage and the entry point function: the
-# function stays (see keep_over_submodules)
-keep_over_submodules(sys.modules[__name__], ("release",))

@@ -4,11 +4,10 @@ the command line's start) loads no heavy module until one of them is used."""
 from __future__ import annotations
 
 import importlib
-import types
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any
 
-__all__ = ["keep_over_submodules", "lazy_attributes"]
+__all__ = ["lazy_attributes"]
 
 
 def lazy_attributes(
@@ -33,19 +32,3 @@ def lazy_attributes(
         return sorted(public)
 
     return getattr_, dir_
-
-
-def keep_over_submodules(package: types.ModuleType, names: Sequence[str]) -> None:
-    """Keep the attributes ``names`` of ``package`` (functions it provides on first use) when a
-    submodule of the same name is imported: the import system would set the package's
-    attribute to the submodule when it is first loaded, so that assignment is ignored and the
-    name stays the function (as with an eager ``from package.name import name``)."""
-    kept = frozenset(names)
-
-    class _Package(types.ModuleType):
-        def __setattr__(self, name: str, value: Any) -> None:
-            if name in kept and isinstance(value, types.ModuleType):
-                return
-            super().__setattr__(name, value)
-
-    package.__class__ = _Package

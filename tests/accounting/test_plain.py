@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from authormask.accounting.plain import EXAMPLE_PAIRS, explain, measured_near, odds_factor
-from authormask.release import create_mechanism
+from authormask.core import create_mechanism
 
 
 def test_worked_example_uses_the_stated_epsilon_and_the_vectors(glove_20k) -> None:

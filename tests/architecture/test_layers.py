@@ -144,7 +144,7 @@ def test_results_are_data_that_the_reports_read() -> None:
         assert (
             _arrows(graph, f"authormask.evaluation.{below}", "authormask.evaluation.reports") == []
         )
-    assert _arrows(graph, "authormask.evaluation.protocols", "authormask.evaluation.frontier") == []
+    assert _arrows(graph, "authormask.evaluation.protocols", "authormask.evaluation.tradeoff") == []
 
 
 def test_the_results_cache_lives_outside_the_reports() -> None:
@@ -167,7 +167,7 @@ def test_nothing_below_the_release_layer_imports_it(lower: str) -> None:
         for m, targets in graph.items()
         if m == f"authormask.{lower}" or m.startswith(f"authormask.{lower}.")
         for t in targets
-        if t.startswith(("authormask.release", "authormask.cli", "authormask.serve"))
+        if t.startswith(("authormask.core", "authormask.cli", "authormask.serve"))
         or t.startswith("authormask.evaluation")
     )
     assert upward == []
@@ -177,7 +177,7 @@ def test_the_graph_is_read() -> None:
     """The checker sees real edges (a test of the test): stream imports the sources; a
     function-level import is an arrow (bo2021's plan loads the ER-AE model when asked)."""
     graph = _graph()
-    assert "authormask.release.sources" in graph["authormask.release.stream"]
+    assert "authormask.core.sources" in graph["authormask.core.stream"]
     assert "authormask.models.erae" in graph["authormask.evaluation.protocols.bo2021.protocol"]
 
 
@@ -221,7 +221,7 @@ def test_the_checker_finds_the_circles_that_run(tmp_path: Path) -> None:
 # --- the spec declares, nobody guesses (issue 31 A) -------------------------------------------
 
 #: where a mechanism's name may be written in code: its spec and factory, and its own module
-NAMED_IN = ("release/registry.py", "release/factories.py", "mechanisms/")
+NAMED_IN = ("core/registry.py", "core/factories.py", "mechanisms/")
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -264,7 +264,7 @@ def test_no_mechanism_is_named_outside_its_spec_and_module() -> None:
     """A front end, the audit or a protocol that compares a mechanism's name guesses what it is:
     they read its registry spec instead (``grep '"emp-'`` finds specs, factories, mechanism
     modules and docstrings only)."""
-    from authormask.release import mechanism_names
+    from authormask.core import mechanism_names
 
     names = frozenset(mechanism_names())
     found = [

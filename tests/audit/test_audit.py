@@ -34,8 +34,8 @@ from authormask.audit import (
 )
 from authormask.audit.case_spec import core_mechanism
 from authormask.audit.cases import Context
+from authormask.core import mechanism_names
 from authormask.exceptions import InvalidParameterError
-from authormask.release import mechanism_names
 
 SEED = 7
 #: The per-case confidence of a default run (Bonferroni over all its cases).

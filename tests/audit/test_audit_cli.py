@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from authormask.cli.main import main
-from authormask.release import mechanism_names
+from authormask.core import mechanism_names
 
 KEYS = {"mechanism", "case", "epsilon_stated", "epsilon_lower_bound", "confidence", "samples"}
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from authormask.core import mechanism_names, mechanism_spec
 from authormask.datasets import Corpus
 from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
 from authormask.evaluation.releases import DEFAULT_RATES, sweeps_rate
-from authormask.release import mechanism_names, mechanism_spec
 
 Run = Callable[..., tuple[int, str, str]]
 

@@ -168,7 +168,7 @@ def test_disk_full_while_joining_the_output_is_one_line_and_a_rerun_completes(
     import errno
     import shutil
 
-    table_outputs = importlib.import_module("authormask.release.table_outputs")
+    table_outputs = importlib.import_module("authormask.core.table_outputs")
 
     def full(*_args: Any, **_kw: Any) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -282,7 +282,7 @@ def test_ctrl_c_says_how_to_finish_and_a_sigint_while_finishing_completes_first(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    table_outputs = importlib.import_module("authormask.release.table_outputs")
+    table_outputs = importlib.import_module("authormask.core.table_outputs")
     finish = table_outputs._finish
     out = tmp_path / "out.jsonl"
     args = ["obfuscate", str(dataset), "--text-column", "text", *common, "-o", str(out),
@@ -319,7 +319,7 @@ def test_a_sigint_while_a_single_file_release_finishes_leaves_it_complete(
     """Ctrl-C as a one-file output appears: the output, its statement and the report that says
     it is complete all stay, and the same command says it is complete (before: the report was
     deleted and the rerun refused the output as existing)."""
-    targets = importlib.import_module("authormask.release.targets")
+    targets = importlib.import_module("authormask.core.targets")
     close = targets.Writer.close
     out = tmp_path / "out.txt"
     args = ["obfuscate", str(doc), *common, "-o", str(out)]
@@ -344,7 +344,7 @@ def test_a_sigint_while_a_single_file_release_finishes_leaves_it_complete(
 def test_a_second_release_into_the_same_output_fails_at_once(
     invoke: Invoke, common: list[str], dataset: Path, tmp_path: Path
 ) -> None:
-    from authormask.release.journal import output_lock
+    from authormask.core.journal import output_lock
 
     out = tmp_path / "out.jsonl"
     args = ["obfuscate", str(dataset), "--text-column", "text", *common, "-o", str(out)]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from authormask.release.outputs import MIRRORED_NAMES
+from authormask.core.outputs import MIRRORED_NAMES
 
 EXE = str(Path(sys.executable).with_name("authormask"))
 TEXT = "The ship sailed down the river at dawn.\n"

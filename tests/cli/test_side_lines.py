@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from authormask.release.markers import HISTORY_BANNER
+from authormask.core.markers import HISTORY_BANNER
 
 SEED = "123456789"
 COMMON = ["-m", "emp-text", "--cache-dir", "{cache}", "--vocab-size", "20000"]

@@ -1,5 +1,5 @@
 """One contract, every mechanism (issue 31 B): a battery run over every name of the registry
-(:func:`~authormask.release.mechanism_names`), as scikit-learn's ``parametrize_with_checks``
+(:func:`~authormask.core.mechanism_names`), as scikit-learn's ``parametrize_with_checks``
 runs one over every estimator, so a new mechanism is tested by being registered.
 
 Every check builds the mechanism from its registry spec alone: the parameters a user must give
@@ -16,7 +16,7 @@ The contracts:
 3. same seed, same bytes (two mechanisms built alike); another seed, another release;
 4. a bad value of a number or of a choice is refused by an ``InvalidParameterError`` of one
    line that names the parameter, the value and what is allowed (so is a parameter given where
-   the spec declares it is not read, :attr:`~authormask.release.specs.Parameter.only_with`);
+   the spec declares it is not read, :attr:`~authormask.core.specs.Parameter.only_with`);
 5. the noise-off form releases the mechanism's own preparation, whatever the seed (a mechanism
    without one is refused cleanly, and declares no samplers);
 6. it has an audit case, and a cheap one passes with a few thousand draws;
@@ -45,11 +45,8 @@ import authormask
 from authormask.audit.case_spec import Context
 from authormask.audit.cases import AUDITORS
 from authormask.audit.core import audit_case
-from authormask.exceptions import InvalidParameterError
-from authormask.mechanisms._base import IdentityKernel, Mechanism, NoiseOff
-from authormask.mechanisms.inputs import EntityDocument, EntityInputs
-from authormask.release import Release, mechanism_names, mechanism_spec, release
-from authormask.release.registry import (
+from authormask.core import Release, mechanism_names, mechanism_spec, release
+from authormask.core.registry import (
     BUILTIN,
     MECHANISMS,
     ParameterMismatchError,
@@ -59,7 +56,10 @@ from authormask.release.registry import (
     create_noise_off,
     recipe_of,
 )
-from authormask.release.specs import MechanismSpec, Parameter
+from authormask.core.specs import MechanismSpec, Parameter
+from authormask.exceptions import InvalidParameterError
+from authormask.mechanisms._base import IdentityKernel, Mechanism, NoiseOff
+from authormask.mechanisms.inputs import EntityDocument, EntityInputs
 
 # --- what the battery releases -------------------------------------------------------------
 

@@ -43,7 +43,7 @@ from authormask.evaluation.protocols.fernandes2019.config import (
 from authormask.evaluation.protocols.pan.config import PAN_ATTACKERS, PanConfig
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.text.stopwords import default_stopwords
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 NEW = ("class-seq", "stylometry", "ppm")
 AUTHORS = 8

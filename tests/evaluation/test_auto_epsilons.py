@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from authormask.audit.case_spec import core_mechanism
+from authormask.core import create_mechanism
 from authormask.embeddings import Embeddings
 from authormask.evaluation.calibration import (
     AUTO_TARGETS,
@@ -21,7 +22,6 @@ from authormask.evaluation.calibration import (
 )
 from authormask.evaluation.releases import mechanism_parameters
 from authormask.exceptions import InvalidParameterError
-from authormask.release import create_mechanism
 from authormask.serve.app import ServeSettings, _Loaded, create_app
 
 

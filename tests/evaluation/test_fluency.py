@@ -27,7 +27,7 @@ from authormask.evaluation.study import Item
 from authormask.exceptions import InvalidParameterError
 from authormask.models.judge import DEFAULT_JUDGE, TINY_JUDGE, judge_tokens, training_stream
 from authormask.text.stopwords import load_stopwords
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 
 @pytest.fixture(scope="module")

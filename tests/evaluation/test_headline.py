@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from authormask.evaluation.frontier import HEADLINE_MARGIN, FrontierPoint, headline
 from authormask.evaluation.metrics import wilson_interval
+from authormask.evaluation.tradeoff import HEADLINE_MARGIN, FrontierPoint, headline
 
 
 def _point(similarity: float, correct: int, total: int, epsilon: float | None) -> FrontierPoint:

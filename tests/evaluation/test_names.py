@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from authormask.core import release
+from authormask.core.registry import create_noise_off
 from authormask.evaluation.measures import measure, utility_names
 from authormask.evaluation.measures.utilities.names import name_survival, survives
 from authormask.evaluation.protocols import PAN_UTILITIES
 from authormask.evaluation.protocols.fernandes2019.config import DEFAULT_UTILITIES
 from authormask.exceptions import InvalidParameterError
-from authormask.release import release
-from authormask.release.registry import create_noise_off
 from authormask.text.entities import load_recogniser
 
 ORIGINALS = [

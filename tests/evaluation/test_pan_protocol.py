@@ -12,7 +12,6 @@ import pytest
 from authormask.audit.case_spec import core_mechanism
 from authormask.datasets import UNKNOWN_AUTHOR, read_pan_collection
 from authormask.embeddings import Embeddings
-from authormask.evaluation.frontier import pan_frontier, recommend_pan
 from authormask.evaluation.measures.attackers.pan_baseline import PanBaselineAttacker
 from authormask.evaluation.metrics import pan_macro_f1, wilson_interval
 from authormask.evaluation.protocols import PanConfig, run_pan
@@ -25,6 +24,7 @@ from authormask.evaluation.protocols.pan import (
 from authormask.evaluation.protocols.pan import runner as pan_module
 from authormask.evaluation.reports.pan import pan_markdown, pan_plot, pan_results, write_pan_reports
 from authormask.evaluation.study import Item
+from authormask.evaluation.tradeoff import pan_frontier, recommend_pan
 from authormask.exceptions import InputError, InvalidParameterError
 
 

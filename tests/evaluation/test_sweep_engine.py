@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from authormask.core.executors import Engine
 from authormask.embeddings import Embeddings
 from authormask.evaluation import Study, SweepConfig, SweepResult, run_sweep
 from authormask.evaluation.protocols.fernandes2019 import runner as sweep_module
-from authormask.release.executors import Engine
 from authormask.text import TextPreparer
 
 AUTHOR = SweepConfig(

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
+from authormask.core import mechanism_spec, release
 from authormask.embeddings import Embeddings
 from authormask.evaluation import (
     DEFAULT_SWEEP_MECHANISMS,
@@ -20,7 +21,6 @@ from authormask.evaluation import (
 from authormask.evaluation.protocols.fernandes2019 import cell_seeds, mechanism_code
 from authormask.evaluation.protocols.fernandes2019 import runner as sweep_module
 from authormask.exceptions import InvalidParameterError
-from authormask.release import mechanism_spec, release
 from authormask.text import TextPreparer
 from authormask.text.stopwords import default_stopwords
 

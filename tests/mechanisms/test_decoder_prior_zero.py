@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from authormask.core import create_mechanism
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms.decoding import CANDIDATES, PosteriorDecoder, candidate_rows
 from authormask.mechanisms.earth_movers import EarthMoversMechanism
-from authormask.release import create_mechanism
 
 #: a public stopword list that crowds the centre of the space: the most frequent words
 FREQUENT = 1000

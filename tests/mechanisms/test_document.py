@@ -12,11 +12,11 @@ import pytest
 from scipy import stats
 
 from authormask.audit.case_spec import core_mechanism
+from authormask.core import release
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms.decoding import Decoder, NearestDecoder, PosteriorDecoder
 from authormask.randomness import document_generator, mechanism_root
-from authormask.release import release
 from authormask.text.canonical import UNIT_WORDS, canonical_tokens, render_canonical
 from authormask.text.stopwords import default_stopwords
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from authormask.cli.mechanism_options import parameter_flag
+from authormask.core import MECHANISMS, create_mechanism, release
+from authormask.core.registry import create_noise_off
 from authormask.mechanisms.inputs import EntityDocument, EntityInputs
-from authormask.release import MECHANISMS, create_mechanism, release
-from authormask.release.registry import create_noise_off
 from authormask.text.entities import load_recogniser, public_lists
 
 EMAIL = """Hi Maria,

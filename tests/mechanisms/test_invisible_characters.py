@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from authormask.core import create_mechanism, mechanism_names, release
+from authormask.core.registry import create_noise_off
 from authormask.embeddings import Embeddings
-from authormask.release import create_mechanism, mechanism_names, release
-from authormask.release.registry import create_noise_off
 from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 
 #: one bit after each word: a zero-width space for 0, a zero-width joiner for 1

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from authormask.core import create_mechanism, release
 from authormask.embeddings import Embeddings
-from authormask.release import create_mechanism, release
 from authormask.text.prepare import NEGATION_AUXILIARIES
 from authormask.text.stopwords import default_stopwords
 

@@ -12,13 +12,13 @@ from scipy import stats
 
 from authormask.audit.case_spec import core_mechanism, core_noise_off
 from authormask.audit.cases_earth_movers import emp_write_sampler, line_embeddings
+from authormask.core import release
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms import written
 from authormask.mechanisms.decoding import SequenceDecoder
 from authormask.mechanisms.earth_movers import EarthMoversMechanism
 from authormask.models.writer import MARKS, render_tokens
-from authormask.release import release
 from authormask.text.canonical import SENTENCE_END
 from authormask.text.stopwords import default_stopwords
 
@@ -196,7 +196,7 @@ def test_a_unit_never_depends_on_its_batch(mech, monkeypatch: pytest.MonkeyPatch
     """A long document's units draw their noise and their writer's seed in order, unit by
     unit: the same seed gives the same release whatever was released before it (failed when
     every unit's noise was drawn before any unit was written)."""
-    from authormask.release.stream import BATCH_UNITS
+    from authormask.core.stream import BATCH_UNITS
 
     monkeypatch.setattr(written, "UNIT_WORDS", 3)
     doc = "the dragon and the cat, a horse; sheep and goats run fast"

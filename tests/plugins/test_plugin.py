@@ -20,8 +20,8 @@ AUTHORMASK = Path(sys.executable).with_name("authormask")
 PLUGIN = '''\
 """A mechanism from another package: Earth Mover's noise on every content word, in place."""
 
-from authormask.release.factories import emp_text
-from authormask.release.specs import DECODER, TEXT_PARAMETERS, MechanismSpec
+from authormask.core.factories import emp_text
+from authormask.core.specs import DECODER, TEXT_PARAMETERS, MechanismSpec
 
 
 def audit(name):
@@ -200,7 +200,7 @@ def test_a_clashing_plugin_is_refused(tmp_path: Path) -> None:
     source = textwrap.dedent(
         """\
         from dataclasses import replace
-        from authormask.release.registry import BUILTIN
+        from authormask.core.registry import BUILTIN
 
         NAME = replace(BUILTIN["random-r"], seed_code=None)
         CODE = replace(BUILTIN["random-r"], name="random-r2")
@@ -212,7 +212,7 @@ def test_a_clashing_plugin_is_refused(tmp_path: Path) -> None:
         "[authormask.mechanisms]\nname = amplugin_clash:NAME\ncode = amplugin_clash:CODE\n",
         source,
     )
-    check = "from authormask.release import mechanism_names; print(','.join(mechanism_names()))"
+    check = "from authormask.core import mechanism_names; print(','.join(mechanism_names()))"
     proc = _run(["-c", check], tmp_path, python=True)
     assert proc.returncode == 0, proc.stderr
     assert "random-r2" not in proc.stdout.split(",")

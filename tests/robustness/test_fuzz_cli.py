@@ -15,7 +15,7 @@ from fuzzing import RAW_BYTES, TEXT, fuzz
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from authormask.release.sources import decode_bytes
+from authormask.core.sources import decode_bytes
 
 WS = re.compile(r"\s+")
 

@@ -1,4 +1,4 @@
-"""Library fuzz: ``authormask.release`` on arbitrary Unicode text and arbitrary epsilons either
+"""Library fuzz: ``authormask.core`` on arbitrary Unicode text and arbitrary epsilons either
 returns a release with its statement or raises an :class:`AuthormaskError` with a one-line message.
 Any other exception is a bug.
 

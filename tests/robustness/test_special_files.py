@@ -251,7 +251,7 @@ def test_disk_full_while_writing_is_one_line(
     with --report elsewhere) was a traceback."""
     from authormask._io import AtomicTextFile
 
-    targets = importlib.import_module("authormask.release.targets")  # the writer's module
+    targets = importlib.import_module("authormask.core.targets")  # the writer's module
 
     def full(self: object, text: str) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -286,7 +286,7 @@ def test_disk_full_while_writing_is_one_line(
 def test_permission_denied_where_the_output_goes(
     authormask, doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    targets = importlib.import_module("authormask.release.targets")  # the writer's module
+    targets = importlib.import_module("authormask.core.targets")  # the writer's module
 
     def denied(path: Path, **_: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", str(path))

@@ -11,10 +11,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from authormask.audit.case_spec import core_mechanism, core_noise_off
+from authormask.core import release
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InputError
 from authormask.mechanisms._base import Mechanism
-from authormask.release import release
 from authormask.text.canonical import (
     CLOSE_QUOTE,
     INCH_MARK,
@@ -23,7 +23,7 @@ from authormask.text.canonical import (
     canonical_tokens,
     render_canonical,
 )
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 QUOTES = 'It was late, 5" of snow. "Hello," she said. "Are you coming?" "No," he replied.'
 NUMBERS = "Sales rose 12.4% to 1,000 units at 10:30 today."

@@ -6,7 +6,7 @@ identity, the policies for stopwords and unknown words, whether the run was seed
 version. It never holds anything computed from an input (no counts, lengths, paths or seeds), so
 every document released with the same parameters gets the byte-identical statement, and
 publishing it beside the text reveals nothing the guarantee does not cover. Per-input diagnostics
-go to the private :class:`authormask.release.RunReport`.
+go to the private :class:`authormask.core.RunReport`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Empirical privacy auditing of the registered mechanisms.
 
-For every mechanism name of :func:`authormask.release.mechanism_names` the audit picks two
+For every mechanism name of :func:`authormask.core.mechanism_names` the audit picks two
 neighbouring inputs with a known stated epsilon between them (``eps * d`` for the metric
 guarantees of Earth Mover's privacy, Fernandes, Dras & McIver 2019; the per-token epsilon of the
 exponential mechanism of ER-AE, AE-DP and SynTF, Bo et al. 2021; ``eps * d_R``, ``eps * min(d,

@@ -30,7 +30,7 @@ class AuditError(AuthormaskError):
 
 
 def _check_coverage() -> None:
-    from authormask.release import mechanism_names
+    from authormask.core import mechanism_names
 
     registered = mechanism_names()
     missing = [n for n in registered if not AUDITORS.get(n)]
@@ -42,7 +42,7 @@ def _check_coverage() -> None:
 
 
 def _names(names: str | Iterable[str] | None) -> list[str]:
-    from authormask.release import mechanism_names
+    from authormask.core import mechanism_names
 
     registered = mechanism_names()
     if names is None:

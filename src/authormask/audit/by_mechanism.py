@@ -1,5 +1,5 @@
 """The audit cases of each built-in mechanism, as its registry spec names them
-(:attr:`~authormask.release.specs.MechanismSpec.audit`, ``"authormask.audit.by_mechanism:
+(:attr:`~authormask.core.specs.MechanismSpec.audit`, ``"authormask.audit.by_mechanism:
 emp_bag"``): a function of the mechanism's registered name that returns its cases
 (:class:`~authormask.audit.case_spec.CaseSpec`, each with a lazy builder). A mechanism
 registered from another package names a function of its own the same way.

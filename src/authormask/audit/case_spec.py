@@ -50,10 +50,10 @@ class CaseSpec:
 
 def core_mechanism(name: str, /, **params: Any) -> Any:
     """The registered mechanism ``name`` as its guarantee is stated: built by
-    :func:`~authormask.release.create_mechanism` with ``entities="keep"`` where it takes that
+    :func:`~authormask.core.create_mechanism` with ``entities="keep"`` where it takes that
     parameter (the entity step replaces input words by public surrogates *before* the mechanism:
     the audit measures the mechanism on the words it is given), without its entity wrapper."""
-    from authormask.release import create_mechanism, mechanism_spec
+    from authormask.core import create_mechanism, mechanism_spec
 
     if mechanism_spec(name).parameter("entities") is not None:
         params.setdefault("entities", "keep")
@@ -61,10 +61,10 @@ def core_mechanism(name: str, /, **params: Any) -> Any:
 
 
 def core_noise_off(name: str, /, **params: Any) -> Any:
-    """:func:`~authormask.release.registry.create_noise_off` as :func:`core_mechanism` builds
+    """:func:`~authormask.core.registry.create_noise_off` as :func:`core_mechanism` builds
     the mechanism: the noise-off form given the words of the text (``entities="keep"``)."""
-    from authormask.release import mechanism_spec
-    from authormask.release.registry import create_noise_off
+    from authormask.core import mechanism_spec
+    from authormask.core.registry import create_noise_off
 
     if mechanism_spec(name).parameter("entities") is not None:
         params.setdefault("entities", "keep")

@@ -1,7 +1,7 @@
 """Neighbouring inputs and samplers for every registered mechanism.
 
 Each case runs the real mechanism object (built by
-:func:`~authormask.release.registry.create_mechanism` wherever no trained model is needed) on two
+:func:`~authormask.core.registry.create_mechanism` wherever no trained model is needed) on two
 neighbouring inputs, and states the epsilon its guarantee gives between them:
 
 * **Earth Mover's privacy** (``emp-bag``, ``emp-text``, ``emp-doc``, ``emp-write``) and
@@ -19,7 +19,7 @@ neighbouring inputs, and states the epsilon its guarantee gives between them:
 * :class:`CaseSpec` and :class:`Context`: :mod:`~authormask.audit.case_spec`.
 
 Which cases a mechanism has is declared by its registry spec
-(:attr:`~authormask.release.specs.MechanismSpec.audit`, a ``"module:function"`` of its name:
+(:attr:`~authormask.core.specs.MechanismSpec.audit`, a ``"module:function"`` of its name:
 the built-in ones are :mod:`~authormask.audit.by_mechanism`'s); this module holds the table
 read from the specs, :data:`AUDITORS`, and re-exports the names above so that each keeps its
 import path.
@@ -59,8 +59,8 @@ from authormask.audit.cases_tokens import (
 )
 from authormask.audit.cases_tokens import SYNTF_INPUTS as SYNTF_INPUTS
 from authormask.audit.cases_tokens import TOKEN_TEXT_LENGTH as TOKEN_TEXT_LENGTH
-from authormask.release.registry import MECHANISMS
-from authormask.release.specs import MechanismSpec
+from authormask.core.registry import MECHANISMS
+from authormask.core.specs import MechanismSpec
 
 __all__ = [
     "AUDITORS",
@@ -81,7 +81,7 @@ __all__ = [
 
 
 def audit_cases(spec: MechanismSpec) -> tuple[CaseSpec, ...]:
-    """The audit cases ``spec`` declares (:attr:`~authormask.release.specs.MechanismSpec.audit`:
+    """The audit cases ``spec`` declares (:attr:`~authormask.core.specs.MechanismSpec.audit`:
     the ``"module:function"`` called with its name); none where it declares none."""
     if spec.audit is None:
         return ()

@@ -76,7 +76,7 @@ def twice_sampler(mechanisms: tuple[Any, Any], *, root: Root = release_root) -> 
 
 def twice_mechanisms(name: str, epsilons: tuple[float, float] = TWICE_EPSILONS) -> tuple[Any, Any]:
     """``emp-text`` (registered as ``name``) on the 1-d line at the two ``epsilons``."""
-    from authormask.release import create_mechanism
+    from authormask.core import create_mechanism
 
     emb = line_embeddings()
     made = tuple(

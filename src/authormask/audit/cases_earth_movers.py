@@ -215,7 +215,7 @@ def _emp_line(
     def build(ctx: Context) -> AuditCase:
         from authormask.accounting.emd import word_movers_distance
         from authormask.audit.case_spec import core_mechanism
-        from authormask.release import mechanism_spec
+        from authormask.core import mechanism_spec
 
         bag = mechanism_spec(kind).release == "bag"
         emb = line_embeddings()
@@ -301,7 +301,7 @@ def _emp_glove(kind: str) -> Callable[[Context], AuditCase]:
 
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
-        from authormask.release import mechanism_spec
+        from authormask.core import mechanism_spec
 
         bag = mechanism_spec(kind).release == "bag"
         emb = ctx.glove()

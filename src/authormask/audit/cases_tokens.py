@@ -127,8 +127,8 @@ def _erae(kind: str, n_outputs: int) -> Callable[[Context], AuditCase]:
     a stand-in model of the kind its registry spec requires (``model_kind``)."""
 
     def build(ctx: Context) -> AuditCase:
+        from authormask.core import mechanism_spec
         from authormask.mechanisms.generation import ERAEMechanism
-        from authormask.release import mechanism_spec
 
         reward = mechanism_spec(kind).model_kind == "reward"
         mech = ERAEMechanism(_RatingsOnlyModel(n_outputs, reward=reward), epsilon=EXP_EPSILON)

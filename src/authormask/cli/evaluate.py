@@ -102,9 +102,9 @@ class _Command:
         a mechanism that takes neither an epsilon nor a rate, and when every mechanism is a
         baseline swept over its rates (nothing to calibrate), in one line, before anything is
         written. A rate-swept baseline beside calibrated mechanisms keeps its ``--rates``."""
+        from authormask.core import mechanism_names, mechanism_spec
         from authormask.evaluation.protocols._options import split_names
         from authormask.evaluation.releases import sweeps_rate
-        from authormask.release import mechanism_names, mechanism_spec
 
         if self.opts["epsilons"] != (AUTO,):
             return

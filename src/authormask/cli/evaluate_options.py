@@ -20,8 +20,8 @@ from authormask.cli.options import (
     seed_option,
     vocab_size_option,
 )
-from authormask.release.registry import MECHANISMS, lineup
-from authormask.release.specs import MechanismSpec
+from authormask.core.registry import MECHANISMS, lineup
+from authormask.core.specs import MechanismSpec
 
 __all__ = ["AUTO", "PROTOCOLS", "evaluate_options", "protocol_mechanisms"]
 

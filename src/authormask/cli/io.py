@@ -9,15 +9,15 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from authormask.exceptions import InputError
-from authormask.release.markers import authormask_kind
-from authormask.release.sources import (
+from authormask.core.markers import authormask_kind
+from authormask.core.sources import (
     FileSource,
     Source,
     StdinSource,
     TextSource,
     decode_bytes,
 )
+from authormask.exceptions import InputError
 
 __all__ = [
     "Document",
@@ -52,7 +52,7 @@ class Inputs:
     #: the folders given as inputs (an output, statement or report must never go inside one)
     folders: tuple[Path, ...] = ()
     #: files and folders found in an input folder and skipped as authormask's own (reports,
-    #: statements, outputs: :func:`authormask.release.markers.authormask_kind`), with their kind
+    #: statements, outputs: :func:`authormask.core.markers.authormask_kind`), with their kind
     skipped: tuple[tuple[str, str], ...] = ()
     #: entries of an input folder that are not regular files or folders it can read (a dangling
     #: symbolic link, a FIFO, a socket, a device, a link to a folder, which is not followed, an

@@ -1,10 +1,10 @@
 """The mechanism options of ``obfuscate``, generated from the registry: one option per
-parameter of any :class:`~authormask.release.MechanismSpec` (``length`` becomes ``--length``),
+parameter of any :class:`~authormask.core.MechanismSpec` (``length`` becomes ``--length``),
 its help text the specs' own, naming the mechanisms that take it.
 
 The options only read text into values (a number, a whole number, a path, one of the choices);
 whether a mechanism takes a parameter, needs it, and which values it accepts is checked by the
-registry (:func:`~authormask.release.registry.check_parameters`, then the mechanism when it is
+registry (:func:`~authormask.core.registry.check_parameters`, then the mechanism when it is
 built), the one validator every front end shares. The registry imports no numpy, so building
 these options keeps ``--help`` instant.
 """
@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import click
 
 from authormask.cli.options import NumberType
-from authormask.release import registry
+from authormask.core import registry
 
 __all__ = ["COMMON", "as_options", "count_value", "mechanism_options", "parameter_flag"]
 
@@ -49,7 +49,7 @@ _NAMED = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
 def as_options(text: str) -> str:
-    """A spec's text (:attr:`~authormask.release.specs.MechanismSpec.help`) with each parameter
+    """A spec's text (:attr:`~authormask.core.specs.MechanismSpec.help`) with each parameter
     it names between backquotes written as its option.
 
     >>> as_options("elliptical noise (`regularization`)")

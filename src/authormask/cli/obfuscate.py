@@ -27,13 +27,13 @@ from authormask.cli.options import (
     vocab_option,
 )
 from authormask.cli.progress import Progress, is_quiet, on_interrupt, say
-from authormask.release.registry import MECHANISMS, lineup
+from authormask.core.registry import MECHANISMS, lineup
 
 if TYPE_CHECKING:
     from authormask.cli.io import Inputs
 
 #: ``--mechanism``'s help: every registered mechanism's line, as its registry spec gives it
-#: (:meth:`~authormask.release.specs.MechanismSpec.describe`), each parameter it names written
+#: (:meth:`~authormask.core.specs.MechanismSpec.describe`), each parameter it names written
 #: as its option
 MECHANISM_HELP = " ".join(as_options(spec.describe()) for spec in MECHANISMS.values())
 
@@ -200,9 +200,9 @@ def obfuscate(
         skipped_note,
         sources_of,
     )
-    from authormask.release import create_mechanism, mechanism_names, mechanism_spec
-    from authormask.release.outputs import default_report_path, write_release
-    from authormask.release.registry import ParameterMismatchError, check_parameters
+    from authormask.core import create_mechanism, mechanism_names, mechanism_spec
+    from authormask.core.outputs import default_report_path, write_release
+    from authormask.core.registry import ParameterMismatchError, check_parameters
 
     if mechanism not in mechanism_names():
         raise click.UsageError(
@@ -368,9 +368,9 @@ def register(cli: click.Group) -> None:
 
 
 def _open_history() -> Any:
-    """The local release history (:mod:`authormask.release.history`), or None with one warning
+    """The local release history (:mod:`authormask.core.history`), or None with one warning
     when it cannot be used safely."""
-    from authormask.release.history import HistoryError, ReleaseHistory, default_history_dir
+    from authormask.core.history import HistoryError, ReleaseHistory, default_history_dir
 
     try:
         return ReleaseHistory.open(default_history_dir())
@@ -386,7 +386,7 @@ def _open_history() -> Any:
 def _check_history(past: Any, digests: list[str], statement: Any) -> None:
     """Warn (one line) when a text of this release was released before with other public
     parameters; then add this release to the history."""
-    from authormask.release.history import HistoryError
+    from authormask.core.history import HistoryError
 
     try:
         found = past.check(digests, statement)
@@ -412,7 +412,7 @@ def _warn_seed(seed: int | None) -> None:
 def _refuse_datasets(inputs: tuple[str, ...]) -> None:
     """A JSONL, CSV or Parquet file given without --text-column would be released as one text,
     its structure and every column with it: refused."""
-    from authormask.release.tables import detect_table_format
+    from authormask.core.tables import detect_table_format
 
     for item in inputs:
         if item in ("", "-"):
@@ -448,12 +448,12 @@ def _release_table(
     explain: bool = False,
 ) -> None:
     """``obfuscate --text-column``: a dataset released in partitions (see
-    :mod:`authormask.release.partitioned`), into a JSONL file, a Parquet folder or, with
+    :mod:`authormask.core.partitioned`), into a JSONL file, a Parquet folder or, with
     ``-o -``, JSONL on standard output."""
-    from authormask.release.outputs import default_report_path
-    from authormask.release.partitioned import DEFAULT_PARTITION_RECORDS
-    from authormask.release.table_outputs import write_table_release
-    from authormask.release.tables import TableInput, detect_table_format
+    from authormask.core.outputs import default_report_path
+    from authormask.core.partitioned import DEFAULT_PARTITION_RECORDS
+    from authormask.core.table_outputs import write_table_release
+    from authormask.core.tables import TableInput, detect_table_format
 
     if len(inputs) != 1 or inputs[0] in ("", "-"):
         raise click.UsageError(
@@ -577,7 +577,7 @@ def _buffer_stdin(found: Inputs) -> Inputs:
     import dataclasses
     import sys
 
-    from authormask.release.sources import StdinSource, TextSource, decode_bytes
+    from authormask.core.sources import StdinSource, TextSource, decode_bytes
 
     sources = []
     for s in found.sources:
@@ -591,7 +591,7 @@ def _buffer_stdin(found: Inputs) -> Inputs:
 
 def _target(found: Inputs, *, output: Path | None, fmt: str, layout: str) -> Any:
     """Where the release goes; the ids are assigned by the release, in a secret random order."""
-    from authormask.release.outputs import FOLDER_STATEMENT, Target
+    from authormask.core.outputs import FOLDER_STATEMENT, Target
 
     n = len(found.sources)
     if fmt == "jsonl":

@@ -354,8 +354,8 @@ def engine_options(*, what: str) -> Decorator[Any]:
 
 
 def engine_from_options(engine: str, workers: int | None, scheduler: str | None) -> Any:
-    """The :class:`~authormask.release.executors.Engine` of ``--engine/--workers/--scheduler``."""
-    from authormask.release.executors import Engine
+    """The :class:`~authormask.core.executors.Engine` of ``--engine/--workers/--scheduler``."""
+    from authormask.core.executors import Engine
 
     if engine == "local" and (workers is not None or scheduler is not None):
         flag = "--workers" if workers is not None else "--scheduler"

@@ -7,18 +7,16 @@ config, ``plan(options)``, ``run(config, inputs)``, a result of plain data); att
 utility measures registered by name (:mod:`~authormask.evaluation.measures`); the one results
 cache every protocol resumes from (:mod:`~authormask.evaluation.cache`); the privacy-utility
 frontier of a sweep and the epsilon it recommends for a target attacker accuracy
-(:mod:`~authormask.evaluation.frontier`); the reports, which read any protocol's result
+(:mod:`~authormask.evaluation.tradeoff`); the reports, which read any protocol's result
 (:func:`write_reports`, :func:`markdown`: :mod:`~authormask.evaluation.reports`).
-Every mechanism runs through the release layer (:func:`authormask.release.create_mechanism` and
-:func:`authormask.release.release`) under its registry name."""
+Every mechanism runs through the release layer (:func:`authormask.core.create_mechanism` and
+:func:`authormask.core.release`) under its registry name."""
 
-import sys
 from typing import TYPE_CHECKING
 
-from authormask._lazy import keep_over_submodules, lazy_attributes
+from authormask._lazy import lazy_attributes
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from authormask.evaluation.frontier import FrontierPoint, Recommendation, frontier, recommend
     from authormask.evaluation.protocols import (
         PROTOCOLS,
         CollectionSweep,
@@ -56,14 +54,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         build_study,
         build_topic_study,
     )
+    from authormask.evaluation.tradeoff import FrontierPoint, Recommendation, frontier, recommend
 
 # Imported on first use (PEP 562): importing one evaluation module (the calibration the page
 # uses) does not load every protocol, attacker and report with it.
 _LAZY = {
-    "FrontierPoint": "authormask.evaluation.frontier",
-    "Recommendation": "authormask.evaluation.frontier",
-    "frontier": "authormask.evaluation.frontier",
-    "recommend": "authormask.evaluation.frontier",
+    "FrontierPoint": "authormask.evaluation.tradeoff",
+    "Recommendation": "authormask.evaluation.tradeoff",
+    "frontier": "authormask.evaluation.tradeoff",
+    "recommend": "authormask.evaluation.tradeoff",
     "CollectionSweep": "authormask.evaluation.protocols",
     "EvaluationProtocol": "authormask.evaluation.protocols",
     "PROTOCOLS": "authormask.evaluation.protocols",
@@ -142,5 +141,3 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_attributes("authormask.evaluation", _LAZY, globals(), __all__)
-# the function frontier, not the module of that name, once the module is imported
-keep_over_submodules(sys.modules[__name__], ("frontier",))

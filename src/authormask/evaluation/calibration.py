@@ -5,7 +5,7 @@ units of the vectors), so the same epsilon means very different things for GloVe
 word2vec 300-d. For each epsilon these statistics are estimated by sampling the per-word
 mechanism K that ``emp-bag`` and ``emp-text`` apply to every content word (this is a study of K
 itself, word by word, not a release: nothing is published, so it samples K directly rather than
-through :func:`authormask.release.release`, which would also tokenise and drop punctuation-like
+through :func:`authormask.core.release`, which would also tokenise and drop punctuation-like
 vocabulary entries).
 
 The change rate (:data:`CHANGE_RATE_RULE`, :func:`changed_share`) is the one measure of how much a
@@ -250,7 +250,7 @@ def _common_subsequence(a: Sequence[str], b: Sequence[str]) -> int:
 def change_rate(mechanism: object, text: str | Sequence[str], *, seed: int = 0) -> float:
     """The change rate (:data:`CHANGE_RATE_RULE`) of one release of ``text`` (a text, or words
     joined by spaces: the probe of ``--epsilons auto``) by ``mechanism`` with ``seed``."""
-    from authormask.release import Mechanism, release
+    from authormask.core import Mechanism, release
 
     assert isinstance(mechanism, Mechanism)
     original = text if isinstance(text, str) else " ".join(text)
@@ -279,11 +279,11 @@ def expected_change(
     (:func:`auto_epsilons`). On ``example`` (:data:`REFERENCE_TEXT` by default, a running text
     with its function words, as a user's is): from the exact output distribution of each token
     of its first segments where the mechanism can compute it
-    (:meth:`~authormask.release.Mechanism.unchanged_probabilities`), else the mean
+    (:meth:`~authormask.core.Mechanism.unchanged_probabilities`), else the mean
     :func:`change_rate` of ``seeds`` releases with seeds ``seed``, ``seed + 1``, ... A bag
     mechanism should be given with a length that takes every content word
     (``length="shortest"``)."""
-    from authormask.release import Mechanism
+    from authormask.core import Mechanism
 
     assert isinstance(mechanism, Mechanism)
     text = REFERENCE_TEXT if example is None else example
@@ -412,8 +412,8 @@ def auto_epsilons(
     Raises ``InvalidParameterError`` if the mechanism takes no epsilon, or if its change rate
     does not move over :data:`AUTO_RANGE`.
     """
+    from authormask.core import create_mechanism, mechanism_spec
     from authormask.evaluation.releases import mechanism_parameters, sweeps_rate
-    from authormask.release import create_mechanism, mechanism_spec
 
     spec = mechanism_spec(name)
     if not spec.takes_epsilon:

@@ -7,8 +7,8 @@ The *noise-off* release of a mechanism is the same mechanism with its noise swit
 deterministic preparation (tokenising, stopwords, unknown words mapped or dropped, contractions
 split, the canonical skeleton, N words kept and sorted for a bag) and its rendering, with every
 unit released as it came in. A mechanism whose registry spec declares its samplers
-(:attr:`~authormask.release.registry.MechanismSpec.samplers`: every word-level mechanism) is
-built by :func:`~authormask.release.registry.create_noise_off`, which switches them off
+(:attr:`~authormask.core.registry.MechanismSpec.samplers`: every word-level mechanism) is
+built by :func:`~authormask.core.registry.create_noise_off`, which switches them off
 (:meth:`~authormask.mechanisms._base.Mechanism.without_noise`), so no noise is drawn and no
 exponential mechanism scores the vocabulary; it gives the text the mechanism gives as epsilon
 -> infinity (the tests check it word for word against a release at epsilon 1e12). Any other
@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from authormask.core import Mechanism, create_mechanism, mechanism_spec
+from authormask.core.registry import create_noise_off
 from authormask.exceptions import InvalidParameterError
-from authormask.release import Mechanism, create_mechanism, mechanism_spec
-from authormask.release.registry import create_noise_off
 
 __all__ = [
     "DEFAULT_RATES",
@@ -61,7 +61,7 @@ EVALUATION_UNKNOWN = "unknown"
 
 def sweeps_rate(name: str) -> bool:
     """Whether mechanism ``name`` is a baseline swept over rates instead of epsilons, as its
-    registry spec declares (:attr:`~authormask.release.specs.MechanismSpec.sweeps_rate`:
+    registry spec declares (:attr:`~authormask.core.specs.MechanismSpec.sweeps_rate`:
     ``random-sub``; not ``random-r``, which has no noise to set).
 
     >>> sweeps_rate("random-sub"), sweeps_rate("random-r"), sweeps_rate("emp-text")
@@ -97,9 +97,9 @@ def check_rates(rates: Sequence[float]) -> tuple[float, ...]:
 
 def noise_off_by_sampler(name: str) -> bool:
     """Whether the noise-off release of ``name`` switches its samplers off
-    (:func:`~authormask.release.registry.create_noise_off`) rather than releasing it at
+    (:func:`~authormask.core.registry.create_noise_off`) rather than releasing it at
     :data:`NOISE_OFF_EPSILON`: its spec declares its samplers (a mechanism whose noise epsilon
-    sets, :attr:`~authormask.release.specs.MechanismSpec.has_noise_off`).
+    sets, :attr:`~authormask.core.specs.MechanismSpec.has_noise_off`).
 
     >>> noise_off_by_sampler("tem"), noise_off_by_sampler("random-sub")
     (True, False)
@@ -128,7 +128,7 @@ def mechanism_parameters(
     N content words, which surrogates outside the vocabulary would change); what the entity
     step adds is measured apart, by the ``name-survival`` measure and
     ``benchmarks/name_survival.py``. Likewise a mechanism that reads ``oov_map_to`` (under
-    ``oov`` "map": :meth:`~authormask.release.specs.MechanismSpec.read`) gets the fixed word
+    ``oov`` "map": :meth:`~authormask.core.specs.MechanismSpec.read`) gets the fixed word
     ``"unknown"`` (where the embeddings have it): a release draws a word in place of each
     unknown one, independently of it and from a root keyed by the release's statement
     (:mod:`authormask.mechanisms.unknown`), so the noise-off row and a very large epsilon would
@@ -162,8 +162,8 @@ def mechanism_parameters(
 
 def build_mechanism(name: str, params: Mapping[str, Any]) -> Mechanism:
     """The mechanism of :func:`mechanism_parameters`' ``params``: its noise-off form
-    (:func:`~authormask.release.registry.create_noise_off`) when they hold no epsilon for a
-    mechanism whose samplers can be switched off, else :func:`~authormask.release.
+    (:func:`~authormask.core.registry.create_noise_off`) when they hold no epsilon for a
+    mechanism whose samplers can be switched off, else :func:`~authormask.core.
     create_mechanism`."""
     if "epsilon" not in params and noise_off_by_sampler(name):
         return create_noise_off(name, **dict(params))

@@ -66,8 +66,8 @@ class Mechanism:
     * ``without_noise()``: the mechanism with its samplers replaced by :class:`IdentityKernel`
       (what :class:`NoiseOff` releases), for a mechanism whose registry spec declares its
       samplers; by default it has none and refuses;
-    * ``recipe``: how :func:`~authormask.release.create_mechanism` built it (a
-      :class:`~authormask.release.registry.Recipe`), so another process (a Dask worker) can
+    * ``recipe``: how :func:`~authormask.core.create_mechanism` built it (a
+      :class:`~authormask.core.registry.Recipe`), so another process (a Dask worker) can
       build it again; ``None`` for a mechanism built by hand.
     """
 
@@ -199,7 +199,7 @@ class NoiseOff(Mechanism):
     the limit epsilon -> infinity, without the cost of the sampler (an exponential mechanism
     over the vocabulary scores every word of it for every input word).
 
-    Built by :func:`authormask.release.create_noise_off`, for evaluation (the baseline row of a
+    Built by :func:`authormask.core.create_noise_off`, for evaluation (the baseline row of a
     sweep). It is NOT private and has no epsilon (:attr:`epsilon` is None): its statement says
     so (no epsilon, no guarantee). It offers the abilities of :class:`Mechanism`, each handed
     to the mechanism (``inner``, its noise-off form) explicitly; nothing else of it.

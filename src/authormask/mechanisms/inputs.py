@@ -1,7 +1,7 @@
 """What a mechanism is given: entities (names, numbers, links) replaced before it runs.
 
 :class:`EntityInputs` wraps any text mechanism (the registry wraps every mechanism that reads
-the text, :mod:`authormask.release.factories`). With ``entities``:
+the text, :mod:`authormask.core.factories`). With ``entities``:
 
 * ``"surrogate"`` (the default): its preparation finds the document's entities
   (:class:`~authormask.text.entities.Recogniser`: input only, deterministic); its release splits

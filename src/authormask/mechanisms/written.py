@@ -56,7 +56,7 @@ from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 from authormask.text.parts import split_parts
 from authormask.text.prepare import NEGATION_AUXILIARIES
 from authormask.text.stopwords import list_words
-from authormask.text.tokenize import CLITICS
+from authormask.text.tokens import CLITICS
 from authormask.validation import check_epsilon
 
 __all__ = [

@@ -62,7 +62,7 @@ from numpy.typing import NDArray
 from torch import nn
 
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 __all__ = [
     "CODE_VERSION",
@@ -120,7 +120,7 @@ _PLAIN = str.maketrans(
 
 def judge_tokens(text: str) -> list[str]:
     """The tokens the judge reads: words and punctuation marks of
-    :func:`~authormask.text.tokenize.tokenize`, lower-cased, with typographic quotes, dashes
+    :func:`~authormask.text.tokens.tokenize`, lower-cased, with typographic quotes, dashes
     and ellipses written plainly (so a mechanism's canonical rendering of them costs nothing).
 
     >>> judge_tokens("\u201cDon't SHOUT,\u201d  Jane\u2026")

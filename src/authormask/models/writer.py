@@ -66,7 +66,7 @@ from numpy.typing import NDArray
 
 from authormask.embeddings._base import Embeddings
 from authormask.text.canonical import SENTENCE_END, canonical_tokens
-from authormask.text.tokenize import CLITICS
+from authormask.text.tokens import CLITICS
 
 __all__ = [
     "CLASSES",

@@ -1,6 +1,6 @@
 """``authormask serve``: a local page and JSON API over the release layer.
 
-The page (``GET /``) and the API call the same :func:`authormask.release.release` as the CLI and
+The page (``GET /``) and the API call the same :func:`authormask.core.release` as the CLI and
 return the same public statement. What the server holds is loaded once, at start: the
 embeddings, and the ER-AE / AE-DP models given with ``--model``.
 
@@ -181,7 +181,7 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
 
     @app.get("/api/mechanisms")
     def mechanisms() -> Any:
-        from authormask.release import lineup, mechanism_spec
+        from authormask.core import lineup, mechanism_spec
 
         out = []
         for name in _available(state):
@@ -199,8 +199,8 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
 
     @app.get("/api/calibrate")
     def calibrate(mechanism: str | None = None, epsilon: float | None = None) -> Any:
+        from authormask.core import lineup, mechanism_spec
         from authormask.evaluation.calibration import CHANGE_RATE_RULE
-        from authormask.release import lineup, mechanism_spec
 
         mechanism = lineup("serve")[0] if mechanism is None else mechanism
         try:

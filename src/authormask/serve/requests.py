@@ -36,7 +36,7 @@ class _Refused(Exception):
 
 def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
     """``(text, mechanism, parameters)`` of a release request, checked."""
-    from authormask.release import MECHANISMS, lineup, mechanism_spec
+    from authormask.core import MECHANISMS, lineup, mechanism_spec
 
     if not isinstance(body, dict):
         raise _Refused(400, "the request must be a JSON object")
@@ -71,10 +71,10 @@ def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
 
 
 def _value(mechanism: str, param: Any, value: Any) -> Any:
-    """A request value, typed by the kind its spec declares (:attr:`~authormask.release.specs.
+    """A request value, typed by the kind its spec declares (:attr:`~authormask.core.specs.
     Parameter.kind`: a string, a real number or a whole number); its range and choices are the
     registry's to check, as for every front end."""
-    from authormask.release.specs import COUNT_WORDS
+    from authormask.core.specs import COUNT_WORDS
 
     name = param.name
     if name == "stopwords":  # the server reads no file a request names

@@ -61,8 +61,8 @@ class _Loaded:
 
 def load(settings: ServeSettings) -> _Loaded:
     """Load the embeddings and models once (at start)."""
+    from authormask.core.factories import load_trained_model
     from authormask.embeddings import load_embeddings
-    from authormask.release.factories import load_trained_model
 
     emb = load_embeddings(
         settings.embeddings,
@@ -85,7 +85,7 @@ def load(settings: ServeSettings) -> _Loaded:
 def _available(loaded: _Loaded) -> list[str]:
     """The mechanisms the page offers: every registered one but the baselines, which give no
     guarantee (``random-sub``), and the model mechanisms without their kind of model."""
-    from authormask.release import MECHANISMS
+    from authormask.core import MECHANISMS
 
     return [
         name
@@ -97,7 +97,7 @@ def _available(loaded: _Loaded) -> list[str]:
 def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
     """The mechanism ``name`` with the request's ``params`` and the server's embeddings and
     models (built once per parameter set, a few kept)."""
-    from authormask.release import create_mechanism, mechanism_spec
+    from authormask.core import create_mechanism, mechanism_spec
 
     key = json.dumps([name, params], sort_keys=True)
     with loaded.lock:
@@ -129,8 +129,8 @@ def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
     too (:func:`authormask.evaluation.calibration.expected_change`: exact for the token
     mechanisms, the mean of seeded releases for the others; a bag takes every content word).
     Cached."""
+    from authormask.core import mechanism_spec
     from authormask.evaluation.calibration import expected_change as calibrated
-    from authormask.release import mechanism_spec
 
     spec = mechanism_spec(name)
     key = (name, float(f"{epsilon:.3g}"))
@@ -151,7 +151,7 @@ def expected_change(loaded: _Loaded, name: str, epsilon: float) -> float:
 def _model_lock(loaded: _Loaded, name: str) -> Any:
     """The lock of the server's models for a mechanism that runs one (one pass at a time), or
     a context that holds nothing."""
-    from authormask.release import mechanism_spec
+    from authormask.core import mechanism_spec
 
     return loaded.model_lock if mechanism_spec(name).model_kind else contextlib.nullcontext()
 
@@ -160,7 +160,7 @@ def _release(
     loaded: _Loaded, text: str, name: str, params: dict[str, Any], work: Callable[[int], None]
 ) -> dict[str, Any]:
     from authormask.accounting.plain import explain, mechanism_embeddings
-    from authormask.release import release
+    from authormask.core import release
 
     mech = _mechanism(loaded, name, params)
     with _model_lock(loaded, name):
@@ -183,8 +183,8 @@ def _total_work(loaded: _Loaded, text: str, name: str, params: dict[str, Any]) -
     """The units of work a release of ``text`` does (for the progress bar): its units prepared
     from its parts, as the release prepares them (the entity recogniser reads one part at a
     time, and stops between parts when the job is cancelled)."""
-    from authormask.release.sources import split_parts
-    from authormask.release.stream import units_of
+    from authormask.core.sources import split_parts
+    from authormask.core.stream import units_of
 
     mech = _mechanism(loaded, name, params)
     try:

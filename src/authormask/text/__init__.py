@@ -10,7 +10,7 @@ from authormask.text.prepare import (
 )
 from authormask.text.render import match_case, render_text
 from authormask.text.stopwords import default_stopwords, load_stopwords
-from authormask.text.tokenize import CLITICS, Token, tokenize
+from authormask.text.tokens import CLITICS, Token, tokenize
 
 __all__ = [
     "CLITICS",

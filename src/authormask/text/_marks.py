@@ -1,6 +1,6 @@
 """The combining marks of Unicode 14.0.0 as a regex character-class body,
 precomputed (scanning the code space costs about 20 ms per start-up). Generated from
-:func:`authormask.text.tokenize._combining_marks`; a test checks it still equals the scan, and
+:func:`authormask.text.tokens._combining_marks`; a test checks it still equals the scan, and
 another Unicode version computes the scan instead."""
 
 UNIDATA_VERSION = "14.0.0"

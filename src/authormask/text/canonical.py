@@ -10,7 +10,7 @@ releases none of these as written. The text is
    forms, ligatures and ``\u2026`` become their ASCII spelling), then typographic variants are
    mapped to one ASCII mark each (curly and angle quotes to ``"``, a single quote standing alone
    to ``"``, every dash to ``-``);
-2. tokenised (:func:`~authormask.text.tokenize.tokenize` with ``compounds=True``: words, with
+2. tokenised (:func:`~authormask.text.tokens.tokenize` with ``compounds=True``: words, with
    clitics split off, and single punctuation marks). A number with its inner ``.``, ``,`` and
    ``:`` and a ``%`` after it (``12.4%``, ``1,000``, ``10:30``), a URL and an e-mail address
    are one word each, so no sentence end is read inside them; they are content words like any
@@ -67,7 +67,7 @@ from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.text.clean import clean_text
 from authormask.text.prepare import NEGATION_AUXILIARIES, placeholder_word
-from authormask.text.tokenize import CLITICS, tokenize
+from authormask.text.tokens import CLITICS, tokenize
 
 __all__ = [
     "CLOSE_QUOTE",

@@ -34,7 +34,7 @@ In order:
    on a mark written on one): a mark at the start of the text, or after a space, a line break,
    a punctuation mark, a symbol or an underscore. A mark on a letter or a digit (an accent
    written as its own code point, an Indic vowel sign, a keycap) is part of its word
-   (:mod:`authormask.text.tokenize`) and stays;
+   (:mod:`authormask.text.tokens`) and stays;
 5. Unicode NFKC (full-width forms, ligatures and other compatibility characters as their plain
    spelling; a spacing accent such as U+00A8 is a space and a mark in NFKC, and so becomes a
    space); steps 1-4 are applied again to its result, and NFKC again if they changed it, so
@@ -142,7 +142,7 @@ def _removed_code_points() -> str:
         if cp in other
         or (unicodedata.category(chr(cp)) in _REMOVED_CATEGORIES and chr(cp) not in _KEPT_CONTROLS)
     ]
-    from authormask.text.tokenize import class_body
+    from authormask.text.tokens import class_body
 
     return class_body(removed)
 
@@ -189,7 +189,7 @@ def _marks() -> str:
 
     if precomputed.UNIDATA_VERSION == unicodedata.unidata_version:
         return precomputed.MARKS
-    from authormask.text.tokenize import _combining_marks
+    from authormask.text.tokens import _combining_marks
 
     return _combining_marks()
 

@@ -10,7 +10,7 @@ Lowercasing, punctuation and stopword removal, a bag of words, an explicit out-o
 
 The text is first cleaned (:func:`~authormask.text.clean.clean_text`: invisible and control
 characters removed, line breaks and spaces written plainly, NFKC). Tokens
-(:func:`~authormask.text.tokenize.tokenize`) are words and punctuation marks; English
+(:func:`~authormask.text.tokens.tokenize`) are words and punctuation marks; English
 clitics (``n't``, ``'s``, ``'m``, ``'ll``, ``'re``, ``'ve``, ``'d``) are separate word tokens,
 looked up in their lower-case ASCII-apostrophe form, and the default English stopword list contains
 them. Every word token is a stopword, a content word (in the vocabulary) or out of vocabulary.
@@ -44,7 +44,7 @@ from authormask.exceptions import InputError, InvalidParameterError
 from authormask.randomness import RandomState, check_random_state
 from authormask.text.clean import clean_text
 from authormask.text.stopwords import default_stopwords
-from authormask.text.tokenize import Token, tokenize
+from authormask.text.tokens import Token, tokenize
 from authormask.validation import check_positive_int
 
 __all__ = [

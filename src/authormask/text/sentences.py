@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from authormask.text.clean import clean_text
-from authormask.text.tokenize import CLITICS, tokenize
+from authormask.text.tokens import CLITICS, tokenize
 from authormask.validation import check_positive_int
 
 __all__ = ["Segmentation", "detokenize", "segment_text", "split_sentences", "word_tokens"]
@@ -59,7 +59,7 @@ def word_tokens(text: str) -> list[str]:
     """Lower-cased word and punctuation tokens (the vocabulary of the sequence models).
 
     Clitics are separate tokens, with an ASCII apostrophe
-    (:func:`~authormask.text.tokenize.tokenize`).
+    (:func:`~authormask.text.tokens.tokenize`).
 
     >>> word_tokens("The U.S. didn\u2019t say!")
     ['the', 'u', '.', 's', '.', 'did', "n't", 'say', '!']

@@ -13,8 +13,8 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
+from authormask.core import mechanism_names, mechanism_spec
 from authormask.exceptions import InvalidParameterError
-from authormask.release import mechanism_names, mechanism_spec
 from authormask.validation import check_epsilon
 
 __all__ = [
@@ -75,7 +75,7 @@ class ProtocolConfig:
 
 def mechanism_code(name: str) -> int:
     """The fixed code of a registered mechanism in seed derivations: the seed code its registry
-    spec declares (:attr:`~authormask.release.specs.MechanismSpec.code`: emp-bag 0, emp-text
+    spec declares (:attr:`~authormask.core.specs.MechanismSpec.code`: emp-bag 0, emp-text
     1, erae 2, ae-dp 3, syntf 4, random-r 5, mahalanobis 6, tem 7, santext 8, emp-doc 9,
     random-sub 10, emp-write 11). It never depends on the order in which a user lists
     mechanisms, nor on the order in which they are registered.

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from authormask.core.executors import Engine
 from authormask.datasets import Columns, Corpus, is_pan_folder, load_dataset
 from authormask.embeddings import Embeddings, load_embeddings
 from authormask.evaluation.calibration import auto_epsilons
 from authormask.evaluation.protocols._common import ProtocolConfig
 from authormask.evaluation.releases import check_rates, sweeps_rate
 from authormask.exceptions import InvalidParameterError
-from authormask.release.executors import Engine
 
 __all__ = ["AUTO", "OptionError", "Options", "split_names"]
 

@@ -10,13 +10,13 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from authormask.core import mechanism_spec
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols.bo2021.config import FASTTEXT_CHAR, label_of
 from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
 from authormask.evaluation.reports.files import write_report_files
 from authormask.evaluation.reports.html import run_html
 from authormask.evaluation.reports.plots import png_bytes
-from authormask.release import mechanism_spec
 
 __all__ = [
     "release_csv",

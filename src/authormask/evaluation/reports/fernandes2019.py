@@ -1,7 +1,7 @@
 """The reports of a fernandes2019 sweep: JSON, a Markdown and a CSV table in the layout of
 Fernandes et al. (2019) Table 1, a PNG plot of accuracy against epsilon, and the
 privacy-utility frontier (frontier.png: strongest attacker against utility, one curve per
-mechanism; :mod:`authormask.evaluation.frontier`) with, on request, the recommended epsilon
+mechanism; :mod:`authormask.evaluation.tradeoff`) with, on request, the recommended epsilon
 per mechanism, and report.html: all of it on one self-contained page. Written together by
 :func:`~authormask.evaluation.reports.files.write_report_files`."""
 
@@ -13,15 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from authormask.evaluation.frontier import (
-    FrontierPoint,
-    Recommendation,
-    frontier,
-    frontier_dict,
-    frontier_utilities,
-    headlines,
-    recommend,
-)
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols.fernandes2019 import Cell, CollectionSweep, SweepResult
@@ -53,6 +44,15 @@ from authormask.evaluation.reports.tables import (
     row_order,
     statement_lines,
     sweep_label,
+)
+from authormask.evaluation.tradeoff import (
+    FrontierPoint,
+    Recommendation,
+    frontier,
+    frontier_dict,
+    frontier_utilities,
+    headlines,
+    recommend,
 )
 
 __all__ = [
@@ -179,7 +179,7 @@ def _closing_lines(result: SweepResult, recommendations: list[Recommendation] | 
 def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) -> str:
     """One table per mechanism: rows = epsilon (none first), columns = measures, counts
     correct; then the frontier (where the sweep has one) and, with ``target_accuracy``, the
-    recommended epsilon per mechanism (:func:`~authormask.evaluation.frontier.recommend`)."""
+    recommended epsilon per mechanism (:func:`~authormask.evaluation.tradeoff.recommend`)."""
     recommendations = None if target_accuracy is None else recommend(result, target_accuracy)
     cfg = result.config
     lines = [

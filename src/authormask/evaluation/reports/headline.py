@@ -1,10 +1,10 @@
 """The headline section of a sweep's or a PAN run's report: per mechanism, where the strongest
-attacker comes within a margin of chance (:class:`~authormask.evaluation.frontier.Headline`)."""
+attacker comes within a margin of chance (:class:`~authormask.evaluation.tradeoff.Headline`)."""
 
 from __future__ import annotations
 
-from authormask.evaluation.frontier import Headline
 from authormask.evaluation.measures import measure
+from authormask.evaluation.tradeoff import Headline
 
 __all__ = ["headline_lines"]
 

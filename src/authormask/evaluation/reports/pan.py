@@ -14,14 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from authormask.evaluation.frontier import (
-    FrontierPoint,
-    Recommendation,
-    pan_frontier,
-    pan_frontier_utilities,
-    pan_headlines,
-    recommend_pan,
-)
 from authormask.evaluation.measures import measure
 from authormask.evaluation.protocols.pan import PanCell, PanResult
 from authormask.evaluation.releases import sweeps_rate
@@ -49,6 +41,14 @@ from authormask.evaluation.reports.tables import (
     row_order,
     statement_lines,
     sweep_label,
+)
+from authormask.evaluation.tradeoff import (
+    FrontierPoint,
+    Recommendation,
+    pan_frontier,
+    pan_frontier_utilities,
+    pan_headlines,
+    recommend_pan,
 )
 from authormask.exceptions import InvalidParameterError
 
@@ -122,7 +122,7 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
     interval, and each utility with its interval), closed by a row of what chance and
     unrelated originals score (the floors); then every problem's macro-F1, utilities and
     floors; the frontier and, with ``target_accuracy``, the recommended epsilon per
-    mechanism (:func:`~authormask.evaluation.frontier.recommend_pan`)."""
+    mechanism (:func:`~authormask.evaluation.tradeoff.recommend_pan`)."""
     cfg = result.config
     recommendations = None if target_accuracy is None else recommend_pan(result, target_accuracy)
     utilities = tuple(cfg.utilities)
@@ -440,7 +440,7 @@ def _curve(ax: Any, points: list[FrontierPoint], y: list[float], colour: str, me
 
 def pan_frontier_png(result: PanResult, *, target_accuracy: float | None = None) -> bytes:
     """The privacy-utility frontier of a PAN run, one row of panels per utility it measured
-    (:func:`~authormask.evaluation.frontier.pan_frontier_utilities`): against the utility
+    (:func:`~authormask.evaluation.tradeoff.pan_frontier_utilities`): against the utility
     (with its 95% interval), the strongest attacker's mean macro-F1 (left) and the most
     accurate attacker's accuracy with its Wilson 95% interval (right), one curve per
     mechanism, each point labelled with its epsilon; dotted grey vertical = the utility's floor

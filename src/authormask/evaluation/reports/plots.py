@@ -109,7 +109,7 @@ def curve_style(mechanism: str, colour: str) -> tuple[str, str, str]:
     """``(colour, linestyle, label)`` of ``mechanism``'s frontier curve: a baseline without
     differential privacy (its registry spec says ``baseline``) is a dashed grey line labelled
     'baseline (no DP)', every other mechanism a solid line in ``colour``."""
-    from authormask.release import mechanism_spec
+    from authormask.core import mechanism_spec
 
     if mechanism_spec(mechanism).baseline:
         return BASELINE_COLOUR, "--", f"baseline (no DP): {mechanism}"
@@ -117,7 +117,7 @@ def curve_style(mechanism: str, colour: str) -> tuple[str, str, str]:
 
 
 def headline_mark(ax: Any, head: Any, colour: str) -> None:
-    """A mechanism's headline (:class:`~authormask.evaluation.frontier.Headline`) on a
+    """A mechanism's headline (:class:`~authormask.evaluation.tradeoff.Headline`) on a
     frontier panel: a star at (its utility, chance + margin) with its interval as a horizontal
     bar; nothing when not reached."""
     if head.utility is None:

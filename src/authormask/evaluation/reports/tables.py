@@ -13,9 +13,9 @@ import io
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from authormask.core import mechanism_names
 from authormask.evaluation.protocols._grid import epsilon_text, row_order
 from authormask.evaluation.releases import sweeps_rate
-from authormask.release import mechanism_names
 
 __all__ = [
     "csv_text",

@@ -1,7 +1,7 @@
 """``class-seq``: an attacker that reads only the skeleton of a text, never its content words.
 
 What it reads: the text is lower-cased and split by the project's tokenizer
-(:func:`authormask.text.tokenize`: clitics such as ``n't`` and ``'s`` are tokens of their own);
+(:func:`authormask.text.tokens`: clitics such as ``n't`` and ``'s`` are tokens of their own);
 each token becomes one symbol of the *class sequence*:
 
 * ``F``: a function word, a word of the project's default function-word list (the English
@@ -36,7 +36,7 @@ from authormask.evaluation.study import Item
 from authormask.exceptions import InvalidParameterError
 from authormask.randomness import RandomState, check_random_state
 from authormask.text.stopwords import default_stopwords
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 from authormask.validation import check_positive_int
 
 __all__ = ["CONTENT", "FUNCTION", "ClassSequenceAttacker", "class_sequence"]

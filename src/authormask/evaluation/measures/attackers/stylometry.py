@@ -1,7 +1,7 @@
 """``stylometry``: classic stylometric features and multinomial logistic regression.
 
 What it reads (the text lower-cased and split by the project's tokenizer,
-:func:`authormask.text.tokenize`, clitics such as ``n't`` being words of their own):
+:func:`authormask.text.tokens`, clitics such as ``n't`` being words of their own):
 
 * **function words**: the relative frequency (per word) of each word of the project's default
   function-word list (:func:`authormask.text.stopwords.default_stopwords`, 160 words, the list
@@ -39,7 +39,7 @@ from authormask.evaluation.study import Item
 from authormask.exceptions import InvalidParameterError
 from authormask.randomness import RandomState
 from authormask.text.stopwords import default_stopwords
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 __all__ = [
     "PUNCTUATION",

@@ -1,7 +1,7 @@
 """Content recall: the share of an original text's content words that a release keeps.
 
-A *content word* is a word token of :func:`~authormask.text.tokenize.tokenize` (punctuation
-marks are not words), lower-cased (:attr:`~authormask.text.tokenize.Token.lower`, so a
+A *content word* is a word token of :func:`~authormask.text.tokens.tokenize` (punctuation
+marks are not words), lower-cased (:attr:`~authormask.text.tokens.Token.lower`, so a
 typographic apostrophe reads as ``'``), that is not in the project's English stopword list
 (:func:`~authormask.text.stopwords.load_stopwords` ``(None)``: NLTK's 153 function words and
 the seven clitics the tokenizer splits off). Words are counted as a multiset: with ``c_o(w)``
@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from authormask.exceptions import InputError
 from authormask.text.stopwords import load_stopwords
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 __all__ = [
     "content_counts",

@@ -4,7 +4,7 @@ The occurrences are those of the recogniser that replaces entities before a rele
 (:class:`~authormask.text.entities.Recogniser`: spaCy ``en_core_web_md`` 3.7.1's people, places
 and organisations, each name also wherever its text stands elsewhere in the text; with
 ``kinds``, the pattern entities too). An occurrence *survives* when its words, lower-cased,
-stand as a run of consecutive words of the release (:func:`~authormask.text.tokenize.tokenize`
+stand as a run of consecutive words of the release (:func:`~authormask.text.tokens.tokenize`
 word tokens, lower-cased, punctuation skipped), anywhere in it: ``John Smith`` survives in
 ``... told john smith, ...``, not in ``John met Smith``. Case is ignored because some
 mechanisms write their own casing (``emp-doc``'s canonical skeleton).
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from authormask.exceptions import InvalidParameterError
 from authormask.text.entities import KINDS, NAMED_KINDS, Recogniser, load_recogniser
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 __all__ = ["NameSurvival", "name_survival", "survives", "word_runs"]
 

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from authormask.text.sentences import split_sentences
 from authormask.text.stopwords import default_stopwords
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 __all__ = ["feature_names", "stylometric_change", "stylometric_vector"]
 

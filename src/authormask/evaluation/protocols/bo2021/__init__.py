@@ -15,8 +15,8 @@ Documents are rewritten sentence by sentence (the models' unit) and reassembled,
 and stylometry are measured on whole documents, as the paper does.
 
 Every mechanism is a registry mechanism (``random-r``, ``ae-dp``, ``syntf``, ``erae``,
-``emp-text``) built by :func:`authormask.release.create_mechanism` and run by
-:func:`authormask.release.release`. The seed of each (mechanism, epsilon) derives from the base
+``emp-text``) built by :func:`authormask.core.create_mechanism` and run by
+:func:`authormask.core.release`. The seed of each (mechanism, epsilon) derives from the base
 seed, the mechanism's fixed code
 (:func:`authormask.evaluation.protocols._common.mechanism_code`) and epsilon,
 never from the order in which mechanisms are listed.

@@ -9,10 +9,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from authormask.core import lineup, mechanism_names, mechanism_spec
 from authormask.evaluation.measures import BASE_ATTACKERS
 from authormask.evaluation.protocols._common import ProtocolConfig, mechanism_code
 from authormask.exceptions import InvalidParameterError
-from authormask.release import lineup, mechanism_names, mechanism_spec
 
 __all__ = [
     "BO2021_ATTACKERS",
@@ -43,7 +43,7 @@ ORIGINAL = "original"
 
 def releases_text(name: str) -> bool:
     """Whether this protocol can run mechanism ``name``: its registry spec declares that it
-    releases text, in place or generated (:attr:`~authormask.release.specs.MechanismSpec.
+    releases text, in place or generated (:attr:`~authormask.core.specs.MechanismSpec.
     release`), not a bag of words."""
     return mechanism_spec(name).release != "bag"
 

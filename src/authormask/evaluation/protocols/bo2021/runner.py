@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from authormask._version import __version__
+from authormask.core import create_mechanism, mechanism_spec, release
 from authormask.datasets._base import Corpus, Document
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.cache import ResultsCache, cache_key
@@ -33,7 +34,6 @@ from authormask.evaluation.protocols.bo2021.results import ReleaseResult, Releas
 from authormask.evaluation.releases import identity_of
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError
-from authormask.release import create_mechanism, mechanism_spec, release
 
 __all__ = ["CACHE_FORMAT", "run_release_evaluation", "select_documents"]
 
@@ -125,7 +125,7 @@ class _Parameters:
     declares (never by the mechanism's name): the embeddings (passed as loaded, so emp-text's
     search index is built once for every epsilon), SynTF/Random-R's output size, and a model
     for a mechanism that requires one (``models[kind]``, by the kind its registry spec names,
-    :attr:`~authormask.release.registry.MechanismSpec.model_kind`: ``reward``, ER-AE's, for
+    :attr:`~authormask.core.registry.MechanismSpec.model_kind`: ``reward``, ER-AE's, for
     erae; ``plain``, AE-DP's, for ae-dp; each checked by the registry) or may take one
     (Random-R: the first model given, whose output vocabulary it then draws from)."""
 

@@ -1,7 +1,7 @@
 """The privacy/utility sweep of Fernandes et al. (2019), Table 1, on any corpus.
 
 For every mechanism, every epsilon (``None`` = unmodified snippets) and every repetition, the
-study's query snippets are released through :func:`authormask.release.release` with their own
+study's query snippets are released through :func:`authormask.core.release` with their own
 seed; attackers trained on the known texts (or, for ``adaptive-*`` attackers, on known texts
 released with the same mechanism and epsilon) then try to name each snippet's author, and utility
 measures check what the released snippets still say.
@@ -28,7 +28,7 @@ the released words; similarity compares each released snippet with its noise-off
 
 Seeds never depend on the order in which mechanisms are listed: each cell's seed derives from
 the base seed, the mechanism's fixed code (the seed code its registry spec declares,
-:attr:`authormask.release.MechanismSpec.seed_code`), the repetition, epsilon and the role.
+:attr:`authormask.core.MechanismSpec.seed_code`), the repetition, epsilon and the role.
 
 A PAN collection (:func:`run_collection_sweep`) is one author study per problem
 (:func:`~authormask.evaluation.study.build_pan_study`: the problem's known texts are the known
@@ -40,7 +40,7 @@ Obfuscated snippets and measurement results are cached (one JSON file each, writ
 keyed by everything they depend on), so an interrupted sweep resumes where it stopped.
 
 The sweep runs in this process or on a Dask cluster (``engine``,
-:class:`authormask.release.executors.Engine`). Its unit of work is a *group*: one (mechanism,
+:class:`authormask.core.executors.Engine`). Its unit of work is a *group*: one (mechanism,
 epsilon, repetition) with all its measures, which read the same release of the snippets (the
 unmodified row is one group per mechanism). Groups are independent: a cell depends only on its
 seeds, never on the process or the order in which groups run, so the cells are the same

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from authormask.core import lineup, mechanism_names, mechanism_spec
 from authormask.evaluation.measures import Measure, attacker_names, measure, utility_names
 from authormask.evaluation.measures.registry import plain_and_adaptive
 from authormask.evaluation.protocols._common import (
@@ -19,7 +20,6 @@ from authormask.evaluation.protocols._grid import Grid
 from authormask.evaluation.releases import DEFAULT_RATES, releases_bag
 from authormask.evaluation.study import Study
 from authormask.exceptions import InvalidParameterError
-from authormask.release import lineup, mechanism_names, mechanism_spec
 from authormask.validation import check_positive_int
 
 __all__ = [
@@ -62,9 +62,9 @@ MANY_KNOWN_ATTACKERS = plain_and_adaptive(("svm", "typed-svm", "typed-lr", *SKEL
 
 def sweeps(name: str) -> bool:
     """Whether the sweep can run mechanism ``name``, as its registry spec declares: it is
-    word-level (:attr:`~authormask.release.specs.MechanismSpec.word_level`: it releases the
+    word-level (:attr:`~authormask.core.specs.MechanismSpec.word_level`: it releases the
     study's own words, as text or as a bag, not a generated sequence) and has a noise to sweep
-    (:attr:`~authormask.release.specs.MechanismSpec.noise_parameter`: ``epsilon``, or, for a
+    (:attr:`~authormask.core.specs.MechanismSpec.noise_parameter`: ``epsilon``, or, for a
     baseline without privacy, its ``rate``: ``random-sub``, swept over rates)."""
     spec = mechanism_spec(name)
     return spec.word_level and spec.noise_parameter is not None

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from authormask.core.executors import Engine
 from authormask.datasets import PanCollection, is_pan_folder, read_pan_collection
 from authormask.embeddings import Embeddings
 from authormask.evaluation.protocols._interface import EvaluationProtocol, Plan
@@ -25,7 +26,6 @@ from authormask.evaluation.protocols.fernandes2019.config import (
 from authormask.evaluation.protocols.fernandes2019.results import CollectionSweep, SweepResult
 from authormask.evaluation.protocols.fernandes2019.sweep import run_collection_sweep, run_sweep
 from authormask.evaluation.study import Study, build_pan_study, build_study
-from authormask.release.executors import Engine
 from authormask.text.prepare import TextPreparer
 
 __all__ = ["PROTOCOL", "Fernandes2019", "SweepInputs"]

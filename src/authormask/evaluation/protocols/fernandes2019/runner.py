@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from authormask._version import __version__
+from authormask.core import Mechanism, create_mechanism, mechanism_spec, release
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.measures import AttackerSettings, measure
@@ -28,7 +29,6 @@ from authormask.evaluation.releases import (
 )
 from authormask.evaluation.study import Item, Study
 from authormask.exceptions import InvalidParameterError
-from authormask.release import Mechanism, create_mechanism, mechanism_spec, release
 from authormask.text.prepare import TextPreparer
 from authormask.text.stopwords import default_stopwords
 
@@ -128,7 +128,7 @@ class _Runner:
         for a mechanism whose samplers are switched off).
 
         The study's preparation goes to the parameters the mechanism's registry spec takes and
-        reads (:meth:`~authormask.release.specs.MechanismSpec.applicable`): its stopwords, its
+        reads (:meth:`~authormask.core.specs.MechanismSpec.applicable`): its stopwords, its
         unknown-word policy and word (``oov``; ``oov_map_to`` under ``oov`` "map" only), its N
         (``length``). A mechanism whose ``oov`` choices exclude the study's policy (an in-place
         mechanism cannot drop unknown words: the gaps would show) maps them instead. Parameters
@@ -157,7 +157,7 @@ class _Runner:
     def noise_off_epsilon(self, name: str) -> float | None:
         """The epsilon of ``name``'s noise-off release, as its registry spec declares its
         noise-off form: ``None`` when its samplers are switched off
-        (:attr:`~authormask.release.specs.MechanismSpec.has_noise_off`: every word-level
+        (:attr:`~authormask.core.specs.MechanismSpec.has_noise_off`: every word-level
         mechanism, no noise drawn), 0 (its rate) for a rate-swept baseline, else
         :data:`~authormask.evaluation.releases.NOISE_OFF_EPSILON`."""
         if (name, None) in self._mechanisms:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from authormask._process import process_memo
+from authormask.core.executors import Engine, check_engine, open_executor
 from authormask.datasets.pan import PanCollection
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.cache import cache_key
@@ -42,7 +43,6 @@ from authormask.evaluation.protocols.fernandes2019.runner import (
 )
 from authormask.evaluation.study import Item, Study, build_pan_study
 from authormask.exceptions import InvalidParameterError
-from authormask.release.executors import Engine, check_engine, open_executor
 from authormask.text.prepare import TextPreparer
 
 __all__ = ["problem_seed", "run_collection_sweep", "run_sweep"]
@@ -213,7 +213,7 @@ def run_sweep(
     on_total : callable, optional
         Called once, first, with the number of cells (:func:`sweep_cells`).
     engine : "local", "dask" or Engine, optional
-        Where the cells are measured (:class:`~authormask.release.executors.Engine`): in this
+        Where the cells are measured (:class:`~authormask.core.executors.Engine`): in this
         process, one after the other (default), or on a Dask cluster
         (``Engine("dask", workers=2)`` starts a local cluster of two worker processes,
         ``Engine("dask", scheduler=ADDRESS)`` uses an existing one). On Dask each task is one
@@ -254,7 +254,7 @@ def run_sweep(
         # switched off, no noise drawn)
         "noise_off_epsilon": {m: runner.noise_off_epsilon(m) for m in config.mechanisms},
         "noise_off": "each mechanism's own preparation and rendering with its samplers switched "
-        "off (authormask.release.registry.create_noise_off), where noise_off_epsilon is None; "
+        "off (authormask.core.registry.create_noise_off), where noise_off_epsilon is None; "
         "else the release at that epsilon (a rate-swept baseline: rate 0)",
         "seeds": "cell seed = SeedSequence(entropy=config.seed, "
         "spawn_key=(mechanism code, repetition, *epsilon_key(epsilon), role)); epsilon_key = "

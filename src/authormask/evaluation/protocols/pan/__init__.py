@@ -4,7 +4,7 @@ obfuscation.
 Every problem of a PAN 2018/2019 collection is its own attribution task and is scored on its
 own; problems are never pooled. For each problem, mechanism, epsilon and repetition, the
 problem's known and unknown texts are released together through
-:func:`authormask.release.release` (one release, so a mechanism that fixes N from its inputs,
+:func:`authormask.core.release` (one release, so a mechanism that fixes N from its inputs,
 ``emp-bag`` with ``length="shortest"``, fixes one N for the problem). Then each attacker
 
 * is trained on the known texts in the mechanism's *noise-off* form (its own preparation with

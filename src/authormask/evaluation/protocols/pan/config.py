@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from authormask.core import lineup, mechanism_names, mechanism_spec
 from authormask.evaluation.measures import attacker_names
 from authormask.evaluation.measures.registry import plain_and_adaptive
 from authormask.evaluation.protocols._common import ProtocolConfig
 from authormask.evaluation.protocols._grid import Grid
 from authormask.evaluation.releases import DEFAULT_RATES, sweeps_rate
 from authormask.exceptions import InvalidParameterError
-from authormask.release import lineup, mechanism_names, mechanism_spec
 from authormask.validation import check_positive_int
 
 __all__ = ["PAN_ATTACKERS", "PAN_UTILITIES", "SIMILARITY_TEXTS", "PanConfig"]

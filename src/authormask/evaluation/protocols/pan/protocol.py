@@ -9,6 +9,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from authormask.core import lineup
+from authormask.core.executors import Engine
 from authormask.datasets import PanCollection, is_pan_folder, read_pan_collection
 from authormask.embeddings import Embeddings
 from authormask.evaluation.protocols._interface import EvaluationProtocol, Plan
@@ -17,8 +19,6 @@ from authormask.evaluation.protocols.pan.config import PAN_ATTACKERS, PAN_UTILIT
 from authormask.evaluation.protocols.pan.results import PanResult
 from authormask.evaluation.protocols.pan.runner import check_pan, run_pan
 from authormask.exceptions import InputError
-from authormask.release import lineup
-from authormask.release.executors import Engine
 
 __all__ = ["PROTOCOL", "Pan", "PanInputs"]
 

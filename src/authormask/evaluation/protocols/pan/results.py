@@ -190,7 +190,7 @@ class PanResult:
         """The attacker with the largest accuracy at ``(mechanism, epsilon)``, pooled over every
         unknown text of every problem and repetition (correct and total summed; ties to the
         name), with its Wilson 95% interval: the attacker a target accuracy is read against
-        (:mod:`authormask.evaluation.frontier`). Macro-F1 and accuracy may pick different
+        (:mod:`authormask.evaluation.tradeoff`). Macro-F1 and accuracy may pick different
         attackers (an attacker that answers <UNK> well gains accuracy, not macro-F1)."""
 
         def pooled(name: str) -> tuple[int, int]:

@@ -21,6 +21,8 @@ import numpy as np
 
 from authormask._process import process_memo
 from authormask._version import __version__
+from authormask.core import release
+from authormask.core.executors import Engine, check_engine, open_executor
 from authormask.datasets.pan import PanCollection, PanProblem
 from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.measures import AttackerSettings
@@ -63,8 +65,6 @@ from authormask.evaluation.releases import (
 )
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release import release
-from authormask.release.executors import Engine, check_engine, open_executor
 
 __all__ = ["CACHE_FORMAT", "check_pan", "run_pan"]
 
@@ -743,7 +743,7 @@ def run_pan(
         "<UNK> answers, rejections and non-candidates count as <UNK>, which is left out of the "
         "average (macro_f1_with_unk keeps it as a class when the truth has it)",
         "baseline_row": "epsilon none = the mechanism with its noise switched off: its own "
-        "preparation and rendering with its samplers switched off (authormask.release.registry."
+        "preparation and rendering with its samplers switched off (authormask.core.registry."
         "create_noise_off), every word released as itself (the text of its release at epsilon "
         "1e12)",
         "similarity": "mean cosine of all-MiniLM-L6-v2 document vectors (mean of <=100-word "

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from authormask._io import AtomicTextFile, commit
+from authormask.core.journal import jsonl
+from authormask.core.stream import Done
 from authormask.exceptions import InputError
-from authormask.release.journal import jsonl
-from authormask.release.stream import Done
 
 __all__ = [
     "FOLDER_STATEMENT",

@@ -13,19 +13,19 @@ import pytest
 
 from authormask.audit.case_spec import core_noise_off
 from authormask.audit.cases import AUDITORS
-from authormask.embeddings import Embeddings
-from authormask.evaluation.protocols._common import mechanism_code
-from authormask.exceptions import AuthormaskError, InvalidParameterError
-from authormask.mechanisms._base import NoiseOff
-from authormask.release import mechanism_names, mechanism_spec
-from authormask.release.registry import (
+from authormask.core import mechanism_names, mechanism_spec
+from authormask.core.registry import (
     MECHANISMS,
     check_parameters,
     create_mechanism,
     create_noise_off,
     recipe_of,
 )
-from authormask.release.specs import EPSILON, MechanismSpec, Parameter
+from authormask.core.specs import EPSILON, MechanismSpec, Parameter
+from authormask.embeddings import Embeddings
+from authormask.evaluation.protocols._common import mechanism_code
+from authormask.exceptions import AuthormaskError, InvalidParameterError
+from authormask.mechanisms._base import NoiseOff
 
 #: the seed code of every built-in mechanism: its position in the registry before the code was
 #: declared, which every seeded evaluation output depends on (they must never change)

@@ -1,7 +1,7 @@
 """The local stream: documents read part by part, released in batches, handed on as they come.
 
 Memory does not grow with the input: a document is prepared part by part
-(:mod:`authormask.release.sources`), the prepared units wait in a batch of bounded size, and each
+(:mod:`authormask.core.sources`), the prepared units wait in a batch of bounded size, and each
 released piece is handed to the caller at once. A mechanism's ``prepare_parts(parts)`` gives
 the units of a document:
 
@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from authormask.core.sources import Source
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
 from authormask.randomness import (
@@ -32,7 +33,6 @@ from authormask.randomness import (
     document_generator,
     mechanism_root,
 )
-from authormask.release.sources import Source
 
 __all__ = [
     "BATCH_UNITS",
@@ -240,8 +240,8 @@ def _done(doc: _Doc, mechanism: Mechanism) -> Done:
 
 class ReleaseStream:
     """A release in progress: the public ``statement`` (known before any document is read) and
-    an iterator of :class:`~authormask.release.stream.Piece` and
-    :class:`~authormask.release.stream.Done` events, in input order."""
+    an iterator of :class:`~authormask.core.stream.Piece` and
+    :class:`~authormask.core.stream.Done` events, in input order."""
 
     def __init__(
         self,
@@ -292,7 +292,7 @@ def release_stream(
     work_progress: Callable[[int], None] | None = None,
     root: np.random.SeedSequence | None = None,
 ) -> ReleaseStream:
-    """Release ``sources`` (:mod:`authormask.release.sources`) one document and one part at a
+    """Release ``sources`` (:mod:`authormask.core.sources`) one document and one part at a
     time, in bounded memory; the positions in ``skip`` are not read (a resumed release). See
     :class:`ReleaseStream`."""
     return ReleaseStream(

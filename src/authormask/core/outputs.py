@@ -43,10 +43,7 @@ from authormask._io import (
     check_target,
     checked_stdout,
 )
-from authormask.exceptions import InputError, InvalidParameterError
-from authormask.mechanisms._base import Mechanism
-from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
-from authormask.release.journal import (
+from authormask.core.journal import (
     RUN_REPORT_SCHEMA,
     Journal,
     cleanup_on_failure,
@@ -56,9 +53,9 @@ from authormask.release.journal import (
     remove_stale_temps,
     write_text_atomic,
 )
-from authormask.release.sources import Source
-from authormask.release.stream import Piece, release_stream, resolve_length
-from authormask.release.targets import (
+from authormask.core.sources import Source
+from authormask.core.stream import Piece, release_stream, resolve_length
+from authormask.core.targets import (
     FOLDER_STATEMENT,
     LAYOUTS,
     MIRRORED_NAMES,
@@ -70,6 +67,9 @@ from authormask.release.targets import (
     where,
     write_error,
 )
+from authormask.exceptions import InputError, InvalidParameterError
+from authormask.mechanisms._base import Mechanism
+from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
 
 __all__ = [
     "FOLDER_STATEMENT",
@@ -126,7 +126,7 @@ def _identity(
     statement: Any, seed: int | None, sources: Sequence[Source], target: Target
 ) -> dict[str, Any]:
     """What the private report's header keeps to say which parameter differs when a rerun is
-    not the same command (:func:`~authormask.release.journal.describe_change`), and to tell
+    not the same command (:func:`~authormask.core.journal.describe_change`), and to tell
     that the inputs of a finished release have not changed since (their sizes and modification
     times; standard input cannot be compared)."""
     inputs: list[list[Any]] = []

@@ -5,13 +5,13 @@ records, ``partition_records``: a public rule, so two datasets with the same num
 give the same partitions whatever their texts (a cut by characters would let the part files of
 a Parquet output reveal the lengths of the original texts). Each partition is a task:
 :func:`release_partition` releases its records through the release layer
-(:class:`~authormask.release.stream.ReleaseStream`, the one way a mechanism is run) and returns the
+(:class:`~authormask.core.stream.ReleaseStream`, the one way a mechanism is run) and returns the
 partition's output file as bytes. Record i draws from the generator of position i derived from
 the release's secret root (:func:`~authormask.randomness.document_generator`), so a seeded
 release gives the same bytes with the local engine, with any number of workers and with any
 partition size.
 
-The partitions of a dataset are written by :mod:`authormask.release.table_outputs`; those of
+The partitions of a dataset are written by :mod:`authormask.core.table_outputs`; those of
 documents released in memory on an engine (:func:`release_on`) come back as records.
 """
 
@@ -30,16 +30,16 @@ from typing import Any
 import numpy as np
 
 from authormask._process import process_memo
-from authormask.exceptions import InvalidParameterError
-from authormask.mechanisms._base import Mechanism
-from authormask.release.executors import Engine, open_executor
-from authormask.release.journal import (
+from authormask.core.executors import Engine, open_executor
+from authormask.core.journal import (
     jsonl,
 )
-from authormask.release.registry import Recipe, recipe_of
-from authormask.release.sources import Source, TextSource
-from authormask.release.stream import Done, Piece, release_stream
-from authormask.release.tables import Record, TableInput
+from authormask.core.registry import Recipe, recipe_of
+from authormask.core.sources import Source, TextSource
+from authormask.core.stream import Done, Piece, release_stream
+from authormask.core.tables import Record, TableInput
+from authormask.exceptions import InvalidParameterError
+from authormask.mechanisms._base import Mechanism
 
 __all__ = [
     "DEFAULT_PARTITION_RECORDS",

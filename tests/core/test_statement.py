@@ -100,7 +100,7 @@ def test_am_release_is_the_entry_point_whatever_was_imported_first() -> None:
     import sys
 
     code = (
-        "from authormask.release import create_mechanism; import authormask.release.api; "
+        "from authormask.core import create_mechanism; import authormask.core.api; "
         "import authormask as am; print(callable(am.release) and am.release.__name__)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,5 +1,5 @@
 """Writing a dataset release: the text column of a JSONL, CSV or Parquet dataset released in
-partitions (:mod:`authormask.release.partitioned`) on the local engine or on Dask, into a JSONL
+partitions (:mod:`authormask.core.partitioned`) on the local engine or on Dask, into a JSONL
 file or a Parquet dataset, with its public statement beside it and a private report that is its
 journal.
 
@@ -14,7 +14,7 @@ journal.
   after a crash or a SIGKILL (of the client or of a worker) keeps the finished partitions and
   releases the others; Dask itself retries a partition whose worker died;
 * every record is read and checked once before anything is written or released
-  (:meth:`~authormask.release.tables.TableInput.records`: JSON or CSV syntax, the text a
+  (:meth:`~authormask.core.tables.TableInput.records`: JSON or CSV syntax, the text a
   string, ids present, unique and of one type, no NUL nor lone surrogate): a bad record deep
   in the file is refused in one line with no partial output, report or record on standard
   output (a partition released before the bad record was found could not be resumed once
@@ -49,11 +49,8 @@ from authormask._io import (
     umask_mode,
     write_stdout_bytes,
 )
-from authormask.exceptions import InputError, InvalidParameterError
-from authormask.mechanisms._base import Mechanism
-from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
-from authormask.release.executors import Engine, open_executor
-from authormask.release.journal import (
+from authormask.core.executors import Engine, open_executor
+from authormask.core.journal import (
     TABLE_REPORT_SCHEMA,
     Journal,
     cleanup_on_failure,
@@ -62,7 +59,7 @@ from authormask.release.journal import (
     output_lock,
     write_text_atomic,
 )
-from authormask.release.partitioned import (
+from authormask.core.partitioned import (
     DEFAULT_PARTITION_RECORDS,
     OUTPUT_FORMATS,
     PART_FILE,
@@ -73,10 +70,13 @@ from authormask.release.partitioned import (
     partitions,
     release_partition,
 )
-from authormask.release.registry import recipe_of
-from authormask.release.sources import TextSource
-from authormask.release.stream import resolve_length
-from authormask.release.tables import TableInput
+from authormask.core.registry import recipe_of
+from authormask.core.sources import TextSource
+from authormask.core.stream import resolve_length
+from authormask.core.tables import TableInput
+from authormask.exceptions import InputError, InvalidParameterError
+from authormask.mechanisms._base import Mechanism
+from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
 
 __all__ = [
     "TableSummary",
@@ -196,8 +196,8 @@ def write_table_release(
 
     Running the same command again after it finished writes nothing and returns a summary with
     ``already_complete``; another command into the same output is refused, naming what differs
-    (:func:`~authormask.release.journal.describe_change`). Only one release at a time writes
-    into one output (:func:`~authormask.release.journal.output_lock`). A failure to write (disk
+    (:func:`~authormask.core.journal.describe_change`). Only one release at a time writes
+    into one output (:func:`~authormask.core.journal.output_lock`). A failure to write (disk
     full, file too large, ...) raises :class:`~authormask.exceptions.InputError` naming the
     output; what was released stays to be resumed, and no temporary file is left.
     """
@@ -255,7 +255,7 @@ def _identity(
     partition_records: int,
 ) -> dict[str, Any]:
     """What the report's header keeps to name what differs when a rerun is not the same
-    command (:func:`~authormask.release.journal.describe_change`)."""
+    command (:func:`~authormask.core.journal.describe_change`)."""
     return {
         "mechanism": statement.mechanism,
         "seed": seed,

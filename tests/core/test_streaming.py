@@ -12,9 +12,9 @@ import pytest
 
 import authormask as am
 from authormask.audit.case_spec import core_mechanism
+from authormask.core.outputs import Target, write_release
+from authormask.core.sources import FileSource, TextSource, _decoded_parts, decode_bytes
 from authormask.exceptions import InputError
-from authormask.release.outputs import Target, write_release
-from authormask.release.sources import FileSource, TextSource, _decoded_parts, decode_bytes
 from authormask.text.parts import MAX_PART_CHARS, PART_CHARS, PartSplitter, split_parts
 
 

@@ -9,9 +9,9 @@ import math
 import pytest
 
 from authormask.accounting.statement import COMPOSITION
+from authormask.core import create_mechanism, release
 from authormask.evaluation.protocols._common import point_seeds
 from authormask.randomness import document_generator, release_root
-from authormask.release import create_mechanism, release
 
 
 def _content_repeat(text: str, first, second, seeds: tuple[int, int]) -> tuple[int, int]:

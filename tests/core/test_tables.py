@@ -18,16 +18,16 @@ import pyarrow.parquet as pq
 import pytest
 
 import authormask as am
-from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release.executors import Engine
-from authormask.release.partitioned import partitions
-from authormask.release.table_outputs import (
+from authormask.core.executors import Engine
+from authormask.core.partitioned import partitions
+from authormask.core.table_outputs import (
     TableSummary,
     staging_path,
     statement_path,
     write_table_release,
 )
-from authormask.release.tables import Record, TableInput
+from authormask.core.tables import Record, TableInput
+from authormask.exceptions import InputError, InvalidParameterError
 
 
 @pytest.fixture(scope="module")

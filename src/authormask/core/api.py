@@ -12,14 +12,14 @@ import numpy as np
 
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement
+from authormask.core.executors import Engine, check_engine
+from authormask.core.journal import PRIVATE_BANNER
+from authormask.core.partitioned import release_on
+from authormask.core.sources import Source, TextSource
+from authormask.core.stream import Piece, release_stream, resolve_length
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
 from authormask.randomness import RandomState, describe_seed, mechanism_root
-from authormask.release.executors import Engine, check_engine
-from authormask.release.journal import PRIVATE_BANNER
-from authormask.release.partitioned import release_on
-from authormask.release.sources import Source, TextSource
-from authormask.release.stream import Piece, release_stream, resolve_length
 
 __all__ = [
     "PRIVATE_BANNER",
@@ -111,7 +111,7 @@ def release(
 ) -> Release:
     """Release ``texts`` with ``mechanism`` (see :func:`authormask.create_mechanism`).
 
-    The documents are released by the local streaming engine (:mod:`authormask.release.stream`)
+    The documents are released by the local streaming engine (:mod:`authormask.core.stream`)
     and collected in memory; for inputs larger than memory use :func:`release_stream`.
 
     Parameters
@@ -136,10 +136,10 @@ def release(
         Called with the units of work done (words snapped, tokens drawn) as the mechanism does
         them: the local engine only (refused with another engine, whose workers do the work).
     engine : "local", "dask" or Engine, optional
-        Where the documents are released (:class:`~authormask.release.executors.Engine`): in this
+        Where the documents are released (:class:`~authormask.core.executors.Engine`): in this
         process (default), or in partitions on a Dask cluster (``Engine("dask", workers=2)``,
         or ``scheduler=ADDRESS``), with the same outputs for a seeded release. The mechanism
-        must come from :func:`~authormask.release.create_mechanism` (each worker builds it
+        must come from :func:`~authormask.core.create_mechanism` (each worker builds it
         once from its name and parameters).
 
     Returns

@@ -27,9 +27,9 @@ from authormask.evaluation import (
     to_markdown,
     write_reports,
 )
-from authormask.evaluation.frontier import check_target_accuracy, frontier_dict
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.reports.fernandes2019 import FRONTIER_FILE, frontier_png, to_dict
+from authormask.evaluation.tradeoff import check_target_accuracy, frontier_dict
 from authormask.exceptions import InvalidParameterError
 from authormask.text import TextPreparer
 

@@ -1,6 +1,6 @@
 """What the registry knows of a mechanism, declared once: its public parameters
 (:class:`Parameter`: typed intervals and choices, as scikit-learn's ``_parameter_constraints``,
-checked by :meth:`Parameter.check` at the boundary, :func:`~authormask.release.registry.
+checked by :meth:`Parameter.check` at the boundary, :func:`~authormask.core.registry.
 check_parameters`) and its spec (:class:`MechanismSpec`: what it releases, what epsilon
 measures, whether it is a baseline, its seed code, its noise-off form, its audit cases, its help
 text), with the parameters several mechanisms share. Front ends read these declarations; none
@@ -65,7 +65,7 @@ class Parameter:
     None: unbounded), each end closed unless ``exclusive_minimum`` / ``exclusive_maximum``
     (``epsilon``: (0, inf), ``rate``: [0, 1]); a text's may be ``choices``. :meth:`check` is
     the one check of a value against them, made once, when a front end's values reach the
-    registry (:func:`~authormask.release.registry.check_parameters`)."""
+    registry (:func:`~authormask.core.registry.check_parameters`)."""
 
     name: str
     help: str
@@ -270,7 +270,7 @@ class MechanismSpec:
     seed_code: int | None = None
     #: the mechanism's samplers (the per-word kernels), which its noise-off form replaces by
     #: the identity (:meth:`~authormask.mechanisms._base.Mechanism.without_noise`, then
-    #: :func:`~authormask.release.registry.create_noise_off`), running the rest as it is
+    #: :func:`~authormask.core.registry.create_noise_off`), running the rest as it is
     #: (preparation, rendering); empty (the default): it has no noise-off form without its
     #: sampler, and an evaluation releases it at a very large epsilon instead
     samplers: tuple[str, ...] = ()
@@ -341,7 +341,7 @@ class MechanismSpec:
 
     @property
     def has_noise_off(self) -> bool:
-        """Whether :func:`~authormask.release.registry.create_noise_off` can build this
+        """Whether :func:`~authormask.core.registry.create_noise_off` can build this
         mechanism without its samplers."""
         return bool(self.samplers)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from distributed.client import FutureCancelledError
 
+from authormask.core.executors import _task_error
 from authormask.exceptions import InputError
-from authormask.release.executors import _task_error
 
 
 def test_a_task_the_cluster_forgot_is_one_line_saying_how_to_resume() -> None:

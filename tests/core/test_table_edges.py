@@ -15,13 +15,13 @@ import pyarrow.parquet as pq
 import pytest
 
 import authormask as am
+from authormask.core import mechanism_spec
+from authormask.core.executors import Engine
+from authormask.core.journal import OutputBusyError, describe_change, output_lock
+from authormask.core.specs import EPSILON
+from authormask.core.table_outputs import staging_path, write_table_release
+from authormask.core.tables import TableInput
 from authormask.exceptions import InputError, InvalidParameterError
-from authormask.release import mechanism_spec
-from authormask.release.executors import Engine
-from authormask.release.journal import OutputBusyError, describe_change, output_lock
-from authormask.release.specs import EPSILON
-from authormask.release.table_outputs import staging_path, write_table_release
-from authormask.release.tables import TableInput
 
 TEXTS = ["The ship sailed down the river.", "A cold wind came over the hills.", "Birds sang."]
 

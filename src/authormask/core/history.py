@@ -18,7 +18,7 @@ about a text, and with it only whether a given text was released.
 ``~/.local/state/authormask``), created 0700; its files are created 0600. A folder or file that
 is a link, is not the user's, or that another user can write (or, for the files, read) is refused
 with :class:`HistoryError`, and the command line then releases without the history, saying so.
-The history's first line is a marker (:data:`~authormask.release.markers.HISTORY_BANNER`), so a
+The history's first line is a marker (:data:`~authormask.core.markers.HISTORY_BANNER`), so a
 copy that lands in an input folder is never released as a document.
 """
 
@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from authormask.core.journal import json_line
+from authormask.core.markers import HISTORY_BANNER
+from authormask.core.sources import Source
 from authormask.exceptions import AuthormaskError
-from authormask.release.journal import json_line
-from authormask.release.markers import HISTORY_BANNER
-from authormask.release.sources import Source
 
 __all__ = [
     "HISTORY_ENV",

@@ -7,7 +7,7 @@ instead, and the id column's values go to the private report only. Every other c
 unless it is named to be kept: a column such as a user name, a time or a location may identify
 the author, so keeping it is explicit. The release's public statement says which columns are
 published and that the records keep the input's order
-(:func:`~authormask.release.table_outputs.declare_columns`).
+(:func:`~authormask.core.table_outputs.declare_columns`).
 
 Values keep their type in JSONL output (a Parquet float that is NaN or infinite, which JSON
 cannot hold, is written as null). In Parquet output the id and kept columns keep their Parquet

@@ -29,7 +29,7 @@ def _naming(exc: AuthormaskError, parameter: str) -> AuthormaskError:
 
 def _embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
     """The word vectors ``value`` names (``vocab_size`` and ``cache_dir`` checked at the
-    boundary, :func:`~authormask.release.registry.check_parameters`)."""
+    boundary, :func:`~authormask.core.registry.check_parameters`)."""
     from authormask.embeddings import Embeddings, load_embeddings
 
     if isinstance(value, Embeddings):
@@ -183,7 +183,7 @@ def peer_text(name: str) -> Callable[[dict[str, Any]], Mechanism]:
 
 def load_trained_model(path: Any) -> tuple[Any, str]:
     """A trained model (a directory of ``authormask train erae``, or a loaded model) and its
-    kind, as :attr:`~authormask.release.specs.MechanismSpec.model_kind` names it: "reward"
+    kind, as :attr:`~authormask.core.specs.MechanismSpec.model_kind` names it: "reward"
     (trained with the embedding reward, for erae) or "plain" (without it, for ae-dp)."""
     model = _load_model(path)
     return model, "reward" if model.config.uses_reward else "plain"

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
+from authormask.core import create_mechanism, release
+from authormask.core.history import ReleaseHistory, parameters_key
+from authormask.core.markers import authormask_kind
+from authormask.core.outputs import Target, write_release
+from authormask.core.sources import TextSource
+from authormask.core.table_outputs import write_table_release
+from authormask.core.tables import TableInput
 from authormask.embeddings import Embeddings
-from authormask.release import create_mechanism, release
-from authormask.release.history import ReleaseHistory, parameters_key
-from authormask.release.markers import authormask_kind
-from authormask.release.outputs import Target, write_release
-from authormask.release.sources import TextSource
-from authormask.release.table_outputs import write_table_release
-from authormask.release.tables import TableInput
 
 TEXT = "The committee met in the old library at dawn.\n"
 

@@ -8,7 +8,7 @@ skipped (the command names it on stderr). A file is recognised
 * by its **name**: ``*.DO-NOT-PUBLISH.report.txt`` (a private report), ``PRIVACY-STATEMENT.json``
   or ``*.privacy.json`` (a statement);
 * by its **content**: the first line of every private file authormask writes is a marker
-  (:data:`~authormask.release.journal.PRIVATE_BANNER` for run reports, :data:`HISTORY_BANNER`
+  (:data:`~authormask.core.journal.PRIVATE_BANNER` for run reports, :data:`HISTORY_BANNER`
   for the release history), every statement is a JSON object whose first member is its
   ``"schema": "authormask.privacy-statement/..."``, and every JSONL output record starts with its
   ``id`` and ``mechanism``; so a report written under another name (``--report notes.txt``) is
@@ -40,7 +40,7 @@ STATEMENT_SUFFIX = ".privacy.json"
 REPORT_SUFFIX = ".DO-NOT-PUBLISH.report.txt"
 #: how the first line of every private file authormask writes begins
 PRIVATE_MARKER = "# PRIVATE "
-#: the first line of the local release history (:mod:`authormask.release.history`)
+#: the first line of the local release history (:mod:`authormask.core.history`)
 HISTORY_BANNER = (
     "# PRIVATE release history of authormask: DO NOT PUBLISH. Keyed hashes of released texts "
     "and the public parameters they were released with, to warn when a text is released again."

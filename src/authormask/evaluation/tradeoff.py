@@ -29,13 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from authormask.core import mechanism_spec
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols._grid import epsilon_text, rate_labelled, row_order
 from authormask.evaluation.protocols.fernandes2019 import SweepResult
 from authormask.evaluation.protocols.pan import PanResult
 from authormask.exceptions import InvalidParameterError
-from authormask.release import mechanism_spec
 
 __all__ = [
     "FRONTIER_UTILITIES",

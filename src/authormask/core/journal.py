@@ -1,5 +1,5 @@
-"""The private run report of both writers (:mod:`~authormask.release.outputs` for texts,
-:mod:`~authormask.release.partitioned` for datasets): its banner, its schemas, the journal it is
+"""The private run report of both writers (:mod:`~authormask.core.outputs` for texts,
+:mod:`~authormask.core.partitioned` for datasets): its banner, its schemas, the journal it is
 written as (and read back from to resume), the fingerprint that identifies a run, and what a run
 that stops leaves behind (its stale temporary files, and nothing at all when nothing was
 released)."""
@@ -49,10 +49,10 @@ PRIVATE_BANNER = (
     "per-document counts, which identify the inputs; publish only the texts and the privacy "
     "statement."
 )
-#: the schema of a text release's report (:func:`~authormask.release.outputs.write_release`)
+#: the schema of a text release's report (:func:`~authormask.core.outputs.write_release`)
 RUN_REPORT_SCHEMA = "authormask.run-report/3"
 #: the schema of a dataset release's report
-#: (:func:`~authormask.release.table_outputs.write_table_release`)
+#: (:func:`~authormask.core.table_outputs.write_table_release`)
 TABLE_REPORT_SCHEMA = "authormask.table-report/2"
 _TMP = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 

@@ -7,7 +7,7 @@ import sys
 import unicodedata
 
 import authormask as am
-from authormask.text.tokenize import tokenize
+from authormask.text.tokens import tokenize
 
 
 def test_every_combining_mark_stays_inside_its_word() -> None:
@@ -48,7 +48,7 @@ def test_precomputed_marks_equal_the_scan() -> None:
 
     from authormask.text import _marks
 
-    tokenize_module = sys.modules["authormask.text.tokenize"]
+    tokenize_module = sys.modules["authormask.text.tokens"]
     if _marks.UNIDATA_VERSION == unicodedata.unidata_version:
         assert _marks.MARKS == tokenize_module._combining_marks()
     assert tokenize_module._MARKS == tokenize_module._combining_marks()

@@ -23,9 +23,9 @@ text): the command line, the page, the audit and the evaluation protocols read t
 declarations, never a mechanism's name or the names of its parameters. Parameters are
 keyword-only and validated here, in one place, against their declared intervals and choices
 (:func:`check_parameters`); a parameter a mechanism does not take is refused with the list of
-those it does. The specs and shared parameters are in :mod:`~authormask.release.specs`; how
+those it does. The specs and shared parameters are in :mod:`~authormask.core.specs`; how
 each mechanism is built (models and embeddings loaded and wired in, so mechanisms never import
-them) in :mod:`~authormask.release.factories`.
+them) in :mod:`~authormask.core.factories`.
 """
 
 from __future__ import annotations
@@ -35,9 +35,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from authormask.defaults import DEFAULT_LENGTH, DEFAULT_REGULARIZATION
-from authormask.exceptions import InvalidParameterError
-from authormask.release.factories import (
+from authormask.core.factories import (
     emp_bag,
     emp_doc,
     emp_text,
@@ -49,7 +47,7 @@ from authormask.release.factories import (
     token_model,
     with_entities,
 )
-from authormask.release.specs import (
+from authormask.core.specs import (
     BATCH,
     CACHE,
     CANONICAL_PARAMETERS,
@@ -68,6 +66,8 @@ from authormask.release.specs import (
     MechanismSpec,
     Parameter,
 )
+from authormask.defaults import DEFAULT_LENGTH, DEFAULT_REGULARIZATION
+from authormask.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:  # the registry imports no numpy: the command line reads its parameters
     from authormask.mechanisms._base import Mechanism
@@ -688,7 +688,7 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     >>> create_mechanism("emp-text", epsilon=10, lenght=5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    authormask.release.registry.ParameterMismatchError: emp-text does not take 'lenght'...
+    authormask.core.registry.ParameterMismatchError: emp-text does not take 'lenght'...
     """
     values = check_parameters(name, **params)
     spec = mechanism_spec(name)
