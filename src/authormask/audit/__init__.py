@@ -11,11 +11,14 @@ epsilon, in the manner of Jagielski, Ullman & Oprea (2020), DP-Auditorium (Kong 
 and the likelihood-ratio events of Steinke, Nasr & Jagielski (2023). A lower bound above the
 stated epsilon is evidence of an implementation bug.
 
-* :func:`audit_mechanisms` runs every case (:data:`AUDITORS`);
+* :func:`audit_mechanisms` runs every case (:func:`auditors`, also :data:`AUDITORS`: built,
+  and the case modules imported, on first use, PEP 562);
 * :func:`audit_sampler` audits any ``sampler(input, n, rng)`` callable between two inputs, so
   broken variants of a mechanism can be audited with the same code;
 * :func:`epsilon_lower_bound` is the statistical test on two arrays of output codes.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from authormask.audit.api import (
     DEFAULT_SAMPLES,
@@ -24,19 +27,7 @@ from authormask.audit.api import (
     audit_plan,
     case_confidence,
 )
-from authormask.audit.cases import (
-    AUDITORS,
-    EMP_EPSILON_GLOVE,
-    EMP_EPSILON_LINE,
-    EXP_EPSILON,
-    CaseSpec,
-    emp_bag_sampler,
-    emp_text_sampler,
-    extreme_ratings,
-    line_embeddings,
-    token_draw_sampler,
-    token_text_sampler,
-)
+from authormask.audit.cases import CaseSpec, audit_load_errors, auditors
 from authormask.audit.core import (
     DEFAULT_CONFIDENCE,
     AuditCase,
@@ -50,6 +41,35 @@ from authormask.audit.stats import (
     clopper_pearson_lower,
     clopper_pearson_upper,
     epsilon_lower_bound,
+)
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from authormask.audit.cases import (
+        AUDITORS,
+        EMP_EPSILON_GLOVE,
+        EMP_EPSILON_LINE,
+        EXP_EPSILON,
+        emp_bag_sampler,
+        emp_text_sampler,
+        extreme_ratings,
+        line_embeddings,
+        token_draw_sampler,
+        token_text_sampler,
+    )
+
+#: the names of :mod:`~authormask.audit.cases` that import a case module (or build the table
+#: of cases) when first used
+_LAZY = (
+    "AUDITORS",
+    "EMP_EPSILON_GLOVE",
+    "EMP_EPSILON_LINE",
+    "EXP_EPSILON",
+    "emp_bag_sampler",
+    "emp_text_sampler",
+    "extreme_ratings",
+    "line_embeddings",
+    "token_draw_sampler",
+    "token_text_sampler",
 )
 
 __all__ = [
@@ -66,9 +86,11 @@ __all__ = [
     "EpsilonBound",
     "Sampler",
     "audit_case",
+    "audit_load_errors",
     "audit_mechanisms",
     "audit_plan",
     "audit_sampler",
+    "auditors",
     "case_confidence",
     "clopper_pearson_lower",
     "clopper_pearson_upper",
@@ -80,3 +102,18 @@ __all__ = [
     "token_draw_sampler",
     "token_text_sampler",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """:data:`AUDITORS` and the names :mod:`~authormask.audit.cases` re-exports from the case
+    modules, looked up there on first use (PEP 562), so that importing the audit imports no
+    mechanism's cases."""
+    if name in _LAZY:
+        from authormask.audit import cases
+
+        return getattr(cases, name)
+    raise AttributeError(f"module 'authormask.audit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from authormask.audit.cases import AUDITORS, CaseSpec, Context
+from authormask.audit.cases import CaseSpec, Context, audit_load_errors, auditors
 from authormask.audit.core import DEFAULT_CONFIDENCE, AuditResult, audit_case
 from authormask.exceptions import AuthormaskError, InvalidParameterError
 from authormask.randomness import RandomState
@@ -33,7 +33,8 @@ def _check_coverage() -> None:
     from authormask.core import mechanism_names
 
     registered = mechanism_names()
-    missing = [n for n in registered if not AUDITORS.get(n)]
+    table, broken = auditors(), audit_load_errors()
+    missing = [n for n in registered if not table.get(n) and n not in broken]
     if missing:
         raise AuditError(
             f"no auditor for registered mechanism(s) {', '.join(missing)}: declare its audit "
@@ -60,12 +61,30 @@ def _names(names: str | Iterable[str] | None) -> list[str]:
     return [n for n in registered if n in wanted]  # registry order, no duplicates
 
 
+def _check_loaded(names: list[str]) -> None:
+    """Refuse, in one line, to audit a mechanism whose declared audit cases failed to load
+    (:func:`~authormask.audit.cases.audit_load_errors`), naming it and the reason."""
+    from authormask.core import mechanism_spec
+
+    broken = audit_load_errors()
+    for name in names:
+        if name in broken:
+            raise InvalidParameterError(
+                f"cannot audit mechanism {name!r}: its audit cases "
+                f"({mechanism_spec(name).audit}) failed to load: {broken[name]}"
+            )
+
+
 def audit_plan(names: str | Iterable[str] | None = None) -> list[CaseSpec]:
     """The cases :func:`audit_mechanisms` runs for ``names`` (all registered names by default),
     in order; raises :class:`AuditError` if a registered mechanism has no auditor and
-    :class:`~authormask.exceptions.InvalidParameterError` for an unknown name."""
+    :class:`~authormask.exceptions.InvalidParameterError` for an unknown name or one whose
+    audit cases failed to load (the others are audited as before)."""
     _check_coverage()
-    return [spec for name in _names(names) for spec in AUDITORS[name]]
+    wanted = _names(names)
+    _check_loaded(wanted)
+    table = auditors()
+    return [spec for name in wanted for spec in table[name]]
 
 
 def case_confidence(confidence: float, cases: int) -> float:
@@ -89,7 +108,7 @@ def audit_mechanisms(
 ) -> list[AuditResult]:
     """Empirically audit the privacy of registered mechanisms (all of them by default).
 
-    For every case of :data:`authormask.audit.cases.AUDITORS` (two neighbouring inputs of one
+    For every case of :func:`authormask.audit.cases.auditors` (two neighbouring inputs of one
     mechanism, with the epsilon its statement gives between them), ``samples`` outputs are drawn
     under each input and a Clopper-Pearson lower bound on epsilon is computed at ``confidence``
     (Jagielski, Ullman & Oprea 2020; the split-sample, Bonferroni-corrected test of

@@ -16,7 +16,7 @@ from authormask.evaluation.protocols.bo2021.config import FASTTEXT_CHAR, label_o
 from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
 from authormask.evaluation.reports.files import write_report_files
 from authormask.evaluation.reports.html import run_html
-from authormask.evaluation.reports.plots import png_bytes
+from authormask.evaluation.reports.plots import curve_colours, png_bytes
 
 __all__ = [
     "release_csv",
@@ -158,8 +158,9 @@ def release_plot_png(result: ReleaseResult) -> bytes:
         ("stylometric L2 change", lambda r: r.stylometric, False),
     )
     mechanisms = list(dict.fromkeys(r.mechanism for r in result.rows if r.epsilon))
+    colours = curve_colours(len(mechanisms))
     for ax, (title, value, interval) in zip(axes, panels, strict=True):
-        for mech in mechanisms:
+        for mech, colour in zip(mechanisms, colours, strict=True):
             rows = sorted(
                 (r for r in result.rows if r.mechanism == mech and r.epsilon),
                 key=lambda r: float(r.epsilon or 0),
@@ -167,12 +168,12 @@ def release_plot_png(result: ReleaseResult) -> bytes:
             xs = [float(r.epsilon or 0) for r in rows]
             ys = [value(r) for r in rows]
             style = "--" if mechanism_spec(mech).privacy == "metric" else "-"
-            (line,) = ax.plot(xs, ys, marker="o", linestyle=style, label=label_of(mech))
+            ax.plot(xs, ys, marker="o", linestyle=style, color=colour, label=label_of(mech))
             if interval:
                 ivs = [r.interval() for r in rows]
                 lo = [1.0 - i.high if author else i.low for i in ivs]
                 hi = [1.0 - i.low if author else i.high for i in ivs]
-                ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15)
+                ax.fill_between(xs, lo, hi, color=colour, alpha=0.15)
         flat = [r for r in result.rows if r.epsilon is None]
         for r, style in zip(flat, ("--", ":", "-."), strict=False):
             ax.axhline(

@@ -405,10 +405,11 @@ def frontier_png(result: SweepResult, *, target_accuracy: float | None = None) -
     for ax, utility in zip(axes, utilities, strict=True):
         marks = {h.mechanism: h for h in headlines(result)} if utility == utilities[0] else {}
         for i, (mechanism, points) in enumerate(frontier(result, utility).items()):
+            colour = colours[i % len(colours)]
             if points:
-                _frontier_curve(ax, points, colours[i % len(colours)], mechanism)
+                _frontier_curve(ax, points, colour, mechanism)
                 if mechanism in marks:
-                    headline_mark(ax, marks[mechanism], curve_style(mechanism, colours[i])[0])
+                    headline_mark(ax, marks[mechanism], curve_style(mechanism, colour)[0])
         if chance is not None:
             hline(ax, chance / result.study["queries"], "chance")
         if target_accuracy is not None:

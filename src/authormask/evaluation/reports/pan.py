@@ -20,6 +20,8 @@ from authormask.evaluation.releases import sweeps_rate
 from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_run_reports
 from authormask.evaluation.reports.headline import headline_lines
 from authormask.evaluation.reports.plots import (
+    CURVE_PALETTE,
+    curve_colours,
     curve_style,
     epsilon_axis,
     frontier_curve,
@@ -65,13 +67,28 @@ __all__ = [
 
 #: the sample sheet, beside table.md
 SAMPLES_FILE = "samples.md"
-#: each utility's colour in plot.png
+#: each utility's colour in plot.png (another utility, a plugin's: :func:`_utility_colours`)
 _COLOURS = {
     "similarity": "grey",
     "content-recall": "tab:green",
     "retrieval": "tab:purple",
     "fluency": "tab:brown",
 }
+
+
+def _utility_colours(utilities: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """Each of ``utilities``' colour in plot.png: its own (:data:`_COLOURS`), or, for one
+    without, the next of :func:`~authormask.evaluation.reports.plots.curve_colours` that no
+    other utility has (not black for all of them, which is the strongest attacker's)."""
+    from itertools import cycle
+
+    from matplotlib.colors import to_hex
+
+    taken = {to_hex(c) for c in _COLOURS.values()}
+    spare = cycle(c for c in curve_colours(len(CURVE_PALETTE)) if c not in taken)
+    return {u: _COLOURS.get(u) or next(spare) for u in utilities}
+
+
 #: which way each utility is better, for the frontier's axis titles
 _BETTER = {"fluency": "←"}
 #: what each utility's floor line is on the frontier (default: unrelated originals' score)
@@ -388,8 +405,9 @@ def _utility_panel(result: PanResult, mechanism: str, numeric: list[float], ax: 
     cfg = result.config
     handles: list[Any] = []
     fluency_ax = None
+    colours = _utility_colours(list(cfg.utilities))
     for u in cfg.utilities:
-        colour = _COLOURS.get(u, "black")
+        colour = colours[u]
         target = ax
         if u == "fluency":
             fluency_ax = ax.twinx()

@@ -9,7 +9,11 @@ import io
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from authormask.exceptions import InvalidParameterError
+
 __all__ = [
+    "CURVE_PALETTE",
+    "curve_colours",
     "curve_style",
     "epsilon_axis",
     "frontier_curve",
@@ -23,17 +27,43 @@ __all__ = [
 ]
 
 
+#: the curves' colours (:func:`curve_colours`): matplotlib's default cycle, tab10 (so a plot of
+#: up to 10 curves looks as it did with the default cycle), then Dark2's 8 colours; 18 distinct
+CURVE_PALETTE: tuple[str, ...] = (
+    # tab10
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    # Dark2
+    "#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666",
+)  # fmt: skip
+
+
+def curve_colours(n: int) -> list[str]:
+    """The colours of ``n`` curves, as hex strings: all distinct for ``n`` up to 18
+    (:data:`CURVE_PALETTE`: tab10, then Dark2), cycling through them beyond (matplotlib's
+    default cycle repeats after 10, so an eleventh curve would share the first's colour).
+
+    >>> curve_colours(3)
+    ['#1f77b4', '#ff7f0e', '#2ca02c']
+    >>> curve_colours(19)[18] == curve_colours(1)[0]
+    True
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InvalidParameterError(f"the number of curves must be an integer >= 0, got {n!r}")
+    return [CURVE_PALETTE[i % len(CURVE_PALETTE)] for i in range(n)]
+
+
 def panels(n: int, *, height: float = 4.2) -> tuple[Any, Any, list[str]]:
     """A figure of ``n`` side-by-side panels (6 inches wide each, a shared y axis), its axes
-    and the colour cycle."""
+    and the curves' colours (:data:`CURVE_PALETTE`; curve ``i`` takes colour
+    ``i % len(colours)``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, n, figsize=(6.0 * n, height), squeeze=False, sharey=True)
-    colours: list[str] = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    return fig, axes[0], colours
+    return fig, axes[0], curve_colours(len(CURVE_PALETTE))
 
 
 def panel_grid(
@@ -44,8 +74,8 @@ def panel_grid(
     sharey: bool | Literal["none", "all", "row", "col"] = True,
 ) -> tuple[Any, Any, list[str]]:
     """A figure of ``rows`` x ``cols`` panels (6 inches wide and ``height`` high each), its
-    axes as a ``rows`` x ``cols`` array, and the colour cycle; ``sharey`` as matplotlib's
-    (``"row"``: one y axis per row)."""
+    axes as a ``rows`` x ``cols`` array, and the curves' colours (as :func:`panels`); ``sharey``
+    as matplotlib's (``"row"``: one y axis per row)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -54,8 +84,7 @@ def panel_grid(
     fig, axes = plt.subplots(
         rows, cols, figsize=(6.0 * cols, height * rows), squeeze=False, sharey=sharey
     )
-    colours: list[str] = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    return fig, axes, colours
+    return fig, axes, curve_colours(len(CURVE_PALETTE))
 
 
 def epsilon_axis(ax: Any, epsilons: Sequence[float]) -> None:
