@@ -373,14 +373,14 @@ def test_the_uniform_guess_is_the_chance_line(pan_root: Path) -> None:
 
 
 def test_a_model_parameter_is_keyed_by_its_identity(tiny_erae_dir: Path, glove_20k) -> None:
-    """Issue 31 D (a): ER-AE's ``identity`` is a method, the embeddings' a property; the cache
-    key of a release reads either (it raised AttributeError on a model)."""
+    """Issue 31 D (a): the cache key of a release reads a model's identity as it reads the
+    embeddings' (it raised AttributeError on a model, whose ``identity`` was a method then)."""
     from authormask.evaluation.releases import identity_of, public_parameters
     from authormask.models.erae import load_model
 
     model = load_model(tiny_erae_dir)
     key = public_parameters({"model": model, "embeddings": glove_20k, "epsilon": 5.0})
-    assert key["model"] == model.identity() and key["model"]["weights_sha256"]
+    assert key["model"] == model.identity.to_dict() and key["model"]["weights_sha256"]
     assert key["embeddings"] == glove_20k.identity.to_dict() and key["epsilon"] == 5.0
     assert identity_of(glove_20k) == glove_20k.identity.to_dict()
 

@@ -176,11 +176,11 @@ def test_bad_inputs(erae_model):
 def test_model_identity_publishes_no_private_corpus_details(erae_model):
     st = ERAEMechanism(erae_model, epsilon=5.0).statement(seeded=False)
     published = st.to_json()
-    corpus = erae_model.identity()["training_corpus"]
+    corpus = erae_model.identity.training_corpus
     assert corpus["name"] == "aaac-a"  # the fixture's (non-packaged) corpus name
     assert "aaac-a" not in published and corpus["sha256"] not in published
     assert st.model is not None and st.model["training_corpus"].startswith("not named")
-    assert st.model["weights_sha256"] == erae_model.identity()["weights_sha256"]
+    assert st.model["weights_sha256"] == erae_model.identity.weights_sha256
     assert "path" not in st.model
 
 

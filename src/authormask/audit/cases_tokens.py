@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -99,6 +100,14 @@ def token_text_sampler(mechanism: Any) -> Sampler:
     return sample
 
 
+@dataclass(frozen=True)
+class _StandInIdentity:
+    """The stand-in model's identity (it names no weights, vocabulary or corpus)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": "audit stand-in (ratings fed directly)"}
+
+
 class _RatingsOnlyModel:
     """Stands in for a trained ER-AE model in :class:`ERAEMechanism`: it only supplies the output
     vocabulary size and the configuration (reward or not); the audit hands the ratings to
@@ -114,8 +123,9 @@ class _RatingsOnlyModel:
     def overlap(self, segments: Any) -> int:
         return 0
 
-    def identity(self) -> dict[str, Any]:
-        return {"model": "audit stand-in (ratings fed directly)"}
+    @property
+    def identity(self) -> _StandInIdentity:
+        return _StandInIdentity()
 
 
 def _token_labels(prefix: str) -> Callable[[int], str]:

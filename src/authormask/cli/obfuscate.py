@@ -582,7 +582,7 @@ def _buffer_stdin(found: Inputs) -> Inputs:
     sources = []
     for s in found.sources:
         if isinstance(s, StdinSource):
-            origin = s.identity()  # an output must not replace the file stdin came from
+            origin = s.identity  # an output must not replace the file stdin came from
             text = decode_bytes(sys.stdin.buffer.read(), "standard input")
             s = TextSource(s.name, s.relpath, len(text), text, origin)
         sources.append(s)

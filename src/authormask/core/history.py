@@ -142,9 +142,10 @@ class _Digested(Source):
             yield part
         self.sink.by_position[self.index] = h.hexdigest()[:32]
 
+    @property
     def identity(self) -> tuple[int, int] | None:
         assert self.inner is not None
-        return self.inner.identity()
+        return self.inner.identity
 
     @property
     def path(self) -> Path | None:

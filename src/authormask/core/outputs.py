@@ -486,7 +486,7 @@ def _input_files(sources: Sequence[Source]) -> list[InputFile]:
     """The files the sources are read from (for :func:`~authormask._io.check_not_inputs`)."""
     found = []
     for s in sources:
-        ident = s.identity()
+        ident = s.identity
         if ident is not None:
             path = getattr(s, "path", None)
             found.append(InputFile(s.name, ident, path if isinstance(path, Path) else None))

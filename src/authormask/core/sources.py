@@ -51,9 +51,11 @@ class Source:
     def parts(self) -> Iterator[str]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    @property
     def identity(self) -> tuple[int, int] | None:
         """The file it is read from as ``(device, inode)``, or None (not a file): an output
-        with that identity would replace the input (:func:`authormask._io.check_not_inputs`)."""
+        with that identity would replace the input (:func:`authormask._io.check_not_inputs`).
+        Read when asked (a file's inode as it is now)."""
         return None
 
 
@@ -65,6 +67,7 @@ class TextSource(Source):
     text: str = ""
     origin: tuple[int, int] | None = None
 
+    @property
     def identity(self) -> tuple[int, int] | None:
         return self.origin
 
@@ -189,6 +192,7 @@ class FileSource(Source):
     def parts(self) -> Iterator[str]:
         return _decoded_parts(self._blocks(), f"input file {self.path}")
 
+    @property
     def identity(self) -> tuple[int, int] | None:
         return file_identity(self.path)
 
@@ -201,6 +205,7 @@ class StdinSource(Source):
         stream = sys.stdin.buffer
         return _decoded_parts(iter(lambda: stream.read(_BLOCK), b""), "standard input")
 
+    @property
     def identity(self) -> tuple[int, int] | None:
         return stdin_identity()
 

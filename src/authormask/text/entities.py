@@ -415,14 +415,17 @@ class Recogniser:
     organisations, patterns for the rest. Deterministic: the same text gives the same entities.
     """
 
-    identity = f"spaCy {PIPELINE} named-entity recogniser, and patterns"
-
     def __init__(self, *, stopwords: frozenset[str] | None = None) -> None:
         if stopwords is None:
             from authormask.text.stopwords import load_stopwords
 
             stopwords = load_stopwords(None)[0]
         self.stopwords = stopwords
+
+    @property
+    def identity(self) -> str:
+        """The recogniser's name: the spaCy pipeline and the patterns."""
+        return f"spaCy {PIPELINE} named-entity recogniser, and patterns"
 
     def find(self, text: str) -> tuple[Entity, ...]:
         """The entities of one text, in text order, without overlaps."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import logging
 import queue
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from authormask.models.erae.config import ERAEConfig
 from authormask.models.erae.network import ERAENetwork
 from authormask.models.erae.vocab import BOS, Vocabulary
 
-__all__ = ["ERAEModel", "load_model"]
+__all__ = ["ERAEModel", "ModelIdentity", "load_model"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,39 @@ def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+@dataclass(frozen=True)
+class ModelIdentity:
+    """What a privacy statement needs to pin down a trained ER-AE model: its local ``path``
+    (None when not loaded from a folder; never published), configuration name, whether it was
+    trained with the embedding reward, the vocabulary's size and SHA-256, the weights' SHA-256,
+    the name of the embeddings it was trained with, the training corpus as its ``config.json``
+    records it and the epochs trained. :meth:`to_dict` is the JSON form, keys in this order
+    (cache keys and statements read it)."""
+
+    path: str | None
+    config: str
+    embedding_reward: bool
+    vocab_size: int
+    vocab_sha256: str
+    weights_sha256: str | None
+    embeddings: str | None
+    training_corpus: dict[str, Any] = field(hash=False)
+    epochs_trained: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "config": self.config,
+            "embedding_reward": self.embedding_reward,
+            "vocab_size": self.vocab_size,
+            "vocab_sha256": self.vocab_sha256,
+            "weights_sha256": self.weights_sha256,
+            "embeddings": self.embeddings,
+            "training_corpus": copy.deepcopy(self.training_corpus),
+            "epochs_trained": self.epochs_trained,
+        }
+
+
 @dataclass(eq=False)
 class ERAEModel:
     """A network with its vocabulary, configuration and provenance (``config.json``)."""
@@ -88,20 +122,22 @@ class ERAEModel:
             return super().__reduce__()
         return (_reload, (str(Path(self.path).resolve()), self.metadata.get("weights_sha256")))
 
-    def identity(self) -> dict[str, Any]:
-        """What a privacy statement needs to pin down the model."""
+    @property
+    def identity(self) -> ModelIdentity:
+        """What a privacy statement needs to pin down the model (read when asked: the path
+        and metadata as they are now)."""
         m = self.metadata
-        return {
-            "path": str(self.path) if self.path else None,
-            "config": self.config.name,
-            "embedding_reward": self.config.uses_reward,
-            "vocab_size": len(self.vocab.words),
-            "vocab_sha256": self.vocab.sha256(),
-            "weights_sha256": m.get("weights_sha256"),
-            "embeddings": m.get("embeddings", {}).get("name"),
-            "training_corpus": m.get("corpus", {}),
-            "epochs_trained": m.get("epochs_done"),
-        }
+        return ModelIdentity(
+            path=str(self.path) if self.path else None,
+            config=self.config.name,
+            embedding_reward=self.config.uses_reward,
+            vocab_size=len(self.vocab.words),
+            vocab_sha256=self.vocab.sha256(),
+            weights_sha256=m.get("weights_sha256"),
+            embeddings=m.get("embeddings", {}).get("name"),
+            training_corpus=copy.deepcopy(m.get("corpus", {})),
+            epochs_trained=m.get("epochs_done"),
+        )
 
     def overlap(self, segments: Sequence[Sequence[str]]) -> int:
         """How many of ``segments`` occur verbatim among the training segments.

@@ -31,7 +31,7 @@ from authormask.evaluation.protocols.bo2021.config import (
     release_settings,
 )
 from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
-from authormask.evaluation.releases import identity_of
+from authormask.evaluation.releases import HasIdentity, identity_of
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError
 
@@ -117,7 +117,7 @@ def _identity(value: Any) -> Any:
     """What a release depends on through one parameter value (for the cache key): an object
     with an identity (the embeddings, a model) by that identity
     (:func:`~authormask.evaluation.releases.identity_of`)."""
-    return identity_of(value) if hasattr(value, "identity") else value
+    return identity_of(value) if isinstance(value, HasIdentity) else value
 
 
 class _Parameters:
@@ -351,8 +351,8 @@ def run_release_evaluation(
         provenance={
             "authormask": __version__,
             "embeddings": embeddings.identity.to_dict(),
-            "erae_model": erae_model.identity() if erae_model is not None else None,
-            "aedp_model": aedp_model.identity() if aedp_model is not None else None,
+            "erae_model": erae_model.identity.to_dict() if erae_model is not None else None,
+            "aedp_model": aedp_model.identity.to_dict() if aedp_model is not None else None,
             "classifiers": {
                 FASTTEXT_CHAR: "fastText, character 3-grams, bigrams of them, dim 100, "
                 f"{config.classifier_epochs} epochs, lr 1.0, 1 thread (Sari et al. 2017)",
