@@ -47,3 +47,24 @@ def test_the_statement_in_plain_words_does_not_depend_on_the_input(glove_20k) ->
     b = explain(mech.statement(seeded=True), embeddings=glove_20k)
     assert a == b
     assert "macro-F1" in a
+
+
+def _read_factor(shown: str) -> float:
+    """The number ``odds_factor`` wrote (``260``, ``8 x 10^6``), as a log10."""
+    if " x 10^" in shown:
+        mantissa, exponent = shown.split(" x 10^")
+        return math.log10(float(mantissa)) + int(exponent)
+    return math.log10(float(shown))
+
+
+def test_the_factor_in_words_is_never_below_the_bound() -> None:
+    # it states a bound: "at most 10^6 times likelier" for exp(7 x 2.27) = 8.0e6 claimed more
+    # privacy than the formula gives (the exponent was rounded down)
+    for log_factor in [0.0, 0.01, 0.47, 1.0, 2.3, 2.31, 5.5, 6.9, 7 * 2.27, 50.0, 110.6, 1500.0]:
+        shown = _read_factor(odds_factor(log_factor))
+        true = log_factor / math.log(10)
+        assert true - 1e-9 <= shown <= true + math.log10(1.11), (
+            log_factor,
+            odds_factor(log_factor),
+        )
+    assert odds_factor(7 * 2.27) == "8 x 10^6"

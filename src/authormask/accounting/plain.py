@@ -37,18 +37,37 @@ WHOLE_TEXT_DIFFER = 0.6
 
 
 def odds_factor(log_factor: float) -> str:
-    """``exp(log_factor)`` in words a reader can compare: ``1.6``, ``250``, ``10^48``.
+    """``exp(log_factor)`` in words a reader can compare, rounded UP to two significant digits
+    (it is a bound: a rounded-down figure would claim more privacy than the formula gives):
+    ``1.6``, ``260``, ``8 x 10^6``, ``1.1 x 10^48``.
 
-    >>> odds_factor(math.log(1.6)), odds_factor(math.log(250)), odds_factor(110.6)
-    ('1.6', '250', '10^48')
+    Parameters
+    ----------
+    log_factor
+        The natural logarithm of the factor (``epsilon x distance``), at least 0.
+
+    Returns
+    -------
+    str
+        The factor, never below ``exp(log_factor)`` and at most about 10% above it.
+
+    >>> odds_factor(math.log(1.6)), odds_factor(math.log(250.4)), odds_factor(7 * 2.27)
+    ('1.6', '260', '8 x 10^6')
+    >>> odds_factor(110.6)
+    '1.1 x 10^48'
     """
-    if log_factor < math.log(1000):
-        return (
-            f"{math.exp(log_factor):.2g}"
-            if log_factor < math.log(10)
-            else (f"{math.exp(log_factor):.0f}")
-        )
-    return f"10^{math.floor(log_factor / math.log(10))}"
+    # the factor as mantissa x 10^exponent, worked in log10 so that 10^48 does not overflow
+    log10 = log_factor / math.log(10)
+    exponent = math.floor(log10)
+    # the two leading digits, rounded up; the 1e-9 lets a factor given exactly (1.6 through
+    # its logarithm) stay itself instead of the next step up by a rounding error
+    leading = math.ceil(10 ** (log10 - exponent + 1) * (1 - 1e-9))
+    if leading >= 100:
+        leading, exponent = 10, exponent + 1
+    if exponent < 3:
+        shown = f"{leading * 10.0 ** (exponent - 1):.{max(0, 1 - exponent)}f}"
+        return shown.rstrip("0").rstrip(".") if "." in shown else shown
+    return f"{leading / 10:g} x 10^{exponent}"
 
 
 @functools.lru_cache(maxsize=1)
