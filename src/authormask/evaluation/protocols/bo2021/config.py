@@ -11,7 +11,7 @@ import numpy as np
 
 from authormask.core import lineup, mechanism_names, mechanism_spec
 from authormask.evaluation.measures import BASE_ATTACKERS
-from authormask.evaluation.protocols._common import ProtocolConfig, mechanism_code
+from authormask.evaluation.protocols._common import ProtocolConfig, epsilon_key, mechanism_code
 from authormask.exceptions import InvalidParameterError
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "release_seed",
     "release_settings",
     "releases_text",
+    "thousandths",
 ]
 
 #: the comparison of Bo et al. (2021, Table 1), the default, in the order of the table
@@ -54,6 +55,20 @@ def release_mechanisms() -> tuple[str, ...]:
     return tuple(n for n in mechanism_names() if releases_text(n))
 
 
+def _unset_noise(name: str) -> str:
+    """Why this protocol cannot run mechanism ``name``, or "": its registry spec declares that
+    another parameter than epsilon sets its noise (:attr:`~authormask.core.specs.MechanismSpec.
+    noise_parameter`: random-sub's ``rate``), which this protocol has no values of (a
+    mechanism without noise, random-r, runs once)."""
+    spec = mechanism_spec(name)
+    if spec.noise_parameter in (None, "epsilon"):
+        return ""
+    what = " (a baseline with no privacy guarantee)" if spec.baseline else ""
+    where = " (the fernandes2019 and pan protocols sweep its rates)" if spec.sweeps_rate else ""
+    noise = spec.noise_parameter
+    return f"{name}{what} takes no epsilon: its parameter {noise!r} sets its noise{where}"
+
+
 def label_of(name: str) -> str:
     """The table's name of a mechanism (its registry label), or of the original text."""
     return "Original text" if name == ORIGINAL else mechanism_spec(name).label or name
@@ -65,9 +80,10 @@ class ReleaseConfig(ProtocolConfig):
     epsilons by the kind of guarantee its registry spec declares: ``epsilons`` for pure DP per
     output token (erae, ae-dp, syntf), ``em_epsilons`` for metric DP per word with the
     embeddings' distance (emp-text, mahalanobis, tem, santext); the two scales are not
-    comparable. A mechanism without epsilon (random-r) runs once. ``attackers`` are the
-    classifiers that predict each released document's author (or, on a corpus without
-    authors, its topic): :data:`BO2021_ATTACKERS`."""
+    comparable. A mechanism without epsilon (random-r) runs once; one whose noise another
+    parameter sets (the baseline random-sub's ``rate``) is refused, as this protocol sets
+    epsilons only. ``attackers`` are the classifiers that predict each released document's
+    author (or, on a corpus without authors, its topic): :data:`BO2021_ATTACKERS`."""
 
     OPTIONS: ClassVar[tuple[str, ...]] = (
         "attackers",
@@ -103,6 +119,11 @@ class ReleaseConfig(ProtocolConfig):
             raise InvalidParameterError("give at least one mechanism")
         if len(set(self.mechanisms)) != len(self.mechanisms):
             raise InvalidParameterError("mechanisms must not repeat")
+        unset = [_unset_noise(m) for m in self.mechanisms if _unset_noise(m)]
+        if unset:
+            raise InvalidParameterError(
+                f"bo2021 compares mechanisms by epsilon only: {'; '.join(unset)}"
+            )
         for name in ("epsilons", "em_epsilons"):
             values = getattr(self, name)
             if not values or any(not (e > 0 and np.isfinite(e)) for e in values):
@@ -140,12 +161,48 @@ def release_settings(config: ReleaseConfig) -> list[tuple[str, float | None]]:
     return [(m, e) for m in config.mechanisms for e in grids[mechanism_spec(m).epsilon_per]]
 
 
+#: the word after the mechanism code in the seed key of an epsilon that is not a whole number
+#: of thousandths (:func:`release_seed`), a key of four 32-bit words. Odd, so that it never
+#: equals a whole-thousandths key: ``(code, int(1000 * epsilon))`` has four words only when
+#: ``int(1000 * epsilon) >= 2**64``, and then its low word, the one after the code, is even
+#: (so is every double >= 2**53)
+_EXACT = 0xFFFF_FFFF
+
+
+def thousandths(epsilon: float | None) -> int | None:
+    """``epsilon`` as a whole number of thousandths, ``int(1000 * epsilon)``, when that is
+    exact in floating point (``1000 * epsilon`` is a whole number, and that number of
+    thousandths is ``epsilon`` again: 7, 8.4, 0.5); None otherwise (7.0001, 1.001, whose
+    ``1000 * epsilon`` is 1000.9999999999999) and for no epsilon.
+
+    >>> thousandths(8.4), thousandths(7.0001), thousandths(None)
+    (8400, None, None)
+    """
+    if epsilon is None:
+        return None
+    scaled = 1000 * float(epsilon)
+    if not scaled.is_integer() or int(scaled) / 1000 != epsilon:
+        return None
+    return int(scaled)
+
+
 def release_seed(base: int, mechanism: str, epsilon: float | None) -> int:
-    """The seed of the release of ``mechanism`` at ``epsilon``: a function of the base seed,
-    the mechanism's fixed code (the seed code its registry spec declares,
+    """The seed of the release of ``mechanism`` at ``epsilon``: ``SeedSequence(base,
+    spawn_key=key).generate_state(1)[0]``, a function of the base seed, the mechanism's fixed
+    code (the seed code its registry spec declares,
     :func:`~authormask.evaluation.protocols._common.mechanism_code`) and epsilon, so it never
-    depends on the order of the configured mechanisms."""
-    seq = np.random.SeedSequence(
-        base, spawn_key=(mechanism_code(mechanism), int(1000 * (epsilon or 0)))
-    )
-    return int(seq.generate_state(1)[0])
+    depends on the order of the configured mechanisms.
+
+    ``key`` is ``(code, thousandths(epsilon))`` (:func:`thousandths`) where epsilon is a whole
+    number of thousandths, ``(code, 0)`` without epsilon (the keys, and so the seeds, of
+    earlier versions), else ``(code, 0xFFFFFFFF, *exact)``, ``exact`` the epsilon's IEEE-754
+    double as two 32-bit words (:func:`~authormask.evaluation.protocols._common.epsilon_key`):
+    two different epsilons never share a key, however close (the earlier key, ``int(1000 *
+    epsilon)`` for every epsilon, gave 7.0001 and 7.0004 the same noise, and 1.0 and 1.001).
+    """
+    whole = thousandths(epsilon)
+    if epsilon is None or whole is not None:
+        key: tuple[int, ...] = (mechanism_code(mechanism), 0 if whole is None else whole)
+    else:
+        key = (mechanism_code(mechanism), _EXACT, *epsilon_key(epsilon)[1:])
+    return int(np.random.SeedSequence(base, spawn_key=key).generate_state(1)[0])

