@@ -68,3 +68,17 @@ def test_the_factor_in_words_is_never_below_the_bound() -> None:
             odds_factor(log_factor),
         )
     assert odds_factor(7 * 2.27) == "8 x 10^6"
+
+
+def test_the_blind_guess_beside_a_macro_f1_is_a_macro_f1(glove_20k) -> None:
+    # --explain said "macro-F1 0.17, where a blind guess scores 0.08": 0.08 was a uniform
+    # guess's accuracy; its macro-F1 (the published run's chance_macro_f1) is 0.070
+    import json
+    from pathlib import Path
+
+    run = Path(__file__).resolve().parents[2] / "docs/results/pan19-en/results.json"
+    chance = json.loads(run.read_text(encoding="utf-8"))["chance_macro_f1"]["mean"]
+    row = measured_near("emp-write", 7.0)
+    assert row is not None and row["chance"] == chance
+    mech = create_mechanism("emp-text", epsilon=7.0, embeddings=glove_20k, vocab_size=None)
+    assert f"where a blind guess scores {chance:.2f}" in explain(mech.statement(seeded=False))

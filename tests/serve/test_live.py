@@ -182,6 +182,13 @@ def test_paste_slide_release_and_download(page: Any, tmp_path: Path) -> None:
             r"example text\)\.$"
         )
     )
+    # the measurement nearest epsilon 4 (3), each figure beside the attacker that scored it
+    expect(page.locator("#measured")).to_have_text(
+        re.compile(
+            r"epsilon 3: the most accurate attacker \([\w-]+\) named the writer of \d+% .*; "
+            r"the strongest by macro-F1 \([\w-]+\) scored 0\.\d+ \(guessing: 0\.070\)"
+        )
+    )
     page.get_by_role("button", name="Release").click()
     page.wait_for_selector("#result:not([hidden])")
     output = page.locator("#output").inner_text()

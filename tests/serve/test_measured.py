@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from authormask.serve.measured import build_table, main, measured_at
+from authormask.serve.measured import build_table, main, measured_at, merge_tables
 
 
 def _results() -> dict:
@@ -72,3 +72,42 @@ def test_only_pan_results_make_a_table(tmp_path: Path) -> None:
     merged = json.loads(out.read_text(encoding="utf-8"))
     assert [r["epsilon"] for r in merged["rows"]["emp-doc"]] == [5.0, 7.0, 10.0]
     assert [r["epsilon"] for r in merged["rows"]["emp-text"]] == [10.0]
+
+
+def test_each_figure_names_its_own_attacker() -> None:
+    # the packaged table named the most accurate attacker (adaptive-pan-baseline) beside the
+    # macro-F1 of another (typed-svm): each figure now carries the attacker that scored it
+    results = _results()
+    results["summary"][1]["most_accurate"] = {
+        "attacker": "pan-baseline",
+        "accuracy": 0.55,
+        "wilson95": [0.5, 0.6],
+    }
+    results["chance_accuracy"] = 0.1
+    results["chance_macro_f1"] = {"mean": 0.07, "p95": 0.09}
+    near = measured_at("emp-doc", 10.0, table=build_table(results, command=""))
+    assert near is not None
+    assert near["attacker"] == "typed-svm" and near["macro_f1"] == 0.4
+    assert near["accurate_attacker"] == "pan-baseline" and near["accuracy"] == 0.55
+    assert near["chance"] == 0.1 and near["chance_macro_f1"] == 0.07
+
+
+def test_the_packaged_table_is_what_the_published_run_gives() -> None:
+    from importlib.resources import files
+
+    root = Path(__file__).resolve().parents[2]
+    run = json.loads((root / "docs/results/pan19-en/results.json").read_text(encoding="utf-8"))
+    packaged = json.loads(
+        files("authormask").joinpath("data/measured-pan19-en.json").read_text(encoding="utf-8")
+    )
+    rebuilt = merge_tables([build_table(run, command=packaged["command"])])
+    assert rebuilt == packaged
+    # and the figures are the run's: the named attacker scored that macro-F1 at that epsilon
+    by_row = {(r["mechanism"], r["epsilon"]): r for r in run["summary"]}
+    for mech, rows in packaged["rows"].items():
+        for row in rows:
+            best = by_row[(mech, row["epsilon"])]["best"]
+            assert (row["attacker"], row["macro_f1"]) == (
+                best["attacker"],
+                round(best["macro_f1"], 3),
+            )

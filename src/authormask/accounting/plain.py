@@ -85,7 +85,9 @@ def measured_near(mechanism: str, epsilon: float | None) -> dict[str, Any] | Non
     if not rows or epsilon is None:
         return None
     row = min(rows, key=lambda r: (abs(math.log(r["epsilon"] / epsilon)), r["epsilon"]))
-    return {**row, "chance": data["chance"], "corpus": data["corpus"], "caveat": data["caveat"]}
+    # the chance beside a macro-F1 is a uniform guess's macro-F1 (its accuracy is another number)
+    chance = data.get("chance_macro_f1", data["chance"])
+    return {**row, "chance": chance, "corpus": data["corpus"], "caveat": data["caveat"]}
 
 
 _KINDS = (

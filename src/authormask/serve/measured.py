@@ -8,8 +8,9 @@ protocol achieved at that epsilon on ``pan19-en`` (four English fan-fiction prob
     python -m authormask.serve.measured RESULTS.json [RESULTS.json ...] [--out F] [--command C]
 
 and read by :func:`measured_at`. It holds, per mechanism and epsilon, the strongest attacker's
-mean macro-F1, its accuracy with the Wilson 95% interval, chance, and the utility, with the
-command that measured them.
+mean macro-F1 (``attacker``), the most accurate attacker's accuracy with its Wilson 95%
+interval (``accurate_attacker``), a uniform guess's accuracy and macro-F1, and the utility, with
+the command that measured them.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def measured_at(
         "corpus": table["corpus"],
         "caveat": table["caveat"],
         "chance": table.get("chance"),
+        "chance_macro_f1": table.get("chance_macro_f1"),
         "noise_off": table["noise_off"].get(mechanism),
     }
 
@@ -73,13 +75,15 @@ def build_table(results: dict[str, Any], *, command: str) -> dict[str, Any]:
         if row.get("rate") is not None:  # a baseline's row (random-sub): never on the page
             continue
         best = row["best"]
-        # "named the writer of X% of texts": the most accurate attacker where the results
-        # have one, else the strongest by macro-F1
+        # two attackers, each named beside its own figure: the strongest by macro-F1, and for
+        # "named the writer of X% of texts" the most accurate (the same one where the results
+        # have no separate most accurate)
         accurate = row.get("most_accurate") or best
         entry = {
             "epsilon": row["epsilon"],
-            "attacker": accurate["attacker"],
+            "attacker": best["attacker"],
             "macro_f1": round(best["macro_f1"], 3),
+            "accurate_attacker": accurate["attacker"],
             "accuracy": round(accurate["accuracy"], 3),
             "wilson95": [round(x, 3) for x in accurate["wilson95"]],
         }
@@ -93,13 +97,17 @@ def build_table(results: dict[str, Any], *, command: str) -> dict[str, Any]:
         else:
             rows.setdefault(row["mechanism"], []).append(entry)
     chance = results.get("chance_accuracy")
+    chance_f1 = results.get("chance_macro_f1")
     return {
         "corpus": "pan19-en: four English fan-fiction problems of PAN 2019 (cross-domain "
         "authorship attribution; 8-9 candidate authors each)",
         "caveat": "a measurement on that corpus with the PAN protocol's strongest attacker, "
         "never a guarantee: other texts, other attackers and longer texts can do better",
         "command": command,
+        # a uniform guess: its accuracy (beside the attackers' accuracy) and its mean macro-F1
+        # (beside their macro-F1)
         "chance": chance,
+        "chance_macro_f1": chance_f1.get("mean") if isinstance(chance_f1, dict) else chance_f1,
         "noise_off": noise_off,
         "rows": rows,
     }

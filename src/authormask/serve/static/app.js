@@ -83,11 +83,14 @@ async function calibrate() {
 function measuredText(m) {
   if (!m) return "";
   const pct = (x) => `${Math.round(100 * x)}%`;
+  const accurate = m.accurate_attacker || m.attacker;
   let text = `Measured on ${m.corpus.split(":")[0]} fan fiction at epsilon ${m.epsilon}: the ` +
-    `strongest attacker (${m.attacker}) named the writer of ${pct(m.accuracy)} of texts ` +
-    `(95% interval ${pct(m.wilson95[0])}-${pct(m.wilson95[1])}; macro-F1 ${m.macro_f1})`;
+    `most accurate attacker (${accurate}) named the writer of ${pct(m.accuracy)} of texts ` +
+    `(95% interval ${pct(m.wilson95[0])}-${pct(m.wilson95[1])})`;
   if (m.noise_off) text += `, against ${pct(m.noise_off.accuracy)} with no noise`;
   if (m.chance) text += ` (guessing: ${pct(m.chance)})`;
+  text += `; the strongest by macro-F1 (${m.attacker}) scored ${m.macro_f1}`;
+  if (m.chance_macro_f1) text += ` (guessing: ${m.chance_macro_f1.toFixed(3)})`;
   return `${text}. A measurement on that corpus, not a guarantee.`;
 }
 
