@@ -19,6 +19,20 @@ _KEY_LOCKS: dict[str, threading.Lock] = {}
 def process_memo(key: str, build: Callable[[], T]) -> T:
     """``build()`` once per process for ``key`` (thread-safe), then the same object.
 
+    Parameters
+    ----------
+    key
+        The name of the object in this process.
+    build
+        Builds the object, called at most once per process and key.
+
+    Returns
+    -------
+    T
+        The object built first for ``key`` in this process.
+
+    Examples
+    --------
     >>> calls = []
     >>> a = process_memo("doctest-key", lambda: calls.append(1) or [1])
     >>> b = process_memo("doctest-key", lambda: calls.append(1) or [2])

@@ -43,12 +43,26 @@ class SeedInfo:
     :meth:`describe` is what the public statement says: whether the run was seeded, never the
     seed (anyone who has the seed can rerun the mechanism on candidate inputs and undo the
     privacy). The seed itself belongs in the private run report only.
+
+    Attributes
+    ----------
+    seeded
+        Whether the randomness was seeded (an int, a Generator or a SeedSequence was given).
+    seed
+        The int seed when one was given, else None; private.
     """
 
     seeded: bool
     seed: int | None
 
     def describe(self) -> str:
+        """What the public statement says of the seeding.
+
+        Returns
+        -------
+        str
+            The public wording: seeded or unseeded, never the seed.
+        """
         return SEEDED if self.seeded else UNSEEDED
 
 
@@ -58,6 +72,23 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
     ``None`` draws a fresh seed from the operating system's entropy pool, an ``int`` >= 0 seeds a
     PCG64 generator deterministically, and a ``Generator`` is returned unchanged.
 
+    Parameters
+    ----------
+    random_state
+        None, an int seed >= 0, or a numpy Generator.
+
+    Returns
+    -------
+    np.random.Generator
+        A new generator (fresh or seeded), or ``random_state`` itself.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the seed is negative or ``random_state`` is of another type.
+
+    Examples
+    --------
     >>> a = check_random_state(7).standard_normal()
     >>> b = check_random_state(7).standard_normal()
     >>> a == b
@@ -77,7 +108,18 @@ def check_random_state(random_state: RandomState = None) -> np.random.Generator:
 
 
 def describe_seed(random_state: RandomState | np.random.SeedSequence) -> SeedInfo:
-    """Describe ``random_state``: seeded or not (public) and the seed (private report only)."""
+    """Describe ``random_state``: seeded or not (public) and the seed (private report only).
+
+    Parameters
+    ----------
+    random_state
+        None, an int seed, a numpy Generator or a SeedSequence.
+
+    Returns
+    -------
+    SeedInfo
+        Seeded or not, and the int seed if one was given.
+    """
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         return SeedInfo(seeded=True, seed=int(random_state))
     if isinstance(random_state, (np.random.Generator, np.random.SeedSequence)):
@@ -91,6 +133,16 @@ def root_seed_sequence(
     """The secret root of a release: ``SeedSequence(seed)``, or fresh OS entropy when unseeded.
 
     A ``Generator`` contributes 128 bits drawn from it (reproducible if it was seeded).
+
+    Parameters
+    ----------
+    random_state
+        None, an int seed, a numpy Generator or a SeedSequence (returned unchanged).
+
+    Returns
+    -------
+    np.random.SeedSequence
+        The release's secret root.
     """
     if isinstance(random_state, np.random.SeedSequence):
         return random_state
@@ -108,6 +160,18 @@ def public_key(public: str | bytes) -> tuple[int, ...]:
     """The public parameters of a release as eight 32-bit words: the SHA-256 of their text (a
     privacy statement's JSON), mixed into the release's root by :func:`release_root`.
 
+    Parameters
+    ----------
+    public
+        The public parameters' text (str, encoded as UTF-8) or bytes.
+
+    Returns
+    -------
+    tuple[int, ...]
+        The SHA-256 digest as eight 32-bit words.
+
+    Examples
+    --------
     >>> len(public_key("{}")), public_key("a") == public_key(b"a")
     (8, True)
     """
@@ -131,6 +195,25 @@ def release_root(
     release with the same seed and the same public parameters is still byte-identical (a
     resumed or repeated run).
 
+    Parameters
+    ----------
+    random_state
+        The secret seed: None, an int, a numpy Generator or a SeedSequence.
+    public
+        The release's public parameters: the text of its privacy statement.
+
+    Returns
+    -------
+    np.random.SeedSequence
+        The root keyed by both the seed and the public parameters.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the root has no entropy (cannot happen with :func:`root_seed_sequence`).
+
+    Examples
+    --------
     >>> a = release_root(5, "epsilon 7").generate_state(1)
     >>> b = release_root(5, "epsilon 8").generate_state(1)
     >>> bool(a[0] != b[0]), bool(release_root(5, "x").generate_state(1)[0] ==
@@ -152,7 +235,20 @@ def mechanism_root(
     random_state: RandomState | np.random.SeedSequence, mechanism: Any
 ) -> np.random.SeedSequence:
     """:func:`release_root` of a mechanism's release: keyed by its public statement (as a
-    seeded release states it, so only its public parameters count)."""
+    seeded release states it, so only its public parameters count).
+
+    Parameters
+    ----------
+    random_state
+        The secret seed: None, an int, a numpy Generator or a SeedSequence.
+    mechanism
+        The mechanism to be released (its ``statement(seeded=True)`` is the key).
+
+    Returns
+    -------
+    np.random.SeedSequence
+        The release's root.
+    """
     return release_root(random_state, mechanism.statement(seeded=True).to_json())
 
 
@@ -162,6 +258,20 @@ def document_generator(root: np.random.SeedSequence, position: int) -> np.random
     It depends only on the root and the position, so a document's output does not depend on how
     the release is batched, partitioned or ordered across workers.
 
+    Parameters
+    ----------
+    root
+        The release's root (:func:`release_root`).
+    position
+        The document's position in the release's input.
+
+    Returns
+    -------
+    np.random.Generator
+        A PCG64 generator of that document alone.
+
+    Examples
+    --------
     >>> root = np.random.SeedSequence(5)
     >>> a = document_generator(root, 3).integers(1000)
     >>> b = document_generator(np.random.SeedSequence(5), 3).integers(1000)
@@ -184,6 +294,20 @@ def release_order(root: np.random.SeedSequence, n: int) -> list[int]:
     Public ids then follow neither the inputs' order nor their (private) names; a seeded
     release draws the same order every time, an unseeded one a fresh order.
 
+    Parameters
+    ----------
+    root
+        The release's root (:func:`release_root`).
+    n
+        The number of documents.
+
+    Returns
+    -------
+    list[int]
+        A permutation of ``range(n)``.
+
+    Examples
+    --------
     >>> release_order(np.random.SeedSequence(5), 4) == release_order(np.random.SeedSequence(5), 4)
     True
     >>> sorted(release_order(np.random.SeedSequence(5), 4))

@@ -28,6 +28,25 @@ def check_epsilon(epsilon: Any, *, name: str = "epsilon") -> float:
     """Return ``epsilon`` as a float, or raise if it is not a finite number > 0 (the message
     names the parameter ``name``).
 
+    Parameters
+    ----------
+    epsilon
+        The value to check.
+    name
+        The parameter's name in the error message.
+
+    Returns
+    -------
+    float
+        ``epsilon`` as a float.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``epsilon`` is a bool, not a number, not finite, or not > 0.
+
+    Examples
+    --------
     >>> check_epsilon(0.5)
     0.5
     >>> check_epsilon(-1)
@@ -52,6 +71,27 @@ def check_positive_int(value: Any, *, name: str, maximum: int | None = None) -> 
     """Return ``value`` as an int >= 1 (and <= ``maximum`` if given), or raise naming ``name``
     and the value.
 
+    Parameters
+    ----------
+    value
+        The value to check: an int, an integral float or a string of digits.
+    name
+        The parameter's name in the error message.
+    maximum
+        The largest value allowed, if any.
+
+    Returns
+    -------
+    int
+        ``value`` as an int.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is a bool, not a whole number, < 1, or > ``maximum``.
+
+    Examples
+    --------
     >>> check_positive_int(3, name="length")
     3
     """

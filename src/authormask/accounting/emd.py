@@ -22,6 +22,17 @@ class EMDResult:
     ``method`` is ``"assignment"`` for equal-size bags (Lemma A1 / Theorem A1: an optimal flow is
     a permutation, so the LP reduces to a linear assignment solved exactly by scipy) and
     ``"transport"`` otherwise (exact network simplex of POT, ``ot.emd2``).
+
+    Attributes
+    ----------
+    distance
+        The Earth Mover's distance.
+    size_a
+        The number of vectors of the first bag.
+    size_b
+        The number of vectors of the second bag.
+    method
+        ``"assignment"`` or ``"transport"``: how it was solved.
     """
 
     distance: float
@@ -36,6 +47,25 @@ def earth_movers_distance(a: ArrayLike, b: ArrayLike) -> EMDResult:
     Each occurrence carries mass ``1/|X|`` (resp. ``1/|Y|``) as in eq. (2); the ground metric is
     the Euclidean distance.
 
+    Parameters
+    ----------
+    a
+        The first bag: one row per word occurrence.
+    b
+        The second bag, of the same dimension.
+
+    Returns
+    -------
+    EMDResult
+        The distance and the method that solved it.
+
+    Raises
+    ------
+    InputError
+        If a bag is empty or the bags' dimensions differ.
+
+    Examples
+    --------
     >>> earth_movers_distance([[0.0], [1.0]], [[1.0], [3.0]]).distance
     1.5
     """
@@ -65,7 +95,27 @@ def earth_movers_distance(a: ArrayLike, b: ArrayLike) -> EMDResult:
 def word_movers_distance(
     bag_a: Iterable[str] | Counter[str], bag_b: Iterable[str] | Counter[str], embeddings: Embeddings
 ) -> EMDResult:
-    """E_{d_S}(b, b') between two bags of words, ``d_S = dist_Vec`` (Definition 2)."""
+    """E_{d_S}(b, b') between two bags of words, ``d_S = dist_Vec`` (Definition 2).
+
+    Parameters
+    ----------
+    bag_a
+        The first bag: its words (repeated for each occurrence) or a Counter.
+    bag_b
+        The second bag.
+    embeddings
+        The vectors of the words.
+
+    Returns
+    -------
+    EMDResult
+        The distance between the bags' vectors.
+
+    Raises
+    ------
+    InputError
+        If a word has no vector in ``embeddings``.
+    """
     words_a = list(bag_a.elements()) if isinstance(bag_a, Counter) else list(bag_a)
     words_b = list(bag_b.elements()) if isinstance(bag_b, Counter) else list(bag_b)
     missing = [w for w in words_a + words_b if w not in embeddings]

@@ -19,6 +19,27 @@ def privacy_multiplier(*, epsilon: float, length: int, distance: float) -> float
     Theorem 4 (Algorithm 2 is ``epsilon * N * E``-private over bags of N words). The paper's
     worked example (section 3.1): E = 2.816, N = 4 gives 2.02 at epsilon 1/16 and 1.42 at 1/32.
 
+    Parameters
+    ----------
+    epsilon
+        The privacy parameter, > 0.
+    length
+        N, the number of words in a bag, >= 1.
+    distance
+        The Earth Mover's distance ``E(b, b')``, >= 0.
+
+    Returns
+    -------
+    float
+        The multiplier (``inf`` beyond the float range).
+
+    Raises
+    ------
+    InvalidParameterError
+        If a parameter is out of its range.
+
+    Examples
+    --------
     >>> round(privacy_multiplier(epsilon=1/16, length=4, distance=2.816), 2)
     2.02
     """
@@ -44,6 +65,15 @@ class UtilityBound:
     valid bound: its proof (appendix A.2, eqs. 33-36) ends with approximations, and when the
     bag's vectors are far apart (so the optimal matching is the identity and ``Z_E = Z_M``) the
     true probability is ``P(N n, x) < P(n, x)``. ``as_printed_valid`` is True only for N = 1.
+
+    Attributes
+    ----------
+    bound
+        The valid lower bound ``P(N n, eps N delta)``.
+    as_printed
+        Theorem 3's value as printed, ``P(n, eps N delta)``.
+    as_printed_valid
+        Whether ``as_printed`` is a valid bound (N = 1 only).
     """
 
     bound: float
@@ -57,6 +87,29 @@ def utility_bound(*, epsilon: float, length: int, dimension: int, delta: float) 
     ``1 - exp(-x) e_{k-1}(x)`` equals ``P(k, x)`` (``e_{k-1}(x) exp(-x)`` is the Poisson(x) CDF
     at k - 1), computed stably by scipy.
 
+    Parameters
+    ----------
+    epsilon
+        The privacy parameter, > 0.
+    length
+        N, the number of vectors in the bag, >= 1.
+    dimension
+        n, the vectors' dimension, >= 1.
+    delta
+        The distance ``delta`` of the question, >= 0.
+
+    Returns
+    -------
+    UtilityBound
+        The valid bound and the bound as printed.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a parameter is out of its range.
+
+    Examples
+    --------
     >>> b = utility_bound(epsilon=1.0, length=3, dimension=4, delta=0.4)
     >>> b.bound < b.as_printed, b.as_printed_valid
     (True, False)

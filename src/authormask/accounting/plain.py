@@ -51,6 +51,8 @@ def odds_factor(log_factor: float) -> str:
     str
         The factor, never below ``exp(log_factor)`` and at most about 10% above it.
 
+    Examples
+    --------
     >>> odds_factor(math.log(1.6)), odds_factor(math.log(250.4)), odds_factor(7 * 2.27)
     ('1.6', '260', '8 x 10^6')
     >>> odds_factor(110.6)
@@ -79,7 +81,20 @@ def _measured() -> dict[str, Any]:
 
 def measured_near(mechanism: str, epsilon: float | None) -> dict[str, Any] | None:
     """The packaged measurement of ``mechanism`` at the epsilon nearest ``epsilon`` (its row:
-    epsilon, attacker, macro_f1, ...), with the corpus's chance line; None if not measured."""
+    epsilon, attacker, macro_f1, ...), with the corpus's chance line; None if not measured.
+
+    Parameters
+    ----------
+    mechanism
+        The mechanism's registered name.
+    epsilon
+        The epsilon to look near (None: no measurement).
+
+    Returns
+    -------
+    dict[str, Any] | None
+        The measured row with ``chance``, ``corpus`` and ``caveat`` added, or None.
+    """
     data = _measured()
     rows = [r for r in data.get("rows", {}).get(mechanism, []) if r.get("epsilon") is not None]
     if not rows or epsilon is None:
@@ -111,7 +126,18 @@ def mechanism_embeddings(mechanism: Any) -> Any:
     """The public embeddings ``mechanism`` perturbs with (for the worked example), or None: its
     own, or those of the mechanism an entity step hands the words to
     (:attr:`~authormask.mechanisms._base.Mechanism.embeddings`, which every mechanism
-    declares)."""
+    declares).
+
+    Parameters
+    ----------
+    mechanism
+        A mechanism.
+
+    Returns
+    -------
+    Any
+        Its public embeddings, or None.
+    """
     return mechanism.embeddings
 
 
@@ -147,7 +173,22 @@ def _example(statement: PrivacyStatement, embeddings: Any) -> str | None:
 
 def explain(statement: PrivacyStatement, *, embeddings: Any = None, measured: bool = True) -> str:
     """The statement in plain words (see the module docstring). ``embeddings``: the public
-    vectors the statement names, for the worked example (optional)."""
+    vectors the statement names, for the worked example (optional).
+
+    Parameters
+    ----------
+    statement
+        The privacy statement to explain.
+    embeddings
+        The public vectors the statement names, for the worked example (optional).
+    measured
+        Whether to add the packaged measurement nearest the statement's epsilon.
+
+    Returns
+    -------
+    str
+        Paragraphs separated by blank lines.
+    """
     paras = []
     if statement.epsilon is None:
         paras.append(

@@ -32,6 +32,18 @@ COMPOSITION = (
 def exact(x: float) -> str:
     """A number as printed in a statement: short when that is exact, else every digit.
 
+    Parameters
+    ----------
+    x
+        The number.
+
+    Returns
+    -------
+    str
+        ``x`` in ``g`` format when that reads back exactly, else its ``repr``.
+
+    Examples
+    --------
     >>> exact(10.0), exact(0.1 * 3), exact(400.0)
     ('10', '0.30000000000000004', '400')
     """
@@ -42,6 +54,20 @@ def exact(x: float) -> str:
 def upper(x: float, digits: int = 3) -> str:
     """``x`` to ``digits`` significant digits, rounded up (a bound is never understated).
 
+    Parameters
+    ----------
+    x
+        The number.
+    digits
+        The number of significant digits.
+
+    Returns
+    -------
+    str
+        The smallest number of ``digits`` significant digits that is >= ``x``.
+
+    Examples
+    --------
     >>> upper(2.281e-12), upper(4.0), upper(2.2801e-12)
     ('2.29e-12', '4', '2.29e-12')
     """
@@ -62,6 +88,45 @@ class PrivacyStatement:
     ``random-r``); ``parameters`` the mechanism's public parameters (N, sensitivity, ...);
     ``per_output`` says which figures that depend on the released output itself (visible in it
     anyway, such as ER-AE's ``epsilon*l``) accompany each record.
+
+    Attributes
+    ----------
+    mechanism
+        The mechanism's registered name.
+    title
+        The mechanism's title.
+    reference
+        The paper the mechanism follows.
+    epsilon
+        The privacy parameter; None for a baseline that gives no guarantee.
+    epsilon_unit
+        What epsilon is per (a word, a vector, a document ...).
+    guarantee
+        The guarantee, in words.
+    document_bound
+        What epsilon bounds for a whole document.
+    released_unchanged
+        What the release publishes as it is.
+    parameters
+        The mechanism's public parameters.
+    embeddings
+        The identity of the public embeddings (name, source, size, hashes), or None.
+    model
+        The identity of the public model, or None.
+    policies
+        The text policies applied (names, numbers, links ...), by name.
+    floating_point
+        The note on floating-point arithmetic.
+    randomness
+        How the release was seeded (never the seed).
+    version
+        The authormask version.
+    per_output
+        The figures that accompany each record, if any.
+    caveats
+        Caveats of the guarantee.
+    composition
+        How the guarantees of several releases add up.
     """
 
     mechanism: str
@@ -85,16 +150,41 @@ class PrivacyStatement:
     composition: str = COMPOSITION
 
     def to_dict(self) -> dict[str, Any]:
+        """The statement as a JSON-ready dict, its ``schema`` first.
+
+        Returns
+        -------
+        dict[str, Any]
+            ``schema``, then every field (``caveats`` as a list).
+        """
         d: dict[str, Any] = {"schema": SCHEMA}
         d.update(asdict(self))
         d["caveats"] = list(self.caveats)
         return d
 
     def to_json(self, *, indent: int | None = None) -> str:
+        """The statement as JSON (the public record's ``privacy``).
+
+        Parameters
+        ----------
+        indent
+            Passed to :func:`json.dumps` (None: one line).
+
+        Returns
+        -------
+        str
+            The JSON of :meth:`to_dict`, non-ASCII kept.
+        """
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False, ensure_ascii=False)
 
     def describe(self) -> str:
-        """The human form, as printed on stderr."""
+        """The human form, as printed on stderr.
+
+        Returns
+        -------
+        str
+            One line per field.
+        """
         lines = [
             f"Privacy statement (authormask {self.version})",
             f"  mechanism   : {self.mechanism}: {self.title}",

@@ -34,7 +34,21 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class ReleasedDocument:
-    """One released document: its public id, the released text and public per-output figures."""
+    """One released document: its public id, the released text and public per-output figures.
+
+    Attributes
+    ----------
+    id
+        The document's public id (given, or its position).
+    text
+        The released text.
+    words
+        The released words, in order.
+    bag
+        The released bag of words (word -> count), for the mechanisms that release one.
+    figures
+        Public per-output figures (such as the length released), written beside the text.
+    """
 
     id: str
     text: str
@@ -43,7 +57,19 @@ class ReleasedDocument:
     figures: dict[str, float] = field(default_factory=dict)
 
     def record(self, statement: PrivacyStatement) -> dict[str, Any]:
-        """The public JSONL record: the id, the output and the (shared) statement."""
+        """The public JSONL record: the id, the output and the (shared) statement.
+
+        Parameters
+        ----------
+        statement
+            The release's privacy statement, shared by every document.
+
+        Returns
+        -------
+        dict[str, Any]
+            The record: ``id``, ``mechanism``, ``text``, the bag if any, the figures and
+            ``privacy``.
+        """
         rec: dict[str, Any] = {"id": self.id, "mechanism": statement.mechanism, "text": self.text}
         if self.bag is not None:
             rec["bag"] = self.bag
@@ -54,7 +80,23 @@ class ReleasedDocument:
 
 @dataclass(frozen=True)
 class RunReport:
-    """What a release must NOT publish: the seed, sources, per-document counts and warnings."""
+    """What a release must NOT publish: the seed, sources, per-document counts and warnings.
+
+    Attributes
+    ----------
+    mechanism
+        The mechanism's registered name.
+    seed
+        The seed the release was drawn with (None if fresh OS entropy): secret.
+    seeded
+        Whether a seed was given.
+    documents
+        One dict of private counts per document.
+    warnings
+        The warnings raised while releasing.
+    version
+        The authormask version that made the release.
+    """
 
     mechanism: str
     seed: int | None
@@ -64,6 +106,14 @@ class RunReport:
     version: str = __version__
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as a JSON-ready dict, marked ``private``.
+
+        Returns
+        -------
+        dict[str, Any]
+            ``private``, ``mechanism``, ``seeded``, ``seed``, ``version``, ``warnings``,
+            ``documents``.
+        """
         return {
             "private": True,
             "mechanism": self.mechanism,
@@ -75,13 +125,29 @@ class RunReport:
         }
 
     def to_text(self) -> str:
-        """The report file: a first line that says it is private, then JSON."""
+        """The report file: a first line that says it is private, then JSON.
+
+        Returns
+        -------
+        str
+            The private banner line, then the report as indented JSON.
+        """
         return PRIVATE_BANNER + "\n" + json.dumps(self.to_dict(), indent=2) + "\n"
 
 
 @dataclass(frozen=True)
 class Release:
-    """The outputs of one release, its public statement and its private report."""
+    """The outputs of one release, its public statement and its private report.
+
+    Attributes
+    ----------
+    documents
+        The released documents, in input order.
+    statement
+        The public privacy statement.
+    report
+        The private run report.
+    """
 
     documents: tuple[ReleasedDocument, ...]
     statement: PrivacyStatement
@@ -116,37 +182,44 @@ def release(
 
     Parameters
     ----------
-    texts : iterable of str
+    texts
         The documents.
     mechanism : Mechanism
         A registered mechanism with its public parameters.
-    random_state : None, int, numpy Generator or SeedSequence
+    random_state
         The release's secret root: ``None`` (default) draws fresh OS entropy; an int seed makes
         the release reproducible (keep it secret: the statement says only "seeded"). Document i
         draws from a generator derived from the root and i alone.
-    ids : sequence of str, optional
+    ids
         Public ids of the documents (default "1", "2", ...). Never use file names that could
         identify the author.
-    sources : sequence of str, optional
+    sources
         Where each document came from; kept in the private report only.
-    progress : callable, optional
+    progress
         Called with the number of characters read, as the release goes (on Dask, once per
         partition, as each comes back).
-    work_progress : callable, optional
+    work_progress
         Called with the units of work done (words snapped, tokens drawn) as the mechanism does
         them: the local engine only (refused with another engine, whose workers do the work).
-    engine : "local", "dask" or Engine, optional
-        Where the documents are released (:class:`~authormask.core.executors.Engine`): in this
-        process (default), or in partitions on a Dask cluster (``Engine("dask", workers=2)``,
-        or ``scheduler=ADDRESS``), with the same outputs for a seeded release. The mechanism
-        must come from :func:`~authormask.core.create_mechanism` (each worker builds it
-        once from its name and parameters).
+    engine
+        ``"local"``, ``"dask"`` or an :class:`~authormask.core.executors.Engine`: where the
+        documents are released: in this process (default), or in partitions on a Dask cluster
+        (``Engine("dask", workers=2)``, or ``scheduler=ADDRESS``), with the same outputs for a
+        seeded release. The mechanism must come from :func:`~authormask.core.create_mechanism`
+        (each worker builds it once from its name and parameters).
 
     Returns
     -------
     Release
         ``documents`` (id, text, released words), the public ``statement`` (identical for every
         input released with the same parameters) and the private ``report``.
+
+    Raises
+    ------
+    InputError
+        If a document is not a string.
+    InvalidParameterError
+        If ``texts`` is one string or empty, or ``ids``/``sources`` do not match the documents.
     """
     if isinstance(texts, str):
         raise InvalidParameterError("texts must be a sequence of strings, not one string")

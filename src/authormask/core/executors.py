@@ -50,6 +50,17 @@ class Engine:
     ``Engine("dask", scheduler="tcp://host:8786")`` uses an existing cluster. ``window`` is the
     number of tasks kept in flight per worker thread (the client holds at most that many
     partitions' inputs and outputs).
+
+    Attributes
+    ----------
+    kind
+        ``"local"`` (in-process) or ``"dask"``.
+    workers
+        The dask engine's number of local worker processes (a local cluster), or None.
+    scheduler
+        The address of an existing Dask scheduler, or None.
+    window
+        The tasks kept in flight per worker thread, >= 1.
     """
 
     kind: str = "local"
@@ -80,6 +91,13 @@ class Engine:
             raise InvalidParameterError(f"window must be an integer >= 1, got {self.window!r}")
 
     def describe(self) -> str:
+        """The engine in words, as the command line logs it.
+
+        Returns
+        -------
+        str
+            Such as ``local (in-process)`` or ``dask (local cluster, 2 single-threaded workers)``.
+        """
         if self.kind == "local":
             return "local (in-process)"
         if self.scheduler is not None:
@@ -94,7 +112,28 @@ def check_engine(
     workers: int | None = None,
     scheduler: str | None = None,
 ) -> Engine:
-    """An :class:`Engine` from a name and its options (``None``: local)."""
+    """An :class:`Engine` from a name and its options (``None``: local).
+
+    Parameters
+    ----------
+    engine
+        ``"local"``, ``"dask"``, an Engine (returned as it is), or None (local, unless
+        ``workers`` or ``scheduler`` is given).
+    workers
+        The dask engine's number of local workers.
+    scheduler
+        The address of an existing Dask scheduler.
+
+    Returns
+    -------
+    Engine
+        The engine.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``engine`` is of another type, or options are given beside an Engine.
+    """
     if isinstance(engine, Engine):
         if workers is not None or scheduler is not None:
             raise InvalidParameterError("give workers and scheduler inside the Engine")
@@ -132,7 +171,22 @@ class Executor(Protocol):
     def map(
         self, fn: Callable[[Any, Any], T], items: Iterable[Any], *, shared: Any = None
     ) -> Iterator[tuple[int, T]]:
-        """``(index, fn(shared, item))`` for every item, in the order they finish."""
+        """``(index, fn(shared, item))`` for every item, in the order they finish.
+
+        Parameters
+        ----------
+        fn
+            The task: ``fn(shared, item)``.
+        items
+            The inputs, one task each.
+        shared
+            The object every task gets (sent once per worker).
+
+        Returns
+        -------
+        Iterator[tuple[int, T]]
+            The items' indexes and results.
+        """
         ...
 
     @property
@@ -269,7 +323,23 @@ def _task_error(exc: Exception) -> Exception:
 
 @contextlib.contextmanager
 def open_executor(engine: Engine) -> Iterator[Executor]:
-    """An executor for ``engine``; a local cluster it starts is closed on the way out."""
+    """An executor for ``engine``; a local cluster it starts is closed on the way out.
+
+    Parameters
+    ----------
+    engine
+        The engine to run on.
+
+    Yields
+    ------
+    Executor
+        The executor, open until the context ends.
+
+    Raises
+    ------
+    InputError
+        If distributed is not installed or the scheduler cannot be reached.
+    """
     if engine.kind == "local":
         yield _LocalExecutor(engine)
         return

@@ -89,6 +89,18 @@ def _canonical(p: dict[str, Any]) -> tuple[Any, str]:
 
 
 def emp_doc(p: dict[str, Any]) -> Mechanism:
+    """emp-doc (:class:`~authormask.mechanisms.document.EMPDoc`) from its parameters.
+
+    Parameters
+    ----------
+    p
+        The mechanism's checked parameters, by name.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism.
+    """
     from authormask.mechanisms.document import EMPDoc
 
     preparer, described = _canonical(p)
@@ -103,6 +115,18 @@ def emp_doc(p: dict[str, Any]) -> Mechanism:
 
 
 def emp_write(p: dict[str, Any]) -> Mechanism:
+    """emp-write (:class:`~authormask.mechanisms.written.EMPWrite`) with its writer.
+
+    Parameters
+    ----------
+    p
+        The mechanism's checked parameters, by name.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism.
+    """
     from authormask.mechanisms.written import EMPWrite, all_function_words
     from authormask.models.writer import load_writer
 
@@ -120,6 +144,18 @@ def emp_write(p: dict[str, Any]) -> Mechanism:
 
 
 def random_sub(p: dict[str, Any]) -> Mechanism:
+    """random-sub (:class:`~authormask.mechanisms.baselines.RandomSubstitution`).
+
+    Parameters
+    ----------
+    p
+        The mechanism's checked parameters, by name.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism.
+    """
     from authormask.mechanisms.baselines import RandomSubstitution
 
     preparer, described = _canonical(p)
@@ -132,6 +168,18 @@ def random_sub(p: dict[str, Any]) -> Mechanism:
 
 
 def emp_bag(p: dict[str, Any]) -> Mechanism:
+    """emp-bag (:class:`~authormask.mechanisms.earth_movers.EMPBag`) from its parameters.
+
+    Parameters
+    ----------
+    p
+        The mechanism's checked parameters, by name.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism.
+    """
     from authormask.mechanisms.earth_movers import EMPBag
 
     preparer, described = _preparer(p)
@@ -147,6 +195,18 @@ def emp_bag(p: dict[str, Any]) -> Mechanism:
 
 
 def emp_text(p: dict[str, Any]) -> Mechanism:
+    """emp-text (:class:`~authormask.mechanisms.earth_movers.EMPText`).
+
+    Parameters
+    ----------
+    p
+        The mechanism's checked parameters, by name.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism.
+    """
     from authormask.mechanisms.earth_movers import EMPText
 
     preparer, described = _preparer(p)
@@ -161,7 +221,18 @@ def emp_text(p: dict[str, Any]) -> Mechanism:
 
 def peer_text(name: str) -> Callable[[dict[str, Any]], Mechanism]:
     """A peer word-level mechanism of :mod:`authormask.mechanisms.peers`, in place like
-    emp-text; its own parameter (``regularization``, ``gamma``) is passed when it has one."""
+    emp-text; its own parameter (``regularization``, ``gamma``) is passed when it has one.
+
+    Parameters
+    ----------
+    name
+        The peer's registered name: ``mahalanobis``, ``tem`` or ``santext``.
+
+    Returns
+    -------
+    Callable[[dict[str, Any]], Mechanism]
+        The factory: the mechanism from its checked parameters.
+    """
 
     def factory(p: dict[str, Any]) -> Mechanism:
         from authormask.mechanisms import peers
@@ -184,7 +255,18 @@ def peer_text(name: str) -> Callable[[dict[str, Any]], Mechanism]:
 def load_trained_model(path: Any) -> tuple[Any, str]:
     """A trained model (a directory of ``authormask train erae``, or a loaded model) and its
     kind, as :attr:`~authormask.core.specs.MechanismSpec.model_kind` names it: "reward"
-    (trained with the embedding reward, for erae) or "plain" (without it, for ae-dp)."""
+    (trained with the embedding reward, for erae) or "plain" (without it, for ae-dp).
+
+    Parameters
+    ----------
+    path
+        A model directory, or a loaded model.
+
+    Returns
+    -------
+    tuple[Any, str]
+        The model and its kind, ``"reward"`` or ``"plain"``.
+    """
     model = _load_model(path)
     return model, "reward" if model.config.uses_reward else "plain"
 
@@ -211,6 +293,22 @@ def _load_model(model: Any, *, reward: bool | None = None, name: str = "") -> An
 
 
 def token_model(reward: bool, name: str) -> Callable[[dict[str, Any]], Mechanism]:
+    """The factory of erae or ae-dp: a trained token model behind ER-AE's decoder.
+
+    Parameters
+    ----------
+    reward
+        Whether the model must have been trained with the embedding reward (erae) or without it
+        (ae-dp).
+    name
+        The mechanism's registered name, for the error message.
+
+    Returns
+    -------
+    Callable[[dict[str, Any]], Mechanism]
+        The factory: the mechanism from its checked parameters.
+    """
+
     def factory(p: dict[str, Any]) -> Mechanism:
         from authormask.mechanisms.generation import ERAEMechanism
 
@@ -221,6 +319,18 @@ def token_model(reward: bool, name: str) -> Callable[[dict[str, Any]], Mechanism
 
 
 def syntf(p: dict[str, Any]) -> Mechanism:
+    """syntf (:class:`~authormask.mechanisms.generation.SynTFMechanism`).
+
+    Parameters
+    ----------
+    p
+        The mechanism's checked parameters, by name.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism.
+    """
     from authormask.mechanisms.generation import SynTFMechanism
 
     emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
@@ -230,6 +340,19 @@ def syntf(p: dict[str, Any]) -> Mechanism:
 
 
 def random_r(p: dict[str, Any]) -> Mechanism:
+    """random-r (:class:`~authormask.mechanisms.generation.RandomReplacement`): the trained
+    model's vocabulary, or the embeddings' first ``output_size`` words.
+
+    Parameters
+    ----------
+    p
+        The mechanism's checked parameters, by name.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism.
+    """
     from authormask.mechanisms.generation import RandomReplacement
 
     if p["model"] is not None:
@@ -244,7 +367,20 @@ def random_r(p: dict[str, Any]) -> Mechanism:
 def with_entities(mechanism: Mechanism, p: dict[str, Any]) -> Mechanism:
     """``mechanism`` given texts with their entities replaced as parameter ``entities`` says
     (:class:`~authormask.mechanisms.inputs.EntityInputs`; its recogniser is the packaged
-    spaCy pipeline's, loaded once per process at its first use)."""
+    spaCy pipeline's, loaded once per process at its first use).
+
+    Parameters
+    ----------
+    mechanism
+        The mechanism the texts go to.
+    p
+        The checked parameters; ``p["entities"]`` is the entity policy.
+
+    Returns
+    -------
+    Mechanism
+        ``mechanism`` behind the entity step.
+    """
     from authormask.mechanisms.inputs import EntityInputs
 
     return EntityInputs(mechanism, entities=p["entities"])

@@ -59,7 +59,18 @@ _TMP = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 
 def fingerprint(items: Iterable[bytes]) -> str:
     """What identifies a run, to resume it: the SHA-256 of its identifying ``items`` (the
-    statement, the seed, the inputs and the output, as each writer lists them)."""
+    statement, the seed, the inputs and the output, as each writer lists them).
+
+    Parameters
+    ----------
+    items
+        The identifying items, as bytes.
+
+    Returns
+    -------
+    str
+        The SHA-256 of their concatenation, in hex.
+    """
     h = hashlib.sha256()
     for item in items:
         h.update(item)
@@ -69,7 +80,18 @@ def fingerprint(items: Iterable[bytes]) -> str:
 def json_line(record: dict[str, Any]) -> str:
     """A report line: names as they are, except a name that is not valid Unicode (a file name
     with bytes that are not UTF-8, held as surrogate escapes), written as ``\\u`` escapes that
-    read back to the same name."""
+    read back to the same name.
+
+    Parameters
+    ----------
+    record
+        The line's JSON object.
+
+    Returns
+    -------
+    str
+        The JSON, ending in a newline.
+    """
     line = json.dumps(record, ensure_ascii=False)
     try:
         line.encode("utf-8")
@@ -85,7 +107,18 @@ _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": 
 
 def jsonl(value: Any) -> str:
     """``value`` as JSON for a JSONL line (non-ASCII kept, line-break characters escaped; a
-    value JSON has no type for, such as a Parquet timestamp, as its text)."""
+    value JSON has no type for, such as a Parquet timestamp, as its text).
+
+    Parameters
+    ----------
+    value
+        The value.
+
+    Returns
+    -------
+    str
+        Its JSON, on one line.
+    """
     return json.dumps(value, ensure_ascii=False, default=str).translate(_LINE_BREAKS)
 
 
@@ -95,7 +128,17 @@ class Prior:
     (:meth:`Journal.resumable`): ``records``, the lines of an unfinished release of this very
     command to resume (None: start afresh); ``complete``, a finished release of this very
     command (the same parameters, seed, inputs and output) is already there, so there is
-    nothing to do; ``header``, the report's parameters line."""
+    nothing to do; ``header``, the report's parameters line.
+
+    Attributes
+    ----------
+    records
+        The lines of an unfinished release to resume, or None.
+    complete
+        Whether a finished release of this very command is already there.
+    header
+        The report's parameters line, or None.
+    """
 
     records: list[dict[str, Any]] | None = None
     complete: bool = False
@@ -105,7 +148,13 @@ class Prior:
 class Journal:
     """The private report, written line by line as the release goes (and fsynced), read back by
     a rerun that resumes: the banner, a JSON header (``report`` names its schema), one JSON line
-    per finished document or partition, and a last ``{"complete": true, ...}`` line."""
+    per finished document or partition, and a last ``{"complete": true, ...}`` line.
+
+    Parameters
+    ----------
+    path
+        The report's path.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -115,7 +164,20 @@ class Journal:
     def read(
         path: Path, schema: str = RUN_REPORT_SCHEMA
     ) -> tuple[dict[str, Any] | None, list[dict[str, Any]], bool]:
-        """``(header, document lines, complete)``; header None if not one of our reports."""
+        """``(header, document lines, complete)``; header None if not one of our reports.
+
+        Parameters
+        ----------
+        path
+            The report's path.
+        schema
+            The report schema expected in the header.
+
+        Returns
+        -------
+        tuple[dict[str, Any] | None, list[dict[str, Any]], bool]
+            The header, the document lines and whether the last line says complete.
+        """
         try:
             with open(path, encoding="utf-8") as fh:
                 first = fh.readline()
@@ -152,7 +214,31 @@ class Journal:
         release of this very command (nothing to do), or nothing (start afresh). A finished
         release, or an unfinished one, of another command is refused unless ``force``, with
         what differs (:func:`describe_change` of the header's ``identity`` and ``identity``);
-        so is a report path taken by another file."""
+        so is a report path taken by another file.
+
+        Parameters
+        ----------
+        path
+            The report's path (None: no report, start afresh).
+        fingerprint
+            What identifies this run (:func:`fingerprint`).
+        force
+            Whether to start afresh over a finished release or another command's unfinished one.
+        schema
+            The report schema expected.
+        identity
+            This run's identity, to say what differs from the report's.
+
+        Returns
+        -------
+        Prior
+            What to do: resume, nothing, or start afresh.
+
+        Raises
+        ------
+        InputError
+            If the report holds a release of another command (or a finished one) and not ``force``.
+        """
         if path is None:
             return Prior()
         header, records, complete = Journal.read(path, schema)
@@ -186,7 +272,26 @@ class Journal:
     def header(
         schema: str, fingerprint: str, statement: Any, seed: Any, **extra: Any
     ) -> dict[str, Any]:
-        """The report's parameters line: what identifies the run, and the (secret) seed."""
+        """The report's parameters line: what identifies the run, and the (secret) seed.
+
+        Parameters
+        ----------
+        schema
+            The report schema.
+        fingerprint
+            What identifies the run.
+        statement
+            The release's privacy statement.
+        seed
+            The :class:`~authormask.randomness.SeedInfo` of the run.
+        **extra
+            More fields of the line.
+
+        Returns
+        -------
+        dict[str, Any]
+            The header line's JSON object.
+        """
         return {
             "report": schema,
             "private": True,
@@ -199,17 +304,40 @@ class Journal:
         }
 
     def start(self, header: dict[str, Any], kept: list[dict[str, Any]]) -> None:
+        """Write the report afresh: the banner, ``header`` and the ``kept`` lines.
+
+        Parameters
+        ----------
+        header
+            The parameters line (:meth:`header`).
+        kept
+            The lines of a resumed run to keep.
+        """
         text = PRIVATE_BANNER + "\n" + json.dumps(header) + "\n"
         text += "".join(json_line(rec) for rec in kept)
         write_text_atomic(self.path, text, private=True)
         self._fh = open(self.path, "a", encoding="utf-8")
 
     def add(self, record: dict[str, Any]) -> None:
+        """Append one line (a finished document or partition), flushed.
+
+        Parameters
+        ----------
+        record
+            The line's JSON object.
+        """
         assert self._fh is not None
         self._fh.write(json_line(record))
         self._fh.flush()
 
     def finish(self, record: dict[str, Any] | None) -> None:
+        """Append the last line (if any), fsync and close the report.
+
+        Parameters
+        ----------
+        record
+            The last line (``{"complete": true, ...}``), or None to end the report where it is.
+        """
         if self._fh is None:
             return
         if record is not None:
@@ -223,7 +351,17 @@ class Journal:
 def write_text_atomic(path: Path, text: str, *, private: bool = False) -> None:
     """Write ``text`` to ``path`` atomically (temporary file, fsync, rename; see
     :class:`~authormask._io.AtomicTextFile`), over a regular file only. A failure (disk full,
-    file too large) raises the ``OSError`` itself and leaves no temporary file behind."""
+    file too large) raises the ``OSError`` itself and leaves no temporary file behind.
+
+    Parameters
+    ----------
+    path
+        The file to write.
+    text
+        Its new text.
+    private
+        Whether the file is private (readable by its owner only).
+    """
     check_target(path, force=True)
     f = AtomicTextFile(path, private=private)
     try:
@@ -237,7 +375,13 @@ def write_text_atomic(path: Path, text: str, *, private: bool = False) -> None:
 
 
 def remove_stale_temps(paths: Sequence[Path]) -> None:
-    """Remove the temporary files a killed run left beside ``paths`` (``.<name>.XXXXXXXX.tmp``)."""
+    """Remove the temporary files a killed run left beside ``paths`` (``.<name>.XXXXXXXX.tmp``).
+
+    Parameters
+    ----------
+    paths
+        The files whose temporary siblings to remove.
+    """
     by_dir: dict[Path, set[str]] = {}
     for p in paths:
         by_dir.setdefault(p.parent, set()).add(p.name)
@@ -263,7 +407,24 @@ def cleanup_on_failure(
     """On any exit by an exception (an error, Ctrl-C, a kill the interpreter sees): end the
     journal where it is (a rerun resumes from it) and, when nothing was ``released`` (nothing to
     resume), leave nothing behind: ``leave_nothing()`` removes what the run made and the report
-    goes. The first error is the one raised; cleaning up never hides it."""
+    goes. The first error is the one raised; cleaning up never hides it.
+
+    Parameters
+    ----------
+    journal
+        The run's journal, or None.
+    report_path
+        The run's report, removed when nothing was released.
+    released
+        Whether anything was released (a rerun can resume).
+    leave_nothing
+        Removes what the run made.
+
+    Yields
+    ------
+    None
+        Control, for the block to run.
+    """
     try:
         yield
     except BaseException:
@@ -364,6 +525,20 @@ def describe_change(
     An identity is a dict of ``mechanism``, ``seed``, ``inputs`` (``[name, size, modified]``
     per input), ``columns``, ``output``, ``format``, ``layout``, ``partition_records`` and
     ``statement`` (its JSON object), each where it applies.
+
+    Parameters
+    ----------
+    old
+        The identity the report's header holds.
+    new
+        This run's identity.
+    unverifiable
+        Whether an input that cannot be compared counts as a change.
+
+    Returns
+    -------
+    str | None
+        The first difference as a phrase, or None.
     """
     if not isinstance(old, dict) or new is None:
         return None
@@ -417,7 +592,18 @@ class OutputBusyError(InputError):
 
 
 def lock_path(output: Path) -> Path:
-    """The lock file of the releases into ``output``: ``.<name>.lock`` beside it."""
+    """The lock file of the releases into ``output``: ``.<name>.lock`` beside it.
+
+    Parameters
+    ----------
+    output
+        The release's output path.
+
+    Returns
+    -------
+    Path
+        The lock file's path.
+    """
     return output.with_name(f".{output.name}.lock")
 
 
@@ -426,7 +612,26 @@ def output_lock(output: Path) -> Iterator[None]:
     """Hold the lock of ``output`` (:func:`lock_path`, an exclusive ``flock``) for the run, or
     raise :class:`OutputBusyError` at once when another release holds it: two releases into one
     output would replace each other's journal and partial files. The lock file is removed on
-    the way out (a run that finds the lock file replaced while it waited takes the new one)."""
+    the way out (a run that finds the lock file replaced while it waited takes the new one).
+
+    Parameters
+    ----------
+    output
+        The release's output path.
+
+    Yields
+    ------
+    None
+        Control, with the lock held.
+
+    Raises
+    ------
+    InputError
+        If ``output`` has no name, or the lock file cannot be opened, is not a regular file or
+        cannot be locked.
+    OutputBusyError
+        If another release holds the lock.
+    """
     import fcntl
 
     if not output.name:
@@ -482,7 +687,18 @@ def deferred_interrupt() -> Iterator[None]:
     never leaves a complete output beside a report that says otherwise; an interrupt that came
     in the meantime is raised (``KeyboardInterrupt``) as the block ends. Outside the main
     thread (where signal handlers cannot be set), or when SIGINT is not handled by Python, the
-    block runs as it is."""
+    block runs as it is.
+
+    Yields
+    ------
+    None
+        Control, with Ctrl-C held back.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        As the block ends, if Ctrl-C came while it ran.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return

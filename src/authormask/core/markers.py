@@ -64,7 +64,18 @@ def _head(path: Path) -> str | None:
 
 
 def is_statement(path: Path) -> bool:
-    """Whether ``path`` is a regular file holding an authormask privacy statement."""
+    """Whether ``path`` is a regular file holding an authormask privacy statement.
+
+    Parameters
+    ----------
+    path
+        The file to look at.
+
+    Returns
+    -------
+    bool
+        True for a privacy statement.
+    """
     if not path.is_file():
         return False
     head = _head(path)
@@ -75,7 +86,18 @@ def authormask_kind(path: Path) -> str | None:
     """What authormask file ``path`` is: ``"private report"`` (a run report or the release
     history), ``"privacy statement"``, ``"release output"``, or None (not one of ours). See the
     module docstring for the rules; a folder is an output when a statement is inside it or
-    beside it."""
+    beside it.
+
+    Parameters
+    ----------
+    path
+        The file or folder to look at.
+
+    Returns
+    -------
+    str | None
+        Its kind, or None.
+    """
     name = path.name
     if path.is_dir():
         if (path / FOLDER_STATEMENT).is_file() or is_statement(

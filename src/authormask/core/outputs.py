@@ -85,7 +85,23 @@ __all__ = [
 
 @dataclass
 class ReleaseSummary:
-    """What the CLI prints after a release (never published)."""
+    """What the CLI prints after a release (never published).
+
+    Attributes
+    ----------
+    statement
+        The release's privacy statement.
+    released
+        The number of documents released by this run.
+    resumed
+        The number of documents a resumed run had already released.
+    warnings
+        The warnings of the run.
+    report_path
+        Where the private report was written, if anywhere.
+    already_complete
+        The same command had already finished this release: nothing was released or written.
+    """
 
     statement: Any
     released: int = 0
@@ -178,6 +194,32 @@ def write_release(
     (:func:`~authormask._io.checked_stdout`); a file or JSONL ``target`` whose path was written
     as a folder (``out/``, :class:`~authormask._io.FolderPath`) is refused before anything is
     read.
+
+    Parameters
+    ----------
+    sources
+        The inputs, one document each.
+    mechanism
+        The mechanism to release with.
+    target
+        Where the release goes.
+    random_state
+        The secret seed: None (fresh OS entropy), an int, or a numpy Generator.
+    report_path
+        Where to write the private report (the journal a rerun resumes from), or None.
+    force
+        Whether to release over a finished release or another command's unfinished one.
+    progress
+        Called with the number of characters read as documents are released.
+    on_start
+        Called once as ``on_start(characters_to_read, documents_already_done)``.
+    input_folders
+        The folders the sources were found in (nothing is written inside one).
+
+    Returns
+    -------
+    ReleaseSummary
+        What the CLI prints after the release.
     """
     if target.kind == "file":
         check_file_output(target.path, what="the release of one text")

@@ -65,7 +65,23 @@ PART_FILE = re.compile(r"^part-(\d{5,})\.(jsonl|parquet)$")
 
 @dataclass(frozen=True)
 class Partition:
-    """Consecutive records of a dataset: positions ``start`` to ``start + len(ids) - 1``."""
+    """Consecutive records of a dataset: positions ``start`` to ``start + len(ids) - 1``.
+
+    Attributes
+    ----------
+    index
+        The partition's number, from 0.
+    start
+        The position of its first record.
+    ids
+        The records' ids.
+    texts
+        The records' texts.
+    keep
+        The values of the kept columns, per record.
+    wheres
+        Where each record is in the input (for errors).
+    """
 
     index: int
     start: int
@@ -84,6 +100,23 @@ def partitions(
 ) -> Iterator[Partition]:
     """Cut ``records`` into partitions of ``size`` records (the last one may be shorter): a
     public rule, so the partitions depend on the number of records alone, never on the texts.
+
+    Parameters
+    ----------
+    records
+        The dataset's records, in order.
+    size
+        The number of records per partition, >= 1.
+
+    Yields
+    ------
+    Partition
+        The partitions, in order.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``size`` is not an integer >= 1.
     """
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise InvalidParameterError(f"partition size must be an integer >= 1, got {size!r}")
@@ -115,7 +148,33 @@ def partitions(
 
 @dataclass
 class Job:
-    """What every partition task needs (sent to each worker once)."""
+    """What every partition task needs (sent to each worker once).
+
+    Attributes
+    ----------
+    recipe
+        How to build the mechanism in a worker (None on the local engine).
+    key
+        What identifies the recipe (:func:`job_key`).
+    root
+        The release's secret root.
+    seeded
+        Whether the release is seeded.
+    output_format
+        ``"jsonl"``, ``"parquet"`` or ``"records"`` (an in-memory release).
+    id_name
+        The id column's name in the output.
+    text_name
+        The text column's name in the output.
+    keep_names
+        The names of the columns kept as they are.
+    table
+        The input table, for a Parquet output's schema.
+    statement_json
+        The privacy statement, written into a Parquet part's metadata.
+    local
+        The mechanism itself, for the local engine (never pickled: a worker builds its own).
+    """
 
     recipe: Recipe | None
     key: str
@@ -136,6 +195,13 @@ class Job:
         return state
 
     def mechanism(self) -> Mechanism:
+        """The mechanism: the local one, or the one this process built from ``recipe``.
+
+        Returns
+        -------
+        Mechanism
+            The mechanism, built once per process.
+        """
         if self.local is not None:
             return self.local
         recipe = self.recipe
@@ -146,7 +212,23 @@ class Job:
 @dataclass(frozen=True)
 class PartitionResult:
     """A released partition: the part file's bytes (or the records, in memory), its record
-    count, and private diagnostics and warnings for the report."""
+    count, and private diagnostics and warnings for the report.
+
+    Attributes
+    ----------
+    index
+        The partition's number.
+    records
+        The number of records released.
+    characters
+        The number of characters read.
+    payload
+        The part file's bytes, or the records (an in-memory release).
+    diagnostics
+        The partition's private diagnostics, summed over its documents.
+    warnings
+        The warnings of its documents.
+    """
 
     index: int
     records: int
@@ -157,7 +239,20 @@ class PartitionResult:
 
 
 def release_partition(job: Job, part: Partition) -> PartitionResult:
-    """Release one partition (the task the engines run; see the module docstring)."""
+    """Release one partition (the task the engines run; see the module docstring).
+
+    Parameters
+    ----------
+    job
+        What every partition needs.
+    part
+        The partition.
+
+    Returns
+    -------
+    PartitionResult
+        The released partition.
+    """
     mechanism = job.mechanism()
     sources: list[Source] = [
         TextSource(f"{where} (id {ident!r})", str(ident), len(text), text)
@@ -271,6 +366,18 @@ def _parquet_bytes(job: Job, rows: list[dict[str, Any]]) -> bytes:
 
 
 def job_key(recipe: Recipe) -> str:
+    """What identifies a recipe in a worker process: the SHA-256 of its pickle.
+
+    Parameters
+    ----------
+    recipe
+        The mechanism's recipe.
+
+    Returns
+    -------
+    str
+        The hex digest.
+    """
     return hashlib.sha256(pickle.dumps(recipe)).hexdigest()
 
 
@@ -284,7 +391,28 @@ def release_on(
     partition_records: int = DEFAULT_PARTITION_RECORDS,
 ) -> Iterator[tuple[int, list[dict[str, Any]], PartitionResult]]:
     """In-memory documents released on ``engine`` in partitions: ``(first position, rows,
-    result)`` per partition, in the order they finish (for :func:`authormask.release`)."""
+    result)`` per partition, in the order they finish (for :func:`authormask.release`).
+
+    Parameters
+    ----------
+    engine
+        The engine to run on.
+    sources
+        The documents.
+    mechanism
+        The mechanism to release with.
+    root
+        The release's secret root.
+    seeded
+        Whether the release is seeded.
+    partition_records
+        The number of documents per partition.
+
+    Yields
+    ------
+    tuple[int, list[dict[str, Any]], PartitionResult]
+        The partition's first position, its released rows and its result.
+    """
 
     def records() -> Iterator[Record]:
         for i, s in enumerate(sources):

@@ -94,7 +94,17 @@ class Recipe:
     """How a mechanism was made: its registry name and the parameters given. It is what another
     process (a Dask worker) receives to build the same mechanism once and keep it: embeddings
     and models travel as what they were loaded from, never as their matrices (see
-    :attr:`authormask.embeddings.Embeddings.origin`)."""
+    :attr:`authormask.embeddings.Embeddings.origin`).
+
+    Attributes
+    ----------
+    name
+        The mechanism's registered name.
+    params
+        The parameters given (those that are not None).
+    noise_off
+        Whether it is the mechanism's noise-off form (:func:`create_noise_off`).
+    """
 
     name: str
     params: dict[str, Any]
@@ -102,6 +112,13 @@ class Recipe:
     noise_off: bool = False
 
     def build(self) -> Mechanism:
+        """A new mechanism built from the recipe.
+
+        Returns
+        -------
+        Mechanism
+            The mechanism (or its noise-off form).
+        """
         if self.noise_off:
             return create_noise_off(self.name, **self.params)
         return create_mechanism(self.name, **self.params)
@@ -575,6 +592,23 @@ LINEUPS: dict[str, tuple[str, ...]] = {
 def lineup(name: str) -> tuple[str, ...]:
     """The default mechanisms of protocol or front end ``name`` (:data:`LINEUPS`).
 
+    Parameters
+    ----------
+    name
+        The protocol's or front end's name.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The mechanisms' registered names.
+
+    Raises
+    ------
+    InvalidParameterError
+        If there is no line-up named ``name``.
+
+    Examples
+    --------
     >>> lineup("fernandes2019")
     ('emp-bag', 'emp-text')
     """
@@ -587,11 +621,34 @@ def lineup(name: str) -> tuple[str, ...]:
 
 
 def mechanism_names() -> tuple[str, ...]:
-    """The registered names, in a fixed order."""
+    """The registered names, in a fixed order.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The names of :data:`MECHANISMS`.
+    """
     return tuple(MECHANISMS)
 
 
 def mechanism_spec(name: str) -> MechanismSpec:
+    """The spec of the registered mechanism ``name``.
+
+    Parameters
+    ----------
+    name
+        The mechanism's registered name.
+
+    Returns
+    -------
+    MechanismSpec
+        Its spec.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no mechanism is registered as ``name``.
+    """
     try:
         return MECHANISMS[name]
     except KeyError:
@@ -639,6 +696,20 @@ def check_parameters(name: str, /, **params: Any) -> dict[str, Any]:
     ``InvalidParameterError`` (a value outside what its parameter allows, naming it between
     backquotes).
 
+    Parameters
+    ----------
+    name
+        The mechanism's registered name.
+    **params
+        The parameters given, by name.
+
+    Returns
+    -------
+    dict[str, Any]
+        Every parameter of the mechanism, checked, the defaults filled in.
+
+    Examples
+    --------
     >>> check_parameters("emp-text", epsilon=0)
     Traceback (most recent call last):
     ...
@@ -685,6 +756,20 @@ def create_mechanism(name: str, /, **params: Any) -> Mechanism:
     Defaults are those of the mechanism's :class:`Parameter` specs (a ``None`` value means the
     default); see :data:`MECHANISMS` or ``authormask obfuscate --help``.
 
+    Parameters
+    ----------
+    name
+        The mechanism's registered name.
+    **params
+        Its parameters, by name (see :func:`check_parameters`).
+
+    Returns
+    -------
+    Mechanism
+        The mechanism, with its :class:`Recipe`.
+
+    Examples
+    --------
     >>> create_mechanism("emp-text", epsilon=10, lenght=5)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -720,6 +805,25 @@ def create_noise_off(name: str, /, **params: Any) -> Mechanism:
     Raises ``InvalidParameterError`` for a mechanism whose spec declares no samplers
     (:attr:`MechanismSpec.samplers`) or if ``epsilon`` is given.
 
+    Parameters
+    ----------
+    name
+        The mechanism's registered name.
+    **params
+        Its parameters but ``epsilon``, by name.
+
+    Returns
+    -------
+    Mechanism
+        The noise-off form, with its :class:`Recipe`.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the mechanism has no noise-off form, or ``epsilon`` is given.
+
+    Examples
+    --------
     >>> create_noise_off("erae", model="m")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...

@@ -65,7 +65,33 @@ class Parameter:
     None: unbounded), each end closed unless ``exclusive_minimum`` / ``exclusive_maximum``
     (``epsilon``: (0, inf), ``rate``: [0, 1]); a text's may be ``choices``. :meth:`check` is
     the one check of a value against them, made once, when a front end's values reach the
-    registry (:func:`~authormask.core.registry.check_parameters`)."""
+    registry (:func:`~authormask.core.registry.check_parameters`).
+
+    Attributes
+    ----------
+    name
+        The parameter's name.
+    help
+        What it is, in one line.
+    default
+        Its default value.
+    required
+        Whether it must be given.
+    choices
+        The values a text parameter allows, or None.
+    minimum
+        The smallest value allowed, or (``exclusive_minimum``) the bound every value must exceed.
+    exclusive_minimum
+        Whether ``minimum`` itself is excluded.
+    maximum
+        The largest value allowed, or (``exclusive_maximum``) the bound every value stays below.
+    exclusive_maximum
+        Whether ``maximum`` itself is excluded.
+    kind
+        What a value is (:data:`KINDS`).
+    only_with
+        ``(parameter, value)``: read only when that parameter has that value, or None.
+    """
 
     name: str
     help: str
@@ -99,7 +125,13 @@ class Parameter:
     def to_dict(self) -> dict[str, Any]:
         """JSON: every field (JSON Schema's names for the bounds: ``minimum`` or
         ``exclusive_minimum``, ``maximum`` or ``exclusive_maximum``); :meth:`from_dict` reads
-        it back."""
+        it back.
+
+        Returns
+        -------
+        dict[str, Any]
+            The parameter as JSON.
+        """
         d: dict[str, Any] = {
             "name": self.name,
             "help": self.help,
@@ -121,7 +153,18 @@ class Parameter:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Parameter:
         """The parameter of :meth:`to_dict`'s ``d`` (a default that is not JSON comes back as
-        its text)."""
+        its text).
+
+        Parameters
+        ----------
+        d
+            A dict of :meth:`to_dict`.
+
+        Returns
+        -------
+        Parameter
+            The parameter.
+        """
         return cls(
             d["name"],
             d["help"],
@@ -139,6 +182,13 @@ class Parameter:
     def describe_range(self) -> str | None:
         """The allowed range in words (``> 0``, ``>= 1``, ``in [0, 1]``, ``<= 5``), or None.
 
+        Returns
+        -------
+        str | None
+            The range in words, or None for no bound.
+
+        Examples
+        --------
         >>> EPSILON.describe_range(), VOCAB.describe_range()
         ('> 0', '>= 1')
         """
@@ -154,7 +204,18 @@ class Parameter:
         return None
 
     def contains(self, value: float) -> bool:
-        """Whether number ``value`` lies in the parameter's interval."""
+        """Whether number ``value`` lies in the parameter's interval.
+
+        Parameters
+        ----------
+        value
+            A number.
+
+        Returns
+        -------
+        bool
+            True if ``value`` is within the bounds.
+        """
         if self.minimum is not None:
             if value < self.minimum or (self.exclusive_minimum and value == self.minimum):
                 return False
@@ -170,6 +231,23 @@ class Parameter:
         without choices (word vectors, a model, a word list: a name, a path or a loaded
         object) is the mechanism's to read and is returned as it is.
 
+        Parameters
+        ----------
+        value
+            The value given.
+
+        Returns
+        -------
+        Any
+            The value as the parameter takes it.
+
+        Raises
+        ------
+        InvalidParameterError
+            If the value is not one of the choices, or not a number in the interval.
+
+        Examples
+        --------
         >>> EPSILON.check(2)
         2.0
         >>> EPSILON.check(0)
@@ -241,7 +319,41 @@ class MechanismSpec:
 
     A mechanism registered from another package gives one of these and nothing else: its
     ``factory`` builds it, its ``audit`` names its audit cases, its ``help`` is its line in
-    ``authormask obfuscate --help``."""
+    ``authormask obfuscate --help``.
+
+    Attributes
+    ----------
+    name
+        The registered name.
+    title
+        The mechanism's title.
+    parameters
+        Its public parameters.
+    factory
+        Builds the mechanism from its checked parameters (every one, defaults filled in).
+    label
+        The short name tables and plots show.
+    release
+        What the release is (:data:`RELEASES`): "text", "bag" or "generated".
+    epsilon_per
+        What epsilon measures (:data:`EPSILON_UNITS`): "word", "token" or "none".
+    baseline
+        True for a baseline with no differential-privacy guarantee.
+    noise_parameter
+        The parameter that sets how much noise there is, or None.
+    seed_code
+        The fixed code in the evaluations' seed derivations, or None (from the name's hash).
+    samplers
+        The samplers its noise-off form replaces by the identity (empty: no noise-off form).
+    model_kind
+        The kind of trained model it requires ("reward" or "plain"), or None.
+    per_word_form
+        The registry mechanism that applies the same per-word kernel in place, or None.
+    audit
+        Where its audit cases are: ``"module:function"``, or None.
+    help
+        Its line in ``authormask obfuscate --help`` (default: its title).
+    """
 
     name: str
     title: str
@@ -358,13 +470,37 @@ class MechanismSpec:
         return tuple(p.name for p in self.parameters)
 
     def parameter(self, name: str) -> Parameter | None:
-        """Its parameter ``name``, or None if it takes none of that name."""
+        """Its parameter ``name``, or None if it takes none of that name.
+
+        Parameters
+        ----------
+        name
+            The parameter's name.
+
+        Returns
+        -------
+        Parameter | None
+            The parameter, or None.
+        """
         return next((p for p in self.parameters if p.name == name), None)
 
     def read(self, p: Parameter, values: Mapping[str, Any]) -> bool:
         """Whether it reads parameter ``p`` given the other ``values`` (each parameter not in
         them at its default): always, unless ``p`` is declared :attr:`Parameter.only_with`
-        another parameter's value that it does not have."""
+        another parameter's value that it does not have.
+
+        Parameters
+        ----------
+        p
+            One of its parameters.
+        values
+            The other parameters' values, by name.
+
+        Returns
+        -------
+        bool
+            Whether the mechanism reads ``p``.
+        """
         if p.only_with is None:
             return True
         other = self.parameter(p.only_with[0])
@@ -375,7 +511,18 @@ class MechanismSpec:
     def applicable(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """``params`` without those it does not read (:meth:`read`): what an evaluation gives
         every mechanism that takes a parameter (its fixed word for unknown words) reaches only
-        the mechanisms that read it."""
+        the mechanisms that read it.
+
+        Parameters
+        ----------
+        params
+            Parameter values, by name.
+
+        Returns
+        -------
+        dict[str, Any]
+            Those it reads (and those it does not take, for its check to refuse).
+        """
         return {
             k: v
             for k, v in params.items()
@@ -383,12 +530,24 @@ class MechanismSpec:
         }
 
     def describe(self) -> str:
-        """Its line in a command's help: ``name: help``."""
+        """Its line in a command's help: ``name: help``.
+
+        Returns
+        -------
+        str
+            ``name: help`` (or the title).
+        """
         return f"{self.name}: {self.help or self.title}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON: every declaration but the factory (:meth:`from_dict` reads it back, given the
-        factory)."""
+        factory).
+
+        Returns
+        -------
+        dict[str, Any]
+            The spec as JSON.
+        """
         return {
             "name": self.name,
             "title": self.title,
@@ -411,7 +570,20 @@ class MechanismSpec:
     def from_dict(
         cls, d: Mapping[str, Any], *, factory: Callable[[dict[str, Any]], Mechanism]
     ) -> MechanismSpec:
-        """The spec of :meth:`to_dict`'s ``d``, built by ``factory``."""
+        """The spec of :meth:`to_dict`'s ``d``, built by ``factory``.
+
+        Parameters
+        ----------
+        d
+            A dict of :meth:`to_dict`.
+        factory
+            Builds the mechanism from its checked parameters.
+
+        Returns
+        -------
+        MechanismSpec
+            The spec.
+        """
         return cls(
             d["name"],
             d["title"],

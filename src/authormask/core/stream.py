@@ -54,7 +54,15 @@ BATCH_WORK = 16_384
 
 @dataclass(frozen=True)
 class Piece:
-    """The next piece of the released text of the document at ``position``."""
+    """The next piece of the released text of the document at ``position``.
+
+    Attributes
+    ----------
+    position
+        The document's position in the release.
+    text
+        The next piece of its released text.
+    """
 
     position: int
     text: str
@@ -62,7 +70,23 @@ class Piece:
 
 @dataclass(frozen=True)
 class Done:
-    """The document at ``position`` is released: its public figures and private diagnostics."""
+    """The document at ``position`` is released: its public figures and private diagnostics.
+
+    Attributes
+    ----------
+    position
+        The document's position in the release.
+    bag
+        The released bag of words, for the mechanisms that release one.
+    figures
+        Public per-output figures.
+    words
+        The released words (when collected), or None.
+    diagnostics
+        Private diagnostics (counts of words snapped, kept, ...).
+    warnings
+        The document's warnings.
+    """
 
     position: int
     bag: dict[str, int] | None
@@ -89,7 +113,20 @@ def _located_parts(source: Source, progress: Callable[[int], None] | None) -> It
 
 
 def units_of(mechanism: Mechanism, parts: Iterator[str]) -> Iterator[Any]:
-    """The prepared units of one document (see the module docstring)."""
+    """The prepared units of one document (see the module docstring).
+
+    Parameters
+    ----------
+    mechanism
+        The mechanism that prepares them.
+    parts
+        The document's text, part by part.
+
+    Yields
+    ------
+    Any
+        The units, in order.
+    """
     yield from mechanism.prepare_parts(parts)
 
 
@@ -118,7 +155,22 @@ def resolve_length(
     mechanism: Mechanism, sources: Iterable[Source], *, progress: Callable[[int], None] | None
 ) -> Mechanism:
     """A mechanism whose parameter depends on every document (``emp-bag`` with
-    ``length="shortest"``) resolved by a first pass over ``sources``."""
+    ``length="shortest"``) resolved by a first pass over ``sources``.
+
+    Parameters
+    ----------
+    mechanism
+        The mechanism.
+    sources
+        The documents, read once more by the first pass.
+    progress
+        Unused by the first pass (None).
+
+    Returns
+    -------
+    Mechanism
+        ``mechanism`` itself, or resolved (its recipe too).
+    """
     if not mechanism.needs_all_documents:
         return mechanism
 
@@ -160,6 +212,35 @@ def run(
     token), so a document that is refused (no content words) never shows any of its text.
     ``progress`` is called with the characters read, ``work_progress`` with the units of work
     done as the mechanism does them (words snapped, tokens drawn). Errors name the document.
+
+    Parameters
+    ----------
+    sources
+        The documents.
+    mechanism
+        The mechanism to release with.
+    root
+        The release's secret root.
+    skip
+        The positions not to read (a resumed release).
+    collect_words
+        Whether :class:`Done` carries the released words.
+    progress
+        Called with the characters read.
+    start
+        The release position of the first source.
+    work_progress
+        Called with the units of work done.
+
+    Yields
+    ------
+    Piece | Done
+        Each document's pieces, then its :class:`Done`.
+
+    Raises
+    ------
+    InputError
+        If a document cannot be read or released (naming it).
     """
     queue: list[tuple[_Doc, Any] | tuple[_Doc, None]] = []
     work = 0
@@ -241,7 +322,29 @@ def _done(doc: _Doc, mechanism: Mechanism) -> Done:
 class ReleaseStream:
     """A release in progress: the public ``statement`` (known before any document is read) and
     an iterator of :class:`~authormask.core.stream.Piece` and
-    :class:`~authormask.core.stream.Done` events, in input order."""
+    :class:`~authormask.core.stream.Done` events, in input order.
+
+    Parameters
+    ----------
+    sources
+        The documents.
+    mechanism
+        The mechanism to release with.
+    random_state
+        The secret seed: None (fresh OS entropy), an int, a numpy Generator or a SeedSequence.
+    skip
+        The positions not to read (a resumed release).
+    collect_words
+        Whether :class:`Done` carries the released words.
+    progress
+        Called with the characters read.
+    start
+        The release position of the first source.
+    work_progress
+        Called with the units of work done.
+    root
+        The secret root already drawn from ``random_state`` by the caller, or None.
+    """
 
     def __init__(
         self,
@@ -294,7 +397,34 @@ def release_stream(
 ) -> ReleaseStream:
     """Release ``sources`` (:mod:`authormask.core.sources`) one document and one part at a
     time, in bounded memory; the positions in ``skip`` are not read (a resumed release). See
-    :class:`ReleaseStream`."""
+    :class:`ReleaseStream`.
+
+    Parameters
+    ----------
+    sources
+        The documents.
+    mechanism
+        The mechanism to release with.
+    random_state
+        The secret seed: None (fresh OS entropy), an int, a numpy Generator or a SeedSequence.
+    skip
+        The positions not to read (a resumed release).
+    collect_words
+        Whether :class:`Done` carries the released words.
+    progress
+        Called with the characters read.
+    start
+        The release position of the first source.
+    work_progress
+        Called with the units of work done.
+    root
+        The secret root already drawn from ``random_state`` by the caller, or None.
+
+    Returns
+    -------
+    ReleaseStream
+        The release in progress.
+    """
     return ReleaseStream(
         sources,
         mechanism,

@@ -89,7 +89,27 @@ __all__ = [
 
 @dataclass
 class TableSummary:
-    """What the CLI prints after a dataset release (never published)."""
+    """What the CLI prints after a dataset release (never published).
+
+    Attributes
+    ----------
+    statement
+        The release's privacy statement.
+    records
+        The number of records released.
+    partitions
+        The number of partitions.
+    resumed
+        The number of partitions kept from an unfinished run.
+    warnings
+        The warnings of the run.
+    report_path
+        Where the private report was written, if anywhere.
+    statement_path
+        Where the statement was written beside the output (None: standard output).
+    already_complete
+        The same command had already finished this release: nothing was released or written.
+    """
 
     statement: Any
     records: int = 0
@@ -104,11 +124,34 @@ class TableSummary:
 
 
 def staging_path(output: Path) -> Path:
-    """The hidden folder beside ``output`` where finished partitions wait."""
+    """The hidden folder beside ``output`` where finished partitions wait.
+
+    Parameters
+    ----------
+    output
+        The release's output path.
+
+    Returns
+    -------
+    Path
+        ``.<name>.partial`` beside it.
+    """
     return output.with_name(f".{output.name}.partial")
 
 
 def statement_path(output: Path) -> Path:
+    """The statement file beside a dataset release ``output``.
+
+    Parameters
+    ----------
+    output
+        The release's output path.
+
+    Returns
+    -------
+    Path
+        ``<name>.privacy.json`` beside it.
+    """
     return output.with_name(output.name + ".privacy.json")
 
 
@@ -200,6 +243,45 @@ def write_table_release(
     into one output (:func:`~authormask.core.journal.output_lock`). A failure to write (disk
     full, file too large, ...) raises :class:`~authormask.exceptions.InputError` naming the
     output; what was released stays to be resumed, and no temporary file is left.
+
+    Parameters
+    ----------
+    table
+        The dataset to release (:meth:`TableInput.open`).
+    mechanism
+        The mechanism to release with.
+    output
+        The JSONL file or Parquet folder to write, or None (JSONL on standard output).
+    fmt
+        The output format: ``"jsonl"`` or ``"parquet"``.
+    engine
+        The engine to run on (None: local).
+    random_state
+        The secret seed: None (fresh OS entropy), an int, or a numpy Generator.
+    report_path
+        Where to write the private report (the journal a rerun resumes from), or None.
+    force
+        Whether to release over a finished release or another command's unfinished one.
+    partition_records
+        The number of records per partition.
+    progress
+        Called with the records released.
+    on_start
+        Called with the number of partitions kept from an unfinished run.
+    on_text
+        Called with the text of every record, as this process reads it.
+
+    Returns
+    -------
+    TableSummary
+        What the CLI prints after the release.
+
+    Raises
+    ------
+    InputError
+        If ``output`` has no name, or writing fails.
+    InvalidParameterError
+        If ``fmt`` is unknown, or a Parquet release has no ``output``.
     """
     if fmt not in OUTPUT_FORMATS:
         raise InvalidParameterError(f"output format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -533,7 +615,20 @@ def declare_columns(statement: Any, table: TableInput) -> Any:
     """``statement`` with what a dataset release publishes beside the texts: how the records
     are named (the id column's values, published unchanged; the record's number; or numbers in
     a secret random order), the kept columns (published unchanged) and the records' order (the
-    input's). Public parameters only: the column names and the choices, never a value."""
+    input's). Public parameters only: the column names and the choices, never a value.
+
+    Parameters
+    ----------
+    statement
+        The mechanism's privacy statement.
+    table
+        The dataset released.
+
+    Returns
+    -------
+    Any
+        The statement with the dataset's policies and what it publishes unchanged.
+    """
     policies = dict(statement.policies)
     published: list[str] = []
     if table.secret_ids:

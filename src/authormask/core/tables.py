@@ -66,7 +66,21 @@ _CSV_FIELD_LIMIT = 2**31 - 1
 @dataclass(frozen=True)
 class Record:
     """One record of a dataset: its position (0-based, in file order), id, text, the values of
-    the kept columns, and where it is in the input (for errors)."""
+    the kept columns, and where it is in the input (for errors).
+
+    Attributes
+    ----------
+    position
+        The record's position, 0-based, in file order.
+    id
+        Its id.
+    text
+        Its text.
+    keep
+        The values of the kept columns.
+    where
+        Where it is in the input (for errors).
+    """
 
     position: int
     id: Any
@@ -77,7 +91,18 @@ class Record:
 
 def detect_table_format(path: Path) -> str | None:
     """``jsonl``, ``csv`` or ``parquet`` from a file's suffix, ``parquet`` for a folder of
-    ``.parquet`` files; ``None`` otherwise."""
+    ``.parquet`` files; ``None`` otherwise.
+
+    Parameters
+    ----------
+    path
+        The dataset's file or folder.
+
+    Returns
+    -------
+    str | None
+        The format, or None.
+    """
     if path.is_dir():
         return "parquet" if _parquet_files(path, required=False) else None
     return _SUFFIXES.get(path.suffix.lower())
@@ -104,6 +129,25 @@ class TableInput:
     """A dataset to release: ``path`` in ``format``, with the columns to read.
 
     Use :meth:`open`, which checks the file and the columns.
+
+    Attributes
+    ----------
+    path
+        The dataset's file or folder.
+    format
+        ``"jsonl"``, ``"csv"`` or ``"parquet"``.
+    text_column
+        The column of the texts to release.
+    id_column
+        The column of the records' ids, or None (records are numbered).
+    keep_columns
+        The columns copied to the output unchanged.
+    arrow_types
+        The Parquet types of the columns read, for the output schema.
+    secret_ids
+        Name the output records 1..n in a secret random order instead.
+    json_columns
+        The JSONL columns whose values a Parquet output holds as their JSON text.
     """
 
     path: Path
@@ -132,7 +176,33 @@ class TableInput:
         secret_ids: bool = False,
     ) -> TableInput:
         """Check ``path`` and the columns (the header of a CSV file, the schema of Parquet, the
-        first record of JSONL; later JSONL records are checked as they are read)."""
+        first record of JSONL; later JSONL records are checked as they are read).
+
+        Parameters
+        ----------
+        path
+            The dataset's file or folder.
+        text_column
+            The column of the texts to release.
+        id_column
+            The column of the records' ids, or None.
+        keep_columns
+            The columns copied to the output unchanged.
+        format
+            ``"jsonl"``, ``"csv"`` or ``"parquet"``; None: from the file's name.
+        secret_ids
+            Name the output records 1..n in a secret random order.
+
+        Returns
+        -------
+        TableInput
+            The checked input.
+
+        Raises
+        ------
+        InputError
+            If the dataset is missing, of an unknown format, or lacks a column named.
+        """
         p = Path(path)
         if not p.exists():
             raise InputError(f"input dataset not found: {p}")
@@ -186,11 +256,24 @@ class TableInput:
         return table
 
     def describe(self) -> str:
+        """The input in words: its path, format and text column.
+
+        Returns
+        -------
+        str
+            Such as ``data.csv (csv, text column 'text')``.
+        """
         return f"{self.path} ({self.format}, text column {self.text_column!r})"
 
     def fingerprint(self) -> list[tuple[str, int, int]]:
         """What identifies the input of a resumable release: every file's path, size and
-        modification time."""
+        modification time.
+
+        Returns
+        -------
+        list[tuple[str, int, int]]
+            ``(resolved path, size, modification time in ns)`` per file.
+        """
         files = _parquet_files(self.path) if self.format == "parquet" else [self.path]
         out = []
         for f in files:
@@ -199,7 +282,13 @@ class TableInput:
         return out
 
     def input_files(self) -> list[InputFile]:
-        """The files the dataset is read from (an output must never replace one)."""
+        """The files the dataset is read from (an output must never replace one).
+
+        Returns
+        -------
+        list[InputFile]
+            The files, with their identities.
+        """
         files = _parquet_files(self.path) if self.format == "parquet" else [self.path]
         return [
             InputFile(str(f), ident, f) for f in files if (ident := file_identity(f)) is not None
@@ -226,7 +315,18 @@ class TableInput:
     def records(self) -> Iterator[Record]:
         """Every record, in file order, checked: the text is a string, the id is present, unique
         and typed as the module docstring says, and no value holds what cannot be released (a
-        lone surrogate, a NUL character)."""
+        lone surrogate, a NUL character).
+
+        Yields
+        ------
+        Record
+            The records, in file order.
+
+        Raises
+        ------
+        InputError
+            If a text is missing or not a string, or an id is missing, of another type or duplicate.
+        """
         seen: set[Any] = set()
         first: tuple[str, str] | None = None  # JSONL: the type of the first id, and where
         position = 0
@@ -413,7 +513,13 @@ class TableInput:
         return self.id_column is not None and not self.secret_ids
 
     def arrow_schema(self) -> Any:
-        """The Parquet schema of the id, text and kept columns of the output."""
+        """The Parquet schema of the id, text and kept columns of the output.
+
+        Returns
+        -------
+        Any
+            A ``pyarrow.Schema``.
+        """
         import pyarrow as pa
 
         types = dict(self.arrow_types)
@@ -428,7 +534,13 @@ class TableInput:
     def typed(self) -> TableInput:
         """This input with the Parquet types of its published id and kept columns (for a
         Parquet output; see the module docstring): Parquet input has them already, CSV values
-        are strings, and the values of JSONL are read once to type each column."""
+        are strings, and the values of JSONL are read once to type each column.
+
+        Returns
+        -------
+        TableInput
+            This input, typed.
+        """
         if self.format != "jsonl":
             return self
         import pyarrow as pa
@@ -458,7 +570,20 @@ class TableInput:
 
     def arrow_value(self, column: str, value: Any) -> Any:
         """A JSONL or CSV value as the output's Parquet column holds it (see the module
-        docstring): as it is in a typed column, as its JSON text in a column of strings."""
+        docstring): as it is in a typed column, as its JSON text in a column of strings.
+
+        Parameters
+        ----------
+        column
+            The column's name.
+        value
+            Its value in the input.
+
+        Returns
+        -------
+        Any
+            The value as the Parquet column holds it.
+        """
         if self.format == "parquet" or value is None:
             return value
         if column in self.json_columns:

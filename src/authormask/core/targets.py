@@ -56,6 +56,19 @@ class Target:
     A folder names its files ``<id>.txt`` (``layout="ids"``, the default), or mirrors the
     inputs' relative paths given in ``names`` (``layout="mirror"``: those names are published,
     and the statement says so).
+
+    Attributes
+    ----------
+    kind
+        ``"stdout"``, ``"file"``, ``"folder"`` or ``"jsonl"``.
+    path
+        The output file or folder, or None (standard output).
+    ids
+        The inputs' public ids, in input order (empty: drawn in a secret random order).
+    names
+        The inputs' relative paths, for ``layout="mirror"``.
+    layout
+        ``"ids"`` (``<id>.txt``) or ``"mirror"`` (the inputs' relative paths).
     """
 
     kind: str
@@ -69,6 +82,13 @@ class Target:
         return self.kind == "folder" and self.layout == "mirror"
 
     def statement_path(self) -> Path | None:
+        """Where the statement goes beside the output (None: standard output).
+
+        Returns
+        -------
+        Path | None
+            The statement file, or None.
+        """
         if self.path is None or self.kind == "stdout":
             return None
         if self.kind == "folder":
@@ -78,7 +98,20 @@ class Target:
 
 def write_error(exc: OSError | UnicodeEncodeError, target: Target) -> InputError:
     """An error of the system (disk full, permission denied, ...) or of the output's encoding,
-    as one line."""
+    as one line.
+
+    Parameters
+    ----------
+    exc
+        The error.
+    target
+        The release's target.
+
+    Returns
+    -------
+    InputError
+        The one-line error to raise.
+    """
     if isinstance(exc, UnicodeEncodeError):
         where = "standard output" if target.path is None else "the output"
         hint = (
@@ -97,11 +130,36 @@ def write_error(exc: OSError | UnicodeEncodeError, target: Target) -> InputError
 
 
 def partial_path(path: Path) -> Path:
+    """The hidden partial file beside ``path`` that a JSONL release writes first.
+
+    Parameters
+    ----------
+    path
+        The JSONL output.
+
+    Returns
+    -------
+    Path
+        ``.<name>.partial`` beside it.
+    """
     return path.with_name(f".{path.name}.partial")
 
 
 def resume_jsonl(partial: Path, ids: Sequence[str]) -> set[int]:
-    """Keep the complete records of a partial JSONL file; cut off a half-written last line."""
+    """Keep the complete records of a partial JSONL file; cut off a half-written last line.
+
+    Parameters
+    ----------
+    partial
+        The partial JSONL file (cut in place).
+    ids
+        The public ids, in input order.
+
+    Returns
+    -------
+    set[int]
+        The input positions of the records kept.
+    """
     position = {id_: i for i, id_ in enumerate(ids)}
     done: set[int] = set()
     good = 0
@@ -124,6 +182,18 @@ def resume_jsonl(partial: Path, ids: Sequence[str]) -> set[int]:
 
 
 def output_paths(target: Target) -> list[Path]:
+    """The files a release writes (a folder's: one per document).
+
+    Parameters
+    ----------
+    target
+        The release's target.
+
+    Returns
+    -------
+    list[Path]
+        The paths (none for standard output).
+    """
     if target.path is None:
         return []
     if target.kind == "folder":
@@ -132,6 +202,22 @@ def output_paths(target: Target) -> list[Path]:
 
 
 def where(target: Target, paths: Sequence[Path], pos: int) -> str:
+    """The output of the document at ``pos``, for an error message.
+
+    Parameters
+    ----------
+    target
+        The release's target.
+    paths
+        Its output paths (:func:`output_paths`).
+    pos
+        The document's position.
+
+    Returns
+    -------
+    str
+        The file, or the JSONL file and id.
+    """
     if target.kind == "folder":
         return str(paths[pos])
     if target.kind == "jsonl":
@@ -140,7 +226,17 @@ def where(target: Target, paths: Sequence[Path], pos: int) -> str:
 
 
 class Writer:
-    """Hands each piece to its output as it comes."""
+    """Hands each piece to its output as it comes.
+
+    Parameters
+    ----------
+    target
+        Where the release goes.
+    paths
+        The output paths (:func:`output_paths`).
+    statement
+        The privacy statement (JSONL on standard output carries it in every record).
+    """
 
     def __init__(self, target: Target, paths: Sequence[Path], statement: Any) -> None:
         self.target, self.paths, self.mechanism = target, paths, statement.mechanism
@@ -180,6 +276,15 @@ class Writer:
             self.current = AtomicTextFile(self.paths[pos] if t.kind == "folder" else self.paths[0])
 
     def piece(self, pos: int, text: str) -> None:
+        """Write the next piece of the document at ``pos``.
+
+        Parameters
+        ----------
+        pos
+            The document's position.
+        text
+            The piece of released text.
+        """
         self._begin(pos)
         if self.target.kind == "jsonl":
             assert self.jsonl is not None
@@ -192,6 +297,13 @@ class Writer:
         self._last = text
 
     def done(self, event: Done) -> None:
+        """End the document of ``event``: its JSONL record's tail, or its file.
+
+        Parameters
+        ----------
+        event
+            The document's :class:`~authormask.core.stream.Done`.
+        """
         self._begin(event.position)
         t = self.target
         if t.kind == "jsonl":

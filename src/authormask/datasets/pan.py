@@ -52,7 +52,17 @@ UNKNOWN_AUTHOR = "<UNK>"
 class PanText:
     """One text of a problem: its file name (as ``ground-truth.json`` names it), the text, and
     its author (the candidate for a known text; the true author, possibly ``<UNK>``, for an
-    unknown one)."""
+    unknown one).
+
+    Attributes
+    ----------
+    name
+        The text's file name.
+    text
+        The text.
+    author
+        Its author: the candidate, or the true author (possibly ``<UNK>``).
+    """
 
     name: str
     text: str
@@ -61,7 +71,23 @@ class PanText:
 
 @dataclass(frozen=True)
 class PanProblem:
-    """One attribution problem: candidates with their known texts, and the unknown texts."""
+    """One attribution problem: candidates with their known texts, and the unknown texts.
+
+    Attributes
+    ----------
+    name
+        The problem's name.
+    language
+        Its language, or None.
+    candidates
+        The candidate authors.
+    known
+        The candidates' known texts.
+    unknown
+        The unknown texts.
+    source
+        Where it was read from.
+    """
 
     name: str
     language: str | None
@@ -81,6 +107,14 @@ class PanProblem:
         return any(t.author == UNKNOWN_AUTHOR for t in self.unknown)
 
     def summary(self) -> dict[str, Any]:
+        """Counts of the problem, for reports.
+
+        Returns
+        -------
+        dict[str, Any]
+            ``name``, ``language``, ``candidates``, ``known_texts``, ``unknown_texts`` and
+            ``unknown_by_no_candidate``.
+        """
         return {
             "name": self.name,
             "language": self.language,
@@ -93,13 +127,30 @@ class PanProblem:
 
 @dataclass(frozen=True)
 class PanCollection:
-    """The problems of a PAN collection, in the order of ``collection-info.json``."""
+    """The problems of a PAN collection, in the order of ``collection-info.json``.
+
+    Attributes
+    ----------
+    name
+        The collection's name.
+    source
+        Where it was read from.
+    problems
+        Its problems.
+    """
 
     name: str
     source: str
     problems: tuple[PanProblem, ...]
 
     def summary(self) -> dict[str, Any]:
+        """The collection's name, source and problems' summaries.
+
+        Returns
+        -------
+        dict[str, Any]
+            ``name``, ``source`` and ``problems``.
+        """
         return {
             "name": self.name,
             "source": self.source,
@@ -108,7 +159,18 @@ class PanCollection:
 
 
 def is_pan_folder(path: str | Path) -> bool:
-    """Whether ``path`` is a PAN collection or a single PAN problem folder."""
+    """Whether ``path`` is a PAN collection or a single PAN problem folder.
+
+    Parameters
+    ----------
+    path
+        A path.
+
+    Returns
+    -------
+    bool
+        True for a PAN folder.
+    """
     p = Path(path)
     return p.is_dir() and (
         (p / "collection-info.json").is_file() or (p / "problem-info.json").is_file()
@@ -257,7 +319,25 @@ def read_pan_problem(
 
 def read_pan_collection(path: str | Path, *, name: str | None = None) -> PanCollection:
     """A PAN 2018/2019 collection (``collection-info.json``) or one problem folder
-    (``problem-info.json``), problem by problem; every problem must have its ground truth."""
+    (``problem-info.json``), problem by problem; every problem must have its ground truth.
+
+    Parameters
+    ----------
+    path
+        The collection or problem folder.
+    name
+        The collection's name (default: the folder's).
+
+    Returns
+    -------
+    PanCollection
+        The collection.
+
+    Raises
+    ------
+    InputError
+        If the folder is missing or does not follow the PAN layout.
+    """
     root = Path(path)
     if not root.exists():
         raise InputError(f"PAN folder not found: {root}")
@@ -309,7 +389,23 @@ def pan_problem_corpus(problem: PanProblem) -> Corpus:
     document; unknown texts by none of the candidates (``<UNK>``) are left out. Every candidate
     stays an author, with or without test documents, so the problem's candidate set is the set
     of answers (never pooled with another problem's). Document ids are ``<candidate>/<file>``
-    and ``unknown/<file>``; the corpus is named after the problem."""
+    and ``unknown/<file>``; the corpus is named after the problem.
+
+    Parameters
+    ----------
+    problem
+        The problem.
+
+    Returns
+    -------
+    Corpus
+        The corpus.
+
+    Raises
+    ------
+    InputError
+        If every unknown text is by none of the candidates.
+    """
     docs = [
         Document(f"{t.author}/{t.name}", t.text, t.author, split="train") for t in problem.known
     ]
@@ -339,6 +435,30 @@ def pan_problem_from_corpus(
     candidates) are the unknown texts, by ``<UNK>`` where their author is no candidate (an
     open-set problem, as in PAN 2019). Candidates are named ``candidate00001``... in the order
     given, texts ``known00001.txt``... and ``unknown00001.txt``...
+
+    Parameters
+    ----------
+    corpus
+        A corpus with train/test splits.
+    name
+        The problem's name.
+    candidates
+        The candidate authors, in order.
+    unknown_authors
+        The authors of the unknown texts (default: the candidates).
+    language
+        The problem's language.
+
+    Returns
+    -------
+    PanProblem
+        The problem.
+
+    Raises
+    ------
+    InputError
+        If the corpus has no splits, a candidate has no training document, or there is no
+        unknown text.
     """
     if not corpus.has_splits:
         raise InputError(f"dataset {corpus.name!r} has no train/test splits")
@@ -370,7 +490,22 @@ def write_pan_collection(
 ) -> Path:
     """Write ``problems`` in the PAN 2018/2019 layout under ``root`` (UTF-8; every file
     written atomically). The ground truth of a problem named in ``truth_in_collection`` goes to
-    ``<root>/ground-truth-<problem>.json`` instead of the problem folder."""
+    ``<root>/ground-truth-<problem>.json`` instead of the problem folder.
+
+    Parameters
+    ----------
+    problems
+        The problems.
+    root
+        The collection's folder.
+    truth_in_collection
+        The problems whose ground truth goes to the collection's folder.
+
+    Returns
+    -------
+    Path
+        ``root``.
+    """
     from authormask._io import write_atomic
 
     out = Path(root)
@@ -424,6 +559,18 @@ def load_pan(path: str | Path, *, name: str | None = None) -> Corpus:
     ``test``) and ``ground-truth.json``. Unknown texts whose true author is ``<UNK>`` (open set)
     are skipped. A single problem folder (with ``problem-info.json``) is accepted too. Authors are
     named ``problem/candidate`` so problems never share an author.
+
+    Parameters
+    ----------
+    path
+        The collection or problem folder.
+    name
+        The corpus's name (default: the folder's).
+
+    Returns
+    -------
+    Corpus
+        The corpus.
     """
     root = check_dir(Path(path), "PAN folder")
     docs: list[Document] = []

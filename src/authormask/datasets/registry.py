@@ -36,6 +36,26 @@ def load_dataset(
     A path may be a PAN folder (``collection-info.json`` or ``problem-info.json``), a folder of
     ``<author>/*.txt``, a ``.jsonl`` file or a ``.csv`` file (``columns`` names their columns).
     ``path`` overrides where a named corpus is read from (only ``reuters-c50`` takes one).
+
+    Parameters
+    ----------
+    spec
+        A name of :data:`DATASET_NAMES`, or a path.
+    path
+        Where ``reuters-c50`` is read from.
+    columns
+        The columns of a JSONL or CSV file.
+
+    Returns
+    -------
+    Corpus
+        The corpus.
+
+    Raises
+    ------
+    InputError
+        If the spec names nothing known, a file is of another type, or ``path`` is given for
+        another corpus.
     """
     name = _ALIASES.get(spec, spec)
     if name == "reuters-c50":

@@ -25,7 +25,13 @@ CACHE_ENV = "AUTHORMASK_CACHE_DIR"
 
 def default_cache_dir() -> Path:
     """``$AUTHORMASK_CACHE_DIR``, else ``$XDG_CACHE_HOME/authormask``, else
-    ``~/.cache/authormask`` (the platform's user cache folder on Linux)."""
+    ``~/.cache/authormask`` (the platform's user cache folder on Linux).
+
+    Returns
+    -------
+    Path
+        The cache folder (not created).
+    """
     explicit = os.environ.get(CACHE_ENV, "").strip()
     if explicit:
         return Path(explicit)
@@ -35,7 +41,18 @@ def default_cache_dir() -> Path:
 
 def special_file_kind(mode: int) -> str | None:
     """``"a FIFO"``, ``"a device"`` or ``"a socket"`` for such a file mode, else None (opening
-    a FIFO for reading blocks until someone writes; a device may do anything)."""
+    a FIFO for reading blocks until someone writes; a device may do anything).
+
+    Parameters
+    ----------
+    mode
+        A file's ``st_mode``.
+
+    Returns
+    -------
+    str | None
+        The kind of special file, or None.
+    """
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
@@ -48,7 +65,18 @@ def special_file_kind(mode: int) -> str | None:
 def check_cache_dir(folder: Path) -> None:
     """Create ``folder`` owner-only (0700) if it is missing; refuse it (:class:`EmbeddingsError`,
     one line) if another user can write it. A folder that cannot be created is left alone (the
-    writer warns once and the vocabulary is built in memory)."""
+    writer warns once and the vocabulary is built in memory).
+
+    Parameters
+    ----------
+    folder
+        The cache folder.
+
+    Raises
+    ------
+    EmbeddingsError
+        If another user can write the folder.
+    """
     try:
         folder.mkdir(mode=0o700, parents=True)
     except FileExistsError:

@@ -21,7 +21,18 @@ FORMATS = ("word2vec-binary", "text")
 
 
 def detect_format(path: Path) -> str:
-    """Guess the format: a file whose first record after the header is not UTF-8 text is binary."""
+    """Guess the format: a file whose first record after the header is not UTF-8 text is binary.
+
+    Parameters
+    ----------
+    path
+        The vectors file.
+
+    Returns
+    -------
+    str
+        ``"word2vec-binary"`` or ``"text"``.
+    """
     if path.suffix.lower() == ".bin":
         return "word2vec-binary"
     with path.open("rb") as fh:
@@ -55,6 +66,27 @@ def read_vectors_file(
     filter, :mod:`authormask.embeddings.vocabulary`) is applied while reading, so ``limit``
     counts the words that pass it. Raises :class:`EmbeddingsError` naming the file and line for
     malformed content, and for a header whose word count disagrees with the records read.
+
+    Parameters
+    ----------
+    path
+        The vectors file.
+    fmt
+        ``"word2vec-binary"`` or ``"text"``; None: detected (:func:`detect_format`).
+    limit
+        The most words to keep, or None (all).
+    keep
+        The test a word must pass to be kept, or None (every word).
+
+    Returns
+    -------
+    tuple[list[str], NDArray[np.float32]]
+        The words and their vectors, one row per word.
+
+    Raises
+    ------
+    EmbeddingsError
+        If the file is missing, of an unknown format, malformed, or holds no vector.
     """
     if not path.exists():
         raise EmbeddingsError(f"embeddings file not found: {path}")

@@ -107,7 +107,20 @@ _FLOAT64_SAFE_NORM = 1e290
 
 
 def brute_force_nearest(vocab: ArrayLike, queries: ArrayLike) -> NDArray[np.intp]:
-    """Reference: for each query, one full float64 scan ``argmin_w ||z - w||_2`` (paper style)."""
+    """Reference: for each query, one full float64 scan ``argmin_w ||z - w||_2`` (paper style).
+
+    Parameters
+    ----------
+    vocab
+        The vocabulary's vectors, one row per word.
+    queries
+        The query vectors, one row each.
+
+    Returns
+    -------
+    NDArray[np.intp]
+        The row of the nearest word of each query.
+    """
     w = np.asarray(vocab, dtype=np.float64)
     z = np.atleast_2d(np.asarray(queries, dtype=np.float64))
     out = np.empty(z.shape[0], dtype=np.intp)
@@ -121,15 +134,32 @@ class NearestWordIndex:
 
     Parameters
     ----------
-    vectors : array (V, n)
-        The vocabulary's vectors (kept as float32; the float64 check upcasts rows on demand).
+    vectors
+        The vocabulary's vectors, one row per word (kept as float32; the float64 check upcasts
+        rows on demand).
     query_block : int
         Queries screened together (memory ~ ``query_block * vocab_block * 4`` bytes).
     vocab_block : int
         Vocabulary rows per matrix product.
-    n_jobs : int, optional
+    n_jobs
         Worker threads, each screening its own query blocks with a single-threaded BLAS (the
         argmin passes then run in parallel too). Default: the number of CPUs.
+    backend : str
+        The float32 screen: ``"auto"`` (``fused`` when numba can be imported, else ``blas``),
+        ``"fused"`` or ``"blas"`` (module docstring).
+    norms
+        The float64 squared norms of ``vectors``, when already computed (else computed here).
+    index_path
+        Where the fused screen's panels are kept, beside the prepared vocabulary (memory-mapped
+        and checked, :mod:`authormask.embeddings.prepared`); None: built in memory.
+    vectors_sha256
+        The SHA-256 of ``vectors``, as the index file's header names them (else computed).
+
+    Raises
+    ------
+    ValueError
+        If ``vectors`` is not a non-empty 2-D finite array, ``backend`` is unknown, or
+        ``norms`` has another shape.
     """
 
     def __init__(
@@ -289,7 +319,13 @@ class NearestWordIndex:
         return True
 
     def prepare_index(self) -> str:
-        """Choose the screen and build (or load) its index now; the screen's name."""
+        """Choose the screen and build (or load) its index now; the screen's name.
+
+        Returns
+        -------
+        str
+            ``"fused"`` or ``"blas"``.
+        """
         return self._prepare()
 
     def _error_bound(
@@ -321,6 +357,23 @@ class NearestWordIndex:
         """Row index of the nearest vocabulary vector for each query (exact).
 
         ``progress``, if given, is called with the number of queries finished after each block.
+
+        Parameters
+        ----------
+        queries
+            The query vectors, one row each.
+        progress
+            Called with the number of queries finished after each block.
+
+        Returns
+        -------
+        NDArray[np.intp]
+            The row of the nearest word of each query.
+
+        Raises
+        ------
+        ValueError
+            If the queries have another dimension, or are not finite.
         """
         z = np.atleast_2d(np.asarray(queries, dtype=np.float64))
         if z.ndim != 2 or z.shape[1] != self.dimension:
@@ -390,6 +443,18 @@ class NearestWordIndex:
         swap places at the k-th place. It is a deterministic function of the query and the
         vocabulary (what posterior decoding needs, :mod:`authormask.mechanisms.decoding`).
         Queries too long for float32 are screened in float64.
+
+        Parameters
+        ----------
+        queries
+            The query vectors, one row each.
+        k
+            The number of words per query.
+
+        Returns
+        -------
+        NDArray[np.intp]
+            The rows of the words, nearest first, one row of them per query.
         """
         z = np.atleast_2d(np.asarray(queries, dtype=np.float64))
         k = min(int(k), self.size)
@@ -656,7 +721,18 @@ def _search_threads() -> int | None:
 
 def set_search_threads(n: int | None) -> None:
     """The threads every shared index searches with (``None``: every CPU). A Dask worker sets
-    1: it runs one task per thread."""
+    1: it runs one task per thread.
+
+    Parameters
+    ----------
+    n
+        The number of threads, >= 1, or None (every CPU).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``n`` is not None or an integer >= 1.
+    """
     global _THREADS
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
         raise InvalidParameterError(f"search threads must be an integer >= 1, got {n!r}")
@@ -668,7 +744,18 @@ def set_search_threads(n: int | None) -> None:
 
 def set_search_backend(backend: str) -> None:
     """The screen of the shared indexes built from now on: ``auto`` (default), ``fused`` or
-    ``blas`` (see :class:`NearestWordIndex`)."""
+    ``blas`` (see :class:`NearestWordIndex`).
+
+    Parameters
+    ----------
+    backend
+        ``"auto"``, ``"fused"`` or ``"blas"``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``backend`` is unknown.
+    """
     global _BACKEND
     if backend not in BACKENDS:
         raise InvalidParameterError(
@@ -678,13 +765,30 @@ def set_search_backend(backend: str) -> None:
 
 
 def search_backend() -> str:
-    """The screen of the shared indexes built from now on (:func:`set_search_backend`)."""
+    """The screen of the shared indexes built from now on (:func:`set_search_backend`).
+
+    Returns
+    -------
+    str
+        ``"auto"``, ``"fused"`` or ``"blas"``.
+    """
     return _BACKEND
 
 
 def shared_index(embeddings: Embeddings) -> NearestWordIndex:
     """The search index of ``embeddings``, built once and shared by every mechanism using them
-    (it depends on the vectors only, not on epsilon). Its screen is :func:`search_backend`."""
+    (it depends on the vectors only, not on epsilon). Its screen is :func:`search_backend`.
+
+    Parameters
+    ----------
+    embeddings
+        The embeddings.
+
+    Returns
+    -------
+    NearestWordIndex
+        Their shared index.
+    """
     with _SHARED_LOCK:
         index = _SHARED.get(embeddings)
         if index is None:

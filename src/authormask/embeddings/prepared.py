@@ -72,7 +72,20 @@ _WARN_LOCK = threading.Lock()
 
 def entry_name(label: str, recipe: Mapping[str, Any]) -> str:
     """The file stem of the entry made by ``recipe`` (a JSON-able description of its source,
-    K, filter...): ``label`` for people, then a hash of the recipe."""
+    K, filter...): ``label`` for people, then a hash of the recipe.
+
+    Parameters
+    ----------
+    label
+        A name for people (made safe for a file name, at most 80 characters).
+    recipe
+        What the entry is made from, as JSON.
+
+    Returns
+    -------
+    str
+        The file stem.
+    """
     blob = json.dumps({"format": FORMAT_VERSION, **recipe}, sort_keys=True).encode("utf-8")
     safe = "".join(c if c.isalnum() or c in "-." else "-" for c in label)[:80]
     return f"{safe}.{hashlib.sha256(blob).hexdigest()[:24]}"
@@ -84,7 +97,27 @@ def _aligned(n: int) -> int:
 
 def write_entry(path: Path, header: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]]) -> bool:
     """Write ``arrays`` and ``header`` to ``path`` atomically; False (one warning per cache
-    folder and process) when the folder cannot be written."""
+    folder and process) when the folder cannot be written.
+
+    Parameters
+    ----------
+    path
+        The entry's file.
+    header
+        Its header fields.
+    arrays
+        Its arrays, by name.
+
+    Returns
+    -------
+    bool
+        True if written.
+
+    Raises
+    ------
+    TypeError
+        If an array holds Python objects.
+    """
     layout: dict[str, dict[str, Any]] = {}
     pieces: list[bytes | memoryview] = []
     end = 0
@@ -145,7 +178,17 @@ def _warn_once(folder: Path, exc: Exception) -> None:
 @dataclass(frozen=True)
 class PreparedEntry:
     """A checked entry: its ``header``, its memory-mapped ``arrays`` and the SHA-256 (hex) of
-    each array's bytes, computed on this load (``sha256``)."""
+    each array's bytes, computed on this load (``sha256``).
+
+    Attributes
+    ----------
+    header
+        The entry's header.
+    arrays
+        Its memory-mapped arrays, by name.
+    sha256
+        The SHA-256 (hex) of each array's bytes, computed on this load.
+    """
 
     header: dict[str, Any]
     arrays: dict[str, NDArray[Any]]
@@ -191,7 +234,22 @@ def read_entry(
     when there is none, or it is damaged (one log line) or was made for something else (a header
     value differs from ``expect``). Arrays are read-only but those named in ``writable``
     (private copy-on-write pages: nothing written reaches the file). A FIFO, device or socket at
-    ``path`` raises :class:`EmbeddingsError` (one line) without being opened."""
+    ``path`` raises :class:`EmbeddingsError` (one line) without being opened.
+
+    Parameters
+    ----------
+    path
+        The entry's file.
+    expect
+        The header values it must have.
+    writable
+        The names of the arrays handed out writable (copy-on-write).
+
+    Returns
+    -------
+    PreparedEntry | None
+        The entry, or None.
+    """
     fh = _open_regular(path)
     if fh is None:
         return None

@@ -45,7 +45,21 @@ _LOWERCASE_WORD = re.compile(r"^[a-z]+(?:-[a-z]+)*$")
 
 @dataclass(frozen=True)
 class EmbeddingsInfo:
-    """A packaged embeddings set: where it comes from and its full size."""
+    """A packaged embeddings set: where it comes from and its full size.
+
+    Attributes
+    ----------
+    name
+        The set's name.
+    package
+        The Python package that holds its files.
+    vocab_size
+        Its full number of words.
+    dimension
+        Its vectors' dimension.
+    description
+        What it is, in one line.
+    """
 
     name: str
     package: str
@@ -185,24 +199,35 @@ def load_embeddings(
 
     Parameters
     ----------
-    name_or_path : str or Path
+    name_or_path
         A name from :data:`KNOWN_EMBEDDINGS` or the path of a word2vec binary, word2vec/GloVe text
         or fastText ``.vec`` file.
-    vocab_size : int, optional
+    vocab_size
         Keep only the first (most frequent) K words that pass ``filter``; the paper used 30k and
         100k. ``None`` keeps all.
-    fmt : {"word2vec-binary", "text"}, optional
-        File format; detected when omitted.
-    cache_dir : Path, None or "default"
+    fmt
+        ``"word2vec-binary"`` or ``"text"``: the file format; detected when omitted.
+    cache_dir
         Where prepared vocabularies are kept (:mod:`authormask.embeddings.prepared`: built on
         the first load, memory-mapped and checked on the next ones; ``"default"``:
         :func:`default_cache_dir`; ``None``: off, everything is built in memory).
-    filter : {"word-like", "word-like/1", None, "none"}
+    filter
         The vocabulary filter (:mod:`authormask.embeddings.vocabulary`), applied before the K
         most frequent words are taken: ``"word-like"`` (default, policy ``word-like/1``) keeps
         e-mail addresses, URLs, host names, long digit strings and punctuation out of the
-        vocabulary, so they are never an output; ``None`` keeps every entry. Its versioned name is
-        part of :attr:`Embeddings.identity`.
+        vocabulary, so they are never an output; ``None`` (or ``"none"``) keeps every entry.
+        ``"word-like/1"`` names the policy itself. Its versioned name is part of
+        :attr:`Embeddings.identity`.
+
+    Returns
+    -------
+    Embeddings
+        The embeddings.
+
+    Raises
+    ------
+    EmbeddingsError
+        If ``vocab_size`` is invalid, the file is missing or unreadable, or ``filter`` is unknown.
     """
     cdir: Path | None = (
         default_cache_dir()
@@ -496,7 +521,26 @@ def prepare_embeddings(
     filter: str | None = DEFAULT_FILTER,
 ) -> Embeddings:
     """Build (or check) the prepared vocabulary of these embeddings and its search index in
-    ``cache_dir`` ahead of use (for images, CI, workers); the loaded embeddings."""
+    ``cache_dir`` ahead of use (for images, CI, workers); the loaded embeddings.
+
+    Parameters
+    ----------
+    name_or_path
+        A packaged set's name or a vectors file (as :func:`load_embeddings`).
+    vocab_size
+        Keep only the first K words that pass ``filter``; None keeps all.
+    fmt
+        The file format; detected when omitted.
+    cache_dir
+        Where prepared vocabularies are kept (``"default"``: :func:`default_cache_dir`).
+    filter
+        The vocabulary filter.
+
+    Returns
+    -------
+    Embeddings
+        The loaded embeddings.
+    """
     from authormask.embeddings.neighbours import shared_index
 
     emb = load_embeddings(

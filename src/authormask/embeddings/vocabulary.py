@@ -86,6 +86,18 @@ _LONG_DIGITS = re.compile(r"\d{5,}")
 def is_word_like(word: str) -> bool:
     """Whether ``word`` passes policy ``word-like/1`` (module docstring, rules 1-7).
 
+    Parameters
+    ----------
+    word
+        A vocabulary entry.
+
+    Returns
+    -------
+    bool
+        True if it passes.
+
+    Examples
+    --------
     >>> [w for w in ["budget", "n't", "1990", "90210", ",", "a@b.org", "nytimes.com"]
     ...  if is_word_like(w)]
     ['budget', "n't", '1990']
@@ -115,7 +127,23 @@ _PREDICATES: dict[str, Callable[[str], bool]] = {WORD_LIKE: is_word_like}
 
 def resolve_filter(name: str | None) -> str | None:
     """The versioned name of filter ``name`` (``"word-like"`` -> ``"word-like/1"``); ``None``
-    for ``None`` or ``"none"`` (no filter). Raises :class:`EmbeddingsError` for an unknown name."""
+    for ``None`` or ``"none"`` (no filter). Raises :class:`EmbeddingsError` for an unknown name.
+
+    Parameters
+    ----------
+    name
+        A filter's name, ``"none"`` or None.
+
+    Returns
+    -------
+    str | None
+        The versioned name, or None.
+
+    Raises
+    ------
+    EmbeddingsError
+        If no filter has that name.
+    """
     if name is None or name == "none":
         return None
     try:
@@ -126,6 +154,17 @@ def resolve_filter(name: str | None) -> str | None:
 
 
 def word_predicate(name: str | None) -> Callable[[str], bool] | None:
-    """The test an entry must pass under filter ``name`` (``None``: no filter, no test)."""
+    """The test an entry must pass under filter ``name`` (``None``: no filter, no test).
+
+    Parameters
+    ----------
+    name
+        A filter's name, ``"none"`` or None.
+
+    Returns
+    -------
+    Callable[[str], bool] | None
+        The test, or None.
+    """
     resolved = resolve_filter(name)
     return None if resolved is None else _PREDICATES[resolved]

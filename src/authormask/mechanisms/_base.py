@@ -28,6 +28,17 @@ class Output:
     released bag as counts (bag mechanisms only). ``figures`` are public per-output numbers that
     are functions of the released output alone (ER-AE's ``tokens`` l and ``epsilon_total``), so
     publishing them reveals nothing beyond the output; the statement's ``per_output`` names them.
+
+    Attributes
+    ----------
+    text
+        The published text.
+    words
+        The released words or tokens.
+    bag
+        The released bag as counts (bag mechanisms only).
+    figures
+        Public per-output numbers, functions of the released output alone.
     """
 
     text: str
@@ -79,10 +90,38 @@ class Mechanism:
     embeddings: Any = None
 
     def prepare(self, text: str) -> Any:
+        """The unit the mechanism perturbs, from a text (deterministic, public parameters only).
+
+        Parameters
+        ----------
+        text
+            The document (or a part of it).
+
+        Returns
+        -------
+        Any
+            The prepared unit.
+
+        Raises
+        ------
+        NotImplementedError
+            Every mechanism implements it.
+        """
         raise NotImplementedError
 
     def prepare_parts(self, parts: Iterable[str]) -> Iterator[Any]:
-        """The units of one document arriving in ``parts``: by default one, the whole text."""
+        """The units of one document arriving in ``parts``: by default one, the whole text.
+
+        Parameters
+        ----------
+        parts
+            The document, part by part.
+
+        Yields
+        ------
+        Any
+            The document's prepared units.
+        """
         yield self.prepare("".join(parts))
 
     def perturb(
@@ -92,16 +131,87 @@ class Mechanism:
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
+        """Release each prepared unit with its document's generator.
+
+        Parameters
+        ----------
+        documents
+            The prepared units.
+        rngs
+            One generator per unit (its document's).
+        progress
+            Called with the units of work done.
+
+        Returns
+        -------
+        list[Output]
+            One output per unit.
+
+        Raises
+        ------
+        NotImplementedError
+            Every mechanism implements it.
+        """
         raise NotImplementedError
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The public privacy statement, a function of the parameters only.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded (the statement says so, never the seed).
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+
+        Raises
+        ------
+        NotImplementedError
+            Every mechanism implements it.
+        """
         raise NotImplementedError
 
     def diagnostics(self, document: Any) -> dict[str, Any]:
+        """Private per-document counts of a prepared unit, for the run report.
+
+        Parameters
+        ----------
+        document
+            A prepared unit.
+
+        Returns
+        -------
+        dict[str, Any]
+            The counts, by name.
+
+        Raises
+        ------
+        NotImplementedError
+            Every mechanism implements it.
+        """
         raise NotImplementedError
 
     def units(self, document: Any) -> int:
-        """Units of work of a prepared document (words snapped or tokens drawn), for progress."""
+        """Units of work of a prepared document (words snapped or tokens drawn), for progress.
+
+        Parameters
+        ----------
+        document
+            A prepared unit.
+
+        Returns
+        -------
+        int
+            The units of work.
+
+        Raises
+        ------
+        NotImplementedError
+            Every mechanism implements it.
+        """
         raise NotImplementedError
 
     @property
@@ -111,19 +221,49 @@ class Mechanism:
 
     def with_length_from(self, documents: Iterable[Any]) -> Mechanism:
         """The mechanism with a whole-release parameter resolved from every document's units
-        (only called when :attr:`needs_all_documents`)."""
+        (only called when :attr:`needs_all_documents`).
+
+        Parameters
+        ----------
+        documents
+            Every document's prepared units.
+
+        Returns
+        -------
+        Mechanism
+            The resolved mechanism (by default itself).
+        """
         return self
 
     def resolved_parameters(self) -> dict[str, Any]:
         """The registry parameters :meth:`with_length_from` fixed (``{"length": N}``), so that
-        another process builds the mechanism as resolved; by default none."""
+        another process builds the mechanism as resolved; by default none.
+
+        Returns
+        -------
+        dict[str, Any]
+            The parameters fixed, by name.
+        """
         return {}
 
     def unchanged_probabilities(self, text: str, *, segments: int = 4) -> list[float] | None:
         """The exact probability that each token of the first ``segments`` segments of
         ``text`` is released as itself, for a mechanism that can compute its output
         distribution (the token mechanisms); by default None: its change rate is measured by
-        releasing a probe instead (:func:`authormask.evaluation.calibration.expected_change`)."""
+        releasing a probe instead (:func:`authormask.evaluation.calibration.expected_change`).
+
+        Parameters
+        ----------
+        text
+            The text.
+        segments
+            The number of segments looked at.
+
+        Returns
+        -------
+        list[float] | None
+            One probability per token, or None.
+        """
         return None
 
     def without_noise(self) -> Mechanism:
@@ -132,7 +272,18 @@ class Mechanism:
         everything else (preparation, rendering, N) is its own. :class:`NoiseOff` wraps it
         with its statement. By default a mechanism has no noise-off form.
 
-        Raises ``InvalidParameterError``."""
+        Raises ``InvalidParameterError``.
+
+        Returns
+        -------
+        Mechanism
+            The copy, for a mechanism that has a noise-off form.
+
+        Raises
+        ------
+        InvalidParameterError
+            By default: the mechanism has no noise-off form.
+        """
         raise InvalidParameterError(f"{self.name} has no noise-off form without its sampler")
 
 

@@ -42,7 +42,23 @@ __all__ = ["RandomSubstitution", "check_rate"]
 
 
 def check_rate(value: Any) -> float:
-    """A probability in [0, 1]."""
+    """A probability in [0, 1].
+
+    Parameters
+    ----------
+    value
+        The rate given.
+
+    Returns
+    -------
+    float
+        The rate.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not a number in [0, 1].
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidParameterError(f"`rate` must be a number in [0, 1], got {value!r}")
     rate = float(value)
@@ -52,7 +68,19 @@ def check_rate(value: Any) -> float:
 
 
 class RandomSubstitution(CanonicalMechanism):
-    """``random-sub`` (module notes)."""
+    """``random-sub`` (module notes).
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary a replaced content word is drawn from.
+    rate
+        The probability that a word is replaced, in [0, 1].
+    preparer
+        The canonical preparer (its function words are the other class).
+    function_words_description
+        The public description of the function-word list.
+    """
 
     name = "random-sub"
     title = (
@@ -92,6 +120,22 @@ class RandomSubstitution(CanonicalMechanism):
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
+        """Release each canonical unit: every word replaced with probability ``rate``.
+
+        Parameters
+        ----------
+        documents
+            The canonical units.
+        rngs
+            One generator per unit.
+        progress
+            Called with the words released.
+
+        Returns
+        -------
+        list[Output]
+            One output per unit.
+        """
         out: list[Output] = []
         for unit, rng in zip(documents, rngs, strict=True):
             content = self._substitute(self._content(unit, rng), self.embeddings.words, rng)
@@ -106,6 +150,18 @@ class RandomSubstitution(CanonicalMechanism):
         return out
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The statement: no differential-privacy guarantee.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded.
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+        """
         e = self.embeddings.identity
         return PrivacyStatement(
             randomness=SEEDED if seeded else UNSEEDED,

@@ -92,15 +92,51 @@ class Decoder(Protocol):
     def decode(
         self, noisy: NDArray[np.float64], *, progress: Callable[[int], None] | None = None
     ) -> NDArray[np.intp]:
-        """One vocabulary row per noisy vector (``progress`` is told how many are done)."""
+        """One vocabulary row per noisy vector (``progress`` is told how many are done).
+
+        Parameters
+        ----------
+        noisy
+            The noisy vectors, one row each.
+        progress
+            Called with the number of vectors decoded.
+
+        Returns
+        -------
+        NDArray[np.intp]
+            One vocabulary row per noisy vector.
+        """
         ...
 
     def describe(self) -> str:
-        """The public description of the decoder (for the statement)."""
+        """The public description of the decoder (for the statement).
+
+        Returns
+        -------
+        str
+            The description.
+        """
         ...
 
 
 def check_decoder(value: object) -> str:
+    """``value`` if it names a decoder of :data:`DECODERS`.
+
+    Parameters
+    ----------
+    value
+        The decoder's name.
+
+    Returns
+    -------
+    str
+        The name.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not a decoder's name.
+    """
     if value not in DECODERS:
         raise InvalidParameterError(f"decoder must be one of {', '.join(DECODERS)}, got {value!r}")
     return str(value)
@@ -114,6 +150,20 @@ def frequency_log_prior(
     and ``-inf`` (prior 0) for the ``excluded`` words: a content position never holds a
     stopword, so the prior of a content word gives them no weight.
 
+    Parameters
+    ----------
+    words
+        The vocabulary, in frequency order.
+    excluded
+        The words of prior 0.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        One log prior per word.
+
+    Examples
+    --------
     >>> frequency_log_prior(("the", "cat", "sat"), excluded=frozenset({"the"})).round(3).tolist()
     [-inf, -0.693, -1.099]
     """
@@ -133,7 +183,24 @@ def candidate_rows(
     vocabulary row (so ties go to the lowest). With ``allowed`` (one flag per word: prior > 0),
     a row none of whose ``k`` nearest is allowed gets the ``k`` nearest allowed words instead
     (module notes), found among its ``k + E`` nearest (E words not allowed); where fewer than
-    ``k`` words are allowed, all of them, then the nearest others."""
+    ``k`` words are allowed, all of them, then the nearest others.
+
+    Parameters
+    ----------
+    index
+        The vocabulary's search index.
+    z
+        The noisy vectors, one row each.
+    k
+        The number of candidates per vector.
+    allowed
+        One flag per word (prior > 0), or None (every word).
+
+    Returns
+    -------
+    NDArray[np.intp]
+        ``k`` vocabulary rows per vector, sorted.
+    """
     cand = np.sort(index.k_nearest(z, k), axis=1)
     if allowed is None or z.shape[0] == 0:
         return cand
@@ -180,11 +247,32 @@ class NearestDecoder(_Indexed):
     def decode(
         self, noisy: NDArray[np.float64], *, progress: Callable[[int], None] | None = None
     ) -> NDArray[np.intp]:
+        """The nearest vocabulary row of each noisy vector (exact).
+
+        Parameters
+        ----------
+        noisy
+            The noisy vectors, one row each.
+        progress
+            Called with the number of vectors decoded.
+
+        Returns
+        -------
+        NDArray[np.intp]
+            One vocabulary row per noisy vector.
+        """
         if noisy.shape[0] == 0:
             return np.zeros(0, dtype=np.intp)
         return self.index.nearest(noisy, progress=progress)
 
     def describe(self) -> str:
+        """The public description of the decoder (for the statement).
+
+        Returns
+        -------
+        str
+            The description.
+        """
         return (
             "nearest (the paper's Vec^-1): the vocabulary word nearest to the noisy vector, exact"
         )
@@ -195,6 +283,21 @@ class PosteriorDecoder(_Indexed):
 
     ``log_prior`` gives one value per vocabulary row (default: Zipf on frequency ranks,
     :func:`frequency_log_prior`); it must not depend on any input.
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary a noisy vector may become.
+    epsilon
+        The mechanism's epsilon (the noise's scale).
+    log_prior
+        One log prior per vocabulary row (default: :func:`frequency_log_prior`).
+    prior_name
+        The prior's public description.
+    candidates
+        The number of nearest words compared per vector.
+    index
+        The vocabulary's search index (default: the shared one).
     """
 
     name = "posterior"
@@ -227,6 +330,20 @@ class PosteriorDecoder(_Indexed):
     def decode(
         self, noisy: NDArray[np.float64], *, progress: Callable[[int], None] | None = None
     ) -> NDArray[np.intp]:
+        """The row of maximum posterior score of each noisy vector.
+
+        Parameters
+        ----------
+        noisy
+            The noisy vectors, one row each.
+        progress
+            Called with the number of vectors decoded.
+
+        Returns
+        -------
+        NDArray[np.intp]
+            One vocabulary row per noisy vector.
+        """
         z = np.asarray(noisy, dtype=np.float64)
         out = np.empty(z.shape[0], dtype=np.intp)
         for s in range(0, z.shape[0], _CHUNK):
@@ -250,6 +367,13 @@ class PosteriorDecoder(_Indexed):
         return out
 
     def describe(self) -> str:
+        """The public description of the decoder (for the statement).
+
+        Returns
+        -------
+        str
+            The description.
+        """
         k = self.candidates
         over = (
             "every word of the output set"
@@ -278,7 +402,26 @@ def make_decoder(
     log_prior: NDArray[np.float64] | None = None,
     prior_name: str | None = None,
 ) -> NearestDecoder | PosteriorDecoder:
-    """The decoder ``name`` over ``embeddings`` (the words a noisy vector may become)."""
+    """The decoder ``name`` over ``embeddings`` (the words a noisy vector may become).
+
+    Parameters
+    ----------
+    name
+        ``"nearest"`` or ``"posterior"``.
+    embeddings
+        The vocabulary a noisy vector may become.
+    epsilon
+        The mechanism's epsilon.
+    log_prior
+        The posterior decoder's log prior (default: :func:`frequency_log_prior`).
+    prior_name
+        The prior's public description (default: the Zipf prior's).
+
+    Returns
+    -------
+    NearestDecoder | PosteriorDecoder
+        The decoder.
+    """
     name = check_decoder(name)
     if name == "nearest":
         return NearestDecoder(embeddings)
@@ -307,6 +450,27 @@ class SequenceDecoder(_Indexed):
     A position whose candidates all have prior 0 takes the :data:`CANDIDATES` nearest words
     with prior > 0 instead (:func:`candidate_rows`), so a word of prior 0 is never released; ties
     go to the lowest row.
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary a noisy vector may become.
+    epsilon
+        The mechanism's epsilon.
+    classes
+        The class of each vocabulary word.
+    transitions
+        The class bigram log probabilities, ``[classes + 1, classes]`` (last row: the start).
+    within
+        Each word's log probability within its class.
+    prior_name
+        The prior's public description.
+    weight
+        The prior's weight, > 0.
+    candidates
+        The number of nearest words per position.
+    index
+        The vocabulary's search index (default: the shared one).
     """
 
     name = "context"
@@ -344,7 +508,23 @@ class SequenceDecoder(_Indexed):
 
     @staticmethod
     def check_weight(weight: object) -> float:
-        """``weight`` as a float, or ``InvalidParameterError`` unless it is finite and > 0."""
+        """``weight`` as a float, or ``InvalidParameterError`` unless it is finite and > 0.
+
+        Parameters
+        ----------
+        weight
+            The weight given.
+
+        Returns
+        -------
+        float
+            The weight.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``weight`` is not a finite number > 0.
+        """
         ok = isinstance(weight, (int, float)) and not isinstance(weight, bool)
         if not (ok and np.isfinite(float(weight)) and float(weight) > 0):  # type: ignore[arg-type]
             raise InvalidParameterError(f"prior_weight must be a finite number > 0, got {weight!r}")
@@ -356,7 +536,20 @@ class SequenceDecoder(_Indexed):
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[NDArray[np.intp]]:
-        """One vocabulary row per noisy vector of each sequence."""
+        """One vocabulary row per noisy vector of each sequence.
+
+        Parameters
+        ----------
+        sequences
+            Each document's noisy vectors, one row each.
+        progress
+            Called with the number of vectors decoded.
+
+        Returns
+        -------
+        list[NDArray[np.intp]]
+            Each document's vocabulary rows.
+        """
         sizes = [int(s.shape[0]) for s in sequences]
         out: list[NDArray[np.intp]] = []
         if sum(sizes) == 0:
@@ -394,6 +587,13 @@ class SequenceDecoder(_Indexed):
         return out
 
     def describe(self) -> str:
+        """The public description of the decoder (for the statement).
+
+        Returns
+        -------
+        str
+            The description.
+        """
         return (
             f"context: the word sequence maximising {self.weight:g} * log P_LM(w_1..w_K) - "
             f"epsilon * sum_i ||z_i - Vec(w_i)|| over the {self.candidates} words nearest to "

@@ -70,7 +70,18 @@ TITLE = (
 
 
 def marks_policy(marks: str) -> str:
-    """The statement's line on punctuation."""
+    """The statement's line on punctuation.
+
+    Parameters
+    ----------
+    marks
+        ``"canonical"`` or ``"minimal"``.
+
+    Returns
+    -------
+    str
+        The policy.
+    """
     if marks == "minimal":
         return (
             "minimal: '?' released as '?', '.' and '!' as '.', quotation marks (opening or "
@@ -96,7 +107,20 @@ def function_words_policy(description: str, preparer: CanonicalPreparer, fate: s
 
 def function_word_embeddings(embeddings: Embeddings, words: frozenset[str]) -> Embeddings:
     """The sub-vocabulary of ``words`` (in the embeddings' frequency order): the closed class a
-    function word is decoded into."""
+    function word is decoded into.
+
+    Parameters
+    ----------
+    embeddings
+        The embeddings.
+    words
+        The function words.
+
+    Returns
+    -------
+    Embeddings
+        The function words that have a vector, with their vectors.
+    """
     rows = sorted(embeddings.index_of(w) for w in words if w in embeddings)
     return Embeddings(
         name=f"{embeddings.name} (function words)",
@@ -114,21 +138,78 @@ class CanonicalMechanism(Mechanism):
     preparer: CanonicalPreparer
 
     def prepare(self, text: str) -> CanonicalUnit:
-        """The canonical unit of a text of at most :data:`UNIT_WORDS` words."""
+        """The canonical unit of a text of at most :data:`UNIT_WORDS` words.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        CanonicalUnit
+            Its unit.
+        """
         return self.preparer.prepare(text)
 
     def prepare_parts(self, parts: Iterable[str]) -> Iterator[CanonicalUnit]:
-        """Canonical units of :data:`UNIT_WORDS` words, whatever the parts were."""
+        """Canonical units of :data:`UNIT_WORDS` words, whatever the parts were.
+
+        Parameters
+        ----------
+        parts
+            The document, part by part.
+
+        Returns
+        -------
+        Iterator[CanonicalUnit]
+            Its units, in order.
+        """
         return self.preparer.units(parts)
 
     def prepare_text(self, text: str) -> list[CanonicalUnit]:
-        """Every canonical unit of a text of any length."""
+        """Every canonical unit of a text of any length.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        list[CanonicalUnit]
+            Its units, in order.
+        """
         return list(self.preparer.units(split_parts(text)))
 
     def diagnostics(self, unit: CanonicalUnit) -> dict[str, int]:
+        """The unit's private counts, for the run report.
+
+        Parameters
+        ----------
+        unit
+            A prepared unit.
+
+        Returns
+        -------
+        dict[str, int]
+            Its private counts, by name.
+        """
         return dict(unit.diagnostics)
 
     def units(self, unit: CanonicalUnit) -> int:
+        """The unit's words, the work it takes.
+
+        Parameters
+        ----------
+        unit
+            A prepared unit.
+
+        Returns
+        -------
+        int
+            Its units of work.
+        """
         return unit.words
 
     @functools.cached_property
@@ -157,11 +238,14 @@ class EMPDoc(CanonicalMechanism):
         Per content word (Euclidean distance of word vectors).
     preparer : CanonicalPreparer
         The canonical skeleton and the function-word class.
-    function_epsilon : float, optional
+    function_words_description : str
+        The public description of the function-word list.
+    function_epsilon
         Per function word; default ``epsilon * FUNCTION_EPSILON_RATIO`` (epsilon / 4).
-    decoder : {"nearest", "posterior"}
-        How a noisy vector becomes a word (:mod:`~authormask.mechanisms.decoding`); default
-        ``posterior`` (post-processing: the guarantee is the same, more words survive).
+    decoder
+        ``"nearest"`` or ``"posterior"``: how a noisy vector becomes a word
+        (:mod:`~authormask.mechanisms.decoding`); default ``posterior`` (post-processing: the
+        guarantee is the same, more words survive).
     """
 
     name = "emp-doc"
@@ -203,7 +287,13 @@ class EMPDoc(CanonicalMechanism):
     def without_noise(self) -> EMPDoc:
         """This mechanism with its two samplers, the content words' and the function words'
         kernels (``samplers=("kernel", "function_kernel")`` in its registry spec), replaced by
-        the identity."""
+        the identity.
+
+        Returns
+        -------
+        EMPDoc
+            The copy.
+        """
         off = copy.copy(self)
         off.kernel = IdentityKernel(self.kernel.embeddings)  # type: ignore[assignment]
         off.function_kernel = IdentityKernel(self.function_kernel.embeddings)  # type: ignore[assignment]
@@ -219,7 +309,22 @@ class EMPDoc(CanonicalMechanism):
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
         """Every unit's content words, then its function words, drawn from its generator in that
-        order (so a unit's output never depends on the batch), decoded in two batched calls."""
+        order (so a unit's output never depends on the batch), decoded in two batched calls.
+
+        Parameters
+        ----------
+        documents
+            The prepared units.
+        rngs
+            One generator per unit (its document's).
+        progress
+            Called with the units of work done.
+
+        Returns
+        -------
+        list[Output]
+            One output per unit.
+        """
         emb, fem = self.embeddings, self.function_embeddings
         content_noise: list[np.ndarray] = []
         function_noise: list[np.ndarray] = []
@@ -256,6 +361,18 @@ class EMPDoc(CanonicalMechanism):
     # --- statement -------------------------------------------------------------------------
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The statement of ``emp-doc``: its two epsilons and the skeleton it publishes.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded (the statement says so, never the seed).
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+        """
         eps, feps = self.epsilon, self.function_epsilon
         e = self.embeddings.identity
         n_function = len(self.function_embeddings)

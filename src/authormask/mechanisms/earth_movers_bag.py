@@ -42,7 +42,21 @@ UNKNOWN_MARK = "\x00unknown"
 class BagUnit:
     """What ``emp-bag`` keeps of a document: its first N content words (``truncate``) or the
     counts of all its content words (``sample``, or N not yet known), the unchanged OOV words
-    under ``oov="keep"``, and private counters. Its size does not grow with the document."""
+    under ``oov="keep"``, and private counters. Its size does not grow with the document.
+
+    Attributes
+    ----------
+    available
+        The number of content words of the document.
+    words
+        Its first N content words (``truncate``), or None.
+    counts
+        The counts of all its content words (``sample``, or N not yet known), or None.
+    kept_oov_words
+        The unknown words kept as they are (``oov="keep"``).
+    diagnostics
+        Private counters.
+    """
 
     available: int
     words: tuple[str, ...] | None
@@ -64,14 +78,27 @@ class EMPBag(_EMPBase):
 
     Parameters
     ----------
-    length : int or "shortest"
+    embeddings : Embeddings
+        The vocabulary and its vectors.
+    epsilon : float
+        Per word (Euclidean distance of word vectors).
+    preparer : TextPreparer
+        Tokenising, stopwords and unknown words.
+    stopwords_description : str
+        The public description of the stopword list.
+    length
         N, a public parameter. ``"shortest"`` (the paper's choice, appendix B.1) is resolved by
         :meth:`with_length_from` to the smallest content-word count of the documents released
         together; the statement then says what that reveals.
-    fixed_length : {"truncate", "sample"}
+    fixed_length
         ``truncate`` keeps the first N content words and refuses documents with fewer;
         ``sample`` draws N words i.i.d. *with replacement* from the document's own content words
         (arXiv version 5.2), so it works for any document with at least one content word.
+    length_from_data : bool
+        Whether N was resolved from the documents (``"shortest"``); the statement says so.
+    decoder
+        ``"nearest"`` or ``"posterior"``: how a noisy vector becomes a word
+        (:mod:`~authormask.mechanisms.decoding`).
     """
 
     name = "emp-bag"
@@ -109,13 +136,40 @@ class EMPBag(_EMPBase):
         self.length_from_data = length_from_data
 
     def prepare(self, text: str) -> BagUnit:  # type: ignore[override]
-        """The document's :class:`BagUnit` (see :meth:`prepare_parts`)."""
+        """The document's :class:`BagUnit` (see :meth:`prepare_parts`).
+
+        Parameters
+        ----------
+        text
+            The document.
+
+        Returns
+        -------
+        BagUnit
+            Its unit.
+        """
         return next(self.prepare_parts(split_parts(text)))
 
     def prepare_parts(self, parts: Iterable[str]) -> Iterator[BagUnit]:
         """Read a document part by part, keeping only what the bag needs: the first N content
         words under ``truncate`` (a document with fewer is refused), the counts of every content
-        word otherwise. Yields one :class:`BagUnit`."""
+        word otherwise. Yields one :class:`BagUnit`.
+
+        Parameters
+        ----------
+        parts
+            The document, part by part.
+
+        Yields
+        ------
+        BagUnit
+            The document's one unit.
+
+        Raises
+        ------
+        InputError
+            If the document has fewer than N content words under ``truncate``.
+        """
         keep_words = self.fixed_length == "truncate" and self.length is not None
         words: list[str] = []
         counts: Counter[str] = Counter()
@@ -157,9 +211,33 @@ class EMPBag(_EMPBase):
         return tuple(words)
 
     def diagnostics(self, doc: BagUnit) -> dict[str, int]:  # type: ignore[override]
+        """The document's private counts, for the run report.
+
+        Parameters
+        ----------
+        doc
+            A prepared unit.
+
+        Returns
+        -------
+        dict[str, int]
+            Its private counts, by name.
+        """
         return dict(doc.diagnostics)
 
     def units(self, doc: BagUnit) -> int:  # type: ignore[override]
+        """The words snapped for the document: N (or its count, N not yet known).
+
+        Parameters
+        ----------
+        doc
+            A prepared unit.
+
+        Returns
+        -------
+        int
+            Its units of work.
+        """
         return self.length if self.length is not None else doc.available
 
     @property
@@ -168,12 +246,34 @@ class EMPBag(_EMPBase):
         return self.length is None
 
     def resolved_parameters(self) -> dict[str, Any]:
-        """``{"length": N}`` once N is known (it was "shortest" in the registry's parameters)."""
+        """``{"length": N}`` once N is known (it was "shortest" in the registry's parameters).
+
+        Returns
+        -------
+        dict[str, Any]
+            ``{"length": N}``, or ``{}``.
+        """
         return {"length": self.length} if isinstance(self.length, int) else {}
 
     def with_length_from(self, documents: Iterable[BagUnit]) -> EMPBag:
         """Resolve ``length="shortest"``: N = the smallest content-word count of ``documents``
-        (any iterable: a release passes them one at a time)."""
+        (any iterable: a release passes them one at a time).
+
+        Parameters
+        ----------
+        documents
+            Every document's unit.
+
+        Returns
+        -------
+        EMPBag
+            The mechanism with N resolved (itself when N was given).
+
+        Raises
+        ------
+        InvalidParameterError
+            If there is no document.
+        """
         if self.length is not None:
             return self
         smallest = min((d.available for d in documents), default=None)
@@ -201,6 +301,23 @@ class EMPBag(_EMPBase):
         return tuple(vocab[int(i)] for i in rows)
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The statement of ``emp-bag``: epsilon*N*E over bags of N words.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded (the statement says so, never the seed).
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+
+        Raises
+        ------
+        InvalidParameterError
+            If N is ``"shortest"`` and not resolved yet.
+        """
         if self.length is None:
             raise InvalidParameterError(
                 "N is 'shortest' and not resolved yet (the release resolves it from the documents)"
@@ -261,6 +378,27 @@ class EMPBag(_EMPBase):
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
+        """Each document's bag of N words, drawn and perturbed, in sorted order.
+
+        Parameters
+        ----------
+        documents
+            The prepared units.
+        rngs
+            One generator per unit (its document's).
+        progress
+            Called with the units of work done.
+
+        Returns
+        -------
+        list[Output]
+            One output per unit.
+
+        Raises
+        ------
+        InvalidParameterError
+            If N is ``"shortest"`` and not resolved yet.
+        """
         if self.length is None:
             raise InvalidParameterError("N is 'shortest' and not resolved yet")
         bags = []

@@ -74,6 +74,19 @@ class EarthMoversMechanism:
     post-processing (Lemma 3) and depends on the noisy vector only, so each word is released with
     ``epsilon * d_S``-privacy and a bag of N words with ``epsilon * N * E_{d_S}``-privacy
     (Theorems 1 and 4).
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary and its vectors.
+    epsilon
+        Per word (Euclidean distance of word vectors).
+    index
+        The vocabulary's search index (default: the shared one).
+    decoder
+        How a noisy vector becomes a word: ``"nearest"`` (the paper's) or ``"posterior"``.
+    never_sent
+        Words no input position holds (the stopwords): the posterior decoder gives them prior 0.
     """
 
     def __init__(
@@ -129,7 +142,20 @@ class EarthMoversMechanism:
     def noisy_vectors(
         self, rows: Sequence[int] | np.ndarray, *, random_state: RandomState = None
     ) -> np.ndarray:
-        """``Vec(w) + r p`` for every row (float64), noise drawn from ``random_state``."""
+        """``Vec(w) + r p`` for every row (float64), noise drawn from ``random_state``.
+
+        Parameters
+        ----------
+        rows
+            Vocabulary rows.
+        random_state
+            The noise's randomness: None, an int seed or a numpy Generator.
+
+        Returns
+        -------
+        np.ndarray
+            One noisy vector per row.
+        """
         rows_arr = np.asarray(rows, dtype=np.intp)
         x = self.embeddings.vectors[rows_arr].astype(np.float64)
         if rows_arr.size == 0:
@@ -137,14 +163,40 @@ class EarthMoversMechanism:
         return self.add_noise(x, random_state=random_state)
 
     def add_noise(self, x: np.ndarray, *, random_state: RandomState = None) -> np.ndarray:
-        """``x + r p`` for every row of ``x`` (Theorem 2; another per-word noise overrides it)."""
+        """``x + r p`` for every row of ``x`` (Theorem 2; another per-word noise overrides it).
+
+        Parameters
+        ----------
+        x
+            Vectors, one per row.
+        random_state
+            The noise's randomness: None, an int seed or a numpy Generator.
+
+        Returns
+        -------
+        np.ndarray
+            The noisy vectors.
+        """
         return sample_nd_laplace(x, epsilon=self.epsilon, random_state=random_state)
 
     def snap(
         self, noisy: np.ndarray, *, progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
         """``Vec^-1``: the decoded vocabulary row of every noisy vector (the exact nearest under
-        the paper's decoder, :mod:`~authormask.mechanisms.decoding`)."""
+        the paper's decoder, :mod:`~authormask.mechanisms.decoding`).
+
+        Parameters
+        ----------
+        noisy
+            Noisy vectors, one per row.
+        progress
+            Called with the number of vectors decoded.
+
+        Returns
+        -------
+        np.ndarray
+            One vocabulary row per vector.
+        """
         if noisy.shape[0] == 0:
             return np.zeros(0, dtype=np.intp)
         return self.decoder.decode(noisy, progress=progress)
@@ -156,7 +208,22 @@ class EarthMoversMechanism:
         random_state: RandomState = None,
         progress: Callable[[int], None] | None = None,
     ) -> np.ndarray:
-        """Apply K independently to vocabulary rows; returns the output rows (one per input)."""
+        """Apply K independently to vocabulary rows; returns the output rows (one per input).
+
+        Parameters
+        ----------
+        rows
+            Vocabulary rows.
+        random_state
+            The noise's randomness: None, an int seed or a numpy Generator.
+        progress
+            Called with the number of rows released.
+
+        Returns
+        -------
+        np.ndarray
+            One output row per input row.
+        """
         noisy = self.noisy_vectors(rows, random_state=random_state)
         return self.snap(noisy, progress=progress)
 
@@ -167,7 +234,22 @@ class EarthMoversMechanism:
         random_state: RandomState = None,
         progress: Callable[[int], None] | None = None,
     ) -> tuple[str, ...]:
-        """Apply K independently to each word (all words batched into one search)."""
+        """Apply K independently to each word (all words batched into one search).
+
+        Parameters
+        ----------
+        words
+            Vocabulary words.
+        random_state
+            The noise's randomness: None, an int seed or a numpy Generator.
+        progress
+            Called with the number of words released.
+
+        Returns
+        -------
+        tuple[str, ...]
+            One output word per input word.
+        """
         return words_perturbed(self, words, random_state=random_state, progress=progress)
 
     def perturb_documents(
@@ -180,6 +262,20 @@ class EarthMoversMechanism:
         """Perturb each document's words with its own generator; one batched search for all.
 
         A document's output depends on its words and its generator only, not on the batch.
+
+        Parameters
+        ----------
+        documents
+            Each document's vocabulary words.
+        rngs
+            One generator per document.
+        progress
+            Called with the number of words released.
+
+        Returns
+        -------
+        list[tuple[str, ...]]
+            Each document's output words.
         """
         noisy = [
             self.noisy_vectors([self.embeddings.index_of(w) for w in doc], random_state=rng)
@@ -205,7 +301,24 @@ def words_perturbed(
     progress: Callable[[int], None] | None = None,
 ) -> tuple[str, ...]:
     """``kernel.perturb_indices`` on the rows of ``words``, as words (every per-word kernel:
-    EMP, Mahalanobis, TEM, SanText)."""
+    EMP, Mahalanobis, TEM, SanText).
+
+    Parameters
+    ----------
+    kernel
+        A per-word kernel (its ``embeddings`` and ``perturb_indices``).
+    words
+        Vocabulary words.
+    random_state
+        The noise's randomness: None, an int seed or a numpy Generator.
+    progress
+        Called with the number of words released.
+
+    Returns
+    -------
+    tuple[str, ...]
+        One output word per input word.
+    """
     emb = kernel.embeddings
     rows = [emb.index_of(w) for w in words]
     out = kernel.perturb_indices(rows, random_state=random_state, progress=progress)
@@ -225,4 +338,21 @@ class WordKernel(Protocol):
         rngs: Sequence[np.random.Generator],
         *,
         progress: Callable[[int], None] | None = None,
-    ) -> list[tuple[str, ...]]: ...
+    ) -> list[tuple[str, ...]]:
+        """Each document's words released with its own generator.
+
+        Parameters
+        ----------
+        documents
+            Each document's vocabulary words.
+        rngs
+            One generator per document.
+        progress
+            Called with the number of words released.
+
+        Returns
+        -------
+        list[tuple[str, ...]]
+            Each document's output words.
+        """
+        ...

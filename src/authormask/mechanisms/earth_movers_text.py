@@ -197,6 +197,19 @@ class EMPText(_EMPBase):
 
     Unknown words must be mapped (the default) or kept: dropping them would leave holes that
     reveal where and how many there were, so ``oov="drop"`` is refused.
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary and its vectors.
+    epsilon
+        Per content word (Euclidean distance of word vectors).
+    preparer
+        Tokenising, stopwords and unknown words (``oov="drop"`` is refused).
+    stopwords_description
+        The public description of the stopword list.
+    decoder
+        How a noisy vector becomes a word: ``"nearest"`` or ``"posterior"``.
     """
 
     name = "emp-text"
@@ -226,10 +239,33 @@ class EMPText(_EMPBase):
 
     def prepare_parts(self, parts: Iterable[str]) -> Iterator[PreparedDocument]:
         """One prepared unit per part (text mode perturbs word by word); a document with no
-        content word at all is refused at its end."""
+        content word at all is refused at its end.
+
+        Parameters
+        ----------
+        parts
+            The document, part by part.
+
+        Returns
+        -------
+        Iterator[PreparedDocument]
+            One prepared unit per part.
+        """
         return self._parts(parts)
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The statement of ``emp-text``: epsilon*M-privacy over sequences of content words.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded (the statement says so, never the seed).
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+        """
         eps = self.epsilon
         return self._text_statement(
             seeded=seeded,
@@ -298,6 +334,22 @@ class EMPText(_EMPBase):
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
+        """Each unit's content words perturbed in place, the rest of the text kept.
+
+        Parameters
+        ----------
+        documents
+            The prepared units.
+        rngs
+            One generator per unit (its document's).
+        progress
+            Called with the units of work done.
+
+        Returns
+        -------
+        list[Output]
+            One output per unit.
+        """
         words = [
             self.unknown.replace(d.content_words, d.mapped, rng)
             for d, rng in zip(documents, rngs, strict=True)

@@ -261,6 +261,24 @@ def check_exponential_parameters(
     finite normal double, that ``rating_range`` is finite and >= 0, that
     ``epsilon * rating_range / (2 sensitivity) <= 2^40`` and that ``1 <= n_outputs <= 2^26``.
 
+    Parameters
+    ----------
+    epsilon
+        The privacy parameter, > 0.
+    sensitivity
+        The ratings' sensitivity, > 0.
+    rating_range
+        The most a row's ratings may span (max - min), >= 0.
+    n_outputs
+        The number of outputs of a row.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a parameter lies outside the range where the bound is proven.
+
+    Examples
+    --------
     >>> check_exponential_parameters(epsilon=1e4, sensitivity=1, rating_range=1, n_outputs=20_000)
     >>> try:
     ...     check_exponential_parameters(epsilon=1e13, sensitivity=1, rating_range=1, n_outputs=2)
@@ -298,6 +316,24 @@ def exponential_privacy_slack(
     ``rating_range`` or ``n_outputs`` inside the accepted ranges
     (:func:`check_exponential_parameters`).
 
+    Parameters
+    ----------
+    epsilon
+        The privacy parameter, > 0.
+    sensitivity
+        The ratings' sensitivity, > 0.
+    rating_range
+        The most a row's ratings may span (max - min), >= 0.
+    n_outputs
+        The number of outputs of a row.
+
+    Returns
+    -------
+    float
+        gamma.
+
+    Examples
+    --------
     >>> g = exponential_privacy_slack(epsilon=10, sensitivity=1, rating_range=1, n_outputs=20_000)
     >>> bool(0 < g < 1e-11)
     True
@@ -332,6 +368,22 @@ def exponential_probabilities(
     finite. Returns float64 probabilities of the same shape (each row sums to 1). Probabilities
     below the float64 range come out as 0 here; the sampler does not use this function.
 
+    Parameters
+    ----------
+    ratings
+        The ratings, one row per query.
+    epsilon
+        The privacy parameter, > 0.
+    sensitivity
+        The ratings' sensitivity, > 0.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        The probabilities, of the shape of ``ratings``.
+
+    Examples
+    --------
     >>> p = exponential_probabilities([0.0, 1.0], epsilon=2.0, sensitivity=1.0)
     >>> bool(np.isclose(p[1] / p[0], np.e))
     True
@@ -584,6 +636,31 @@ def sample_exponential(
     raises :class:`InvalidParameterError` (the caller's guarantee, on which ``epsilon`` rests,
     failed). When omitted, the observed spread of each row is checked against ``2^40`` nats.
 
+    Parameters
+    ----------
+    ratings
+        The ratings, one row per draw.
+    epsilon
+        The privacy parameter, > 0.
+    sensitivity
+        The ratings' sensitivity, > 0.
+    random_state
+        The randomness: None, an int seed or a numpy Generator.
+    rating_range
+        The range the caller guarantees for every row, or None.
+
+    Returns
+    -------
+    NDArray[np.int64]
+        One output index per row.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a row spans more than ``rating_range`` (or the parameters are refused).
+
+    Examples
+    --------
     >>> sample_exponential([[0.0, 1e9]], epsilon=1.0, sensitivity=1.0, random_state=0).tolist()
     [1]
     """
@@ -677,6 +754,27 @@ def implemented_weights(
     band's shared proposal weight, and its acceptance ``x_v / Q`` (or its decomposition).
     For tests and audits (module notes).
 
+    Parameters
+    ----------
+    ratings
+        One row of ratings.
+    epsilon
+        The privacy parameter, > 0.
+    sensitivity
+        The ratings' sensitivity, > 0.
+
+    Returns
+    -------
+    list[tuple[int, float, int]]
+        ``(q, a, k)`` per output.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``ratings`` is not one row.
+
+    Examples
+    --------
     >>> implemented_weights([0.0], epsilon=1.0, sensitivity=1.0)
     [(4503599627370497, 0.9999999999999998, 0)]
     """
@@ -721,6 +819,22 @@ def implemented_probabilities(
     ``w_v / sum w`` of :func:`implemented_weights` as exact fractions, given fair bits (the cost
     grows with the number of bits of tiny probabilities: use the weights for huge gaps).
 
+    Parameters
+    ----------
+    ratings
+        One row of ratings.
+    epsilon
+        The privacy parameter, > 0.
+    sensitivity
+        The ratings' sensitivity, > 0.
+
+    Returns
+    -------
+    list[Fraction]
+        The exact probability of each output.
+
+    Examples
+    --------
     >>> p = implemented_probabilities([0.0, -1e4], epsilon=2.0, sensitivity=1.0)
     >>> sum(p) == 1, p[1] > 0
     (True, True)
@@ -743,6 +857,27 @@ def sample_uniform_index(
     ``rng.integers`` draws bounded integers without bias, so every index has probability exactly
     ``1 / n_outputs`` (the Random-R baseline).
 
+    Parameters
+    ----------
+    n_rows
+        The number of indices, >= 0.
+    n_outputs
+        The number of outputs, >= 1.
+    random_state
+        The randomness: None, an int seed or a numpy Generator.
+
+    Returns
+    -------
+    NDArray[np.int64]
+        The indices.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``n_rows`` is not an integer >= 0.
+
+    Examples
+    --------
     >>> sample_uniform_index(3, 1, random_state=0).tolist()
     [0, 0, 0]
     """

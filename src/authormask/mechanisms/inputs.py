@@ -63,7 +63,17 @@ __all__ = ["EntityDocument", "EntityInputs", "entities_policy"]
 class EntityDocument:
     """A document as :class:`EntityInputs` prepares it: its parts, the entities of each, and
     the mechanism's units of the masked text (for counts, progress and whole-release
-    parameters before the release; the release itself under ``mask``)."""
+    parameters before the release; the release itself under ``mask``).
+
+    Attributes
+    ----------
+    parts
+        The document's parts, cleaned.
+    entities
+        The entities of each part.
+    masked
+        The mechanism's units of the masked text.
+    """
 
     parts: tuple[str, ...]
     entities: tuple[tuple[Entity, ...], ...]
@@ -75,7 +85,20 @@ class EntityDocument:
 
 
 def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
-    """The statement's ``entities`` policy for ``mode`` (what is done, and what remains)."""
+    """The statement's ``entities`` policy for ``mode`` (what is done, and what remains).
+
+    Parameters
+    ----------
+    mode
+        ``"surrogate"``, ``"keep"`` or ``"mask"``.
+    lists
+        The public lists surrogates are drawn from (named in the policy), or None.
+
+    Returns
+    -------
+    str
+        The policy.
+    """
     found = (
         f"people, places and organisations (the named-entity recogniser of spaCy {PIPELINE}: "
         "PERSON; GPE, LOC, FAC; ORG; each name found also wherever the same text stands "
@@ -137,11 +160,12 @@ class EntityInputs(Mechanism):
     ----------
     mechanism : Mechanism
         Any text mechanism (built by the registry, or by hand).
-    entities : {"surrogate", "keep", "mask"}
-        What is done with names, numbers and links before the mechanism runs.
-    recogniser : Recogniser, optional
+    entities
+        ``"surrogate"``, ``"keep"`` or ``"mask"``: what is done with names, numbers and links
+        before the mechanism runs.
+    recogniser
         Finds the entities (default: the packaged pipeline's, loaded at its first use).
-    lists : PublicLists, optional
+    lists
         The public lists surrogates are drawn from (default: the packaged ones).
     """
 
@@ -176,7 +200,18 @@ class EntityInputs(Mechanism):
 
     def prepare(self, text: str) -> Any:
         """``keep``: the mechanism's own preparation; otherwise the document's
-        :class:`EntityDocument`."""
+        :class:`EntityDocument`.
+
+        Parameters
+        ----------
+        text
+            The document.
+
+        Returns
+        -------
+        Any
+            Its prepared unit.
+        """
         if self.entities == "keep":
             return self.inner.prepare(text)
         return next(iter(self.prepare_parts([text])))
@@ -184,7 +219,18 @@ class EntityInputs(Mechanism):
     def prepare_parts(self, parts: Iterable[str]) -> Iterator[Any]:
         """``keep``: the mechanism's own units. Otherwise one :class:`EntityDocument` per
         document (the entities of every part found in batches, the masked text prepared by the
-        mechanism, which refuses what it would refuse)."""
+        mechanism, which refuses what it would refuse).
+
+        Parameters
+        ----------
+        parts
+            The document, part by part.
+
+        Yields
+        ------
+        Any
+            The document's units.
+        """
         if self.entities == "keep":
             yield from self.inner.prepare_parts(parts)
             return
@@ -198,6 +244,18 @@ class EntityInputs(Mechanism):
         yield EntityDocument(texts, found, masked)
 
     def diagnostics(self, document: Any) -> dict[str, Any]:
+        """The mechanism's counts (summed over the masked units) and the entities replaced.
+
+        Parameters
+        ----------
+        document
+            A prepared unit.
+
+        Returns
+        -------
+        dict[str, Any]
+            Its private counts, by name.
+        """
         if self.entities == "keep":
             return dict(self.inner.diagnostics(document))
         out: dict[str, Any] = {}
@@ -211,6 +269,18 @@ class EntityInputs(Mechanism):
         return out
 
     def units(self, document: Any) -> int:
+        """The mechanism's units of work of the document.
+
+        Parameters
+        ----------
+        document
+            A prepared unit.
+
+        Returns
+        -------
+        int
+            Its units of work.
+        """
         if self.entities == "keep":
             return int(self.inner.units(document))
         return sum(int(self.inner.units(u)) for u in document.masked)
@@ -222,17 +292,48 @@ class EntityInputs(Mechanism):
         return bool(self.inner.needs_all_documents)
 
     def with_length_from(self, documents: Iterable[Any]) -> EntityInputs:
-        """The mechanism's whole-release parameter resolved from the masked units."""
+        """The mechanism's whole-release parameter resolved from the masked units.
+
+        Parameters
+        ----------
+        documents
+            Every document's prepared unit.
+
+        Returns
+        -------
+        EntityInputs
+            The mechanism, resolved.
+        """
         units = documents if self.entities == "keep" else (u for d in documents for u in d.masked)
         resolved = copy.copy(self)
         resolved.inner = self.inner.with_length_from(units)
         return resolved
 
     def resolved_parameters(self) -> dict[str, Any]:
+        """The mechanism's resolved parameters.
+
+        Returns
+        -------
+        dict[str, Any]
+            The parameters fixed, by name.
+        """
         return dict(self.inner.resolved_parameters())
 
     def unchanged_probabilities(self, text: str, *, segments: int = 4) -> list[float] | None:
-        """The mechanism's, for the words it is given."""
+        """The mechanism's, for the words it is given.
+
+        Parameters
+        ----------
+        text
+            The text.
+        segments
+            The number of segments looked at.
+
+        Returns
+        -------
+        list[float] | None
+            One probability per token, or None.
+        """
         return self.inner.unchanged_probabilities(text, segments=segments)
 
     # --- release -------------------------------------------------------------------------------
@@ -244,6 +345,22 @@ class EntityInputs(Mechanism):
         *,
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
+        """Each document released by the mechanism, its entities replaced as ``entities`` says.
+
+        Parameters
+        ----------
+        documents
+            The prepared units.
+        rngs
+            One generator per unit (its document's).
+        progress
+            Called with the units of work done.
+
+        Returns
+        -------
+        list[Output]
+            One output per unit.
+        """
         if self.entities == "keep":
             return list(self.inner.perturb(documents, rngs, progress=progress))
         out: list[Output] = []
@@ -269,6 +386,18 @@ class EntityInputs(Mechanism):
             return list(document.masked), theirs
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The mechanism's statement with the ``entities`` policy added.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded (the statement says so, never the seed).
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+        """
         statement = self.inner.statement(seeded=seeded)
         policy = entities_policy(self.entities, self.lists)
         return dataclasses.replace(statement, policies={**statement.policies, "entities": policy})

@@ -43,6 +43,29 @@ def sample_laplace_radius(
     probability. The only floating-point effect is the rounding of ``R`` (53-bit uniforms), of the
     product and logarithm and of the final sum (relative error of order ``dimension * 2^-53``).
 
+    Parameters
+    ----------
+    size
+        The number of radii, >= 0.
+    dimension
+        n, the vectors' dimension.
+    epsilon
+        The privacy parameter, > 0.
+    random_state
+        The randomness: None, an int seed or a numpy Generator.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        The radii.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``epsilon`` is too small for float64, or ``size`` is not an integer >= 0.
+
+    Examples
+    --------
     >>> r = sample_laplace_radius(4, dimension=3, epsilon=2.0, random_state=0)
     >>> r.shape, bool(np.all(r > 0))
     ((4,), True)
@@ -68,6 +91,20 @@ def sample_unit_directions(
     Uses the normalised-Gaussian method cited by the paper (Marsaglia/Muller, ref. [34]): the
     standard normal in R^n is rotation invariant, so ``g / ||g||`` is uniform on the sphere. A draw
     with ``||g|| == 0`` (probability zero, but possible in floating point) is redrawn.
+
+    Parameters
+    ----------
+    size
+        The number of directions.
+    dimension
+        n, the dimension.
+    random_state
+        The randomness: None, an int seed or a numpy Generator.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        One unit vector per row.
     """
     dimension = check_positive_int(dimension, name="dimension")
     rng = check_random_state(random_state)
@@ -95,13 +132,24 @@ def sample_nd_laplace(
 
     Parameters
     ----------
-    vectors : array of shape (m, n) or (n,)
-        The points to perturb; computed in float64.
+    vectors
+        The points to perturb, one per row (shape (m, n), or (n,) for one point); computed in
+        float64.
     epsilon : float
         Privacy parameter per vector, ``> 0``; the unit is one vector and the metric is the
         Euclidean distance of R^n (so the scale of epsilon depends on the embedding's scale).
-    random_state : None, int or numpy Generator
+    random_state
         See :func:`authormask.randomness.check_random_state`.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        The noisy vectors, of the shape of ``vectors``.
+
+    Raises
+    ------
+    ValueError
+        If ``vectors`` is neither 1-D nor 2-D.
 
     Notes
     -----
@@ -120,6 +168,8 @@ def sample_nd_laplace(
     rounding (~1e-16 relative). Callers who use this function directly and release its
     real-valued output are outside that argument.
 
+    Examples
+    --------
     >>> z = sample_nd_laplace([[0.0, 0.0, 0.0]], epsilon=1.0, random_state=0)
     >>> z.shape
     (1, 3)

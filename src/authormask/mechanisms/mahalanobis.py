@@ -49,6 +49,23 @@ _SINGULAR = 1e-10
 def check_regularization(value: Any) -> float:
     """``lambda`` as a float in ``[0, 1]``, or a one-line refusal naming the value.
 
+    Parameters
+    ----------
+    value
+        The value given.
+
+    Returns
+    -------
+    float
+        lambda.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not a number in [0, 1].
+
+    Examples
+    --------
     >>> check_regularization(0.25)
     0.25
     """
@@ -74,6 +91,25 @@ def regularized_covariance(
     scaling makes the covariance's degrees of freedom irrelevant). ``lambda = 0`` gives ``I``,
     Earth Mover's Laplace noise.
 
+    Parameters
+    ----------
+    vectors
+        The vocabulary's vectors, one row per word.
+    regularization
+        lambda, in [0, 1].
+
+    Returns
+    -------
+    NDArray[np.float64]
+        ``Sigma_lambda``, n x n.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the covariance cannot be scaled (its trace is 0).
+
+    Examples
+    --------
     >>> regularized_covariance(np.array([[0.0, 0.0], [2.0, 0.0]]), 1.0).tolist()
     [[2.0, 0.0], [0.0, 0.0]]
     """
@@ -113,6 +149,17 @@ class MahalanobisMechanism(EarthMoversMechanism):
 
     ``regularization`` (lambda) must lie in [0, 1]; ``lambda = 1`` is refused where the
     covariance is singular (the noise would never move along some direction).
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary and its vectors.
+    epsilon
+        Per word (the distance ``d_R``).
+    regularization
+        lambda, in [0, 1].
+    index
+        The vocabulary's search index (default: the shared one).
     """
 
     def __init__(
@@ -143,7 +190,20 @@ class MahalanobisMechanism(EarthMoversMechanism):
     def noise(self, size: int, *, random_state: RandomState = None) -> NDArray[np.float64]:
         """``size`` noise vectors ``Z = Y * Sigma_lambda^(1/2) * X`` of Algorithm 1 (rows; density
         proportional to ``exp(-epsilon ||z||_RM)``), radius first, then direction, from one
-        generator."""
+        generator.
+
+        Parameters
+        ----------
+        size
+            The number of noise vectors.
+        random_state
+            The randomness: None, an int seed or a numpy Generator.
+
+        Returns
+        -------
+        NDArray[np.float64]
+            One noise vector per row.
+        """
         rng = check_random_state(random_state)
         n = self.embeddings.dimension
         radius = sample_laplace_radius(size, dimension=n, epsilon=self.epsilon, random_state=rng)
@@ -152,11 +212,37 @@ class MahalanobisMechanism(EarthMoversMechanism):
         return z
 
     def add_noise(self, x: np.ndarray, *, random_state: RandomState = None) -> np.ndarray:
-        """``x + Z`` for every row of ``x`` (``Vec(w) + Z`` of Algorithm 1)."""
+        """``x + Z`` for every row of ``x`` (``Vec(w) + Z`` of Algorithm 1).
+
+        Parameters
+        ----------
+        x
+            Vectors, one per row.
+        random_state
+            The randomness: None, an int seed or a numpy Generator.
+
+        Returns
+        -------
+        np.ndarray
+            The noisy vectors.
+        """
         return x + self.noise(x.shape[0], random_state=random_state)
 
     def distance(self, a: str, b: str) -> float:
-        """``d_R(Vec(a), Vec(b)) = ||S^-1 (Vec(a) - Vec(b))||_2``, the metric of the guarantee."""
+        """``d_R(Vec(a), Vec(b)) = ||S^-1 (Vec(a) - Vec(b))||_2``, the metric of the guarantee.
+
+        Parameters
+        ----------
+        a
+            A vocabulary word.
+        b
+            Another.
+
+        Returns
+        -------
+        float
+            Their distance.
+        """
         diff = self.embeddings.lookup([a])[0].astype(np.float64) - self.embeddings.lookup([b])[
             0
         ].astype(np.float64)

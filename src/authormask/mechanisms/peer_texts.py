@@ -73,6 +73,19 @@ class MahalanobisText(EMPText):
 
     Guarantee per word: ``epsilon * d_R`` (Xu et al. 2020); between two texts with the same
     skeleton, ``epsilon * sum_i d_R(v_i, v'_i)`` (sequential composition over positions).
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary and its vectors.
+    epsilon
+        Per word.
+    preparer
+        Tokenising, stopwords and unknown words.
+    stopwords_description
+        The public description of the stopword list.
+    regularization
+        lambda, in [0, 1] (:class:`MahalanobisMechanism`).
     """
 
     name = "mahalanobis"
@@ -121,6 +134,18 @@ class MahalanobisText(EMPText):
         )
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The statement of ``mahalanobis``: epsilon*d_R per word.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded (the statement says so, never the seed).
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+        """
         eps, lam = exact(self.epsilon), self.regularization
         euclid = (
             f"; every eigenvalue of Sigma_lambda is at least 1 - lambda = {exact(1.0 - lam)}, "
@@ -157,6 +182,19 @@ class TEMText(EMPText):
 
     Guarantee per word: ``epsilon * min(d, gamma)`` (Carvalho et al.: ``epsilon * d``); between
     two texts with the same skeleton, the sum over content positions.
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary and its vectors.
+    epsilon
+        Per word.
+    preparer
+        Tokenising, stopwords and unknown words.
+    stopwords_description
+        The public description of the stopword list.
+    gamma
+        The truncation threshold, > 0; None: :func:`tem_default_gamma`.
     """
 
     name = "tem"
@@ -204,6 +242,18 @@ class TEMText(EMPText):
         )
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The statement of ``tem``: epsilon*min(d, gamma) per word.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded (the statement says so, never the seed).
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+        """
         eps, g = exact(self.epsilon), exact(self.gamma)
         how = (
             "(2/epsilon) * ln((1 - beta)(K - 1)/beta) rounded up to 4 digits, beta = "
@@ -264,6 +314,18 @@ class SanText(EMPText):
         )
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The statement of ``santext``: epsilon*d_euc per word.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded (the statement says so, never the seed).
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+        """
         eps = exact(self.epsilon)
         diameter = upper(self.kernel.diameter)
         return self._text_statement(

@@ -37,7 +37,18 @@ __all__ = ["UnknownWords", "describe_unknown_policy"]
 
 
 def describe_unknown_policy(oov_map_to: str | None) -> str:
-    """The statement's line on unknown words under ``oov="map"``."""
+    """The statement's line on unknown words under ``oov="map"``.
+
+    Parameters
+    ----------
+    oov_map_to
+        The fixed word unknown words become, or None (drawn).
+
+    Returns
+    -------
+    str
+        The policy.
+    """
     if oov_map_to is not None:
         return (
             f"map (replaced by {oov_map_to!r}, which is then perturbed; at high epsilon the "
@@ -57,6 +68,15 @@ class UnknownWords:
 
     ``excluded`` are never drawn (the function words); ``fixed`` is a fixed ``oov_map_to``
     (then nothing is replaced: the preparer already put it there).
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary a replacement is drawn from.
+    excluded
+        The words never drawn (the function words).
+    fixed
+        A fixed ``oov_map_to``, or None.
     """
 
     def __init__(
@@ -81,7 +101,22 @@ class UnknownWords:
     def replace(
         self, words: Sequence[str], mapped: Sequence[int], rng: np.random.Generator
     ) -> tuple[str, ...]:
-        """``words`` with each position in ``mapped`` replaced by a drawn content word."""
+        """``words`` with each position in ``mapped`` replaced by a drawn content word.
+
+        Parameters
+        ----------
+        words
+            A document's content words.
+        mapped
+            The positions of its unknown words.
+        rng
+            The document's generator (a child of it draws the words).
+
+        Returns
+        -------
+        tuple[str, ...]
+            The words, the unknown ones replaced.
+        """
         if self.fixed is not None or not mapped:
             return tuple(words)
         child = rng.spawn(1)[0]

@@ -92,6 +92,18 @@ _BLOCK_ELEMENTS = 1 << 20
 def distance_relative_error(dimension: int) -> float:
     """``rho = 2^-40 + (n + 3) 2^-53``: the relative error bound of :class:`WordDistances`.
 
+    Parameters
+    ----------
+    dimension
+        n, the vectors' dimension.
+
+    Returns
+    -------
+    float
+        rho.
+
+    Examples
+    --------
     >>> distance_relative_error(50) < 1e-12
     True
     """
@@ -111,6 +123,11 @@ class WordDistances:
     (the word itself, near duplicates: here ``||x|| + max ||y||`` replaces ``||x|| + ||y||``)
     is recomputed directly as ``sqrt(sum (x_i - y_i)^2)``, relative error at most
     ``(n/2 + 2) u``.
+
+    Parameters
+    ----------
+    vectors
+        The vocabulary's vectors, one row per word (float32 values).
     """
 
     def __init__(self, vectors: NDArray[np.floating[Any]]) -> None:
@@ -267,6 +284,27 @@ def tem_default_gamma(epsilon: float, n_words: int, beta: float = TEM_BETA) -> f
     exactly and the same on every machine): the output lies in ``L_w`` with probability at
     least ``1 - beta`` (module notes).
 
+    Parameters
+    ----------
+    epsilon
+        The privacy parameter, > 0.
+    n_words
+        K, the vocabulary's size, >= 2.
+    beta
+        The probability bound of falling outside ``L_w``.
+
+    Returns
+    -------
+    float
+        gamma.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``n_words`` < 2.
+
+    Examples
+    --------
     >>> tem_default_gamma(10.0, 100_000)
     3.684
     """
@@ -283,6 +321,15 @@ class TruncatedExponentialMechanism(_VocabularyExponential):
     ``V \\ L_w`` (module notes). ``epsilon * min(d, gamma)``-private per word (Euclidean ``d``).
 
     ``gamma`` (> 0): the truncation threshold; ``None`` gives :func:`tem_default_gamma`.
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary and its vectors.
+    epsilon
+        Per word.
+    gamma
+        The truncation threshold, > 0; None: :func:`tem_default_gamma`.
     """
 
     def __init__(
@@ -301,12 +348,34 @@ class TruncatedExponentialMechanism(_VocabularyExponential):
         return self.gamma
 
     def scores(self, distances: NDArray[np.float64]) -> NDArray[np.float64]:
-        """``min(d, gamma)`` (in place)."""
+        """``min(d, gamma)`` (in place).
+
+        Parameters
+        ----------
+        distances
+            Distances (overwritten).
+
+        Returns
+        -------
+        NDArray[np.float64]
+            ``min(d, gamma)``.
+        """
         out: NDArray[np.float64] = np.minimum(distances, self.gamma, out=distances)
         return out
 
     def candidates(self, word: str) -> NDArray[np.intp]:
-        """``L_w``: the rows within distance ``gamma`` of ``word`` (for tests and reports)."""
+        """``L_w``: the rows within distance ``gamma`` of ``word`` (for tests and reports).
+
+        Parameters
+        ----------
+        word
+            A vocabulary word.
+
+        Returns
+        -------
+        NDArray[np.intp]
+            The rows of ``L_w``.
+        """
         d = self.distances(np.array([self.embeddings.index_of(word)], dtype=np.intp))[0]
         found: NDArray[np.intp] = np.flatnonzero(d <= self.gamma)
         return found
@@ -316,7 +385,15 @@ class SanTextMechanism(_VocabularyExponential):
     """SANTEXT (Yue et al. 2021): ``P[y | x]`` proportional to ``exp(-epsilon * d(x, y) / 2)``
     over the whole vocabulary, Euclidean ``d`` between word vectors; ``epsilon * d``-private per
     word, and at most ``epsilon * D``-private between any two words, ``D`` the vocabulary's
-    diameter."""
+    diameter.
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary and its vectors.
+    epsilon
+        Per word.
+    """
 
     def __init__(self, embeddings: Embeddings, *, epsilon: float) -> None:
         super().__init__(embeddings, epsilon=epsilon)
@@ -329,6 +406,18 @@ class SanTextMechanism(_VocabularyExponential):
         return self.diameter
 
     def scores(self, distances: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The distances themselves (SANTEXT scores ``d``).
+
+        Parameters
+        ----------
+        distances
+            Distances.
+
+        Returns
+        -------
+        NDArray[np.float64]
+            ``distances``.
+        """
         return distances
 
 
@@ -336,6 +425,18 @@ def diameter_bound(embeddings: Embeddings) -> float:
     """An upper bound on the distance between any two words: twice the largest distance to the
     centroid (triangle inequality), rounded up by a relative 1e-9, far above float64 rounding.
 
+    Parameters
+    ----------
+    embeddings
+        The vocabulary and its vectors.
+
+    Returns
+    -------
+    float
+        The bound.
+
+    Examples
+    --------
     >>> from authormask.embeddings import Embeddings
     >>> e = Embeddings("line", "doctest", ("a", "b", "c"), np.array([[0.0], [1.0], [2.0]]))
     >>> 2.0 <= diameter_bound(e) < 2.000001

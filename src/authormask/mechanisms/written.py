@@ -96,7 +96,17 @@ TITLE = (
 @dataclass(frozen=True)
 class ContentUnit:
     """Up to :data:`UNIT_WORDS` content words of a document, in order; ``first``: the unit opens
-    its document. ``diagnostics`` are private counts."""
+    its document. ``diagnostics`` are private counts.
+
+    Attributes
+    ----------
+    words
+        The content words, in order.
+    first
+        Whether the unit opens its document.
+    diagnostics
+        Private counts.
+    """
 
     words: tuple[str, ...]
     first: bool
@@ -113,7 +123,15 @@ def all_function_words(listed: frozenset[str]) -> frozenset[str]:
 class ContentPreparer:
     """A document's content words (module notes): canonical tokens, lower-cased; a word is a
     function word if it is in :func:`all_function_words` of ``function_words``, else a content
-    word, kept if it has a vector in ``embeddings`` and dropped otherwise."""
+    word, kept if it has a vector in ``embeddings`` and dropped otherwise.
+
+    Parameters
+    ----------
+    embeddings
+        The content words' vocabulary.
+    function_words
+        The listed function words (with the clitics: :func:`all_function_words`).
+    """
 
     def __init__(self, embeddings: Embeddings, *, function_words: frozenset[str]) -> None:
         self.embeddings = embeddings
@@ -121,7 +139,18 @@ class ContentPreparer:
 
     def units(self, parts: Iterable[str]) -> Iterator[ContentUnit]:
         """The content units of a document arriving in ``parts``; a document without content
-        words (K = 0, whatever else it holds) is one empty unit, released as an empty text."""
+        words (K = 0, whatever else it holds) is one empty unit, released as an empty text.
+
+        Parameters
+        ----------
+        parts
+            The document, part by part.
+
+        Yields
+        ------
+        ContentUnit
+            The units, in order.
+        """
         state: Any = None  # the reading state of the canonical tokeniser between parts
         pending: list[str] = []
         counts = {"words": 0, "function_words": 0, "dropped": 0}  # private, per unit
@@ -156,7 +185,23 @@ class ContentPreparer:
 
 class ContextKernel:
     """The sampler of ``emp-write``: Earth Mover's noise on each content word (Theorem 2) and a
-    decoder that sees the noisy vectors only (:meth:`snap_sequences`)."""
+    decoder that sees the noisy vectors only (:meth:`snap_sequences`).
+
+    Parameters
+    ----------
+    embeddings
+        The content words' vocabulary and vectors.
+    epsilon
+        Per content word.
+    decoder
+        ``"context"``, ``"posterior"`` or ``"nearest"``.
+    writer
+        The public language model whose prior the ``context`` decoder uses.
+    never_sent
+        The words no content position holds (prior 0).
+    prior_weight
+        The weight of the writer's prior, > 0.
+    """
 
     def __init__(
         self,
@@ -213,17 +258,51 @@ class ContextKernel:
         return self._sequence
 
     def describe(self) -> str:
+        """The public description of the decoder (for the statement).
+
+        Returns
+        -------
+        str
+            The description.
+        """
         if self.decoder_name == "context":
             return self.sequence_decoder.describe()
         return self.noise.decoder.describe()
 
     def noisy_vectors(self, rows: Sequence[int] | np.ndarray, *, random_state: Any = None) -> Any:
+        """``Vec(w) + r p`` for every row (Earth Mover's noise).
+
+        Parameters
+        ----------
+        rows
+            Vocabulary rows.
+        random_state
+            The noise's randomness: None, an int seed or a numpy Generator.
+
+        Returns
+        -------
+        Any
+            One noisy vector per row.
+        """
         return self.noise.noisy_vectors(rows, random_state=random_state)
 
     def snap_sequences(
         self, noisy: list[np.ndarray], *, progress: Callable[[int], None] | None = None
     ) -> list[np.ndarray]:
-        """Each document's decoded rows, from its noisy vectors alone."""
+        """Each document's decoded rows, from its noisy vectors alone.
+
+        Parameters
+        ----------
+        noisy
+            Each document's noisy vectors.
+        progress
+            Called with the number of vectors decoded.
+
+        Returns
+        -------
+        list[np.ndarray]
+            Each document's vocabulary rows.
+        """
         if self.decoder_name == "context":
             return self.sequence_decoder.decode_sequences(noisy, progress=progress)
         sizes = np.cumsum([len(z) for z in noisy])[:-1]
@@ -240,14 +319,18 @@ class EMPWrite(Mechanism):
         The content words' vocabulary and every word's vector.
     epsilon : float
         Per content word (Euclidean distance of word vectors).
-    function_words : frozenset of str
+    function_words
         The words that are not content words (with the clitics); never released.
     function_words_description : str
         Their public description (for the statement).
     writer : SkeletonWriter
         The public language model that writes the rest and gives the decoder its prior.
-    decoder : {"context", "posterior", "nearest"}
-        How noisy vectors become words; default ``context``.
+    decoder
+        ``"context"``, ``"posterior"`` or ``"nearest"``: how noisy vectors become words;
+        default ``context``.
+    prior_weight : float
+        The weight of the writer's prior in the ``context`` decoder, > 0
+        (:class:`~authormask.mechanisms.decoding.SequenceDecoder`).
     """
 
     name = "emp-write"
@@ -283,7 +366,13 @@ class EMPWrite(Mechanism):
 
     def without_noise(self) -> EMPWrite:
         """This mechanism with its kernel (its one sampler, ``samplers=("kernel",)`` in its
-        registry spec) replaced by the identity; its public writer still writes."""
+        registry spec) replaced by the identity; its public writer still writes.
+
+        Returns
+        -------
+        EMPWrite
+            The copy.
+        """
         off = copy.copy(self)
         off.kernel = IdentityKernel(self.kernel.embeddings)  # type: ignore[assignment]
         return off
@@ -291,22 +380,86 @@ class EMPWrite(Mechanism):
     # --- preparation ------------------------------------------------------------------------
 
     def prepare(self, text: str) -> ContentUnit:
-        """The content unit of a text of at most :data:`UNIT_WORDS` content words."""
+        """The content unit of a text of at most :data:`UNIT_WORDS` content words.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        ContentUnit
+            Its unit.
+
+        Raises
+        ------
+        InvalidParameterError
+            If the text has more than one unit.
+        """
         units = list(self.preparer.units([text]))
         if len(units) != 1:
             raise InvalidParameterError("prepare takes a text of one unit; use prepare_parts()")
         return units[0]
 
     def prepare_parts(self, parts: Iterable[str]) -> Iterator[ContentUnit]:
+        """The content units of a document arriving in ``parts``.
+
+        Parameters
+        ----------
+        parts
+            The document, part by part.
+
+        Returns
+        -------
+        Iterator[ContentUnit]
+            Its units, in order.
+        """
         return self.preparer.units(parts)
 
     def prepare_text(self, text: str) -> list[ContentUnit]:
+        """Every content unit of a text of any length.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        list[ContentUnit]
+            Its units, in order.
+        """
         return list(self.preparer.units(split_parts(text)))
 
     def diagnostics(self, unit: ContentUnit) -> dict[str, int]:
+        """The unit's private counts, for the run report.
+
+        Parameters
+        ----------
+        unit
+            A prepared unit.
+
+        Returns
+        -------
+        dict[str, int]
+            Its private counts, by name.
+        """
         return dict(unit.diagnostics)
 
     def units(self, unit: ContentUnit) -> int:
+        """The unit's content words, the work it takes.
+
+        Parameters
+        ----------
+        unit
+            A prepared unit.
+
+        Returns
+        -------
+        int
+            Its units of work.
+        """
         return len(unit.words)
 
     # --- release ----------------------------------------------------------------------------
@@ -320,7 +473,22 @@ class EMPWrite(Mechanism):
     ) -> list[Output]:
         """Each unit draws from its generator its noise (in word order) and, right after it, the
         seed of the writer's own generator, so a unit's draws never depend on the batch it is
-        released in; the words are decoded from the noisy vectors alone, then written."""
+        released in; the words are decoded from the noisy vectors alone, then written.
+
+        Parameters
+        ----------
+        documents
+            The prepared units.
+        rngs
+            One generator per unit (its document's).
+        progress
+            Called with the units of work done.
+
+        Returns
+        -------
+        list[Output]
+            One output per unit.
+        """
         emb = self.embeddings
         noisy: list[np.ndarray] = []
         writer_seeds: list[int] = []
@@ -341,6 +509,18 @@ class EMPWrite(Mechanism):
     # --- statement --------------------------------------------------------------------------
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
+        """The statement of ``emp-write``: epsilon per content word.
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded (the statement says so, never the seed).
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+        """
         eps = self.epsilon
         e = self.embeddings.identity
         w = self.writer.identity

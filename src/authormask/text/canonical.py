@@ -150,7 +150,15 @@ def normalise(text: str) -> str:
 class SkeletonState:
     """Where the canonical token stream stands between two tokens: the previous token (``None``
     at the start of the document, ``""`` after a word, else the mark) and whether the next word
-    starts a sentence. A function of the canonical tokens (all that rendering needs)."""
+    starts a sentence. A function of the canonical tokens (all that rendering needs).
+
+    Attributes
+    ----------
+    previous
+        The previous token: None at the start of the document, ``""`` after a word, else the mark.
+    sentence_start
+        Whether the next word starts a sentence.
+    """
 
     previous: str | None = None
     sentence_start: bool = True
@@ -165,7 +173,21 @@ class ReadingState:
     quotation is open (module notes, step 3), the last character read (``""`` at the start),
     the line breaks since the last token (two or more: a paragraph boundary) and whether the
     part before ended in a ``\\r`` (whose ``\\n``, first in the next part, ends the same line
-    break). Only the reading uses the last four; they are never rendered."""
+    break). Only the reading uses the last four; they are never rendered.
+
+    Attributes
+    ----------
+    skeleton
+        The skeleton state.
+    quote_open
+        Whether a quotation is open.
+    last
+        The last character read (``""`` at the start).
+    breaks
+        The line breaks since the last token.
+    carriage_return
+        Whether the part before ended in a carriage return.
+    """
 
     skeleton: SkeletonState = _START
     quote_open: bool = False
@@ -222,6 +244,22 @@ def canonical_tokens(
     """The canonical tokens of ``text`` as ``(is_word, token)`` (words in lower case, marks
     reduced: module notes), read on from ``state``; and the state after them.
 
+    Parameters
+    ----------
+    text
+        The next part of the document.
+    state
+        Where the reading stands (the start of a document by default).
+    marks
+        ``"canonical"`` or ``"minimal"``: how far marks are reduced.
+
+    Returns
+    -------
+    tuple[list[tuple[bool, str]], ReadingState]
+        The tokens, and the state after them.
+
+    Examples
+    --------
     >>> toks, _ = canonical_tokens("Wait!!! Don't \u2014\u2014 go...")
     >>> [t for _, t in toks]
     ['wait', '!', 'do', "n't", '-', 'go', '.']
@@ -297,6 +335,23 @@ class CanonicalUnit:
     placeholder, its index in ``mapped``: :mod:`authormask.mechanisms.unknown`),
     ``function_words`` those fed to the function-word mechanism, ``start`` the skeleton state
     before the first token. ``diagnostics`` are private counts.
+
+    Attributes
+    ----------
+    kinds
+        Every token's kind, in order.
+    marks
+        The marks, in order.
+    content_words
+        The words fed to the content mechanism.
+    function_words
+        The words fed to the function-word mechanism.
+    start
+        The skeleton state before the first token.
+    diagnostics
+        Private counts.
+    mapped
+        The indexes in ``content_words`` of the unknown words mapped.
     """
 
     kinds: tuple[Kind, ...]
@@ -318,6 +373,17 @@ class CanonicalPreparer:
     ``function_words`` is the closed class perturbed within itself; only those with a vector in
     ``embeddings`` count (a listed word without one is an ordinary word). When ``n't`` is one,
     the auxiliaries of negative contractions (``ca`` of ``can't``, ``wo`` of ``won't``) are too.
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary of the content and function words.
+    function_words
+        The closed class of function words.
+    oov_map_to
+        The word an unknown word becomes (in ``embeddings``, not a function word), or None.
+    marks
+        ``"canonical"`` or ``"minimal"``: how far marks are reduced.
     """
 
     def __init__(
@@ -349,7 +415,23 @@ class CanonicalPreparer:
 
     def units(self, parts: Iterable[str]) -> Iterator[CanonicalUnit]:
         """The canonical units of a document that arrives in ``parts``; a document with no word
-        at all is refused at its end."""
+        at all is refused at its end.
+
+        Parameters
+        ----------
+        parts
+            The document, part by part.
+
+        Yields
+        ------
+        CanonicalUnit
+            The units, in order.
+
+        Raises
+        ------
+        InputError
+            If the document has no word.
+        """
         state = _READ_START
         pending: list[tuple[bool, str]] = []
         start = _START
@@ -375,7 +457,23 @@ class CanonicalPreparer:
             yield self._unit(pending, start)
 
     def prepare(self, text: str) -> CanonicalUnit:
-        """The canonical unit of a short text (at most :data:`UNIT_WORDS` words)."""
+        """The canonical unit of a short text (at most :data:`UNIT_WORDS` words).
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        CanonicalUnit
+            Its one unit.
+
+        Raises
+        ------
+        InvalidParameterError
+            If the text has more than one unit.
+        """
         units = list(self.units([text]))
         if len(units) != 1:
             raise InvalidParameterError("prepare takes a text of one unit; use units()")
@@ -434,6 +532,22 @@ def render_canonical(unit: CanonicalUnit, content: Sequence[str], function: Sequ
     its word positions (module notes). A unit after the first begins with the space that
     separates it from the one before.
 
+    Parameters
+    ----------
+    unit
+        The unit.
+    content
+        The released content words, one per content position.
+    function
+        The released function words, one per function position.
+
+    Returns
+    -------
+    str
+        The released text of the unit.
+
+    Examples
+    --------
     >>> from authormask.embeddings import Embeddings
     >>> import numpy as np
     >>> words = ("the", "cat", "sat", "unknown", "i", "n't", "do")

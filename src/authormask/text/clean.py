@@ -232,6 +232,18 @@ def clean_text(text: str) -> str:
     a letter or a digit, line breaks and spaces (tabs too) written plainly, in Unicode NFKC
     (module notes).
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    str
+        The cleaned text.
+
+    Examples
+    --------
     >>> clean_text("com\\u00admit\\u200btee\\ufeff met\\u00a0\\u202etoday\\u202c\\x07.\\r\\n")
     'committee met today.\\n'
     >>> clean_text("\\uff37\\uff4f\\uff52\\uff44 \\ufb01ne")

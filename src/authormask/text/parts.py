@@ -34,7 +34,18 @@ class PartSplitter:
         self._scanned = PART_CHARS  # where the search for the next cut goes on
 
     def feed(self, text: str) -> Iterator[str]:
-        """Add ``text``; yield every part that is now complete."""
+        """Add ``text``; yield every part that is now complete.
+
+        Parameters
+        ----------
+        text
+            The next text of the document.
+
+        Yields
+        ------
+        str
+            The parts now complete.
+        """
         self._buf += text
         start = 0
         buf = self._buf
@@ -54,7 +65,13 @@ class PartSplitter:
         self._buf = buf[start:]
 
     def close(self) -> Iterator[str]:
-        """Yield the last part (if any)."""
+        """Yield the last part (if any).
+
+        Yields
+        ------
+        str
+            The last part.
+        """
         if self._buf:
             part, self._buf = self._buf, ""
             yield part
@@ -63,6 +80,18 @@ class PartSplitter:
 def split_parts(text: str) -> Iterator[str]:
     """The parts of ``text`` (their concatenation is ``text``).
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Yields
+    ------
+    str
+        Its parts, in order.
+
+    Examples
+    --------
     >>> list(split_parts("a b"))
     ['a b']
     >>> [len(p) for p in split_parts("x" * PART_CHARS + "\\r\\nnext line")]

@@ -70,6 +70,23 @@ class PreparedDocument:
     order; ``content_positions`` their token indices (an ``oov-mapped`` token is a content
     position whose word is the preparer's ``oov_map_to``, or its placeholder). ``roles`` gives
     each token's fate; ``mapped`` the indices into ``content_words`` of the unknown words.
+
+    Attributes
+    ----------
+    text
+        The cleaned text.
+    tokens
+        Its tokens.
+    roles
+        Each token's role.
+    content_words
+        The words fed to the mechanism, in document order.
+    content_positions
+        Their token indices.
+    kept_oov_words
+        The unknown words kept as they are.
+    mapped
+        The indices into ``content_words`` of the unknown words mapped.
     """
 
     text: str
@@ -81,6 +98,18 @@ class PreparedDocument:
     mapped: tuple[int, ...] = ()
 
     def count(self, role: Role) -> int:
+        """The number of tokens whose role is ``role``.
+
+        Parameters
+        ----------
+        role
+            A role.
+
+        Returns
+        -------
+        int
+            The count.
+        """
         return sum(1 for r in self.roles if r == role)
 
     @property
@@ -91,7 +120,19 @@ class PreparedDocument:
 
 @dataclass(frozen=True)
 class FixedLengthBag:
-    """The N words that enter the mechanism, and how they were chosen."""
+    """The N words that enter the mechanism, and how they were chosen.
+
+    Attributes
+    ----------
+    words
+        The N words.
+    length
+        N.
+    method
+        ``"truncate"`` or ``"sample"``.
+    available
+        The number of content words of the document.
+    """
 
     words: tuple[str, ...]
     length: int
@@ -111,11 +152,12 @@ class TextPreparer:
     ----------
     embeddings : Embeddings
         Words without a vector are out of vocabulary.
-    stopwords : iterable of str, optional
+    stopwords
         Removed in bag mode, passed through unchanged in text mode. Default: the English list.
-    oov : {"drop", "keep", "map"}
-        Out-of-vocabulary policy (see the module docstring).
-    oov_map_to : str or None
+    oov
+        ``"drop"``, ``"keep"`` or ``"map"``: the out-of-vocabulary policy (see the module
+        docstring).
+    oov_map_to
         The in-vocabulary word OOV words become under ``oov="map"``; ``None`` (the default): a
         word drawn at random by the mechanism (module notes).
     """
@@ -147,7 +189,25 @@ class TextPreparer:
         """Clean (:func:`~authormask.text.clean.clean_text`: invisible and control characters
         removed, NFKC), tokenise, lowercase and classify every token; raise ``InputError`` if
         nothing is left (unless ``require_content`` is False: a part of a longer document may
-        have no content word). The document's ``text`` is the cleaned text."""
+        have no content word). The document's ``text`` is the cleaned text.
+
+        Parameters
+        ----------
+        text
+            The document.
+        require_content
+            Whether a document without content is refused.
+
+        Returns
+        -------
+        PreparedDocument
+            The prepared document.
+
+        Raises
+        ------
+        InputError
+            If the document is empty, or has no content word (when ``require_content``).
+        """
         text = clean_text(text)
         if require_content and not text.strip():
             raise InputError("document is empty or whitespace only")
@@ -244,6 +304,31 @@ def fixed_length_bag(
     words i.i.d. *with replacement* from the document's words (arXiv version 5.2), so any
     document with at least one content word gives a bag of N.
 
+    Parameters
+    ----------
+    words
+        The document's content words, in order.
+    length
+        N, >= 1.
+    method
+        ``"truncate"`` or ``"sample"``.
+    random_state
+        The randomness of ``sample``: None, an int seed or a numpy Generator.
+
+    Returns
+    -------
+    FixedLengthBag
+        The N words and how they were chosen.
+
+    Raises
+    ------
+    InputError
+        If there are no words, or fewer than N with ``truncate``.
+    InvalidParameterError
+        If ``length`` or ``method`` is invalid.
+
+    Examples
+    --------
     >>> fixed_length_bag(("a", "b", "c"), length=2).words
     ('a', 'b')
     >>> len(fixed_length_bag(("a",), length=3, method="sample", random_state=0).words)

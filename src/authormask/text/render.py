@@ -24,6 +24,20 @@ def match_case(original: str, replacement: str) -> str:
     ALL CAPS (two or more cased letters, all upper) gives upper case, a capitalised word gives a
     capitalised replacement, anything else leaves ``replacement`` as it is.
 
+    Parameters
+    ----------
+    original
+        The word replaced.
+    replacement
+        The word that replaces it.
+
+    Returns
+    -------
+    str
+        ``replacement``, capitalised as ``original``.
+
+    Examples
+    --------
     >>> match_case("NASA", "agency"), match_case("Chicago", "boston"), match_case("iPhone", "ipad")
     ('AGENCY', 'Boston', 'ipad')
     """
@@ -47,6 +61,25 @@ def render_text(document: PreparedDocument, replacements: Sequence[str]) -> str:
     replacements differs from the number of content positions, or if a replacement is empty or
     contains whitespace (it would change the text's layout).
 
+    Parameters
+    ----------
+    document
+        The prepared document.
+    replacements
+        One word per content position.
+
+    Returns
+    -------
+    str
+        The released text.
+
+    Raises
+    ------
+    InvalidParameterError
+        On an ``oov-dropped`` token, a count that differs, or an empty or spaced replacement.
+
+    Examples
+    --------
     >>> from authormask.embeddings import Embeddings
     >>> from authormask.text import TextPreparer
     >>> import numpy as np

@@ -33,6 +33,18 @@ def split_sentences(text: str) -> list[str]:
     A full stop after a common abbreviation (``Mr.``, ``U.S.``, ``Corp.``) or a single capital
     letter (an initial) does not end a sentence.
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    list[str]
+        Its sentences, stripped.
+
+    Examples
+    --------
     >>> split_sentences("Mr. Smith went to Washington. He met the U.S. envoy! Then? Home.")
     ['Mr. Smith went to Washington.', 'He met the U.S. envoy!', 'Then?', 'Home.']
     """
@@ -61,6 +73,18 @@ def word_tokens(text: str) -> list[str]:
     Clitics are separate tokens, with an ASCII apostrophe
     (:func:`~authormask.text.tokens.tokenize`).
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    list[str]
+        Its tokens, lower-cased.
+
+    Examples
+    --------
     >>> word_tokens("The U.S. didn\u2019t say!")
     ['the', 'u', '.', 's', '.', 'did', "n't", 'say', '!']
     """
@@ -75,6 +99,17 @@ class Segmentation:
     longer than the limit and were cut into consecutive segments (never truncated).
     ``paragraph_starts`` are the indices of the segments that begin a new paragraph (after a
     blank line), so a released text can keep the input's paragraphs.
+
+    Attributes
+    ----------
+    segments
+        The segments' tokens.
+    sentences
+        The number of sentences found.
+    split_sentences
+        The number of sentences cut into several segments.
+    paragraph_starts
+        The indices of the segments that begin a new paragraph.
     """
 
     segments: tuple[tuple[str, ...], ...]
@@ -90,6 +125,18 @@ class Segmentation:
         """One text per segment joined as the input was laid out: a space inside a paragraph,
         a blank line between paragraphs.
 
+        Parameters
+        ----------
+        texts
+            One text per segment.
+
+        Returns
+        -------
+        str
+            The joined text.
+
+        Examples
+        --------
         >>> seg = segment_text("One two. Three.\\n\\nFour five.", max_length=10)
         >>> seg.join(["a b.", "c.", "d e."])
         'a b. c.\\n\\nd e.'
@@ -108,6 +155,20 @@ def segment_text(text: str, *, max_length: int) -> Segmentation:
     cleaned text (:func:`~authormask.text.clean.clean_text`: invisible and control characters
     removed, line breaks and spaces written plainly, NFKC).
 
+    Parameters
+    ----------
+    text
+        The text.
+    max_length
+        The most tokens of a segment, >= 1.
+
+    Returns
+    -------
+    Segmentation
+        The segments.
+
+    Examples
+    --------
     >>> seg = segment_text("One two three four five. Six seven.", max_length=3)
     >>> [list(s) for s in seg.segments], seg.split_sentences
     ([['one', 'two', 'three'], ['four', 'five', '.'], ['six', 'seven', '.']], 1)
@@ -145,6 +206,18 @@ def detokenize(tokens: list[str] | tuple[str, ...]) -> str:
     """Join tokens into readable text: no space before closing punctuation or a clitic, or after
     opening punctuation.
 
+    Parameters
+    ----------
+    tokens
+        The tokens.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Examples
+    --------
     >>> detokenize(["the", "price", "(", "in", "$", "5", ")", "rose", ",", "it", "said", "."])
     'the price (in $5) rose, it said.'
     >>> detokenize(["we", "do", "n't", "know", "what", "she", "'s", "seen", "."])

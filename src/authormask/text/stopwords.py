@@ -15,6 +15,13 @@ __all__ = ["default_stopwords", "describe_stopwords", "list_words", "load_stopwo
 
 @lru_cache(maxsize=1)
 def default_stopwords() -> frozenset[str]:
+    """The packaged English stopword list (NLTK-derived), lower-cased.
+
+    Returns
+    -------
+    frozenset[str]
+        The words.
+    """
     text = files("authormask").joinpath("data/stopwords_en.txt").read_text(encoding="utf-8")
     return frozenset(w.strip().lower() for w in text.splitlines() if w.strip())
 
@@ -23,6 +30,20 @@ def describe_stopwords(words: frozenset[str], kind: str) -> str:
     """Public identity of a stopword list: its kind, size and the sha256 of its sorted words
     (never a file name, which could identify the user).
 
+    Parameters
+    ----------
+    words
+        The list's words.
+    kind
+        What the list is (``"english (NLTK-derived list)"``, ``"a custom list"``).
+
+    Returns
+    -------
+    str
+        The list's kind, size and hash.
+
+    Examples
+    --------
     >>> describe_stopwords(frozenset({"the", "a"}), "a custom list")  # doctest: +ELLIPSIS
     'a custom list, 2 words, sha256 ...'
     """
@@ -38,6 +59,18 @@ def list_words(words: frozenset[str]) -> str:
     :func:`describe_stopwords` computes it) and every word, sorted, one space between two. A
     statement builds it from the very set the mechanism uses, never from a second list.
 
+    Parameters
+    ----------
+    words
+        The class's words.
+
+    Returns
+    -------
+    str
+        Its size, hash and words.
+
+    Examples
+    --------
     >>> list_words(frozenset({"the", "a", "n't"}))  # doctest: +ELLIPSIS
     "3 words, sha256 ...: a n't the"
     """
@@ -49,6 +82,21 @@ def load_stopwords(spec: str | Path | None) -> tuple[frozenset[str], str]:
 
     ``None`` or ``"english"``: the default list; ``"none"``: no stopwords; otherwise a UTF-8 file
     with one word per line.
+
+    Parameters
+    ----------
+    spec
+        None, ``"english"``, ``"none"``, or the path of a word list.
+
+    Returns
+    -------
+    tuple[frozenset[str], str]
+        The words and their public description.
+
+    Raises
+    ------
+    InputError
+        If the file is missing or cannot be read as UTF-8.
     """
     if spec is None or str(spec) == "english":
         words = default_stopwords()

@@ -104,7 +104,19 @@ _CLITIC_END = re.compile(
 
 @dataclass(frozen=True)
 class Token:
-    """A token and its span ``text[start:end]``; ``is_word`` is False for punctuation."""
+    """A token and its span ``text[start:end]``; ``is_word`` is False for punctuation.
+
+    Attributes
+    ----------
+    text
+        The token as written.
+    start
+        Its start in the text.
+    end
+        Its end in the text.
+    is_word
+        False for punctuation.
+    """
 
     text: str
     start: int
@@ -137,6 +149,20 @@ def tokenize(text: str, *, compounds: bool = False) -> list[Token]:
     Every token is ``text[token.start:token.end]``; clitics are split off (module docstring).
     ``compounds``: URLs, e-mail addresses and numbers are one word token each (module docstring).
 
+    Parameters
+    ----------
+    text
+        The text.
+    compounds
+        Whether URLs, e-mail addresses and numbers are one token each.
+
+    Returns
+    -------
+    list[Token]
+        The tokens, in order.
+
+    Examples
+    --------
     >>> [t.text for t in tokenize("The President's press-conference, in Chicago! Don't.")]
     ['The', 'President', "'s", 'press-conference', ',', 'in', 'Chicago', '!', 'Do', "n't", '.']
     >>> [t.text for t in tokenize("Up 12.4% at 10:30, see www.x.org.", compounds=True)]
