@@ -607,3 +607,23 @@ def test_stderr_beside_standard_output_names_no_path_inside_the_input_folders(
     code, _, err = invoke(["obfuscate", str(folder), *common, "-o", str(tmp_path / "o"),
                            "--no-history"])  # fmt: skip
     assert code == 0 and "diary-pipe" in err and "old.DO-NOT-PUBLISH" in err, err
+
+
+def test_a_missing_input_is_refused_before_the_mechanism_is_built(
+    invoke: Callable[[list[str]], tuple[int, str, str]],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    one_line_error: Callable[..., None],
+) -> None:
+    # a newcomer waited 15 s (emp-write's vectors and models loading) to read "input file not
+    # found": the inputs are found before the mechanism is built
+    import authormask.core
+
+    def building(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the mechanism was built before the input was found")
+
+    monkeypatch.setattr(authormask.core, "create_mechanism", building)
+    code, _, err = invoke(
+        ["obfuscate", str(tmp_path / "nosuch.txt"), "--epsilon", "7", "-o", str(tmp_path / "o")]
+    )
+    one_line_error(code, err, "input file not found")

@@ -261,7 +261,8 @@ def obfuscate(
                 "--text-column"
             )
         _refuse_datasets(inputs)
-    mech = create_mechanism(mechanism, **explicit)  # its values checked before any input is read
+    # the parameters were checked above; the inputs are found (a missing file is one line at
+    # once) before the mechanism is built, which can load word vectors and models for seconds
     if inputs and text_column is None:
         found = sources_of(inputs)
         if (note := skipped_note(found)) is not None:
@@ -273,6 +274,7 @@ def obfuscate(
     else:
         found = Inputs((example_source(),), ("example.txt",), False)
         say("(no input given: obfuscating the bundled example document)")
+    mech = create_mechanism(mechanism, **explicit)
     if mechanism_spec(mechanism).baseline:
         click.echo(
             f"authormask: warning: {mechanism} is a baseline with NO privacy guarantee: use "
