@@ -192,6 +192,27 @@ def test_dates_get_random_numbers_and_months_in_the_same_style() -> None:
         assert re.fullmatch(r"[A-Z][a-z]{2} \d{4}", short), short
 
 
+def test_a_weekday_is_part_of_a_date_and_gets_a_random_weekday() -> None:
+    # a newcomer's "last Tuesday" and "Saturday, 14 March 2026" kept their weekdays (which, with
+    # the day and month, can give the year); a weekday is now a date, alone or before one
+    found = [
+        (e.kind, e.text) for e in find_patterns("See you last Tuesday, or Saturday, 14 March 2026.")
+    ]
+    assert found == [("date", "Tuesday"), ("date", "Saturday, 14 March 2026")]
+    assert [e.text for e in find_patterns("on mondays and FRIDAY")] == ["mondays", "FRIDAY"]
+    assert find_patterns("Sundays are for monday-ish moods")[0].text == "Sundays"
+    days = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+    drawn = set()
+    for seed in range(60):
+        s = Surrogates(np.random.default_rng(seed))
+        full = s.surrogate(Entity(0, 23, "date", "Saturday, 14 March 2026"))
+        m = re.fullmatch(r"([A-Z][a-z]+), (\d+) ([A-Z][a-z]+) (\d{4})", full)
+        assert m is not None and m.group(1) in days, full
+        drawn.add(m.group(1))
+        assert s.surrogate(Entity(0, 7, "date", "tuesday")).islower()
+    assert drawn == set(days)  # every weekday is drawn: not the entity's own
+
+
 def test_links_become_addresses_at_reserved_example_domains() -> None:
     s = Surrogates(np.random.default_rng(3))
     email = s.surrogate(Entity(0, 16, "email", "jo.k@company.com"))

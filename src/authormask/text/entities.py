@@ -17,8 +17,8 @@ Two kinds of entity are found (:func:`find_entities`):
   is prose), URLs (with a scheme, starting ``www.``, or a host without either: with a path,
   ``example.com/path``, or ending in a common top-level domain, ``acme.co.uk``, written in
   lower case, never ``report.pdf``, ``DTK.CN`` or a sentence run on, ``this year.it``), phone
-  numbers, dates (numeric, or with a month name) and every other number (a run of digits with
-  inner ``.``, ``,`` or ``:`` between digits).
+  numbers, dates (numeric, or with a month or weekday name) and every other number (a run of
+  digits with inner ``.``, ``,`` or ``:`` between digits).
 
 Where two overlap, the first of e-mail, URL, phone number, named entity, date, number is kept
 (a date found before a phone number: ``2021-05-03`` is a date).
@@ -35,7 +35,7 @@ with authormask (``data/entities_*.txt``), never from the entity itself:
 * a number or a phone number: every digit by a random digit (a number of several digits never
   starts with 0), separators and length kept; a date: its numbers by random ones of the same
   width (a year of four digits by one from 1970 to 2029, any other by one from 1 to 12), its
-  month name by a random month in the same style;
+  month name by a random month in the same style, a weekday by a random weekday;
 * an e-mail address: ``given.surname@`` a reserved example domain (one written with spaces,
   ``jane [at] example [dot] com``, as many words with the same whitespace, its separators
   always written ``[at]`` and ``[dot]``: ``anna.berg [at] example [dot] org``); a URL:
@@ -163,6 +163,8 @@ _MONTH = (
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+#: a weekday's full name, any case ("Saturday, 14 March 2026" is one date; "last Tuesday" a date)
+_WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
 _PATTERNS: dict[str, re.Pattern[str]] = {
     "email": re.compile(rf"(?<![\w.+\-])[A-Za-z0-9][\w.+\-]{{0,63}}@{_LABEL}(?:\.{_LABEL})+"),
@@ -177,13 +179,13 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         r"(?!\w)"
     ),
     "date": re.compile(
-        r"(?<!\w)(?:"
+        rf"(?<!\w)(?:(?:{_WEEKDAY},?\s+(?:the\s+)?)?(?:"
         r"\d{4}-\d{1,2}-\d{1,2}"
         r"|\d{1,2}[/.\-]\d{1,2}[/.\-](?:\d{4}|\d{2})"
         rf"|{_DAY}\s+(?:of\s+)?{_MONTH}\.?(?:,?\s+\d{{4}})?"
         rf"|{_MONTH}\.?\s+{_DAY}(?:,?\s+\d{{4}})?"
         rf"|{_MONTH}\.?\s+\d{{4}}"
-        r")(?!\w)"
+        rf")|{_WEEKDAY}s?)(?!\w)"
     ),
     "number": re.compile(r"\d+(?:[.,:]\d+)*"),
 }
@@ -595,6 +597,8 @@ def _laid(words: Sequence[str], like: str) -> str:
 
 _DIGITS = re.compile(r"\d+")
 _MONTH_WORD = re.compile(_MONTH, re.IGNORECASE)
+_WEEKDAY_WORD = re.compile(_WEEKDAY)
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _ORDINAL = re.compile(r"(\d+)(st|nd|rd|th)", re.IGNORECASE)
 
 
@@ -683,7 +687,11 @@ class Surrogates:
                 name = name[:3]
             return _styled(name, word)
 
-        out = _MONTH_WORD.sub(month, _DIGITS.sub(number, text))
+        def weekday(m: re.Match[str]) -> str:
+            return _styled(WEEKDAYS[int(self.rng.integers(7))], m.group(0))
+
+        # weekdays first: no month abbreviation inside a weekday's name is then seen ("Mon")
+        out = _MONTH_WORD.sub(month, _WEEKDAY_WORD.sub(weekday, _DIGITS.sub(number, text)))
         return _ORDINAL.sub(lambda m: m.group(1) + _ordinal(int(m.group(1))), out)
 
     def _email(self, text: str) -> str:
