@@ -10,9 +10,21 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from authormask.datasets import Corpus
 from authormask.embeddings import Embeddings, load_embeddings
+
+# Property tests draw the same examples every run (never flaky: a CI run cannot fail on an
+# example no earlier run saw), with no time limits (the suite shares 2 cores: a slow example is
+# not a failure); a test's own @settings still sets its number of examples.
+settings.register_profile(
+    "authormask",
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("authormask")
 
 # A machine may forbid writing bytecode (PYTHONDONTWRITEBYTECODE, as CI's does): every process the
 # tests start (the command line, Dask workers, the page's server) would then compile torch,
