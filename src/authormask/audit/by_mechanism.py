@@ -45,7 +45,18 @@ __all__ = [
 
 def emp_bag(name: str) -> tuple[CaseSpec, ...]:
     """Earth Mover's privacy over bags: the 1-d line (N = 1 and 2, and the posterior decoder)
-    and two GloVe words."""
+    and two GloVe words.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return (
         CaseSpec(name, "line-1d", _emp_line(name)),
         CaseSpec(name, "line-1d-N2", _emp_line(name, 2)),
@@ -56,7 +67,18 @@ def emp_bag(name: str) -> tuple[CaseSpec, ...]:
 
 def emp_text(name: str) -> tuple[CaseSpec, ...]:
     """Earth Mover's privacy in place: the 1-d line (and its posterior decoder), two GloVe
-    words, one text released twice with one seed, an unknown word, and a forged cache."""
+    words, one text released twice with one seed, an unknown word, and a forged cache.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return (
         CaseSpec(name, "line-1d", _emp_line(name)),
         CaseSpec(name, "line-1d-posterior", _emp_line(name, 1, "posterior")),
@@ -69,7 +91,18 @@ def emp_text(name: str) -> tuple[CaseSpec, ...]:
 
 def emp_doc(name: str) -> tuple[CaseSpec, ...]:
     """The canonical skeleton: content and function words on the 1-d line, the posterior
-    decoder, and two GloVe words."""
+    decoder, and two GloVe words.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return (
         *(
             CaseSpec(name, case, _emp_doc_line(name, case))
@@ -80,12 +113,34 @@ def emp_doc(name: str) -> tuple[CaseSpec, ...]:
 
 
 def random_sub(name: str) -> tuple[CaseSpec, ...]:
-    """The baseline at rate 1, the one rate with a guarantee (epsilon 0)."""
+    """The baseline at rate 1, the one rate with a guarantee (epsilon 0).
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's one case, with its lazy builder.
+    """
     return (CaseSpec(name, "rate-1", _random_sub(name)),)
 
 
 def emp_write(name: str) -> tuple[CaseSpec, ...]:
-    """The kernel and its decoders on the 1-d line (one and two words) and on GloVe."""
+    """The kernel and its decoders on the 1-d line (one and two words) and on GloVe.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return tuple(
         CaseSpec(name, case, _emp_write(name, case))
         for case in ("line-1d", "line-1d-nearest", "line-1d-K2", "glove")
@@ -94,33 +149,99 @@ def emp_write(name: str) -> tuple[CaseSpec, ...]:
 
 def erae(name: str) -> tuple[CaseSpec, ...]:
     """The exponential mechanism with the worst-case ratings; rows of 2,048 outputs or more, as
-    a trained model's, may take the sampler's sparse path."""
+    a trained model's, may take the sampler's sparse path.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return tuple(CaseSpec(name, f"extreme-K{k}", _erae(name, k)) for k in (10, 1000, 2048))
 
 
 def ae_dp(name: str) -> tuple[CaseSpec, ...]:
-    """The same as ER-AE's (AE-DP configures the sampler exactly as ER-AE does)."""
+    """The same as ER-AE's (AE-DP configures the sampler exactly as ER-AE does).
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return tuple(CaseSpec(name, f"extreme-K{k}", _erae(name, k)) for k in (10, 1000))
 
 
 def syntf(name: str) -> tuple[CaseSpec, ...]:
-    """End to end with the worst-case cosine ratings."""
+    """End to end with the worst-case cosine ratings.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return tuple(CaseSpec(name, f"extreme-K{k}", _syntf(name, k)) for k in (10, 1000))
 
 
 def random_r(name: str) -> tuple[CaseSpec, ...]:
-    """End to end: the words of the output do not depend on the input (epsilon 0)."""
+    """End to end: the words of the output do not depend on the input (epsilon 0).
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's one case, with its lazy builder.
+    """
     return (CaseSpec(name, "uniform-K1000", _random_r(name, 1000)),)
 
 
 def mahalanobis(name: str) -> tuple[CaseSpec, ...]:
-    """The 1-d line (attained) and two GloVe words."""
+    """The 1-d line (attained) and two GloVe words.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return tuple(CaseSpec(name, case, _mahalanobis(name, case)) for case in ("line-1d", "glove"))
 
 
 def tem(name: str) -> tuple[CaseSpec, ...]:
     """The truncated exponential mechanism: a cluster on the 1-d line (gamma above and below
-    the distance) and two GloVe words."""
+    the distance) and two GloVe words.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return tuple(
         CaseSpec(name, case, _vocabulary_exponential(name, case, truncated=True))
         for case in ("cluster-1d", "truncated-1d", "glove")
@@ -129,7 +250,18 @@ def tem(name: str) -> tuple[CaseSpec, ...]:
 
 def santext(name: str) -> tuple[CaseSpec, ...]:
     """The exponential mechanism over distances: a cluster on the 1-d line and two GloVe
-    words."""
+    words.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
     return tuple(
         CaseSpec(name, case, _vocabulary_exponential(name, case))
         for case in ("cluster-1d", "glove")

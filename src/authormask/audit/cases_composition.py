@@ -45,7 +45,20 @@ def twice_sampler(mechanisms: tuple[Any, Any], *, root: Root = release_root) -> 
     seed: input = a word; output =
     the pair of released words' rows, coded ``row_1 * K + row_2``. ``root(seed, statement)``
     derives a release's root (the project's :func:`~authormask.randomness.release_root`; a
-    test passes a broken one to show the case catches it)."""
+    test passes a broken one to show the case catches it).
+
+    Parameters
+    ----------
+    mechanisms
+        The two ``emp-text`` mechanisms, one per release.
+    root
+        Derives a release's root generator from its seed and statement.
+
+    Returns
+    -------
+    Sampler
+        The sampler of the pair of releases.
+    """
     first = mechanisms[0]
     emb = line_embeddings()
     size = len(emb.words)

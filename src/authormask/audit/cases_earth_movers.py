@@ -62,7 +62,25 @@ LINE_WORDS = ("left", "zero", "one", "right")
 
 
 def line_embeddings(distance: float = 1.0, margin: float = 0.2) -> Embeddings:
-    """The 1-d vocabulary ``left=-margin, zero=0, one=distance, right=distance+margin``."""
+    """The 1-d vocabulary ``left=-margin, zero=0, one=distance, right=distance+margin``.
+
+    Parameters
+    ----------
+    distance
+        Where ``one`` lies (``zero`` is at 0).
+    margin
+        How far ``left`` and ``right`` lie beyond ``zero`` and ``one``.
+
+    Returns
+    -------
+    Embeddings
+        The four 1-d vectors.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``distance`` or ``margin`` is not above 0.
+    """
     if not (distance > 0 and margin > 0):
         raise InvalidParameterError("distance and margin must be > 0")
     vectors = np.array([[-margin], [0.0], [distance], [distance + margin]], dtype=np.float32)
@@ -86,7 +104,19 @@ def _word_labels(embeddings: Embeddings, bag_size: int = 1) -> Callable[[int], s
 
 def emp_bag_sampler(mechanism: Any) -> Sampler:
     """Sampler of an ``emp-bag`` mechanism: input = a bag (tuple of N words), output = the sorted
-    bag of N perturbed words, coded as one integer (base = vocabulary size)."""
+    bag of N perturbed words, coded as one integer (base = vocabulary size).
+
+    Parameters
+    ----------
+    mechanism
+        The ``emp-bag`` mechanism (its kernel and bag size ``N``).
+
+    Returns
+    -------
+    Sampler
+        The sampler; it raises :class:`~authormask.exceptions.InvalidParameterError` for a bag
+        of other than ``N`` words.
+    """
     kernel = mechanism.kernel
     emb = kernel.embeddings
     size = len(emb.words)
@@ -110,7 +140,19 @@ def emp_bag_sampler(mechanism: Any) -> Sampler:
 def emp_text_sampler(mechanism: Any) -> Sampler:
     """Sampler of an ``emp-text`` mechanism, end to end: input = a word; ``n`` draws = one text
     of the word repeated ``n`` times, prepared and perturbed (each content position is an
-    independent draw of K); output = the vocabulary row of each released word."""
+    independent draw of K); output = the vocabulary row of each released word.
+
+    Parameters
+    ----------
+    mechanism
+        The ``emp-text`` mechanism.
+
+    Returns
+    -------
+    Sampler
+        The sampler; it raises :class:`~authormask.exceptions.InvalidParameterError` for a word
+        that is not a content word of the mechanism.
+    """
     emb = mechanism.embeddings
 
     @functools.lru_cache(maxsize=8)
@@ -131,7 +173,19 @@ def emp_doc_sampler(mechanism: Any) -> Sampler:
     """Sampler of an ``emp-doc`` (or ``random-sub``) mechanism, end to end: input = a word;
     ``n`` draws = one text of the word repeated ``n`` times, made canonical, cut into units and
     perturbed (each word position an independent draw); output = the vocabulary row of each
-    released word (a content word or a function word: both are rows of the embeddings)."""
+    released word (a content word or a function word: both are rows of the embeddings).
+
+    Parameters
+    ----------
+    mechanism
+        The ``emp-doc`` or ``random-sub`` mechanism.
+
+    Returns
+    -------
+    Sampler
+        The sampler; it raises :class:`~authormask.exceptions.InvalidParameterError` for an
+        input that is not one word of the mechanism.
+    """
     emb = mechanism.embeddings
 
     @functools.lru_cache(maxsize=8)

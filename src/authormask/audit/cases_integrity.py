@@ -123,7 +123,25 @@ def forged_cache_case(name: str, case: str) -> Callable[[Context], AuditCase]:
     """``emp-text`` (registered as ``name``) end to end on the embeddings loaded after a forgery of
     their prepared entry (``forged-cache``: the header names the genuine vectors;
     ``forged-cache-named``: it names the forged ones); stated ``eps * d(zero, one)`` in the vectors
-    the identity names."""
+    the identity names.
+
+    Parameters
+    ----------
+    name
+        The name ``emp-text`` is registered under.
+    case
+        ``"forged-cache"`` or ``"forged-cache-named"`` (:data:`INTEGRITY_CASES`).
+
+    Returns
+    -------
+    Callable[[Context], AuditCase]
+        The case's builder.
+
+    Raises
+    ------
+    ValueError
+        If ``case`` is not one of :data:`INTEGRITY_CASES`.
+    """
     if case not in INTEGRITY_CASES:
         raise ValueError(f"case must be one of {', '.join(INTEGRITY_CASES)}, got {case!r}")
 

@@ -61,7 +61,13 @@ def _letters(i: int) -> str:
 
 def cluster_embeddings() -> Embeddings:
     """``zero`` = 0, ``one`` = 1, ``CLUSTER_SIZE`` words ``c..`` at 1 and ``FAR_WORDS`` words
-    ``f..`` at ``FAR_AT`` (1-d)."""
+    ``f..`` at ``FAR_AT`` (1-d).
+
+    Returns
+    -------
+    Embeddings
+        The 1-d vectors.
+    """
     words = (
         "zero",
         "one",

@@ -54,7 +54,27 @@ def extreme_ratings(
     n_outputs: int, *, low: float, high: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``r = [high, low, ..., low]`` and ``r' = [low, high, ..., high]``: every rating moves by
-    ``high - low`` (the full sensitivity), the worst case of the exponential mechanism."""
+    ``high - low`` (the full sensitivity), the worst case of the exponential mechanism.
+
+    Parameters
+    ----------
+    n_outputs
+        The number of outputs ``K`` (at least 2).
+    low
+        The lowest rating.
+    high
+        The highest rating.
+
+    Returns
+    -------
+    tuple[NDArray[np.float64], NDArray[np.float64]]
+        The two rating vectors ``r`` and ``r'``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``n_outputs`` is below 2.
+    """
     if n_outputs < 2:
         raise InvalidParameterError(f"need at least 2 outputs, got {n_outputs}")
     r = np.full(n_outputs, low, dtype=np.float64)
@@ -66,7 +86,18 @@ def extreme_ratings(
 
 def token_draw_sampler(mechanism: Any) -> Sampler:
     """Sampler of a token mechanism's ``draw(rating, rng)``: input = one rating vector over the
-    K outputs; ``n`` draws = ``draw`` on ``n`` copies of it; output = the token index."""
+    K outputs; ``n`` draws = ``draw`` on ``n`` copies of it; output = the token index.
+
+    Parameters
+    ----------
+    mechanism
+        The token mechanism (its ``draw``).
+
+    Returns
+    -------
+    Sampler
+        The sampler.
+    """
 
     def sample(rating: Any, n: int, rng: np.random.Generator) -> NDArray[np.int64]:
         row = np.asarray(rating, dtype=np.float64)
@@ -83,7 +114,19 @@ def token_draw_sampler(mechanism: Any) -> Sampler:
 def token_text_sampler(mechanism: Any) -> Sampler:
     """Sampler of a token mechanism end to end: input = a word; ``n`` draws = a text of the word
     repeated ``n`` times (cut into segments), prepared and perturbed; output = the index of
-    each released token in the output vocabulary."""
+    each released token in the output vocabulary.
+
+    Parameters
+    ----------
+    mechanism
+        The token mechanism (its ``prepare``, ``perturb`` and ``output_words``).
+
+    Returns
+    -------
+    Sampler
+        The sampler; it raises :class:`~authormask.exceptions.InvalidParameterError` for a word
+        that is not a single token.
+    """
     index = {w: i for i, w in enumerate(mechanism.output_words)}
 
     @functools.lru_cache(maxsize=8)

@@ -59,6 +59,41 @@ class AuditResult:
     slack``. ``event`` describes the output event that gave the bound, ``count_likely`` and
     ``count_unlikely`` its held-out counts under the input it favours and the other one, and
     ``estimate`` the plain log ratio of those counts (not a bound).
+
+    Attributes
+    ----------
+    mechanism
+        The registered name of the mechanism audited.
+    case
+        The case's name.
+    description
+        What the case audits, in words.
+    epsilon_stated
+        The epsilon the guarantee states between the two inputs.
+    epsilon_lower_bound
+        The empirical lower bound on epsilon.
+    confidence
+        The probability with which the bound holds.
+    samples
+        The draws per input.
+    passed
+        Whether ``epsilon_lower_bound <= epsilon_stated + slack``.
+    slack
+        The floating-point slack the implementation declares.
+    event
+        The output event that gave the bound, in words.
+    count_likely
+        The event's held-out count under the input it favours.
+    count_unlikely
+        The event's held-out count under the other input.
+    evaluation_samples
+        The held-out draws per input the event was evaluated on.
+    p_lower
+        The Clopper-Pearson lower bound on the event's probability under the input it favours.
+    p_upper
+        The Clopper-Pearson upper bound on its probability under the other input.
+    estimate
+        The plain log ratio of the two counts (not a bound).
     """
 
     mechanism: str
@@ -79,7 +114,13 @@ class AuditResult:
     estimate: float
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (an infinite estimate becomes ``None``)."""
+        """JSON-ready (an infinite estimate becomes ``None``).
+
+        Returns
+        -------
+        dict[str, Any]
+            The fields by name.
+        """
         d = asdict(self)
         if not math.isfinite(d["estimate"]):
             d["estimate"] = None
@@ -92,6 +133,25 @@ class AuditCase:
 
     ``neighbours`` are passed to ``sampler`` as its first argument; ``labels`` maps output codes
     to readable names for the report (optional).
+
+    Attributes
+    ----------
+    mechanism
+        The registered name of the mechanism audited.
+    case
+        The case's name.
+    description
+        What the case audits, in words.
+    epsilon_stated
+        The epsilon the guarantee states between the two inputs.
+    neighbours
+        The two neighbouring inputs ``(x, x')``.
+    sampler
+        Runs the mechanism: ``sampler(input, n, rng)`` gives ``n`` integer output codes.
+    slack
+        The floating-point slack the implementation declares.
+    labels
+        Maps an output code to a readable name for the report, or ``None``.
     """
 
     mechanism: str
@@ -108,7 +168,27 @@ def case_seed_sequence(
     random_state: RandomState, mechanism: str, case: str
 ) -> np.random.SeedSequence:
     """The seed of one case: a function of the root seed and the case's name only, so a
-    ``--seed`` run gives the same result for a case whichever other cases run with it."""
+    ``--seed`` run gives the same result for a case whichever other cases run with it.
+
+    Parameters
+    ----------
+    random_state
+        The root seed: ``None`` (fresh entropy), an integer seed >= 0 or a numpy Generator.
+    mechanism
+        The registered name of the mechanism audited.
+    case
+        The case's name.
+
+    Returns
+    -------
+    np.random.SeedSequence
+        The case's seed sequence.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``random_state`` is none of those, or a negative seed.
+    """
     key = zlib.crc32(f"{mechanism}/{case}".encode())
     if random_state is None:
         return np.random.SeedSequence(spawn_key=(key,))
@@ -176,6 +256,43 @@ def audit_sampler(
     ``random_state``), then bounds epsilon from below at ``confidence``
     (:func:`~authormask.audit.stats.epsilon_lower_bound`). ``progress`` is called with the number
     of draws made after each chunk (``2 * samples`` in all).
+
+    Parameters
+    ----------
+    sampler
+        Runs the mechanism: ``sampler(input, n, rng)`` gives ``n`` integer output codes.
+    neighbours
+        The two neighbouring inputs ``(x, x')``.
+    epsilon_stated
+        The epsilon the guarantee states between the two inputs (>= 0).
+    samples
+        The draws per input (at least 4).
+    confidence
+        The probability with which the bound holds, in (0, 1).
+    random_state
+        The root seed, or the case's seed sequence itself.
+    slack
+        The floating-point slack the implementation declares.
+    mechanism
+        The mechanism's name, for the result and the case's seed.
+    case
+        The case's name, for the result and the case's seed.
+    description
+        What the case audits, in words.
+    labels
+        Maps an output code to a readable name for the report, or ``None``.
+    progress
+        Called with the number of draws made after each chunk, or ``None``.
+
+    Returns
+    -------
+    AuditResult
+        The bound and whether the statement passed.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``samples`` is below 4 or ``epsilon_stated`` is negative or not finite.
     """
     samples = check_positive_int(samples, name="samples")
     if samples < 4:
@@ -230,7 +347,26 @@ def audit_case(
     random_state: RandomState = None,
     progress: Callable[[int], None] | None = None,
 ) -> AuditResult:
-    """:func:`audit_sampler` on an :class:`AuditCase`."""
+    """:func:`audit_sampler` on an :class:`AuditCase`.
+
+    Parameters
+    ----------
+    case
+        The case to audit.
+    samples
+        The draws per input (at least 4).
+    confidence
+        The probability with which the bound holds, in (0, 1).
+    random_state
+        The root seed.
+    progress
+        Called with the number of draws made after each chunk, or ``None``.
+
+    Returns
+    -------
+    AuditResult
+        The bound and whether the statement passed.
+    """
     return audit_sampler(
         case.sampler,
         case.neighbours,

@@ -17,6 +17,20 @@ def plot_audit(results: Sequence[AuditResult], path: str | Path, *, force: bool 
     written atomically; an existing file is replaced only if ``force``, never a link or folder).
 
     matplotlib is imported here only, with the non-interactive Agg backend.
+
+    Parameters
+    ----------
+    results
+        The audited cases, drawn in this order from the top.
+    path
+        The PNG file to write.
+    force
+        Whether an existing file may be replaced.
+
+    Returns
+    -------
+    Path
+        ``path``.
     """
     import matplotlib
 

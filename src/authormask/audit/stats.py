@@ -52,6 +52,22 @@ def clopper_pearson_lower(
 ) -> NDArray[np.float64]:
     """One-sided Clopper-Pearson lower bound: ``P[p >= bound] >= 1 - alpha``.
 
+    Parameters
+    ----------
+    successes
+        The number of successes (array-like).
+    trials
+        The number of trials (array-like, broadcast with ``successes``).
+    alpha
+        The probability that the bound fails.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        The lower bound (0 where there is no success).
+
+    Examples
+    --------
     >>> float(clopper_pearson_lower(0, 100, 0.05)[()])
     0.0
     >>> round(float(clopper_pearson_lower(50, 100, 0.05)[()]), 4)
@@ -69,6 +85,22 @@ def clopper_pearson_upper(
 ) -> NDArray[np.float64]:
     """One-sided Clopper-Pearson upper bound: ``P[p <= bound] >= 1 - alpha``.
 
+    Parameters
+    ----------
+    successes
+        The number of successes (array-like).
+    trials
+        The number of trials (array-like, broadcast with ``successes``).
+    alpha
+        The probability that the bound fails.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        The upper bound (1 where every trial succeeded).
+
+    Examples
+    --------
     >>> round(float(clopper_pearson_upper(0, 100, 0.05)[()]), 4)
     0.0295
     """
@@ -86,7 +118,24 @@ def log_ratio_lower_bound(
     alpha: float,
 ) -> NDArray[np.float64]:
     """``ln(CP_lower(count_likely) / CP_upper(count_unlikely))``; ``-inf`` when the numerator
-    bound is 0. Each of the two bounds holds with probability ``1 - alpha``."""
+    bound is 0. Each of the two bounds holds with probability ``1 - alpha``.
+
+    Parameters
+    ----------
+    count_likely
+        The event's count under the input it favours (array-like).
+    count_unlikely
+        Its count under the other input (array-like).
+    trials
+        The draws under each input.
+    alpha
+        The probability that each of the two bounds fails.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        The lower bound on the log ratio.
+    """
     lo = clopper_pearson_lower(count_likely, trials, alpha)
     hi = clopper_pearson_upper(count_unlikely, trials, alpha)
     with np.errstate(divide="ignore"):
@@ -103,6 +152,31 @@ class EpsilonBound:
     the ``evaluation_samples`` held-out draws of each input; ``p_lower``/``p_upper`` the
     Clopper-Pearson bounds; ``estimate`` the plain log ratio of the held-out frequencies (``inf``
     when the unlikely count is 0), which is not a bound.
+
+    Attributes
+    ----------
+    epsilon_lower_bound
+        The lower bound on epsilon (at least 0).
+    confidence
+        The probability with which the bound holds.
+    samples
+        The draws per input.
+    evaluation_samples
+        The held-out draws per input the events were evaluated on.
+    direction
+        The input the event is likelier under (``"x"`` or ``"x'"``).
+    event
+        The output codes of the event that gave the bound.
+    count_likely
+        The event's held-out count under the input it favours.
+    count_unlikely
+        Its held-out count under the other input.
+    p_lower
+        The Clopper-Pearson lower bound on the event's probability under the input it favours.
+    p_upper
+        The Clopper-Pearson upper bound on its probability under the other input.
+    estimate
+        The plain log ratio of the held-out frequencies (not a bound).
     """
 
     epsilon_lower_bound: float
@@ -147,6 +221,28 @@ def epsilon_lower_bound(
     ``confidence`` the returned ``epsilon_lower_bound`` is at most the true ``epsilon`` between
     the two inputs (Jagielski et al. 2020, section 3).
 
+    Parameters
+    ----------
+    outputs_x
+        The output codes of the draws under ``x``.
+    outputs_xprime
+        The output codes of the draws under ``x'`` (as many as under ``x``).
+    confidence
+        The probability with which the bound holds, in (0, 1).
+
+    Returns
+    -------
+    EpsilonBound
+        The bound, its event and its counts.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``confidence`` is not in (0, 1), the two inputs have different numbers of draws, or
+        fewer than 4 each.
+
+    Examples
+    --------
     >>> rng = np.random.default_rng(0)
     >>> a = (rng.random(20000) < 0.5).astype(int)  # a fair coin under both inputs
     >>> b = (rng.random(20000) < 0.5).astype(int)

@@ -62,6 +62,21 @@ class CalibrationRow:
     ``p_unchanged``: probability that a word comes back as itself. ``effective_outputs``:
     ``exp(entropy)`` of the output distribution (1 = always the same word). ``distinct_outputs``:
     distinct words seen in ``samples`` draws. ``mean_radius``: expected noise norm ``n / eps``.
+
+    Attributes
+    ----------
+    epsilon
+        The epsilon of the row.
+    p_unchanged
+        The probability that a word comes back as itself.
+    p_unchanged_stderr
+        The standard error of ``p_unchanged`` over the probe words.
+    effective_outputs
+        ``exp(entropy)`` of the output distribution.
+    distinct_outputs
+        The distinct words seen in the draws of one word.
+    mean_radius
+        The expected noise norm ``n / eps``.
     """
 
     epsilon: float
@@ -74,6 +89,22 @@ class CalibrationRow:
 
 @dataclass(frozen=True)
 class CalibrationResult:
+    """The outcome of :func:`word_statistics`: the rows of every epsilon, and what they were
+    measured on.
+
+    Attributes
+    ----------
+    embeddings
+        The identity of the embeddings (:meth:`~authormask.embeddings.Embeddings.identity`,
+        as a dict).
+    words
+        The probe words.
+    samples
+        The draws per probe word at each epsilon.
+    rows
+        One row per epsilon, in the order given.
+    """
+
     embeddings: dict[str, object]
     words: tuple[str, ...]
     samples: int
@@ -95,6 +126,36 @@ def word_statistics(
 
     Probe words default to ``n_words`` drawn uniformly from the ``pool`` most frequent
     non-stopword words of the vocabulary.
+
+    Parameters
+    ----------
+    embeddings
+        The embeddings the per-word mechanism runs on.
+    epsilons
+        The epsilons to measure (at least one).
+    words
+        The probe words (each in the vocabulary), or ``None`` to draw them.
+    n_words
+        How many probe words to draw when ``words`` is ``None``.
+    samples
+        The draws per probe word at each epsilon.
+    pool
+        The most frequent words the probe words are drawn from.
+    random_state
+        The seed or generator of the draws.
+    progress
+        Called with 1 after each epsilon, or ``None``.
+
+    Returns
+    -------
+    CalibrationResult
+        One row per epsilon.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``epsilons`` is empty, no probe word is available, or a probe word given is not in
+        the vocabulary.
     """
     if not epsilons:
         raise InvalidParameterError("at least one epsilon is needed")
@@ -205,7 +266,18 @@ _LCS_CELLS = 4_000_000
 def text_words(text: str) -> list[str]:
     """The words of ``text`` as a change rate reads them: runs of letters (with their combining
     marks) and digits, lower-cased; an apostrophe or a hyphen parts words (``father's``: father,
-    s), so a clitic a release writes of its own is not a change of its word."""
+    s), so a clitic a release writes of its own is not a change of its word.
+
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    list[str]
+        Its words, in order.
+    """
     return [w.lower() for w in _WORD.findall(text)]
 
 
@@ -216,6 +288,22 @@ def changed_share(original: str, released: str, *, bag: bool = False) -> float:
     4,000,000 cells, as the page's highlighting does); ``bag``: the share of the released
     words that are not words of ``original`` (as multisets).
 
+    Parameters
+    ----------
+    original
+        The text released.
+    released
+        The released text.
+    bag
+        Whether ``released`` is a bag of words.
+
+    Returns
+    -------
+    float
+        The change rate, in [0, 1].
+
+    Examples
+    --------
     >>> changed_share("The cat sat on the mat.", "The dog sat on the mat.")
     0.16666666666666666
     >>> changed_share("the cat sat", "cat the sat", bag=True)
@@ -249,7 +337,22 @@ def _common_subsequence(a: Sequence[str], b: Sequence[str]) -> int:
 
 def change_rate(mechanism: object, text: str | Sequence[str], *, seed: int = 0) -> float:
     """The change rate (:data:`CHANGE_RATE_RULE`) of one release of ``text`` (a text, or words
-    joined by spaces: the probe of ``--epsilons auto``) by ``mechanism`` with ``seed``."""
+    joined by spaces: the probe of ``--epsilons auto``) by ``mechanism`` with ``seed``.
+
+    Parameters
+    ----------
+    mechanism
+        The mechanism (a :class:`~authormask.core.Mechanism`).
+    text
+        The text, or its words.
+    seed
+        The release's seed.
+
+    Returns
+    -------
+    float
+        The change rate of the release.
+    """
     from authormask.core import Mechanism, release
 
     assert isinstance(mechanism, Mechanism)
@@ -259,7 +362,22 @@ def change_rate(mechanism: object, text: str | Sequence[str], *, seed: int = 0) 
 
 
 def in_place_change_rate(mechanism: object, probe: str | Sequence[str], *, seed: int = 0) -> float:
-    """The same as :func:`change_rate` (one definition; kept for its callers)."""
+    """The same as :func:`change_rate` (one definition; kept for its callers).
+
+    Parameters
+    ----------
+    mechanism
+        The mechanism (a :class:`~authormask.core.Mechanism`).
+    probe
+        The text, or its words.
+    seed
+        The release's seed.
+
+    Returns
+    -------
+    float
+        The change rate of the release.
+    """
     return change_rate(mechanism, probe, seed=seed)
 
 
@@ -282,7 +400,24 @@ def expected_change(
     (:meth:`~authormask.core.Mechanism.unchanged_probabilities`), else the mean
     :func:`change_rate` of ``seeds`` releases with seeds ``seed``, ``seed + 1``, ... A bag
     mechanism should be given with a length that takes every content word
-    (``length="shortest"``)."""
+    (``length="shortest"``).
+
+    Parameters
+    ----------
+    mechanism
+        The mechanism (a :class:`~authormask.core.Mechanism`).
+    example
+        The text to release, or ``None`` for :data:`REFERENCE_TEXT`.
+    seeds
+        How many seeded releases to average when the rate is not exact.
+    seed
+        The first seed.
+
+    Returns
+    -------
+    float
+        The expected change rate, in [0, 1].
+    """
     from authormask.core import Mechanism
 
     assert isinstance(mechanism, Mechanism)
@@ -312,7 +447,27 @@ class EpsilonChoice:
     """The epsilons :func:`auto_epsilons` chose for one mechanism, largest first, with the
     change rate (:func:`expected_change`) each was measured at and the target (ascending) each
     was chosen for (:data:`AUTO_TARGETS` read on the mechanism's reach). ``reach``: the
-    smallest and largest change rates measured over :data:`AUTO_RANGE`."""
+    smallest and largest change rates measured over :data:`AUTO_RANGE`.
+
+    Attributes
+    ----------
+    mechanism
+        The registered name of the mechanism.
+    epsilons
+        The epsilons chosen, largest first.
+    targets
+        The target change rate of each epsilon (ascending).
+    change_rates
+        The change rate measured at each epsilon.
+    reference_words
+        The words of the reference text the rates were measured on.
+    seed
+        The seed of the estimates.
+    measured
+        How many epsilons the search measured.
+    reach
+        The smallest and largest change rates measured over :data:`AUTO_RANGE`.
+    """
 
     mechanism: str
     epsilons: tuple[float, ...]
@@ -326,6 +481,13 @@ class EpsilonChoice:
     reach: tuple[float, float] = (0.0, 1.0)
 
     def to_dict(self) -> dict[str, object]:
+        """The choice, JSON-ready, with the rule it followed and the change rate's definition.
+
+        Returns
+        -------
+        dict[str, object]
+            The fields by name, with ``rule`` and ``change_rate``.
+        """
         return {
             "mechanism": self.mechanism,
             "epsilons": list(self.epsilons),
@@ -347,7 +509,25 @@ class EpsilonChoice:
 
 def probe_words(embeddings: Embeddings, n: int = AUTO_PROBE_WORDS) -> tuple[str, ...]:
     """``n`` frequent content words spread over the 3,000 most frequent words of the
-    vocabulary (alphabetic, not stopwords): a probe of a mechanism's content-word kernel."""
+    vocabulary (alphabetic, not stopwords): a probe of a mechanism's content-word kernel.
+
+    Parameters
+    ----------
+    embeddings
+        The embeddings whose vocabulary is probed.
+    n
+        How many words.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The probe words.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the vocabulary has no such word.
+    """
     stop = default_stopwords()
     words = [w for w in embeddings.words[:3000] if w.isalpha() and w not in stop]
     if not words:
@@ -406,11 +586,37 @@ def auto_epsilons(
     half of a running text's words at most) and emp-write writes function words anew even with
     little noise, so each gets as many points as targets, spread over what it can do. Repeats
     (a flat curve) are replaced by geometric midpoints, so there are as many epsilons as
-    targets. ``parameters`` are further registry
-    parameters (the study's stopwords); the embeddings are given here.
+    targets.
 
-    Raises ``InvalidParameterError`` if the mechanism takes no epsilon, or if its change rate
-    does not move over :data:`AUTO_RANGE`.
+    Parameters
+    ----------
+    name
+        The registered name of the mechanism.
+    embeddings
+        The embeddings the mechanism is built with (given here, not in ``parameters``).
+    parameters
+        Further registry parameters (the study's stopwords), or ``None``.
+    targets
+        The target change rates, as shares of the mechanism's reach, each in (0, 1).
+    seed
+        The seed of every estimate.
+    steps
+        The most measurements per target after the scan.
+    tolerance
+        The bracket width in log epsilon below which a target's search stops.
+    rate_tolerance
+        How near a measured rate must be to its target to stop the search.
+
+    Returns
+    -------
+    EpsilonChoice
+        The epsilons, their targets and their measured change rates.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the mechanism takes no epsilon, a target is not in (0, 1), or its change rate does
+        not move over :data:`AUTO_RANGE`.
     """
     from authormask.core import create_mechanism, mechanism_spec
     from authormask.evaluation.releases import mechanism_parameters, sweeps_rate

@@ -27,7 +27,19 @@ _Z95 = 1.959963984540054
 
 @dataclass(frozen=True)
 class Interval:
-    """A proportion ``k/n`` and its two-sided confidence interval."""
+    """A proportion ``k/n`` and its two-sided confidence interval.
+
+    Attributes
+    ----------
+    successes
+        The successes ``k``.
+    total
+        The trials ``n``.
+    low
+        The interval's lower end.
+    high
+        The interval's upper end.
+    """
 
     successes: int
     total: int
@@ -39,6 +51,13 @@ class Interval:
         return self.successes / self.total
 
     def to_dict(self) -> dict[str, float | int]:
+        """The proportion and its interval, JSON-ready.
+
+        Returns
+        -------
+        dict[str, float | int]
+            ``successes``, ``total``, ``value``, ``low`` and ``high``.
+        """
         return {
             "successes": self.successes,
             "total": self.total,
@@ -51,6 +70,27 @@ class Interval:
 def wilson_interval(successes: int, total: int, *, z: float = _Z95) -> Interval:
     """Wilson score interval of ``successes`` out of ``total`` (default 95%, z = 1.96).
 
+    Parameters
+    ----------
+    successes
+        The successes, in [0, ``total``].
+    total
+        The trials (at least 1).
+    z
+        The normal quantile of the confidence level.
+
+    Returns
+    -------
+    Interval
+        The proportion and its interval.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``total`` is below 1 or ``successes`` is not in [0, ``total``].
+
+    Examples
+    --------
     >>> i = wilson_interval(25, 50)
     >>> round(i.low, 3), round(i.high, 3)
     (0.366, 0.634)
@@ -70,7 +110,23 @@ def wilson_interval(successes: int, total: int, *, z: float = _Z95) -> Interval:
 
 @dataclass(frozen=True)
 class PanScore:
-    """PAN's scores of one problem's answers."""
+    """PAN's scores of one problem's answers.
+
+    Attributes
+    ----------
+    macro_f1
+        The mean F1 over the ground truth's authors, ``<UNK>`` left out (the tasks' rule).
+    macro_f1_with_unk
+        The same mean with ``<UNK>`` counted as a class when it is in the truth.
+    accuracy
+        The share of answers equal to the truth, ``<UNK>`` included.
+    correct
+        The answers equal to the truth.
+    total
+        The texts of the ground truth.
+    per_author
+        The F1 of each class of the ground truth.
+    """
 
     macro_f1: float  # over the ground truth's authors, <UNK> left out (the tasks' rule)
     macro_f1_with_unk: float  # the same average with <UNK> counted as a class when in the truth
@@ -80,6 +136,13 @@ class PanScore:
     per_author: dict[str, float]
 
     def to_dict(self) -> dict[str, object]:
+        """The scores, JSON-ready.
+
+        Returns
+        -------
+        dict[str, object]
+            The fields by name.
+        """
         return {
             "macro_f1": self.macro_f1,
             "macro_f1_with_unk": self.macro_f1_with_unk,
@@ -96,6 +159,27 @@ def pan_macro_f1(
     """PAN's macro-F1 of ``answers`` (text name -> candidate, ``<UNK>`` or ``None``) against
     ``truth`` (text name -> candidate or ``<UNK>``).
 
+    Parameters
+    ----------
+    truth
+        Text name -> its author among ``candidates``, or ``<UNK>``.
+    answers
+        Text name -> the answer (a candidate, ``<UNK>`` or ``None``).
+    candidates
+        The candidate authors; any other answer counts as ``<UNK>``.
+
+    Returns
+    -------
+    PanScore
+        The scores.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``truth`` is empty.
+
+    Examples
+    --------
     >>> truth = {"u1": "a", "u2": "a", "u3": "b", "u4": "<UNK>"}
     >>> s = pan_macro_f1(truth, {"u1": "a", "u2": "b", "u3": "b", "u4": None}, ["a", "b"])
     >>> round(s.macro_f1, 4), s.correct

@@ -57,7 +57,21 @@ _WORD = re.compile(r"\S+")
 
 @dataclass(frozen=True)
 class Item:
-    """One text of a study: its raw text (cut after its N-th content word) and its N words."""
+    """One text of a study: its raw text (cut after its N-th content word) and its N words.
+
+    Attributes
+    ----------
+    item_id
+        The item's name (``known:<author>``, ``snippet:<author>``, ``query:<doc>``...).
+    text
+        The raw text, cut after its N-th content word.
+    words
+        Its N content words, prepared.
+    author
+        The author, or ``None``.
+    topic
+        The topic, or ``None``.
+    """
 
     item_id: str
     text: str
@@ -66,12 +80,42 @@ class Item:
     topic: str | None = None
 
     def label(self, task: str) -> str | None:
+        """The item's class in a task.
+
+        Parameters
+        ----------
+        task
+            ``"author"`` or ``"topic"``.
+
+        Returns
+        -------
+        str | None
+            The author for ``"author"``, else the topic.
+        """
         return self.author if task == "author" else self.topic
 
 
 @dataclass(frozen=True)
 class Study:
-    """What an evaluation runs on: reference texts, queries, training texts, and N."""
+    """What an evaluation runs on: reference texts, queries, training texts, and N.
+
+    Attributes
+    ----------
+    task
+        ``"author"`` or ``"topic"``.
+    known
+        The reference (known) texts.
+    queries
+        The texts to attribute.
+    train
+        The training texts of trained utility measures.
+    length
+        N, the content words of every known text and query.
+    corpus
+        The corpus summary.
+    settings
+        The settings the study was built with.
+    """
 
     task: str
     known: tuple[Item, ...]
@@ -94,6 +138,13 @@ class Study:
         return all(i.topic is not None for i in self.queries) and len(self.topics) >= 2
 
     def describe(self) -> dict[str, object]:
+        """The study in numbers, JSON-ready.
+
+        Returns
+        -------
+        dict[str, object]
+            The task, corpus name, counts of texts, N, authors, topics and the settings.
+        """
         return {
             "task": self.task,
             "corpus_name": self.corpus.get("name"),
@@ -171,6 +222,36 @@ def build_author_study(
     is a candidate (known text) without a snippet. Without splits both come from the
     author's concatenated documents: the text from the start, the snippet from the end, never
     overlapping (the snippet is at most a third of the material).
+
+    Parameters
+    ----------
+    corpus
+        The corpus (at least 2 authors).
+    preparer
+        Normalises the texts into content words.
+    known_words
+        The words of each known text.
+    snippet_words
+        The words of each snippet.
+    length
+        N, or ``None`` for the shortest text or snippet.
+    max_authors
+        Keep the first this many authors (at least 2), or ``None`` for all.
+    all_known
+        Build the realistic study instead.
+
+    Returns
+    -------
+    Study
+        The author study.
+
+    Raises
+    ------
+    InputError
+        If the corpus has fewer than 2 authors, an author has no known text or too little text,
+        no author has a snippet, or a text is shorter than N.
+    InvalidParameterError
+        If ``max_authors`` is below 2.
     """
     known_words = check_positive_int(known_words, name="known-text words")
     snippet_words = check_positive_int(snippet_words, name="snippet words")
@@ -273,7 +354,30 @@ def build_realistic_study(
 ) -> Study:
     """Every training document as known text (in pieces of N content words) and every test
     document as a query (its first N content words); see the module docstring. Needs
-    train/test splits; N defaults to the shortest test document's content-word count."""
+    train/test splits; N defaults to the shortest test document's content-word count.
+
+    Parameters
+    ----------
+    corpus
+        The corpus (with train/test splits).
+    preparer
+        Normalises the texts into content words.
+    authors
+        The authors to keep (at least 2), or ``None`` for all.
+    length
+        N, or ``None`` for the shortest test document.
+
+    Returns
+    -------
+    Study
+        The author study.
+
+    Raises
+    ------
+    InputError
+        If the corpus has no splits or fewer than 2 authors, an author has no known text or less
+        than N words of it, no author has test text, or a test document is shorter than N.
+    """
     if not corpus.has_splits:
         raise InputError(
             f"dataset {corpus.name!r} has no train/test splits; all known text and every test "
@@ -345,7 +449,27 @@ def build_pan_study(
     """The closed-set author study of one PAN problem (module docstring): every known text of
     every candidate is known material (in pieces of N content words), every unknown text by a
     candidate a query (its first N content words; N default: the shortest of them); the
-    candidates, all of them, are the answers. Errors name the problem."""
+    candidates, all of them, are the answers. Errors name the problem.
+
+    Parameters
+    ----------
+    problem
+        The PAN problem.
+    preparer
+        Normalises the texts into content words.
+    length
+        N, or ``None`` for the shortest unknown text by a candidate.
+
+    Returns
+    -------
+    Study
+        The author study, its settings naming the problem.
+
+    Raises
+    ------
+    InputError
+        If the problem cannot make a study (the message names the problem).
+    """
     try:
         study = build_realistic_study(pan_problem_corpus(problem), preparer, length=length)
     except InputError as exc:
@@ -393,6 +517,29 @@ def build_topic_study(
 
     Only documents with at least N content words are drawn (default N = 100), so every query is
     a bag of exactly N words. With train/test splits, queries come from the test split.
+
+    Parameters
+    ----------
+    corpus
+        The corpus (at least 2 topics).
+    preparer
+        Normalises the texts into content words.
+    per_topic
+        The queries, and the reference texts, drawn per topic.
+    length
+        N, or ``None`` for the shortest document drawn.
+    random_state
+        The seed or generator of the draws.
+
+    Returns
+    -------
+    Study
+        The topic study.
+
+    Raises
+    ------
+    InputError
+        If the corpus has fewer than 2 topics or a topic has too few documents of N words.
     """
     per_topic = check_positive_int(per_topic, name="documents per topic")
     topics = corpus.topics
@@ -470,7 +617,41 @@ def build_study(
     all_known: bool = False,
 ) -> Study:
     """Author study when the corpus has authors (``task="auto"``), else a topic study;
-    ``all_known``: the realistic author study (:func:`build_realistic_study`)."""
+    ``all_known``: the realistic author study (:func:`build_realistic_study`).
+
+    Parameters
+    ----------
+    corpus
+        The corpus.
+    preparer
+        Normalises the texts into content words.
+    task
+        ``"auto"``, ``"author"`` or ``"topic"``.
+    known_words
+        The words of each known text (author study).
+    snippet_words
+        The words of each snippet (author study).
+    length
+        N, or ``None`` for the study's default.
+    max_authors
+        Keep the first this many authors, or ``None`` for all (author study).
+    per_topic
+        The queries, and the reference texts, drawn per topic (topic study).
+    random_state
+        The seed or generator of the draws (topic study).
+    all_known
+        Build the realistic author study.
+
+    Returns
+    -------
+    Study
+        The study.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``task`` is unknown, or ``all_known`` is given for a topic study.
+    """
     if task == "auto":
         task = "author" if corpus.authors else "topic"
     if task not in TASKS:

@@ -70,6 +70,33 @@ class FrontierPoint:
     repetitions), mean -/+ one standard deviation over repetitions for similarity, ``None``
     where there is one repetition of similarity. ``strongest_accuracy``, ``low`` and ``high``
     are the strongest attacker's pooled accuracy and its Wilson 95% interval.
+
+    Attributes
+    ----------
+    mechanism
+        The registered name of the mechanism.
+    epsilon
+        The epsilon (the rate of a baseline), ``None`` for the unmodified row.
+    utility
+        The mean of the utility measure's cells.
+    utility_measure
+        The utility measure's name.
+    utility_low
+        The lower end of the utility's interval, or ``None``.
+    utility_high
+        The upper end of the utility's interval, or ``None``.
+    strongest_accuracy
+        The strongest attacker's pooled accuracy.
+    low
+        The lower end of its Wilson 95% interval.
+    high
+        The upper end of its Wilson 95% interval.
+    strongest_attacker
+        The strongest attacker's name.
+    correct
+        The strongest attacker's correct answers.
+    total
+        The queries it answered.
     """
 
     mechanism: str
@@ -86,7 +113,13 @@ class FrontierPoint:
     total: int
 
     def to_dict(self) -> dict[str, Any]:
-        """As results.json holds it (a baseline's point labelled by ``rate``)."""
+        """As results.json holds it (a baseline's point labelled by ``rate``).
+
+        Returns
+        -------
+        dict[str, Any]
+            The fields by name.
+        """
         return rate_labelled(self.mechanism, asdict(self))
 
 
@@ -97,6 +130,21 @@ class Recommendation:
     ``point`` is the recommended point, ``None`` when no epsilon qualifies; then ``closest``
     is the point with the lowest upper bound (the nearest miss), ``None`` only without any
     noisy epsilon.
+
+    Attributes
+    ----------
+    mechanism
+        The registered name of the mechanism.
+    target_accuracy
+        The target attacker accuracy.
+    utility_measure
+        The utility measure the recommendation maximises.
+    point
+        The recommended point, or ``None``.
+    closest
+        The nearest miss when no point qualifies, or ``None``.
+    chance
+        The accuracy of a uniform guess, or ``None`` when unknown.
     """
 
     mechanism: str
@@ -112,7 +160,13 @@ class Recommendation:
         return None if self.point is None else self.point.epsilon
 
     def describe(self) -> str:
-        """One line: the recommended epsilon and why, or why there is none."""
+        """One line: the recommended epsilon and why, or why there is none.
+
+        Returns
+        -------
+        str
+            The line.
+        """
         target = f"{self.target_accuracy:.0%}"
         if self.point is not None:
             p = self.point
@@ -137,6 +191,13 @@ class Recommendation:
         return line
 
     def to_dict(self) -> dict[str, Any]:
+        """The recommendation, JSON-ready, with its rule and its line of text.
+
+        Returns
+        -------
+        dict[str, Any]
+            The fields by name, with ``rule``, ``epsilon``, ``qualified`` and ``text``.
+        """
         return {
             "mechanism": self.mechanism,
             "target_accuracy": self.target_accuracy,
@@ -153,7 +214,18 @@ class Recommendation:
 
 def frontier_utilities(result: SweepResult) -> tuple[str, ...]:
     """The utility measures of ``result`` a frontier is drawn against (none without
-    attackers)."""
+    attackers).
+
+    Parameters
+    ----------
+    result
+        The sweep.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The measures, in :data:`FRONTIER_UTILITIES` order.
+    """
     if not result.config.attackers:
         return ()
     return tuple(u for u in FRONTIER_UTILITIES if u in result.config.utilities)
@@ -164,7 +236,22 @@ def frontier(result: SweepResult, utility: str) -> dict[str, list[FrontierPoint]
     per mechanism, one point per epsilon (``None`` first, then from the largest epsilon to the
     smallest) that has both an attacker and a utility cell.
 
-    Raises ``InvalidParameterError`` when the sweep has no attackers or no such utility.
+    Parameters
+    ----------
+    result
+        The sweep (with attackers).
+    utility
+        ``"similarity"`` or ``"fasttext"``, a utility the sweep measured.
+
+    Returns
+    -------
+    dict[str, list[FrontierPoint]]
+        Mechanism -> its points, in frontier order.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the sweep has no attackers or did not measure ``utility``.
     """
     if utility not in frontier_utilities(result):
         have = ", ".join(frontier_utilities(result)) or "none"
@@ -214,7 +301,18 @@ def frontier(result: SweepResult, utility: str) -> dict[str, list[FrontierPoint]
 
 def frontier_dict(result: SweepResult) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """Every frontier of ``result`` for results.json: utility measure -> mechanism -> points
-    (``{}`` when the sweep has no attackers or no frontier utility)."""
+    (``{}`` when the sweep has no attackers or no frontier utility).
+
+    Parameters
+    ----------
+    result
+        The sweep.
+
+    Returns
+    -------
+    dict[str, dict[str, list[dict[str, Any]]]]
+        Utility measure -> mechanism -> its points as dicts.
+    """
     return {
         u: {m: [p.to_dict() for p in points] for m, points in frontier(result, u).items()}
         for u in frontier_utilities(result)
@@ -222,7 +320,23 @@ def frontier_dict(result: SweepResult) -> dict[str, dict[str, list[dict[str, Any
 
 
 def check_target_accuracy(target_accuracy: float) -> float:
-    """``target_accuracy`` as a float in (0, 1], or ``InvalidParameterError``."""
+    """``target_accuracy`` as a float in (0, 1], or ``InvalidParameterError``.
+
+    Parameters
+    ----------
+    target_accuracy
+        The target accuracy to check.
+
+    Returns
+    -------
+    float
+        ``target_accuracy`` as a float.
+
+    Raises
+    ------
+    InvalidParameterError
+        If it is not a finite number in (0, 1] (or is a bool).
+    """
     if (
         isinstance(target_accuracy, bool)
         or not isinstance(target_accuracy, int | float)
@@ -249,16 +363,22 @@ def recommend(
         95% interval (:meth:`SweepResult.strongest`) is ``<= target_accuracy``: conservative,
         the attacker's true accuracy is above the target with at most about 2.5% chance, given
         the snippets measured. The unmodified row never qualifies (no guarantee).
-    utility : str, optional
+    utility : str | None
         The utility to maximise: ``similarity`` or ``fasttext``; default the first of those
         the sweep measured (``similarity`` before ``fasttext``). Ties go to the smaller
         epsilon (the stronger guarantee).
 
     Returns
     -------
-    list of Recommendation
+    list[Recommendation]
         One per mechanism, in the order of ``result.config.mechanisms``; ``point`` is ``None``
         when no epsilon qualifies, and ``closest`` then names the lowest upper bound measured.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``target_accuracy`` is not in (0, 1], or the sweep has no attackers or no such
+        utility.
     """
     target = check_target_accuracy(target_accuracy)
     available = frontier_utilities(result)
@@ -284,7 +404,24 @@ def recommend_points(
     per mechanism, among the noisy points whose ``high`` (the Wilson 95% upper bound of the
     attacker's accuracy) is ``<= target_accuracy``, the one with the best utility (ties to the
     smaller epsilon); else the nearest miss. ``chance`` (an accuracy) is only mentioned when
-    the target lies below it."""
+    the target lies below it.
+
+    Parameters
+    ----------
+    frontiers
+        Mechanism -> its points, in frontier order.
+    target_accuracy
+        The target accuracy, in (0, 1].
+    utility
+        The utility measure the points are drawn against.
+    chance
+        The accuracy of a uniform guess, or ``None``.
+
+    Returns
+    -------
+    list[Recommendation]
+        One per mechanism with a guarantee, in the order of ``frontiers``.
+    """
     target = check_target_accuracy(target_accuracy)
     out = []
     for mechanism, points in frontiers.items():
@@ -304,7 +441,18 @@ def recommend_points(
 
 def pan_frontier_utilities(result: PanResult) -> tuple[str, ...]:
     """The utilities a PAN run's frontier is drawn against: those it measured, in the order of
-    its configuration (none without attackers)."""
+    its configuration (none without attackers).
+
+    Parameters
+    ----------
+    result
+        The PAN run.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The utilities.
+    """
     if not result.config.attackers:
         return ()
     return tuple(result.config.utilities)
@@ -318,7 +466,23 @@ def pan_frontier(result: PanResult, utility: str = "similarity") -> dict[str, li
     perplexity ratios: lower is better) and its 95% interval, y = the most accurate attacker's
     pooled accuracy and its Wilson 95% interval.
 
-    Raises ``InvalidParameterError`` when the run did not measure ``utility``."""
+    Parameters
+    ----------
+    result
+        The PAN run.
+    utility
+        A utility the run measured.
+
+    Returns
+    -------
+    dict[str, list[FrontierPoint]]
+        Mechanism -> its points, in frontier order.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the run did not measure ``utility``.
+    """
     if utility not in result.config.utilities:
         measured = ", ".join(result.config.utilities) or "none"
         raise InvalidParameterError(
@@ -356,7 +520,25 @@ def recommend_pan(result: PanResult, target_accuracy: float) -> list[Recommendat
     """Per mechanism of a PAN run, the epsilon with the best MiniLM similarity among those
     whose most accurate attacker's Wilson 95% upper bound (over every unknown text of every
     problem) is ``<= target_accuracy`` (:func:`recommend_points`); the noise-off row is never
-    recommended. Raises ``InvalidParameterError`` when the run measured no similarity."""
+    recommended.
+
+    Parameters
+    ----------
+    result
+        The PAN run.
+    target_accuracy
+        The target accuracy, in (0, 1].
+
+    Returns
+    -------
+    list[Recommendation]
+        One per mechanism with a guarantee.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``target_accuracy`` is not in (0, 1] or the run measured no similarity.
+    """
     check_target_accuracy(target_accuracy)
     return recommend_points(
         pan_frontier(result),
@@ -378,7 +560,25 @@ class Headline:
     attacker's Wilson 95% **upper** bound comes within ``margin`` of chance, interpolated
     linearly between the two frontier points that bracket it; ``interval`` is the utilities at
     which the upper and the lower bound cross the same line (lowest first), ``point`` where the
-    accuracy itself does. ``None`` where no point of the frontier gets there ("not reached")."""
+    accuracy itself does. ``None`` where no point of the frontier gets there ("not reached").
+
+    Attributes
+    ----------
+    mechanism
+        The registered name of the mechanism.
+    utility_measure
+        The utility measure of the frontier.
+    chance
+        The accuracy of a uniform guess.
+    margin
+        How close to chance the upper bound must come.
+    utility
+        The utility at which the upper bound crosses ``chance + margin``, or ``None``.
+    interval
+        The utilities at which the upper and the lower bound cross it, lowest first.
+    point
+        The utility at which the accuracy itself crosses it, or ``None``.
+    """
 
     mechanism: str
     utility_measure: str
@@ -393,6 +593,13 @@ class Headline:
         return self.chance + self.margin
 
     def describe(self) -> str:
+        """The headline in one line of text.
+
+        Returns
+        -------
+        str
+            The line ("not reached" where no point gets there).
+        """
         label = measure(self.utility_measure).value_label
         line = (
             f"{self.mechanism}: the strongest attacker's 95% upper bound comes within "
@@ -405,6 +612,13 @@ class Headline:
         return f"{line} at {label} {self.utility:.3f}{span}"
 
     def to_dict(self) -> dict[str, Any]:
+        """The headline, JSON-ready, with its rule and its line of text.
+
+        Returns
+        -------
+        dict[str, Any]
+            The fields by name, with ``threshold``, ``reached``, ``rule`` and ``text``.
+        """
         return {
             "mechanism": self.mechanism,
             "utility_measure": self.utility_measure,
@@ -446,7 +660,27 @@ def headline(
     points: Sequence[FrontierPoint], chance: float, *, margin: float = HEADLINE_MARGIN
 ) -> Headline:
     """The :class:`Headline` of one mechanism's frontier ``points`` (in frontier order, from
-    the least noise), ``chance`` the accuracy of a uniform guess."""
+    the least noise), ``chance`` the accuracy of a uniform guess.
+
+    Parameters
+    ----------
+    points
+        The mechanism's frontier, in frontier order (at least one point).
+    chance
+        The accuracy of a uniform guess.
+    margin
+        How close to chance the upper bound must come.
+
+    Returns
+    -------
+    Headline
+        The headline.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``points`` is empty.
+    """
     if not points:
         raise InvalidParameterError("a headline needs at least one frontier point")
     xs = [p.utility for p in points]
@@ -470,7 +704,20 @@ def headline(
 
 def headlines(result: SweepResult, *, margin: float = HEADLINE_MARGIN) -> list[Headline]:
     """Per mechanism of a sweep, its :class:`Headline` on the first frontier utility
-    (similarity before fastText); ``[]`` without a frontier or a chance rate."""
+    (similarity before fastText); ``[]`` without a frontier or a chance rate.
+
+    Parameters
+    ----------
+    result
+        The sweep.
+    margin
+        How close to chance the upper bound must come.
+
+    Returns
+    -------
+    list[Headline]
+        One per mechanism with a frontier.
+    """
     available = frontier_utilities(result)
     chance = result.baselines.get("author")
     if not available or chance is None:
@@ -486,7 +733,20 @@ def headlines(result: SweepResult, *, margin: float = HEADLINE_MARGIN) -> list[H
 def pan_headlines(result: PanResult, *, margin: float = HEADLINE_MARGIN) -> list[Headline]:
     """Per mechanism of a PAN run, its :class:`Headline` on the similarity frontier (the most
     accurate attacker's accuracy against a uniform guess among each problem's candidates);
-    ``[]`` without similarity."""
+    ``[]`` without similarity.
+
+    Parameters
+    ----------
+    result
+        The PAN run.
+    margin
+        How close to chance the upper bound must come.
+
+    Returns
+    -------
+    list[Headline]
+        One per mechanism with a frontier.
+    """
     if "similarity" not in result.config.utilities:
         return []
     return [

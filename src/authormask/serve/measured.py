@@ -45,7 +45,22 @@ def measured_at(
 ) -> dict[str, Any] | None:
     """The measured row of ``mechanism`` nearest to ``epsilon`` (within a factor of
     :data:`NEAREST_FACTOR`), with the corpus and the caveat; ``None`` where nothing near was
-    measured. ``table``: the packaged one by default."""
+    measured. ``table``: the packaged one by default.
+
+    Parameters
+    ----------
+    mechanism
+        The registered name of the mechanism.
+    epsilon
+        The epsilon asked for, or ``None``.
+    table
+        The measured table, or ``None`` for the packaged one.
+
+    Returns
+    -------
+    dict[str, Any] | None
+        The row, with ``corpus``, ``caveat``, ``chance`` and ``noise_off``, or ``None``.
+    """
     table = _table() if table is None else table
     if table is None or epsilon is None or not (epsilon > 0 and math.isfinite(epsilon)):
         return None
@@ -66,7 +81,25 @@ def measured_at(
 
 
 def build_table(results: dict[str, Any], *, command: str) -> dict[str, Any]:
-    """The shipped table from a PAN protocol ``results.json``."""
+    """The shipped table from a PAN protocol ``results.json``.
+
+    Parameters
+    ----------
+    results
+        The results.json object of a PAN run.
+    command
+        The evaluate command that measured it, recorded in the table.
+
+    Returns
+    -------
+    dict[str, Any]
+        The table.
+
+    Raises
+    ------
+    ValueError
+        If ``results`` is not a PAN run's.
+    """
     if results.get("protocol") != "pan":
         raise ValueError("not the results.json of --protocol pan")
     rows: dict[str, list[dict[str, Any]]] = {}
@@ -114,7 +147,18 @@ def build_table(results: dict[str, Any], *, command: str) -> dict[str, Any]:
 
 
 def merge_tables(tables: list[dict[str, Any]]) -> dict[str, Any]:
-    """Several runs' tables as one: rows by mechanism and epsilon (a later run wins), sorted."""
+    """Several runs' tables as one: rows by mechanism and epsilon (a later run wins), sorted.
+
+    Parameters
+    ----------
+    tables
+        The tables (at least one), earliest first.
+
+    Returns
+    -------
+    dict[str, Any]
+        The merged table.
+    """
     merged = dict(tables[0])
     rows: dict[str, dict[float, dict[str, Any]]] = {}
     noise_off: dict[str, Any] = {}

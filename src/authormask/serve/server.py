@@ -83,7 +83,18 @@ def _open_descriptors() -> int | None:
 
 def connection_limit(wanted: int) -> int:
     """``wanted``, or fewer where the file-descriptor limit leaves less room: the limit less
-    the descriptors open now, a few batches of accepts and a few spare (at least 1)."""
+    the descriptors open now, a few batches of accepts and a few spare (at least 1).
+
+    Parameters
+    ----------
+    wanted
+        The connections asked for.
+
+    Returns
+    -------
+    int
+        The limit.
+    """
     try:
         import resource
     except ImportError:  # not POSIX: no limit to read
@@ -226,7 +237,22 @@ def make_server(
     app: Any, settings: ServeSettings, *, on_ready: Callable[[], None] = lambda: None
 ) -> uvicorn.Server:
     """The uvicorn server of ``app``, with the limits of ``settings``; it calls ``on_ready``
-    once it accepts requests."""
+    once it accepts requests.
+
+    Parameters
+    ----------
+    app
+        The ASGI app.
+    settings
+        The server's limits.
+    on_ready
+        Called once the server accepts requests.
+
+    Returns
+    -------
+    uvicorn.Server
+        The server.
+    """
     limit = connection_limit(settings.max_connections)
     config = uvicorn.Config(
         app,
@@ -250,7 +276,19 @@ def serve(
     on_ready: Callable[[], None] = lambda: None,
 ) -> None:
     """Serve ``app`` on the bound socket ``sock`` until interrupted (Ctrl-C, SIGTERM); call
-    ``on_ready`` once it accepts requests."""
+    ``on_ready`` once it accepts requests.
+
+    Parameters
+    ----------
+    app
+        The ASGI app.
+    sock
+        The bound socket.
+    settings
+        The server's limits.
+    on_ready
+        Called once the server accepts requests.
+    """
     server = make_server(app, settings, on_ready=on_ready)
     sock.listen(LISTEN_BACKLOG)
     sock.setblocking(False)

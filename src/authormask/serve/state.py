@@ -24,7 +24,37 @@ DEFAULT_MAX_CHARS = 1_000_000
 
 @dataclass
 class ServeSettings:
-    """What ``authormask serve`` loads and how it listens."""
+    """What ``authormask serve`` loads and how it listens.
+
+    Attributes
+    ----------
+    host
+        The address to listen on.
+    port
+        The port to listen on.
+    embeddings
+        The embeddings to load (a registered name or a file).
+    vocab_size
+        The most frequent words of the embeddings kept, or ``None`` for all.
+    cache_dir
+        The cache folder, or ``None`` for the default one.
+    models
+        Trained model folders (ER-AE, AE-DP): at most one of each kind.
+    max_chars
+        The longest text a request may hold, in characters.
+    extra_hosts
+        Host header values accepted besides ``host:port``.
+    workers
+        The releases run at once.
+    waiting
+        The releases that may wait for a worker.
+    request_timeout
+        The seconds a client has to send a whole request.
+    keep_alive_timeout
+        The seconds an idle kept-alive connection stays open.
+    max_connections
+        The open connections at most.
+    """
 
     host: str = "127.0.0.1"
     port: int = 8765
@@ -60,7 +90,23 @@ class _Loaded:
 
 
 def load(settings: ServeSettings) -> _Loaded:
-    """Load the embeddings and models once (at start)."""
+    """Load the embeddings and models once (at start).
+
+    Parameters
+    ----------
+    settings
+        What to load.
+
+    Returns
+    -------
+    _Loaded
+        The embeddings and the models by kind.
+
+    Raises
+    ------
+    InputError
+        If two models of one kind are given.
+    """
     from authormask.core.factories import load_trained_model
     from authormask.embeddings import load_embeddings
 

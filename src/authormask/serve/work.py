@@ -43,7 +43,20 @@ def _stop_if_set(cancel: threading.Event) -> None:
 
 def checked(cancel: threading.Event, progress: Callable[[int], None]) -> Callable[[int], None]:
     """``progress``, which first raises :class:`Cancelled` once ``cancel`` is set (a release
-    calls it between its units of work)."""
+    calls it between its units of work).
+
+    Parameters
+    ----------
+    cancel
+        The job's cancellation flag.
+    progress
+        The progress callback to wrap.
+
+    Returns
+    -------
+    Callable[[int], None]
+        The wrapped callback.
+    """
 
     def step(n: int) -> None:
         _stop_if_set(cancel)
@@ -56,6 +69,18 @@ class ReleasePool:
     """``workers`` threads, and room for ``waiting`` jobs more; :meth:`submit` refuses the rest.
 
     ``active``: jobs running now; ``admitted``: jobs running or waiting.
+
+    Parameters
+    ----------
+    workers
+        The threads (at least 1).
+    waiting
+        The jobs that may wait for a thread (at least 0).
+
+    Raises
+    ------
+    ValueError
+        If ``workers`` is below 1 or ``waiting`` below 0.
     """
 
     def __init__(self, *, workers: int, waiting: int) -> None:
@@ -82,7 +107,23 @@ class ReleasePool:
     def submit(self, job: Callable[[threading.Event], T]) -> tuple[Future[T], threading.Event]:
         """Run ``job(cancel)`` on a worker; its future and its cancellation flag. A job whose
         flag is set before a worker takes it does not run (its future raises
-        :class:`Cancelled`). Raises :class:`Busy` when ``workers + waiting`` jobs are in."""
+        :class:`Cancelled`).
+
+        Parameters
+        ----------
+        job
+            The job, called with its cancellation flag.
+
+        Returns
+        -------
+        tuple[Future[T], threading.Event]
+            The job's future and its cancellation flag.
+
+        Raises
+        ------
+        Busy
+            If ``workers + waiting`` jobs are already in.
+        """
         cancel = threading.Event()
         with self._lock:
             if self._admitted >= self.workers + self.waiting:

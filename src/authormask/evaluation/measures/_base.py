@@ -34,13 +34,32 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Predictions:
-    """One predicted label per query (``None`` = "don't know") and the score behind it."""
+    """One predicted label per query (``None`` = "don't know") and the score behind it.
+
+    Attributes
+    ----------
+    labels
+        The predicted label of each query, ``None`` for "don't know".
+    scores
+        The score behind each label.
+    """
 
     labels: tuple[str | None, ...]
     scores: tuple[float, ...]
 
     def correct(self, truth: Sequence[str | None]) -> int:
-        """How many predictions equal the true label ("don't know" is never correct)."""
+        """How many predictions equal the true label ("don't know" is never correct).
+
+        Parameters
+        ----------
+        truth
+            The true label of each query.
+
+        Returns
+        -------
+        int
+            The number of correct predictions.
+        """
         return sum(1 for p, t in zip(self.labels, truth, strict=True) if p is not None and p == t)
 
     @property
@@ -53,9 +72,37 @@ class Classifier(Protocol):
 
     name: str
 
-    def fit(self, items: Sequence[Item], labels: Sequence[str]) -> Classifier: ...
+    def fit(self, items: Sequence[Item], labels: Sequence[str]) -> Classifier:
+        """Train on labelled reference items.
 
-    def predict(self, items: Sequence[Item]) -> Predictions: ...
+        Parameters
+        ----------
+        items
+            The reference items.
+        labels
+            The label of each item (at least 2 classes).
+
+        Returns
+        -------
+        Classifier
+            The classifier itself, trained.
+        """
+        ...
+
+    def predict(self, items: Sequence[Item]) -> Predictions:
+        """Label query items.
+
+        Parameters
+        ----------
+        items
+            The query items.
+
+        Returns
+        -------
+        Predictions
+            One label (or "don't know") and score per item.
+        """
+        ...
 
 
 def check_training(items: Sequence[Item], labels: Sequence[str], who: str) -> None:
@@ -69,7 +116,21 @@ def check_training(items: Sequence[Item], labels: Sequence[str], who: str) -> No
 
 @dataclass(frozen=True)
 class AttackerSettings:
-    """What the measures of one run share beyond their seeds."""
+    """What the measures of one run share beyond their seeds.
+
+    Attributes
+    ----------
+    embeddings
+        The word vectors of the Earth Mover's distance (``1nn-emd``, ``5nn-emd``), or ``None``.
+    koppel_iterations
+        The random feature subsets of Koppel et al.'s impostors method.
+    n_jobs
+        The processes a measure may use.
+    encoder
+        An ``EmbeddingMemo`` over the shared sentence encoder (``minilm-lr``), or ``None``.
+    similarity
+        The shared ``SentenceSimilarity`` of the similarity utility, or ``None``.
+    """
 
     embeddings: Any = None  # 1nn-emd, 5nn-emd: the word vectors of the Earth Mover's distance
     koppel_iterations: int = 100
@@ -82,7 +143,19 @@ class AttackerSettings:
 class Score:
     """A measure's result on one cell: ``correct`` of ``total`` released texts labelled right
     (``None`` for a measure that labels nothing, such as similarity), ``value`` (the accuracy,
-    or the mean score) and how many texts it ``abstained`` on ("don't know")."""
+    or the mean score) and how many texts it ``abstained`` on ("don't know").
+
+    Attributes
+    ----------
+    correct
+        The released texts labelled right, ``None`` for a measure that labels nothing.
+    total
+        The released texts measured.
+    value
+        The accuracy, or the mean score.
+    abstained
+        The texts it answered "don't know" on.
+    """
 
     correct: int | None
     total: int
@@ -118,20 +191,49 @@ class MeasureInputs(Protocol):
     def settings(self) -> AttackerSettings: ...
 
     def released(self) -> Sequence[Item]:
-        """The texts under test, as this cell's release made them."""
+        """The texts under test, as this cell's release made them.
+
+        Returns
+        -------
+        Sequence[Item]
+            The released texts.
+        """
         ...
 
     def noise_off(self) -> Sequence[Item]:
-        """The same texts released by the same mechanism with its noise switched off."""
+        """The same texts released by the same mechanism with its noise switched off.
+
+        Returns
+        -------
+        Sequence[Item]
+            The texts released with the noise off.
+        """
         ...
 
     def known(self, *, adaptive: bool) -> Sequence[Item]:
         """The labelled texts to learn from, in the form of the texts under test: released
-        with the noise off, or (``adaptive``) released like the texts under test."""
+        with the noise off, or (``adaptive``) released like the texts under test.
+
+        Parameters
+        ----------
+        adaptive
+            Release them like the texts under test (else with the noise off).
+
+        Returns
+        -------
+        Sequence[Item]
+            The labelled texts.
+        """
         ...
 
     def training(self) -> Sequence[Item]:
-        """Original (unreleased) labelled training texts, disjoint from the texts under test."""
+        """Original (unreleased) labelled training texts, disjoint from the texts under test.
+
+        Returns
+        -------
+        Sequence[Item]
+            The training texts.
+        """
         ...
 
 
@@ -158,12 +260,34 @@ class Measure(ABC):
         return self.label if self.task is None else f"{self.label} accuracy"
 
     def problem(self, study: Study) -> str | None:
-        """Why it cannot run on ``study`` (what the study lacks), or ``None``."""
+        """Why it cannot run on ``study`` (what the study lacks), or ``None``.
+
+        Parameters
+        ----------
+        study
+            The study the run is on.
+
+        Returns
+        -------
+        str | None
+            What the study lacks, or ``None`` when the measure can run.
+        """
         return None
 
     @abstractmethod
     def score(self, inputs: MeasureInputs) -> Score:
-        """Its result on one cell."""
+        """Its result on one cell.
+
+        Parameters
+        ----------
+        inputs
+            The cell's inputs.
+
+        Returns
+        -------
+        Score
+            The result.
+        """
 
 
 class ClassifierMeasure(Measure):
@@ -176,19 +300,66 @@ class ClassifierMeasure(Measure):
 
     @abstractmethod
     def classifier(self, *, seed: int, settings: AttackerSettings) -> Classifier:
-        """A fresh, untrained classifier."""
+        """A fresh, untrained classifier.
+
+        Parameters
+        ----------
+        seed
+            The classifier's seed.
+        settings
+            What the measures of the run share.
+
+        Returns
+        -------
+        Classifier
+            The untrained classifier.
+        """
 
     def fitted(self, inputs: MeasureInputs) -> Classifier:
-        """The classifier trained on :meth:`MeasureInputs.known`."""
+        """The classifier trained on :meth:`MeasureInputs.known`.
+
+        Parameters
+        ----------
+        inputs
+            The cell's inputs.
+
+        Returns
+        -------
+        Classifier
+            The trained classifier.
+        """
         refs = inputs.known(adaptive=self.adaptive)
         clf = self.classifier(seed=inputs.seed, settings=inputs.settings)
         return clf.fit(refs, [str(i.label(self.task)) for i in refs])
 
     def predict(self, inputs: MeasureInputs) -> Predictions:
-        """Its label for every released text of the cell."""
+        """Its label for every released text of the cell.
+
+        Parameters
+        ----------
+        inputs
+            The cell's inputs.
+
+        Returns
+        -------
+        Predictions
+            The labels of the released texts.
+        """
         return self.fitted(inputs).predict(inputs.released())
 
     def score(self, inputs: MeasureInputs) -> Score:
+        """The released texts the classifier labels right (:meth:`fitted`, then its predictions).
+
+        Parameters
+        ----------
+        inputs
+            The cell's inputs.
+
+        Returns
+        -------
+        Score
+            The correct labels among the released texts, their accuracy and the abstentions.
+        """
         queries = inputs.released()
         preds = self.fitted(inputs).predict(queries)
         correct = preds.correct([i.label(self.task) for i in queries])
@@ -210,6 +381,19 @@ class Attacker(ClassifierMeasure):
         return self.name
 
     def problem(self, study: Study) -> str | None:
+        """Why the attacker cannot run on ``study``: an author with fewer known texts than
+        ``known_per_author``.
+
+        Parameters
+        ----------
+        study
+            The study the run is on.
+
+        Returns
+        -------
+        str | None
+            The reason, or ``None`` when it can run.
+        """
         if self.known_per_author <= 1:
             return None
         per_author: dict[str, int] = {}
@@ -227,7 +411,13 @@ class Attacker(ClassifierMeasure):
 
 class Adaptive(Attacker):
     """``adaptive-<name>``: attacker ``<name>`` trained on known texts released with the same
-    mechanism and epsilon as the texts it attacks (at the noise-off row, as the plain one)."""
+    mechanism and epsilon as the texts it attacks (at the noise-off row, as the plain one).
+
+    Parameters
+    ----------
+    base
+        The plain attacker.
+    """
 
     adaptive = True
 
@@ -244,4 +434,18 @@ class Adaptive(Attacker):
         return self.base.name
 
     def classifier(self, *, seed: int, settings: AttackerSettings) -> Classifier:
+        """The plain attacker's classifier.
+
+        Parameters
+        ----------
+        seed
+            The classifier's seed.
+        settings
+            What the measures of the run share.
+
+        Returns
+        -------
+        Classifier
+            The untrained classifier.
+        """
         return self.base.classifier(seed=seed, settings=settings)

@@ -184,6 +184,18 @@ def plain_and_adaptive(names: tuple[str, ...]) -> tuple[str, ...]:
     """Each attacker of ``names`` twice: as itself and as ``adaptive-<name>`` (trained on known
     texts released like the texts it attacks), each pair side by side.
 
+    Parameters
+    ----------
+    names
+        The attacker names.
+
+    Returns
+    -------
+    tuple[str, ...]
+        Each name followed by its ``adaptive-`` variant.
+
+    Examples
+    --------
     >>> plain_and_adaptive(("svm", "ppm"))
     ('svm', 'adaptive-svm', 'ppm', 'adaptive-ppm')
     """
@@ -429,13 +441,26 @@ BASE_ATTACKERS: dict[str, str] = {name: c.description for name, c in _ATTACKERS.
 
 
 def attacker_names() -> tuple[str, ...]:
-    """Every attacker name a protocol accepts, ``adaptive-`` variants included."""
+    """Every attacker name a protocol accepts, ``adaptive-`` variants included.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The plain attackers, then their ``adaptive-`` variants.
+    """
     return tuple(_ATTACKERS) + tuple(f"{_ADAPTIVE}{a}" for a in _ATTACKERS)
 
 
 def utility_names() -> tuple[str, ...]:
     """Every utility measure's name.
 
+    Returns
+    -------
+    tuple[str, ...]
+        The utility measures' names.
+
+    Examples
+    --------
     >>> utility_names()  # doctest: +NORMALIZE_WHITESPACE
     ('fasttext', '5nn-emd', 'similarity', 'name-survival', 'content-recall', 'retrieval',
      'fluency')
@@ -444,12 +469,34 @@ def utility_names() -> tuple[str, ...]:
 
 
 def measure_names() -> tuple[str, ...]:
-    """Every measure's name: the attackers, then the utilities."""
+    """Every measure's name: the attackers, then the utilities.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The attackers' names, then the utilities'.
+    """
     return attacker_names() + utility_names()
 
 
 def attacker(name: str) -> Attacker:
-    """A fresh attacker measure ``name`` (of :func:`attacker_names`)."""
+    """A fresh attacker measure ``name`` (of :func:`attacker_names`).
+
+    Parameters
+    ----------
+    name
+        The attacker's name, ``adaptive-<name>`` included.
+
+    Returns
+    -------
+    Attacker
+        The measure.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no attacker has that name.
+    """
     cls = _ATTACKERS.get(name.removeprefix(_ADAPTIVE))
     if cls is None:
         raise InvalidParameterError(
@@ -459,7 +506,23 @@ def attacker(name: str) -> Attacker:
 
 
 def measure(name: str) -> Measure:
-    """A fresh measure ``name`` (of :func:`measure_names`), for one run."""
+    """A fresh measure ``name`` (of :func:`measure_names`), for one run.
+
+    Parameters
+    ----------
+    name
+        The measure's name.
+
+    Returns
+    -------
+    Measure
+        The measure.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no measure has that name.
+    """
     cls = _UTILITIES.get(name)
     if cls is not None:
         return cls()
@@ -471,7 +534,27 @@ def measure(name: str) -> Measure:
 
 
 def make_attacker(name: str, *, seed: int, settings: AttackerSettings) -> Classifier:
-    """A fresh, untrained attacker classifier ``name`` (a key of :data:`BASE_ATTACKERS`)."""
+    """A fresh, untrained attacker classifier ``name`` (a key of :data:`BASE_ATTACKERS`).
+
+    Parameters
+    ----------
+    name
+        The attacker's name (not ``adaptive-``).
+    seed
+        The classifier's seed.
+    settings
+        What the measures of the run share.
+
+    Returns
+    -------
+    Classifier
+        The untrained classifier.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no attacker has that name.
+    """
     cls = _ATTACKERS.get(name)
     if cls is None:
         raise InvalidParameterError(

@@ -80,6 +80,23 @@ def mechanism_code(name: str) -> int:
     random-sub 10, emp-write 11). It never depends on the order in which a user lists
     mechanisms, nor on the order in which they are registered.
 
+    Parameters
+    ----------
+    name
+        The registered name of the mechanism.
+
+    Returns
+    -------
+    int
+        Its seed code.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no mechanism is registered under ``name``.
+
+    Examples
+    --------
     >>> mechanism_code("emp-text"), mechanism_code("emp-write")
     (1, 11)
     """

@@ -67,6 +67,20 @@ def row_order(name: str, values: Sequence[float | None]) -> list[float | None]:
     """The rows of ``name`` in a table or along a frontier: rates from 0 up (from no change to
     every word replaced); epsilons with ``None`` first, then from the largest to the smallest.
 
+    Parameters
+    ----------
+    name
+        The registered name of the mechanism.
+    values
+        Its rows' epsilons (or rates).
+
+    Returns
+    -------
+    list[float | None]
+        The values, in order.
+
+    Examples
+    --------
     >>> row_order("random-sub", [1.0, 0.0, 0.5]), row_order("emp-text", [2.0, None, 10.0])
     ([0.0, 0.5, 1.0], [None, 10.0, 2.0])
     """
@@ -78,6 +92,18 @@ def row_order(name: str, values: Sequence[float | None]) -> list[float | None]:
 def epsilon_text(epsilon: float | None) -> str:
     """An epsilon as the tables show it; ``None`` (noise off) is ``none``.
 
+    Parameters
+    ----------
+    epsilon
+        The epsilon, or ``None``.
+
+    Returns
+    -------
+    str
+        Its text.
+
+    Examples
+    --------
     >>> epsilon_text(None), epsilon_text(10.0), epsilon_text(1e6)
     ('none', '10', '1e+06')
     """

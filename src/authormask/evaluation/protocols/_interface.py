@@ -32,7 +32,15 @@ ResultT_co = TypeVar("ResultT_co", covariant=True)
 @dataclass(frozen=True)
 class Plan(Generic[ConfigT, InputsT]):
     """What a protocol will run, as its :meth:`~EvaluationProtocol.plan` read it from the
-    options: its config and its inputs."""
+    options: its config and its inputs.
+
+    Attributes
+    ----------
+    config
+        The protocol's config.
+    inputs
+        What it runs on besides the config.
+    """
 
     config: ConfigT
     inputs: InputsT
@@ -63,7 +71,18 @@ class EvaluationProtocol(Protocol[ConfigT, InputsT, ResultT_co]):
         """The config and the inputs of ``options`` (the protocol's own reading of them: its
         defaults, what it refuses, the data it loads), checked before any release; the lines
         for the reader go to ``options.echo``. A bad option raises
-        :class:`~authormask.evaluation.protocols._options.OptionError`."""
+        :class:`~authormask.evaluation.protocols._options.OptionError`.
+
+        Parameters
+        ----------
+        options
+            The options of the run.
+
+        Returns
+        -------
+        Plan[ConfigT, InputsT]
+            The config and the inputs.
+        """
         ...
 
     def run(
@@ -77,5 +96,24 @@ class EvaluationProtocol(Protocol[ConfigT, InputsT, ResultT_co]):
     ) -> ResultT_co:
         """Run ``config`` on ``inputs``: releases and measures cached in ``cache_dir`` (a rerun
         resumes), ``on_total`` called once, first, with the units of work
-        (:attr:`progress_units`), ``progress`` with the units finished."""
+        (:attr:`progress_units`), ``progress`` with the units finished.
+
+        Parameters
+        ----------
+        config
+            The config.
+        inputs
+            The inputs.
+        cache_dir
+            The results cache's folder, or ``None`` for no cache.
+        progress
+            Called with the units of work finished, or ``None``.
+        on_total
+            Called once, first, with the units of work, or ``None``.
+
+        Returns
+        -------
+        ResultT_co
+            The result (one of :attr:`results`).
+        """
         ...

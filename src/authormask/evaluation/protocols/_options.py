@@ -54,12 +54,21 @@ def _nowhere(line: str) -> None:
 class Options:
     """The options of one run, as a protocol's plan reads them.
 
-    ``values`` holds every option by parameter name (``None``: not given, and no default of the
-    command's own); ``given`` names those given explicitly (an option that does not apply is
-    refused only when given); ``engine`` is where a protocol that can run on a cluster runs
-    (``None``: this process); ``echo`` receives the lines a plan has for the reader (what it
-    calibrated, what it will run), one at a time, naming options as :class:`OptionError` does:
-    the library itself never prints."""
+    Attributes
+    ----------
+    values
+        Every option by parameter name (``None``: not given, and no default of the command's
+        own).
+    given
+        The options given explicitly (an option that does not apply is refused only when
+        given).
+    engine
+        Where a protocol that can run on a cluster runs (``None``: this process).
+    echo
+        Receives the lines a plan has for the reader (what it calibrated, what it will run),
+        one at a time, naming options as :class:`OptionError` does: the library itself never
+        prints.
+    """
 
     values: Mapping[str, Any]
     given: frozenset[str] = frozenset()
@@ -82,7 +91,20 @@ class Options:
     def pick(self, name: str, config: type[ProtocolConfig]) -> Any:
         """Option ``name``'s value if it has one, else the default of the protocol whose config
         is ``config`` (``--quick``'s with :attr:`quick`:
-        :meth:`~authormask.evaluation.protocols._common.ProtocolConfig.default`)."""
+        :meth:`~authormask.evaluation.protocols._common.ProtocolConfig.default`).
+
+        Parameters
+        ----------
+        name
+            The option's parameter name.
+        config
+            The config type of the protocol.
+
+        Returns
+        -------
+        Any
+            The value, or the default (``None`` if the protocol has none).
+        """
         value = self.values.get(name)
         if value is not None:
             return value
@@ -90,19 +112,56 @@ class Options:
 
     def refuse(self, names: Sequence[str], reason: str) -> None:
         """Raise :class:`OptionError` if any of ``names`` was given: "```a`, `b` do not
-        <reason>``"."""
+        <reason>``".
+
+        Parameters
+        ----------
+        names
+            The options' parameter names.
+        reason
+            What they do not do, to end the message.
+
+        Raises
+        ------
+        OptionError
+            If any of ``names`` was given.
+        """
         given = [n for n in names if n in self.given]
         if given:
             named = ", ".join(f"`{n}`" for n in given)
             raise OptionError(f"{named} {'does' if len(given) == 1 else 'do'} not {reason}")
 
     def mechanisms(self, default: Sequence[str]) -> tuple[str, ...]:
-        """The mechanisms asked for (comma-separated), else ``default``."""
+        """The mechanisms asked for (comma-separated), else ``default``.
+
+        Parameters
+        ----------
+        default
+            The protocol's default mechanisms.
+
+        Returns
+        -------
+        tuple[str, ...]
+            The mechanisms' names.
+        """
         return tuple(split_names(self.values.get("mechanisms") or ",".join(default)))
 
     def measures(self, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
         """Measures option ``name`` (``attackers`` or ``utilities``): ``auto`` (or not given)
-        is ``default``, ``none`` no measure, else the comma-separated names."""
+        is ``default``, ``none`` no measure, else the comma-separated names.
+
+        Parameters
+        ----------
+        name
+            ``"attackers"`` or ``"utilities"``.
+        default
+            The protocol's default measures.
+
+        Returns
+        -------
+        tuple[str, ...]
+            The measures' names.
+        """
         value = self.values.get(name)
         if value is None or value == "auto":
             return default
@@ -112,7 +171,18 @@ class Options:
 
     def rates(self) -> tuple[float, ...] | None:
         """The rates of a baseline without privacy (``random-sub``), each in [0, 1], when
-        ``rates`` was given (a comma-separated string, or numbers); ``None`` otherwise."""
+        ``rates`` was given (a comma-separated string, or numbers); ``None`` otherwise.
+
+        Returns
+        -------
+        tuple[float, ...] | None
+            The rates, or ``None``.
+
+        Raises
+        ------
+        OptionError
+            If a rate is not a number in [0, 1], or the rates are refused.
+        """
         value = self.values.get("rates")
         if value is None:
             return None
@@ -129,7 +199,13 @@ class Options:
             raise OptionError(f"`rates`: {exc}") from None
 
     def rate_option(self) -> dict[str, Any]:
-        """``rates=`` for a config, where ``rates`` was given (else the config's default)."""
+        """``rates=`` for a config, where ``rates`` was given (else the config's default).
+
+        Returns
+        -------
+        dict[str, Any]
+            ``{"rates": ...}``, or ``{}``.
+        """
         rates = self.rates()
         return {} if rates is None else {"rates": rates}
 
@@ -137,7 +213,22 @@ class Options:
         self, attackers: Sequence[str], utilities: Sequence[str], *, what: str = "this run"
     ) -> None:
         """Refuse a target accuracy the run cannot read: it needs attackers and a similarity or
-        fastText utility (``what`` names the run in the message)."""
+        fastText utility (``what`` names the run in the message).
+
+        Parameters
+        ----------
+        attackers
+            The run's attackers.
+        utilities
+            The run's utility measures.
+        what
+            The run, in the message.
+
+        Raises
+        ------
+        OptionError
+            If ``target_accuracy`` was given and the run cannot read it.
+        """
         if self.values.get("target_accuracy") is not None and (
             not attackers or not {"similarity", "fasttext"} & set(utilities)
         ):
@@ -149,7 +240,18 @@ class Options:
 
     def embeddings(self, config: type[ProtocolConfig]) -> Embeddings:
         """The embeddings that ``embeddings``, ``vocab_size`` (default: the protocol's) and
-        ``cache_dir`` name."""
+        ``cache_dir`` name.
+
+        Parameters
+        ----------
+        config
+            The config type of the protocol (for its default vocabulary size).
+
+        Returns
+        -------
+        Embeddings
+            The embeddings.
+        """
         cache_dir = self.values.get("cache_dir")
         return load_embeddings(
             self.values.get("embeddings", DEFAULT_EMBEDDINGS),
@@ -161,7 +263,18 @@ class Options:
         """The corpus ``dataset`` names (with its ``dataset_path`` and the ``*_column`` options
         of a table), for ``protocol``, which pools a corpus: a PAN collection of several
         problems is refused (each problem is its own attribution task; pooling them would score
-        another task)."""
+        another task).
+
+        Parameters
+        ----------
+        protocol
+            The protocol's name, for the message.
+
+        Returns
+        -------
+        Corpus
+            The corpus.
+        """
         self._refuse_pan_collection(protocol)
         return load_dataset(
             self.values["dataset"],
@@ -196,7 +309,20 @@ class Options:
         """Under ``epsilons`` auto, the ``epsilons=``, ``mechanism_epsilons=`` and
         ``epsilon_calibration=`` of a config: each mechanism but a rate-swept baseline calibrated
         (:func:`~authormask.evaluation.calibration.auto_epsilons`), its epsilons echoed;
-        ``{}`` otherwise."""
+        ``{}`` otherwise.
+
+        Parameters
+        ----------
+        mechanisms
+            The run's mechanisms.
+        embeddings
+            The embeddings they are built with.
+
+        Returns
+        -------
+        dict[str, Any]
+            The config's keyword arguments, or ``{}``.
+        """
         if not self.auto:
             return {}
         chosen: dict[str, tuple[float | None, ...]] = {}

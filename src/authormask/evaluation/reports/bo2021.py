@@ -39,7 +39,18 @@ def _classifier_label(name: str) -> str:
 def release_markdown(result: ReleaseResult) -> str:
     """Table 1 of Bo et al. for this corpus: per classifier its accuracy with a Wilson 95%
     interval and, on an author corpus, the strongest attacker's (the headline: the maximum
-    over the classifiers, per row)."""
+    over the classifiers, per row).
+
+    Parameters
+    ----------
+    result
+        The release comparison's result.
+
+    Returns
+    -------
+    str
+        table.md.
+    """
     c = result.corpus
     attackers = list(result.rows[0].correct) if result.rows else []
     author = result.task == "author"
@@ -77,7 +88,18 @@ def release_markdown(result: ReleaseResult) -> str:
 
 
 def release_csv(result: ReleaseResult) -> str:
-    """One line per row and classifier, then the strongest (``attacker`` = ``strongest``)."""
+    """One line per row and classifier, then the strongest (``attacker`` = ``strongest``).
+
+    Parameters
+    ----------
+    result
+        The release comparison's result.
+
+    Returns
+    -------
+    str
+        table.csv.
+    """
     import csv
     import io
 
@@ -132,7 +154,15 @@ def release_csv(result: ReleaseResult) -> str:
 
 
 def release_plot(result: ReleaseResult, path: Path) -> None:
-    """Write :func:`release_plot_png` to ``path`` (atomically)."""
+    """Write :func:`release_plot_png` to ``path`` (atomically).
+
+    Parameters
+    ----------
+    result
+        The release comparison's result.
+    path
+        The PNG file to write.
+    """
     write_report_files(Path(path).parent, {Path(path).name: release_plot_png(result)}, force=True)
 
 
@@ -140,7 +170,18 @@ def release_plot_png(result: ReleaseResult) -> bytes:
     """Figure 2 of Bo et al.: similarity, the strongest attacker's error rate (with its Wilson
     95% interval; topic accuracy on a corpus without authors) and stylometric change against
     epsilon, one line per mechanism; pure-DP mechanisms (per token) on the left axis scale,
-    metric-DP ones (per word) dashed, since the two epsilons are not comparable."""
+    metric-DP ones (per word) dashed, since the two epsilons are not comparable.
+
+    Parameters
+    ----------
+    result
+        The release comparison's result.
+
+    Returns
+    -------
+    bytes
+        The PNG.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -198,7 +239,22 @@ def write_release_reports(
     result: ReleaseResult, folder: str | Path, *, force: bool = False
 ) -> list[Path]:
     """results.json, table.md, table.csv, plot.png and report.html, written atomically
-    together (:func:`authormask.evaluation.reports.write_report_files`)."""
+    together (:func:`authormask.evaluation.reports.write_report_files`).
+
+    Parameters
+    ----------
+    result
+        The release comparison's result.
+    folder
+        The output folder (created if missing).
+    force
+        Whether existing reports may be replaced.
+
+    Returns
+    -------
+    list[Path]
+        The paths written.
+    """
     files: dict[str, str | bytes] = {
         "results.json": json.dumps(result.to_dict(), indent=2) + "\n",
         "table.md": release_markdown(result),

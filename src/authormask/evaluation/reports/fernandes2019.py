@@ -179,7 +179,20 @@ def _closing_lines(result: SweepResult, recommendations: list[Recommendation] | 
 def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) -> str:
     """One table per mechanism: rows = epsilon (none first), columns = measures, counts
     correct; then the frontier (where the sweep has one) and, with ``target_accuracy``, the
-    recommended epsilon per mechanism (:func:`~authormask.evaluation.tradeoff.recommend`)."""
+    recommended epsilon per mechanism (:func:`~authormask.evaluation.tradeoff.recommend`).
+
+    Parameters
+    ----------
+    result
+        The sweep's result.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    str
+        table.md.
+    """
     recommendations = None if target_accuracy is None else recommend(result, target_accuracy)
     cfg = result.config
     lines = [
@@ -202,7 +215,20 @@ def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) ->
 def collection_markdown(result: CollectionSweep, *, target_accuracy: float | None = None) -> str:
     """A PAN collection's sweep: the problems pooled first (one table per mechanism: counts
     summed over problems), then every problem's own tables, then the statements, the frontier
-    (of the pooled counts) and, with ``target_accuracy``, the recommendation read on them."""
+    (of the pooled counts) and, with ``target_accuracy``, the recommendation read on them.
+
+    Parameters
+    ----------
+    result
+        The collection's sweep.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    str
+        table.md.
+    """
     pooled = result.pooled
     recommendations = None if target_accuracy is None else recommend(pooled, target_accuracy)
     cfg = pooled.config
@@ -252,13 +278,39 @@ def _recommendation_lines(recommendations: list[Recommendation]) -> list[str]:
 
 
 def recommendation_text(result: SweepResult, target_accuracy: float) -> str:
-    """The recommendation section of :func:`to_markdown` on its own."""
+    """The recommendation section of :func:`to_markdown` on its own.
+
+    Parameters
+    ----------
+    result
+        The sweep's result.
+    target_accuracy
+        The target attacker accuracy.
+
+    Returns
+    -------
+    str
+        The section.
+    """
     return "\n".join(_recommendation_lines(recommend(result, target_accuracy))) + "\n"
 
 
 def to_dict(result: SweepResult, *, target_accuracy: float | None = None) -> dict[str, Any]:
     """results.json: :meth:`SweepResult.to_dict`, the frontier (utility measure -> mechanism
-    -> points; ``{}`` without one) and, with ``target_accuracy``, the recommendations."""
+    -> points; ``{}`` without one) and, with ``target_accuracy``, the recommendations.
+
+    Parameters
+    ----------
+    result
+        The sweep's result.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    dict[str, Any]
+        results.json's object.
+    """
     data = result.to_dict()
     data["frontier"] = frontier_dict(result)
     data["headline"] = [h.to_dict() for h in headlines(result)]
@@ -300,26 +352,67 @@ def _csv_row(c: Cell) -> list[Any]:
 
 
 def to_csv(result: SweepResult) -> str:
-    """Long format: one row per cell."""
+    """Long format: one row per cell.
+
+    Parameters
+    ----------
+    result
+        The sweep's result.
+
+    Returns
+    -------
+    str
+        table.csv.
+    """
     return csv_text(_CSV_FIELDS, (_csv_row(c) for c in result.cells))
 
 
 def collection_csv(result: CollectionSweep) -> str:
     """Long format with a ``problem`` column: every problem's cells, then the pooled ones
-    (problem ``pooled``)."""
+    (problem ``pooled``).
+
+    Parameters
+    ----------
+    result
+        The collection's sweep.
+
+    Returns
+    -------
+    str
+        table.csv.
+    """
     rows = [[r.study["problem"], *_csv_row(c)] for r in result.problems for c in r.cells]
     rows += [["pooled", *_csv_row(c)] for c in result.pooled.cells]
     return csv_text(("problem", *_CSV_FIELDS), rows)
 
 
 def write_plot(result: SweepResult, path: Path) -> None:
-    """Write :func:`plot_png` to ``path`` (atomically)."""
+    """Write :func:`plot_png` to ``path`` (atomically).
+
+    Parameters
+    ----------
+    result
+        The sweep's result.
+    path
+        The PNG file to write.
+    """
     write_report_files(Path(path).parent, {Path(path).name: plot_png(result)}, force=True)
 
 
 def plot_png(result: SweepResult) -> bytes:
     """Accuracy (and similarity) against epsilon, one panel per mechanism; dashed = unmodified,
-    dotted grey = random guess."""
+    dotted grey = random guess.
+
+    Parameters
+    ----------
+    result
+        The sweep's result.
+
+    Returns
+    -------
+    bytes
+        The PNG.
+    """
     cfg = result.config
     fig, axes, colours = panels(len(cfg.mechanisms))
     for ax, mechanism in zip(axes, cfg.mechanisms, strict=True):
@@ -395,8 +488,25 @@ def frontier_png(result: SweepResult, *, target_accuracy: float | None = None) -
     against each frontier utility (one panel each: MiniLM similarity, fastText topic
     accuracy, with its interval or spread over repetitions), one curve per mechanism, each
     point labelled with its epsilon ("none": unmodified); dotted grey = chance, dashed red =
-    ``target_accuracy`` if given. Raises ``InvalidParameterError`` without attackers or a
-    frontier utility."""
+    ``target_accuracy`` if given.
+
+    Parameters
+    ----------
+    result
+        The sweep's result.
+    target_accuracy
+        The target attacker accuracy to draw, or ``None``.
+
+    Returns
+    -------
+    bytes
+        The PNG.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the sweep has no attackers or no frontier utility.
+    """
     utilities = frontier_utilities(result)
     if not utilities:
         frontier(result, "similarity")  # raises, saying what is missing
@@ -439,7 +549,24 @@ def write_reports(
     the sweep has attackers and a frontier utility; with ``target_accuracy`` the
     recommendation goes into table.md and results.json. A frontier.png left by an earlier
     report in ``folder`` is removed when this sweep has no frontier (it would describe another
-    sweep)."""
+    sweep).
+
+    Parameters
+    ----------
+    result
+        The sweep's result.
+    folder
+        The output folder (created if missing).
+    force
+        Whether existing reports may be replaced.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    list[Path]
+        The paths written.
+    """
     figures = {"plot.png": plot_png(result)}
     if frontier_utilities(result):
         figures[FRONTIER_FILE] = frontier_png(result, target_accuracy=target_accuracy)
@@ -464,7 +591,24 @@ def write_collection_reports(
     """The reports of a PAN collection's sweep, in the files of :func:`write_reports`:
     results.json (the pooled result as :func:`to_dict` writes it, with ``collection`` and
     ``problems``: each problem's own), table.md (:func:`collection_markdown`), table.csv
-    (:func:`collection_csv`), plot.png and frontier.png of the pooled counts, report.html."""
+    (:func:`collection_csv`), plot.png and frontier.png of the pooled counts, report.html.
+
+    Parameters
+    ----------
+    result
+        The collection's sweep.
+    folder
+        The output folder (created if missing).
+    force
+        Whether existing reports may be replaced.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    list[Path]
+        The paths written.
+    """
     pooled = result.pooled
     figures = {"plot.png": plot_png(pooled)}
     if frontier_utilities(pooled):

@@ -43,7 +43,30 @@ def run_files(
 ) -> dict[str, str | bytes]:
     """A run's files, rendered: results.json (``results``), table.md, table.csv, the
     ``figures`` (name -> PNG) and report.html, which holds all of them
-    (:func:`~authormask.evaluation.reports.html.run_html`)."""
+    (:func:`~authormask.evaluation.reports.html.run_html`).
+
+    Parameters
+    ----------
+    results
+        results.json's object.
+    markdown
+        table.md.
+    csv
+        table.csv.
+    figures
+        The figures, name -> PNG.
+    config
+        The run's config, shown in report.html.
+    statements
+        The public privacy statements, shown in report.html.
+    title
+        report.html's title, or ``None`` for table.md's heading.
+
+    Returns
+    -------
+    dict[str, str | bytes]
+        File name -> its contents.
+    """
     files: dict[str, str | bytes] = {
         "results.json": json.dumps(results, indent=2) + "\n",
         "table.md": markdown,
@@ -55,7 +78,20 @@ def run_files(
 
 
 def check_output_dir(folder: Path, *, force: bool) -> None:
-    """Refuse a folder that already holds reports, unless ``force``."""
+    """Refuse a folder that already holds reports, unless ``force``.
+
+    Parameters
+    ----------
+    folder
+        The output folder.
+    force
+        Whether existing reports may be replaced.
+
+    Raises
+    ------
+    InputError
+        If ``folder`` is not a folder, or holds reports and ``force`` is not given.
+    """
     if folder.exists() and not folder.is_dir():
         raise InputError(f"output {folder} exists and is not a folder")
     existing = [n for n in (*REPORT_FILES, FRONTIER_FILE) if (folder / n).exists()]
@@ -73,6 +109,20 @@ def write_report_files(
     Everything is rendered before this is called; every file is written to a temporary name
     beside its target and renamed only once all are written, so an error leaves no
     half-written report.
+
+    Parameters
+    ----------
+    folder
+        The output folder (created if missing).
+    files
+        File name -> its contents.
+    force
+        Whether existing reports may be replaced.
+
+    Returns
+    -------
+    list[Path]
+        The paths written.
     """
     out = Path(folder)
     check_output_dir(out, force=force)
@@ -91,7 +141,22 @@ def write_run_reports(
 ) -> list[Path]:
     """A sweep's or a PAN run's files, written by :func:`write_report_files`; a frontier.png
     left in ``folder`` by an earlier report is removed when this run has none (it would
-    describe another run)."""
+    describe another run).
+
+    Parameters
+    ----------
+    folder
+        The output folder (created if missing).
+    files
+        File name -> its contents.
+    force
+        Whether existing reports may be replaced.
+
+    Returns
+    -------
+    list[Path]
+        The paths written.
+    """
     paths = write_report_files(folder, files, force=force)
     stale = Path(folder) / FRONTIER_FILE
     if FRONTIER_FILE not in files and stale.is_file() and not stale.is_symlink():

@@ -10,7 +10,18 @@ __all__ = ["headline_lines"]
 
 
 def headline_lines(heads: list[Headline]) -> list[str]:
-    """The headline section of a report: one line per mechanism."""
+    """The headline section of a report: one line per mechanism.
+
+    Parameters
+    ----------
+    heads
+        The mechanisms' headlines (at least one, all on one utility measure).
+
+    Returns
+    -------
+    list[str]
+        The section's lines.
+    """
     first = heads[0]
     utility = measure(first.utility_measure).label
     return [

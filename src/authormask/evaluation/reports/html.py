@@ -63,8 +63,20 @@ def markdown_to_html(
 ) -> tuple[str, set[str]]:
     """The Markdown the report writers produce (headings, paragraphs, ``- `` lists, pipe
     tables, ``![alt](file.png)`` images) as escaped HTML; an image named in ``images`` is
-    embedded as a data URI, any other is left as its alt text. Returns the HTML and the names
-    of the images it embedded."""
+    embedded as a data URI, any other is left as its alt text.
+
+    Parameters
+    ----------
+    markdown
+        The Markdown.
+    images
+        Image name -> PNG bytes, or ``None``.
+
+    Returns
+    -------
+    tuple[str, set[str]]
+        The HTML, and the names of the images it embedded.
+    """
     images = images or {}
     out: list[str] = []
     used: set[str] = set()
@@ -137,7 +149,26 @@ def report_html(
     """The page: ``title``, the run's ``config`` (JSON), ``markdown`` (table.md; its own
     top-level ``# `` title is dropped for ``title``) as HTML, every PNG of ``images`` (name ->
     bytes) not already placed by the markdown, and each public privacy statement (key ->
-    statement dict) in a ``<pre>``. Self-contained: no script and no external resource."""
+    statement dict) in a ``<pre>``. Self-contained: no script and no external resource.
+
+    Parameters
+    ----------
+    title
+        The page's title.
+    markdown
+        table.md.
+    config
+        The run's config.
+    images
+        Image name -> PNG bytes.
+    statements
+        The public privacy statements by key.
+
+    Returns
+    -------
+    str
+        The page.
+    """
     lines = markdown.splitlines()
     if lines and lines[0].startswith("# "):
         lines = lines[1:]
@@ -181,7 +212,24 @@ def run_html(
 ) -> str:
     """report.html of a run whose other report ``files`` (name -> text or bytes; table.md and
     the PNGs) are rendered: ``title`` (default: table.md's ``# `` heading), ``config``, the
-    tables, every PNG embedded and the ``statements`` (:func:`report_html`)."""
+    tables, every PNG embedded and the ``statements`` (:func:`report_html`).
+
+    Parameters
+    ----------
+    files
+        The run's other report files, name -> text or bytes.
+    config
+        The run's config.
+    statements
+        The public privacy statements by key.
+    title
+        The page's title, or ``None`` for table.md's heading.
+
+    Returns
+    -------
+    str
+        The page.
+    """
     markdown = str(files.get("table.md", ""))
     if title is None:
         first = markdown.splitlines()[0] if markdown else ""

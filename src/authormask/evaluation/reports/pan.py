@@ -139,7 +139,20 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
     interval, and each utility with its interval), closed by a row of what chance and
     unrelated originals score (the floors); then every problem's macro-F1, utilities and
     floors; the frontier and, with ``target_accuracy``, the recommended epsilon per
-    mechanism (:func:`~authormask.evaluation.tradeoff.recommend_pan`)."""
+    mechanism (:func:`~authormask.evaluation.tradeoff.recommend_pan`).
+
+    Parameters
+    ----------
+    result
+        The PAN run's result.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    str
+        table.md.
+    """
     cfg = result.config
     recommendations = None if target_accuracy is None else recommend_pan(result, target_accuracy)
     utilities = tuple(cfg.utilities)
@@ -300,7 +313,20 @@ def pan_results(result: PanResult, *, target_accuracy: float | None = None) -> d
     """results.json: :meth:`PanResult.to_dict` (with every utility and its floors), the
     frontier against each utility (``{utility: mechanism -> points}``; ``{}`` without
     attackers or utilities) and, with ``target_accuracy``, the recommendations (read on the
-    similarity frontier)."""
+    similarity frontier).
+
+    Parameters
+    ----------
+    result
+        The PAN run's result.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    dict[str, Any]
+        results.json's object.
+    """
     data = result.to_dict()
     data["frontier"] = {
         u: {m: [p.to_dict() for p in points] for m, points in pan_frontier(result, u).items()}
@@ -316,7 +342,18 @@ def pan_csv(result: PanResult) -> str:
     """One row per cell: the attackers' cells, then the utility cells (``attacker`` = the
     measure, ``macro_f1`` = its mean (fluency's geometric mean), ``total`` = the texts it
     read), then the floors (``attacker`` = ``<measure>-floor``, no mechanism or epsilon,
-    ``correct`` = the pairs it read)."""
+    ``correct`` = the pairs it read).
+
+    Parameters
+    ----------
+    result
+        The PAN run's result.
+
+    Returns
+    -------
+    str
+        table.csv.
+    """
     names = [f.name for f in fields(PanCell)]
     rows = []
     for c in result.cells:
@@ -354,7 +391,18 @@ def pan_plot(result: PanResult) -> bytes:
     """Mean macro-F1 against epsilon, one panel per mechanism; dashed = noise off; black =
     the strongest attacker. Below, where utilities were measured, each utility against
     epsilon (dashed: noise off; dotted: its floor), fluency's perplexity ratio on the right
-    axis (dotted: 1, the original)."""
+    axis (dotted: 1, the original).
+
+    Parameters
+    ----------
+    result
+        The PAN run's result.
+
+    Returns
+    -------
+    bytes
+        The PNG.
+    """
     cfg = result.config
     utilities = tuple(cfg.utilities)
     fig, grid, colours = panel_grid(
@@ -464,8 +512,25 @@ def pan_frontier_png(result: PanResult, *, target_accuracy: float | None = None)
     mechanism, each point labelled with its epsilon; dotted grey vertical = the utility's floor
     (unrelated originals; retrieval: a uniform guess; fluency: 1, the original), dotted grey
     horizontal = a uniform guess's accuracy, dashed red = ``target_accuracy`` if given; the
-    similarity row carries each mechanism's headline. Raises ``InvalidParameterError`` when
-    the run measured no utility or has no attacker."""
+    similarity row carries each mechanism's headline.
+
+    Parameters
+    ----------
+    result
+        The PAN run's result.
+    target_accuracy
+        The target attacker accuracy to draw, or ``None``.
+
+    Returns
+    -------
+    bytes
+        The PNG.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the run measured no utility or has no attacker.
+    """
     utilities = pan_frontier_utilities(result)
     if not utilities:
         raise InvalidParameterError(
@@ -524,7 +589,18 @@ def pan_samples(result: PanResult) -> str:
     protocols.pan.PanExcerpt`), its first words as read from the collection and as each
     mechanism released it (noise off, then each epsilon of repetition 0), with the whole
     release's content recall and fluency ratio against the original; ``""`` without
-    samples. Written from the run's own releases, in a fixed order."""
+    samples. Written from the run's own releases, in a fixed order.
+
+    Parameters
+    ----------
+    result
+        The PAN run's result.
+
+    Returns
+    -------
+    str
+        samples.md.
+    """
     if not result.samples:
         return ""
     first = result.samples[0]
@@ -569,7 +645,24 @@ def write_pan_reports(
     utilities), report.html and samples.md (:func:`pan_samples`, where the run kept samples)
     in ``folder``; with ``target_accuracy`` the recommendation goes into table.md and
     results.json. A frontier.png left by an earlier report is removed when this run has no
-    frontier."""
+    frontier.
+
+    Parameters
+    ----------
+    result
+        The PAN run's result.
+    folder
+        The output folder (created if missing).
+    force
+        Whether existing reports may be replaced.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    list[Path]
+        The paths written.
+    """
     figures = {"plot.png": pan_plot(result)}
     if _has_frontier(result):
         figures[FRONTIER_FILE] = pan_frontier_png(result, target_accuracy=target_accuracy)

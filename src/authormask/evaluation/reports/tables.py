@@ -33,7 +33,18 @@ __all__ = [
 
 
 def sweep_label(name: str) -> str:
-    """What a row of ``name`` is labelled by: ``rate`` or ``epsilon``."""
+    """What a row of ``name`` is labelled by: ``rate`` or ``epsilon``.
+
+    Parameters
+    ----------
+    name
+        The registered name of the mechanism.
+
+    Returns
+    -------
+    str
+        ``"rate"`` or ``"epsilon"``.
+    """
     return "rate" if sweeps_rate(name) else "epsilon"
 
 
@@ -41,6 +52,20 @@ def point_text(name: str, value: float | None) -> str:
     """A row's label: ``rate 0.25`` for a rate-swept baseline, else the epsilon (``none``:
     noise off).
 
+    Parameters
+    ----------
+    name
+        The registered name of the mechanism.
+    value
+        The row's epsilon or rate, ``None`` for noise off.
+
+    Returns
+    -------
+    str
+        The label.
+
+    Examples
+    --------
     >>> point_text("random-sub", 0.25), point_text("emp-text", 10.0), point_text("tem", None)
     ('rate 0.25', '10', 'none')
     """
@@ -52,6 +77,18 @@ def point_text(name: str, value: float | None) -> str:
 def table_order(epsilons: Iterable[float | None]) -> list[float | None]:
     """The rows of a table: ``None`` first, then from the largest epsilon to the smallest.
 
+    Parameters
+    ----------
+    epsilons
+        The epsilons.
+
+    Returns
+    -------
+    list[float | None]
+        The epsilons, in order.
+
+    Examples
+    --------
     >>> table_order([2.0, None, 10.0])
     [None, 10.0, 2.0]
     """
@@ -61,6 +98,20 @@ def table_order(epsilons: Iterable[float | None]) -> list[float | None]:
 def interval_text(low: float, high: float) -> str:
     """A Wilson 95% interval as the tables show it.
 
+    Parameters
+    ----------
+    low
+        The interval's lower end.
+    high
+        The interval's upper end.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Examples
+    --------
     >>> interval_text(0.1, 0.35)
     '95% 10%-35%'
     """
@@ -72,6 +123,20 @@ def pooled_text(pooled: Mapping[str, Any] | None, *, interval: bool = True) -> s
     :func:`~authormask.evaluation.protocols.pan.pooled_mean` returns it) as the tables show
     it: with its 95% interval and texts (``interval``, from two texts on); ``""`` for ``None``.
 
+    Parameters
+    ----------
+    pooled
+        The pooled mean, or ``None``.
+    interval
+        Whether to show the interval and the texts.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Examples
+    --------
     >>> pooled_text({"mean": 0.5, "low": 0.45, "high": 0.55, "texts": 20})
     '0.500 (95% 0.450-0.550, 20 texts)'
     >>> pooled_text({"mean": 0.5, "low": 0.45, "high": 0.55, "texts": 20}, interval=False)
@@ -90,6 +155,18 @@ def pooled_text(pooled: Mapping[str, Any] | None, *, interval: bool = True) -> s
 def markdown_cell(text: str) -> str:
     r"""``text`` as one cell of a Markdown pipe table: on one line, its pipes escaped.
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    str
+        The cell.
+
+    Examples
+    --------
     >>> print(markdown_cell("a | b\n c"))
     a \| b c
     """
@@ -99,6 +176,20 @@ def markdown_cell(text: str) -> str:
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     """The lines of a Markdown pipe table.
 
+    Parameters
+    ----------
+    header
+        The column titles.
+    rows
+        The rows' cells.
+
+    Returns
+    -------
+    list[str]
+        The lines.
+
+    Examples
+    --------
     >>> markdown_table(["epsilon", "svm"], [["none", "3/8"]])
     ['| epsilon | svm |', '|---|---|', '| none | 3/8 |']
     """
@@ -108,7 +199,20 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """CSV with a header row, ``\\n`` line ends."""
+    """CSV with a header row, ``\\n`` line ends.
+
+    Parameters
+    ----------
+    header
+        The column titles.
+    rows
+        The rows' values.
+
+    Returns
+    -------
+    str
+        The CSV.
+    """
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -121,6 +225,20 @@ def statement_lines(statements: Mapping[str, Any], *, unit: str = "") -> list[st
     ``<problem>: <mechanism>/<epsilon>``): its document-level bound, epsilon read ``unit``
     (e.g. ``" per word"``); a rate-swept baseline's value is its rate.
 
+    Parameters
+    ----------
+    statements
+        The statements by key.
+    unit
+        What epsilon is read per, appended to it.
+
+    Returns
+    -------
+    list[str]
+        The lines.
+
+    Examples
+    --------
     >>> statement_lines({"p1: random-sub/0.5": {"document_bound": "none"}})
     ['- p1: random-sub, rate 0.5: none']
     """

@@ -70,7 +70,20 @@ def _writers(result: Any, target_accuracy: float | None) -> tuple[_Writers, dict
 
 def markdown(result: Result, *, target_accuracy: float | None = None) -> str:
     """table.md of ``result`` (any protocol's); with ``target_accuracy`` (a sweep or a PAN
-    run) the recommended epsilon per mechanism is in it."""
+    run) the recommended epsilon per mechanism is in it.
+
+    Parameters
+    ----------
+    result
+        Any protocol's result.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    str
+        The Markdown.
+    """
     writers, keywords = _writers(result, target_accuracy)
     return writers.markdown(result, **keywords)
 
@@ -85,7 +98,23 @@ def write_reports(
     """Write ``result``'s reports (any protocol's: results.json, table.md, table.csv, its
     plots and report.html, and what else its protocol reports) into ``folder``, atomically
     together, refusing existing reports unless ``force``; with ``target_accuracy`` (a sweep or
-    a PAN run) the recommendation goes into table.md and results.json. Returns the paths
-    written."""
+    a PAN run) the recommendation goes into table.md and results.json.
+
+    Parameters
+    ----------
+    result
+        Any protocol's result.
+    folder
+        The folder to write into (created if missing).
+    force
+        Whether existing reports may be replaced.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    list[Path]
+        The paths written.
+    """
     writers, keywords = _writers(result, target_accuracy)
     return writers.write(result, folder, force=force, **keywords)

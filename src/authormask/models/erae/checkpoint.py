@@ -43,17 +43,55 @@ FORMAT = "authormask-erae/1"
 
 
 def segment_hash(tokens: tuple[str, ...] | list[str]) -> int:
-    """A signed 64-bit hash of a token segment (to detect training-set overlap)."""
+    """A signed 64-bit hash of a token segment (to detect training-set overlap).
+
+    Parameters
+    ----------
+    tokens
+        The segment's tokens.
+
+    Returns
+    -------
+    int
+        The first 8 bytes of the SHA-256 of the tokens, as a signed integer.
+    """
     digest = hashlib.sha256("\x1f".join(tokens).encode("utf-8")).digest()[:8]
     return int(np.frombuffer(digest, dtype=np.int64)[0])
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON, atomically (:func:`authormask._io.write_atomic`)."""
+    """Write ``data`` as JSON, atomically (:func:`authormask._io.write_atomic`).
+
+    Parameters
+    ----------
+    path
+        The file to write.
+    data
+        The JSON-serialisable value.
+    """
     write_atomic({path: json.dumps(data, indent=1) + "\n"}, force=True)
 
 
 def read_json(path: Path, what: str) -> Any:
+    """The JSON value of the file ``path``.
+
+    Parameters
+    ----------
+    path
+        The file to read.
+    what
+        What the file is, for the message.
+
+    Returns
+    -------
+    Any
+        The value.
+
+    Raises
+    ------
+    InputError
+        If the file is missing or unreadable.
+    """
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -63,12 +101,39 @@ def read_json(path: Path, what: str) -> Any:
 
 
 def write_tensors(path: Path, tensors: dict[str, torch.Tensor]) -> None:
-    """Write ``tensors`` as a safetensors file, atomically (:func:`authormask._io.atomic_path`)."""
+    """Write ``tensors`` as a safetensors file, atomically (:func:`authormask._io.atomic_path`).
+
+    Parameters
+    ----------
+    path
+        The file to write.
+    tensors
+        Name -> tensor (copied to the CPU, contiguous).
+    """
     with atomic_path(path) as tmp:
         save_file({k: v.detach().contiguous().cpu() for k, v in tensors.items()}, str(tmp))
 
 
 def read_tensors(path: Path, what: str) -> dict[str, torch.Tensor]:
+    """The tensors of the safetensors file ``path``.
+
+    Parameters
+    ----------
+    path
+        The file to read.
+    what
+        What the file is, for the message.
+
+    Returns
+    -------
+    dict[str, torch.Tensor]
+        Name -> tensor.
+
+    Raises
+    ------
+    InputError
+        If the file is missing or unreadable.
+    """
     if not path.is_file():
         raise InputError(f"{what} not found: {path}")
     try:
@@ -78,7 +143,18 @@ def read_tensors(path: Path, what: str) -> dict[str, torch.Tensor]:
 
 
 def checkpoint_dir(model_dir: Path) -> Path | None:
-    """The newest complete checkpoint folder, or None."""
+    """The newest complete checkpoint folder, or None.
+
+    Parameters
+    ----------
+    model_dir
+        The model's folder.
+
+    Returns
+    -------
+    Path | None
+        ``checkpoint`` (or ``checkpoint.old``) with its state and weights, or ``None``.
+    """
     for name in ("checkpoint", "checkpoint.old"):
         folder = model_dir / name
         if (folder / "state.json").is_file() and (folder / "model.safetensors").is_file():
@@ -93,7 +169,19 @@ def write_checkpoint(
     optimizer: dict[str, torch.Tensor],
     state: dict[str, Any],
 ) -> None:
-    """Write a complete checkpoint next to the old one, then swap it in."""
+    """Write a complete checkpoint next to the old one, then swap it in.
+
+    Parameters
+    ----------
+    model_dir
+        The model's folder.
+    model
+        The network's tensors.
+    optimizer
+        The optimizer's tensors.
+    state
+        The training state (JSON-serialisable).
+    """
     new = model_dir / "checkpoint.new"
     if new.exists():
         shutil.rmtree(new)

@@ -21,6 +21,56 @@ class ERAEConfig:
     not give epoch counts or the latent size; the latent size defaults to the GRU width.
     ``lambda_embed = 0`` trains the AE-DP baseline (no embedding reward). Gradients are clipped to
     norm ``clip_norm`` (not in the paper; the usual guard for recurrent networks, 0 turns it off).
+
+    Attributes
+    ----------
+    name
+        The configuration's name.
+    hidden_size
+        The cells of each GRU layer.
+    num_layers
+        The GRU layers of the encoder and of the generator.
+    latent_size
+        The size of the latent vector ``E(x)``.
+    vocab_size
+        The output words of the vocabulary.
+    max_length
+        The longest segment, in tokens (sentences are cut, never truncated).
+    batch_size
+        The segments per training step.
+    learning_rate
+        Adam's learning rate.
+    pretrain_epochs
+        The epochs of reconstruction only.
+    reward_epochs
+        The epochs with the embedding reward.
+    top_k
+        The ``k`` most probable tokens the reward samples from.
+    random_candidates
+        The random vocabulary tokens the reward adds to them.
+    lambda_recon
+        The weight of the reconstruction loss.
+    lambda_embed
+        The weight of the embedding reward (0: AE-DP).
+    reward_cap
+        The cosine above which a candidate's reward is capped, in [-1, 1].
+    clip_norm
+        The gradient norm clipped to (0: no clipping).
+    validation_fraction
+        The share of segments held out for validation, in (0, 0.5).
+    max_sentences
+        Train on at most this many sentences (at least 2), or ``None`` for all.
+    output_layer
+        ``"softmax"`` or ``"adaptive"``.
+    adaptive_cutoffs
+        The adaptive softmax's cluster boundaries (increasing).
+    adaptive_div
+        The adaptive softmax's projection divisor (>= 1).
+
+    Raises
+    ------
+    InvalidParameterError
+        If a setting is out of its range.
     """
 
     name: str = "cpu"
@@ -104,17 +154,52 @@ class ERAEConfig:
         return self.lambda_embed > 0 and self.reward_epochs > 0
 
     def replace(self, **changes: Any) -> ERAEConfig:
+        """The config with ``changes`` (checked again).
+
+        Parameters
+        ----------
+        **changes
+            The fields to change, by name.
+
+        Returns
+        -------
+        ERAEConfig
+            The new config.
+        """
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values (lists, not tuples), so a config read back from ``config.json``
-        compares equal to the one that wrote it."""
+        compares equal to the one that wrote it.
+
+        Returns
+        -------
+        dict[str, Any]
+            The fields by name.
+        """
         data = dataclasses.asdict(self)
         data["adaptive_cutoffs"] = list(self.adaptive_cutoffs)
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ERAEConfig:
+        """The config of ``data`` (:meth:`to_dict`'s, as ``config.json`` holds it).
+
+        Parameters
+        ----------
+        data
+            The fields by name (missing ones take their defaults).
+
+        Returns
+        -------
+        ERAEConfig
+            The config.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``data`` has a key that is no field.
+        """
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -152,6 +237,23 @@ CONFIGS: dict[str, ERAEConfig] = {
 
 
 def get_config(name: str) -> ERAEConfig:
+    """The named configuration of :data:`CONFIGS` (``"paper"`` or ``"cpu"``).
+
+    Parameters
+    ----------
+    name
+        The configuration's name.
+
+    Returns
+    -------
+    ERAEConfig
+        The configuration.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no configuration has that name.
+    """
     try:
         return CONFIGS[name]
     except KeyError:

@@ -16,7 +16,20 @@ def adaptive_cutoffs(config: ERAEConfig, vocab_size: int) -> list[int]:
     """The configured adaptive-softmax cluster boundaries that fit ``vocab_size`` classes (a
     small corpus gives a smaller vocabulary than configured), one split at half when none does,
     and no more tail clusters than leave each one a projection of at least one dimension
-    (cluster ``i`` has ``hidden_size // adaptive_div**i``)."""
+    (cluster ``i`` has ``hidden_size // adaptive_div**i``).
+
+    Parameters
+    ----------
+    config
+        The model's configuration.
+    vocab_size
+        The classes of the output layer.
+
+    Returns
+    -------
+    list[int]
+        The cluster boundaries.
+    """
     fit = [c for c in config.adaptive_cutoffs if c < vocab_size - 1]
     fit = fit or [max(1, vocab_size // 2)]
     tails = 1
@@ -41,6 +54,15 @@ class ERAENetwork(nn.Module):
       clusters, which makes training 4x faster on a CPU. Either way :meth:`logits` returns
       scores whose softmax is the model's distribution, so the rating (Eq. 5) is a probability
       in [0, 1] and its sensitivity is 1.
+
+    Parameters
+    ----------
+    config
+        The model's configuration.
+    vocab_size
+        The tokens of the vocabulary, specials included.
+    embedding_dim
+        The dimension of the token embeddings.
     """
 
     def __init__(self, config: ERAEConfig, *, vocab_size: int, embedding_dim: int) -> None:
@@ -73,7 +95,20 @@ class ERAENetwork(nn.Module):
             self.output = nn.Linear(config.hidden_size, vocab_size)
 
     def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        """Latent vectors ``E(x)`` (Eq. 1) of a padded batch ``ids`` with true ``lengths``."""
+        """Latent vectors ``E(x)`` (Eq. 1) of a padded batch ``ids`` with true ``lengths``.
+
+        Parameters
+        ----------
+        ids
+            The token ids, padded, shape (batch, time).
+        lengths
+            The true length of each segment.
+
+        Returns
+        -------
+        torch.Tensor
+            The latent vectors, shape (batch, latent).
+        """
         packed = pack_padded_sequence(
             self.embedding(ids), lengths.cpu(), batch_first=True, enforce_sorted=False
         )
@@ -82,7 +117,22 @@ class ERAENetwork(nn.Module):
         return torch.as_tensor(self.to_latent(torch.cat([top[0], top[1]], dim=-1)))
 
     def hidden_states(self, ids: torch.Tensor, lengths: torch.Tensor, bos: int) -> torch.Tensor:
-        """Generator states ``s_i`` for every position (batch, time, hidden), Eq. 2."""
+        """Generator states ``s_i`` for every position (batch, time, hidden), Eq. 2.
+
+        Parameters
+        ----------
+        ids
+            The token ids, padded, shape (batch, time).
+        lengths
+            The true length of each segment.
+        bos
+            The id of ``<bos>``.
+
+        Returns
+        -------
+        torch.Tensor
+            The states, shape (batch, time, hidden).
+        """
         latent = self.encode(ids, lengths)
         prev = torch.full_like(ids, bos)
         prev[:, 1:] = ids[:, :-1]
@@ -95,7 +145,22 @@ class ERAENetwork(nn.Module):
 
     def states(self, ids: torch.Tensor, lengths: torch.Tensor, bos: int) -> torch.Tensor:
         """Generator states at the real (unpadded) positions, shape (tokens, hidden), in
-        row-major order of the batch: segment 0's tokens, then segment 1's."""
+        row-major order of the batch: segment 0's tokens, then segment 1's.
+
+        Parameters
+        ----------
+        ids
+            The token ids, padded, shape (batch, time).
+        lengths
+            The true length of each segment.
+        bos
+            The id of ``<bos>``.
+
+        Returns
+        -------
+        torch.Tensor
+            The states, shape (tokens, hidden).
+        """
         states = self.hidden_states(ids, lengths, bos)
         mask = torch.arange(ids.shape[1], device=ids.device)[None, :] < lengths[:, None].to(
             ids.device
@@ -103,21 +168,60 @@ class ERAENetwork(nn.Module):
         return states[mask]
 
     def log_probs(self, states: torch.Tensor) -> torch.Tensor:
-        """log Pr[x_i = v] (Eq. 3) for every token of the vocabulary, shape (tokens, vocab)."""
+        """log Pr[x_i = v] (Eq. 3) for every token of the vocabulary, shape (tokens, vocab).
+
+        Parameters
+        ----------
+        states
+            Generator states, shape (tokens, hidden).
+
+        Returns
+        -------
+        torch.Tensor
+            The log-probabilities, shape (tokens, vocab).
+        """
         if isinstance(self.output, nn.AdaptiveLogSoftmaxWithLoss):
             return torch.as_tensor(self.output.log_prob(states))
         return F.log_softmax(self.output(states), dim=-1)
 
     def reconstruction_loss(self, states: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Mean negative log-likelihood of ``targets`` (Eq. 8); the adaptive softmax computes
-        it without the full distribution."""
+        it without the full distribution.
+
+        Parameters
+        ----------
+        states
+            Generator states, shape (tokens, hidden).
+        targets
+            The original token ids, shape (tokens,).
+
+        Returns
+        -------
+        torch.Tensor
+            The loss (a scalar).
+        """
         if isinstance(self.output, nn.AdaptiveLogSoftmaxWithLoss):
             return torch.as_tensor(self.output(states, targets).loss)
         return F.cross_entropy(self.output(states), targets)
 
     def logits(self, ids: torch.Tensor, lengths: torch.Tensor, bos: int) -> torch.Tensor:
         """Scores ``z_iv`` (Eq. 2) at the real positions, shape (tokens, vocab): their softmax
-        is the model's distribution (for the adaptive softmax they are the log-probabilities)."""
+        is the model's distribution (for the adaptive softmax they are the log-probabilities).
+
+        Parameters
+        ----------
+        ids
+            The token ids, padded, shape (batch, time).
+        lengths
+            The true length of each segment.
+        bos
+            The id of ``<bos>``.
+
+        Returns
+        -------
+        torch.Tensor
+            The scores, shape (tokens, vocab).
+        """
         states = self.states(ids, lengths, bos)
         if isinstance(self.output, nn.AdaptiveLogSoftmaxWithLoss):
             return self.log_probs(states)

@@ -47,7 +47,27 @@ _MODEL_DIRS = ("checkpoint", "checkpoint.old", "checkpoint.new")
 @dataclass(frozen=True)
 class EpochRecord:
     """One finished epoch: its phase (``reconstruction`` or ``reward``), mean training losses
-    per token, the validation reconstruction loss per token and the wall time."""
+    per token, the validation reconstruction loss per token and the wall time.
+
+    Attributes
+    ----------
+    epoch
+        The epoch's number, from 1.
+    phase
+        ``"reconstruction"`` or ``"reward"``.
+    train_loss
+        The mean training loss per token.
+    train_recon
+        Its reconstruction part.
+    train_embed
+        Its embedding-reward part.
+    valid_recon
+        The validation reconstruction loss per token.
+    valid_accuracy
+        The share of validation tokens whose most probable token is the original.
+    seconds
+        The epoch's wall time.
+    """
 
     epoch: int
     phase: str
@@ -61,6 +81,26 @@ class EpochRecord:
 
 @dataclass(frozen=True)
 class TrainingResult:
+    """What :func:`train_erae` trained and where it saved it.
+
+    Attributes
+    ----------
+    model_dir
+        The model's folder.
+    config
+        The configuration it was trained with.
+    segments
+        The training segments.
+    tokens
+        Their tokens.
+    vocab_size
+        The size of the vocabulary, specials included.
+    history
+        One record per epoch, including those of an earlier run it resumed.
+    resumed_at_epoch
+        The epochs already finished when this run started (0: a fresh start).
+    """
+
     model_dir: Path
     config: ERAEConfig
     segments: int
@@ -71,7 +111,20 @@ class TrainingResult:
 
 
 def prepare_segments(texts: Sequence[str], *, max_length: int) -> list[tuple[str, ...]]:
-    """Sentences of every text, cut into segments of at most ``max_length`` tokens."""
+    """Sentences of every text, cut into segments of at most ``max_length`` tokens.
+
+    Parameters
+    ----------
+    texts
+        The texts.
+    max_length
+        The longest segment, in tokens.
+
+    Returns
+    -------
+    list[tuple[str, ...]]
+        The segments' tokens, text by text.
+    """
     out: list[tuple[str, ...]] = []
     for text in texts:
         out.extend(segment_text(text, max_length=max_length).segments)
@@ -301,6 +354,43 @@ def train_erae(
     model's own files). ``on_total(batches)`` is called once, before the first batch, with
     the number of batches left to train (epochs left x batches per epoch); ``progress(1)``
     after every batch; ``on_epoch(record)`` after every epoch.
+
+    Parameters
+    ----------
+    texts
+        The training texts.
+    output
+        The model's folder.
+    embeddings
+        The word vectors the embedding layer starts from and the reward reads.
+    config
+        The model's configuration.
+    seed
+        The seed (an integer >= 0).
+    corpus_name
+        The training corpus's name, for the model's metadata.
+    force
+        Replace a model trained with other settings.
+    device
+        The torch device, or ``None`` for the default one.
+    progress
+        Called with 1 after every batch, or ``None``.
+    on_total
+        Called once, first, with the batches left to train, or ``None``.
+    on_epoch
+        Called with each finished epoch's record, or ``None``.
+
+    Returns
+    -------
+    TrainingResult
+        What was trained and where.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``seed`` is not an integer >= 0.
+    InputError
+        If the corpus is too small.
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")

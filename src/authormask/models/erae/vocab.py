@@ -17,7 +17,15 @@ SPECIALS = (PAD, UNK, BOS)
 
 @dataclass(frozen=True)
 class EncodedSegments:
-    """Token ids of segments, and how many tokens were unknown (mapped to ``<unk>``)."""
+    """Token ids of segments, and how many tokens were unknown (mapped to ``<unk>``).
+
+    Attributes
+    ----------
+    ids
+        The token ids of each segment.
+    unknown
+        The tokens mapped to ``<unk>``.
+    """
 
     ids: tuple[tuple[int, ...], ...]
     unknown: int
@@ -28,6 +36,16 @@ class Vocabulary:
 
     The output range of every generator is ``words`` (the specials are never generated), so it is
     fixed once the model is trained and does not depend on the text being released.
+
+    Parameters
+    ----------
+    tokens
+        The tokens, the specials first.
+
+    Raises
+    ------
+    InputError
+        If ``tokens`` does not start with the specials or has a duplicate.
     """
 
     def __init__(self, tokens: Sequence[str]) -> None:
@@ -40,7 +58,27 @@ class Vocabulary:
 
     @classmethod
     def build(cls, segments: Iterable[Sequence[str]], *, size: int, min_words: int) -> Vocabulary:
-        """The ``size`` most frequent tokens of ``segments`` (ties broken alphabetically)."""
+        """The ``size`` most frequent tokens of ``segments`` (ties broken alphabetically).
+
+        Parameters
+        ----------
+        segments
+            The tokenised segments.
+        size
+            The words kept.
+        min_words
+            The fewest distinct tokens a corpus must have.
+
+        Returns
+        -------
+        Vocabulary
+            The vocabulary.
+
+        Raises
+        ------
+        InputError
+            If the segments have fewer than ``min_words`` distinct tokens.
+        """
         counts: Counter[str] = Counter()
         for seg in segments:
             counts.update(seg)
@@ -67,9 +105,28 @@ class Vocabulary:
         return self.tokens[len(SPECIALS) :]
 
     def sha256(self) -> str:
+        """A short digest of the tokens (the first 16 hexadecimal digits of their SHA-256).
+
+        Returns
+        -------
+        str
+            The digest.
+        """
         return hashlib.sha256("\n".join(self.tokens).encode("utf-8")).hexdigest()[:16]
 
     def encode(self, segments: Iterable[Sequence[str]]) -> EncodedSegments:
+        """The ids of each segment's tokens, an unknown token as ``<unk>``.
+
+        Parameters
+        ----------
+        segments
+            The tokenised segments.
+
+        Returns
+        -------
+        EncodedSegments
+            The ids and the count of unknown tokens.
+        """
         unk = self.index[UNK]
         out: list[tuple[int, ...]] = []
         unknown = 0
@@ -80,4 +137,16 @@ class Vocabulary:
         return EncodedSegments(tuple(out), unknown)
 
     def decode(self, ids: Iterable[int]) -> list[str]:
+        """The tokens of ``ids``.
+
+        Parameters
+        ----------
+        ids
+            Token ids.
+
+        Returns
+        -------
+        list[str]
+            The tokens.
+        """
         return [self.tokens[i] for i in ids]

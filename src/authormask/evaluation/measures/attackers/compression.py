@@ -61,6 +61,18 @@ _BLOCK = 1 << 19
 def normalise(text: str) -> str:
     """``text`` lower-cased, every run of whitespace one space, no space at either end.
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    str
+        The normalised text.
+
+    Examples
+    --------
     >>> normalise("  The\\n\\tCat  SAT ")
     'the cat sat'
     """
@@ -74,7 +86,15 @@ def _code_points(text: str) -> np.ndarray:
 @dataclass(frozen=True)
 class CrossEntropies:
     """The cross-entropy (bits per character) of each query (rows) under each candidate's
-    model (columns, in the order of ``candidates``)."""
+    model (columns, in the order of ``candidates``).
+
+    Attributes
+    ----------
+    candidates
+        The candidates, in column order.
+    bits
+        The cross-entropies, one row per query and one column per candidate.
+    """
 
     candidates: tuple[str, ...]
     bits: np.ndarray
@@ -95,7 +115,15 @@ class _Table:
 
 class PPMAttacker:
     """One PPM-C-style character model per candidate, cross-entropy decides (see module
-    docstring). ``order`` is the longest context, in characters (>= 1)."""
+    docstring).
+
+    Parameters
+    ----------
+    order
+        The longest context, in characters (1 to 32).
+    random_state
+        Kept for the common interface (the attacker draws no randomness).
+    """
 
     def __init__(self, *, order: int = 5, random_state: RandomState = None) -> None:
         self.order = check_positive_int(order, name="PPM order", maximum=32)
@@ -138,6 +166,25 @@ class PPMAttacker:
     # -- training ---------------------------------------------------------------------------
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> PPMAttacker:
+        """Train one character model per candidate on its known texts, joined by a space.
+
+        Parameters
+        ----------
+        items
+            The known texts.
+        labels
+            The author of each known text.
+
+        Returns
+        -------
+        PPMAttacker
+            The attacker itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes.
+        """
         check_training(items, labels, "PPM attacker")
         self.candidates = tuple(sorted(set(labels)))
         by_author: dict[str, list[str]] = {c: [] for c in self.candidates}
@@ -214,7 +261,23 @@ class PPMAttacker:
         return np.where(lengths[:, None] > 0, totals / per_text, -np.log2(uniform))
 
     def cross_entropies(self, items: Sequence[Item]) -> CrossEntropies:
-        """The cross-entropy of every item's text under every candidate's model."""
+        """The cross-entropy of every item's text under every candidate's model.
+
+        Parameters
+        ----------
+        items
+            The texts to score.
+
+        Returns
+        -------
+        CrossEntropies
+            One row per item, one column per candidate.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if not self._tables:
             raise InvalidParameterError("PPM attacker: call fit before predict")
         codes = [self._codes(normalise(i.text)) for i in items]
@@ -233,6 +296,23 @@ class PPMAttacker:
         return CrossEntropies(self.candidates, bits)
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name the candidate whose model gives each text the smallest cross-entropy.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        Predictions
+            A candidate per text (never "don't know"); the score is the negative cross-entropy.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         bits = self.cross_entropies(items).bits
         best = np.argmin(bits, axis=1)
         return Predictions(

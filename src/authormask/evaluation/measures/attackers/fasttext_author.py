@@ -26,6 +26,20 @@ __all__ = ["FastTextAuthorship", "char_ngrams"]
 def char_ngrams(text: str, n: int) -> list[str]:
     """Overlapping character n-grams with whitespace runs shown as ``_``.
 
+    Parameters
+    ----------
+    text
+        The text.
+    n
+        The n-gram order.
+
+    Returns
+    -------
+    list[str]
+        The n-grams, in order.
+
+    Examples
+    --------
     >>> char_ngrams("Hi, you", 3)
     ['Hi,', 'i,_', ',_y', '_yo', 'you']
     """
@@ -34,7 +48,28 @@ def char_ngrams(text: str, n: int) -> list[str]:
 
 
 class FastTextAuthorship:
-    """fastText over character n-gram tokens (see module docstring)."""
+    """fastText over character n-gram tokens (see module docstring).
+
+    Parameters
+    ----------
+    n
+        The character n-gram order of the tokens.
+    epochs
+        fastText's training epochs.
+    lr
+        fastText's learning rate (> 0).
+    dim
+        The dimension of the vectors.
+    word_ngrams
+        fastText's ``wordNgrams``: n-grams of tokens (2: bigrams of character n-grams).
+    random_state
+        The seed of fastText's training.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``lr`` is not above 0 or an integer setting is not positive.
+    """
 
     def __init__(
         self,
@@ -62,6 +97,25 @@ class FastTextAuthorship:
         return " ".join(char_ngrams(text, self.n))
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> FastTextAuthorship:
+        """Train fastText on the known texts' character n-gram tokens.
+
+        Parameters
+        ----------
+        items
+            The known texts.
+        labels
+            The author of each known text.
+
+        Returns
+        -------
+        FastTextAuthorship
+            The model itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes.
+        """
         import fasttext
 
         from authormask.evaluation.measures.utilities.fasttext_topic import write_training_file
@@ -88,6 +142,23 @@ class FastTextAuthorship:
         return self
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name fastText's most probable author of each text.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        Predictions
+            The most probable author of each text and its probability.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if self._model is None:
             raise InvalidParameterError("fastText authorship: call fit before predict")
         from authormask.evaluation.measures.utilities.fasttext_topic import fasttext_predict

@@ -37,6 +37,20 @@ SIMILARITIES = ("cosine", "minmax")
 def word_ngrams(word: str, n: int) -> list[str]:
     """Character n-grams inside one word; a word of at most n characters is one feature.
 
+    Parameters
+    ----------
+    word
+        The word.
+    n
+        The n-gram order.
+
+    Returns
+    -------
+    list[str]
+        The n-grams, in order.
+
+    Examples
+    --------
     >>> word_ngrams("colour", 3)
     ['col', 'olo', 'lou', 'our']
     >>> word_ngrams("an", 3)
@@ -48,7 +62,30 @@ def word_ngrams(word: str, n: int) -> list[str]:
 
 
 class KoppelAttacker:
-    """Koppel et al. (2011) random-subspace nearest-text attribution (see module docstring)."""
+    """Koppel et al. (2011) random-subspace nearest-text attribution (see module docstring).
+
+    Parameters
+    ----------
+    similarity
+        ``"cosine"`` or ``"minmax"`` (:data:`SIMILARITIES`).
+    ngram
+        The character n-gram order.
+    n_features
+        The most frequent n-grams of the known texts kept as features.
+    iterations
+        The random rounds.
+    feature_fraction
+        The share of the features each round draws, in (0, 1].
+    threshold
+        The share of wins below which the answer is "don't know", in [0, 1].
+    random_state
+        The seed of the rounds' draws.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``similarity`` is unknown, or ``feature_fraction`` or ``threshold`` is out of range.
+    """
 
     def __init__(
         self,
@@ -103,6 +140,27 @@ class KoppelAttacker:
         return m
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> KoppelAttacker:
+        """Keep the ``n_features`` most frequent n-grams of the known texts and each text's n-gram
+        counts per word.
+
+        Parameters
+        ----------
+        items
+            The known texts.
+        labels
+            The author of each known text.
+
+        Returns
+        -------
+        KoppelAttacker
+            The attacker itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes,
+            or the known texts have no words.
+        """
         check_training(items, labels, "Koppel attacker")
         token_lists = [item.text.split() for item in items]
         counts: Counter[str] = Counter()
@@ -130,6 +188,24 @@ class KoppelAttacker:
         return minmax
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name the author of each text by the share of random rounds its known text wins.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        Predictions
+            The author with the largest share of wins (``None`` below ``threshold``) and that
+            share.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if not self._features:
             raise InvalidParameterError("Koppel attacker: call fit before predict")
         rng = check_random_state(self.random_state)

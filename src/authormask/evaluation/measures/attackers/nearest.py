@@ -41,6 +41,20 @@ def bag_distances(
 
     Bags are histograms over their distinct words (weights = relative counts), which gives the
     same value as the N x N assignment of Definition 2 for bags of equal size, at less cost.
+
+    Parameters
+    ----------
+    queries
+        The query bags of words.
+    references
+        The reference bags of words.
+    embeddings
+        The word vectors; words without one are left out.
+
+    Returns
+    -------
+    np.ndarray
+        The distances, one row per query and one column per reference.
     """
     hq = [_histogram(q, embeddings) for q in queries]
     hr = [_histogram(r, embeddings) for r in references]
@@ -85,6 +99,17 @@ class NearestNeighbourClassifier:
     """k-NN by Earth Mover's distance; majority label of the k nearest, ties to the nearest.
 
     ``n_jobs`` threads search queries in parallel (POT's solver releases the GIL).
+
+    Parameters
+    ----------
+    embeddings
+        The word vectors of the Earth Mover's distance.
+    k
+        The nearest reference texts that vote.
+    name
+        The classifier's name, or ``None`` for ``<k>nn-emd``.
+    n_jobs
+        The threads that search queries in parallel.
     """
 
     def __init__(
@@ -98,6 +123,28 @@ class NearestNeighbourClassifier:
         self._labels: list[str] = []
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> NearestNeighbourClassifier:
+        """Keep the reference texts' bags of words as histograms of vectors.
+
+        Parameters
+        ----------
+        items
+            The reference texts.
+        labels
+            The label of each reference text.
+
+        Returns
+        -------
+        NearestNeighbourClassifier
+            The classifier itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes, or a
+            text has no word with a vector.
+        InvalidParameterError
+            If ``k`` is larger than the number of reference texts.
+        """
         check_training(items, labels, f"{self.k}-NN")
         if self.k > len(items):
             raise InvalidParameterError(f"k={self.k} is larger than the {len(items)} references")
@@ -106,6 +153,23 @@ class NearestNeighbourClassifier:
         return self
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Label each text by the majority of its ``k`` nearest reference texts.
+
+        Parameters
+        ----------
+        items
+            The texts to label.
+
+        Returns
+        -------
+        Predictions
+            The majority label of each text and its distance to the nearest reference.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if not self._refs:
             raise InvalidParameterError("k-NN: call fit before predict")
         queries = [_histogram(item.words, self.embeddings) for item in items]

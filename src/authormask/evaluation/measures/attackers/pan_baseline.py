@@ -47,6 +47,22 @@ def char_ngram_vocabulary(texts: Sequence[str], n: int, min_count: int) -> list[
     """Character n-grams occurring at least ``min_count`` times in ``texts`` together, in order
     of first appearance.
 
+    Parameters
+    ----------
+    texts
+        The texts.
+    n
+        The n-gram order.
+    min_count
+        The least number of occurrences kept.
+
+    Returns
+    -------
+    list[str]
+        The n-grams kept.
+
+    Examples
+    --------
     >>> char_ngram_vocabulary(["abab", "ab"], 2, 2)
     ['ab']
     """
@@ -61,7 +77,36 @@ def char_ngram_vocabulary(texts: Sequence[str], n: int, min_count: int) -> list[
 class PanBaselineAttacker:
     """The PAN 2019 baseline (see module docstring); ``predict`` answers ``None`` (``<UNK>``)
     for texts it rejects, and gives the margin between the two most probable candidates as
-    the score."""
+    the score.
+
+    Parameters
+    ----------
+    ngram
+        The character n-gram order.
+    min_count
+        The least number of occurrences of an n-gram in the known texts.
+    c
+        The SVM's ``C`` (> 0).
+    calibrated
+        Calibrate the probabilities (Platt scaling by cross-validation).
+    reject
+        The margin below which the answer is ``<UNK>``, in [0, 1] (0: never; needs
+        ``calibrated``).
+    folds
+        The folds of the calibration.
+    kernel
+        ``"rbf"`` or ``"linear"``.
+    gamma
+        The RBF kernel's ``gamma``.
+    random_state
+        The seed of the linear SVM.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``c``, ``reject`` or ``kernel`` is out of range, or ``reject`` is given without
+        ``calibrated``.
+    """
 
     def __init__(
         self,
@@ -100,7 +145,18 @@ class PanBaselineAttacker:
 
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
         """Counts of the vocabulary's n-grams (whitespace runs made one space first) divided by
-        each text's length, max-abs scaled (once fitted)."""
+        each text's length, max-abs scaled (once fitted).
+
+        Parameters
+        ----------
+        texts
+            The texts.
+
+        Returns
+        -------
+        sp.csr_matrix
+            One row per text, one column per n-gram of the vocabulary.
+        """
         n = self.ngram
         rows: list[int] = []
         cols: list[int] = []
@@ -122,6 +178,28 @@ class PanBaselineAttacker:
         return m
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> PanBaselineAttacker:
+        """Build the n-gram vocabulary of the known texts and train the SVM (calibrated by
+        ``folds``-fold cross-validation when ``calibrated``).
+
+        Parameters
+        ----------
+        items
+            The known texts.
+        labels
+            The author of each known text.
+
+        Returns
+        -------
+        PanBaselineAttacker
+            The attacker itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes, no
+            n-gram occurs ``min_count`` times, or a candidate has fewer than ``folds`` known
+            texts for calibration.
+        """
         from sklearn.calibration import CalibratedClassifierCV
         from sklearn.multiclass import OneVsRestClassifier
         from sklearn.svm import SVC, LinearSVC
@@ -164,13 +242,47 @@ class PanBaselineAttacker:
         return self
 
     def probabilities(self, items: Sequence[Item]) -> tuple[list[str], np.ndarray]:
-        """The candidates and, per text, their calibrated probabilities."""
+        """The candidates and, per text, their calibrated probabilities.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        tuple[list[str], np.ndarray]
+            The candidates and the probabilities, one row per text.
+
+        Raises
+        ------
+        InvalidParameterError
+            If no calibrated model is fitted.
+        """
         if self._model is None or not self.calibrated:
             raise InvalidParameterError("PAN baseline: fit a calibrated model first")
         proba = np.asarray(self._model.predict_proba(self.features([i.text for i in items])))
         return [str(c) for c in self._model.classes_], proba
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name the most probable candidate of each text, or ``None`` (``<UNK>``) when the
+        margin between the two most probable is below ``reject``.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        Predictions
+            The answer for each text and the margin (0 for an uncalibrated model).
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if self._model is None:
             raise InvalidParameterError("PAN baseline: call fit before predict")
         if not self.calibrated:

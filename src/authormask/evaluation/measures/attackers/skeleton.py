@@ -52,6 +52,20 @@ def class_sequence(text: str, function_words: frozenset[str] | None = None) -> l
     ``function_words`` (default: the project's default stopword list), ``C`` for any other
     word, a punctuation token as itself.
 
+    Parameters
+    ----------
+    text
+        The text.
+    function_words
+        The words of the ``F`` class, or ``None`` for the default stopwords.
+
+    Returns
+    -------
+    list[str]
+        One symbol per token.
+
+    Examples
+    --------
     >>> " ".join(class_sequence("The cat's on the mat, isn't it?"))
     'F C F F F C , F F F ?'
     """
@@ -78,9 +92,22 @@ def _ngrams(sequence: Sequence[str], low: int, high: int) -> list[str]:
 class ClassSequenceAttacker:
     """tf-idf of class-sequence n-grams and a one-vs-rest linear SVM (see module docstring).
 
-    ``ngram_range`` is the n-gram orders ``(low, high)``, ``1 <= low <= high``; ``c`` the SVM's
-    ``C`` (> 0); ``function_words`` the word list of the ``F`` class (default: the project's
-    default stopwords)."""
+    Parameters
+    ----------
+    ngram_range
+        The n-gram orders ``(low, high)``, ``1 <= low <= high``.
+    c
+        The SVM's ``C`` (> 0).
+    function_words
+        The words of the ``F`` class, or ``None`` for the default stopwords.
+    random_state
+        The seed of the SVM.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the orders are not positive or ``low > high``, or ``c`` is not above 0.
+    """
 
     def __init__(
         self,
@@ -108,11 +135,41 @@ class ClassSequenceAttacker:
         self._model: Any = None
 
     def sequences(self, texts: Sequence[str]) -> list[list[str]]:
-        """The n-grams (as space-joined symbols) of each text's class sequence."""
+        """The n-grams (as space-joined symbols) of each text's class sequence.
+
+        Parameters
+        ----------
+        texts
+            The texts.
+
+        Returns
+        -------
+        list[list[str]]
+            The n-grams of each text.
+        """
         low, high = self.ngram_range
         return [_ngrams(class_sequence(t, self.function_words), low, high) for t in texts]
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> ClassSequenceAttacker:
+        """Fit the tf-idf of the known texts' class-sequence n-grams and train the SVM.
+
+        Parameters
+        ----------
+        items
+            The known texts.
+        labels
+            The author of each known text.
+
+        Returns
+        -------
+        ClassSequenceAttacker
+            The attacker itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes.
+        """
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.multiclass import OneVsRestClassifier
         from sklearn.svm import LinearSVC
@@ -126,6 +183,23 @@ class ClassSequenceAttacker:
         return self
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name the author with the largest SVM decision value for each text.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        Predictions
+            The author of each text and its decision value.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if self._model is None:
             raise InvalidParameterError("class-seq attacker: call fit before predict")
         x = self._vectorizer.transform(self.sequences([i.text for i in items]))

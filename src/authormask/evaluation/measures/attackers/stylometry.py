@@ -80,7 +80,18 @@ _QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
 
 
 def feature_names(function_words: Sequence[str]) -> list[str]:
-    """The names of :func:`stylometric_features`' columns, in order."""
+    """The names of :func:`stylometric_features`' columns, in order.
+
+    Parameters
+    ----------
+    function_words
+        The function words, in the order of the features.
+
+    Returns
+    -------
+    list[str]
+        The column names.
+    """
     return [
         *(f"fw:{w}" for w in function_words),
         *(f"len:{n}" for n in range(1, MAX_WORD_LENGTH + 1)),
@@ -98,6 +109,20 @@ def stylometric_features(text: str, function_words: Sequence[str]) -> np.ndarray
 
     A text without words gives zeros.
 
+    Parameters
+    ----------
+    text
+        The text.
+    function_words
+        The function words whose rates are read, in order.
+
+    Returns
+    -------
+    np.ndarray
+        The feature vector.
+
+    Examples
+    --------
     >>> x = stylometric_features("I saw it. It was big!", ["i", "it", "was"])
     >>> [round(float(v), 3) for v in x[:3]]  # rates of i, it, was among 6 words
     [0.167, 0.333, 0.167]
@@ -144,8 +169,20 @@ class StylometryAttacker:
     """Function-word rates, word- and sentence-length statistics and punctuation rates,
     standardised, and multinomial logistic regression (see module docstring).
 
-    ``c`` is the inverse L2 penalty of the logistic regression (> 0); ``function_words`` the
-    word list whose rates are read (default: the project's default stopwords)."""
+    Parameters
+    ----------
+    c
+        The inverse L2 penalty of the logistic regression (> 0).
+    function_words
+        The words whose rates are read, or ``None`` for the default stopwords.
+    random_state
+        Kept for the common interface (the solver is deterministic).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``c`` is not above 0.
+    """
 
     def __init__(
         self,
@@ -165,10 +202,40 @@ class StylometryAttacker:
         self._model: Any = None
 
     def features(self, texts: Sequence[str]) -> np.ndarray:
-        """One row of :func:`stylometric_features` per text (unscaled)."""
+        """One row of :func:`stylometric_features` per text (unscaled).
+
+        Parameters
+        ----------
+        texts
+            The texts.
+
+        Returns
+        -------
+        np.ndarray
+            One row per text.
+        """
         return np.stack([stylometric_features(t, self.function_words) for t in texts])
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> StylometryAttacker:
+        """Standardise the known texts' features and train the logistic regression.
+
+        Parameters
+        ----------
+        items
+            The known texts.
+        labels
+            The author of each known text.
+
+        Returns
+        -------
+        StylometryAttacker
+            The attacker itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes.
+        """
         from sklearn.linear_model import LogisticRegression
         from sklearn.preprocessing import StandardScaler
 
@@ -179,6 +246,23 @@ class StylometryAttacker:
         return self
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name the most probable author of each text.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        Predictions
+            The author of each text and its probability.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if self._model is None:
             raise InvalidParameterError("stylometry attacker: call fit before predict")
         x = self._scaler.transform(self.features([i.text for i in items]))

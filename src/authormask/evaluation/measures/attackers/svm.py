@@ -25,7 +25,24 @@ __all__ = ["SVMAttacker"]
 
 
 class SVMAttacker:
-    """PAN 2018 baseline: char 3-gram frequencies + one-vs-rest linear SVM."""
+    """PAN 2018 baseline: char 3-gram frequencies + one-vs-rest linear SVM.
+
+    Parameters
+    ----------
+    ngram
+        The character n-gram order.
+    min_count
+        The least number of occurrences of an n-gram in the known texts.
+    c
+        The SVM's ``C`` (> 0).
+    random_state
+        The seed of the SVM.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``c`` is not above 0.
+    """
 
     def __init__(
         self,
@@ -53,6 +70,26 @@ class SVMAttacker:
         return np.asarray(counts / lengths[:, None])
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> SVMAttacker:
+        """Keep the n-grams seen ``min_count`` times in the known texts and train the SVM.
+
+        Parameters
+        ----------
+        items
+            The known texts.
+        labels
+            The author of each known text.
+
+        Returns
+        -------
+        SVMAttacker
+            The attacker itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes, or no
+            n-gram occurs ``min_count`` times.
+        """
         check_training(items, labels, "SVM attacker")
         texts = [item.text for item in items]
         counter = CountVectorizer(
@@ -82,6 +119,23 @@ class SVMAttacker:
         return self
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name the author with the largest SVM decision value for each text.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        Predictions
+            The author of each text and its decision value.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if self._model is None:
             raise InvalidParameterError("SVM attacker: call fit before predict")
         x = self._scaler.transform(self._features([item.text for item in items]))

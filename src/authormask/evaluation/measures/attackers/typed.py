@@ -92,6 +92,20 @@ def typed_ngrams(text: str, n: int = 3) -> list[str]:
     ends at a space, at punctuation or at the text's end). The rules run on whole arrays of
     positions; only the strings are made one by one.
 
+    Parameters
+    ----------
+    text
+        The text.
+    n
+        The n-gram order.
+
+    Returns
+    -------
+    list[str]
+        The typed n-grams, in order.
+
+    Examples
+    --------
     >>> typed_ngrams("the cat's", 3)  # doctest: +NORMALIZE_WHITESPACE
     ['whole-word:the', 'space-suffix:he ', 'multi-word:e c', 'space-prefix: ca',
      'whole-word:cat', "end-punct:at'", "mid-punct:t's"]
@@ -152,7 +166,26 @@ def _predict(model: Any, x: Any) -> Predictions:
 
 
 class TypedNgramAttacker:
-    """Typed character n-grams and a linear classifier (see module docstring)."""
+    """Typed character n-grams and a linear classifier (see module docstring).
+
+    Parameters
+    ----------
+    classifier
+        ``"svm"`` or ``"lr"`` (:data:`CLASSIFIERS`).
+    ngram
+        The character n-gram order.
+    min_count
+        The least number of occurrences of a typed n-gram in the known texts.
+    c
+        The classifier's ``C`` (> 0), or ``None`` for 1 (SVM) or 100 (LR).
+    random_state
+        The seed of the SVM.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``classifier`` is unknown or ``c`` is not above 0.
+    """
 
     def __init__(
         self,
@@ -179,7 +212,18 @@ class TypedNgramAttacker:
         self._model: Any = None
 
     def features(self, texts: Sequence[str]) -> sp.csr_matrix:
-        """Sublinear term frequencies of the known features, each row L2-normalised."""
+        """Sublinear term frequencies of the known features, each row L2-normalised.
+
+        Parameters
+        ----------
+        texts
+            The texts.
+
+        Returns
+        -------
+        sp.csr_matrix
+            One row per text, one column per typed n-gram kept.
+        """
         return self._matrix([Counter(typed_ngrams(text, self.ngram)) for text in texts])
 
     def _matrix(self, per_text: Sequence[Counter[str]]) -> sp.csr_matrix:
@@ -199,6 +243,27 @@ class TypedNgramAttacker:
         return sp.csr_matrix((data, cols, indptr), shape=(len(per_text), len(self.vocabulary)))
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> TypedNgramAttacker:
+        """Keep the typed n-grams seen ``min_count`` times in the known texts and train the
+        classifier.
+
+        Parameters
+        ----------
+        items
+            The known texts.
+        labels
+            The author of each known text.
+
+        Returns
+        -------
+        TypedNgramAttacker
+            The attacker itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes, or no
+            typed n-gram occurs ``min_count`` times.
+        """
         check_training(items, labels, f"{self.name} attacker")
         per_text = [Counter(typed_ngrams(item.text, self.ngram)) for item in items]
         totals: Counter[str] = Counter()
@@ -218,6 +283,23 @@ class TypedNgramAttacker:
         return self
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name the author with the largest decision value for each text.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        Predictions
+            The author of each text and its decision value.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if self._model is None:
             raise InvalidParameterError(f"{self.name} attacker: call fit before predict")
         return _predict(self._model, self.features([i.text for i in items]))
@@ -241,8 +323,20 @@ class EmbeddingMemo:
 
 class SentenceEmbeddingAttacker:
     """MiniLM document vectors and multinomial logistic regression (see module docstring).
-    ``encoder`` is a :class:`~authormask.evaluation.measures.utilities.SentenceSimilarity`
-    (shared, so the model is loaded once)."""
+
+    Parameters
+    ----------
+    encoder
+        A :class:`~authormask.evaluation.measures.utilities.SentenceSimilarity` (shared, so
+        the model is loaded once), or ``None`` for a new one.
+    c
+        The inverse L2 penalty of the logistic regression (> 0).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``c`` is not above 0.
+    """
 
     def __init__(self, encoder: Any = None, *, c: float = 10.0) -> None:
         if not c > 0:
@@ -257,6 +351,25 @@ class SentenceEmbeddingAttacker:
         self._model: Any = None
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> SentenceEmbeddingAttacker:
+        """Embed the known texts and train the logistic regression.
+
+        Parameters
+        ----------
+        items
+            The known texts.
+        labels
+            The author of each known text.
+
+        Returns
+        -------
+        SentenceEmbeddingAttacker
+            The attacker itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes.
+        """
         from sklearn.linear_model import LogisticRegression
 
         check_training(items, labels, "MiniLM attacker")
@@ -265,6 +378,23 @@ class SentenceEmbeddingAttacker:
         return self
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name the author with the largest decision value for each text.
+
+        Parameters
+        ----------
+        items
+            The texts to attribute.
+
+        Returns
+        -------
+        Predictions
+            The author of each text and its decision value.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if self._model is None:
             raise InvalidParameterError("MiniLM attacker: call fit before predict")
         return _predict(self._model, self.encoder.embed([i.text for i in items]))

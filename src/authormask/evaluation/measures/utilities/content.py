@@ -46,7 +46,13 @@ def _stopwords() -> frozenset[str]:
 
 
 def recall_identity() -> dict[str, str]:
-    """What content recall reads, for a run's provenance and its cache keys."""
+    """What content recall reads, for a run's provenance and its cache keys.
+
+    Returns
+    -------
+    dict[str, str]
+        The tokenizer and the stopword list, in words.
+    """
     return {
         "tokenizer": "authormask.text.tokenize word tokens, lower-cased",
         "stopwords": load_stopwords(None)[1],
@@ -56,6 +62,18 @@ def recall_identity() -> dict[str, str]:
 def content_words(text: str) -> list[str]:
     """The content words of ``text``, lower-cased, in order (module docstring).
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    list[str]
+        Its content words.
+
+    Examples
+    --------
     >>> content_words("The cat didn't see the Cat's 2 hats.")
     ['cat', 'see', 'cat', '2', 'hats']
     """
@@ -64,12 +82,36 @@ def content_words(text: str) -> list[str]:
 
 
 def content_counts(text: str) -> Counter[str]:
-    """The multiset of ``text``'s content words (read once, compared with many texts)."""
+    """The multiset of ``text``'s content words (read once, compared with many texts).
+
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    Counter[str]
+        Each content word and its count.
+    """
     return Counter(content_words(text))
 
 
 def recall_of_counts(wanted: Counter[str], kept: Counter[str]) -> float:
-    """:func:`content_recall` of two :func:`content_counts` (1 when ``wanted`` is empty)."""
+    """:func:`content_recall` of two :func:`content_counts` (1 when ``wanted`` is empty).
+
+    Parameters
+    ----------
+    wanted
+        The content words of the original, counted.
+    kept
+        The content words of the release, counted.
+
+    Returns
+    -------
+    float
+        The share of ``wanted`` found in ``kept``, in [0, 1].
+    """
     total = sum(wanted.values())
     if total == 0:
         return 1.0
@@ -79,6 +121,20 @@ def recall_of_counts(wanted: Counter[str], kept: Counter[str]) -> float:
 def content_recall(original: str, release: str) -> float:
     """The share of ``original``'s content words that ``release`` keeps, as a multiset.
 
+    Parameters
+    ----------
+    original
+        The original text.
+    release
+        Its release.
+
+    Returns
+    -------
+    float
+        The share, in [0, 1] (1 when the original has no content word).
+
+    Examples
+    --------
     >>> content_recall("Rain, rain and more rain fell.", "Rain fell on the fields.")
     0.5
     """
@@ -86,7 +142,25 @@ def content_recall(original: str, release: str) -> float:
 
 
 def content_recalls(originals: Sequence[str], releases: Sequence[str]) -> NDArray[np.float64]:
-    """:func:`content_recall` of each pair ``(originals[i], releases[i])``."""
+    """:func:`content_recall` of each pair ``(originals[i], releases[i])``.
+
+    Parameters
+    ----------
+    originals
+        The original texts.
+    releases
+        Their releases, in the same order.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        One recall per pair.
+
+    Raises
+    ------
+    InputError
+        If the two sequences differ in length.
+    """
     if len(originals) != len(releases):
         raise InputError(f"{len(originals)} originals but {len(releases)} releases")
     return np.asarray(

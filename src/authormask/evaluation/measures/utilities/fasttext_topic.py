@@ -35,7 +35,26 @@ def _clean(label: str) -> str:
 
 
 class FastTextTopicClassifier:
-    """fastText supervised classifier over the ``words`` view of items."""
+    """fastText supervised classifier over the ``words`` view of items.
+
+    Parameters
+    ----------
+    embeddings
+        Pretrained word vectors to start from, or ``None``.
+    epochs
+        fastText's training epochs.
+    lr
+        fastText's learning rate (> 0).
+    dim
+        The dimension of the vectors (that of ``embeddings`` when given), or ``None`` for 100.
+    random_state
+        The seed of fastText's training.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``lr`` is not above 0, or ``dim`` differs from that of ``embeddings``.
+    """
 
     def __init__(
         self,
@@ -65,6 +84,25 @@ class FastTextTopicClassifier:
         self._labels: dict[str, str] = {}
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> FastTextTopicClassifier:
+        """Train fastText on the training texts' content words.
+
+        Parameters
+        ----------
+        items
+            The training texts.
+        labels
+            The topic of each training text.
+
+        Returns
+        -------
+        FastTextTopicClassifier
+            The classifier itself, trained.
+
+        Raises
+        ------
+        InputError
+            If ``items`` and ``labels`` differ in length or name fewer than 2 classes.
+        """
         import fasttext
 
         check_training(items, labels, "fastText")
@@ -97,6 +135,23 @@ class FastTextTopicClassifier:
         return self
 
     def predict(self, items: Sequence[Item]) -> Predictions:
+        """Name fastText's most probable topic of each text.
+
+        Parameters
+        ----------
+        items
+            The texts to label.
+
+        Returns
+        -------
+        Predictions
+            The most probable topic of each text and its probability.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``fit`` has not been called.
+        """
         if self._model is None:
             raise InvalidParameterError("fastText: call fit before predict")
         return fasttext_predict(self._model, [" ".join(item.words) for item in items], self._labels)
@@ -113,7 +168,23 @@ def write_training_file(path: Path, lines: Sequence[str], labels: Sequence[str])
 
 
 def fasttext_predict(model: object, lines: Sequence[str], labels: dict[str, str]) -> Predictions:
-    """Top label and its probability for each line, mapped back through ``labels``."""
+    """Top label and its probability for each line, mapped back through ``labels``.
+
+    Parameters
+    ----------
+    model
+        A trained fastText model.
+    lines
+        The lines to label, as fastText reads them.
+    labels
+        fastText's label -> ours (:func:`write_training_file`).
+
+    Returns
+    -------
+    Predictions
+        The label of each line (``None`` for a label fastText did not give) and its
+        probability.
+    """
     out: list[str | None] = []
     scores: list[float] = []
     for line in lines:

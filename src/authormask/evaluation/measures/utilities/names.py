@@ -29,7 +29,17 @@ __all__ = ["NameSurvival", "name_survival", "survives", "word_runs"]
 @dataclass(frozen=True)
 class NameSurvival:
     """Occurrences ``found`` in the originals and how many ``survived`` in the releases, in all
-    and by kind (``{kind: (found, survived)}``)."""
+    and by kind (``{kind: (found, survived)}``).
+
+    Attributes
+    ----------
+    found
+        The occurrences found in the originals.
+    survived
+        The occurrences that survived in the releases.
+    by_kind
+        Per kind, ``(found, survived)``.
+    """
 
     found: int
     survived: int
@@ -48,6 +58,20 @@ def _words(text: str) -> tuple[str, ...]:
 def word_runs(text: str, longest: int) -> set[tuple[str, ...]]:
     """Every run of 1 to ``longest`` consecutive words of ``text`` (lower-cased).
 
+    Parameters
+    ----------
+    text
+        The text.
+    longest
+        The longest run, in words.
+
+    Returns
+    -------
+    set[tuple[str, ...]]
+        The runs.
+
+    Examples
+    --------
     >>> sorted(word_runs("Told John, Smith.", 2))[:3]
     [('john',), ('john', 'smith'), ('smith',)]
     """
@@ -58,6 +82,20 @@ def word_runs(text: str, longest: int) -> set[tuple[str, ...]]:
 def survives(form: str, release: str) -> bool:
     """Whether the words of ``form`` stand as a run of consecutive words of ``release``.
 
+    Parameters
+    ----------
+    form
+        The name as the original writes it.
+    release
+        The released text.
+
+    Returns
+    -------
+    bool
+        Whether it survives.
+
+    Examples
+    --------
     >>> survives("John Smith", "I told john smith."), survives("John Smith", "John met Smith")
     (True, False)
     """
@@ -73,7 +111,29 @@ def name_survival(
     recogniser: Recogniser | None = None,
 ) -> NameSurvival:
     """The occurrences of ``kinds`` found in each original and how many survive in its release
-    (module docstring). ``originals[i]`` is compared with ``releases[i]`` only."""
+    (module docstring). ``originals[i]`` is compared with ``releases[i]`` only.
+
+    Parameters
+    ----------
+    originals
+        The original texts.
+    releases
+        Their releases, in the same order.
+    kinds
+        The entity kinds counted (of :data:`~authormask.text.entities.KINDS`).
+    recogniser
+        The recogniser, or ``None`` for the default one.
+
+    Returns
+    -------
+    NameSurvival
+        The counts, in all and by kind.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the two sequences differ in length or a kind is unknown.
+    """
     if len(originals) != len(releases):
         raise InvalidParameterError(f"{len(originals)} originals for {len(releases)} releases")
     wanted = tuple(kinds)

@@ -36,6 +36,25 @@ def retrieval_hits(
     """Per release (row ``i`` of ``releases``), whether its most similar row of ``originals``
     (by dot product: the cosine of unit rows) is row ``i`` (ties count as a hit).
 
+    Parameters
+    ----------
+    originals
+        The originals' unit vectors, one row each.
+    releases
+        The releases' unit vectors, in the same order.
+
+    Returns
+    -------
+    NDArray[np.bool_]
+        One flag per release.
+
+    Raises
+    ------
+    InputError
+        If either is not a matrix or their shapes differ.
+
+    Examples
+    --------
     >>> o = np.eye(3)
     >>> retrieval_hits(o, o).tolist(), retrieval_hits(o, o[[1, 0, 2]]).tolist()
     ([True, True, True], [False, False, True])
@@ -53,6 +72,23 @@ def similarity_floor(originals: NDArray[np.float64]) -> NDArray[np.float64]:
     """The cosine of every pair ``i < j`` of different rows of ``originals`` (unit rows), in
     row-major order; empty for fewer than two rows.
 
+    Parameters
+    ----------
+    originals
+        The unit vectors, one row each.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        The cosines.
+
+    Raises
+    ------
+    InputError
+        If ``originals`` is not a matrix.
+
+    Examples
+    --------
     >>> similarity_floor(np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])).round(2).tolist()
     [0.6, 0.0, 0.8]
     """

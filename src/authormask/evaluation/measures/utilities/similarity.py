@@ -25,7 +25,18 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def encoder_path() -> str:
-    """Folder of the packaged all-MiniLM-L6-v2 model."""
+    """Folder of the packaged all-MiniLM-L6-v2 model.
+
+    Returns
+    -------
+    str
+        The folder.
+
+    Raises
+    ------
+    InputError
+        If the package is not installed, or is installed without its model files.
+    """
     import importlib.util
     from pathlib import Path
 
@@ -56,7 +67,16 @@ def _chunks(text: str, chunk_words: int) -> list[str]:
 
 
 class SentenceSimilarity:
-    """Cosine similarity of MiniLM document vectors (see module docstring)."""
+    """Cosine similarity of MiniLM document vectors (see module docstring).
+
+    Parameters
+    ----------
+    chunk_words
+        The words of each chunk a text is cut into (at sentence ends where it can) before it is
+        encoded.
+    batch_size
+        The chunks encoded at once.
+    """
 
     name = "minilm-similarity"
 
@@ -78,7 +98,18 @@ class SentenceSimilarity:
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text."""
+        """One unit vector per text.
+
+        Parameters
+        ----------
+        texts
+            The texts.
+
+        Returns
+        -------
+        np.ndarray
+            One row per text: the normalised sum of its chunks' vectors.
+        """
         pieces: list[str] = []
         owner: list[int] = []
         for i, text in enumerate(texts):
@@ -101,7 +132,25 @@ class SentenceSimilarity:
         return np.asarray(out / np.where(norms > 0, norms, 1.0))
 
     def scores(self, originals: Sequence[str], obfuscated: Sequence[str]) -> np.ndarray:
-        """Cosine similarity of each pair (original_i, obfuscated_i)."""
+        """Cosine similarity of each pair (original_i, obfuscated_i).
+
+        Parameters
+        ----------
+        originals
+            The original texts.
+        obfuscated
+            Their releases, in the same order.
+
+        Returns
+        -------
+        np.ndarray
+            One cosine per pair.
+
+        Raises
+        ------
+        InputError
+            If the two sequences differ in length.
+        """
         if len(originals) != len(obfuscated):
             raise InputError(f"{len(originals)} originals but {len(obfuscated)} obfuscated texts")
         a = self.embed(originals)

@@ -36,7 +36,13 @@ _FUNCTION_WORDS = tuple(sorted(default_stopwords()))
 
 
 def feature_names() -> tuple[str, ...]:
-    """Names of the entries of :func:`stylometric_vector`, in order."""
+    """Names of the entries of :func:`stylometric_vector`, in order.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The names.
+    """
     names = ["word_length_mean", "word_length_std"]
     names += [f"words_of_length_{i}" for i in range(1, 16)] + ["words_longer_than_15"]
     names += ["type_token_ratio", "hapax_ratio"]
@@ -51,6 +57,18 @@ def feature_names() -> tuple[str, ...]:
 def stylometric_vector(text: str) -> NDArray[np.float64]:
     """The feature vector of ``text`` (see the module docstring for the list).
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        The feature vector.
+
+    Examples
+    --------
     >>> v = stylometric_vector("The cat sat. The dog ran!")
     >>> dict(zip(feature_names(), v))["fw_the"]
     np.float64(33.333333333333336)
@@ -86,7 +104,25 @@ def stylometric_vector(text: str) -> NDArray[np.float64]:
 
 
 def stylometric_change(originals: Sequence[str], released: Sequence[str]) -> NDArray[np.float64]:
-    """L2 distance between the feature vectors of each (original, released) pair."""
+    """L2 distance between the feature vectors of each (original, released) pair.
+
+    Parameters
+    ----------
+    originals
+        The original texts.
+    released
+        Their releases, in the same order.
+
+    Returns
+    -------
+    NDArray[np.float64]
+        One distance per pair.
+
+    Raises
+    ------
+    ValueError
+        If the two sequences differ in length.
+    """
     if len(originals) != len(released):
         raise ValueError(f"{len(originals)} originals but {len(released)} released texts")
     return np.asarray(

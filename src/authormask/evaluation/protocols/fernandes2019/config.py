@@ -65,7 +65,18 @@ def sweeps(name: str) -> bool:
     word-level (:attr:`~authormask.core.specs.MechanismSpec.word_level`: it releases the
     study's own words, as text or as a bag, not a generated sequence) and has a noise to sweep
     (:attr:`~authormask.core.specs.MechanismSpec.noise_parameter`: ``epsilon``, or, for a
-    baseline without privacy, its ``rate``: ``random-sub``, swept over rates)."""
+    baseline without privacy, its ``rate``: ``random-sub``, swept over rates).
+
+    Parameters
+    ----------
+    name
+        The registered name of the mechanism.
+
+    Returns
+    -------
+    bool
+        Whether it is word-level and has a noise to sweep.
+    """
     spec = mechanism_spec(name)
     return spec.word_level and spec.noise_parameter is not None
 
@@ -73,6 +84,13 @@ def sweeps(name: str) -> bool:
 def sweep_mechanisms() -> tuple[str, ...]:
     """The registered mechanisms the sweep can run (:func:`sweeps`), in registry order.
 
+    Returns
+    -------
+    tuple[str, ...]
+        Their names.
+
+    Examples
+    --------
     >>> sweep_mechanisms()[:6]
     ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext', 'emp-doc')
     >>> sweep_mechanisms()[6:]
@@ -100,7 +118,39 @@ class SweepConfig(ProtocolConfig, Grid):
     Besides this config, a sweep reads its study (how the corpus is cut into known texts and
     snippets: :func:`~authormask.evaluation.study.build_study`) and the vocabulary: their
     defaults are :attr:`SETTINGS` (appendix B.1) and, under ``--quick``,
-    :attr:`QUICK_SETTINGS`."""
+    :attr:`QUICK_SETTINGS`.
+
+    Attributes
+    ----------
+    epsilons
+        The epsilons of every mechanism (``None``: unmodified snippets).
+    mechanisms
+        The mechanisms, by registry name.
+    attackers
+        The attackers, by name (:data:`ATTACKERS`).
+    utilities
+        The utility measures, by name (:data:`UTILITIES`).
+    repetitions
+        The repetitions of each epsilon (the unmodified row once).
+    seed
+        The base seed (an integer >= 0).
+    koppel_iterations
+        The random rounds of the Koppel attackers.
+    n_jobs
+        The processes a measure may use.
+    rates
+        The rates of a baseline swept over rates.
+    mechanism_epsilons
+        Mechanism -> its own epsilons, in place of ``epsilons``.
+    epsilon_calibration
+        How ``mechanism_epsilons`` were chosen, when ``--epsilons auto`` chose them.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a mechanism, measure, epsilon, rate, count or the seed is not valid, or a mechanism
+        repeats.
+    """
 
     AUTO_EPSILONS: ClassVar[bool] = True
     OPTIONS: ClassVar[tuple[str, ...]] = (
@@ -218,7 +268,13 @@ class SweepConfig(ProtocolConfig, Grid):
         8 authors, N=80, every known text where the corpus has splits, 20k words). It keeps the
         default attackers, plain and adaptive (the command line's come from
         :func:`applicable_measures`), but for :attr:`QUICK_LEFT_OUT`; on the quick study each
-        costs about a second per cell or less."""
+        costs about a second per cell or less.
+
+        Returns
+        -------
+        SweepConfig
+            The config.
+        """
         return cls(epsilons=(None, 10.0, 2.0), koppel_iterations=20)
 
     @property
@@ -232,7 +288,18 @@ def applicable_measures(study: Study) -> tuple[tuple[str, ...], tuple[str, ...]]
     :data:`MANY_KNOWN_ATTACKERS`; each runs both plain and ``adaptive-``, and a report's
     strongest attacker is the best of them all. Utilities: those that can run on it
     (:func:`_runs_on`: a topic measure needs topic labels, 5-NN five reference texts, fastText
-    topic-labelled training texts of two topics)."""
+    topic-labelled training texts of two topics).
+
+    Parameters
+    ----------
+    study
+        The study.
+
+    Returns
+    -------
+    tuple[tuple[str, ...], tuple[str, ...]]
+        The attackers and the utility measures.
+    """
     attackers: tuple[str, ...] = ()
     if study.task == "author":
         per_author: dict[str, int] = {}
@@ -257,7 +324,20 @@ def _runs_on(m: Measure, study: Study) -> bool:
 
 def check_applicable(study: Study, config: SweepConfig) -> None:
     """Raise ``InvalidParameterError`` if a measure of ``config`` cannot run on ``study``,
-    saying what the study lacks."""
+    saying what the study lacks.
+
+    Parameters
+    ----------
+    study
+        The study.
+    config
+        The sweep's config.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a measure of ``config`` cannot run on ``study``.
+    """
     if config.attackers and study.task != "author":
         raise InvalidParameterError(
             f"attackers {', '.join(config.attackers)} need an author study; this dataset has no "
@@ -277,6 +357,17 @@ def check_applicable(study: Study, config: SweepConfig) -> None:
 
 def sweep_cells(config: SweepConfig) -> int:
     """How many cells (measurements) a sweep of ``config`` has: one per mechanism, measure,
-    epsilon and repetition (the unmodified row once)."""
+    epsilon and repetition (the unmodified row once).
+
+    Parameters
+    ----------
+    config
+        The sweep's config.
+
+    Returns
+    -------
+    int
+        The number of cells.
+    """
     rows = sum(len(config.rows(m)) for m in config.mechanisms)
     return rows * len(config.measures)

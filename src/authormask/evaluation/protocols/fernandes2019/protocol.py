@@ -33,11 +33,23 @@ __all__ = ["PROTOCOL", "Fernandes2019", "SweepInputs"]
 
 @dataclass(frozen=True)
 class SweepInputs:
-    """What a sweep runs on besides its config: ``data``, one study
-    (:func:`~authormask.evaluation.study.build_study`) or a PAN collection (one closed-set
-    author study per problem, of N = ``length`` content words, default each problem's shortest
-    query); the embeddings and the preparation the studies are built with; and where the cells
-    are measured (``engine``; default this process)."""
+    """What a sweep runs on besides its config.
+
+    Attributes
+    ----------
+    data
+        One study (:func:`~authormask.evaluation.study.build_study`) or a PAN collection (one
+        closed-set author study per problem).
+    embeddings
+        The embeddings the studies are built with.
+    preparer
+        The preparation the studies are built with.
+    length
+        N, the content words of a PAN problem's study, or ``None`` for each problem's
+        shortest query.
+    engine
+        Where the cells are measured, or ``None`` for this process.
+    """
 
     data: Study | PanCollection
     embeddings: Embeddings
@@ -77,7 +89,18 @@ class Fernandes2019:
         """The study of the corpus ``dataset`` names (its task, N and which texts, from the
         options or the protocol's defaults), the measures it supports, and the config; on a
         PAN collection, every problem's study is built when the sweep runs (the first stands
-        for all in the checks here)."""
+        for all in the checks here).
+
+        Parameters
+        ----------
+        options
+            The options of the run.
+
+        Returns
+        -------
+        Plan[SweepConfig, SweepInputs]
+            The config and the inputs.
+        """
         mechanisms = options.mechanisms(DEFAULT_SWEEP_MECHANISMS)
         if is_pan_folder(Path(options["dataset"])):
             return self._plan_collection(options, mechanisms)
@@ -192,7 +215,26 @@ class Fernandes2019:
         on_total: Callable[[int], None] | None = None,
     ) -> SweepResult | CollectionSweep:
         """The sweep of ``config`` on the study (a :class:`SweepResult`), or on every problem of
-        the collection (a :class:`CollectionSweep`)."""
+        the collection (a :class:`CollectionSweep`).
+
+        Parameters
+        ----------
+        config
+            The sweep's config.
+        inputs
+            The study or collection, and what it is built with.
+        cache_dir
+            The results cache's folder, or ``None``.
+        progress
+            Called with the number of cells finished, or ``None``.
+        on_total
+            Called once, first, with the number of cells, or ``None``.
+
+        Returns
+        -------
+        SweepResult | CollectionSweep
+            The result.
+        """
         if isinstance(inputs.data, PanCollection):
             return run_collection_sweep(
                 inputs.data,

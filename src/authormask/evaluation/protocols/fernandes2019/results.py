@@ -20,7 +20,33 @@ __all__ = ["Cell", "CollectionSweep", "SweepResult", "pool_sweeps"]
 
 @dataclass(frozen=True)
 class Cell:
-    """One measurement: a measure at one mechanism, epsilon and repetition."""
+    """One measurement: a measure at one mechanism, epsilon and repetition.
+
+    Attributes
+    ----------
+    mechanism
+        The registered name of the mechanism.
+    epsilon
+        The epsilon (a baseline's rate), ``None`` for the unmodified row.
+    repetition
+        The repetition.
+    measure
+        The measure's name.
+    kind
+        ``"attacker"`` or ``"utility"``.
+    correct
+        The texts labelled right, ``None`` for a measure that labels nothing.
+    total
+        The texts measured.
+    value
+        The accuracy, or the mean score.
+    abstained
+        The texts the measure answered "don't know" on.
+    seed
+        The measure's seed, ``None`` in a pooled cell.
+    seconds
+        The time the measurement took.
+    """
 
     mechanism: str
     epsilon: float | None
@@ -37,7 +63,25 @@ class Cell:
 
 @dataclass(frozen=True)
 class SweepResult:
-    """Everything a sweep measured and everything needed to reproduce it."""
+    """Everything a sweep measured and everything needed to reproduce it.
+
+    Attributes
+    ----------
+    config
+        The sweep's config.
+    study
+        The study, in numbers (:meth:`~authormask.evaluation.study.Study.describe`).
+    cells
+        Every measurement.
+    baselines
+        The expected correct answers of a uniform guess, by task.
+    statements
+        The mechanisms' privacy statements, by row.
+    provenance
+        What reproduces the run (versions, seeds, the measures' descriptions).
+    seconds
+        The run's wall time.
+    """
 
     config: SweepConfig
     study: dict[str, Any]
@@ -48,6 +92,22 @@ class SweepResult:
     seconds: float
 
     def cell(self, mechanism: str, epsilon: float | None, measure: str) -> list[Cell]:
+        """The cells of one measure at ``(mechanism, epsilon)``, one per repetition.
+
+        Parameters
+        ----------
+        mechanism
+            The registered name of the mechanism.
+        epsilon
+            The epsilon (a baseline's rate), ``None`` for the unmodified row.
+        measure
+            The measure's name.
+
+        Returns
+        -------
+        list[Cell]
+            The cells, in the order measured.
+        """
         return [
             c
             for c in self.cells
@@ -58,7 +118,20 @@ class SweepResult:
         """The best attacker at ``(mechanism, epsilon)``: the largest accuracy over every
         snippet and repetition (ties to the name), with its Wilson 95% interval; ``None``
         without attackers. Chosen after the fact on the same snippets, so if anything it
-        flatters the attacker, never the mechanism."""
+        flatters the attacker, never the mechanism.
+
+        Parameters
+        ----------
+        mechanism
+            The registered name of the mechanism.
+        epsilon
+            The epsilon (a baseline's rate), ``None`` for the unmodified row.
+
+        Returns
+        -------
+        dict[str, Any] | None
+            The attacker, its counts, accuracy and ``wilson95`` interval, or ``None``.
+        """
 
         def counts(name: str) -> tuple[int, int]:
             cells = self.cell(mechanism, epsilon, name)
@@ -72,6 +145,14 @@ class SweepResult:
         return float(sum(c.seconds for c in self.cells))
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as results.json holds it.
+
+        Returns
+        -------
+        dict[str, Any]
+            The config, study, baselines, cells, strongest attackers, statements, provenance and
+            timings.
+        """
         return {
             "authormask": __version__,
             "config": asdict(self.config),
@@ -96,7 +177,17 @@ class CollectionSweep:
     """The sweep of a PAN collection: one :class:`SweepResult` per problem (its own closed-set
     author study, in the collection's order) and ``pooled``, the problems pooled
     (:func:`pool_sweeps`), on which the tables' first section, the frontier and the
-    recommendation are read."""
+    recommendation are read.
+
+    Attributes
+    ----------
+    collection
+        The collection's summary.
+    problems
+        One result per problem, in the collection's order.
+    pooled
+        The problems pooled.
+    """
 
     collection: dict[str, Any]
     problems: tuple[SweepResult, ...]
@@ -114,7 +205,27 @@ def pool_sweeps(results: Sequence[SweepResult], *, name: str, seed: int) -> Swee
     mean over every query of every problem (each problem's mean weighted by its queries). The
     chance baseline is the sum of the problems' expected correct guesses (each problem's
     queries / its candidates). Candidate sets are never merged: every count was made within its
-    own problem."""
+    own problem.
+
+    Parameters
+    ----------
+    results
+        The problems' results (at least one), each with the same cells.
+    name
+        The pooled study's corpus name.
+    seed
+        The pooled config's seed (the collection's base seed).
+
+    Returns
+    -------
+    SweepResult
+        The pooled result.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``results`` is empty or a cell is not in every problem.
+    """
     if not results:
         raise InvalidParameterError("pooling needs at least one problem's sweep")
     first = results[0]

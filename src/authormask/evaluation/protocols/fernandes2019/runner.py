@@ -66,7 +66,24 @@ def cell_seeds(
     attackers) and the attacker. They derive from the mechanism's fixed code
     (:func:`~authormask.evaluation.protocols._common.mechanism_code`), never from its position
     in the configuration, so listing the mechanisms in another order gives the same
-    numbers."""
+    numbers.
+
+    Parameters
+    ----------
+    base
+        The sweep's base seed.
+    mechanism
+        The registered name of the mechanism.
+    epsilon
+        The epsilon (a baseline's rate), ``None`` for the unmodified row.
+    repetition
+        The repetition.
+
+    Returns
+    -------
+    tuple[int, int, int]
+        The seeds of the snippets, the known texts and the attacker.
+    """
     q, k, a = point_seeds(base, mechanism, epsilon, repetition, roles=3)
     return q, k, a
 

@@ -193,29 +193,31 @@ def run_sweep(
     ----------
     study : Study
         Known texts, query snippets and training texts (:func:`build_study`).
-    embeddings, preparer
+    embeddings : Embeddings
         The mechanisms' metric space (one Embeddings object, so every epsilon shares one search
-        index) and the preparation the study was built with: every mechanism uses its
-        stopwords and unknown-word policy, as far as its registry spec takes them; an in-place
-        mechanism (``emp-text``, ``mahalanobis``, ``tem``, ``santext``) maps unknown words where
-        the preparer drops them (it cannot drop them).
+        index).
+    preparer : TextPreparer
+        The preparation the study was built with: every mechanism uses its stopwords and
+        unknown-word policy, as far as its registry spec takes them; an in-place mechanism
+        (``emp-text``, ``mahalanobis``, ``tem``, ``santext``) maps unknown words where the
+        preparer drops them (it cannot drop them).
     config : SweepConfig
         Epsilons (``None`` = unmodified), mechanisms (:data:`SWEEP_MECHANISMS`), measures,
         repetitions and the base seed; every cell's seed derives from it and from the
         mechanism's fixed code, so the sweep is reproducible and independent of the order of
         ``config.mechanisms``.
-    cache_dir : path, optional
+    cache_dir : str | Path | None
         Where obfuscated snippets and finished cells are cached; a rerun resumes from it, under
         either engine.
-    progress : callable, optional
+    progress : Callable[[int], None] | None
         Called with the number of cells finished (1 after each cell on the local engine; a
         group's cells at once on Dask).
-    on_total : callable, optional
+    on_total : Callable[[int], None] | None
         Called once, first, with the number of cells (:func:`sweep_cells`).
-    engine : "local", "dask" or Engine, optional
-        Where the cells are measured (:class:`~authormask.core.executors.Engine`): in this
-        process, one after the other (default), or on a Dask cluster
-        (``Engine("dask", workers=2)`` starts a local cluster of two worker processes,
+    engine : str | Engine | None
+        ``"local"``, ``"dask"`` or an :class:`~authormask.core.executors.Engine`: where the
+        cells are measured: in this process, one after the other (default), or on a Dask
+        cluster (``Engine("dask", workers=2)`` starts a local cluster of two worker processes,
         ``Engine("dask", scheduler=ADDRESS)`` uses an existing one). On Dask each task is one
         (mechanism, epsilon, repetition) group with all its measures; groups whose cells are
         all in the cache are read here and not sent. The study, the preparation and the
@@ -223,6 +225,11 @@ def run_sweep(
         writes the cells it measures to ``cache_dir`` (which the workers must be able to reach:
         a local cluster can), and this process records them too. The cells, their order and
         the statements are those of the local run; only the timings differ.
+
+    Returns
+    -------
+    SweepResult
+        Every cell, the chance baselines, the mechanisms' statements and the provenance.
     """
     check_applicable(study, config)
     chosen = check_engine(engine)
@@ -281,7 +288,20 @@ def run_sweep(
 def problem_seed(base: int, problem: str) -> int:
     """The base seed of one problem's sweep: ``SeedSequence(entropy=base,
     spawn_key=(sha256(problem)[:4],))``'s first word, so no two problems draw the same noise
-    and a problem's numbers do not depend on which other problems the collection holds."""
+    and a problem's numbers do not depend on which other problems the collection holds.
+
+    Parameters
+    ----------
+    base
+        The collection's base seed.
+    problem
+        The problem's name.
+
+    Returns
+    -------
+    int
+        The problem's base seed.
+    """
     return derive_seed(base, problem_code(problem))
 
 
@@ -306,7 +326,40 @@ def run_collection_sweep(
     (:func:`problem_seed`); every study is built, and checked against ``config``, before any
     release. ``pooled`` sums the counts over problems (:func:`pool_sweeps`). ``progress``,
     ``on_total``, ``cache_dir`` and ``engine`` are as in :func:`run_sweep` (``on_total`` once,
-    with the cells of every problem)."""
+    with the cells of every problem).
+
+    Parameters
+    ----------
+    collection
+        The PAN collection.
+    embeddings
+        The mechanisms' metric space.
+    preparer
+        The preparation of the studies.
+    config
+        The sweep's config (its seed is each problem's base seed's root).
+    length
+        N, or ``None`` for each problem's shortest query.
+    cache_dir
+        The results cache's folder, or ``None``.
+    progress
+        Called with the number of cells finished, or ``None``.
+    on_total
+        Called once, first, with the cells of every problem, or ``None``.
+    engine
+        Where the cells are measured (as in :func:`run_sweep`).
+
+    Returns
+    -------
+    CollectionSweep
+        Each problem's result and the problems pooled.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a measure of ``config`` cannot run on a problem's study (the message names the
+        problem).
+    """
     studies = [build_pan_study(p, preparer, length=length) for p in collection.problems]
     for problem, study in zip(collection.problems, studies, strict=True):
         try:

@@ -41,7 +41,37 @@ class PanConfig(ProtocolConfig, Grid):
     (default ``"shortest"``: the smallest content-word count of the problem's texts);
     ``parameters`` adds registry parameters per mechanism; ``utilities`` any of
     :data:`PAN_UTILITIES` (default all of them) or ``()``; ``similarity_texts`` the unknown
-    texts per problem that every utility measure reads (``None``: all)."""
+    texts per problem that every utility measure reads (``None``: all).
+
+    Attributes
+    ----------
+    mechanisms
+        The mechanisms, by registry name.
+    epsilons
+        The epsilons of every mechanism (``None``: noise off).
+    attackers
+        The attackers, by name.
+    utilities
+        The utility measures (of :data:`PAN_UTILITIES`), or ``()``.
+    similarity_texts
+        The unknown texts per problem every utility measure reads (``None``: all).
+    repetitions
+        The repetitions of each epsilon (the noise-off row once).
+    seed
+        The base seed (an integer >= 0).
+    length
+        N for the mechanisms that release N words, or ``"shortest"``.
+    koppel_iterations
+        The random rounds of the Koppel attackers.
+    parameters
+        Mechanism -> further registry parameters.
+    rates
+        The rates of a baseline swept over rates.
+    mechanism_epsilons
+        Mechanism -> its own epsilons, in place of ``epsilons``.
+    epsilon_calibration
+        How ``mechanism_epsilons`` were chosen, when ``--epsilons auto`` chose them.
+    """
 
     AUTO_EPSILONS: ClassVar[bool] = True
     OPTIONS: ClassVar[tuple[str, ...]] = (
@@ -124,5 +154,11 @@ class PanConfig(ProtocolConfig, Grid):
         """``--quick``: epsilons none and 10, 20 Koppel rounds, the utilities of 5 unknown
         texts per problem (and 20k words). It keeps every default attacker, plain and adaptive
         (the command line runs :data:`PAN_ATTACKERS` with and without ``--quick``): on a PAN
-        problem each costs seconds per cell."""
+        problem each costs seconds per cell.
+
+        Returns
+        -------
+        PanConfig
+            The config.
+        """
         return cls(epsilons=(None, 10.0), koppel_iterations=20, similarity_texts=5)

@@ -26,7 +26,17 @@ __all__ = ["PROTOCOL", "Pan", "PanInputs"]
 @dataclass(frozen=True)
 class PanInputs:
     """What a PAN run runs on besides its config: the collection, the embeddings passed to
-    the mechanisms that take them, and where the cells are measured (``None``: here)."""
+    the mechanisms that take them, and where the cells are measured (``None``: here).
+
+    Attributes
+    ----------
+    collection
+        The PAN collection.
+    embeddings
+        The embeddings passed to the mechanisms that take them, or ``None``.
+    engine
+        Where the cells are measured, or ``None`` for this process.
+    """
 
     collection: PanCollection
     embeddings: Embeddings | None = None
@@ -63,7 +73,23 @@ class Pan:
 
     def plan(self, options: Options) -> Plan[PanConfig, PanInputs]:
         """The config, the collection of the PAN folder ``dataset`` (checked against the config
-        before any release) and the embeddings; ``epsilons`` auto calibrated."""
+        before any release) and the embeddings; ``epsilons`` auto calibrated.
+
+        Parameters
+        ----------
+        options
+            The options of the run.
+
+        Returns
+        -------
+        Plan[PanConfig, PanInputs]
+            The config and the inputs.
+
+        Raises
+        ------
+        InputError
+            If ``dataset`` is not a PAN folder.
+        """
         dataset = Path(options["dataset"])
         if not is_pan_folder(dataset):
             raise InputError(
@@ -105,7 +131,26 @@ class Pan:
         progress: Callable[[int], None] | None = None,
         on_total: Callable[[int], None] | None = None,
     ) -> PanResult:
-        """Run ``config`` on every problem of the collection."""
+        """Run ``config`` on every problem of the collection.
+
+        Parameters
+        ----------
+        config
+            The run's config.
+        inputs
+            The collection, the embeddings and the engine.
+        cache_dir
+            The results cache's folder, or ``None``.
+        progress
+            Called with the number of cells finished, or ``None``.
+        on_total
+            Called once, first, with the number of cells, or ``None``.
+
+        Returns
+        -------
+        PanResult
+            The result.
+        """
         return run_pan(
             inputs.collection,
             config=config,

@@ -26,7 +26,37 @@ _Z95 = 1.959963984540054
 
 @dataclass(frozen=True)
 class PanCell:
-    """One attacker's answers on one problem at one mechanism, epsilon and repetition."""
+    """One attacker's answers on one problem at one mechanism, epsilon and repetition.
+
+    Attributes
+    ----------
+    problem
+        The problem's name.
+    mechanism
+        The registered name of the mechanism.
+    epsilon
+        The epsilon (a baseline's rate), ``None`` for the noise-off row.
+    repetition
+        The repetition.
+    attacker
+        The attacker's name.
+    macro_f1
+        PAN's macro-F1 of its answers.
+    macro_f1_with_unk
+        The same with ``<UNK>`` counted as a class.
+    accuracy
+        The share of its answers equal to the truth.
+    correct
+        Its answers equal to the truth.
+    total
+        The unknown texts it answered.
+    abstained
+        The texts it answered ``<UNK>`` on.
+    seed
+        The attacker's seed.
+    seconds
+        The time the measurement took.
+    """
 
     problem: str
     mechanism: str
@@ -55,7 +85,31 @@ class PanUtilityCell:
 
     ``scale`` ``"geometric"`` (fluency, a ratio): ``mean`` is the geometric mean of the
     per-text values (``exp`` of the mean log) and ``sd`` the standard deviation of their
-    natural logs."""
+    natural logs.
+
+    Attributes
+    ----------
+    problem
+        The problem's name.
+    mechanism
+        The registered name of the mechanism.
+    epsilon
+        The epsilon (a baseline's rate), ``None`` for the noise-off row.
+    repetition
+        The repetition.
+    measure
+        The utility measure's name.
+    mean
+        The mean (the geometric mean on the ``"geometric"`` scale).
+    sd
+        The standard deviation (of the logs on the ``"geometric"`` scale).
+    texts
+        The texts it read.
+    seconds
+        The time the measurement took.
+    scale
+        ``"arithmetic"`` or ``"geometric"`` (:data:`SCALES`).
+    """
 
     problem: str
     mechanism: str
@@ -77,7 +131,25 @@ class PanFloor:
     for ``content-recall`` the mean recall of one original's content words by another (every
     ordered pair, or a fixed seeded sample of 5,000 of them); for ``retrieval`` a uniform
     guess among the ``texts`` sampled originals (``1 / texts``, no pairs). ``sd`` is over the
-    pairs (``ddof=1``)."""
+    pairs (``ddof=1``).
+
+    Attributes
+    ----------
+    problem
+        The problem's name.
+    measure
+        The utility measure's name.
+    mean
+        The floor.
+    sd
+        Its standard deviation over the pairs.
+    texts
+        The sampled originals.
+    pairs
+        The pairs read.
+    seconds
+        The time it took.
+    """
 
     problem: str
     measure: str
@@ -94,7 +166,27 @@ class PanExcerpt:
     ``problem``, as read from the collection (``mechanism`` ``None``) or as ``mechanism``
     released it at ``epsilon`` (``None``: noise off; repetition 0), with the whole text's
     ``words``, its content recall and fluency ratio against the original (``None`` when the
-    run did not measure fluency)."""
+    run did not measure fluency).
+
+    Attributes
+    ----------
+    problem
+        The problem's name.
+    text
+        The unknown text's name.
+    mechanism
+        The mechanism that released it, or ``None`` for the original.
+    epsilon
+        The epsilon, or ``None`` for noise off.
+    excerpt
+        The start of the text.
+    words
+        The whole text's words.
+    content_recall
+        Its content recall against the original.
+    fluency
+        Its fluency ratio against the original, or ``None``.
+    """
 
     problem: str
     text: str
@@ -112,7 +204,23 @@ def pooled_mean(cells: list[PanUtilityCell]) -> dict[str, Any] | None:
     the mean itself for one text); ``None`` without cells. Cells of ``scale`` ``"geometric"``
     are pooled on the log scale: ``mean``, ``low`` and ``high`` are then the geometric mean and
     its interval (``exp`` of the log mean's), ``sd`` the standard deviation of the logs.
-    ``scale`` says which."""
+    ``scale`` says which.
+
+    Parameters
+    ----------
+    cells
+        The cells, all of one scale.
+
+    Returns
+    -------
+    dict[str, Any] | None
+        ``mean``, ``sd``, ``texts``, ``low``, ``high`` and ``scale``, or ``None``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the cells are of several scales, or of an unknown one.
+    """
     n = sum(c.texts for c in cells)
     if not cells or n == 0:
         return None
@@ -137,7 +245,31 @@ def pooled_mean(cells: list[PanUtilityCell]) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class PanResult:
-    """Every cell of a run, each release's public statement and what reproduces them."""
+    """Every cell of a run, each release's public statement and what reproduces them.
+
+    Attributes
+    ----------
+    config
+        The run's config.
+    collection
+        The collection's summary.
+    cells
+        Every attacker's cell.
+    utilities
+        Every utility measure's cell.
+    statements
+        The releases' privacy statements, by row.
+    provenance
+        What reproduces the run.
+    seconds
+        The run's wall time.
+    floors
+        The utility measures' floors.
+    samples
+        The rows of the sample sheet.
+    chance
+        A uniform guess's macro-F1.
+    """
 
     config: PanConfig
     collection: dict[str, Any]
@@ -155,6 +287,24 @@ class PanResult:
     def cells_of(
         self, mechanism: str, epsilon: float | None, attacker: str, problem: str | None = None
     ) -> list[PanCell]:
+        """The cells of one attacker at ``(mechanism, epsilon)``.
+
+        Parameters
+        ----------
+        mechanism
+            The registered name of the mechanism.
+        epsilon
+            The epsilon (a baseline's rate), ``None`` for the noise-off row.
+        attacker
+            The attacker's name.
+        problem
+            Only this problem's cells, or ``None`` for every problem's.
+
+        Returns
+        -------
+        list[PanCell]
+            The cells, in the order measured.
+        """
         return [
             c
             for c in self.cells
@@ -165,13 +315,41 @@ class PanResult:
         ]
 
     def mean_f1(self, mechanism: str, epsilon: float | None, attacker: str) -> float:
-        """Macro-F1 averaged over problems and repetitions (PAN's overall score)."""
+        """Macro-F1 averaged over problems and repetitions (PAN's overall score).
+
+        Parameters
+        ----------
+        mechanism
+            The registered name of the mechanism.
+        epsilon
+            The epsilon (a baseline's rate), ``None`` for the noise-off row.
+        attacker
+            The attacker's name.
+
+        Returns
+        -------
+        float
+            The mean macro-F1.
+        """
         return float(np.mean([c.macro_f1 for c in self.cells_of(mechanism, epsilon, attacker)]))
 
     def best(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
         """The strongest attacker at ``(mechanism, epsilon)``: the largest mean macro-F1, with
         its accuracy over every unknown text of every problem and repetition and that
-        accuracy's Wilson 95% interval."""
+        accuracy's Wilson 95% interval.
+
+        Parameters
+        ----------
+        mechanism
+            The registered name of the mechanism.
+        epsilon
+            The epsilon (a baseline's rate), ``None`` for the noise-off row.
+
+        Returns
+        -------
+        dict[str, Any]
+            The attacker, its mean macro-F1, accuracy, counts and ``wilson95`` interval.
+        """
         name = max(self.config.attackers, key=lambda a: (self.mean_f1(mechanism, epsilon, a), a))
         cells = self.cells_of(mechanism, epsilon, name)
         correct = sum(c.correct for c in cells)
@@ -191,7 +369,25 @@ class PanResult:
         unknown text of every problem and repetition (correct and total summed; ties to the
         name), with its Wilson 95% interval: the attacker a target accuracy is read against
         (:mod:`authormask.evaluation.tradeoff`). Macro-F1 and accuracy may pick different
-        attackers (an attacker that answers <UNK> well gains accuracy, not macro-F1)."""
+        attackers (an attacker that answers <UNK> well gains accuracy, not macro-F1).
+
+        Parameters
+        ----------
+        mechanism
+            The registered name of the mechanism.
+        epsilon
+            The epsilon (a baseline's rate), ``None`` for the noise-off row.
+
+        Returns
+        -------
+        dict[str, Any]
+            The attacker, its counts, accuracy and ``wilson95`` interval.
+
+        Raises
+        ------
+        InvalidParameterError
+            If no attacker answered a text at that row.
+        """
 
         def pooled(name: str) -> tuple[int, int]:
             cells = self.cells_of(mechanism, epsilon, name)
@@ -205,6 +401,24 @@ class PanResult:
     def utility_cells(
         self, mechanism: str, epsilon: float | None, measure: str, problem: str | None = None
     ) -> list[PanUtilityCell]:
+        """The cells of one utility measure at ``(mechanism, epsilon)``.
+
+        Parameters
+        ----------
+        mechanism
+            The registered name of the mechanism.
+        epsilon
+            The epsilon (a baseline's rate), ``None`` for the noise-off row.
+        measure
+            The utility measure's name.
+        problem
+            Only this problem's cells, or ``None`` for every problem's.
+
+        Returns
+        -------
+        list[PanUtilityCell]
+            The cells, in the order measured.
+        """
         return [
             c
             for c in self.utilities
@@ -220,21 +434,66 @@ class PanResult:
         """Utility ``measure`` of the released unknown texts against the originals, over the
         sampled texts of every problem (or of ``problem``) and repetition, with its 95%
         interval (:func:`pooled_mean`; fluency's is a geometric mean); ``None`` when it was
-        not measured."""
+        not measured.
+
+        Parameters
+        ----------
+        mechanism
+            The registered name of the mechanism.
+        epsilon
+            The epsilon (a baseline's rate), ``None`` for the noise-off row.
+        measure
+            The utility measure's name.
+        problem
+            Only this problem, or ``None`` for every problem.
+
+        Returns
+        -------
+        dict[str, Any] | None
+            As :func:`pooled_mean` gives it.
+        """
         return pooled_mean(self.utility_cells(mechanism, epsilon, measure, problem))
 
     def similarity(
         self, mechanism: str, epsilon: float | None, problem: str | None = None
     ) -> dict[str, Any] | None:
         """The mean MiniLM similarity of the released unknown texts to the originals
-        (:meth:`utility`)."""
+        (:meth:`utility`).
+
+        Parameters
+        ----------
+        mechanism
+            The registered name of the mechanism.
+        epsilon
+            The epsilon (a baseline's rate), ``None`` for the noise-off row.
+        problem
+            Only this problem, or ``None`` for every problem.
+
+        Returns
+        -------
+        dict[str, Any] | None
+            As :func:`pooled_mean` gives it.
+        """
         return self.utility(mechanism, epsilon, "similarity", problem)
 
     def floor(self, measure: str, problem: str | None = None) -> dict[str, Any] | None:
         """The floor of utility ``measure`` (:class:`PanFloor`) of ``problem``, or over every
         problem (each problem's floor weighted by its sampled texts, as the utilities pool
         them), with the pairs it read; ``None`` when there is none (the measure was not run,
-        or a problem had one sampled text)."""
+        or a problem had one sampled text).
+
+        Parameters
+        ----------
+        measure
+            The utility measure's name.
+        problem
+            Only this problem, or ``None`` for every problem.
+
+        Returns
+        -------
+        dict[str, Any] | None
+            ``mean``, ``texts``, ``pairs`` and ``problems``, or ``None``.
+        """
         floors = [
             f
             for f in self.floors
@@ -261,6 +520,14 @@ class PanResult:
         return float(expected / sum(p["unknown_texts"] for p in problems))
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as results.json holds it.
+
+        Returns
+        -------
+        dict[str, Any]
+            The config, collection, chance, a summary per row, every cell, the floors, statements,
+            provenance and the wall time.
+        """
         summary = []
         for m in self.config.mechanisms:
             for e in self.config.points(m):

@@ -92,7 +92,20 @@ def _seeds(
 def check_pan(collection: PanCollection, config: PanConfig) -> None:
     """Refuse, before any work, what cannot run on ``collection`` (saying what is missing): an
     attacker that needs several known texts per candidate (``pan-baseline`` calibrates on 3
-    folds) on a problem with fewer."""
+    folds) on a problem with fewer.
+
+    Parameters
+    ----------
+    collection
+        The PAN collection.
+    config
+        The run's config.
+
+    Raises
+    ------
+    InputError
+        If a candidate has fewer known texts than an attacker needs.
+    """
     strictest = max(
         (attacker_measure(a) for a in config.attackers), key=lambda m: m.known_per_author
     )
@@ -699,6 +712,28 @@ def run_pan(
     per problem and mechanism, whose results come back through the cache (``cache_dir``, or a
     temporary one) and are read back here in the order this process would measure them, so the
     result is the same on any engine.
+
+    Parameters
+    ----------
+    collection
+        The PAN collection.
+    config
+        The run's config.
+    embeddings
+        The embeddings passed to the mechanisms that take them, or ``None``.
+    cache_dir
+        The results cache's folder, or ``None``.
+    progress
+        Called with the number of cells finished, or ``None``.
+    on_total
+        Called once, first, with the number of cells, or ``None``.
+    engine
+        Where the cells are measured, or ``None`` for this process.
+
+    Returns
+    -------
+    PanResult
+        The result.
     """
     check_pan(collection, config)
     if "fluency" in config.utilities:
