@@ -77,9 +77,27 @@ def _check_loaded(names: list[str]) -> None:
 
 def audit_plan(names: str | Iterable[str] | None = None) -> list[CaseSpec]:
     """The cases :func:`audit_mechanisms` runs for ``names`` (all registered names by default),
-    in order; raises :class:`AuditError` if a registered mechanism has no auditor and
-    :class:`~authormask.exceptions.InvalidParameterError` for an unknown name or one whose
-    audit cases failed to load (the others are audited as before)."""
+    in order.
+
+    Parameters
+    ----------
+    names
+        The mechanisms to audit: one name, comma-separated names or an iterable of names;
+        ``None`` (default) for every registered mechanism.
+
+    Returns
+    -------
+    list[CaseSpec]
+        The cases of the wanted mechanisms, in registry order.
+
+    Raises
+    ------
+    AuditError
+        If a registered mechanism has no auditor.
+    InvalidParameterError
+        For an unknown name or one whose audit cases failed to load (the others are audited
+        as before).
+    """
     _check_coverage()
     wanted = _names(names)
     _check_loaded(wanted)
@@ -91,6 +109,20 @@ def case_confidence(confidence: float, cases: int) -> float:
     """The confidence of each of ``cases`` audits that together hold at ``confidence``
     (Bonferroni).
 
+    Parameters
+    ----------
+    confidence
+        The confidence the audits hold at together.
+    cases
+        How many audits (at least one is assumed).
+
+    Returns
+    -------
+    float
+        ``1 - (1 - confidence) / cases``.
+
+    Examples
+    --------
     >>> round(case_confidence(0.95, 10), 6)
     0.995
     """
@@ -121,8 +153,31 @@ def audit_mechanisms(
     at ``1 - (1 - confidence) / m`` (:func:`case_confidence`, the ``confidence`` of its result),
     so the chance that *any* correct mechanism fails the run is at most ``1 - confidence``. A
     case's randomness depends on ``random_state`` and its name only.
-    ``progress`` is called with the number of draws made (``2 * samples`` per case in all).
-    ``cache_dir`` is where the GloVe vectors of the ``glove`` cases are cached.
+
+    Parameters
+    ----------
+    names
+        The mechanisms to audit (see :func:`audit_plan`); ``None`` (default) for all of them.
+    samples
+        Outputs drawn under each of a case's two inputs.
+    confidence
+        The confidence of the whole run, in (0, 1).
+    random_state
+        The root of the cases' randomness.
+    progress
+        Called with the number of draws made (``2 * samples`` per case in all).
+    cache_dir
+        Where the GloVe vectors of the ``glove`` cases are cached.
+
+    Returns
+    -------
+    list[AuditResult]
+        One result per case, in the order of :func:`audit_plan`.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``confidence`` is not in (0, 1), or as :func:`audit_plan` raises.
     """
     if not 0.0 < confidence < 1.0:
         raise InvalidParameterError(f"confidence must be in (0, 1), got {confidence!r}")

@@ -129,7 +129,18 @@ _LAZY = {
 def audit_cases(spec: MechanismSpec) -> tuple[CaseSpec, ...]:
     """The audit cases ``spec`` declares (:attr:`~authormask.core.specs.MechanismSpec.audit`:
     the ``"module:function"`` called with its name); none where it declares none. Raises
-    whatever importing the module or calling the function raises."""
+    whatever importing the module or calling the function raises.
+
+    Parameters
+    ----------
+    spec
+        A mechanism's registry spec.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        Its declared audit cases (empty when it declares none).
+    """
     if spec.audit is None:
         return ()
     module, _, function = spec.audit.partition(":")
@@ -161,14 +172,26 @@ def auditors() -> dict[str, tuple[CaseSpec, ...]]:
     """The audit cases of every registered mechanism, as its registry spec declares them
     (:func:`audit_cases`), built (and the case modules imported) on first use and kept;
     :func:`authormask.audit.audit_mechanisms` refuses to run while a registered mechanism has
-    none. A mechanism whose cases fail to load is left out (:func:`audit_load_errors`)."""
+    none. A mechanism whose cases fail to load is left out (:func:`audit_load_errors`).
+
+    Returns
+    -------
+    dict[str, tuple[CaseSpec, ...]]
+        The cases of each mechanism that declares some, by name.
+    """
     return _table()[0]
 
 
 def audit_load_errors() -> dict[str, str]:
     """Why each registered mechanism whose audit cases failed to load (its spec's
     ``"module:function"`` raised: a plugin's missing dependency) has none, by name: one line,
-    the exception's type and message; empty when every declared case loaded."""
+    the exception's type and message; empty when every declared case loaded.
+
+    Returns
+    -------
+    dict[str, str]
+        The reason by mechanism name.
+    """
     return _table()[1]
 
 

@@ -67,7 +67,13 @@ class HistoryError(AuthormaskError):
 
 def default_history_dir() -> Path:
     """``$AUTHORMASK_STATE_DIR``, else ``$XDG_STATE_HOME/authormask``, else
-    ``~/.local/state/authormask`` (for the command line; the library takes a folder)."""
+    ``~/.local/state/authormask`` (for the command line; the library takes a folder).
+
+    Returns
+    -------
+    Path
+        The default folder of the history (not made here).
+    """
     explicit = os.environ.get(HISTORY_ENV, "").strip()
     if explicit:
         return Path(explicit)
@@ -78,7 +84,18 @@ def default_history_dir() -> Path:
 def parameters_key(statement: Any) -> str:
     """What identifies a release's public parameters: the SHA-256 of its statement's mechanism,
     epsilon, parameters, embeddings, model and policies (not the seeding, the version or what a
-    dataset release declares beside the texts)."""
+    dataset release declares beside the texts).
+
+    Parameters
+    ----------
+    statement
+        The release's privacy statement (anything with a ``to_dict()`` of its fields).
+
+    Returns
+    -------
+    str
+        The hex SHA-256 of those parameters.
+    """
     d = statement.to_dict()
     policies = {k: v for k, v in d.get("policies", {}).items() if k not in _DECLARED}
     items = {
@@ -96,7 +113,13 @@ def parameters_key(statement: Any) -> str:
 
 
 class Digests:
-    """Keyed digests of the texts a release reads (by input position, or in reading order)."""
+    """Keyed digests of the texts a release reads (by input position, or in reading order).
+
+    Parameters
+    ----------
+    key
+        The history's secret key (HMAC-SHA-256).
+    """
 
     def __init__(self, key: bytes) -> None:
         self._key = key
@@ -104,22 +127,56 @@ class Digests:
         self.read: list[str] = []
 
     def of(self, parts: Iterable[str]) -> str:
-        """The digest of the text ``parts`` make up (the same however the text is cut)."""
+        """The digest of the text ``parts`` make up (the same however the text is cut).
+
+        Parameters
+        ----------
+        parts
+            The text, in pieces.
+
+        Returns
+        -------
+        str
+            The keyed digest (32 hex digits).
+        """
         h = hmac.new(self._key, digestmod=hashlib.sha256)
         for part in parts:
             h.update(part.encode("utf-8", "surrogatepass"))
         return h.hexdigest()[:32]
 
     def add_text(self, text: str) -> None:
-        """Record a whole text as read (a dataset's records)."""
+        """Record a whole text as read (a dataset's records).
+
+        Parameters
+        ----------
+        text
+            The text read.
+        """
         self.read.append(self.of([text]))
 
     def sources(self, sources: Sequence[Source]) -> list[Source]:
-        """``sources`` that record the digest of their text once it has been read whole."""
+        """``sources`` that record the digest of their text once it has been read whole.
+
+        Parameters
+        ----------
+        sources
+            The release's inputs.
+
+        Returns
+        -------
+        list[Source]
+            The same sources, each recording its digest by input position once read.
+        """
         return [_Digested(s.name, s.relpath, s.size, s, self, i) for i, s in enumerate(sources)]
 
     def all(self) -> list[str]:
-        """Every digest recorded, each once, in a fixed order."""
+        """Every digest recorded, each once, in a fixed order.
+
+        Returns
+        -------
+        list[str]
+            The digests, sorted.
+        """
         return sorted({*self.by_position.values(), *self.read})
 
     def _hasher(self) -> Any:
@@ -156,7 +213,22 @@ class _Digested(Source):
 @dataclass(frozen=True)
 class Composition:
     """Texts of this release that were released before with other public parameters (or with
-    fresh randomness): how many, of how many, and the epsilons that add for the worst one."""
+    fresh randomness): how many, of how many, and the epsilons that add for the worst one.
+
+    Attributes
+    ----------
+    repeated
+        How many texts of this release were released before.
+    texts
+        How many texts this release has.
+    epsilons
+        The epsilons of the worst text's releases, earlier ones first and this one last.
+    mechanisms
+        The mechanisms of those releases.
+    unit
+        The unit every one of those epsilons is in (``per word``, ...), or None where they
+        differ.
+    """
 
     repeated: int
     texts: int
@@ -168,7 +240,13 @@ class Composition:
     unit: str | None
 
     def describe(self) -> str:
-        """One stderr line."""
+        """One stderr line.
+
+        Returns
+        -------
+        str
+            What was released before and how the epsilons add, in one line.
+        """
         from authormask.accounting.statement import exact
 
         pairs = ", ".join(
@@ -192,7 +270,15 @@ class Composition:
 
 class ReleaseHistory:
     """The history in ``folder`` (see the module docstring). :meth:`open` makes the folder and
-    the key where they are missing and checks them."""
+    the key where they are missing and checks them.
+
+    Parameters
+    ----------
+    folder
+        The history's folder.
+    key
+        Its secret key (see :class:`Digests`).
+    """
 
     def __init__(self, folder: Path, key: bytes) -> None:
         self.folder = folder
@@ -204,6 +290,24 @@ class ReleaseHistory:
 
     @classmethod
     def open(cls, folder: Path) -> ReleaseHistory:
+        """The history in ``folder``, making the folder and its key where they are missing.
+
+        Parameters
+        ----------
+        folder
+            The history's folder (made private, mode 700, where missing).
+
+        Returns
+        -------
+        ReleaseHistory
+            The history, with its key read or made.
+
+        Raises
+        ------
+        HistoryError
+            If the folder cannot be made, or it or the key is a link, another user's or open
+            to other users.
+        """
         folder = Path(folder)
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -213,10 +317,28 @@ class ReleaseHistory:
         return cls(folder, _key(folder / KEY_FILE))
 
     def digests(self) -> Digests:
+        """A fresh record of the digests of a release's texts, under this history's key.
+
+        Returns
+        -------
+        Digests
+            An empty record.
+        """
         return Digests(self.key)
 
     def entries(self) -> Iterator[dict[str, Any]]:
-        """The releases recorded, oldest first (a line cut off by a kill is skipped)."""
+        """The releases recorded, oldest first (a line cut off by a kill is skipped).
+
+        Yields
+        ------
+        dict[str, Any]
+            Each recorded release; none where the history has no file yet.
+
+        Raises
+        ------
+        HistoryError
+            If the file cannot be read, or it is a link, another user's or open to other users.
+        """
         try:
             fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
@@ -235,7 +357,21 @@ class ReleaseHistory:
 
     def check(self, digests: Sequence[str], statement: Any) -> Composition | None:
         """The texts of ``digests`` released before with other public parameters than
-        ``statement``'s (or with the same ones where either run was unseeded), or None."""
+        ``statement``'s (or with the same ones where either run was unseeded), or None.
+
+        Parameters
+        ----------
+        digests
+            The digests of this release's texts.
+        statement
+            This release's privacy statement.
+
+        Returns
+        -------
+        Composition | None
+            The texts released before and how the epsilons of the worst one add; None where
+            no text was released before (or this release has no epsilon).
+        """
         wanted = set(digests)
         if not wanted or statement.epsilon is None:
             return None
@@ -272,7 +408,21 @@ class ReleaseHistory:
         )
 
     def record(self, digests: Sequence[str], statement: Any) -> None:
-        """Append this release: its public parameters and its texts' digests."""
+        """Append this release: its public parameters and its texts' digests.
+
+        Parameters
+        ----------
+        digests
+            The digests of this release's texts (nothing is recorded when empty).
+        statement
+            This release's privacy statement.
+
+        Raises
+        ------
+        HistoryError
+            If the file cannot be written, or it is a link, another user's or open to other
+            users.
+        """
         if not digests:
             return
         entry = {

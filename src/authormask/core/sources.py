@@ -42,13 +42,35 @@ _BOMS = (  # UTF-32 first: its little-endian BOM starts like UTF-16's
 class Source:
     """A document to release: ``name`` (for the private report), ``relpath`` (its path inside the
     folder it was found in, for mirrored outputs) and ``size`` (bytes, for progress; 0 if
-    unknown)."""
+    unknown).
+
+    Attributes
+    ----------
+    name
+        The document's name, for the private report.
+    relpath
+        Its path inside the folder it was found in, for mirrored outputs.
+    size
+        Its size in bytes, for progress (0 if unknown).
+    """
 
     name: str
     relpath: str
     size: int
 
     def parts(self) -> Iterator[str]:  # pragma: no cover - abstract
+        """The document's text, part by part (:mod:`authormask.text.parts`).
+
+        Returns
+        -------
+        Iterator[str]
+            The parts, in order.
+
+        Raises
+        ------
+        NotImplementedError
+            Here: each kind of source reads its own text.
+        """
         raise NotImplementedError
 
     @property
@@ -62,7 +84,21 @@ class Source:
 @dataclass(frozen=True)
 class TextSource(Source):
     """A document given as a string (``origin``: the identity of the file it was read from,
-    if any)."""
+    if any).
+
+    Attributes
+    ----------
+    name
+        The document's name, for the private report.
+    relpath
+        Its path inside the folder it was found in, for mirrored outputs.
+    size
+        Its size in bytes, for progress (0 if unknown).
+    text
+        The document.
+    origin
+        The ``(device, inode)`` of the file it was read from, or None.
+    """
 
     text: str = ""
     origin: tuple[int, int] | None = None
@@ -72,6 +108,18 @@ class TextSource(Source):
         return self.origin
 
     def parts(self) -> Iterator[str]:
+        """The text, cut into parts.
+
+        Returns
+        -------
+        Iterator[str]
+            The parts, in order.
+
+        Raises
+        ------
+        InputError
+            If the text is empty or whitespace only.
+        """
         if not self.text.strip():
             raise InputError(f"{self.name}: document is empty or whitespace only")
         return split_parts(self.text)
@@ -153,12 +201,38 @@ def _decoded_parts(blocks: Iterator[bytes], label: str) -> Iterator[str]:
 
 @dataclass(frozen=True)
 class FileSource(Source):
-    """A document in a file, read block by block."""
+    """A document in a file, read block by block.
+
+    Attributes
+    ----------
+    name
+        The document's name, for the private report.
+    relpath
+        Its path inside the folder it was found in, for mirrored outputs.
+    size
+        Its size in bytes, for progress (0 if unknown).
+    path
+        The file.
+    """
 
     path: Path = Path()
 
     @classmethod
     def of(cls, path: Path, relpath: str | None = None) -> FileSource:
+        """The source of the file at ``path``, named by it, with its size as it is now.
+
+        Parameters
+        ----------
+        path
+            The file.
+        relpath
+            Its path inside the folder it was found in (default: its name).
+
+        Returns
+        -------
+        FileSource
+            The source (size 0 where the file cannot be read now).
+        """
         try:
             size = os.stat(path).st_size
         except OSError:
@@ -190,6 +264,15 @@ class FileSource(Source):
                 yield block
 
     def parts(self) -> Iterator[str]:
+        """The file's text, decoded block by block (see the module docstring).
+
+        Returns
+        -------
+        Iterator[str]
+            The parts, in order; reading them raises
+            :class:`~authormask.exceptions.InputError` for a file that cannot be read or
+            decoded, or is empty.
+        """
         return _decoded_parts(self._blocks(), f"input file {self.path}")
 
     @property
@@ -199,9 +282,28 @@ class FileSource(Source):
 
 @dataclass(frozen=True)
 class StdinSource(Source):
-    """Standard input (read once: a release that needs two passes reads it into memory)."""
+    """Standard input (read once: a release that needs two passes reads it into memory).
+
+    Attributes
+    ----------
+    name
+        The document's name, for the private report.
+    relpath
+        Its path inside the folder it was found in, for mirrored outputs.
+    size
+        Its size in bytes, for progress (0 if unknown).
+    """
 
     def parts(self) -> Iterator[str]:
+        """Standard input's text, decoded block by block (see the module docstring).
+
+        Returns
+        -------
+        Iterator[str]
+            The parts, in order; reading them raises
+            :class:`~authormask.exceptions.InputError` for input that cannot be decoded, or is
+            empty.
+        """
         stream = sys.stdin.buffer
         return _decoded_parts(iter(lambda: stream.read(_BLOCK), b""), "standard input")
 

@@ -36,6 +36,23 @@ class EmbeddingsIdentity:
     ``vectors_sha256`` the float32 vector bytes, both truncated to 16 hex digits.
     ``vocabulary_filter`` names the versioned policy that chose which entries of the source may
     be outputs (``"word-like/1"``, see :mod:`authormask.embeddings.vocabulary`), or ``"none"``.
+
+    Attributes
+    ----------
+    name
+        The embeddings' name.
+    source
+        Where they were loaded from.
+    vocab_size
+        How many words they have (K).
+    dimension
+        The length of each vector (n).
+    words_sha256
+        The hash of the ordered word list.
+    vectors_sha256
+        The hash of the float32 vector bytes.
+    vocabulary_filter
+        The versioned vocabulary policy, or ``"none"``.
     """
 
     name: str
@@ -47,6 +64,13 @@ class EmbeddingsIdentity:
     vocabulary_filter: str = "none"
 
     def to_dict(self) -> dict[str, Any]:
+        """The identity as a JSON-ready mapping (for the privacy statement).
+
+        Returns
+        -------
+        dict[str, Any]
+            Every field, by name.
+        """
         return {
             "name": self.name,
             "source": self.source,
@@ -58,6 +82,13 @@ class EmbeddingsIdentity:
         }
 
     def describe(self) -> str:
+        """The identity in one human-readable line.
+
+        Returns
+        -------
+        str
+            Name, size, dimension, hashes and vocabulary filter.
+        """
         return (
             f"{self.name} (K={self.vocab_size} words, {self.dimension}-d, "
             f"words sha256 {self.words_sha256}, vectors sha256 {self.vectors_sha256}, "
@@ -75,6 +106,27 @@ class Embeddings:
     (:mod:`authormask.embeddings.vocabulary`; ``None``: unfiltered). It is checked, not applied,
     here (a word failing it is an error, so the identity never names a filter the words did not
     pass); :func:`~authormask.embeddings.load_embeddings` applies it before restricting.
+
+    Attributes
+    ----------
+    name
+        The embeddings' name.
+    source
+        Where they were loaded from.
+    words
+        The vocabulary, in row order (most frequent first where the source is ordered so).
+    vectors
+        One float32 row per word, shape ``(len(words), n)``.
+    vocabulary_filter
+        The versioned name of the filter the words passed, or None (unfiltered).
+    origin
+        How :func:`~authormask.embeddings.load_embeddings` made them, or None.
+
+    Raises
+    ------
+    EmbeddingsError
+        If the vectors do not match the words, are empty or not finite, a word repeats, or a
+        word does not pass ``vocabulary_filter``.
     """
 
     name: str
@@ -180,7 +232,13 @@ class Embeddings:
 
     def squared_norms(self) -> NDArray[np.float64]:
         """``||Vec(w)||^2`` of every word, in float64 (exact for float32 inputs up to one
-        rounding per addition)."""
+        rounding per addition).
+
+        Returns
+        -------
+        NDArray[np.float64]
+            One squared norm per word (computed on first use, then kept).
+        """
         if self._norms is None:
             w = self.vectors.astype(np.float64)
             object.__setattr__(self, "_norms", np.einsum("ij,ij->i", w, w))
@@ -224,17 +282,54 @@ class Embeddings:
         return word in self._index
 
     def index_of(self, word: str) -> int:
-        """Row of ``word``; raises ``KeyError`` if it is not in the vocabulary."""
+        """Row of ``word``; raises ``KeyError`` if it is not in the vocabulary.
+
+        Parameters
+        ----------
+        word
+            A word of the vocabulary.
+
+        Returns
+        -------
+        int
+            Its row in :attr:`vectors`.
+        """
         return self._index[word]
 
     def lookup(self, words: list[str] | tuple[str, ...]) -> NDArray[np.float32]:
-        """Vectors of ``words`` (all must be in the vocabulary), shape ``(len(words), n)``."""
+        """Vectors of ``words`` (all must be in the vocabulary), shape ``(len(words), n)``.
+
+        Parameters
+        ----------
+        words
+            Words of the vocabulary.
+
+        Returns
+        -------
+        NDArray[np.float32]
+            Their vectors, in the order given.
+        """
         return self.vectors[[self._index[w] for w in words]]
 
     def restrict(self, vocab_size: int | None) -> Embeddings:
         """The embeddings of the ``vocab_size`` most frequent words (the first rows).
 
         The paper used K = 100,000 (20-author set) and K = 30,000 (50-author set), appendix B.1.
+
+        Parameters
+        ----------
+        vocab_size
+            How many words to keep; None, or at least the vocabulary's size, keeps them all.
+
+        Returns
+        -------
+        Embeddings
+            The restricted embeddings (these ones where nothing is cut).
+
+        Raises
+        ------
+        EmbeddingsError
+            If ``vocab_size`` is below 1.
         """
         if vocab_size is None or vocab_size >= len(self.words):
             return self

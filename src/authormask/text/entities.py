@@ -136,6 +136,23 @@ MONTHS = (
 def check_entities_mode(value: Any) -> str:
     """``value`` if it is one of :data:`ENTITY_MODES`.
 
+    Parameters
+    ----------
+    value
+        An entity mode, as given.
+
+    Returns
+    -------
+    str
+        The mode.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not one of :data:`ENTITY_MODES`.
+
+    Examples
+    --------
     >>> check_entities_mode("mask")
     'mask'
     """
@@ -148,7 +165,19 @@ def check_entities_mode(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Entity:
-    """An entity ``text[start:end]`` of kind ``kind`` (one of :data:`KINDS`)."""
+    """An entity ``text[start:end]`` of kind ``kind`` (one of :data:`KINDS`).
+
+    Attributes
+    ----------
+    start
+        Where it starts in the text.
+    end
+        Where it ends (exclusive).
+    kind
+        Its kind, one of :data:`KINDS`.
+    text
+        Its text, ``text[start:end]``.
+    """
 
     start: int
     end: int
@@ -306,6 +335,18 @@ def find_patterns(text: str) -> list[Entity]:
     """The pattern entities of ``text`` (e-mail, URL, phone, date, number), without overlaps,
     in text order.
 
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    list[Entity]
+        Its pattern entities.
+
+    Examples
+    --------
     >>> [(e.kind, e.text) for e in find_patterns("Mail jo@example.com on 3 May 2021 re: 12.5")]
     [('email', 'jo@example.com'), ('date', '3 May 2021'), ('number', '12.5')]
     >>> [e.text for e in find_patterns("jo [at] example [dot] org, see example.org/a")]
@@ -415,6 +456,12 @@ def _batches(texts: Iterable[str], size: int) -> Iterator[list[str]]:
 class Recogniser:
     """The entities of texts (module docstring): spaCy's recogniser for people, places and
     organisations, patterns for the rest. Deterministic: the same text gives the same entities.
+
+    Parameters
+    ----------
+    stopwords
+        The function words never taken as part of a person's name elsewhere in the text
+        (default: the packaged list).
     """
 
     def __init__(self, *, stopwords: frozenset[str] | None = None) -> None:
@@ -430,14 +477,38 @@ class Recogniser:
         return f"spaCy {PIPELINE} named-entity recogniser, and patterns"
 
     def find(self, text: str) -> tuple[Entity, ...]:
-        """The entities of one text, in text order, without overlaps."""
+        """The entities of one text, in text order, without overlaps.
+
+        Parameters
+        ----------
+        text
+            The text.
+
+        Returns
+        -------
+        tuple[Entity, ...]
+            Its entities.
+        """
         return next(self.find_all([text]))
 
     def find_all(
         self, texts: Iterable[str], *, batch_size: int = 16
     ) -> Iterator[tuple[Entity, ...]]:
         """The entities of each text, in the order given; the recogniser reads them in batches
-        (``nlp.pipe``)."""
+        (``nlp.pipe``).
+
+        Parameters
+        ----------
+        texts
+            The texts.
+        batch_size
+            How many texts the recogniser reads at a time.
+
+        Yields
+        ------
+        tuple[Entity, ...]
+            The entities of each text (as :meth:`find`).
+        """
         nlp = _pipeline()
         for batch in _batches(texts, batch_size):
             yield from self._batch(nlp, batch, batch_size)
@@ -504,7 +575,13 @@ class Recogniser:
 
 @functools.cache
 def load_recogniser() -> Recogniser:
-    """The recogniser, made once per process (the pipeline loads at its first use)."""
+    """The recogniser, made once per process (the pipeline loads at its first use).
+
+    Returns
+    -------
+    Recogniser
+        The process's recogniser.
+    """
     return Recogniser()
 
 
@@ -520,7 +597,19 @@ def _read_list(name: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class PublicLists:
-    """The public lists surrogates are drawn from (``data/entities_*.txt``)."""
+    """The public lists surrogates are drawn from (``data/entities_*.txt``).
+
+    Attributes
+    ----------
+    given_names
+        Given names.
+    surnames
+        Surnames.
+    places
+        Places.
+    organisations
+        Organisation patterns.
+    """
 
     given_names: tuple[str, ...]
     surnames: tuple[str, ...]
@@ -542,7 +631,13 @@ class PublicLists:
 
 @functools.cache
 def public_lists() -> PublicLists:
-    """The packaged lists (read once)."""
+    """The packaged lists (read once).
+
+    Returns
+    -------
+    PublicLists
+        The lists of ``data/entities_*.txt``.
+    """
     return PublicLists(
         given_names=_read_list("given_names"),
         surnames=_read_list("surnames"),
@@ -558,6 +653,22 @@ def replace_entities(text: str, entities: Sequence[Entity], new: Callable[[Entit
     """``text`` with each of ``entities`` (in text order, without overlaps) replaced by
     ``new(entity)``.
 
+    Parameters
+    ----------
+    text
+        The text.
+    entities
+        Its entities, in text order, without overlaps.
+    new
+        What replaces an entity.
+
+    Returns
+    -------
+    str
+        The text with the entities replaced.
+
+    Examples
+    --------
     >>> replace_entities("Hi Ann!", [Entity(3, 6, "person", "Ann")], lambda e: "[PERSON]")
     'Hi [PERSON]!'
     """
@@ -572,7 +683,20 @@ def replace_entities(text: str, entities: Sequence[Entity], new: Callable[[Entit
 
 
 def mask_entities(text: str, entities: Sequence[Entity]) -> str:
-    """``text`` with every entity replaced by its type (:data:`MASKS`)."""
+    """``text`` with every entity replaced by its type (:data:`MASKS`).
+
+    Parameters
+    ----------
+    text
+        The text.
+    entities
+        Its entities, in text order, without overlaps.
+
+    Returns
+    -------
+    str
+        The masked text.
+    """
     return replace_entities(text, entities, lambda e: MASKS[e.kind])
 
 
@@ -611,7 +735,19 @@ def _ordinal(n: int) -> str:
 @dataclass
 class Surrogates:
     """Surrogates for the entities of one document, drawn from ``rng`` and the public lists
-    (module docstring): consistent within the document, independent of the entities' text."""
+    (module docstring): consistent within the document, independent of the entities' text.
+
+    Attributes
+    ----------
+    rng
+        The document's generator.
+    lists
+        The public lists (default: the packaged ones).
+    _chosen
+        The surrogate chosen for each entity so far, by kind and text (internal).
+    _used
+        The surrogates used so far, by kind (internal).
+    """
 
     rng: np.random.Generator
     lists: PublicLists = field(default_factory=public_lists)
@@ -619,11 +755,35 @@ class Surrogates:
     _used: dict[str, set[str]] = field(default_factory=dict)
 
     def text(self, text: str, entities: Sequence[Entity]) -> str:
-        """``text`` with every entity replaced by its surrogate."""
+        """``text`` with every entity replaced by its surrogate.
+
+        Parameters
+        ----------
+        text
+            The document's text.
+        entities
+            Its entities, in text order, without overlaps.
+
+        Returns
+        -------
+        str
+            The text with surrogates.
+        """
         return replace_entities(text, entities, self.surrogate)
 
     def surrogate(self, entity: Entity) -> str:
-        """The surrogate of ``entity`` (the same for the same text within this document)."""
+        """The surrogate of ``entity`` (the same for the same text within this document).
+
+        Parameters
+        ----------
+        entity
+            An entity of the document.
+
+        Returns
+        -------
+        str
+            Its surrogate.
+        """
         if entity.kind == "person":
             words = entity.text.split()
             names = [self._person_word(w, first=i == 0) for i, w in enumerate(words)]

@@ -43,6 +43,23 @@ def curve_colours(n: int) -> list[str]:
     (:data:`CURVE_PALETTE`: tab10, then Dark2), cycling through them beyond (matplotlib's
     default cycle repeats after 10, so an eleventh curve would share the first's colour).
 
+    Parameters
+    ----------
+    n
+        The number of curves (an integer >= 0).
+
+    Returns
+    -------
+    list[str]
+        One colour per curve.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``n`` is not an integer >= 0.
+
+    Examples
+    --------
     >>> curve_colours(3)
     ['#1f77b4', '#ff7f0e', '#2ca02c']
     >>> curve_colours(19)[18] == curve_colours(1)[0]
@@ -56,7 +73,20 @@ def curve_colours(n: int) -> list[str]:
 def panels(n: int, *, height: float = 4.2) -> tuple[Any, Any, list[str]]:
     """A figure of ``n`` side-by-side panels (6 inches wide each, a shared y axis), its axes
     and the curves' colours (:data:`CURVE_PALETTE`; curve ``i`` takes colour
-    ``i % len(colours)``)."""
+    ``i % len(colours)``).
+
+    Parameters
+    ----------
+    n
+        The number of panels.
+    height
+        The figure's height in inches.
+
+    Returns
+    -------
+    tuple[Any, Any, list[str]]
+        The figure, its ``n`` axes and the colours.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -75,7 +105,24 @@ def panel_grid(
 ) -> tuple[Any, Any, list[str]]:
     """A figure of ``rows`` x ``cols`` panels (6 inches wide and ``height`` high each), its
     axes as a ``rows`` x ``cols`` array, and the curves' colours (as :func:`panels`); ``sharey``
-    as matplotlib's (``"row"``: one y axis per row)."""
+    as matplotlib's (``"row"``: one y axis per row).
+
+    Parameters
+    ----------
+    rows
+        The number of rows of panels.
+    cols
+        The number of columns.
+    height
+        Each panel's height in inches.
+    sharey
+        Which panels share a y axis, as matplotlib's ``sharey``.
+
+    Returns
+    -------
+    tuple[Any, Any, list[str]]
+        The figure, its axes and the colours.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -88,7 +135,15 @@ def panel_grid(
 
 
 def epsilon_axis(ax: Any, epsilons: Sequence[float]) -> None:
-    """A log scale for ``epsilons`` (ascending) that span more than a factor of 20."""
+    """A log scale for ``epsilons`` (ascending) that span more than a factor of 20.
+
+    Parameters
+    ----------
+    ax
+        The panel (matplotlib axes).
+    epsilons
+        The epsilons on the x axis, ascending.
+    """
     if epsilons and epsilons[-1] / max(epsilons[0], 1e-12) > 20:
         ax.set_xscale("log")
 
@@ -107,7 +162,29 @@ def frontier_curve(
 ) -> None:
     """One mechanism's frontier: points ``(xs, ys)`` joined in order, each annotated with its
     label (its epsilon); ``xerr`` / ``yerr`` are ``(low, high)`` per point (an interval, not
-    a distance), drawn as error bars; ``linestyle`` ``"--"`` for a baseline."""
+    a distance), drawn as error bars; ``linestyle`` ``"--"`` for a baseline.
+
+    Parameters
+    ----------
+    ax
+        The panel (matplotlib axes).
+    xs
+        The points' x values.
+    ys
+        Their y values.
+    labels
+        Each point's annotation (its epsilon).
+    colour
+        The curve's colour.
+    label
+        The curve's legend label.
+    xerr
+        Each point's x interval ``(low, high)``, or None.
+    yerr
+        Each point's y interval ``(low, high)``, or None.
+    linestyle
+        The line's matplotlib style.
+    """
     import numpy as np
 
     x = np.asarray(xs, dtype=float)
@@ -137,7 +214,20 @@ BASELINE_COLOUR = "grey"
 def curve_style(mechanism: str, colour: str) -> tuple[str, str, str]:
     """``(colour, linestyle, label)`` of ``mechanism``'s frontier curve: a baseline without
     differential privacy (its registry spec says ``baseline``) is a dashed grey line labelled
-    'baseline (no DP)', every other mechanism a solid line in ``colour``."""
+    'baseline (no DP)', every other mechanism a solid line in ``colour``.
+
+    Parameters
+    ----------
+    mechanism
+        A registered mechanism's name.
+    colour
+        The colour of a mechanism that is not a baseline.
+
+    Returns
+    -------
+    tuple[str, str, str]
+        The curve's colour, linestyle and label.
+    """
     from authormask.core import mechanism_spec
 
     if mechanism_spec(mechanism).baseline:
@@ -148,7 +238,17 @@ def curve_style(mechanism: str, colour: str) -> tuple[str, str, str]:
 def headline_mark(ax: Any, head: Any, colour: str) -> None:
     """A mechanism's headline (:class:`~authormask.evaluation.tradeoff.Headline`) on a
     frontier panel: a star at (its utility, chance + margin) with its interval as a horizontal
-    bar; nothing when not reached."""
+    bar; nothing when not reached.
+
+    Parameters
+    ----------
+    ax
+        The panel (matplotlib axes).
+    head
+        The mechanism's headline.
+    colour
+        The mechanism's colour.
+    """
     if head.utility is None:
         return
     low, high = head.interval
@@ -165,7 +265,23 @@ def hline(
     ax: Any, y: float, text: str, *, colour: str = "grey", style: str = ":", left: bool = False
 ) -> None:
     """A horizontal line at ``y`` across the panel, labelled ``text`` at its right end (its
-    left with ``left``), outside the legend."""
+    left with ``left``), outside the legend.
+
+    Parameters
+    ----------
+    ax
+        The panel (matplotlib axes).
+    y
+        Where the line is.
+    text
+        Its label.
+    colour
+        Its colour.
+    style
+        Its matplotlib linestyle.
+    left
+        Whether the label is at the line's left end.
+    """
     ax.axhline(y, color=colour, linestyle=style, linewidth=1.0)
     ax.text(
         0.01 if left else 0.99, y, text, fontsize=7, color=colour, va="bottom",
@@ -175,7 +291,21 @@ def hline(
 
 def vline(ax: Any, x: float, text: str, *, colour: str = "grey", style: str = ":") -> None:
     """A vertical line at ``x`` across the panel, labelled ``text`` near its top, outside the
-    legend (a utility's floor on a frontier)."""
+    legend (a utility's floor on a frontier).
+
+    Parameters
+    ----------
+    ax
+        The panel (matplotlib axes).
+    x
+        Where the line is.
+    text
+        Its label.
+    colour
+        Its colour.
+    style
+        Its matplotlib linestyle.
+    """
     ax.axvline(x, color=colour, linestyle=style, linewidth=1.0)
     ax.text(
         x, 0.99, f" {text}", fontsize=7, color=colour, va="top", ha="left", rotation=90,
@@ -187,7 +317,17 @@ def legend(ax: Any, *, outside: bool = False, **kwargs: Any) -> None:
     """The panel's legend, only when some artist has a label (matplotlib warns otherwise): at
     the place in the panel that covers the fewest points, or, ``outside``, beside the panel on
     its right (a legend of a dozen attackers covers the curves wherever it is put inside;
-    ``tight_layout`` narrows the panels to make room)."""
+    ``tight_layout`` narrows the panels to make room).
+
+    Parameters
+    ----------
+    ax
+        The panel (matplotlib axes).
+    outside
+        Whether the legend goes beside the panel.
+    **kwargs
+        Further arguments of matplotlib's ``legend``; they override these.
+    """
     handles, _ = ax.get_legend_handles_labels()
     if handles:
         place: dict[str, Any] = {"loc": "best"}
@@ -197,7 +337,18 @@ def legend(ax: Any, *, outside: bool = False, **kwargs: Any) -> None:
 
 
 def png_bytes(fig: Any) -> bytes:
-    """A matplotlib figure as PNG bytes (120 dpi); the figure is closed."""
+    """A matplotlib figure as PNG bytes (120 dpi); the figure is closed.
+
+    Parameters
+    ----------
+    fig
+        The figure.
+
+    Returns
+    -------
+    bytes
+        The PNG image.
+    """
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()

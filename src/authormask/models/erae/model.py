@@ -74,7 +74,29 @@ class ModelIdentity:
     trained with the embedding reward, the vocabulary's size and SHA-256, the weights' SHA-256,
     the name of the embeddings it was trained with, the training corpus as its ``config.json``
     records it and the epochs trained. :meth:`to_dict` is the JSON form, keys in this order
-    (cache keys and statements read it)."""
+    (cache keys and statements read it).
+
+    Attributes
+    ----------
+    path
+        The model's local folder, or None (never published).
+    config
+        The configuration's name.
+    embedding_reward
+        Whether the model was trained with the embedding reward.
+    vocab_size
+        The size of its vocabulary.
+    vocab_sha256
+        The vocabulary's SHA-256.
+    weights_sha256
+        The weights' SHA-256, or None.
+    embeddings
+        The name of the embeddings it was trained with, or None.
+    training_corpus
+        The training corpus as ``config.json`` records it.
+    epochs_trained
+        The epochs trained, or None.
+    """
 
     path: str | None
     config: str
@@ -87,6 +109,13 @@ class ModelIdentity:
     epochs_trained: int | None
 
     def to_dict(self) -> dict[str, Any]:
+        """The identity as a JSON-ready mapping, keys in the order of the fields.
+
+        Returns
+        -------
+        dict[str, Any]
+            Every field, by name (the training corpus copied).
+        """
         return {
             "path": self.path,
             "config": self.config,
@@ -102,7 +131,24 @@ class ModelIdentity:
 
 @dataclass(eq=False)
 class ERAEModel:
-    """A network with its vocabulary, configuration and provenance (``config.json``)."""
+    """A network with its vocabulary, configuration and provenance (``config.json``).
+
+    Attributes
+    ----------
+    network
+        The trained network.
+    vocab
+        Its vocabulary (input and output words).
+    config
+        Its configuration.
+    metadata
+        Its provenance, as ``config.json`` records it, with the epochs done and the weights'
+        hash.
+    training_hashes
+        The hashes of its training segments (:meth:`overlap`).
+    path
+        The folder it was loaded from, or None.
+    """
 
     network: ERAENetwork
     vocab: Vocabulary
@@ -145,6 +191,16 @@ class ERAEModel:
         Segments with fewer than :data:`MIN_OVERLAP_WORDS` word tokens (".", "thank you .") are
         not counted: every corpus has them, and finding one says nothing about whether the
         model was trained on the text.
+
+        Parameters
+        ----------
+        segments
+            Tokenised segments.
+
+        Returns
+        -------
+        int
+            The number of them (of enough words) that are training segments.
         """
         return sum(
             1
@@ -158,10 +214,6 @@ class ERAEModel:
     ) -> Iterator[NDArray[np.float64]]:
         """The rating function rho_i (Eq. 5) of every token of every segment.
 
-        Yields one float64 array per segment, shape (len(segment), number of output words): the
-        model's softmax over the output words (the specials are never outputs), so every rating
-        lies in [0, 1] and the sensitivity is 1 whatever the input.
-
         The model runs on one thread: float32 products summed in another order (more threads)
         differ in the last bits, which can change a draw, and a seeded release must give the same
         output on the local engine and on any number of single-threaded Dask workers.
@@ -173,6 +225,20 @@ class ERAEModel:
         before it is yielded. All of that runs on a worker thread, a few segments ahead of the
         caller, who draws the tokens of the previous segments meanwhile (the two use both
         cores; what is computed, and in which order, is the same as on one thread).
+
+        Parameters
+        ----------
+        ids
+            The segments, as token ids of the model's vocabulary.
+        batch_size
+            The segments whose generator states are computed together.
+
+        Yields
+        ------
+        NDArray[np.float64]
+            One float64 array per segment, shape (len(segment), number of output words): the
+            model's softmax over the output words (the specials are never outputs), so every
+            rating lies in [0, 1] and the sensitivity is 1 whatever the input.
         """
         self.network.eval()
         empty = np.zeros((0, len(self.vocab.words)))
@@ -330,7 +396,26 @@ def build_network(config: ERAEConfig, vocab_size: int, embedding_dim: int) -> ER
 
 
 def load_model(model_dir: str | Path, *, device: str | torch.device | None = None) -> ERAEModel:
-    """Load a trained model directory (see :mod:`authormask.models.erae.checkpoint`)."""
+    """Load a trained model directory (see :mod:`authormask.models.erae.checkpoint`).
+
+    Parameters
+    ----------
+    model_dir
+        The model's folder.
+    device
+        The torch device to load it on (``None``: cuda if present, else cpu).
+
+    Returns
+    -------
+    ERAEModel
+        The model, with its last finished epoch's weights.
+
+    Raises
+    ------
+    InputError
+        If the folder is missing, or its config, vocabulary, checkpoint or weights are missing,
+        malformed or do not match each other.
+    """
     path = Path(model_dir)
     if not path.is_dir():
         raise InputError(f"model directory not found: {path}")

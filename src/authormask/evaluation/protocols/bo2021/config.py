@@ -45,13 +45,30 @@ ORIGINAL = "original"
 def releases_text(name: str) -> bool:
     """Whether this protocol can run mechanism ``name``: its registry spec declares that it
     releases text, in place or generated (:attr:`~authormask.core.specs.MechanismSpec.
-    release`), not a bag of words."""
+    release`), not a bag of words.
+
+    Parameters
+    ----------
+    name
+        A registered mechanism's name.
+
+    Returns
+    -------
+    bool
+        True unless the mechanism releases a bag of words.
+    """
     return mechanism_spec(name).release != "bag"
 
 
 def release_mechanisms() -> tuple[str, ...]:
     """The registry mechanisms this protocol can run (:func:`releases_text`), in registry
-    order."""
+    order.
+
+    Returns
+    -------
+    tuple[str, ...]
+        Their names.
+    """
     return tuple(n for n in mechanism_names() if releases_text(n))
 
 
@@ -70,7 +87,18 @@ def _unset_noise(name: str) -> str:
 
 
 def label_of(name: str) -> str:
-    """The table's name of a mechanism (its registry label), or of the original text."""
+    """The table's name of a mechanism (its registry label), or of the original text.
+
+    Parameters
+    ----------
+    name
+        A registered mechanism's name, or :data:`ORIGINAL`.
+
+    Returns
+    -------
+    str
+        Its label (its name where the spec has none).
+    """
     return "Original text" if name == ORIGINAL else mechanism_spec(name).label or name
 
 
@@ -83,7 +111,36 @@ class ReleaseConfig(ProtocolConfig):
     comparable. A mechanism without epsilon (random-r) runs once; one whose noise another
     parameter sets (the baseline random-sub's ``rate``) is refused, as this protocol sets
     epsilons only. ``attackers`` are the classifiers that predict each released document's
-    author (or, on a corpus without authors, its topic): :data:`BO2021_ATTACKERS`."""
+    author (or, on a corpus without authors, its topic): :data:`BO2021_ATTACKERS`.
+
+    Attributes
+    ----------
+    mechanisms
+        The mechanisms, by registry name (default :data:`RELEASE_MECHANISMS`).
+    epsilons
+        The epsilons of the mechanisms with pure DP per output token.
+    em_epsilons
+        The epsilons of the mechanisms with metric DP per word.
+    docs_per_author
+        The documents drawn per author (at least 1).
+    max_authors
+        The most authors drawn (None: all of them).
+    seed
+        The base seed (see :func:`release_seed`).
+    syntf_output
+        The size of syntf's output vocabulary.
+    classifier_epochs
+        The training epochs of the fastText classifier.
+    attackers
+        The classifiers, by name among :data:`BO2021_ATTACKERS`.
+
+    Raises
+    ------
+    InvalidParameterError
+        If a mechanism is unknown, releases no text, repeats or takes no epsilon, an epsilon
+        is not finite and > 0, ``docs_per_author`` is below 1, or an attacker is unknown or
+        repeats.
+    """
 
     OPTIONS: ClassVar[tuple[str, ...]] = (
         "attackers",
@@ -145,14 +202,31 @@ class ReleaseConfig(ProtocolConfig):
     @classmethod
     def quick(cls) -> ReleaseConfig:
         """``--quick``: 8 authors, 2 documents each, epsilons 10 and 100, emp-text's 5 (and
-        20k words)."""
+        20k words).
+
+        Returns
+        -------
+        ReleaseConfig
+            The config of ``--quick``.
+        """
         return cls(epsilons=(10.0, 100.0), em_epsilons=(5.0,), docs_per_author=2, max_authors=8)
 
 
 def release_settings(config: ReleaseConfig) -> list[tuple[str, float | None]]:
     """Every (mechanism, epsilon) the evaluation releases with, in the order of the table: each
     mechanism with the epsilons of what its epsilon measures (registry spec ``epsilon_per``):
-    ``epsilons`` per token, ``em_epsilons`` per word, none (one release) without epsilon."""
+    ``epsilons`` per token, ``em_epsilons`` per word, none (one release) without epsilon.
+
+    Parameters
+    ----------
+    config
+        The evaluation's config.
+
+    Returns
+    -------
+    list[tuple[str, float | None]]
+        The (mechanism, epsilon) pairs; epsilon None for a mechanism without epsilon.
+    """
     grids: dict[str, tuple[float | None, ...]] = {
         "token": config.epsilons,
         "word": config.em_epsilons,
@@ -175,6 +249,18 @@ def thousandths(epsilon: float | None) -> int | None:
     thousandths is ``epsilon`` again: 7, 8.4, 0.5); None otherwise (7.0001, 1.001, whose
     ``1000 * epsilon`` is 1000.9999999999999) and for no epsilon.
 
+    Parameters
+    ----------
+    epsilon
+        An epsilon, or None.
+
+    Returns
+    -------
+    int | None
+        ``int(1000 * epsilon)`` where exact, else None.
+
+    Examples
+    --------
     >>> thousandths(8.4), thousandths(7.0001), thousandths(None)
     (8400, None, None)
     """
@@ -199,6 +285,20 @@ def release_seed(base: int, mechanism: str, epsilon: float | None) -> int:
     double as two 32-bit words (:func:`~authormask.evaluation.protocols._common.epsilon_key`):
     two different epsilons never share a key, however close (the earlier key, ``int(1000 *
     epsilon)`` for every epsilon, gave 7.0001 and 7.0004 the same noise, and 1.0 and 1.001).
+
+    Parameters
+    ----------
+    base
+        The evaluation's base seed.
+    mechanism
+        A registered mechanism's name.
+    epsilon
+        The release's epsilon, or None.
+
+    Returns
+    -------
+    int
+        The release's seed (a 32-bit word).
     """
     whole = thousandths(epsilon)
     if epsilon is None or whole is not None:

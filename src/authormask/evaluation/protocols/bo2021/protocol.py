@@ -28,7 +28,19 @@ __all__ = ["PROTOCOL", "Bo2021", "ReleaseInputs"]
 class ReleaseInputs:
     """What a bo2021 evaluation runs on besides its config: the corpus whose test documents
     are released, the embeddings, and the trained models of the mechanisms that need one
-    (``erae_model``: ER-AE's, trained with the embedding reward; ``aedp_model``: AE-DP's)."""
+    (``erae_model``: ER-AE's, trained with the embedding reward; ``aedp_model``: AE-DP's).
+
+    Attributes
+    ----------
+    corpus
+        The corpus whose test documents are released.
+    embeddings
+        The word embeddings of the mechanisms and classifiers that take them.
+    erae_model
+        ER-AE's trained model (with the embedding reward), or None.
+    aedp_model
+        AE-DP's trained model (without it), or None.
+    """
 
     corpus: Corpus
     embeddings: Embeddings
@@ -47,7 +59,23 @@ class Bo2021:
 
     def plan(self, options: Options) -> Plan[ReleaseConfig, ReleaseInputs]:
         """The config, the models ``erae_model`` and ``aedp_model`` name (model folders), the
-        corpus and the embeddings."""
+        corpus and the embeddings.
+
+        Parameters
+        ----------
+        options
+            The options of ``authormask evaluate``.
+
+        Returns
+        -------
+        Plan[ReleaseConfig, ReleaseInputs]
+            The config and the inputs, loaded.
+
+        Raises
+        ------
+        OptionError
+            If ``epsilons`` holds ``none`` (bo2021 always measures the original text).
+        """
         from authormask.models.erae import load_model  # PyTorch models: loaded when asked for
 
         epsilons = options.pick("epsilons", ReleaseConfig)
@@ -82,7 +110,26 @@ class Bo2021:
         on_total: Callable[[int], None] | None = None,
     ) -> ReleaseResult:
         """Release the test documents with every mechanism and epsilon of ``config`` and
-        measure each release."""
+        measure each release.
+
+        Parameters
+        ----------
+        config
+            What to run.
+        inputs
+            What to run it on.
+        cache_dir
+            Where releases and rows are cached (see :func:`~.runner.run_release_evaluation`).
+        progress
+            Called with the number of documents released and measured, after each setting.
+        on_total
+            Called once with the number of documents to release and measure.
+
+        Returns
+        -------
+        ReleaseResult
+            The rows of the table, the statements and the provenance.
+        """
         return run_release_evaluation(
             inputs.corpus,
             config=config,

@@ -16,7 +16,36 @@ __all__ = ["ReleaseResult", "ReleaseRow"]
 class ReleaseRow:
     """One mechanism at one epsilon, over the released documents. ``correct`` holds, per
     classifier, how many released documents it labelled correctly (author, or topic on a
-    corpus without authors)."""
+    corpus without authors).
+
+    Attributes
+    ----------
+    mechanism
+        The mechanism's registry name (or ``original``, the original text).
+    epsilon
+        The epsilon released with, or None (the original text, a mechanism without epsilon).
+    epsilon_unit
+        What the epsilon measures (``per token (pure DP)``, ``per word (metric DP)``, or "").
+    similarity
+        The mean cosine similarity of each released document to its original (sentence
+        embeddings).
+    similarity_sd
+        The standard deviation of that similarity.
+    correct
+        Per classifier, how many released documents it labelled correctly.
+    documents
+        How many documents were released.
+    stylometric
+        The mean stylometric change of the released documents from their originals.
+    stylometric_sd
+        The standard deviation of that change.
+    tokens
+        The output tokens (generated text) or released content words, in all.
+    total_epsilon_mean
+        The mean per-document bound ``epsilon * l`` of generated text, else None.
+    seconds
+        How long the release took.
+    """
 
     mechanism: str
     epsilon: float | None
@@ -45,12 +74,40 @@ class ReleaseRow:
         return self.best_correct / self.documents
 
     def interval(self, attacker: str | None = None) -> Interval:
-        """Wilson 95% interval of ``attacker``'s accuracy (default: the strongest's)."""
+        """Wilson 95% interval of ``attacker``'s accuracy (default: the strongest's).
+
+        Parameters
+        ----------
+        attacker
+            A classifier's name, or None for :attr:`strongest`.
+
+        Returns
+        -------
+        Interval
+            The interval of its accuracy over :attr:`documents`.
+        """
         return wilson_interval(self.correct[attacker or self.strongest], self.documents)
 
 
 @dataclass(frozen=True)
 class ReleaseResult:
+    """What a bo2021 evaluation measured: its rows, and what they were measured on.
+
+    Attributes
+    ----------
+    config
+        The evaluation's config, as a mapping.
+    corpus
+        What was drawn from the corpus: its name, the task, the classes and the counts of
+        training and test documents.
+    rows
+        The original text's row, then one per (mechanism, epsilon).
+    statements
+        The privacy statement of each release, by ``"mechanism@epsilon"``.
+    provenance
+        The versions, identities and settings the measurements depend on.
+    """
+
     config: dict[str, Any]
     corpus: dict[str, Any]
     rows: tuple[ReleaseRow, ...]
@@ -67,6 +124,14 @@ class ReleaseResult:
         return 1.0 / int(self.corpus["classes"])
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready mapping, each row with its accuracies and strongest
+        classifier.
+
+        Returns
+        -------
+        dict[str, Any]
+            ``config``, ``corpus``, ``rows``, ``statements`` and ``provenance``.
+        """
         rows = []
         for r in self.rows:
             iv = r.interval()

@@ -64,7 +64,27 @@ def select_documents(
     With train/test splits, an author without test documents is a candidate only, as in a PAN
     problem: the classifier may name them, nothing of theirs is released. A corpus without
     splits uses each author's last documents as the test part, so every author needs at least
-    two documents. Raises :class:`InputError` saying what the corpus lacks.
+    two documents.
+
+    Parameters
+    ----------
+    corpus
+        The corpus.
+    docs_per_author
+        The test documents released per author (or topic).
+    max_authors
+        The most authors (or topics) used, the first by name; None for all.
+
+    Returns
+    -------
+    tuple[list[Document], list[Document]]
+        The training documents and the test documents.
+
+    Raises
+    ------
+    InputError
+        Saying what the corpus lacks: two authors (or topics), an author's training
+        documents, two documents per author without splits, or any test document.
     """
     task = _task(corpus)
     what = "author" if task == "author" else "topic"
@@ -192,9 +212,38 @@ def run_release_evaluation(
     """Release the test documents with every mechanism and epsilon and measure each release
     (see the module docstring). Releases are cached in ``cache_dir`` so a rerun resumes.
 
-    ``on_total`` is called once, when the test documents are chosen, with the number of
-    documents to release and measure (test documents x settings); ``progress`` with the
-    number released and measured, after each setting."""
+    Parameters
+    ----------
+    corpus
+        The corpus whose test documents are released (:func:`select_documents`).
+    config
+        What to run.
+    embeddings
+        The word embeddings of the mechanisms and classifiers that take them.
+    erae_model
+        ER-AE's trained model (with the embedding reward), or None.
+    aedp_model
+        AE-DP's trained model (without the embedding reward), or None.
+    cache_dir
+        Where releases and rows are cached, so a rerun resumes.
+    progress
+        Called with the number of documents released and measured, after each setting.
+    on_total
+        Called once, when the test documents are chosen, with the number of documents to
+        release and measure (test documents x settings).
+
+    Returns
+    -------
+    ReleaseResult
+        The original text's row and one per (mechanism, epsilon), with the statements and
+        the provenance.
+
+    Raises
+    ------
+    InputError
+        If a model was trained with the wrong reward, a mechanism's required model is
+        missing, or the corpus lacks documents (:func:`select_documents`).
+    """
     for option, model, want in (
         ("`erae_model`", erae_model, True),
         ("`aedp_model`", aedp_model, False),
