@@ -43,3 +43,13 @@ def test_the_refusal_reads_the_spec_not_the_name(monkeypatch: pytest.MonkeyPatch
         ReleaseConfig(mechanisms=("coin",))
     # a mechanism without noise to set (random-r) still runs once, beside an epsilon one
     assert ReleaseConfig(mechanisms=("random-r", "emp-text")).mechanisms == ("random-r", "emp-text")
+
+
+def test_bo2021_help_does_not_offer_random_sub() -> None:
+    # evaluate --help listed random-sub among the mechanisms bo2021 runs, which it refuses
+    from authormask.cli.evaluate_options import protocol_mechanisms
+    from authormask.evaluation.protocols.bo2021.config import release_mechanisms
+
+    assert "random-sub" not in protocol_mechanisms("bo2021")
+    assert "random-sub" not in release_mechanisms()
+    assert "random-r" in release_mechanisms()  # no noise at all: runs once

@@ -64,7 +64,8 @@ def protocol_mechanisms(protocol: str) -> list[str]:
     """
     rules: dict[str, Callable[[MechanismSpec], bool]] = {
         "fernandes2019": _swept,
-        "bo2021": lambda s: s.release != "bag",
+        # text, not a bag, with its noise set by epsilon or none (random-sub's rate: no)
+        "bo2021": lambda s: s.release != "bag" and s.noise_parameter in (None, "epsilon"),
     }
     return _names(rules[protocol])
 

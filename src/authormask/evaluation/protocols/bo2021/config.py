@@ -61,15 +61,16 @@ def releases_text(name: str) -> bool:
 
 
 def release_mechanisms() -> tuple[str, ...]:
-    """The registry mechanisms this protocol can run (:func:`releases_text`), in registry
-    order.
+    """The registry mechanisms this protocol can run, in registry order: those that release
+    text (:func:`releases_text`) with their noise set by epsilon or with none (random-sub's
+    rate is not: ``_unset_noise``).
 
     Returns
     -------
     tuple[str, ...]
         Their names.
     """
-    return tuple(n for n in mechanism_names() if releases_text(n))
+    return tuple(n for n in mechanism_names() if releases_text(n) and not _unset_noise(n))
 
 
 def _unset_noise(name: str) -> str:
@@ -163,6 +164,16 @@ class ReleaseConfig(ProtocolConfig):
     attackers: tuple[str, ...] = DEFAULT_ATTACKERS
 
     def __post_init__(self) -> None:
+        registered = set(mechanism_names())
+        unset = [
+            _unset_noise(m)
+            for m in self.mechanisms
+            if m in registered and releases_text(m) and _unset_noise(m)
+        ]
+        if unset:
+            raise InvalidParameterError(
+                f"bo2021 compares mechanisms by epsilon only: {'; '.join(unset)}"
+            )
         allowed = release_mechanisms()
         unknown = [m for m in self.mechanisms if m not in allowed]
         if unknown:
@@ -176,11 +187,6 @@ class ReleaseConfig(ProtocolConfig):
             raise InvalidParameterError("give at least one mechanism")
         if len(set(self.mechanisms)) != len(self.mechanisms):
             raise InvalidParameterError("mechanisms must not repeat")
-        unset = [_unset_noise(m) for m in self.mechanisms if _unset_noise(m)]
-        if unset:
-            raise InvalidParameterError(
-                f"bo2021 compares mechanisms by epsilon only: {'; '.join(unset)}"
-            )
         for name in ("epsilons", "em_epsilons"):
             values = getattr(self, name)
             if not values or any(not (e > 0 and np.isfinite(e)) for e in values):
