@@ -113,10 +113,11 @@ def test_one_change_rate_reads_every_kind_of_release(glove_20k: am.Embeddings) -
 
 
 def test_the_estimate_of_a_bag_reads_the_bag(client: TestClient) -> None:
-    """emp-bag at a tiny epsilon replaces nearly every word of its bag; at a huge one none."""
+    """emp-bag at a tiny epsilon replaces nearly every word of its bag; at a huge one none but
+    the reference text's one date ("Monday", replaced by a surrogate before the mechanism)."""
     low = client.get("/api/calibrate", params={"mechanism": "emp-bag", "epsilon": 0.5}).json()
     high = client.get("/api/calibrate", params={"mechanism": "emp-bag", "epsilon": 1e6}).json()
-    assert low["changed"] > 0.9 and high["changed"] == 0.0
+    assert low["changed"] > 0.9 and high["changed"] < 0.01
 
 
 def test_the_reference_text_is_ordinary_prose() -> None:
