@@ -76,6 +76,38 @@ def test_the_issue_s_private_report_is_never_released_as_a_document(
         assert name in notes[0], notes[0]
 
 
+def test_a_private_report_named_piped_copied_or_linked_is_never_released(
+    obfuscate: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An independent review: the content check ran for folder inputs only; a report named as
+    a file, under another name, through a link or on standard input was released (its words
+    and paths went to the mechanism)."""
+    import io
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    Path("a.txt").write_text("The committee met.\n", encoding="utf-8")
+    assert obfuscate("a.txt", "--epsilon", "10", "--seed", SEED, "-o", "out.txt")[0] == 0
+    report = Path("out.txt.DO-NOT-PUBLISH.report.txt")
+    shutil.copy(report, "notes.txt")
+    Path("link.txt").symlink_to(report)
+    for name, kind in [
+        (str(report), "private report"),
+        ("notes.txt", "private report"),
+        ("link.txt", "private report"),
+        ("out.txt.privacy.json", "privacy statement"),
+    ]:
+        code, out, err = obfuscate(name, "--epsilon", "10", "--oov", "keep", "-o", "-")
+        _one_error_line(code, err, name, f"an authormask {kind}", "never released")
+        assert out == "" and SEED not in out
+    # standard input: refused as it is read, from its first characters
+    stdin = io.TextIOWrapper(io.BytesIO(report.read_bytes()), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, out, err = obfuscate("-", "--epsilon", "10", "--oov", "keep", "-o", "-")
+    _one_error_line(code, err, "standard input is an authormask private report")
+    assert SEED not in out
+
+
 def test_an_output_statement_report_or_partial_inside_an_input_folder_is_refused(
     obfuscate: Any, tmp_path: Path
 ) -> None:

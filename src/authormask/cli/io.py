@@ -182,6 +182,13 @@ def sources_of(inputs: tuple[str, ...]) -> Inputs:
                 relpaths.append(rel)
         elif not os.path.lexists(path):
             raise InputError(f"input file not found: {path}")
+        elif _what(path) is None and (kind := authormask_kind(path)) is not None:
+            # named as a file: refused before anything is read (a pipe is checked as it is
+            # read, never here: a look would take its bytes)
+            raise InputError(
+                f"input file {path} is an authormask {kind}, which is never released"
+                + (" (it holds the seed and the inputs' paths)" if kind == "private report" else "")
+            )
         else:
             sources.append(FileSource.of(path))
             relpaths.append(path.name)

@@ -63,6 +63,41 @@ def _head(path: Path) -> str | None:
     return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
+def kind_of_text(head: str) -> str | None:
+    """What authormask file a text is, from its first characters (its first 4 KiB suffice):
+    ``"private report"`` (its first line is a private file's banner), ``"privacy statement"``,
+    ``"release output"`` (a JSONL release), or None. The content rules of
+    :func:`authormask_kind`, for a text that comes with no name (standard input, a file under
+    another name, through a link or a pipe).
+
+    Parameters
+    ----------
+    head
+        The start of the text, decoded.
+
+    Returns
+    -------
+    str | None
+        Its kind, or None.
+
+    Examples
+    --------
+    >>> kind_of_text("# PRIVATE run report of authormask: DO NOT PUBLISH\nseed: 5")
+    'private report'
+    >>> kind_of_text("# PRIVATE notes on the budget") is None
+    True
+    """
+    head = head.removeprefix("\ufeff")
+    first = head.split("\n", 1)[0]
+    if first.startswith(PRIVATE_MARKER) and "authormask" in first:
+        return "private report"
+    if _STATEMENT.match(head):
+        return "privacy statement"
+    if _JSONL_OUTPUT.match(head):
+        return "release output"
+    return None
+
+
 def is_statement(path: Path) -> bool:
     """Whether ``path`` is a regular file holding an authormask privacy statement.
 
@@ -110,14 +145,8 @@ def authormask_kind(path: Path) -> str | None:
     if name == FOLDER_STATEMENT or name.endswith(STATEMENT_SUFFIX):
         return "privacy statement"
     head = _head(path)
-    if head is not None:
-        first = head.split("\n", 1)[0]
-        if first.startswith(PRIVATE_MARKER) and "authormask" in first:
-            return "private report"
-        if _STATEMENT.match(head):
-            return "privacy statement"
-        if _JSONL_OUTPUT.match(head):
-            return "release output"
+    if head is not None and (kind := kind_of_text(head)) is not None:
+        return kind
     if is_statement(path.with_name(name + STATEMENT_SUFFIX)):
         return "release output"
     return None

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from authormask._io import file_identity
+from authormask.core.markers import kind_of_text
 from authormask.exceptions import InputError
 from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
 
@@ -193,10 +194,30 @@ class _Decoder:
 def _decoded_parts(blocks: Iterator[bytes], label: str) -> Iterator[str]:
     decoder = _Decoder(label)
     splitter = PartSplitter()
+    checked = False
+
+    def first_checked(text: str) -> str:
+        # authormask's own files are never released, whatever their name or way in
+        # (standard input, a copy, a link): their first characters say what they are (the
+        # decoder gives its first text after 8 KiB, or at the end of a shorter input)
+        nonlocal checked
+        if not checked and text:
+            checked = True
+            _refuse_own_file(text, label)
+        return text
+
     for block in blocks:
-        yield from splitter.feed(decoder.decode(block))
-    yield from splitter.feed(decoder.finish())
+        yield from splitter.feed(first_checked(decoder.decode(block)))
+    yield from splitter.feed(first_checked(decoder.finish()))
     yield from splitter.close()
+
+
+def _refuse_own_file(head: str, label: str) -> None:
+    if (kind := kind_of_text(head)) is not None:
+        raise InputError(
+            f"{label} is an authormask {kind}, which is never released"
+            + (" (it holds the seed and the inputs' paths)" if kind == "private report" else "")
+        )
 
 
 @dataclass(frozen=True)
