@@ -360,6 +360,30 @@ def test_a_text_released_again_with_another_epsilon_is_warned_about(
     assert len(_composition_lines(err)) == 1
 
 
+def test_a_copy_that_differs_only_in_invisible_characters_or_spacing_is_the_same_text(
+    obfuscate: Any, tmp_path: Path
+) -> None:
+    """An independent review: the history hashed the text before cleaning, so a copy with a
+    zero-width space or a fullwidth letter (which the mechanism reads identically: the same
+    seed gave byte-identical output), a double space or a final line break was not warned
+    about."""
+    text = "The committee met in the old library."
+    variants = [
+        text + "\n",
+        text.replace("old", "o\u200bld") + "\n",  # a zero-width space inside a word
+        text.replace("T", "\uff34", 1) + "\n",  # a fullwidth letter (NFKC: T)
+        text.replace(" in ", "  in "),  # a double space, no final line break
+    ]
+    warned = []
+    for i, variant in enumerate(variants):
+        doc = tmp_path / f"v{i}.txt"
+        doc.write_text(variant, encoding="utf-8")
+        code, _, err = obfuscate(str(doc), "-e", str(5 + i), "-o", str(tmp_path / f"o{i}"))
+        assert code == 0, err
+        warned.append(len(_composition_lines(err)))
+    assert warned == [0, 1, 1, 1]
+
+
 def test_the_history_is_private_and_holds_no_text(obfuscate: Any, tmp_path: Path) -> None:
     doc = tmp_path / "letter.txt"
     doc.write_text("The committee met in the old library.\n", encoding="utf-8")

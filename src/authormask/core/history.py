@@ -10,8 +10,11 @@ gives the same output), as the seed itself is never recorded.
 **What it holds.** A random 256-bit key (``history.key``, made once) and, per release, one JSON
 line: the public parameters (the mechanism, epsilon and its unit, whether seeded, and a SHA-256
 of the statement's parameters) and, for each text released, ``HMAC-SHA256(key, text)`` cut to
-128 bits. Never a text, a name, a path, a count or a seed: without the key a digest says nothing
-about a text, and with it only whether a given text was released.
+128 bits, of the text as the mechanisms read it: cleaned (:func:`~authormask.text.clean.
+clean_text`: invisible characters removed, NFKC), its words joined by single spaces (so a copy
+that differs only in a zero-width space, a fullwidth letter, a double space or a final line
+break is the same text). Never a text, a name, a path, a count or a seed: without the key a
+digest says nothing about a text, and with it only whether a given text was released.
 
 **Where.** A folder of the user's (the command line's default is :func:`default_history_dir`:
 ``$AUTHORMASK_STATE_DIR``, else ``$XDG_STATE_HOME/authormask``, else
@@ -40,6 +43,7 @@ from authormask.core.journal import json_line
 from authormask.core.markers import HISTORY_BANNER
 from authormask.core.sources import Source
 from authormask.exceptions import AuthormaskError
+from authormask.text.clean import clean_text
 
 __all__ = [
     "HISTORY_ENV",
@@ -140,8 +144,7 @@ class Digests:
             The keyed digest (32 hex digits).
         """
         h = hmac.new(self._key, digestmod=hashlib.sha256)
-        for part in parts:
-            h.update(part.encode("utf-8", "surrogatepass"))
+        _digest_part(h, "".join(parts))  # cut anywhere: the whole text, cleaned once
         return h.hexdigest()[:32]
 
     def add_text(self, text: str) -> None:
@@ -183,6 +186,14 @@ class Digests:
         return hmac.new(self._key, digestmod=hashlib.sha256)
 
 
+def _digest_part(h: Any, part: str) -> None:
+    """Feed one part of a text to the digest ``h``: its words after cleaning, each followed by
+    one space. A part ends right after a whitespace character (:mod:`authormask.text.parts`),
+    so its words are whole and the digest of the parts is the digest of the whole."""
+    for word in clean_text(part).split():
+        h.update(word.encode("utf-8", "surrogatepass") + b" ")
+
+
 @dataclass(frozen=True)
 class _Digested(Source):
     """A source whose text is digested as the release reads it."""
@@ -195,7 +206,7 @@ class _Digested(Source):
         assert self.inner is not None and self.sink is not None
         h = self.sink._hasher()
         for part in self.inner.parts():
-            h.update(part.encode("utf-8", "surrogatepass"))
+            _digest_part(h, part)
             yield part
         self.sink.by_position[self.index] = h.hexdigest()[:32]
 
