@@ -303,6 +303,26 @@ def test_the_progress_line_shows_no_input_size(obfuscate: Any, tmp_path: Path) -
         assert line.startswith("releasing: 100%")
 
 
+def test_the_progress_line_ends_at_100_percent_whatever_the_bytes(
+    obfuscate: Any, tmp_path: Path
+) -> None:
+    """An independent review: the last line gave characters read over bytes (curly quotes: 86%,
+    zero-width spaces: 87%), beside a statement that says punctuation is not released and
+    invisible characters are removed."""
+    texts = {
+        "straight.txt": 'She said "yes" and left.\n',
+        "curly.txt": "She said \u201cyes\u201d and left, caf\u00e9 \u00e0 la cr\u00e8me.\n",
+        "hidden.txt": "She\u200b said\u200b yes\u200b and\u200b left.\r\n",
+    }
+    for name, text in texts.items():
+        path = tmp_path / name
+        path.write_bytes(text.encode("utf-8"))
+        code, _, err = obfuscate(str(path), "-e", "10", "-o", "-")
+        assert code == 0, err
+        shown = [line for line in err.splitlines() if line.startswith("releasing")]
+        assert shown and shown[-1].startswith("releasing: 100%"), (name, shown)
+
+
 # --- B (side line): releasing a text again is warned about ---------------------------------
 
 

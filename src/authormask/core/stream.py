@@ -101,11 +101,22 @@ class _Located(InputError):
 
 
 def _located_parts(source: Source, progress: Callable[[int], None] | None) -> Iterator[str]:
+    """The parts of ``source``, counted for progress in the unit of its ``size`` (the total of
+    the progress bar): what is read counts up to the size, and a document read to its end
+    counts its whole size, so the bar ends at 100% whatever the ratio of characters to bytes
+    (which would otherwise show, beside the statement, how much of the input was multi-byte
+    or invisible)."""
+    counted = 0
     try:
         for part in source.parts():
             if progress is not None:
-                progress(len(part))
+                step = len(part) if not source.size else min(len(part), source.size - counted)
+                counted += step
+                if step:
+                    progress(step)
             yield part
+        if progress is not None and source.size > counted:
+            progress(source.size - counted)
     except _Located:
         raise
     except InputError as exc:
