@@ -106,9 +106,15 @@ def _without_timings(results: Path) -> dict[str, Any]:
     return {k: strip(data[k]) for k in data if k not in ("seconds", "provenance")}
 
 
-def test_pan_on_dask_writes_the_local_results(run, pan_collection: Path, tmp_path: Path) -> None:
-    """Each problem and mechanism a task on two worker processes: the cells, utilities,
-    floors, statements and sample sheet of the local run, in its order."""
+def test_pan_on_dask_writes_the_local_results(
+    run, pan_collection: Path, tmp_path: Path, dask_cluster: Any
+) -> None:
+    """Each problem and mechanism a task on two worker processes (the session's cluster, by
+    its scheduler's address: its workers keep what they loaded, as a long-lived cluster's do;
+    a local cluster of --workers N is started in test_dask_engine_writes_the_local_reports):
+    the cells, utilities, floors, statements and sample sheet of the local run, in its
+    order."""
+    address = dask_cluster[0].scheduler_address
     args = (
         "--protocol", "pan", "--dataset", str(pan_collection), "--quick",
         "--mechanisms", "emp-text,random-sub", "--rates", "0,0.5", "--similarity-texts", "3",
@@ -117,9 +123,9 @@ def test_pan_on_dask_writes_the_local_results(run, pan_collection: Path, tmp_pat
     local, dask = tmp_path / "local", tmp_path / "dask"
     code, stdout_local, err = run(*args, "-o", str(local))
     assert code == 0, err
-    code, stdout_dask, err = run(*args, "-o", str(dask), "--engine", "dask", "--workers", "2")
+    code, stdout_dask, err = run(*args, "-o", str(dask), "--engine", "dask", "--scheduler", address)
     assert code == 0, err
-    assert "engine: dask (local cluster, 2 single-threaded workers)" in err
+    assert f"engine: dask (cluster at {address})" in err
     ours, theirs = _without_timings(dask / "results.json"), _without_timings(local / "results.json")
     assert ours == theirs
     assert len(ours["cells"]) == 2 * (2 + 2) * 3 and len(ours["utility_cells"]) > 0

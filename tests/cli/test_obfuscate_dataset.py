@@ -41,12 +41,15 @@ def _args(corpus: Path, out: Path, cache_dir: Path, *extra: str) -> list[str]:
 
 
 def test_the_same_bytes_with_local_and_one_or_two_dask_workers(
-    invoke: Any, corpus: Path, tmp_path: Path, cache_dir: Path
+    invoke: Any, corpus: Path, tmp_path: Path, cache_dir: Path, dask_cluster: Any
 ) -> None:
+    # two workers: the session's cluster, by its scheduler's address (its workers keep what
+    # they loaded); one: a local cluster this command starts
+    address = dask_cluster[0].scheduler_address
     outputs = {}
     for name, extra in {
         "local": ["--engine", "local"],
-        "dask-2": ["--engine", "dask", "--workers", "2", "--partition-size", "50"],
+        "dask-2": ["--engine", "dask", "--scheduler", address, "--partition-size", "50"],
         "dask-1": ["--engine", "dask", "--workers", "1"],
     }.items():
         out = tmp_path / f"{name}.jsonl"
@@ -60,7 +63,9 @@ def test_the_same_bytes_with_local_and_one_or_two_dask_workers(
     assert set(first) == {"id", "text"} and first["id"] == 1000  # user dropped, id kept as is
 
 
-def test_parquet_in_and_out(invoke: Any, corpus: Path, tmp_path: Path, cache_dir: Path) -> None:
+def test_parquet_in_and_out(
+    invoke: Any, corpus: Path, tmp_path: Path, cache_dir: Path, dask_cluster: Any
+) -> None:
     rows = [json.loads(line) for line in corpus.read_text().splitlines()]
     parquet = tmp_path / "corpus.parquet"
     pq.write_table(pa.Table.from_pylist(rows), parquet)
@@ -76,8 +81,8 @@ def test_parquet_in_and_out(invoke: Any, corpus: Path, tmp_path: Path, cache_dir
             "user",
             "--engine",
             "dask",
-            "--workers",
-            "2",
+            "--scheduler",
+            dask_cluster[0].scheduler_address,
             "--partition-size",
             "100",
         )
