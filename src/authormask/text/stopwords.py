@@ -4,6 +4,8 @@ seven English clitics (n't, 's, 'm, 'll, 're, 've, 'd) that the tokenizer splits
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -96,19 +98,61 @@ def load_stopwords(spec: str | Path | None) -> tuple[frozenset[str], str]:
     Raises
     ------
     InputError
-        If the file is missing or cannot be read as UTF-8.
+        If the file is missing, is not a regular file (a FIFO, a device, a socket or a folder,
+        refused without blocking) or cannot be read as UTF-8.
     """
     if spec is None or str(spec) == "english":
         words = default_stopwords()
         return words, describe_stopwords(words, "english (NLTK-derived list)")
     if str(spec) == "none":
         return frozenset(), "none"
-    path = Path(spec)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"stopword file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read stopword file {path}: {exc}") from None
+    text = _read_regular(Path(spec))
     words = frozenset(w.strip().lower() for w in text.splitlines() if w.strip())
     return words, describe_stopwords(words, "a custom list")
+
+
+def _special_kind(mode: int) -> str:
+    """What a file that is not a regular one is, for an error message."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _read_regular(path: Path) -> str:
+    """The UTF-8 text of the stopword file ``path``: opened without blocking (opening a FIFO
+    for reading would wait for a writer) and refused, before anything is read, unless the
+    descriptor is a regular file (links followed).
+
+    Raises
+    ------
+    InputError
+        One line naming ``path``: missing, not a regular file, or unreadable.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise InputError(f"stopword file not found: {path}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read stopword file {path}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise InputError(
+            f"stopword file {path} is {_special_kind(mode)}, not a file: refusing to read it"
+        )
+    with os.fdopen(fd, "rb") as fh:
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        try:
+            return fh.read().decode("utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read stopword file {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"cannot read stopword file {path}: {exc}") from None
