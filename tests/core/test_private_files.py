@@ -89,3 +89,21 @@ def test_the_history_keys_texts_by_content_and_composes_releases(mech: Any, tmp_
     with open(history.path, "a", encoding="utf-8") as fh:
         fh.write('{"parameters": "abc", "texts": [')
     assert history.check([whole], seeded) is not None
+
+
+def test_a_composition_in_different_units_names_each_release() -> None:
+    # a newcomer mixing emp-bag and emp-write releases of one text read "at least in different
+    # units: 7, 7, 7, 7": each release is now named, and nothing claims the units add
+    from authormask.core.history import Composition
+
+    line = Composition(
+        repeated=1,
+        texts=1,
+        epsilons=(7.0, 7.0, 7.0),
+        mechanisms=("emp-bag", "emp-write", "emp-write"),
+        unit=None,
+    ).describe()
+    assert "emp-bag 7, emp-write 7, emp-write 7" in line
+    assert "at least" not in line and "do not add" in line
+    same = Composition(1, 1, (10.0, 7.0), ("emp-text", "emp-text"), "per word").describe()
+    assert "10 + 7 = 17 per word" in same

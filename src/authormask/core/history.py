@@ -264,18 +264,22 @@ class Composition:
             f"{m} epsilon {exact(e)}"
             for m, e in zip(self.mechanisms[:-1], self.epsilons[:-1], strict=True)
         )
-        total = (
-            f"{' + '.join(exact(e) for e in self.epsilons)} = {exact(sum(self.epsilons))}"
-            + (f" {self.unit}" if self.unit else "")
-            if self.unit is not None
-            else "in different units: " + ", ".join(exact(e) for e in self.epsilons)
-        )
         were = "was" if self.repeated == 1 else "were"
+        if self.unit is not None:
+            total = (
+                f"{' + '.join(exact(e) for e in self.epsilons)} = {exact(sum(self.epsilons))}"
+                + (f" {self.unit}" if self.unit else "")
+            )
+            adds = f"the epsilons add (for such a text at least {total})"
+        else:  # per word and per token: no sum; each release's guarantee is spent
+            each = ", ".join(
+                f"{m} {exact(e)}" for m, e in zip(self.mechanisms, self.epsilons, strict=True)
+            )
+            adds = f"each release spends its own guarantee, in units that do not add ({each})"
         return (
             f"{self.repeated} of the {self.texts} text(s) of this release {were} released "
             f"before on this machine with other public parameters or fresh randomness "
-            f"({pairs}): releasing a text again composes, the epsilons add (for such a text at "
-            f"least {total})"
+            f"({pairs}): releasing a text again composes, {adds}"
         )
 
 
