@@ -392,3 +392,16 @@ def test_a_bug_is_a_one_line_500_with_the_security_headers(
     logged = [rec.getMessage() for rec in caplog.records if rec.levelno >= 30]
     assert logged == [logged[0]] and logged[0].startswith("internal error: RuntimeError at ")
     assert "secret" not in logged[0]
+
+
+def test_serve_builds_the_page_s_first_setting_before_it_says_ready(glove_20k: Any) -> None:
+    # a newcomer's first release through the page took 21 s after "ready": the page's default
+    # (emp-write at the recommended epsilon, and its change estimate) is now built first
+    from authormask.cli.serve import _warm
+    from authormask.core import lineup
+    from authormask.defaults import RECOMMENDED_EPSILON
+
+    loaded = _Loaded(glove_20k, {})
+    _warm(loaded)
+    assert (lineup("serve")[0], RECOMMENDED_EPSILON) in loaded.calibration
+    assert any(lineup("serve")[0] in key for key in loaded.mechanisms)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -140,7 +141,9 @@ def serve(
         settings.workers = workers
     click.echo("loading the embeddings and models ...", err=True)
     try:
-        app = create_app(settings, load(settings))
+        loaded = load(settings)
+        _warm(loaded)
+        app = create_app(settings, loaded)
     except BaseException:
         sock.close()
         raise
@@ -156,6 +159,26 @@ def serve(
             err=True,
         )
     run_server(app, sock, settings, on_ready=lambda: click.echo(ready_line(host, port)))
+
+
+def _warm(loaded: Any) -> None:
+    """Build what the page asks for first (its default mechanism at the recommended epsilon,
+    and that setting's change estimate), so that "ready" means ready: the first request does
+    not wait for the mechanism's own models (emp-write's writer and decoder: ~20 s). A default
+    that cannot be built here is left to the request, which reports why."""
+    import logging
+
+    from authormask.core import lineup
+    from authormask.defaults import RECOMMENDED_EPSILON
+    from authormask.serve.state import _available, expected_change
+
+    for name in lineup("serve"):
+        if name not in _available(loaded):
+            continue
+        try:
+            expected_change(loaded, name, RECOMMENDED_EPSILON)
+        except Exception as exc:  # the page's request will say it in its own words
+            logging.getLogger(__name__).warning("could not prepare %s: %s", name, exc)
 
 
 def register(cli: click.Group) -> None:
