@@ -82,7 +82,7 @@ def kind_of_text(head: str) -> str | None:
 
     Examples
     --------
-    >>> kind_of_text("# PRIVATE run report of authormask: DO NOT PUBLISH\nseed: 5")
+    >>> kind_of_text("# PRIVATE run report of authormask: DO NOT PUBLISH\\nseed: 5")
     'private report'
     >>> kind_of_text("# PRIVATE notes on the budget") is None
     True
