@@ -47,7 +47,7 @@ def test_emp_text_keeps_layout_or_refuses(
         assert WS.findall(out) == WS.findall(clean_text(text))
 
 
-@fuzz(200)
+@fuzz(80)  # each example builds a mechanism and releases: the slowest fuzz test
 @given(
     texts=TEXTS,
     epsilon=EPSILON,
