@@ -103,17 +103,21 @@ def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
         f"people, places and organisations (the named-entity recogniser of spaCy {PIPELINE}: "
         "PERSON; GPE, LOC, FAC; ORG; each name found also wherever the same text stands "
         "elsewhere in the document, and each word of a person's name) and e-mail addresses, "
-        "URLs, phone numbers, dates and numbers (patterns)"
+        "URLs, handles (@name, u/name), codes (letters mixed with digits: postcodes, IBANs, "
+        "order numbers, identifiers), phone numbers, dates and numbers (patterns)"
     )
     misses = (
         "what the recogniser misses (names in lower case, unusual names and nicknames, numbers "
-        "written in words) reaches the mechanism unchanged and is protected by its noise only"
+        "written in words, codes of fewer than four letters and digits such as B12, an address "
+        "written 'jane at example.com') reaches the mechanism unchanged and is protected by its "
+        "noise only"
     )
     if mode == "keep":
         return (
-            "keep: names, places, organisations, numbers, dates, e-mail addresses, URLs and "
-            "phone numbers are given to the mechanism like any other word and are protected by "
-            "its noise only (a name it releases unchanged names its bearer); give entities "
+            "keep: names, places, organisations, numbers, dates, e-mail addresses, URLs, "
+            "handles, codes and phone numbers are given to the mechanism like any other word "
+            "and are protected by its noise only (a name it releases unchanged names its "
+            "bearer); give entities "
             "'surrogate' to replace them first"
         )
     if mode == "mask":
@@ -130,13 +134,15 @@ def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
         "word by word by random given names and surnames, a place by a random place, an "
         "organisation by a random name or pattern filled with a random surname or place (lists: "
         f"{lists.identity}); a number, date or phone number by random digits of the same form; "
-        "an e-mail address or URL by a random one at a reserved example domain. Consistent "
+        "a code by random letters (of the same case) and digits of the same form; an e-mail "
+        "address or URL by a random one at a reserved example domain; a handle by a random "
+        "given name with random digits. Consistent "
         "within a document: the same entity text (and each word of a person's name) gets the "
         "same surrogate throughout one document, drawn afresh for every document, so the same "
         "entity in two documents gets independent surrogates. A surrogate has as many words "
         "as its entity, laid out with the same whitespace. What remains: "
         "that an entity stood there and its type, its number of words, the form of numbers, "
-        "dates and phone numbers (length and separators), and which occurrences within a "
+        "dates, codes and phone numbers (length and separators), and which occurrences within a "
         f"document are the same entity; {misses}"
     )
 

@@ -8,20 +8,35 @@ Two kinds of entity are found (:func:`find_entities`):
   recogniser finds once is also taken wherever the same text stands as a whole word elsewhere in
   the text (in any case starting with a capital, ``SMITH`` too, or exactly as it was found;
   never the word ``smith`` where only ``Smith`` was found), and so is each word of a person's
-  name that is not a function word (``John Smith`` found, ``Smith`` alone later taken too);
-* **pattern entities**, by regular expressions: e-mail addresses (also written against robots:
-  ``jane [at] example [dot] com``, ``jane(at)example.com``, ``jane@example[dot]com``, with any
-  of the brackets ``[] () {} <>``; and ``jane at example dot com``, in words, when the dot is
-  spelt out too, the domain ends in a common top-level domain (:data:`COMMON_TLDS`) and
-  neither the local part nor a label is a function word, so "looked at the dot com bubble"
-  is prose), URLs (with a scheme, starting ``www.``, or a host without either: with a path,
-  ``example.com/path``, or ending in a common top-level domain, ``acme.co.uk``, written in
-  lower case, never ``report.pdf``, ``DTK.CN`` or a sentence run on, ``this year.it``), phone
-  numbers, dates (numeric, or with a month or weekday name) and every other number (a run of
-  digits with inner ``.``, ``,`` or ``:`` between digits).
+  name that is not a function word (``John Smith`` found, ``Smith`` alone later taken too).
+  A name cut inside a hyphenated word is widened to the whole word (``JEAN`` of ``JEAN-PAUL``),
+  and a name of one word in capitals takes the next word on its line when that one is in
+  capitals too and no function word (``JEAN-PAUL SARTRE``: the recogniser reads capitals
+  poorly); a name with an elided particle, ``d'Artagnan``, is a person wherever it stands;
+* **pattern entities**, by regular expressions: e-mail addresses (in any script,
+  ``zoë@exämple.de``; also written against robots: ``jane [at] example [dot] com``,
+  ``jane(at)example.com``, ``jane@example[dot]com``, with any of the brackets ``[] () {} <>``;
+  and in words, ``jane at example dot com``, ``jane dot doe at gmail dot com``, ``jane.doe at
+  gmail.com``, when a dot is spelt out or the local part is written as an address
+  (``jane.doe``, ``j_doe``), the domain ends in a common top-level domain
+  (:data:`COMMON_TLDS`) and no word of the local part nor a label is a function word, so
+  "looked at the dot com bubble" and "shop at amazon.com" are prose), URLs (with a scheme,
+  starting ``www.``, or a host without either: with a path, ``example.com/path``, or ending in
+  a common top-level domain, ``acme.co.uk``, written in lower case, never ``report.pdf``,
+  ``DTK.CN`` or a sentence run on, ``this year.it``), handles (``@bluebird``, ``@jane_doe``,
+  ``u/janedoe``, ``/u/janedoe``; never inside an e-mail address), codes (a word that mixes
+  letters and digits: ``221B``, ``AB12``, ``ABC-12345``, a MAC address or UUID, with at least
+  :data:`_CODE_MIN` letters and digits, joined by single spaces to the next such word and to the
+  groups of digits and short words in capitals after it: ``DE89 3704 0044 0532 0130 00``,
+  ``AB12 CDE``, ``SW1A 1AA``; a number with an ordinal or unit affix, ``3rd``, ``1990s``,
+  ``5pm``, ``10km``, ``mp3`` (:data:`NUMBER_SUFFIXES`, :data:`NUMBER_PREFIXES`), is a number),
+  phone numbers, dates (numeric, or with a month or weekday name) and every other number (a
+  run of digits with inner ``.``, ``,`` or ``:`` between digits).
 
-Where two overlap, the first of e-mail, URL, phone number, named entity, date, number is kept
-(a date found before a phone number: ``2021-05-03`` is a date).
+Where two overlap, the first of e-mail, URL, handle, phone number, named entity, code, date,
+number is kept; but a date or a code is found before a phone number (``2021-05-03`` is a date,
+``DE89 3704 0044`` a code), and a code partly inside a recognised name loses that part to the
+name and keeps the rest (``AB12 CDE`` with ``CDE`` taken as an organisation: ``AB12``).
 
 Each entity is then replaced (:func:`replace_entities`) by its type (``mask``: ``[PERSON]``)
 or by a *surrogate* (:class:`Surrogates`) drawn from a generator and from public lists packaged
@@ -33,14 +48,19 @@ with authormask (``data/entities_*.txt``), never from the entity itself:
   organisation: a random name or pattern of a public list of as many words, filled with a
   random surname or place;
 * a number or a phone number: every digit by a random digit (a number of several digits never
-  starts with 0), separators and length kept; a date: its numbers by random ones of the same
+  starts with 0), separators and length kept; a code: every letter by a random letter of the
+  same case and every digit by a random digit, separators and length kept (the affix of a
+  number inside it stays); a date: its numbers by random ones of the same
   width (a year of four digits by one from 1970 to 2029, any other by one from 1 to 12), its
   month name by a random month in the same style, a weekday by a random weekday;
 * an e-mail address: ``given.surname@`` a reserved example domain (one written with spaces,
   ``jane [at] example [dot] com``, as many words with the same whitespace, its separators
-  always written ``[at]`` and ``[dot]``: ``anna.berg [at] example [dot] org``); a URL:
-  ``https://`` (when it had a scheme), ``www.`` (when it had a scheme or started so) and a
-  reserved example domain, with a random path word when it had a path.
+  always written ``[at]`` and ``[dot]``: ``anna.berg [at] example [dot] org``, and a local part
+  spelt out, ``jane dot doe``, as ``anna [dot] berg``); a URL: ``https://`` (when it had a
+  scheme), ``www.`` (when it had a scheme or started so) and a reserved example domain, with a
+  random path word when it had a path;
+* a handle: its prefix (``@``, ``u/``, ``/u/``) and a random given name in the handle's case
+  style, with 0 to 3 random digits.
 
 Surrogates are consistent within one :class:`Surrogates` (one document): the same entity text
 (and each word of a person's name) gets the same surrogate wherever it stands, and two
@@ -52,9 +72,10 @@ of its list gets random surnames inserted before its last word), laid out with t
 whitespace, so the text's layout and word count stay; an article opening a recognised name
 (``the United Nations``) is left as it is.
 What remains in the text: that an entity stood there, its type, its number of words, the form
-of a number (its length and separators), and which occurrences within a document are the same
-entity. What the recogniser misses (names written in lower case,
-unusual names and nicknames, numbers written in words) is not replaced.
+of a number or code (its length, separators and, for a code, the case of its letters), and which
+occurrences within a document are the same entity. What the recogniser misses (names written
+in lower case, unusual names and nicknames, numbers written in words, codes of fewer than four
+letters and digits, ``B12``, an address written ``jane at example.com``) is not replaced.
 """
 
 from __future__ import annotations
@@ -98,8 +119,9 @@ ENTITY_MODES = ("surrogate", "keep", "mask")
 #: the kinds found by the named-entity recogniser
 NAMED_KINDS = ("person", "place", "organisation")
 #: the kinds found by patterns, in the order they are looked for (a date before a phone number:
-#: 2021-05-03 is a date)
-PATTERN_KINDS = ("email", "url", "date", "phone", "number")
+#: 2021-05-03 is a date; a handle after an e-mail address: jo@example.com holds no handle; a
+#: code before a phone number: DE89 3704 0044 is one code)
+PATTERN_KINDS = ("email", "url", "handle", "date", "code", "phone", "number")
 KINDS = (*NAMED_KINDS, *PATTERN_KINDS)
 #: the recogniser's labels taken, and the kind each becomes
 NER_LABELS = {
@@ -195,11 +217,19 @@ _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 #: a weekday's full name, any case ("Saturday, 14 March 2026" is one date; "last Tuesday" a date)
 _WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
+#: a label of an e-mail address's domain, in any script (``zoë@exämple.de``)
+_ULABEL = r"[^\W_](?:(?:[^\W_]|-)*[^\W_])?"
 _PATTERNS: dict[str, re.Pattern[str]] = {
-    "email": re.compile(rf"(?<![\w.+\-])[A-Za-z0-9][\w.+\-]{{0,63}}@{_LABEL}(?:\.{_LABEL})+"),
+    "email": re.compile(rf"(?<![\w.+\-])[^\W_][\w.+\-]{{0,63}}@{_ULABEL}(?:\.{_ULABEL})+"),
     "url": re.compile(
         r"(?:\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://|\b[Ww]{3}\.)"
         r"(?:[^\s<>\"()]|\([^\s<>\"()]*\))+(?<![.,;:!?'\]}])"
+    ),
+    # @name (Twitter, Instagram, Mastodon's local part; never inside an e-mail address, which is
+    # taken first) and u/name or /u/name (reddit)
+    "handle": re.compile(
+        r"(?<![\w@.])@[A-Za-z0-9_](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?"
+        r"|(?<![\w/])/?u/[A-Za-z0-9_\-]{3,}"
     ),
     # an optional +country code, then groups of digits (a bracketed area code allowed) joined by
     # a space, dot or hyphen; at least 7 digits in all (checked after matching)
@@ -243,7 +273,11 @@ _DOT_BRACKET = rf"{_H}*{_OPEN}{_H}*(?i:dot|\.){_H}*{_CLOSE}{_H}*"
 #: the words themselves, between spaces, in lower case or in capitals
 _AT_WORD = rf"{_H}+(?:at|AT){_H}+"
 _DOT_WORD = rf"{_H}+(?:dot|DOT){_H}+"
-_LOCAL = r"(?<![\w.+\-@])[A-Za-z0-9][\w.+\-]{0,63}"
+_LOCAL = r"(?<![\w.+\-@])[^\W_][\w.+\-]{0,63}"
+#: a word of a local part after a spelt-out dot (``jane dot doe at ...``)
+_LOCAL_WORD = r"[^\W_][\w.+\-]{0,63}"
+#: a dot spelt out or bracketed: `` dot ``, ``[dot]``, `` (.) ``
+_DOT_SPELT = rf"(?:{_DOT_WORD}|{_DOT_BRACKET})"
 #: more ways of writing a kind than :data:`_PATTERNS` has, each with the check a match must pass
 _MORE_PATTERNS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
     "email": (
@@ -252,17 +286,18 @@ _MORE_PATTERNS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         (
             re.compile(
                 rf"{_LOCAL}(?:{_AT_BRACKET}|{_H}*@{_H}*)"
-                rf"{_LABEL}(?:(?:{_DOT_BRACKET}|\.|{_DOT_WORD}){_LABEL})+(?![\w\-@])"
+                rf"{_ULABEL}(?:(?:{_DOT_BRACKET}|\.|{_DOT_WORD}){_ULABEL})+(?![\w\-@])"
             ),
             "bracketed",
         ),
-        # with the words: jane at example dot com (a dot spelt out too, a common top-level
-        # domain, and no function word as the local part or a label: "looked at the dot com
-        # bubble" is prose)
+        # with the words: jane at example dot com, jane dot doe at gmail dot com, and half
+        # spelt out, jane.doe at gmail.com (a dot spelt out somewhere or a local part written
+        # as an address, a common top-level domain, and no function word as a word of the local
+        # part or a label: "looked at the dot com bubble" and "shop at amazon.com" are prose)
         (
             re.compile(
-                rf"{_LOCAL}{_AT_WORD}{_LABEL}(?:(?:{_DOT_WORD}|{_DOT_BRACKET}){_LABEL})+"
-                r"(?![\w\-@])"
+                rf"{_LOCAL}(?:{_DOT_SPELT}{_LOCAL_WORD})*{_AT_WORD}"
+                rf"{_ULABEL}(?:(?:{_DOT_SPELT}|\.){_ULABEL})+(?![\w\-@/])"
             ),
             "words",
         ),
@@ -285,6 +320,13 @@ _AT_SEPARATOR = re.compile(
 _DOT_SEPARATOR = re.compile(
     rf"{_H}*(?:{_OPEN}{_H}*(?i:dot|\.){_H}*{_CLOSE}|\.|(?<=\s)(?:dot|DOT)(?=\s)){_H}*"
 )
+#: a dot of an address spelt out or bracketed (never a plain ``.``)
+_SPELT_DOT_SEPARATOR = re.compile(
+    rf"{_H}*(?:{_OPEN}{_H}*(?i:dot|\.){_H}*{_CLOSE}|(?<=\s)(?:dot|DOT)(?=\s)){_H}*"
+)
+#: a local part written as an address: words starting with a letter joined by ``.``, ``_`` or
+#: ``+`` (``jane.doe``, ``j_doe``; never ``v1.2`` nor ``e.g.``)
+_ADDRESS_LOCAL = re.compile(r"[^\W\d_][\w+\-]*(?:[._+][^\W\d_][\w+\-]*)+")
 
 
 def _phone_like(text: str) -> bool:
@@ -326,14 +368,149 @@ def _accepted(check: str, m: re.Match[str]) -> bool:
         from authormask.text.stopwords import default_stopwords
 
         function = default_stopwords()
-        words = [local, *labels[:-1]]
-        return tld.lower() in COMMON_TLDS and not any(w.lower() in function for w in words)
+        words = [*_SPELT_DOT_SEPARATOR.split(local), *labels[:-1]]
+        if tld.lower() not in COMMON_TLDS or any(w.lower() in function for w in words):
+            return False
+        # "shop at amazon.com" is prose: with the dots all written ".", the local part must
+        # be written as an address (jane.doe at gmail.com)
+        return (
+            _SPELT_DOT_SEPARATOR.search(text) is not None
+            or _ADDRESS_LOCAL.fullmatch(local) is not None
+        )
     return True
 
 
+def _accepted_matches(pattern: re.Pattern[str], check: str, text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern`` in ``text`` that pass ``check`` (:func:`_accepted`), in
+    text order, without overlaps. An address in words that fails is looked for again from its
+    next character: "the dot doe at example dot com" fails on "the", "doe at example dot com"
+    is then found."""
+    at = 0
+    while (m := pattern.search(text, at)) is not None:
+        if _accepted(check, m):
+            yield m
+            at = m.end()
+        else:
+            at = m.start() + 1 if check == "words" else m.end()
+
+
+# --- codes: letters mixed with digits (postcodes, IBANs, order numbers, hex identifiers) --------
+
+#: a run of letters, digits and ``_`` joined by ``-`` or ``:`` (``ABC-12345``, a MAC address,
+#: a UUID), standing alone as a word
+_CODE_TOKEN = re.compile(
+    r"(?<![\w@#/.])(?<!\d,)[A-Za-z0-9_]+(?:[-:][A-Za-z0-9_]+)*(?![\w@]|[.,]\d)"
+)
+_CODE_GROUP = re.compile(r"[A-Za-z0-9_]+")
+#: the suffixes of an ordinal or a unit (``3rd``, ``1990s``, ``5pm``, ``10km``) and the prefixes
+#: (``mp3``, ``v2``, ``x86``, ``ipv6``, ``h264``) that leave a number a number: their letters
+#: stay, only the digits are random (no letter of a hexadecimal digit: a MAC address's 3C is
+#: a code's)
+NUMBER_SUFFIXES = (
+    "st nd rd th s am pm km kg cm mm m g mg ml l mb gb kb tb k bn x h hr hrs min hz khz mhz ghz "
+    "mph ft lb lbs oz px p gmt utc"
+).split()
+NUMBER_PREFIXES = ("mp", "v", "x", "h", "ipv")
+_AFFIXED_NUMBER = re.compile(
+    rf"(?i:{'|'.join(NUMBER_PREFIXES)})?\d+"
+    rf"(?i:{'|'.join(sorted(NUMBER_SUFFIXES, key=len, reverse=True))})?"
+)
+#: a code has at least this many letters and digits (``221B``; never ``Q3``, ``CO2``, ``G20``)
+_CODE_MIN = 4
+
+
+def _group_kind(group: str) -> str:
+    """``"digits"`` (digits, or a number with an ordinal or unit affix), ``"mixed"`` (letters
+    and digits), ``"caps"`` (capital letters) or ``"word"`` (letters in lower case too)."""
+    letters = any(ch.isalpha() for ch in group)
+    digits = any(ch.isdigit() for ch in group)
+    if digits and (not letters or _AFFIXED_NUMBER.fullmatch(group)):
+        return "digits"
+    if digits:
+        return "mixed"
+    if letters and group.isupper():
+        return "caps"
+    return "word"
+
+
+def _mixing(groups: Sequence[tuple[int, int, str]], text: str) -> bool:
+    """Whether a run of groups mixes letters and digits: a group of both, or capitals and at
+    least four digits joined (``ABC-12345``; never ``COVID-19`` nor ``SHA-256``)."""
+    kinds = {kind for _, _, kind in groups}
+    if "mixed" in kinds:
+        return True
+    digits = sum(ch.isdigit() for s, e, _ in groups for ch in text[s:e])
+    return "caps" in kinds and "digits" in kinds and digits >= 4
+
+
+def _alnum(text: str) -> int:
+    return sum(ch.isalnum() for ch in text)
+
+
+def _codes(text: str) -> list[tuple[int, int]]:
+    """The spans of the codes of ``text`` (module docstring): a word's run of groups without a
+    word in lower case that mixes letters and digits, joined by single spaces to the next such
+    word (``SW1A 1AA``, ``M1 1AE``) and then, where it has :data:`_CODE_MIN` letters and
+    digits, to the groups of up to four digits and the words of up to three capitals (not a
+    function word) after it (``DE89 3704 0044 0532 0130 00``, ``AB12 CDE``); a code of fewer
+    letters and digits is none."""
+    from authormask.text.stopwords import default_stopwords
+
+    function = default_stopwords()
+    # each word that can be part of a code: its span and what it is as a whole ("mixed",
+    # "digits" or "caps"; a word left out breaks a run), and the runs inside a word that mix
+    # (a word with a word in lower case in it: COVID19-related)
+    words: list[tuple[int, int, str]] = []
+    inner: list[tuple[int, int]] = []
+    for m in _CODE_TOKEN.finditer(text):
+        token = m.group(0)
+        if not any(ch.isdigit() for ch in token):  # most words: a code's short capitals at most
+            if len(token) <= 3 and token.isalpha() and token.isupper():
+                if token.lower() not in function:
+                    words.append((m.start(), m.end(), "caps"))
+            continue
+        groups = [
+            (g.start(), g.end(), _group_kind(g.group(0)))
+            for g in _CODE_GROUP.finditer(text, m.start(), m.end())
+        ]
+        if all(kind != "word" for _, _, kind in groups):
+            if _mixing(groups, text):
+                words.append((m.start(), m.end(), "mixed"))
+            elif len(token) <= 4 and token.isdigit():
+                words.append((m.start(), m.end(), "digits"))
+            continue
+        run: list[tuple[int, int, str]] = []
+        for group in [*groups, (m.end(), m.end(), "word")]:
+            if group[2] != "word":
+                run.append(group)
+                continue
+            if run and _mixing(run, text) and _alnum(text[run[0][0] : run[-1][1]]) >= _CODE_MIN:
+                inner.append((run[0][0], run[-1][1]))
+            run = []
+
+    def joined(i: int) -> bool:  # word i and the next one are one space apart
+        return i + 1 < len(words) and text[words[i][1] : words[i + 1][0]] == " "
+
+    spans = list(inner)
+    i = 0
+    while i < len(words):
+        if words[i][2] != "mixed":
+            i += 1
+            continue
+        j = i
+        while joined(j) and words[j + 1][2] == "mixed":
+            j += 1
+        if _alnum(text[words[i][0] : words[j][1]]) >= _CODE_MIN:
+            while joined(j) and words[j + 1][2] in ("mixed", "digits", "caps"):
+                j += 1
+            spans.append((words[i][0], words[j][1]))
+        i = j + 1
+    return sorted(spans)
+
+
 def find_patterns(text: str) -> list[Entity]:
-    """The pattern entities of ``text`` (e-mail, URL, phone, date, number), without overlaps,
-    in text order.
+    """The pattern entities of ``text`` (e-mail, URL, handle, date, code, phone, number),
+    without overlaps, in text order.
 
     Parameters
     ----------
@@ -351,17 +528,22 @@ def find_patterns(text: str) -> list[Entity]:
     [('email', 'jo@example.com'), ('date', '3 May 2021'), ('number', '12.5')]
     >>> [e.text for e in find_patterns("jo [at] example [dot] org, see example.org/a")]
     ['jo [at] example [dot] org', 'example.org/a']
+    >>> [(e.kind, e.text) for e in find_patterns("@jo_k sent AB12 CDE on the 3rd")]
+    [('handle', '@jo_k'), ('code', 'AB12 CDE'), ('number', '3')]
     """
     taken: list[Entity] = []
     for kind in PATTERN_KINDS:
+        if kind == "code":
+            for start, end in _codes(text):
+                _take(taken, Entity(start, end, kind, text[start:end]))
+            continue
         for m in _PATTERNS[kind].finditer(text):
             if kind == "phone" and not _phone_like(m.group(0)):
                 continue
             _take(taken, Entity(m.start(), m.end(), kind, m.group(0)))
         for pattern, check in _MORE_PATTERNS.get(kind, ()):
-            for m in pattern.finditer(text):
-                if _accepted(check, m):
-                    _take(taken, Entity(m.start(), m.end(), kind, m.group(0)))
+            for m in _accepted_matches(pattern, check, text):
+                _take(taken, Entity(m.start(), m.end(), kind, m.group(0)))
     return sorted(taken, key=lambda e: e.start)
 
 
@@ -377,6 +559,45 @@ def _take(taken: list[Entity], entity: Entity) -> bool:
 
 
 # --- the recogniser ---------------------------------------------------------------------------
+
+#: the hyphenated parts of a name before and after a recognised span (``JEAN`` in
+#: ``JEAN-PAUL``): each part starts with a capital
+_HYPHENATED_BEFORE = re.compile(r"(?<![\w\-])(?:[A-Z]\w*-)+$")
+_HYPHENATED_AFTER = re.compile(r"(?:-[A-Z]\w*)+(?![\w\-])")
+#: the next word on the line, one space away, starting with a capital (hyphenated parts too)
+_NEXT_WORD = re.compile(r" ([A-Z][\w']*(?:-[A-Z][\w']*)*)(?![\w\-'])")
+#: a name with an elided particle, ``d'Artagnan`` (the recogniser misses it in some contexts)
+_PARTICLE_NAME = re.compile(
+    r"(?<![\w'\u2019])[dD]['\u2019](?!(?:Or|Etat|Oeuvres?|Affaires)\b)[A-Z][a-z]\w*"
+)
+
+
+#: from the first letter or digit to the last
+_ALNUM_SPAN = re.compile(r"[A-Za-z0-9](?:.*[A-Za-z0-9])?", re.DOTALL)
+
+
+def _uncovered(entity: Entity, taken: Sequence[Entity]) -> list[Entity]:
+    """The parts of ``entity`` that no entity of ``taken`` covers, without the spaces and
+    separators at their ends, as entities of its kind (the code ``AB12 CDE`` where the
+    recogniser took ``CDE`` as an organisation: ``AB12``)."""
+    cuts = sorted((e.start, e.end) for e in taken if e.start < entity.end and entity.start < e.end)
+    out: list[Entity] = []
+    at = entity.start
+    for start, end in [*cuts, (entity.end, entity.end)]:
+        if start > at:
+            piece = _ALNUM_SPAN.search(entity.text, at - entity.start, start - entity.start)
+            if piece is not None:
+                out.append(
+                    Entity(
+                        entity.start + piece.start(),
+                        entity.start + piece.end(),
+                        entity.kind,
+                        piece.group(0),
+                    )
+                )
+        at = max(at, end)
+    return out
+
 
 #: one pipeline per process; spaCy's pipelines are not meant to be called from two threads
 _LOCK = threading.Lock()
@@ -521,8 +742,8 @@ class Recogniser:
     def _entities(self, text: str, doc: Any) -> tuple[Entity, ...]:
         taken: list[Entity] = []
         patterns = find_patterns(text)
-        for e in patterns:  # e-mail, URL and phone before any name
-            if e.kind in ("email", "url", "phone"):
+        for e in patterns:  # e-mail, URL, handle and phone before any name
+            if e.kind in ("email", "url", "handle", "phone"):
                 _take(taken, e)
         named: list[Entity] = []
         for ent in doc.ents:
@@ -538,14 +759,45 @@ class Recogniser:
                 lead = _DETERMINER.match(text, start, end)
                 if lead is not None:  # "the United Nations": the article is no name
                     start = lead.end()
-                if _take(taken, Entity(start, end, kind, text[start:end])):
+                wide = self._widened(text, start, end)
+                if _take(taken, Entity(*wide, kind, text[wide[0] : wide[1]])) or _take(
+                    taken, Entity(start, end, kind, text[start:end])
+                ):
                     named.append(taken[-1])
+        for m in _PARTICLE_NAME.finditer(text):  # d'Artagnan, where the recogniser missed it
+            if _take(taken, Entity(m.start(), m.end(), "person", m.group(0))):
+                named.append(taken[-1])
         for e in self._elsewhere(text, named):
             _take(taken, e)
+        for e in patterns:  # codes after names: a code inside a name goes with it
+            if e.kind == "code":
+                for piece in _uncovered(e, taken):
+                    _take(taken, piece)
         for e in patterns:  # dates and numbers last: a number inside a name goes with it
             if e.kind in ("date", "number"):
                 _take(taken, e)
         return tuple(sorted(taken, key=lambda e: e.start))
+
+    def _widened(self, text: str, start: int, end: int) -> tuple[int, int]:
+        """A recognised span ``text[start:end]`` widened to the whole of a hyphenated name it
+        stands in (``JEAN`` of ``JEAN-PAUL``, ``Paul`` of ``Jean-Paul``), then, when it is one
+        word in capitals, by the next word on its line when that one is in capitals too and no
+        function word (``JEAN-PAUL SARTRE``: the recogniser reads capitals poorly and found
+        ``JEAN`` alone)."""
+        before = _HYPHENATED_BEFORE.search(text, max(0, start - 200), start)
+        if before is not None:
+            start = before.start()
+        after = _HYPHENATED_AFTER.match(text, end)
+        if after is not None:
+            end = after.end()
+        word = text[start:end]
+        letters = [ch for ch in word if ch.isalpha()]
+        if any(ch.isspace() for ch in word) or len(letters) < 2 or not word.isupper():
+            return start, end
+        nxt = _NEXT_WORD.match(text, end)
+        if nxt is None or not nxt.group(1).isupper() or nxt.group(1).lower() in self.stopwords:
+            return start, end
+        return start, nxt.end()
 
     def _elsewhere(self, text: str, named: Sequence[Entity]) -> list[Entity]:
         """Every other whole-word occurrence of a name found, and of each word of a person's
@@ -858,13 +1110,30 @@ class Surrogates:
         """``given.surname@`` a reserved example domain; for an address written with spaces
         (``jane [at] example [dot] com``), as many words with the same whitespace, its
         separators written ``[at]`` and ``[dot]`` whatever the address used, and as many
-        labels as needed for that (the extra ones public path words)."""
+        labels as needed for that (the extra ones public path words); a local part spelt out
+        with spaces (``jane dot doe``) by ``given [dot] surname`` (more surnames between for
+        more words)."""
         given = self._pick("email-given", self.lists.given_names).lower()
         surname = self._pick("email-surname", self.lists.surnames).lower()
         domain = DOMAINS[int(self.rng.integers(len(DOMAINS)))]
         parts = _address_parts(text)
         if parts is None or not any(ch.isspace() for ch in text):
             return f"{given}.{surname}@{domain}"
+        local_seps = [
+            m.group(0)
+            for m in _SPELT_DOT_SEPARATOR.finditer(parts[0])
+            if any(ch.isspace() for ch in m.group(0))
+        ]
+        if local_seps:
+            names = [
+                *(self._pick("email-surname", self.lists.surnames).lower() for _ in local_seps[1:]),
+                surname,
+            ]
+            local = given + "".join(
+                _respaced(sep, "[dot]") + name for sep, name in zip(local_seps, names, strict=True)
+            )
+        else:
+            local = f"{given}.{surname}"
         _, at, _ = parts
         spaced = [
             m.group(0)
@@ -885,7 +1154,7 @@ class Surrogates:
         else:
             out = ".".join(labels)
         at_sign = _respaced(at, "[at]") if any(ch.isspace() for ch in at) else "@"
-        return f"{given}.{surname}{at_sign}{out}"
+        return f"{local}{at_sign}{out}"
 
     def _url(self, text: str) -> str:
         scheme = "https://" if "://" in text else ""
@@ -894,6 +1163,41 @@ class Surrogates:
         rest = text.split("://", 1)[-1]
         path = "/" + PATH_WORDS[int(self.rng.integers(len(PATH_WORDS)))] if "/" in rest else ""
         return f"{scheme}{www}{domain}{path}"
+
+    def _handle(self, text: str) -> str:
+        """The handle's prefix (``@``, ``u/``, ``/u/``) and a random given name from the public
+        list, in the handle's case style, with up to three random digits (as many as the
+        generator draws, from 0: never read from the handle)."""
+        prefix = "@" if text.startswith("@") else text[: text.index("u/") + 2]
+        name = re.sub(r"[^A-Za-z]", "", self._pick("handle", self.lists.given_names)) or "user"
+        name = _styled(name, text[len(prefix) :])
+        digits = int(self.rng.integers(0, 4))
+        digits = max(digits, 3 - len(name))  # a reddit name has 3 characters or more
+        return prefix + name + "".join(str(int(d)) for d in self.rng.integers(0, 10, size=digits))
+
+    def _code(self, text: str) -> str:
+        """Every letter by a random letter of the same case, every digit by a random digit;
+        separators and length kept. A number with an ordinal or unit affix inside a code
+        (``3rd``) keeps its affix."""
+
+        def group(m: re.Match[str]) -> str:
+            word = m.group(0)
+            if _AFFIXED_NUMBER.fullmatch(word):
+                number = self._digits(word, leading=False)
+                return _ORDINAL.sub(lambda m: m.group(1) + _ordinal(int(m.group(1))), number)
+            chars: list[str] = []
+            for ch in word:
+                if ch.isdigit():
+                    chars.append(str(int(self.rng.integers(10))))
+                elif ch.isupper():
+                    chars.append(chr(ord("A") + int(self.rng.integers(26))))
+                elif ch.isalpha():
+                    chars.append(chr(ord("a") + int(self.rng.integers(26))))
+                else:
+                    chars.append(ch)
+            return "".join(chars)
+
+        return _CODE_GROUP.sub(group, text)
 
     def _padded(self, name: str, words: int) -> str:
         """``name`` with random surnames inserted before its last word up to ``words`` words
@@ -929,6 +1233,10 @@ class Surrogates:
             return self._email(entity.text)
         if kind == "url":
             return self._url(entity.text)
+        if kind == "handle":
+            return self._handle(entity.text)
+        if kind == "code":
+            return self._code(entity.text)
         raise InvalidParameterError(f"unknown entity kind {kind!r}")  # pragma: no cover
 
 
@@ -941,4 +1249,4 @@ def _respaced(separator: str, word: str) -> str:
 
 
 #: kinds whose consistency key is the exact text (a number is its digits)
-_EXACT = frozenset({"number", "phone", "date"})
+_EXACT = frozenset({"number", "phone", "date", "code"})
