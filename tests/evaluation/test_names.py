@@ -65,8 +65,20 @@ def test_with_the_noise_off_surrogate_leaves_no_name_and_keep_every_name(
 
     kept = name_survival(ORIGINALS, released("keep"), recogniser=recogniser)
     assert kept.share == 1.0
-    replaced = name_survival(ORIGINALS, released("surrogate"), recogniser=recogniser)
-    assert replaced.found == kept.found and replaced.survived == 0
+    surrogates = released("surrogate")
+    replaced = name_survival(ORIGINALS, surrogates, recogniser=recogniser)
+    assert replaced.found == kept.found
+    # a name survives only where a surrogate, drawn from the public lists independently of
+    # the text, is by chance another name of the same text ("Peter" drawn as "Maria")
+    from authormask.text.entities import public_lists
+
+    lists = public_lists()
+    public = {w.lower() for w in (*lists.given_names, *lists.surnames, *lists.places)}
+    for original, release_text in zip(ORIGINALS, surrogates, strict=True):
+        for entity in recogniser.find(original):
+            if entity.kind == "person" and entity.text in release_text:
+                assert all(w.lower() in public for w in entity.text.split()), entity
+    assert replaced.survived <= 1
 
 
 def test_the_measure_is_registered_and_optional() -> None:
