@@ -128,7 +128,8 @@ class Recipe:
 #: reads the text takes it; random-r releases no word of it)
 ENTITIES = Parameter(
     "entities",
-    "names, places, organisations, numbers, dates, e-mail addresses, URLs and phone numbers, "
+    "names, places, organisations, numbers, dates, e-mail addresses, URLs, phone numbers, "
+    "handles and codes, "
     "before the mechanism runs: surrogate (each replaced by a random one of its type from "
     "public lists, drawn afresh for every document), mask (replaced by its type, [PERSON]) or "
     "keep (given to the mechanism; NOT protected beyond its noise)",
