@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from authormask.core.markers import authormask_kind
+from authormask.core.markers import authormask_kind, never_released
 from authormask.core.sources import (
     FileSource,
     Source,
@@ -185,10 +185,7 @@ def sources_of(inputs: tuple[str, ...]) -> Inputs:
         elif _what(path) is None and (kind := authormask_kind(path)) is not None:
             # named as a file: refused before anything is read (a pipe is checked as it is
             # read, never here: a look would take its bytes)
-            raise InputError(
-                f"input file {path} is an authormask {kind}, which is never released"
-                + (" (it holds the seed and the inputs' paths)" if kind == "private report" else "")
-            )
+            raise InputError(never_released(f"input file {path}", kind))
         else:
             sources.append(FileSource.of(path))
             relpaths.append(path.name)

@@ -98,6 +98,26 @@ def kind_of_text(head: str) -> str | None:
     return None
 
 
+def never_released(what: str, kind: str) -> str:
+    """The one error line refusing ``what`` (an input, as the user gave it), an authormask file
+    of ``kind`` (:func:`authormask_kind`, :func:`kind_of_text`).
+
+    Parameters
+    ----------
+    what
+        The input in words (``input file notes.txt``, ``standard input``).
+    kind
+        What authormask file it is.
+
+    Returns
+    -------
+    str
+        The message.
+    """
+    why = " (it holds the seed and the inputs' paths)" if kind == "private report" else ""
+    return f"{what} is an authormask {kind}, which is never released{why}"
+
+
 def is_statement(path: Path) -> bool:
     """Whether ``path`` is a regular file holding an authormask privacy statement.
 

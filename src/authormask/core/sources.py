@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from authormask._io import file_identity
-from authormask.core.markers import kind_of_text
+from authormask.core.markers import kind_of_text, never_released
 from authormask.exceptions import InputError
 from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
 
@@ -214,10 +214,7 @@ def _decoded_parts(blocks: Iterator[bytes], label: str) -> Iterator[str]:
 
 def _refuse_own_file(head: str, label: str) -> None:
     if (kind := kind_of_text(head)) is not None:
-        raise InputError(
-            f"{label} is an authormask {kind}, which is never released"
-            + (" (it holds the seed and the inputs' paths)" if kind == "private report" else "")
-        )
+        raise InputError(never_released(label, kind))
 
 
 @dataclass(frozen=True)
