@@ -102,7 +102,7 @@ def test_sigkill_then_rerun_releases_every_id_exactly_once(
     out = tmp_path / "out.jsonl"
     report = Path(str(out.resolve()) + ".DO-NOT-PUBLISH.report.txt")
     args = [EXE, *_args(corpus, out, cache_dir, "--engine", "dask", "--workers", "2",
-                        "--partition-size", "4")]  # fmt: skip
+                        "--partition-size", "20")]  # fmt: skip
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
