@@ -378,8 +378,8 @@ def _stream_job(
     events: asyncio.Queue[dict[str, Any] | None],
 ) -> None:
     """A streamed release, on a worker: its events handed to the event loop's ``events``
-    (``{"progress": done, "total": n}`` as it goes, then ``{"result": ...}`` or
-    ``{"error": "..."}``, then None)."""
+    (``{"progress": share, "total": 1}`` as it goes, the share done to the percent, never a
+    count of the text's words; then ``{"result": ...}`` or ``{"error": "..."}``, then None)."""
 
     def put(event: dict[str, Any] | None) -> None:
         with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to tell
@@ -391,7 +391,7 @@ def _stream_job(
             raise Cancelled
         done = 0
         last = 0.0
-        put({"progress": 0, "total": total})
+        put({"progress": 0, "total": 1})
 
         def step(n: int) -> None:
             nonlocal done, last
@@ -399,7 +399,8 @@ def _stream_job(
             now = time.monotonic()
             if now - last >= 0.1 or done >= total:  # at most ten a second
                 last = now
-                put({"progress": min(done, total), "total": total})
+                share = min(done, total) / total if total else 1.0
+                put({"progress": math.floor(100 * share) / 100, "total": 1})
 
         put({"result": _release(loaded, text, name, params, checked(cancel, step))})
     except Cancelled:
