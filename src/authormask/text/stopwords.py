@@ -112,16 +112,13 @@ def load_stopwords(spec: str | Path | None) -> tuple[frozenset[str], str]:
 
 
 def _special_kind(mode: int) -> str:
-    """What a file that is not a regular one is, for an error message."""
+    """What a file that is not a regular one is, for an error message (the embeddings cache's
+    words for special files, :func:`~authormask.embeddings.cache.special_file_kind`)."""
+    from authormask.embeddings.cache import special_file_kind
+
     if stat.S_ISDIR(mode):
         return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+    return special_file_kind(mode) or "not a regular file"
 
 
 def _read_regular(path: Path) -> str:
