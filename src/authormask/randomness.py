@@ -252,11 +252,20 @@ def mechanism_root(
     return release_root(random_state, mechanism.statement(seeded=True).to_json())
 
 
-def document_generator(root: np.random.SeedSequence, position: int) -> np.random.Generator:
-    """The generator of the document at ``position`` of a release.
+def document_generator(
+    root: np.random.SeedSequence, position: int, content: bytes | None = None
+) -> np.random.Generator:
+    """The generator of the document at ``position`` of a release, keyed by ``content`` too
+    when it is given (the digest of the document's words: a seeded release gives it).
 
-    It depends only on the root and the position, so a document's output does not depend on how
-    the release is batched, partitioned or ordered across workers.
+    It depends only on the root, the position and the content, so a document's output does not
+    depend on how the release is batched, partitioned or ordered across workers. Keyed by its
+    content, a document's noise is its own: two *different* texts released with one secret seed
+    and the same public parameters (each the first document of its release, say) draw
+    independent noise, where keyed by the position alone they would share it word for word, and
+    one text known to an attacker would give away the noise of the other. A text released again
+    with the same seed and the same public parameters is still byte-identical; what a reused
+    seed shows is whether two texts have the same words, nothing of their noise.
 
     Parameters
     ----------
@@ -264,6 +273,9 @@ def document_generator(root: np.random.SeedSequence, position: int) -> np.random
         The release's root (:func:`release_root`).
     position
         The document's position in the release's input.
+    content
+        The digest of the document's words (:func:`authormask.core.sources.words_digest`), or
+        None (an unseeded release: its root is fresh entropy already).
 
     Returns
     -------
@@ -277,9 +289,23 @@ def document_generator(root: np.random.SeedSequence, position: int) -> np.random
     >>> b = document_generator(np.random.SeedSequence(5), 3).integers(1000)
     >>> bool(a == b)
     True
+    >>> c = document_generator(root, 0, b"one text").integers(2**62)
+    >>> d = document_generator(root, 0, b"another text").integers(2**62)
+    >>> bool(c != d)
+    True
     """
-    child = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, int(position)))
+    key: tuple[int, ...] = (*root.spawn_key, int(position))
+    if content is not None:
+        # the position first, then the content's 32-bit words after a marker that no position
+        # reaches: (position, content) pairs never collide with a bare position
+        words = public_key(content)
+        key = (*key, _CONTENT_KEY, *words)
+    child = np.random.SeedSequence(root.entropy, spawn_key=key)
     return np.random.Generator(np.random.PCG64(child))
+
+
+#: the spawn-key word before a document's content digest: larger than any 32-bit word
+_CONTENT_KEY = 2**64 + int.from_bytes(b"content", "big")
 
 
 #: the spawn key under which a release draws the order of its documents: larger than any

@@ -54,6 +54,44 @@ def test_one_seed_two_epsilons_repeat_no_more_than_independent_draws(long_text, 
     assert abs(p_same - p_ind) < 5 * sd, (p_same, p_ind)
 
 
+def _shared_repeat(mech, texts: tuple[str, str], seeds: tuple[int, int]) -> tuple[int, int]:
+    """(content positions of the first text that its release changed, of which the release
+    of the second text, which begins with the first, gave the same wrong word)."""
+    original = mech.inner.prepare(texts[0]).content_words
+    a = release([texts[0]], mech, random_state=seeds[0]).documents[0].words
+    b = release([texts[1]], mech, random_state=seeds[1]).documents[0].words
+    assert len(a) == len(original) < len(b)
+    changed = [i for i, (w, o) in enumerate(zip(a, original, strict=True)) if w != o]
+    return len(changed), sum(1 for i in changed if b[i] == a[i])
+
+
+def test_one_seed_two_texts_repeat_no_more_than_independent_draws(long_text, glove_20k):
+    # found (independent audit, F5): a document's noise was keyed by the seed, the public
+    # parameters and its position only, so two different texts released with one seed shared
+    # their noise word for word: every word of the common beginning came out the same, and a
+    # text known to an attacker gave away the noise of the other
+    mech = create_mechanism(
+        "emp-text",
+        epsilon=7.0,
+        embeddings=glove_20k,
+        vocab_size=None,
+        decoder="nearest",
+        entities="keep",
+    )
+    texts = (long_text, long_text + " The harbour was quiet that morning.")
+    n_same, r_same = _shared_repeat(mech, texts, (11, 11))
+    n_ind, r_ind = _shared_repeat(mech, texts, (11, 12))
+    assert n_same == n_ind > 500
+    pooled = (r_same + r_ind) / (2 * n_same)
+    sd = math.sqrt(2 * pooled * (1 - pooled) / n_same)
+    assert abs(r_same - r_ind) / n_same < 5 * sd, (r_same / n_same, r_ind / n_ind)
+    # and a copy that differs only in spacing and invisible characters is the same text
+    copy = long_text.replace(" ", "  ", 3) + "\u200b\n"
+    a = release([long_text], mech, random_state=11).documents[0].words
+    b = release([copy], mech, random_state=11).documents[0].words
+    assert a == b
+
+
 def test_same_seed_same_parameters_is_still_reproducible(glove_20k):
     mech = create_mechanism("emp-text", epsilon=9.0, embeddings=glove_20k, vocab_size=None)
     text = "The committee met on a quiet morning to discuss the harbour and its ships."

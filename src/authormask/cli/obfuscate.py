@@ -406,8 +406,8 @@ def _warn_seed(seed: int | None) -> None:
             "authormask: warning: seeded release: anyone who has or guesses the seed can "
             "recompute the noise and undo the privacy; keep it secret and random "
             "(128 bits, e.g. python -c 'import secrets; print(secrets.randbits(128))') "
-            "or leave it out, and never reuse it for other texts (with the same parameters, "
-            "two releases with one seed share their noise position by position)",
+            "or leave it out, and use it for one release only (texts with the same words "
+            "released with one seed and the same parameters come out identical)",
             err=True,
         )
 

@@ -41,9 +41,8 @@ from typing import Any
 
 from authormask.core.journal import json_line
 from authormask.core.markers import HISTORY_BANNER
-from authormask.core.sources import Source
+from authormask.core.sources import Source, digest_words
 from authormask.exceptions import AuthormaskError
-from authormask.text.clean import clean_text
 
 __all__ = [
     "HISTORY_ENV",
@@ -144,7 +143,7 @@ class Digests:
             The keyed digest (32 hex digits).
         """
         h = hmac.new(self._key, digestmod=hashlib.sha256)
-        _digest_part(h, "".join(parts))  # cut anywhere: the whole text, cleaned once
+        digest_words(h, "".join(parts))  # cut anywhere: the whole text, cleaned once
         return h.hexdigest()[:32]
 
     def add_text(self, text: str) -> None:
@@ -186,14 +185,6 @@ class Digests:
         return hmac.new(self._key, digestmod=hashlib.sha256)
 
 
-def _digest_part(h: Any, part: str) -> None:
-    """Feed one part of a text to the digest ``h``: its words after cleaning, each followed by
-    one space. A part ends right after a whitespace character (:mod:`authormask.text.parts`),
-    so its words are whole and the digest of the parts is the digest of the whole."""
-    for word in clean_text(part).split():
-        h.update(word.encode("utf-8", "surrogatepass") + b" ")
-
-
 @dataclass(frozen=True)
 class _Digested(Source):
     """A source whose text is digested as the release reads it."""
@@ -206,9 +197,14 @@ class _Digested(Source):
         assert self.inner is not None and self.sink is not None
         h = self.sink._hasher()
         for part in self.inner.parts():
-            _digest_part(h, part)
+            digest_words(h, part)
             yield part
         self.sink.by_position[self.index] = h.hexdigest()[:32]
+
+    @property
+    def rereadable(self) -> bool:
+        assert self.inner is not None
+        return self.inner.rereadable
 
     @property
     def identity(self) -> tuple[int, int] | None:

@@ -12,20 +12,32 @@ bytes in the first 8 KiB mean UTF-16/32 (or a binary file), and the error says s
 from __future__ import annotations
 
 import codecs
+import hashlib
 import io
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from authormask._io import file_identity
 from authormask.core.markers import kind_of_text, never_released
 from authormask.exceptions import InputError
+from authormask.text.clean import clean_text
 from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
 
-__all__ = ["PART_CHARS", "FileSource", "Source", "StdinSource", "TextSource", "split_parts"]
+__all__ = [
+    "PART_CHARS",
+    "FileSource",
+    "Source",
+    "StdinSource",
+    "TextSource",
+    "digest_words",
+    "split_parts",
+    "words_digest",
+]
 
 #: bytes read from a file at a time
 _BLOCK = 1 << 18
@@ -73,6 +85,11 @@ class Source:
             Here: each kind of source reads its own text.
         """
         raise NotImplementedError
+
+    @property
+    def rereadable(self) -> bool:
+        """Whether :meth:`parts` can be read more than once (standard input cannot)."""
+        return True
 
     @property
     def identity(self) -> tuple[int, int] | None:
@@ -312,6 +329,10 @@ class StdinSource(Source):
         Its size in bytes, for progress (0 if unknown).
     """
 
+    @property
+    def rereadable(self) -> bool:
+        return False
+
     def parts(self) -> Iterator[str]:
         """Standard input's text, decoded block by block (see the module docstring).
 
@@ -328,6 +349,48 @@ class StdinSource(Source):
     @property
     def identity(self) -> tuple[int, int] | None:
         return stdin_identity()
+
+
+def digest_words(h: Any, part: str) -> None:
+    """Feed one part of a text to the digest ``h``: its words after cleaning
+    (:func:`~authormask.text.clean.clean_text`), each followed by one space. A part ends right
+    after a whitespace character (:mod:`authormask.text.parts`), so its words are whole and the
+    digest of the parts is the digest of the whole: two copies of a text that differ only in
+    invisible characters, spacing or a final newline have one digest.
+
+    Parameters
+    ----------
+    h
+        A hashlib (or hmac) object, updated in place.
+    part
+        The next part of the text.
+    """
+    for word in clean_text(part).split():
+        h.update(word.encode("utf-8", "surrogatepass") + b" ")
+
+
+def words_digest(parts: Iterable[str]) -> bytes:
+    """The SHA-256 of a text's cleaned words (:func:`digest_words` over its parts).
+
+    Parameters
+    ----------
+    parts
+        The text's parts, in order.
+
+    Returns
+    -------
+    bytes
+        The 32-byte digest.
+
+    Examples
+    --------
+    >>> words_digest(["Hello,  world ", "again"]) == words_digest(["Hello, world again"])
+    True
+    """
+    h = hashlib.sha256()
+    for part in parts:
+        digest_words(h, part)
+    return h.digest()
 
 
 def stdin_identity() -> tuple[int, int] | None:

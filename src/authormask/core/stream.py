@@ -12,7 +12,9 @@ the units of a document:
 
 Every unit of document i draws from document i's generator in reading order
 (:func:`~authormask.randomness.document_generator`), so neither the batching nor the way the text
-arrives changes a seeded release.
+arrives changes a seeded release. In a seeded release that generator is keyed by the digest of
+the document's words too (a first pass reads the text; standard input is held in memory for it),
+so one seed used for two different texts gives each its own noise.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from authormask.core.sources import Source
+from authormask.core.sources import Source, words_digest
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
 from authormask.randomness import (
@@ -212,6 +214,7 @@ def run(
     progress: Callable[[int], None] | None = None,
     start: int = 0,
     work_progress: Callable[[int], None] | None = None,
+    keyed: bool = True,
 ) -> Iterator[Piece | Done]:
     """Release ``sources`` in order (except the positions in ``skip``), yielding each document's
     pieces of text and then its :class:`Done`.
@@ -242,6 +245,9 @@ def run(
         The release position of the first source.
     work_progress
         Called with the units of work done.
+    keyed
+        Whether each document's generator is keyed by the digest of its words too (a seeded
+        release: one seed, two different texts, independent noise), read in a first pass.
 
     Yields
     ------
@@ -292,7 +298,11 @@ def run(
     for position, source in enumerate(sources, start=start):
         if position in skip:
             continue
-        doc = _Doc(position, source, document_generator(root, position))
+        try:
+            source, content = _keyed(source) if keyed else (source, None)
+        except _Located as exc:
+            raise InputError(str(exc)) from None
+        doc = _Doc(position, source, document_generator(root, position, content))
         if collect_words:
             doc.words = []
         try:
@@ -310,6 +320,31 @@ def run(
         if len(queue) >= BATCH_UNITS:
             yield from flush()
     yield from flush()
+
+
+@dataclass(frozen=True)
+class _Replayed(Source):
+    """A document read once (standard input) and held in memory to be read again."""
+
+    held: tuple[str, ...] = ()
+    inner: Source | None = None
+
+    def parts(self) -> Iterator[str]:
+        return iter(self.held)
+
+    @property
+    def identity(self) -> tuple[int, int] | None:
+        return self.inner.identity if self.inner is not None else None
+
+
+def _keyed(source: Source) -> tuple[Source, bytes]:
+    """``source`` (held in memory if it can be read only once) and the digest of its words,
+    which keys its generator (:func:`~authormask.randomness.document_generator`): a first pass
+    over the text, before its first draw."""
+    if source.rereadable:
+        return source, words_digest(_located_parts(source, None))
+    held = tuple(_located_parts(source, None))
+    return _Replayed(source.name, source.relpath, source.size, held, source), words_digest(held)
 
 
 def _done(doc: _Doc, mechanism: Mechanism) -> Done:
@@ -388,6 +423,9 @@ class ReleaseStream:
             progress=progress,
             start=start,
             work_progress=work_progress,
+            # a seeded release keys each document's noise by its words as well: one seed used
+            # for two different texts draws independent noise for each
+            keyed=self.seed.seeded,
         )
 
     def __iter__(self) -> Iterator[Piece | Done]:
