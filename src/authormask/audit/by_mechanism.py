@@ -13,7 +13,7 @@ takes the name it audits, so no case branches on a mechanism's name.
 from __future__ import annotations
 
 from authormask.audit.case_spec import CaseSpec
-from authormask.audit.cases_composition import _twice
+from authormask.audit.cases_composition import _twice, _two_texts
 from authormask.audit.cases_earth_movers import (
     _emp_doc_glove,
     _emp_doc_line,
@@ -67,7 +67,8 @@ def emp_bag(name: str) -> tuple[CaseSpec, ...]:
 
 def emp_text(name: str) -> tuple[CaseSpec, ...]:
     """Earth Mover's privacy in place: the 1-d line (and its posterior decoder), two GloVe
-    words, one text released twice with one seed, an unknown word, and a forged cache.
+    words, one text released twice with one seed, two texts released with one seed, an
+    unknown word, and a forged cache.
 
     Parameters
     ----------
@@ -84,6 +85,7 @@ def emp_text(name: str) -> tuple[CaseSpec, ...]:
         CaseSpec(name, "line-1d-posterior", _emp_line(name, 1, "posterior")),
         CaseSpec(name, "glove", _emp_glove(name)),
         CaseSpec(name, "line-1d-twice", _twice(name)),
+        CaseSpec(name, "line-1d-two-texts", _two_texts(name)),
         CaseSpec(name, "line-1d-unknown", _emp_text_unknown(name)),
         *(CaseSpec(name, c, forged_cache_case(name, c)) for c in INTEGRITY_CASES),
     )

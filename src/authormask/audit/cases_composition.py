@@ -1,4 +1,5 @@
-"""Audit case of releasing one text twice with one secret seed (issue 30 B).
+"""Audit cases of one secret seed used for two releases (issue 30 B): one text twice, and two
+different texts.
 
 Every release draws its noise from a root keyed by the secret seed *and* the release's public
 parameters (:func:`~authormask.randomness.release_root`), so two releases of one text with one
@@ -14,6 +15,14 @@ privacy loss), which this case finds.
   document's generator, ``prepare`` and ``perturb``); the output is the pair of released words,
   the stated bound ``(2 + 3) * 1 = 5``. A block of draws is one text of the word repeated
   (every content position an independent draw), released at both epsilons under one fresh seed.
+* ``line-1d-two-texts`` (``emp-text``): two *different* texts released with one seed and the
+  same public parameters (epsilon 2), each the first document of its own release, through the
+  public API (:func:`authormask.core.release`): a public text (the word ``left`` repeated) and
+  the audited one (``zero`` or ``one`` repeated). The output is the pair of released words at
+  each position; the public text's release does not depend on the audited word, so the stated
+  bound is ``2 * d = 2``. A document's noise keyed by the seed, the parameters and its position
+  alone would be the same in both releases, and the public text's release would tell where the
+  noise put the other (an unbounded loss on the line), which this case finds.
 """
 
 from __future__ import annotations
@@ -30,10 +39,14 @@ from authormask.audit.cases_earth_movers import line_embeddings
 from authormask.audit.core import AuditCase, Sampler
 from authormask.randomness import document_generator, release_root
 
-__all__ = ["TWICE_EPSILONS", "twice_sampler"]
+__all__ = ["TWICE_EPSILONS", "TWO_TEXTS_EPSILON", "twice_sampler", "two_texts_sampler"]
 
 #: the two epsilons of the two releases
 TWICE_EPSILONS = (2.0, 3.0)
+#: the epsilon of both releases of the two-texts case
+TWO_TEXTS_EPSILON = 2.0
+#: the public text's word in the two-texts case
+PUBLIC_WORD = "left"
 #: draws per block (one text, one seed)
 BLOCK = 2_000
 
@@ -106,6 +119,71 @@ def twice_mechanisms(name: str, epsilons: tuple[float, float] = TWICE_EPSILONS) 
         for eps in epsilons
     )
     return made[0], made[1]
+
+
+def two_texts_sampler(mechanism: Any) -> Sampler:
+    """Sampler of two ``emp-text`` releases (on :func:`line_embeddings`) with one seed and the
+    same parameters, of a public text and of the audited one: input = a word; output = the pair
+    (the public text's released word, the audited text's) at each position, coded
+    ``row_1 * K + row_2``. Both go through :func:`authormask.core.release`, as a user's would.
+
+    Parameters
+    ----------
+    mechanism
+        The ``emp-text`` mechanism of both releases.
+
+    Returns
+    -------
+    Sampler
+        The sampler of the pair of releases.
+    """
+    from authormask.core import release
+
+    emb = line_embeddings()
+    size = len(emb.words)
+
+    def sample(word: Any, n: int, rng: np.random.Generator) -> NDArray[np.int64]:
+        codes: list[NDArray[np.int64]] = []
+        left = n
+        while left > 0:
+            b = min(BLOCK, left)
+            seed = int(rng.integers(2**63))
+            rows = []
+            for text_word in (PUBLIC_WORD, str(word)):
+                out = release([" ".join([text_word] * b)], mechanism, random_state=seed)
+                words = out.documents[0].words
+                rows.append(np.array([emb.index_of(w) for w in words], dtype=np.int64))
+            codes.append(rows[0] * size + rows[1])
+            left -= b
+        return np.concatenate(codes)
+
+    return sample
+
+
+def _two_texts(name: str) -> Callable[[Context], AuditCase]:
+    """The case ``line-1d-two-texts`` of ``emp-text`` (registered as ``name``)."""
+
+    def build(ctx: Context) -> AuditCase:
+        mech = twice_mechanisms(name, (TWO_TEXTS_EPSILON, TWO_TEXTS_EPSILON))[0]
+        emb = line_embeddings()
+        rows = emb.vectors[[emb.index_of("zero"), emb.index_of("one")]]
+        d = float(np.linalg.norm(rows[0] - rows[1]))
+        stated = TWO_TEXTS_EPSILON * d
+        return AuditCase(
+            mechanism=name,
+            case="line-1d-two-texts",
+            description=(
+                f"two different texts released with one seed at epsilon {TWO_TEXTS_EPSILON:g}: "
+                f"'{PUBLIC_WORD}' repeated (public) and zero vs one on the 1-d line, the pair of "
+                f"outputs, eps * d = {stated:g} (the public text's release is independent)"
+            ),
+            epsilon_stated=stated,
+            neighbours=("zero", "one"),
+            sampler=two_texts_sampler(mech),
+            labels=_labels(len(emb.words), tuple(emb.words)),
+        )
+
+    return build
 
 
 def _labels(size: int, words: tuple[str, ...]) -> Callable[[int], str]:
