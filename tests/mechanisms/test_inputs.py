@@ -67,9 +67,15 @@ def test_no_entity_reaches_the_mechanism(glove_20k, recogniser, name: str) -> No
     params = {"length": 5} if name == "emp-bag" else {}
     off = create_noise_off(name, embeddings=glove_20k, **params)
     assert isinstance(off, EntityInputs) and off.entities == "surrogate"
-    text = release([EMAIL], off, random_state=3).texts[0]
+    texts = [release([EMAIL], off, random_state=seed).texts[0] for seed in (3, 4, 5, 6)]
+    lists = public_lists()
+    listed = {w.lower() for w in (*lists.given_names, *lists.surnames, *lists.places)}
     for word in SECRETS:
-        assert not _has(text, word), (name, word, text)
+        found = [t for t in texts if _has(t, word)]
+        if word.lower() not in listed:
+            assert not found, (name, word, found)
+        else:  # the lists hold common names: a surrogate drawn equal to one is chance
+            assert len(found) <= 1, (name, word, found)
     kept = release([EMAIL], create_noise_off(name, embeddings=glove_20k, entities="keep", **params))
     assert _has(kept.texts[0], "smith")  # the same mechanism, entities kept: the name is there
 
