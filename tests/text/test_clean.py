@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
+from pathlib import Path
 
 import pytest
 
+from authormask.core.sources import _decoded_parts, decode_bytes
+from authormask.datasets.loaders import read_text_file
+from authormask.datasets.pan import _read_text
 from authormask.embeddings import Embeddings
 from authormask.text import TextPreparer, tokenize
 from authormask.text import _invisible as precomputed
 from authormask.text import clean as clean_module
+from authormask.text import parts as parts_module
 from authormask.text.canonical import CanonicalPreparer, canonical_tokens
-from authormask.text.clean import OTHER_IGNORABLE, OTHER_INVISIBLE, SPACE_LIKE, clean_text
+from authormask.text.clean import (
+    OTHER_IGNORABLE,
+    OTHER_INVISIBLE,
+    SPACE_LIKE,
+    clean_text,
+    join_line_breaks,
+)
 from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
 from authormask.text.sentences import segment_text
 
@@ -85,8 +97,8 @@ def test_line_breaks_and_spaces_are_written_plainly() -> None:
     # a tab is a space character like the others: one plain space (it would otherwise pass into
     # a release that copies the skeleton, where tabs against spaces are a writer's habit)
     assert clean_text("a\u00a0b\u2009c\u3000d\u1680e\x1ff\tg") == "a b c d e f g"
-    # a removed character between \r and \n does not make it one line break
-    assert clean_text("a\r\u200b\nb") == "a\n\nb"
+    # a removed character between \r and \n leaves them one line break (independent audit)
+    assert clean_text("a\r\u200b\nb") == "a\nb"
 
 
 def test_a_soft_hyphen_inside_a_word_leaves_one_word_in_every_preparation(
@@ -173,3 +185,58 @@ def test_cleaning_part_by_part_is_cleaning_whole_with_marks_and_tabs() -> None:
         if unit[cut - 1].isspace():
             pieces = (unit[:cut], unit[cut:])
             assert "".join(clean_text(p) for p in pieces) == clean_text(unit), cut
+
+
+def test_a_cr_and_lf_with_only_removed_characters_between_are_one_line_break(
+    tmp_path: Path,
+) -> None:
+    """Found by an independent audit: ``"a\\r\\u200b\\nb"`` was cleaned to ``"a\\n\\nb"``
+    (the \\r and the \\n each a line break, once the zero-width space between them was
+    removed), where ``"a\\r\\nb"`` gives one: an invisible character made a blank line, so a
+    paragraph, that a copy of the skeleton and the paragraph counts carried."""
+    for gap in ("\u200b", "\u00ad", "\ufeff\u2060", "\x07", "\U000e0041", "\u200b\u0301\u00ad"):
+        assert clean_text(f"a\r{gap}\nb") == "a\nb", repr(gap)
+        assert clean_text(f"a\r{gap}b") == "a\nb", repr(gap)  # a \r alone: one line break
+    assert clean_text("a\rb") == "a\nb" and clean_text("a\r\nb") == "a\nb"
+    # a mark between them was after a line break: removed, never put on the letter before
+    assert clean_text("e\r\u0301\nb") == "e\nb"
+    # what cleaning keeps still separates them: two line breaks
+    assert clean_text("a\r\r\nb") == "a\n\nb"
+    assert clean_text("a\r \nb") == "a\n \nb"
+    assert clean_text("a\r\vb") == clean_text("a\r\u200b\vb") == "a\n\nb"
+    assert clean_text("a\r\u2029b") == "a\n\n\nb"
+    # the same through every way in: a file source (read in blocks of any size), the corpus
+    # readers (which write line endings as \\n first), and part by part
+    text = "One.\r\u200b\nTwo.\r\u00ad\nThree.\r\u200b\u0301\n\r\nFour."
+    expected = "One.\nTwo.\nThree.\n\nFour."
+    assert clean_text(text) == expected
+    raw = text.encode("utf-8")
+    assert clean_text(decode_bytes(raw, "t")) == expected
+    for size in (1, 2, 3, 5):
+        blocks = iter([raw[i : i + size] for i in range(0, len(raw), size)])
+        assert "".join(clean_text(p) for p in _decoded_parts(blocks, "t")) == expected
+    path = tmp_path / "doc.txt"
+    path.write_bytes(raw)
+    assert clean_text(read_text_file(path)) == expected
+    assert clean_text(_read_text(path, "utf-8")) == expected
+    assert join_line_breaks(text) == "One.\n\u200bTwo.\n\u00adThree.\n\u200b\u0301\nFour."
+
+
+def test_cleaning_part_by_part_is_cleaning_whole_around_a_carriage_return(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every text of up to five characters over line breaks, removed characters, a mark and a
+    letter, cut into parts after every whitespace character the rule allows (a part length of
+    one): the parts cleaned one by one give the text cleaned whole; and the corpus readers'
+    line endings clean to what the text does."""
+    monkeypatch.setattr(parts_module, "PART_CHARS", 1)
+    alphabet = "\r\n\u200b\u00ad\u0301 e\u2029"
+    for n in range(1, 6):
+        for chars in itertools.product(alphabet, repeat=n):
+            text = "a" + "".join(chars)
+            whole = clean_text(text)
+            assert "".join(clean_text(p) for p in split_parts(text)) == whole, repr(text)
+            splitter = PartSplitter()  # the same when the text arrives a character at a time
+            pieces = [q for ch in text for q in splitter.feed(ch)]
+            assert "".join(clean_text(p) for p in [*pieces, *splitter.close()]) == whole
+            assert clean_text(join_line_breaks(text)) == whole, repr(text)

@@ -173,6 +173,61 @@ def test_a_handle_is_replaced_whole_in_a_recognised_text(recogniser) -> None:
     assert len(out.split()) == len(text.split())
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("write to @jane@mastodon.social today", [("handle", "@jane@mastodon.social")]),
+        # at a sentence end the full stop is not the host's
+        ("Write to @jane@mastodon.social.", [("handle", "@jane@mastodon.social")]),
+        ("(@Jane_Doe@fosstodon.org)", [("handle", "@Jane_Doe@fosstodon.org")]),
+        ("see @jo.k@social.exämple.de, or", [("handle", "@jo.k@social.exämple.de")]),
+        ("ask @jane@localhost now", [("handle", "@jane@localhost")]),
+        # an e-mail address beside it is still an e-mail address
+        (
+            "mail jane@mastodon.social or @jane@mastodon.social now",
+            [("email", "jane@mastodon.social"), ("handle", "@jane@mastodon.social")],
+        ),
+        (
+            "@jane@mastodon.social, jo@example.com",
+            [
+                ("handle", "@jane@mastodon.social"),
+                ("email", "jo@example.com"),
+            ],
+        ),
+        # a handle inside a link stays the link's
+        (
+            "at https://mastodon.social/@jane@mastodon.social ok",
+            [
+                ("url", "https://mastodon.social/@jane@mastodon.social"),
+            ],
+        ),
+    ],
+)
+def test_a_fediverse_handle_is_one_handle(text: str, found: list[tuple[str, str]]) -> None:
+    """Found by an independent audit: ``@jane@mastodon.social`` was read as the e-mail address
+    ``jane@mastodon.social``, so its first ``@`` stayed, before the surrogate address, and a
+    recognised text showed a handle had been there (``@anna.berg@example.org``); where the host
+    had no dot, the handle ``@jane`` was taken and the host ``@localhost`` stayed."""
+    assert _found(text) == found
+    masked = mask_entities(text, find_patterns(text))
+    assert "@" not in masked and "mastodon" not in masked and "localhost" not in masked
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_fediverse_handle_becomes_a_handle_on_an_example_host(seed: int) -> None:
+    names = {n.lower() for n in public_lists().given_names}
+    text = "Write to @jane@mastodon.social."
+    entities = find_patterns(text)
+    out = Surrogates(np.random.default_rng(seed)).text(text, entities)
+    m = re.fullmatch(r"Write to @([a-z]+)\d{0,3}@(example\.(?:com|org|net))\.", out)
+    assert m is not None, out
+    assert m.group(1) in names and m.group(2) in DOMAINS
+    assert "jane" not in out and "mastodon" not in out
+    # the handle's case style, as for any handle
+    out = _surrogate("handle", "@JaneDoe@Mastodon.Social", seed)
+    assert re.fullmatch(r"@[A-Z][a-z]+\d{0,3}@example\.(?:com|org|net)", out), out
+
+
 # --- 4. codes: letters mixed with digits -------------------------------------------------------
 
 

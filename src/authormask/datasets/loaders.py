@@ -12,6 +12,7 @@ from typing import Any
 from authormask._csv import strict_csv
 from authormask.datasets._base import SPLITS, Corpus, Document, make_corpus
 from authormask.exceptions import InputError
+from authormask.text.clean import join_line_breaks
 
 __all__ = ["Columns", "check_dir", "load_csv", "load_folder", "load_jsonl", "read_text_file"]
 
@@ -50,7 +51,9 @@ class Columns:
 def read_text_file(path: Path) -> str:
     """Read a corpus file: UTF-8 (with or without BOM), else Windows-1252, else Latin-1.
 
-    Line endings become ``\\n``. Corpora such as Reuters C50 and the AAAC problems are not UTF-8.
+    Line endings become ``\\n`` (:func:`~authormask.text.clean.join_line_breaks`: a ``\\r`` and
+    a ``\\n`` with only invisible characters between them are one). Corpora such as Reuters C50
+    and the AAAC problems are not UTF-8.
 
     Parameters
     ----------
@@ -83,7 +86,7 @@ def read_text_file(path: Path) -> str:
             continue
     else:
         text = raw.decode("latin-1")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return join_line_breaks(text)
 
 
 def check_dir(path: Path, what: str) -> Path:

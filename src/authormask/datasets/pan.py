@@ -28,6 +28,7 @@ from typing import Any
 from authormask.datasets._base import Corpus, Document, make_corpus
 from authormask.datasets.loaders import check_dir, read_text_file
 from authormask.exceptions import InputError
+from authormask.text.clean import join_line_breaks
 
 __all__ = [
     "UNKNOWN_AUTHOR",
@@ -204,7 +205,7 @@ def _read_text(path: Path, encoding: str | None) -> str:
             f"PAN layout: {path} is not {encoding} (byte {exc.start}); fix the file or the "
             "encoding in collection-info.json"
         ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return join_line_breaks(text)
 
 
 def _texts(folder: Path) -> list[Path]:

@@ -14,7 +14,9 @@ In order:
 
 1. line breaks: ``\\r\\n``, ``\\r``, ``\\v``, ``\\f``, the separators ``\\x1c``-``\\x1e``, NEL
    (``\\x85``) and LINE SEPARATOR (U+2028) are written as ``\\n``, PARAGRAPH SEPARATOR (U+2029)
-   as a blank line (``\\n\\n``);
+   as a blank line (``\\n\\n``). A ``\\r`` and a ``\\n`` with nothing but characters that steps
+   3 and 4 remove between them (``\\r\\u200b\\n``, ``\\r\\u00ad\\n``) are one line break, as
+   ``\\r\\n`` is: what is removed leaves no trace (:func:`join_line_breaks`);
 2. spaces: the tab, every space character (category Zs: no-break, thin, ideographic, ...), the
    unit separator ``\\x1f`` and the blanks of other categories (:data:`SPACE_LIKE`: the braille
    blank U+2800) are written as one plain space each. The layout rule of every mechanism that
@@ -41,8 +43,9 @@ In order:
    the result is a fixed point (tested over the whole code space).
 
 Nothing is written in place of a removed character, so a soft hyphen or a zero-width joiner
-inside a word leaves one word. Steps 1-3 work character by character, except ``\\r\\n``,
-which :mod:`authormask.text.parts` never cuts in two; step 4 looks at the character before a
+inside a word leaves one word. Steps 1-3 work character by character, except ``\\r\\n`` (and
+a ``\\r`` and ``\\n`` with only removed characters between them), which
+:mod:`authormask.text.parts` never cuts in two; step 4 looks at the character before a
 mark, and a part starts after a whitespace character, where a mark is removed whether the text
 is cleaned whole or part by part. So cleaning a document part by part gives the text that
 cleaning it whole does (tested; the one exception is a run of
@@ -59,10 +62,12 @@ import unicodedata
 
 __all__ = [
     "INVISIBLE_CHARACTERS_POLICY",
+    "INVISIBLE_IN_LINE_BREAK",
     "OTHER_IGNORABLE",
     "OTHER_INVISIBLE",
     "SPACE_LIKE",
     "clean_text",
+    "join_line_breaks",
 ]
 
 #: Default-ignorable code points (Unicode's Default_Ignorable_Code_Point) outside the categories
@@ -197,6 +202,57 @@ def _marks() -> str:
 #: every combining mark (step 4)
 _MARK_SET = frozenset(chr(cp) for a, b in _ranges(_marks()) for cp in range(a, b + 1))
 
+#: the controls steps 1 and 2 write as a line break or a space (step 3's class holds them too)
+_WRITTEN = frozenset(map(ord, "\r\v\f\x1c\x1d\x1e\x1f\x85"))
+
+
+def _without(ranges: list[tuple[int, int]], drop: frozenset[int]) -> list[tuple[int, int]]:
+    """``ranges`` less the code points ``drop``."""
+    out = []
+    for a, b in ranges:
+        for cp in sorted(c for c in drop if a <= c <= b):
+            if cp > a:
+                out.append((a, cp - 1))
+            a = cp + 1
+        if a <= b:
+            out.append((a, b))
+    return out
+
+
+#: a character that steps 3 and 4 remove after a ``\r`` (a combining mark after a line break
+#: is unattached), as a regex character-class body
+INVISIBLE_IN_LINE_BREAK = _escaped(_without([*_ALL, *_ranges(_marks())], _WRITTEN))
+#: a ``\r`` and what lies between it and its ``\n`` (group 1), then that ``\n``
+_CR_LF = re.compile(f"(\r[{INVISIBLE_IN_LINE_BREAK}]*)\n")
+
+
+def join_line_breaks(text: str) -> str:
+    """``text`` with every ``\\r`` that ends a line written as ``\\n``: a ``\\r\\n``, and a
+    ``\\r`` and a ``\\n`` with nothing between them but characters that cleaning removes
+    (:data:`INVISIBLE_IN_LINE_BREAK`: ``\\r\\u200b\\n``), are one ``\\n``; any other
+    ``\\r`` is a ``\\n`` of its own. The characters between are kept (after the ``\\n``,
+    where :func:`clean_text` removes them), so this is the line-break step of cleaning
+    (step 1) alone, for a reader that keeps the rest of a text as written.
+
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    str
+        The text with no ``\\r``.
+
+    Examples
+    --------
+    >>> join_line_breaks("a\\r\\nb\\r\\u200b\\nc\\rd")
+    'a\\nb\\n\\u200bc\\nd'
+    """
+    if "\r" not in text:
+        return text
+    return _CR_LF.sub(r"\1", text).replace("\r", "\n")
+
 
 @functools.lru_cache(maxsize=256)
 def _unattached(marks: frozenset[str]) -> re.Pattern[str]:
@@ -218,7 +274,9 @@ def _astral(match: re.Match[str]) -> str:
 def _strip(text: str) -> str:
     """Steps 1-4 (module notes)."""
     if _ANY.search(text) is not None:
-        text = _REMOVED.sub("", text.replace("\r\n", "\n").translate(_LINE_BREAKS))
+        if "\r" in text:  # a \r and its \n, whatever invisible lies between, are one break
+            text = _CR_LF.sub(r"\1", text)
+        text = _REMOVED.sub("", text.translate(_LINE_BREAKS))
         if _ASTRAL.search(text):
             text = _ASTRAL.sub(_astral, text)
     if text.isascii():  # no combining mark

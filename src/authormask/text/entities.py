@@ -24,7 +24,8 @@ Two kinds of entity are found (:func:`find_entities`):
   starting ``www.``, or a host without either: with a path, ``example.com/path``, or ending in
   a common top-level domain, ``acme.co.uk``, written in lower case, never ``report.pdf``,
   ``DTK.CN`` or a sentence run on, ``this year.it``), handles (``@bluebird``, ``@jane_doe``,
-  ``u/janedoe``, ``/u/janedoe``; never inside an e-mail address), codes (a word that mixes
+  ``u/janedoe``, ``/u/janedoe``, and a fediverse handle whole, ``@jane@mastodon.social``;
+  never inside an e-mail address), codes (a word that mixes
   letters and digits: ``221B``, ``AB12``, ``ABC-12345``, a MAC address or UUID, with at least
   :data:`_CODE_MIN` letters and digits, joined by single spaces to the next such word and to the
   groups of digits and short words in capitals after it: ``DE89 3704 0044 0532 0130 00``,
@@ -34,9 +35,11 @@ Two kinds of entity are found (:func:`find_entities`):
   run of digits with inner ``.``, ``,`` or ``:`` between digits).
 
 Where two overlap, the first of e-mail, URL, handle, phone number, named entity, code, date,
-number is kept; but a date or a code is found before a phone number (``2021-05-03`` is a date,
-``DE89 3704 0044`` a code), and a code partly inside a recognised name loses that part to the
-name and keeps the rest (``AB12 CDE`` with ``CDE`` taken as an organisation: ``AB12``).
+number is kept; but a fediverse handle is found before an e-mail address (the address
+``jane@mastodon.social`` inside ``@jane@mastodon.social`` would leave its first ``@``), a date
+or a code before a phone number (``2021-05-03`` is a date, ``DE89 3704 0044`` a code), and a
+code partly inside a recognised name loses that part to the name and keeps the rest (``AB12
+CDE`` with ``CDE`` taken as an organisation: ``AB12``).
 
 Each entity is then replaced (:func:`replace_entities`) by its type (``mask``: ``[PERSON]``)
 or by a *surrogate* (:class:`Surrogates`) drawn from a generator and from public lists packaged
@@ -60,7 +63,8 @@ with authormask (``data/entities_*.txt``), never from the entity itself:
   scheme), ``www.`` (when it had a scheme or started so) and a reserved example domain, with a
   random path word when it had a path;
 * a handle: its prefix (``@``, ``u/``, ``/u/``) and a random given name in the handle's case
-  style, with 0 to 3 random digits.
+  style, with 0 to 3 random digits (and a fediverse handle's host, ``@`` and a reserved
+  example domain: ``@anna07@example.org``).
 
 Surrogates are consistent within one :class:`Surrogates` (one document): the same entity text
 (and each word of a person's name) gets the same surrogate wherever it stands, and two
@@ -220,7 +224,7 @@ _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?"
 #: a label of an e-mail address's domain, in any script (``zoë@exämple.de``)
 _ULABEL = r"[^\W_](?:(?:[^\W_]|-)*[^\W_])?"
 _PATTERNS: dict[str, re.Pattern[str]] = {
-    "email": re.compile(rf"(?<![\w.+\-])[^\W_][\w.+\-]{{0,63}}@{_ULABEL}(?:\.{_ULABEL})+"),
+    "email": re.compile(rf"(?<![\w.+\-@])[^\W_][\w.+\-]{{0,63}}@{_ULABEL}(?:\.{_ULABEL})+"),
     "url": re.compile(
         r"(?:\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://|\b[Ww]{3}\.)"
         r"(?:[^\s<>\"()]|\([^\s<>\"()]*\))+(?<![.,;:!?'\]}])"
@@ -248,6 +252,13 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     "number": re.compile(r"\d+(?:[.,:]\d+)*"),
 }
+
+#: a fediverse handle, ``@user@host`` (Mastodon and its peers; a host in any script, with or
+#: without dots, never the full stop after it): a handle, taken before the e-mail addresses (the
+#: address ``user@host`` inside it would leave its first ``@``), never inside a link
+_FEDIVERSE = re.compile(
+    rf"(?<![\w@./])@[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_])?@{_ULABEL}(?:\.{_ULABEL})*"
+)
 
 
 #: top-level domains a host written without a scheme, path or ``www.`` must end in to be taken
@@ -532,6 +543,8 @@ def find_patterns(text: str) -> list[Entity]:
     [('handle', '@jo_k'), ('code', 'AB12 CDE'), ('number', '3')]
     """
     taken: list[Entity] = []
+    for handle in _fediverse_handles(text):  # before the address inside it (module notes)
+        _take(taken, handle)
     for kind in PATTERN_KINDS:
         if kind == "code":
             for start, end in _codes(text):
@@ -545,6 +558,16 @@ def find_patterns(text: str) -> list[Entity]:
             for m in _accepted_matches(pattern, check, text):
                 _take(taken, Entity(m.start(), m.end(), kind, m.group(0)))
     return sorted(taken, key=lambda e: e.start)
+
+
+def _fediverse_handles(text: str) -> list[Entity]:
+    """The fediverse handles of ``text`` (``@jane@mastodon.social``) outside its links (a link
+    with one in its path or query stays a link)."""
+    found = [Entity(m.start(), m.end(), "handle", m.group(0)) for m in _FEDIVERSE.finditer(text)]
+    if not found:
+        return found
+    links = [m.span() for m in _PATTERNS["url"].finditer(text)]
+    return [h for h in found if not any(h.start < end and start < h.end for start, end in links)]
 
 
 def _take(taken: list[Entity], entity: Entity) -> bool:
@@ -1167,13 +1190,17 @@ class Surrogates:
     def _handle(self, text: str) -> str:
         """The handle's prefix (``@``, ``u/``, ``/u/``) and a random given name from the public
         list, in the handle's case style, with up to three random digits (as many as the
-        generator draws, from 0: never read from the handle)."""
+        generator draws, from 0: never read from the handle); a fediverse handle's host
+        (``@jane@mastodon.social``) by ``@`` and a reserved example domain."""
         prefix = "@" if text.startswith("@") else text[: text.index("u/") + 2]
+        user, at, _ = text[len(prefix) :].partition("@")
         name = re.sub(r"[^A-Za-z]", "", self._pick("handle", self.lists.given_names)) or "user"
-        name = _styled(name, text[len(prefix) :])
+        name = _styled(name, user)
         digits = int(self.rng.integers(0, 4))
         digits = max(digits, 3 - len(name))  # a reddit name has 3 characters or more
-        return prefix + name + "".join(str(int(d)) for d in self.rng.integers(0, 10, size=digits))
+        name += "".join(str(int(d)) for d in self.rng.integers(0, 10, size=digits))
+        host = at + DOMAINS[int(self.rng.integers(len(DOMAINS)))] if at else ""
+        return prefix + name + host
 
     def _code(self, text: str) -> str:
         """Every letter by a random letter of the same case, every digit by a random digit;

@@ -2,16 +2,20 @@
 
 A part ends right after the first whitespace character at or beyond :data:`PART_CHARS`
 characters from its start (or at the end of the document), never between the ``\\r`` and the
-``\\n`` of one line break (cleaning, :mod:`authormask.text.clean`, writes it as one
-``\\n``). Tokens never contain whitespace, so cutting there never splits a word (nor a
-contraction), and the rule depends on the text alone, not on how it arrives. A run of
-:data:`MAX_PART_CHARS` characters without any whitespace is cut at that length.
+``\\n`` of one line break, nor between a ``\\r`` and the characters that cleaning removes after
+it (cleaning, :mod:`authormask.text.clean`, writes ``\\r\\n`` as one ``\\n``, and so a ``\\r``
+and a ``\\n`` with only removed characters between them: ``\\r\\u200b\\n``). Tokens never
+contain whitespace, so cutting there never splits a word (nor a contraction), and the rule
+depends on the text alone, not on how it arrives. A run of :data:`MAX_PART_CHARS` characters
+without any whitespace is cut at that length.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+
+from authormask.text.clean import INVISIBLE_IN_LINE_BREAK
 
 __all__ = ["MAX_PART_CHARS", "PART_CHARS", "PartSplitter", "split_parts"]
 
@@ -21,9 +25,10 @@ PART_CHARS = 1 << 16
 #: (no word is that long; it bounds memory on a file with no whitespace at all)
 MAX_PART_CHARS = 1 << 20
 
-#: a whitespace character a part may end after: not a ``\r`` before a ``\n``, nor a ``\r`` whose
-#: next character has not arrived yet
-_WS = re.compile(r"[^\S\r]|\r(?=[^\n])")
+#: a whitespace character a part may end after: not a ``\r`` before a ``\n`` or before a
+#: character cleaning removes (which may lie between it and its ``\n``), nor a ``\r`` whose next
+#: character has not arrived yet
+_WS = re.compile(f"[^\\S\\r]|\\r(?=[^\\n{INVISIBLE_IN_LINE_BREAK}])")
 
 
 class PartSplitter:
