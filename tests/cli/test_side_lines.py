@@ -108,6 +108,47 @@ def test_a_private_report_named_piped_copied_or_linked_is_never_released(
     assert SEED not in out
 
 
+def test_a_report_or_statement_changed_at_its_start_or_pasted_into_notes_is_never_released(
+    obfuscate: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A re-audit: the check read only the first characters, so a report after a blank line,
+    spaces or a zero-width space, and a statement whose keys were sorted (``jq -S .``), were
+    released as documents (files, folder inputs and standard input)."""
+    import io
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    Path("a.txt").write_text("The committee met.\n", encoding="utf-8")
+    assert obfuscate("a.txt", "--epsilon", "10", "--seed", SEED, "-o", "out.txt")[0] == 0
+    report = Path("out.txt.DO-NOT-PUBLISH.report.txt").read_text(encoding="utf-8")
+    statement = json.loads(Path("out.txt.privacy.json").read_text(encoding="utf-8"))
+    variants = {
+        "blank.txt": ("\n" + report, "private report"),
+        "spaces.txt": ("   \n  " + report, "private report"),
+        "zwsp.txt": ("\u200b" + report, "private report"),
+        "pasted.txt": ("My notes on the run.\n\n" + report + "\nEnd.", "private report"),
+        "sorted.json": (json.dumps(statement, sort_keys=True, indent=2), "privacy statement"),
+        "quoted.txt": ("Here it is:\n" + json.dumps(statement), "privacy statement"),
+    }
+    Path("in").mkdir()
+    Path("in/a.txt").write_text("The committee met.\n", encoding="utf-8")
+    for name, (text, kind) in variants.items():
+        Path(name).write_text(text, encoding="utf-8")
+        Path("in", name).write_text(text, encoding="utf-8")
+        code, out, err = obfuscate(name, "--epsilon", "10", "--oov", "keep", "-o", "-")
+        _one_error_line(code, err, name, f"an authormask {kind}", "never released")
+        assert out == ""
+        stdin = io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8")
+        monkeypatch.setattr(sys, "stdin", stdin)
+        code, out, err = obfuscate("-", "--epsilon", "10", "--oov", "keep", "-o", "-")
+        _one_error_line(code, err, f"standard input is an authormask {kind}")
+    # a folder input skips every one of them, by content, and releases a.txt alone
+    code, _, err = obfuscate("in", "--epsilon", "10", "--oov", "keep", "-o", "rel.jsonl")
+    assert code == 0, err
+    assert len(Path("rel.jsonl").read_text(encoding="utf-8").splitlines()) == 1
+    assert f"skipped {len(variants)} file(s)" in err, err
+
+
 def test_an_output_statement_report_or_partial_inside_an_input_folder_is_refused(
     obfuscate: Any, tmp_path: Path
 ) -> None:

@@ -107,3 +107,20 @@ def test_a_composition_in_different_units_names_each_release() -> None:
     assert "at least" not in line and "do not add" in line
     same = Composition(1, 1, (10.0, 7.0), ("emp-text", "emp-text"), "per word").describe()
     assert "10 + 7 = 17 per word" in same
+
+
+def test_the_library_never_releases_a_report_or_statement_given_as_a_string(mech: Any) -> None:
+    # the content check ran on files and standard input only: a report or a statement handed
+    # to release() as a string (the page, a script) went to the mechanism
+    from authormask.exceptions import InputError
+
+    out = release([TEXT], mech, random_state=1)
+    report = out.report.to_text()
+    statement = json.dumps(out.statement.to_dict(), sort_keys=True, indent=2)
+    for text, kind in [
+        (report, "private report"),
+        ("Notes.\n\n" + report, "private report"),
+        (statement, "privacy statement"),
+    ]:
+        with pytest.raises(InputError, match=f"authormask {kind}, which is never released"):
+            release([text], mech)

@@ -189,7 +189,7 @@ def release(
     random_state
         The release's secret root: ``None`` (default) draws fresh OS entropy; an int seed makes
         the release reproducible (keep it secret: the statement says only "seeded"). Document i
-        draws from a generator derived from the root and i alone.
+        draws from a generator derived from the root, i and (seeded) the digest of its words.
     ids
         Public ids of the documents (default "1", "2", ...). Never use file names that could
         identify the author.

@@ -9,10 +9,14 @@ skipped (the command names it on stderr). A file is recognised
   or ``*.privacy.json`` (a statement);
 * by its **content**: the first line of every private file authormask writes is a marker
   (:data:`~authormask.core.journal.PRIVATE_BANNER` for run reports, :data:`HISTORY_BANNER`
-  for the release history), every statement is a JSON object whose first member is its
-  ``"schema": "authormask.privacy-statement/..."``, and every JSONL output record starts with its
-  ``id`` and ``mechanism``; so a report written under another name (``--report notes.txt``) is
-  still recognised;
+  for the release history), a run report's JSON names its ``"authormask.run-report/..."``
+  schema, every statement is a JSON object with its ``"schema":
+  "authormask.privacy-statement/..."``, and every JSONL output record starts with its ``id``
+  and ``mechanism``; so a report written under another name (``--report notes.txt``) is still
+  recognised. The banners and schemas are looked for *anywhere* in the text
+  (:class:`OwnFileScan`, as a document is read), not only at its start, so a report with a blank
+  line, spaces or an invisible character before its banner, a statement whose keys were sorted
+  or re-indented (``jq -S .``), or either pasted into a longer text is still refused;
 * as an **output**: a file or folder ``X`` with a statement ``X.privacy.json`` beside it, or a
   folder that holds a ``PRIVACY-STATEMENT.json`` (an output folder, skipped whole).
 """
@@ -22,12 +26,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from authormask.text.clean import clean_text
+
 __all__ = [
     "FOLDER_STATEMENT",
     "HISTORY_BANNER",
     "PRIVATE_MARKER",
     "REPORT_SUFFIX",
     "STATEMENT_SUFFIX",
+    "OwnFileScan",
     "authormask_kind",
     "is_statement",
 ]
@@ -47,11 +54,63 @@ HISTORY_BANNER = (
 )
 
 #: bytes read from the start of a file to find a marker
-_HEAD = 4096
-_STATEMENT = re.compile(r'\A\s*\{\s*"schema"\s*:\s*"authormask\.privacy-statement/')
+_HEAD = 65536
+_STATEMENT = re.compile(r'\A\{.*?"schema"\s*:\s*"authormask\.privacy-statement/', re.DOTALL)
 _JSONL_OUTPUT = re.compile(
     r'\A\{"id": (?:"(?:[^"\\]|\\.)*"|-?[0-9.eE+-]+), "mechanism": "[a-z0-9-]+"'
 )
+#: what marks a private file or a statement wherever it stands in a text
+_OWN_MARK = re.compile(
+    r'PRIVATE (?:run report|release history) of authormask|"authormask\.run-report/'
+    r'|"authormask\.privacy-statement/'
+)
+#: the longest mark, less one: what a scan keeps of a chunk's end for the next chunk
+_OVERLAP = 48
+
+
+def _kind_of_mark(mark: str) -> str:
+    return "privacy statement" if "privacy-statement" in mark else "private report"
+
+
+def _cleaned(head: str) -> str:
+    """``head`` as cleaning writes it (no byte order mark, zero-width or other invisible
+    character, NFKC), without its leading whitespace."""
+    return clean_text(head).lstrip()
+
+
+class OwnFileScan:
+    """Looks for authormask's banners and schemas (module docstring) in a text read chunk by
+    chunk: :meth:`feed` each decoded chunk in order; a mark split between two chunks is found.
+
+    Examples
+    --------
+    >>> scan = OwnFileScan()
+    >>> scan.feed("Some notes.\\n# PRIVATE run report of auth") is None
+    True
+    >>> scan.feed("ormask: DO NOT PUBLISH")
+    'private report'
+    """
+
+    def __init__(self) -> None:
+        self._tail = ""
+
+    def feed(self, text: str) -> str | None:
+        """The kind of authormask file a mark in the text read so far shows, or None.
+
+        Parameters
+        ----------
+        text
+            The next decoded chunk of the text.
+
+        Returns
+        -------
+        str | None
+            ``"private report"`` or ``"privacy statement"``, or None.
+        """
+        window = self._tail + text
+        found = _OWN_MARK.search(window)
+        self._tail = window[-_OVERLAP:]
+        return _kind_of_mark(found.group(0)) if found is not None else None
 
 
 def _head(path: Path) -> str | None:
@@ -87,12 +146,12 @@ def kind_of_text(head: str) -> str | None:
     >>> kind_of_text("# PRIVATE notes on the budget") is None
     True
     """
-    head = head.removeprefix("\ufeff")
+    head = _cleaned(head)
     first = head.split("\n", 1)[0]
     if first.startswith(PRIVATE_MARKER) and "authormask" in first:
         return "private report"
-    if _STATEMENT.match(head):
-        return "privacy statement"
+    if (found := _OWN_MARK.search(head)) is not None:
+        return _kind_of_mark(found.group(0))
     if _JSONL_OUTPUT.match(head):
         return "release output"
     return None
@@ -134,7 +193,7 @@ def is_statement(path: Path) -> bool:
     if not path.is_file():
         return False
     head = _head(path)
-    return head is not None and bool(_STATEMENT.match(head))
+    return head is not None and bool(_STATEMENT.match(_cleaned(head)))
 
 
 def authormask_kind(path: Path) -> str | None:

@@ -6,8 +6,9 @@ give the same partitions whatever their texts (a cut by characters would let the
 a Parquet output reveal the lengths of the original texts). Each partition is a task:
 :func:`release_partition` releases its records through the release layer
 (:class:`~authormask.core.stream.ReleaseStream`, the one way a mechanism is run) and returns the
-partition's output file as bytes. Record i draws from the generator of position i derived from
-the release's secret root (:func:`~authormask.randomness.document_generator`), so a seeded
+partition's output file as bytes. Record i draws from the generator of position i (and of its
+words' digest) derived from the release's secret root
+(:func:`~authormask.randomness.document_generator`), so a seeded
 release gives the same bytes with the local engine, with any number of workers and with any
 partition size.
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from authormask._io import file_identity
-from authormask.core.markers import kind_of_text, never_released
+from authormask.core.markers import OwnFileScan, kind_of_text, never_released
 from authormask.exceptions import InputError
 from authormask.text.clean import clean_text
 from authormask.text.parts import PART_CHARS, PartSplitter, split_parts
@@ -140,6 +140,9 @@ class TextSource(Source):
         """
         if not self.text.strip():
             raise InputError(f"{self.name}: document is empty or whitespace only")
+        # an authormask report or statement is never released, however it was handed over
+        if (kind := kind_of_text(self.text[:_BLOCK]) or OwnFileScan().feed(self.text)) is not None:
+            raise InputError(never_released(self.name, kind))
         return split_parts(self.text)
 
 
@@ -212,15 +215,20 @@ def _decoded_parts(blocks: Iterator[bytes], label: str) -> Iterator[str]:
     decoder = _Decoder(label)
     splitter = PartSplitter()
     checked = False
+    scan = OwnFileScan()
 
     def first_checked(text: str) -> str:
         # authormask's own files are never released, whatever their name or way in
         # (standard input, a copy, a link): their first characters say what they are (the
-        # decoder gives its first text after 8 KiB, or at the end of a shorter input)
+        # decoder gives its first text after 8 KiB, or at the end of a shorter input), and
+        # a banner or schema anywhere in the text (a report after a blank line, a statement
+        # with its keys sorted, either pasted into notes) is found as the text is read
         nonlocal checked
         if not checked and text:
             checked = True
             _refuse_own_file(text, label)
+        if text and (kind := scan.feed(text)) is not None:
+            raise InputError(never_released(label, kind))
         return text
 
     for block in blocks:
