@@ -490,10 +490,10 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path: Path, cache_dir:
     )
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("releasing:")]
-    assert lines and "ETA" in lines[0] and "%" in lines[0]
-    assert lines[-1].startswith("releasing: 100%")
-    # the share done only: no count of the input's characters (issue 30 E)
-    assert not any("character" in line for line in lines), lines
+    # one line at the end: no count of the input's characters (issue 30 E), and no time, ETA
+    # or rate, which tell how long the input is as well (a re-audit: 2 s elapsed for 1.5 KB,
+    # 8 s for 178 KB, printed beside the statement)
+    assert lines == ["releasing: 100%"], lines
 
 
 def test_a_required_output_left_out_is_one_line(run) -> None:

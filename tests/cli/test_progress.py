@@ -65,6 +65,28 @@ def test_slow_work_shows_seconds_per_unit_and_long_etas() -> None:
     assert "1 batches of 10 (10%), ETA 1 h 30 min, 600.0 s/batch, 10 min 00 s elapsed" in line
 
 
+def test_private_work_shows_its_end_only_whatever_the_clock() -> None:
+    """A release's progress (``counts=False``) printed its elapsed time and ETA beside the
+    statement, which tell how long the input is; now a fast and a slow run of the same work
+    print the same: one line, at the end, and none by the clock."""
+    outputs = []
+    for step in (0.01, 7.0):  # seconds per unit: the same work, fast and slow
+        out, clock = io.StringIO(), Clock()
+        with Progress("releasing", "character", file=out, clock=clock, quiet=False,
+                      counts=False) as bar:  # fmt: skip
+            bar.total = 997
+            for _ in range(990):  # the last units are counted at the end (a whole document)
+                clock.now += step
+                bar.update(1)
+        outputs.append(out.getvalue())
+    assert outputs[0] == outputs[1] == "releasing: 100%\n"
+    # without a total (standard input of unknown size): the end in words
+    out = io.StringIO()
+    with Progress("releasing", "character", file=out, quiet=False, counts=False) as bar:
+        bar.update(5000)
+    assert out.getvalue() == "releasing: done\n"
+
+
 def test_no_last_line_after_an_error() -> None:
     out = io.StringIO()
     with pytest.raises(RuntimeError), Progress("work", "item", file=out, quiet=False) as bar:

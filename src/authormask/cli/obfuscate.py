@@ -510,7 +510,7 @@ def _release_table(
             err=True,
         )
     digests = history.digests() if history is not None else None
-    with Progress("releasing", "record") as bar:
+    with Progress("releasing", "record", counts=False) as bar:
 
         def started(resumed: int) -> None:
             if resumed:

@@ -8,9 +8,12 @@ or on any command) silences both.
 The library never prints: it reports work through ``progress(n)`` callbacks (and ``on_total``
 where the total is known only inside it), which commands connect to :meth:`Progress.update`.
 
-Where the amount of work is private (``counts=False``: the characters of the texts a release
-reads, which stderr printed beside the public statement must not give away), the bar and the
-lines show only the share done, the ETA and the time elapsed, never a count, a total or a rate.
+Where the amount of work is private (``counts=False``: a release, whose stderr, printed beside
+the public statement, may be published with the text), a file or pipe gets one line, at the
+end (``releasing: 100%``, or ``releasing: done`` without a total), never a count, a total, a
+rate, an ETA or the time elapsed: each of those would tell how long the texts are (a release
+takes time in proportion to its input; a line every 10 seconds would too, by their number). On
+a terminal the bar shows the share and its ETA while it runs and leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -131,6 +134,8 @@ class Progress:
         if self._bar is not None:
             self._bar.update(n)
             return
+        if not self.counts:  # one line at the end (module docstring)
+            return
         now = self._clock()
         if now - self._last_line >= self.interval:
             self._line(now)
@@ -164,11 +169,8 @@ class Progress:
         return text + f", {_duration(elapsed)} elapsed"
 
     def _share_line(self, rate: float, elapsed: float) -> str:
-        text = f"{self.desc}: "
-        if self._total:
-            left = (self._total - self.n) / rate if rate > 0 else float("inf")
-            text += f"{100 * self.n / self._total:.0f}%, ETA {_duration(max(left, 0.0))}, "
-        return text + f"{_duration(elapsed)} elapsed"
+        # the end alone: no time, rate or count (module docstring)
+        return f"{self.desc}: 100%" if self._total else f"{self.desc}: done"
 
     def _line(self, now: float) -> None:
         print(self.line(now), file=self.file, flush=True)
@@ -195,7 +197,7 @@ class Progress:
 
 
 #: the terminal bar where counts are private: with a total (share, bar, elapsed < remaining) and
-#: without one (elapsed only)
+#: without one (elapsed only); it is left on the screen by nobody (``leave=False``)
 _SHARE_ONLY = {
     True: "{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]",
     False: "{desc}: [{elapsed}]",

@@ -45,6 +45,7 @@ from authormask._io import (
     check_stdout_open,
     check_target,
     commit,
+    same_times,
     temporary_beside,
     umask_mode,
     write_stdout_bytes,
@@ -746,6 +747,7 @@ def _finish(staging: Path, output: Path, fmt: str, count: int, *, force: bool) -
     for entry in os.scandir(staging):  # only the part files go out
         if not PART_FILE.match(entry.name):
             os.unlink(entry.path)
+    same_times([staging / n for n in names])
     os.chmod(staging, umask_mode(0o777))
     if os.path.lexists(output):
         _check_output(output, fmt, force=force)

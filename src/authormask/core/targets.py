@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from authormask._io import AtomicTextFile, commit
+from authormask._io import AtomicTextFile, commit, same_times
 from authormask.core.journal import jsonl
 from authormask.core.stream import Done
 from authormask.exceptions import InputError
@@ -335,6 +335,8 @@ class Writer:
         if self.finished is not None:
             self.finished.commit()
             self.finished = None
+        if self.target.kind == "folder":
+            same_times(self.paths)
         if self.jsonl is not None and self.partial is not None and self.target.path is not None:
             self.jsonl.flush()
             os.fsync(self.jsonl.fileno())
