@@ -348,3 +348,143 @@ def test_a_name_with_an_elided_particle_is_a_person(recogniser, text: str) -> No
     assert "Artagnan" not in out
     # a French phrase is no name
     assert not [e for e in recogniser.find("a coup d'Etat") if e.kind == "person"]
+
+
+# --- 6. subreddits, hashtags, and a letter before the digits of an identifier -------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("news from r/lagos today", [("handle", "r/lagos")]),
+        ("see /r/Lagos_2, or u/janedoe", [("handle", "/r/Lagos_2"), ("handle", "u/janedoe")]),
+        # inside a link it stays the link's
+        ("at reddit.com/r/lagos now", [("url", "reddit.com/r/lagos")]),
+        ("at https://www.reddit.com/r/lagos/ now", [("url", "https://www.reddit.com/r/lagos/")]),
+        # never inside a word or a path, and never the unit r/min
+        ("and/or/lagos, for/rlagos", []),
+        ("at 3000 r/min", [("number", "3000")]),
+    ],
+)
+def test_a_subreddit_is_a_handle(text: str, found: list[tuple[str, str]]) -> None:
+    """Found by an independent audit: ``r/lagos`` and ``/r/lagos`` reached the mechanism
+    unchanged (``u/name`` was a handle, ``r/name`` was not)."""
+    assert _found(text) == found
+
+
+@pytest.mark.parametrize(
+    ("handle", "form"), [("r/lagos", r"r/[a-z]{3,}\d{0,3}"), ("/r/Lagos", r"/r/[A-Z][a-z]+\d{0,3}")]
+)
+def test_a_subreddit_becomes_a_random_place_with_its_prefix(handle: str, form: str) -> None:
+    places = {p.lower() for p in public_lists().places if " " not in p}
+    seen = set()
+    for seed in range(20):
+        out = _surrogate("handle", handle, seed)
+        assert re.fullmatch(form, out), out
+        assert re.sub(r"^/?r/|\d+$", "", out).lower() in places
+        seen.add(out)
+    assert len(seen) >= 15
+    # drawn from the generator alone: another subreddit of the same style gets the same one
+    assert _surrogate("handle", handle, 7) == _surrogate("handle", handle.replace("agos", "x_1"), 7)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "Justice for #MagsOkonkwo! #lagos, #EndSARS2020 and #été_2024.",
+            [
+                ("hashtag", "#MagsOkonkwo"),
+                ("hashtag", "#lagos"),
+                ("hashtag", "#EndSARS2020"),
+                ("hashtag", "#été_2024"),
+            ],
+        ),
+        ("(#ab) #a1 #_x", [("hashtag", "#ab"), ("hashtag", "#a1"), ("hashtag", "#_x")]),
+        # a number after # is a number; one character is no hashtag
+        ("we were #1 and #12, #a", [("number", "1"), ("number", "12")]),
+        # a heading, a language, an HTML entity (its digits a number) and a # inside a word are
+        # none
+        ("# Title\n## Part two\nC# and F#, it&#x27;s, a#b, ##", [("number", "27")]),
+        # inside a link it stays the link's
+        ("https://example.com/page#lagos", [("url", "https://example.com/page#lagos")]),
+    ],
+)
+def test_a_hashtag_is_an_entity_of_its_own_kind(text: str, found: list[tuple[str, str]]) -> None:
+    """Found by an independent audit: ``#MagsOkonkwo`` (a person's name run together) reached
+    the mechanism unchanged where the name stood nowhere else; a hashtag links a text to an
+    account, an event or a person, so every one is replaced."""
+    assert "hashtag" in PATTERN_KINDS and MASKS["hashtag"] == "[HASHTAG]"
+    assert _found(text) == found
+
+
+def test_a_hashtag_becomes_a_random_given_name_with_its_sign(recogniser) -> None:
+    names = {n.lower() for n in public_lists().given_names}
+    seen = set()
+    for seed in range(20):
+        for tag, form in (("#MagsOkonkwo", r"#[A-Z][a-z]+\d{0,3}"), ("#lagos", r"#[a-z]+\d{0,3}")):
+            out = _surrogate("hashtag", tag, seed)
+            assert re.fullmatch(form, out), out
+            assert re.sub(r"^#|\d+$", "", out).lower() in names
+            seen.add(out)
+    assert len(seen) >= 30
+    # a hashtag's case does not make it another: #Lagos and #LAGOS are one
+    doc = Surrogates(np.random.default_rng(3))
+    assert (
+        doc.surrogate(Entity(0, 6, "hashtag", "#lagos")).lower()
+        == doc.surrogate(Entity(0, 6, "hashtag", "#LAGOS")).lower()
+    )
+    text = "Justice for #MagsOkonkwo, shared on r/lagos by @bluebird."
+    entities = recogniser.find(text)
+    out = Surrogates(np.random.default_rng(1)).text(text, entities)
+    for part in ("Mags", "Okonkwo", "lagos", "bluebird"):
+        assert part not in out, (part, out)
+    assert len(out.split()) == len(text.split())
+    assert mask_entities(text, entities) == "Justice for [HASHTAG], shared on [HANDLE] by [HANDLE]."
+
+
+def test_the_statement_names_subreddits_and_hashtags() -> None:
+    from authormask.mechanisms.inputs import entities_policy
+
+    for mode in ("surrogate", "mask", "keep"):
+        assert "hashtags" in entities_policy(mode)
+    assert "r/name" in entities_policy("surrogate") and "[HASHTAG]" in entities_policy("mask")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Passport X12345678",
+        "Passport x12345678",
+        "Passport A1234567",
+        "NI number AB123456C",
+        "DNI 12345678X",
+        "licence V1234567",
+        "ref H2640000",
+        "id 123456M",
+    ],
+)
+def test_a_letter_before_or_after_many_digits_is_a_code(text: str) -> None:
+    """Found by an independent audit: ``Passport X12345678`` kept its ``X`` (``x`` is the
+    prefix of ``x86``, so the code was read as a number with a technical prefix and only its
+    digits were replaced); a technical prefix has at most three digits (``x86``, ``h264``), a
+    unit or ordinal suffix at most five (``1990s``, ``10000km``)."""
+    code = text.split()[-1]
+    assert _found(text) == [("code", code)]
+
+    def form(s: str) -> str:
+        return re.sub(r"[A-Z]", "A", re.sub(r"[a-z]", "a", re.sub(r"\d", "0", s)))
+
+    letters = [i for i, ch in enumerate(code) if ch.isalpha()]
+    drawn: list[set[str]] = [set() for _ in letters]
+    for seed in range(30):
+        out = _surrogate("code", code, seed)
+        assert form(out) == form(code), out
+        for k, i in enumerate(letters):
+            drawn[k].add(out[i])
+    assert all(len(seen) >= 10 for seen in drawn)  # every letter drawn, none kept
+
+
+@pytest.mark.parametrize("text", ["x86, h264, mp3, v2, ipv6", "10000km, 44100Hz, 1990s, 1080p"])
+def test_a_short_affixed_number_stays_a_number(text: str) -> None:
+    assert {kind for kind, _ in _found(text)} == {"number"}

@@ -107,7 +107,7 @@ def measured_near(mechanism: str, epsilon: float | None) -> dict[str, Any] | Non
 
 _KINDS = (
     "names of people, places and organisations, numbers, dates, e-mail addresses, URLs, "
-    "handles, codes and phone numbers"
+    "handles, hashtags, codes and phone numbers"
 )
 #: the entity step in plain words, by its mode (the statement's line says it in full)
 _ENTITIES = {

@@ -129,7 +129,7 @@ class Recipe:
 ENTITIES = Parameter(
     "entities",
     "names, places, organisations, numbers, dates, e-mail addresses, URLs, phone numbers, "
-    "handles and codes, "
+    "handles, hashtags and codes, "
     "before the mechanism runs: surrogate (each replaced by a random one of its type from "
     "public lists, drawn afresh for every document), mask (replaced by its type, [PERSON]) or "
     "keep (given to the mechanism; NOT protected beyond its noise)",

@@ -103,8 +103,9 @@ def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
         f"people, places and organisations (the named-entity recogniser of spaCy {PIPELINE}: "
         "PERSON; GPE, LOC, FAC; ORG; each name found also wherever the same text stands "
         "elsewhere in the document, and each word of a person's name) and e-mail addresses, "
-        "URLs, handles (@name, u/name), codes (letters mixed with digits: postcodes, IBANs, "
-        "order numbers, identifiers), phone numbers, dates and numbers (patterns)"
+        "URLs, handles (@name, u/name, r/name), hashtags (#tag), codes (letters mixed with "
+        "digits: postcodes, IBANs, passport and order numbers, identifiers), phone numbers, "
+        "dates and numbers (patterns)"
     )
     misses = (
         "what the recogniser misses (names in lower case, unusual names and nicknames, numbers "
@@ -115,10 +116,9 @@ def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
     if mode == "keep":
         return (
             "keep: names, places, organisations, numbers, dates, e-mail addresses, URLs, "
-            "handles, codes and phone numbers are given to the mechanism like any other word "
-            "and are protected by its noise only (a name it releases unchanged names its "
-            "bearer); give entities "
-            "'surrogate' to replace them first"
+            "handles, hashtags, codes and phone numbers are given to the mechanism like any "
+            "other word and are protected by its noise only (a name it releases unchanged names "
+            "its bearer); give entities 'surrogate' to replace them first"
         )
     if mode == "mask":
         labels = ", ".join(dict.fromkeys(MASKS.values()))
@@ -135,8 +135,8 @@ def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
         "organisation by a random name or pattern filled with a random surname or place (lists: "
         f"{lists.identity}); a number, date or phone number by random digits of the same form; "
         "a code by random letters (of the same case) and digits of the same form; an e-mail "
-        "address or URL by a random one at a reserved example domain; a handle by a random "
-        "given name with random digits. Consistent "
+        "address or URL by a random one at a reserved example domain; a handle or hashtag by a "
+        "random given name (a subreddit by a random place) with random digits. Consistent "
         "within a document: the same entity text (and each word of a person's name) gets the "
         "same surrogate throughout one document, drawn afresh for every document, so the same "
         "entity in two documents gets independent surrogates. A surrogate has as many words "

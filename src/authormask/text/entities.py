@@ -24,18 +24,23 @@ Two kinds of entity are found (:func:`find_entities`):
   starting ``www.``, or a host without either: with a path, ``example.com/path``, or ending in
   a common top-level domain, ``acme.co.uk``, written in lower case, never ``report.pdf``,
   ``DTK.CN`` or a sentence run on, ``this year.it``), handles (``@bluebird``, ``@jane_doe``,
-  ``u/janedoe``, ``/u/janedoe``, and a fediverse handle whole, ``@jane@mastodon.social``;
-  never inside an e-mail address), codes (a word that mixes
+  ``u/janedoe``, ``/u/janedoe``, a subreddit ``r/lagos`` or ``/r/lagos``, never the unit
+  ``r/min``, and a fediverse handle whole, ``@jane@mastodon.social``; never inside an e-mail
+  address or a link), hashtags (``#MagsOkonkwo``, ``#lagos``: a ``#`` after no word
+  character, nor ``&`` nor ``#``, then at least two letters, digits or ``_``, not all digits:
+  ``#1`` is a number; never a heading ``# Title``, ``C#`` or ``F#``), codes (a word that mixes
   letters and digits: ``221B``, ``AB12``, ``ABC-12345``, a MAC address or UUID, with at least
   :data:`_CODE_MIN` letters and digits, joined by single spaces to the next such word and to the
   groups of digits and short words in capitals after it: ``DE89 3704 0044 0532 0130 00``,
   ``AB12 CDE``, ``SW1A 1AA``; a number with an ordinal or unit affix, ``3rd``, ``1990s``,
-  ``5pm``, ``10km``, ``mp3`` (:data:`NUMBER_SUFFIXES`, :data:`NUMBER_PREFIXES`), is a number),
+  ``5pm``, ``10km``, ``mp3`` (:data:`NUMBER_SUFFIXES`, :data:`NUMBER_PREFIXES`; at most three
+  digits after a prefix, five before a suffix), is a number, but a letter beside more digits
+  is a code's, ``X12345678``, ``12345678X``),
   phone numbers, dates (numeric, or with a month or weekday name) and every other number (a
   run of digits with inner ``.``, ``,`` or ``:`` between digits).
 
-Where two overlap, the first of e-mail, URL, handle, phone number, named entity, code, date,
-number is kept; but a fediverse handle is found before an e-mail address (the address
+Where two overlap, the first of e-mail, URL, handle, hashtag, phone number, named entity, code,
+date, number is kept; but a fediverse handle is found before an e-mail address (the address
 ``jane@mastodon.social`` inside ``@jane@mastodon.social`` would leave its first ``@``), a date
 or a code before a phone number (``2021-05-03`` is a date, ``DE89 3704 0044`` a code), and a
 code partly inside a recognised name loses that part to the name and keeps the rest (``AB12
@@ -64,7 +69,8 @@ with authormask (``data/entities_*.txt``), never from the entity itself:
   random path word when it had a path;
 * a handle: its prefix (``@``, ``u/``, ``/u/``) and a random given name in the handle's case
   style, with 0 to 3 random digits (and a fediverse handle's host, ``@`` and a reserved
-  example domain: ``@anna07@example.org``).
+  example domain: ``@anna07@example.org``); a subreddit the same with a random place of one
+  word (``r/oslo4``); a hashtag its ``#`` and a random given name so (``#Anna07``).
 
 Surrogates are consistent within one :class:`Surrogates` (one document): the same entity text
 (and each word of a person's name) gets the same surrogate wherever it stands, and two
@@ -124,8 +130,9 @@ ENTITY_MODES = ("surrogate", "keep", "mask")
 NAMED_KINDS = ("person", "place", "organisation")
 #: the kinds found by patterns, in the order they are looked for (a date before a phone number:
 #: 2021-05-03 is a date; a handle after an e-mail address: jo@example.com holds no handle; a
-#: code before a phone number: DE89 3704 0044 is one code)
-PATTERN_KINDS = ("email", "url", "handle", "date", "code", "phone", "number")
+#: hashtag after a link: example.com/page#top is one link; a code before a phone number: DE89
+#: 3704 0044 is one code)
+PATTERN_KINDS = ("email", "url", "handle", "hashtag", "date", "code", "phone", "number")
 KINDS = (*NAMED_KINDS, *PATTERN_KINDS)
 #: the recogniser's labels taken, and the kind each becomes
 NER_LABELS = {
@@ -230,11 +237,16 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
         r"(?:[^\s<>\"()]|\([^\s<>\"()]*\))+(?<![.,;:!?'\]}])"
     ),
     # @name (Twitter, Instagram, Mastodon's local part; never inside an e-mail address, which is
-    # taken first) and u/name or /u/name (reddit)
+    # taken first), a reddit user u/name or /u/name and a subreddit r/name or /r/name (never
+    # inside a link, which is taken first, nor the unit r/min)
     "handle": re.compile(
         r"(?<![\w@.])@[A-Za-z0-9_](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?"
-        r"|(?<![\w/])/?u/[A-Za-z0-9_\-]{3,}"
+        r"|(?<![\w/])/?(?:u|r(?!/min(?![\w\-])))/[A-Za-z0-9_\-]{3,}"
     ),
+    # #tag: a # after a character that is no word character (nor the & of an HTML entity, nor
+    # another #), then at least two letters, digits or _, not all digits (#1 is a number); never
+    # a heading (# Title), C# or F#
+    "hashtag": re.compile(r"(?<![\w#&])#(?!\d+(?!\w))\w{2,}"),
     # an optional +country code, then groups of digits (a bracketed area code allowed) joined by
     # a space, dot or hyphen; at least 7 digits in all (checked after matching)
     "phone": re.compile(
@@ -422,10 +434,12 @@ NUMBER_SUFFIXES = (
     "mph ft lb lbs oz px p gmt utc"
 ).split()
 NUMBER_PREFIXES = ("mp", "v", "x", "h", "ipv")
-_AFFIXED_NUMBER = re.compile(
-    rf"(?i:{'|'.join(NUMBER_PREFIXES)})?\d+"
-    rf"(?i:{'|'.join(sorted(NUMBER_SUFFIXES, key=len, reverse=True))})?"
-)
+_PREFIX = rf"(?i:{'|'.join(NUMBER_PREFIXES)})"
+_SUFFIX = rf"(?i:{'|'.join(sorted(NUMBER_SUFFIXES, key=len, reverse=True))})"
+#: a number with its affixes: at most three digits after a prefix (``x86``, ``h264``) and five
+#: before a suffix alone (``1990s``, ``10000km``); a letter beside more digits is an identifier's
+#: (``X12345678``, ``12345678X``: a code, its letter random too)
+_AFFIXED_NUMBER = re.compile(rf"{_PREFIX}\d{{1,3}}{_SUFFIX}?|\d{{1,5}}{_SUFFIX}|\d+")
 #: a code has at least this many letters and digits (``221B``; never ``Q3``, ``CO2``, ``G20``)
 _CODE_MIN = 4
 
@@ -520,8 +534,8 @@ def _codes(text: str) -> list[tuple[int, int]]:
 
 
 def find_patterns(text: str) -> list[Entity]:
-    """The pattern entities of ``text`` (e-mail, URL, handle, date, code, phone, number),
-    without overlaps, in text order.
+    """The pattern entities of ``text`` (e-mail, URL, handle, hashtag, date, code, phone,
+    number), without overlaps, in text order.
 
     Parameters
     ----------
@@ -765,8 +779,8 @@ class Recogniser:
     def _entities(self, text: str, doc: Any) -> tuple[Entity, ...]:
         taken: list[Entity] = []
         patterns = find_patterns(text)
-        for e in patterns:  # e-mail, URL, handle and phone before any name
-            if e.kind in ("email", "url", "handle", "phone"):
+        for e in patterns:  # e-mail, URL, handle, hashtag and phone before any name
+            if e.kind in ("email", "url", "handle", "hashtag", "phone"):
                 _take(taken, e)
         named: list[Entity] = []
         for ent in doc.ents:
@@ -1188,19 +1202,24 @@ class Surrogates:
         return f"{scheme}{www}{domain}{path}"
 
     def _handle(self, text: str) -> str:
-        """The handle's prefix (``@``, ``u/``, ``/u/``) and a random given name from the public
-        list, in the handle's case style, with up to three random digits (as many as the
+        """The handle's prefix (``@``, ``u/``, ``/u/``, ``r/``, ``/r/``, or a hashtag's ``#``)
+        and a random given name from the public list (a subreddit's: a random place of one
+        word), in the handle's case style, with up to three random digits (as many as the
         generator draws, from 0: never read from the handle); a fediverse handle's host
         (``@jane@mastodon.social``) by ``@`` and a reserved example domain."""
-        prefix = "@" if text.startswith("@") else text[: text.index("u/") + 2]
-        user, at, _ = text[len(prefix) :].partition("@")
-        name = re.sub(r"[^A-Za-z]", "", self._pick("handle", self.lists.given_names)) or "user"
-        name = _styled(name, user)
+        prefix = _HANDLE_PREFIX.match(text)
+        assert prefix is not None  # every handle and hashtag starts so
+        user, at, _ = text[prefix.end() :].partition("@")
+        if prefix.group(0).endswith("r/"):
+            drawn = self._pick("subreddit", self.lists.places, words=1)
+        else:
+            drawn = self._pick("handle", self.lists.given_names)
+        name = _styled(re.sub(r"[^A-Za-z]", "", drawn) or "user", user)
         digits = int(self.rng.integers(0, 4))
         digits = max(digits, 3 - len(name))  # a reddit name has 3 characters or more
         name += "".join(str(int(d)) for d in self.rng.integers(0, 10, size=digits))
         host = at + DOMAINS[int(self.rng.integers(len(DOMAINS)))] if at else ""
-        return prefix + name + host
+        return prefix.group(0) + name + host
 
     def _code(self, text: str) -> str:
         """Every letter by a random letter of the same case, every digit by a random digit;
@@ -1260,7 +1279,7 @@ class Surrogates:
             return self._email(entity.text)
         if kind == "url":
             return self._url(entity.text)
-        if kind == "handle":
+        if kind in ("handle", "hashtag"):
             return self._handle(entity.text)
         if kind == "code":
             return self._code(entity.text)
@@ -1275,5 +1294,7 @@ def _respaced(separator: str, word: str) -> str:
     return lead + word + trail
 
 
+#: the prefix of a handle or a hashtag
+_HANDLE_PREFIX = re.compile(r"@|#|/?[ur]/")
 #: kinds whose consistency key is the exact text (a number is its digits)
 _EXACT = frozenset({"number", "phone", "date", "code"})
