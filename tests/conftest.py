@@ -209,3 +209,16 @@ def _tiny_fluency_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
 
     with use_judge(TINY_JUDGE, cache_dir=tmp_path_factory.getbasetemp() / "judge-cache"):
         yield
+
+
+@pytest.fixture()
+def same_noise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every document of a seeded release drawn with the noise of its position alone, the
+    digest of its words held constant: two different texts released with one seed then get the
+    same noise, so a test can show that what a mechanism drops (layout, casing, unknown words,
+    its skeleton) changes nothing in its release *for the same noise*. (A seeded release keys
+    each text's noise by its words as well, so that one seed used for two texts gives each its
+    own noise: :func:`authormask.randomness.document_generator`.)"""
+    import authormask.core.stream as stream
+
+    monkeypatch.setattr(stream, "words_digest", lambda parts: b"the same noise")

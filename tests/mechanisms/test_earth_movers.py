@@ -13,6 +13,7 @@ from scipy import stats
 
 import authormask as am
 from authormask.audit.case_spec import core_mechanism
+from authormask.core.sources import words_digest
 from authormask.embeddings import Embeddings
 from authormask.embeddings.neighbours import brute_force_nearest
 from authormask.exceptions import InputError, InvalidParameterError
@@ -144,7 +145,8 @@ def test_output_is_exactly_laplace_noise_then_nearest_word(glove_20k: Embeddings
 
     def drawn(mechanism: object) -> tuple[str, ...]:
         # the release's root: the seed and the mechanism's public statement (issue 30 B)
-        gen = document_generator(mechanism_root(11, mechanism), 0)
+        # ... and the digest of the text's words (a seeded release: issue 30's re-audit)
+        gen = document_generator(mechanism_root(11, mechanism), 0, words_digest([text]))
         noisy = sample_nd_laplace(x, epsilon=3.0, random_state=gen)
         return tuple(glove_20k.words[int(i)] for i in brute_force_nearest(glove_20k.vectors, noisy))
 

@@ -51,7 +51,7 @@ def test_a_fixed_oov_map_to_keeps_the_paper_era_policy(glove_20k: Embeddings, na
 
 @pytest.mark.parametrize("name", sorted(MECHANISMS))
 def test_two_texts_that_differ_in_unknown_words_only_give_the_same_release(
-    glove_20k: Embeddings, name: str
+    glove_20k: Embeddings, name: str, same_noise
 ) -> None:
     """The drawn word does not depend on the unknown word: the two documents are at distance
     0, so with one seed their releases are identical (the statement does not change either)."""
