@@ -19,7 +19,11 @@ def run(cache_dir: Path, invoke):
     return _run
 
 
-def test_emp_doc_gives_one_release_for_two_spellings_of_a_text(run, tmp_path: Path) -> None:
+def test_emp_doc_gives_one_release_for_two_spellings_of_a_text(
+    run, tmp_path: Path, same_noise
+) -> None:
+    """With the same noise (the seeded key of each text's words held fixed), two spellings of
+    one text give one release: the canonical form is all emp-doc reads."""
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text(TEXT, encoding="utf-8")
     b.write_text(SAME, encoding="utf-8")
