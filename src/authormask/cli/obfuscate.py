@@ -270,6 +270,7 @@ def obfuscate(
         if (warning := passed_over_note(found)) is not None:
             click.echo(warning, err=True)
     elif inputs:
+        _check_dataset_call(inputs, output=output, to_stdout=to_stdout)
         found = Inputs((), (), False)
     else:
         found = Inputs((example_source(),), ("example.txt",), False)
@@ -430,6 +431,21 @@ def _refuse_datasets(inputs: tuple[str, ...]) -> None:
             )
 
 
+def _check_dataset_call(inputs: tuple[str, ...], *, output: Path | None, to_stdout: bool) -> None:
+    """One dataset and an output, checked before the mechanism is built (which can load word
+    vectors and models for seconds)."""
+    if len(inputs) != 1 or inputs[0] in ("", "-"):
+        raise click.UsageError(
+            "--text-column takes one dataset: a JSONL, CSV or Parquet file, "
+            "or a folder of Parquet files"
+        )
+    if output is None and not to_stdout:
+        raise click.UsageError(
+            "a dataset release needs -o: a .jsonl file or a Parquet folder (e.g. -o out.parquet), "
+            "or - for JSONL on standard output"
+        )
+
+
 def _release_table(
     inputs: tuple[str, ...],
     mech: Any,
@@ -458,16 +474,7 @@ def _release_table(
     from authormask.core.table_outputs import write_table_release
     from authormask.core.tables import TableInput, detect_table_format
 
-    if len(inputs) != 1 or inputs[0] in ("", "-"):
-        raise click.UsageError(
-            "--text-column takes one dataset: a JSONL, CSV or Parquet file, "
-            "or a folder of Parquet files"
-        )
-    if output is None and not to_stdout:
-        raise click.UsageError(
-            "a dataset release needs -o: a .jsonl file or a Parquet folder (e.g. -o out.parquet), "
-            "or - for JSONL on standard output"
-        )
+    _check_dataset_call(inputs, output=output, to_stdout=to_stdout)
     if fmt is None:
         parquet = output is not None and output.suffix.lower() in (".parquet", ".pq")
         fmt = "parquet" if parquet else "jsonl"
