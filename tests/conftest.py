@@ -222,13 +222,3 @@ def same_noise(monkeypatch: pytest.MonkeyPatch) -> None:
     import authormask.core.stream as stream
 
     monkeypatch.setattr(stream, "words_digest", lambda parts: b"the same noise")
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that uses the session's Dask cluster runs on one xdist worker (with
-    ``--dist loadgroup``), so one cluster is started and warmed for the suite, not one per
-    worker."""
-    for item in items:
-        if "dask_cluster" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("dask"))
