@@ -165,10 +165,7 @@ def _two_texts(name: str) -> Callable[[Context], AuditCase]:
 
     def build(ctx: Context) -> AuditCase:
         mech = twice_mechanisms(name, (TWO_TEXTS_EPSILON, TWO_TEXTS_EPSILON))[0]
-        emb = line_embeddings()
-        rows = emb.vectors[[emb.index_of("zero"), emb.index_of("one")]]
-        d = float(np.linalg.norm(rows[0] - rows[1]))
-        stated = TWO_TEXTS_EPSILON * d
+        stated = TWO_TEXTS_EPSILON * _zero_one()
         return AuditCase(
             mechanism=name,
             case="line-1d-two-texts",
@@ -180,17 +177,28 @@ def _two_texts(name: str) -> Callable[[Context], AuditCase]:
             epsilon_stated=stated,
             neighbours=("zero", "one"),
             sampler=two_texts_sampler(mech),
-            labels=_labels(len(emb.words), tuple(emb.words)),
+            labels=_line_labels(),
         )
 
     return build
 
 
-def _labels(size: int, words: tuple[str, ...]) -> Callable[[int], str]:
+def _line_labels() -> Callable[[int], str]:
+    """The labels of pair codes ``row_1 * K + row_2`` on the 1-d line."""
+    words = tuple(line_embeddings().words)
+    size = len(words)
+
     def label(code: int) -> str:
         return f"({words[code // size]}, {words[code % size]})"
 
     return label
+
+
+def _zero_one() -> float:
+    """The distance of ``zero`` and ``one`` on the 1-d line (the audited neighbours)."""
+    emb = line_embeddings()
+    rows = emb.vectors[[emb.index_of("zero"), emb.index_of("one")]]
+    return float(np.linalg.norm(rows[0] - rows[1]))
 
 
 def _twice(name: str) -> Callable[[Context], AuditCase]:
@@ -198,10 +206,7 @@ def _twice(name: str) -> Callable[[Context], AuditCase]:
 
     def build(ctx: Context) -> AuditCase:
         mechs = twice_mechanisms(name)
-        emb = line_embeddings()
-        rows = emb.vectors[[emb.index_of("zero"), emb.index_of("one")]]
-        d = float(np.linalg.norm(rows[0] - rows[1]))
-        stated = sum(TWICE_EPSILONS) * d
+        stated = sum(TWICE_EPSILONS) * _zero_one()
         return AuditCase(
             mechanism=name,
             case="line-1d-twice",
@@ -213,7 +218,7 @@ def _twice(name: str) -> Callable[[Context], AuditCase]:
             epsilon_stated=stated,
             neighbours=("zero", "one"),
             sampler=twice_sampler(mechs),
-            labels=_labels(len(emb.words), tuple(emb.words)),
+            labels=_line_labels(),
         )
 
     return build
