@@ -124,3 +124,34 @@ def test_the_library_never_releases_a_report_or_statement_given_as_a_string(mech
     ]:
         with pytest.raises(InputError, match=f"authormask {kind}, which is never released"):
             release([text], mech)
+
+
+def test_a_mark_hidden_by_what_cleaning_removes_deep_in_a_text_is_found(
+    mech: Any, tmp_path: Path
+) -> None:
+    # a re-audit: past the cleaned head the scan read the raw text, so a zero-width space or a
+    # fullwidth letter inside a report's banner, or a JSON escape in a statement's schema,
+    # 300 KB into a file, let the report or statement be released
+    from authormask.core.sources import FileSource
+    from authormask.exceptions import InputError
+
+    out = release([TEXT], mech, random_state=1)
+    report = out.report.to_text()
+    statement = json.dumps(out.statement.to_dict())
+    filler = "The committee met in the old library at dawn. " * 7000
+    hidden = {
+        "zwsp.txt": report.replace("PRIVATE ", "PRIVATE\u200b ").replace(
+            "authormask.run-report", "authormask.\u200brun-report"
+        ),
+        "fullwidth.txt": report.replace("authormask", "author\uff4dask"),
+        "escaped.txt": statement.replace(
+            "authormask.privacy-statement", "authormask\\u002eprivacy-statement"
+        ),
+    }
+    for name, text in hidden.items():
+        path = tmp_path / name
+        path.write_text(filler + "\n" + text, encoding="utf-8")
+        with pytest.raises(InputError, match="which is never released"):
+            list(FileSource.of(path).parts())  # as a release reads it
+        with pytest.raises(InputError, match="which is never released"):
+            release([path.read_text(encoding="utf-8")], mech)

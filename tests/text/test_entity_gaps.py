@@ -488,3 +488,13 @@ def test_a_letter_before_or_after_many_digits_is_a_code(text: str) -> None:
 @pytest.mark.parametrize("text", ["x86, h264, mp3, v2, ipv6", "10000km, 44100Hz, 1990s, 1080p"])
 def test_a_short_affixed_number_stays_a_number(text: str) -> None:
     assert {kind for kind, _ in _found(text)} == {"number"}
+
+
+def test_a_subreddit_with_a_capital_r_is_a_handle() -> None:
+    # a re-audit: R/lagos and R/Lagos passed (the pattern took a lower-case r/ only)
+    from authormask.text.entities import find_patterns
+
+    for text in ("see R/lagos today", "see R/Lagos today", "see /R/lagos today"):
+        kinds = [(e.kind, text[e.start : e.end]) for e in find_patterns(text)]
+        assert any(k == "handle" and "lagos" in t.lower() for k, t in kinds), (text, kinds)
+    assert not [e for e in find_patterns("it ran at 60 R/min") if e.kind == "handle"]

@@ -61,8 +61,8 @@ _JSONL_OUTPUT = re.compile(
 )
 #: what marks a private file or a statement wherever it stands in a text
 _OWN_MARK = re.compile(
-    r'PRIVATE (?:run report|release history) of authormask|"authormask\.run-report/'
-    r'|"authormask\.privacy-statement/'
+    r"PRIVATE (?:run report|release history) of authormask"
+    r'|"authormask(?:\.|\\u002[eE])(?:run-report|privacy-statement)/'
 )
 #: the longest mark, less one: what a scan keeps of a chunk's end for the next chunk
 _OVERLAP = 48
@@ -107,7 +107,9 @@ class OwnFileScan:
         str | None
             ``"private report"`` or ``"privacy statement"``, or None.
         """
-        window = self._tail + text
+        # cleaned (no zero-width or other invisible character, NFKC: no fullwidth letter), so
+        # that what cleaning would remove from the released text cannot hide a mark from it
+        window = self._tail + clean_text(text)
         found = _OWN_MARK.search(window)
         self._tail = window[-_OVERLAP:]
         return _kind_of_mark(found.group(0)) if found is not None else None

@@ -241,7 +241,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     # inside a link, which is taken first, nor the unit r/min)
     "handle": re.compile(
         r"(?<![\w@.])@[A-Za-z0-9_](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?"
-        r"|(?<![\w/])/?(?:u|r(?!/min(?![\w\-])))/[A-Za-z0-9_\-]{3,}"
+        r"|(?<![\w/])/?(?:[uU]|[rR](?!/(?i:min)(?![\w\-])))/[A-Za-z0-9_\-]{3,}"
     ),
     # #tag: a # after a character that is no word character (nor the & of an HTML entity, nor
     # another #), then at least two letters, digits or _, not all digits (#1 is a number); never
@@ -1210,7 +1210,7 @@ class Surrogates:
         prefix = _HANDLE_PREFIX.match(text)
         assert prefix is not None  # every handle and hashtag starts so
         user, at, _ = text[prefix.end() :].partition("@")
-        if prefix.group(0).endswith("r/"):
+        if prefix.group(0).lower().endswith("r/"):
             drawn = self._pick("subreddit", self.lists.places, words=1)
         else:
             drawn = self._pick("handle", self.lists.given_names)
@@ -1295,6 +1295,6 @@ def _respaced(separator: str, word: str) -> str:
 
 
 #: the prefix of a handle or a hashtag
-_HANDLE_PREFIX = re.compile(r"@|#|/?[ur]/")
+_HANDLE_PREFIX = re.compile(r"@|#|/?[uUrR]/")
 #: kinds whose consistency key is the exact text (a number is its digits)
 _EXACT = frozenset({"number", "phone", "date", "code"})
