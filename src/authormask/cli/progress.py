@@ -149,11 +149,11 @@ class Progress:
 
     def line(self, now: float | None = None) -> str:
         """The plain progress line: done/total, percentage, ETA and rate."""
+        if not self.counts:  # the end alone: no time, rate or count (module docstring)
+            return f"{self.desc}: 100%" if self._total else f"{self.desc}: done"
         now = self._clock() if now is None else now
         elapsed = max(now - self._start, 1e-9)
         rate = self.n / elapsed
-        if not self.counts:
-            return self._share_line(rate, elapsed)
         units = _plural(self.unit)
         text = f"{self.desc}: {self.n:,} {units}"
         if self._total:
@@ -167,10 +167,6 @@ class Progress:
         else:
             text += f", {1 / rate:,.1f} s/{self.unit}"
         return text + f", {_duration(elapsed)} elapsed"
-
-    def _share_line(self, rate: float, elapsed: float) -> str:
-        # the end alone: no time, rate or count (module docstring)
-        return f"{self.desc}: 100%" if self._total else f"{self.desc}: done"
 
     def _line(self, now: float) -> None:
         print(self.line(now), file=self.file, flush=True)

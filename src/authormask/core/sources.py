@@ -41,6 +41,8 @@ __all__ = [
 
 #: bytes read from a file at a time
 _BLOCK = 1 << 18
+#: the bytes a file's decoder holds back before its first text (its start is checked on them)
+_FIRST_TEXT = 8192
 
 _BOMS = (  # UTF-32 first: its little-endian BOM starts like UTF-16's
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -141,7 +143,9 @@ class TextSource(Source):
         if not self.text.strip():
             raise InputError(f"{self.name}: document is empty or whitespace only")
         # an authormask report or statement is never released, however it was handed over
-        if (kind := kind_of_text(self.text[:_BLOCK]) or OwnFileScan().feed(self.text)) is not None:
+        # (its start as a file's first decoded text is read, then a mark anywhere)
+        head = self.text[:_FIRST_TEXT]
+        if (kind := kind_of_text(head) or OwnFileScan().feed(self.text)) is not None:
             raise InputError(never_released(self.name, kind))
         return split_parts(self.text)
 
@@ -164,7 +168,7 @@ class _Decoder:
                 self._encoding = encoding
                 break
         else:
-            if b"\x00" in head[:8192]:
+            if b"\x00" in head[:_FIRST_TEXT]:
                 raise InputError(
                     f"{self.label} contains NUL bytes: a binary file, or UTF-16/UTF-32 text "
                     "without a byte order mark (convert it to UTF-8)"
@@ -175,7 +179,7 @@ class _Decoder:
     def decode(self, data: bytes, *, final: bool = False) -> str:
         if self._decoder is None:
             self._head += data
-            if len(self._head) < 8192 and not final:
+            if len(self._head) < _FIRST_TEXT and not final:
                 return ""
             data, self._head = self._head, b""
             self._start(data)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from authormask.core.sources import Source, words_digest
+from authormask.core.sources import Source, TextSource, words_digest
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
 from authormask.randomness import (
@@ -322,29 +322,15 @@ def run(
     yield from flush()
 
 
-@dataclass(frozen=True)
-class _Replayed(Source):
-    """A document read once (standard input) and held in memory to be read again."""
-
-    held: tuple[str, ...] = ()
-    inner: Source | None = None
-
-    def parts(self) -> Iterator[str]:
-        return iter(self.held)
-
-    @property
-    def identity(self) -> tuple[int, int] | None:
-        return self.inner.identity if self.inner is not None else None
-
-
 def _keyed(source: Source) -> tuple[Source, bytes]:
     """``source`` (held in memory if it can be read only once) and the digest of its words,
     which keys its generator (:func:`~authormask.randomness.document_generator`): a first pass
     over the text, before its first draw."""
     if source.rereadable:
         return source, words_digest(_located_parts(source, None))
-    held = tuple(_located_parts(source, None))
-    return _Replayed(source.name, source.relpath, source.size, held, source), words_digest(held)
+    text = "".join(_located_parts(source, None))  # read once: held in memory for the release
+    held = TextSource(source.name, source.relpath, source.size, text, source.identity)
+    return held, words_digest([text])
 
 
 def _done(doc: _Doc, mechanism: Mechanism) -> Done:

@@ -274,9 +274,8 @@ def _astral(match: re.Match[str]) -> str:
 def _strip(text: str) -> str:
     """Steps 1-4 (module notes)."""
     if _ANY.search(text) is not None:
-        if "\r" in text:  # a \r and its \n, whatever invisible lies between, are one break
-            text = _CR_LF.sub(r"\1", text)
-        text = _REMOVED.sub("", text.translate(_LINE_BREAKS))
+        # a \r and its \n, whatever invisible lies between, are one break
+        text = _REMOVED.sub("", join_line_breaks(text).translate(_LINE_BREAKS))
         if _ASTRAL.search(text):
             text = _ASTRAL.sub(_astral, text)
     if text.isascii():  # no combining mark
