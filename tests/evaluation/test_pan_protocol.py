@@ -167,8 +167,10 @@ def test_each_problem_is_scored_on_its_own(
     expected = runner.similarity.scores(
         [first.unknown[i].text for i in sample], [unknown[i].text for i in sample]
     )
-    assert off_sim.mean == pytest.approx(float(np.mean(expected)))
-    assert off_sim.sd == pytest.approx(float(np.std(expected, ddof=1)))
+    # (the run embeds every original of the problem in one batch; in bfloat16 the batch moves
+    # a cosine by about 1e-4)
+    assert off_sim.mean == pytest.approx(float(np.mean(expected)), abs=1e-3)
+    assert off_sim.sd == pytest.approx(float(np.std(expected, ddof=1)), abs=1e-3)
     (large_sim,) = result.utility_cells("emp-text", 1e6, "similarity", first.name)
     assert large_sim.mean == pytest.approx(off_sim.mean)
     noisy = result.similarity("emp-text", 5.0)

@@ -111,6 +111,13 @@ def test_retrieval_and_the_floor_on_real_essays(essays: list[str], minilm) -> No
     assert float(np.sum(vectors[0] * vectors[0])) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="5 originals but 4 releases"):
         retrieval_hits(vectors, vectors[:4])
+    # searched among more originals than there are releases: another text can be nearer
+    assert retrieval_hits(vectors, vectors[[3, 4]], own=[3, 4]).tolist() == [True, True]
+    assert retrieval_hits(vectors, vectors[[0, 4]], own=[3, 4]).tolist() == [False, True]
+    with pytest.raises(ValueError, match="1 own originals named for 2 releases"):
+        retrieval_hits(vectors, vectors[:2], own=[0])
+    with pytest.raises(ValueError, match="outside the 5 originals"):
+        retrieval_hits(vectors, vectors[:2], own=[0, 5])
 
 
 # --- fluency ----------------------------------------------------------------------------------
@@ -254,7 +261,13 @@ def test_a_pan_run_reports_every_utility_with_its_floor(
     assert 0.0 < floors["similarity"].mean < 1.0 and floors["similarity"].pairs == 6
     assert floors["similarity"].mean < noisy["similarity"]["mean"]
     assert 0.0 < floors["content-recall"].mean < noisy["content-recall"]["mean"]
-    assert floors["content-recall"].pairs == 12 and floors["retrieval"].mean == 0.25
+    assert floors["content-recall"].pairs == 12
+    # retrieval searches every original of the problem, not the sampled four alone
+    assert len(problem.unknown) > 4
+    assert floors["retrieval"].mean == pytest.approx(1 / len(problem.unknown))
+    every = runner.similarity.embed([t.text for t in problem.unknown])
+    hits = retrieval_hits(every, runner.similarity.embed(released), own=sample)
+    assert noisy["retrieval"]["mean"] == pytest.approx(float(np.mean(hits)))
     assert result.provenance["fluency_judge"]["key"] == fluency_model().identity.key
     assert "content_recall" in result.provenance and "similarity_floor" in result.provenance
     # more pairs than the floor reads: a fixed draw of distinct ordered pairs
@@ -273,7 +286,8 @@ def test_a_pan_run_reports_every_utility_with_its_floor(
     assert "| MiniLM similarity | content recall | retrieval | fluency (perplexity ratio) |" in md
     (floor_row,) = [ln for ln in md.splitlines() if ln.startswith("| floor |")]
     assert f"| {floors['similarity'].mean:.3f} |" in floor_row
-    assert "0.250 (uniform guess)" in floor_row and "1 (the original)" in floor_row
+    guess = 1 / len(english_pan.problems[0].unknown)
+    assert f"{guess:.3f} (uniform guess)" in floor_row and "1 (the original)" in floor_row
     data = json.loads((tmp_path / "report" / "results.json").read_text())
     assert set(data["frontier"]) == set(PAN_UTILITIES)
     row = next(r for r in data["summary"] if r["epsilon"] == 10.0)

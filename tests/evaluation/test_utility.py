@@ -9,6 +9,7 @@ from authormask.embeddings import Embeddings
 from authormask.evaluation import Study
 from authormask.evaluation.measures.utilities import FastTextTopicClassifier, SentenceSimilarity
 from authormask.evaluation.measures.utilities.similarity import _chunks
+from authormask.exceptions import InvalidParameterError
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +52,21 @@ def test_chunks_keep_every_word() -> None:
     chunks = _chunks(text, 4)
     assert all(len(c.split()) <= 4 for c in chunks)
     assert " ".join(chunks).split() == text.split()
+
+
+def test_similarity_precision_is_named_and_close(bbc_study: Study) -> None:
+    texts = [q.text for q in bbc_study.queries[:6]]
+    full = SentenceSimilarity(precision="float32")
+    half = SentenceSimilarity(precision="bfloat16")
+    assert full.identity[-1] == "float32" and half.identity[-1] == "bfloat16"
+    assert full.identity != half.identity  # a cached measure of one is never the other's
+    assert SentenceSimilarity().precision in ("float32", "bfloat16")
+    a, b = full.embed(texts), half.embed(texts)
+    cosines = (a * b).sum(axis=1)
+    assert cosines.min() > 1 - 1e-3, cosines  # the same vectors to the reported decimals
+    assert cosines.max() < 1 - 1e-9  # and bfloat16 did run: float32 would agree exactly
+
+
+def test_similarity_precision_refuses_unknown() -> None:
+    with pytest.raises(InvalidParameterError, match="precision"):
+        SentenceSimilarity(precision="int8")

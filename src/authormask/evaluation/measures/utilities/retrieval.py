@@ -15,6 +15,8 @@ the texts are embedded once for every measure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -31,17 +33,24 @@ def _unit_rows(vectors: NDArray[np.float64], name: str) -> NDArray[np.float64]:
 
 
 def retrieval_hits(
-    originals: NDArray[np.float64], releases: NDArray[np.float64]
+    originals: NDArray[np.float64],
+    releases: NDArray[np.float64],
+    own: Sequence[int] | None = None,
 ) -> NDArray[np.bool_]:
     """Per release (row ``i`` of ``releases``), whether its most similar row of ``originals``
-    (by dot product: the cosine of unit rows) is row ``i`` (ties count as a hit).
+    (by dot product: the cosine of unit rows) is its own original, row ``own[i]`` (row ``i``
+    without ``own``; ties count as a hit).
 
     Parameters
     ----------
     originals
-        The originals' unit vectors, one row each.
+        The originals' unit vectors, one row each: every original the releases are searched
+        among, their own and the others.
     releases
-        The releases' unit vectors, in the same order.
+        The releases' unit vectors.
+    own
+        The row of ``originals`` that is each release's own original, or ``None``: then
+        ``originals`` and ``releases`` are in the same order and of the same size.
 
     Returns
     -------
@@ -51,21 +60,32 @@ def retrieval_hits(
     Raises
     ------
     InputError
-        If either is not a matrix or their shapes differ.
+        If either is not a matrix, their shapes differ (without ``own``), or ``own`` does not
+        name one row of ``originals`` per release.
 
     Examples
     --------
     >>> o = np.eye(3)
     >>> retrieval_hits(o, o).tolist(), retrieval_hits(o, o[[1, 0, 2]]).tolist()
     ([True, True, True], [False, False, True])
+    >>> retrieval_hits(o, o[[2, 0]], own=[2, 1]).tolist()
+    [True, False]
     """
     a = _unit_rows(originals, "originals")
     b = _unit_rows(releases, "releases")
-    if a.shape != b.shape:
-        raise InputError(f"{a.shape[0]} originals but {b.shape[0]} releases")
+    if own is None:
+        if a.shape != b.shape:
+            raise InputError(f"{a.shape[0]} originals but {b.shape[0]} releases")
+        rows = np.arange(b.shape[0])
+    else:
+        rows = np.asarray(own, dtype=np.int64).reshape(-1)
+        if rows.shape[0] != b.shape[0] or a.shape[1] != b.shape[1]:
+            raise InputError(f"{rows.shape[0]} own originals named for {b.shape[0]} releases")
+        if rows.size and (rows.min() < 0 or rows.max() >= a.shape[0]):
+            raise InputError(f"an own original outside the {a.shape[0]} originals")
     sims = b @ a.T
-    own = np.diag(sims)
-    return np.asarray(own >= sims.max(axis=1))
+    mine = sims[np.arange(b.shape[0]), rows]
+    return np.asarray(mine >= sims.max(axis=1))
 
 
 def similarity_floor(originals: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -5,6 +5,13 @@ files; nothing is downloaded).
 MiniLM reads at most 256 word pieces, so a long text is split into sentences, grouped into
 chunks of at most ``chunk_words`` words (default 100); the text's vector is the mean of its
 chunks' normalised embeddings. The score is the cosine between the two texts' vectors.
+
+Precision: where PyTorch's oneDNN computes in bfloat16 (``precision="auto"``, the default), the
+encoder runs under CPU autocast to bfloat16, about 2.5 times faster on this project's machines;
+a document vector then differs from float32's by a cosine of about 1e-5 (50 pan19-en texts: at
+most 1.5e-5), far below the three decimals reported. The precision in use is part of
+:attr:`SentenceSimilarity.identity`, so a cached measure of one precision is never read as the
+other's.
 """
 
 from __future__ import annotations
@@ -16,10 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from authormask.exceptions import InputError
+from authormask.exceptions import InputError, InvalidParameterError
 from authormask.validation import check_positive_int
 
-__all__ = ["SentenceSimilarity", "encoder_path"]
+__all__ = ["PRECISIONS", "SentenceSimilarity", "encoder_path"]
+
+#: the encoder's precisions: ``auto`` is bfloat16 where oneDNN computes in it, else float32
+PRECISIONS = ("auto", "float32", "bfloat16")
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -76,14 +86,48 @@ class SentenceSimilarity:
         encoded.
     batch_size
         The chunks encoded at once.
+    precision
+        ``auto`` (bfloat16 where the processor computes in it, else float32), ``float32`` or
+        ``bfloat16`` (module docstring).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``precision`` is not one of :data:`PRECISIONS`.
     """
 
     name = "minilm-similarity"
 
-    def __init__(self, *, chunk_words: int = 100, batch_size: int = 64) -> None:
+    def __init__(
+        self, *, chunk_words: int = 100, batch_size: int = 64, precision: str = "auto"
+    ) -> None:
         self.chunk_words = check_positive_int(chunk_words, name="chunk words")
         self.batch_size = check_positive_int(batch_size, name="batch size")
+        if precision not in PRECISIONS:
+            raise InvalidParameterError(
+                f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}"
+            )
+        self._precision = precision
         self._model: Any = None
+
+    @property
+    def precision(self) -> str:
+        """The precision the encoder runs in: ``float32`` or ``bfloat16`` (``auto`` resolved)."""
+        if self._precision == "auto":
+            import torch
+
+            self._precision = (
+                "bfloat16"
+                if torch.backends.mkldnn.is_available()  # type: ignore[no-untyped-call]
+                and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+                else "float32"
+            )
+        return self._precision
+
+    @property
+    def identity(self) -> list[Any]:
+        """What the vectors depend on besides the texts: name, chunk words and precision."""
+        return [self.name, self.chunk_words, self.precision]
 
     def _encoder(self) -> Any:
         if self._model is None:
@@ -116,16 +160,18 @@ class SentenceSimilarity:
             chunks = _chunks(text, self.chunk_words)
             pieces.extend(chunks)
             owner.extend([i] * len(chunks))
-        vectors = np.asarray(
-            self._encoder().encode(
+        import torch
+
+        encoder = self._encoder()
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bfloat16"):
+            encoded = encoder.encode(
                 pieces,
                 batch_size=self.batch_size,
                 normalize_embeddings=True,
                 show_progress_bar=False,
                 convert_to_numpy=True,
-            ),
-            dtype=np.float64,
-        )
+            )
+        vectors = np.asarray(encoded, dtype=np.float64)
         out = np.zeros((len(texts), vectors.shape[1]))
         np.add.at(out, np.asarray(owner), vectors)
         norms = np.linalg.norm(out, axis=1, keepdims=True)

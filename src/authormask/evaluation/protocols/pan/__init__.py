@@ -37,21 +37,23 @@ removes.
   in the stopword list) that the release keeps, counted as a multiset
   (:mod:`~authormask.evaluation.measures.utilities.content`), so it applies to generated text
   as well;
-* ``retrieval``: the share of releases whose MiniLM-nearest original among the problem's
-  sampled originals is their own (:mod:`~authormask.evaluation.measures.utilities.retrieval`);
-* ``fluency``: the perplexity of the release divided by that of its original under a public
-  word trigram model trained on text no mechanism reads
+* ``retrieval``: the share of releases whose MiniLM-nearest original among *every* original
+  unknown text of the problem is their own
+  (:mod:`~authormask.evaluation.measures.utilities.retrieval`);
+* ``fluency``: the unigram-normalised perplexity of the release divided by that of its
+  original (``exp(SLOR(original) - SLOR(release))``) under a public word-level LSTM language
+  model trained on text no mechanism reads
   (:mod:`~authormask.evaluation.measures.utilities.fluency`), summarised by the geometric mean
   of the ratios (1 = as fluent as the original).
 
 Each is read beside its *floor*, measured once per problem without any release
 (:class:`PanFloor`): the mean similarity and content recall of two different sampled originals
 (unrelated stories of one problem share topic, genre and register, so their similarity is far
-from 0), and retrieval's uniform guess, 1 / sampled texts. MiniLM reads about 30 chunks of 100
-words a second on two cores, so every utility reads a fixed sample of ``similarity_texts``
-unknown texts per problem (default 50; ``None``: all), drawn once per problem from the base
-seed and the problem's name, the same texts at every mechanism, epsilon and repetition
-(differences between rows are paired).
+from 0), and retrieval's uniform guess, 1 / the problem's unknown texts. MiniLM reads about 60
+chunks of 100 words a second on one core in bfloat16, so every utility reads the releases of a
+fixed sample of ``similarity_texts`` unknown texts per problem (default 50; ``None``: all),
+drawn once per problem from the base seed and the problem's name, the same texts at every
+mechanism, epsilon and repetition (differences between rows are paired).
 Each mean comes with a 95% interval (mean +- 1.96 standard errors over the sampled texts;
 fluency's on the log scale). The report folder also holds samples.md, the start of the first
 sampled unknown texts of the first problem as read and as each row released them.

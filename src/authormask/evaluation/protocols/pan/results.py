@@ -130,7 +130,8 @@ class PanFloor:
     the mean MiniLM cosine of two different sampled originals (over ``pairs`` = every pair);
     for ``content-recall`` the mean recall of one original's content words by another (every
     ordered pair, or a fixed seeded sample of 5,000 of them); for ``retrieval`` a uniform
-    guess among the ``texts`` sampled originals (``1 / texts``, no pairs). ``sd`` is over the
+    guess among the ``texts`` originals of the problem, every one of its unknown texts
+    (``1 / texts``, no pairs). ``sd`` is over the
     pairs (``ddof=1``).
 
     Attributes

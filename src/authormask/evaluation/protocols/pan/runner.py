@@ -140,7 +140,7 @@ class _Runner:
         self.attackers = {name: attacker_measure(name) for name in config.attackers}
         similarity = SentenceSimilarity()  # loads MiniLM on first use only
         self.similarity = similarity
-        self._originals: dict[str, np.ndarray] = {}  # problem -> the sampled originals' vectors
+        self._originals: dict[str, np.ndarray] = {}  # problem -> every original's vector
         # the release vectors of the last row measured (similarity and retrieval share them)
         self._row_vectors: tuple[tuple[Any, ...], np.ndarray] | None = None
         self._original_ppl: dict[str, np.ndarray] = {}  # problem -> the originals' perplexity
@@ -325,8 +325,10 @@ class _Runner:
 
     def measure_identity(self, measure: str) -> dict[str, Any]:
         """What a utility ``measure`` reads besides the texts (its part of a cache key)."""
-        if measure in ("similarity", "retrieval"):
-            return {"encoder": [self.similarity.name, self.similarity.chunk_words]}
+        if measure == "similarity":
+            return {"encoder": self.similarity.identity}
+        if measure == "retrieval":
+            return {"encoder": self.similarity.identity, "among": "every unknown text"}
         if measure == "content-recall":
             return {"recall": recall_identity()}
         if measure == "fluency":
@@ -334,11 +336,11 @@ class _Runner:
         raise InvalidParameterError(f"unknown PAN utility measure {measure!r}")
 
     def original_vectors(self, problem: PanProblem) -> np.ndarray:
-        """MiniLM vectors of the sampled original unknown texts of ``problem`` (once)."""
+        """MiniLM vectors of every original unknown text of ``problem``, in order (once per
+        process): retrieval searches among all of them, similarity reads the sampled rows."""
         originals = self._originals.get(problem.name)
         if originals is None:
-            sample = self.similarity_sample(problem)
-            originals = self.similarity.embed([problem.unknown[i].text for i in sample])
+            originals = self.similarity.embed([t.text for t in problem.unknown])
             self._originals[problem.name] = originals
         return originals
 
@@ -352,7 +354,7 @@ class _Runner:
         measure: str = "similarity",
     ) -> PanUtilityCell:
         """Utility ``measure`` of the sampled released unknown texts against the originals
-        (cached): MiniLM similarity, content recall, retrieval among the sampled originals or
+        (cached): MiniLM similarity, content recall, retrieval among every original or
         the fluency ratio (module docstring of :mod:`authormask.evaluation.protocols.pan`)."""
         text_seed, _ = _seeds(self.config.seed, problem.name, mechanism, epsilon, rep)
         sample = self.similarity_sample(problem)
@@ -379,9 +381,9 @@ class _Runner:
                 self._row_vectors = (row, self.similarity.embed(released))
             vectors = self._row_vectors[1]
             if measure == "similarity":
-                scores = np.sum(originals * vectors, axis=1)
-            else:
-                scores = retrieval_hits(originals, vectors).astype(np.float64)
+                scores = np.sum(originals[sample] * vectors, axis=1)
+            else:  # among every original of the problem, not the sample alone
+                scores = retrieval_hits(originals, vectors, own=sample).astype(np.float64)
         elif measure == "content-recall":
             scores = content_recalls([problem.unknown[i].text for i in sample], released)
         else:  # fluency: per text the log ratio; the cell holds their geometric mean
@@ -425,8 +427,9 @@ class _Runner:
         and content recall, with fewer than two sampled texts."""
         sample = self.similarity_sample(problem)
         k = len(sample)
-        if measure == "retrieval" and k > 0:
-            return PanFloor(problem.name, measure, 1.0 / k, 0.0, k, 0, 0.0)
+        if measure == "retrieval" and k > 0:  # a uniform guess among every original
+            n = len(problem.unknown)
+            return PanFloor(problem.name, measure, 1.0 / n, 0.0, n, 0, 0.0)
         if measure not in ("similarity", "content-recall") or k < 2:
             return None
         key = {
@@ -443,7 +446,7 @@ class _Runner:
             return PanFloor(**cached)
         start = time.perf_counter()
         if measure == "similarity":
-            scores = similarity_floor(self.original_vectors(problem))
+            scores = similarity_floor(self.original_vectors(problem)[sample])
         else:  # ordered pairs (original b read as a release of original a)
             counts = [content_counts(problem.unknown[i].text) for i in sample]
             scores = np.array(
@@ -798,8 +801,8 @@ def run_pan(
         f"(every ordered pair, or {FLOOR_PAIRS} distinct ones drawn with "
         "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4], 1)))",
         "retrieval": "the share of sampled releases whose all-MiniLM-L6-v2-nearest original "
-        "(largest cosine) among the problem's sampled original unknown texts is their own (a "
-        "tie counts for it); a uniform guess scores 1 / sampled texts",
+        "(largest cosine) among every original unknown text of the problem is their own (a "
+        "tie counts for it); a uniform guess scores 1 / the problem's unknown texts",
         "fluency": f"{FLUENCY_DESCRIPTION}; reported as the geometric mean of the ratios, its "
         "interval exp(mean log +- 1.96 standard errors); 1 = as fluent as the original",
         "fluency_judge": judge,
