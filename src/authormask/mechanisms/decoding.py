@@ -565,22 +565,14 @@ class SequenceDecoder(_Indexed):
         emit = self.within[cand] - self.epsilon * dist
         start = 0
         begin = self.transitions.shape[0] - 1
+        viterbi = viterbi_kernel()
+        transitions = np.ascontiguousarray(self.transitions, dtype=np.float64)
         for k in sizes:
             rows = cand[start : start + k]
-            e = emit[start : start + k]
-            cls = self.classes[rows]
-            path = np.zeros(k, dtype=np.intp)
-            if k:
-                score = self.transitions[begin, cls[0]] + e[0]
-                back = np.zeros((k, self.candidates), dtype=np.intp)
-                for i in range(1, k):
-                    total = score[:, None] + self.transitions[cls[i - 1]][:, cls[i]]
-                    back[i] = np.argmax(total, axis=0)
-                    score = total[back[i], np.arange(self.candidates)] + e[i]
-                path[-1] = int(np.argmax(score))
-                for i in range(k - 1, 0, -1):
-                    path[i - 1] = back[i, path[i]]
-            out.append(rows[np.arange(k), path])
+            e = np.ascontiguousarray(emit[start : start + k], dtype=np.float64)
+            cls = np.ascontiguousarray(self.classes[rows], dtype=np.int64)
+            path = viterbi(cls, e, transitions, begin) if k else np.zeros(0, dtype=np.int64)
+            out.append(rows[np.arange(k), path.astype(np.intp)])
             start += k
             if progress is not None:
                 progress(k)
@@ -607,3 +599,114 @@ class SequenceDecoder(_Indexed):
             + f" (Viterbi); P_LM: {self.prior_name}; a function of the noisy vectors and public "
             "data only (post-processing: the guarantee is unchanged)"
         )
+
+
+def viterbi_path(
+    cls: NDArray[np.int64], emit: NDArray[np.float64], transitions: NDArray[np.float64], begin: int
+) -> NDArray[np.int64]:
+    """The Viterbi path of one sequence, in numpy (the definition :func:`viterbi_kernel`
+    compiles): position ``i`` chooses among its candidates (columns), candidate ``j`` of class
+    ``cls[i, j]`` scoring ``emit[i, j]``; a step from class ``a`` to ``b`` scores
+    ``transitions[a, b]``, the first from class ``begin``. Ties go to the lowest candidate.
+
+    Parameters
+    ----------
+    cls
+        Each position's candidates' classes, ``(k, candidates)``.
+    emit
+        Each candidate's emission score, the same shape.
+    transitions
+        The class transition scores.
+    begin
+        The row of ``transitions`` before the first position.
+
+    Returns
+    -------
+    NDArray[np.int64]
+        The chosen candidate (column) at each position.
+    """
+    k, c = emit.shape
+    path = np.zeros(k, dtype=np.int64)
+    if k == 0:
+        return path
+    score = transitions[begin, cls[0]] + emit[0]
+    back = np.zeros((k, c), dtype=np.int64)
+    for i in range(1, k):
+        total = score[:, None] + transitions[cls[i - 1]][:, cls[i]]
+        back[i] = np.argmax(total, axis=0)
+        score = total[back[i], np.arange(c)] + emit[i]
+    path[-1] = int(np.argmax(score))
+    for i in range(k - 1, 0, -1):
+        path[i - 1] = back[i, path[i]]
+    return path
+
+
+def _viterbi_loops(
+    cls: NDArray[np.int64], emit: NDArray[np.float64], transitions: NDArray[np.float64], begin: int
+) -> NDArray[np.int64]:
+    """:func:`viterbi_path` as loops, for numba: the same additions in the same order and the
+    first of equal maxima, so the same path bit for bit."""
+    k, c = emit.shape
+    path = np.zeros(k, dtype=np.int64)
+    if k == 0:
+        return path
+    score = np.empty(c, dtype=np.float64)
+    new = np.empty(c, dtype=np.float64)
+    for j in range(c):
+        score[j] = transitions[begin, cls[0, j]] + emit[0, j]
+    back = np.zeros((k, c), dtype=np.int64)
+    for i in range(1, k):
+        for b in range(c):
+            cb = cls[i, b]
+            best = score[0] + transitions[cls[i - 1, 0], cb]
+            arg = 0
+            for a in range(1, c):
+                v = score[a] + transitions[cls[i - 1, a], cb]
+                if v > best or (np.isnan(v) and not np.isnan(best)):
+                    best = v
+                    arg = a
+            back[i, b] = arg
+            new[b] = best + emit[i, b]
+        score[:] = new
+    arg = 0
+    for j in range(1, c):
+        if score[j] > score[arg] or (np.isnan(score[j]) and not np.isnan(score[arg])):
+            arg = j
+    path[k - 1] = arg
+    for i in range(k - 1, 0, -1):
+        path[i - 1] = back[i, path[i]]
+    return path
+
+
+_VITERBI: list[Callable[..., NDArray[np.int64]]] = []
+
+
+def viterbi_kernel() -> Callable[..., NDArray[np.int64]]:
+    """:func:`viterbi_path` compiled with numba (its on-disk cache where it can write one),
+    once per process; the numpy definition where numba cannot compile.
+
+    Returns
+    -------
+    Callable
+        ``kernel(cls, emit, transitions, begin) -> path``.
+    """
+    if not _VITERBI:
+        import warnings
+
+        kernel: Callable[..., NDArray[np.int64]]
+
+        try:
+            import numba
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    kernel = numba.njit(cache=True)(_viterbi_loops)
+                    kernel(np.zeros((1, 1), np.int64), np.zeros((1, 1)), np.zeros((1, 1)), 0)
+                except Exception:  # no writable cache location: compile in memory
+                    kernel = numba.njit(cache=False)(_viterbi_loops)
+                    kernel(np.zeros((1, 1), np.int64), np.zeros((1, 1)), np.zeros((1, 1)), 0)
+        except Exception:  # pragma: no cover - numba missing or unable to compile here
+            kernel = viterbi_path
+        _VITERBI.append(kernel)
+    return _VITERBI[0]
