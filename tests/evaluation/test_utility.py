@@ -58,7 +58,7 @@ def test_similarity_precision_is_named_and_close(bbc_study: Study) -> None:
     texts = [q.text for q in bbc_study.queries[:6]]
     full = SentenceSimilarity(precision="float32")
     half = SentenceSimilarity(precision="bfloat16")
-    assert full.identity[-1] == "float32" and half.identity[-1] == "bfloat16"
+    assert full.identity[2] == "float32" and half.identity[2] == "bfloat16"
     assert full.identity != half.identity  # a cached measure of one is never the other's
     assert SentenceSimilarity().precision in ("float32", "bfloat16")
     a, b = full.embed(texts), half.embed(texts)
