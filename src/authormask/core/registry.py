@@ -66,7 +66,7 @@ from authormask.core.specs import (
     MechanismSpec,
     Parameter,
 )
-from authormask.defaults import DEFAULT_LENGTH, DEFAULT_REGULARIZATION
+from authormask.defaults import DEFAULT_LENGTH, DEFAULT_REGULARIZATION, PRIOR_WEIGHT
 from authormask.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:  # the registry imports no numpy: the command line reads its parameters
@@ -451,7 +451,7 @@ BUILTIN: dict[str, MechanismSpec] = {
                     "weight (> 0) of the public language model against the noise in the context "
                     "decoder: above 1, common words are kept and rare ones replaced more often "
                     "(post-processing, same guarantee)",
-                    default=1.0,
+                    default=PRIOR_WEIGHT,
                     minimum=0.0,
                     exclusive_minimum=True,
                     kind="number",

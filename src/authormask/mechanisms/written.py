@@ -44,6 +44,7 @@ import numpy as np
 
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact
+from authormask.defaults import PRIOR_WEIGHT
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
@@ -211,7 +212,7 @@ class ContextKernel:
         decoder: str,
         writer: SkeletonWriter,
         never_sent: frozenset[str],
-        prior_weight: float = 1.0,
+        prior_weight: float = PRIOR_WEIGHT,
     ) -> None:
         if decoder not in WRITE_DECODERS:
             raise InvalidParameterError(
@@ -330,7 +331,8 @@ class EMPWrite(Mechanism):
         default ``context``.
     prior_weight : float
         The weight of the writer's prior in the ``context`` decoder, > 0
-        (:class:`~authormask.mechanisms.decoding.SequenceDecoder`).
+        (:class:`~authormask.mechanisms.decoding.SequenceDecoder`); default
+        :data:`PRIOR_WEIGHT`.
     """
 
     name = "emp-write"
@@ -346,7 +348,7 @@ class EMPWrite(Mechanism):
         function_words_description: str,
         writer: SkeletonWriter,
         decoder: str = "context",
-        prior_weight: float = 1.0,
+        prior_weight: float = PRIOR_WEIGHT,
     ) -> None:
         self.embeddings = embeddings
         self.epsilon = check_epsilon(epsilon)
