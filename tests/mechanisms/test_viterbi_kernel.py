@@ -21,6 +21,7 @@ def _case(rng: np.random.Generator, k: int, c: int, classes: int, tie: bool):
 
 def test_the_kernel_is_the_numpy_viterbi() -> None:
     kernel = viterbi_kernel()
+    assert kernel is not viterbi_path and hasattr(kernel, "py_func")  # numba compiled it
     rng = np.random.default_rng(29)
     for trial in range(300):
         k = int(rng.integers(0, 40))
@@ -55,3 +56,27 @@ def test_the_kernel_finds_the_best_path() -> None:
         ),
     )
     assert viterbi_kernel()(cls, emit, trans, 4).tolist() == list(best)
+
+
+def test_a_class_outside_the_transitions_is_refused() -> None:
+    # the compiled kernel reads without bounds checks: the decoder refuses such a table
+    import pytest
+
+    from authormask.embeddings import Embeddings
+    from authormask.exceptions import InvalidParameterError
+    from authormask.mechanisms.decoding import SequenceDecoder
+
+    rng = np.random.default_rng(3)
+    emb = Embeddings("toy", "test", ("a", "b", "c"), rng.normal(size=(3, 2)).astype(np.float32))
+    transitions = np.log(np.full((3, 2), 0.5))
+    within = np.log(np.full(3, 1 / 3))
+    for bad in ([0, 1, 2], [0, -1, 1]):
+        with pytest.raises(InvalidParameterError, match="column of transitions"):
+            SequenceDecoder(
+                emb,
+                epsilon=1.0,
+                classes=np.array(bad, dtype=np.int16),
+                transitions=transitions,
+                within=within,
+                prior_name="toy",
+            )

@@ -44,6 +44,7 @@ __all__ = [
     "public_parameters",
     "releases_bag",
     "sweeps_rate",
+    "with_defaults",
 ]
 
 #: the epsilon of a noise-off release (see module docstring)
@@ -302,6 +303,28 @@ def identity_of(value: HasIdentity) -> Any:
     if is_dataclass(identity) and not isinstance(identity, type) and hasattr(identity, "to_dict"):
         return identity.to_dict()
     return identity
+
+
+def with_defaults(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` with every other parameter the registry declares for mechanism ``name`` at
+    its default, for cache keys: a release or score cached under one default is never read
+    as another's after the default changes (emp-write's prior weight went from 1 to 0.25).
+
+    Parameters
+    ----------
+    name
+        A registered mechanism's name.
+    params
+        The parameters given.
+
+    Returns
+    -------
+    dict[str, Any]
+        The given parameters and, for every other declared one, its default.
+    """
+    out = {p.name: p.default for p in mechanism_spec(name).parameters if p.name not in params}
+    out.update(params)
+    return out
 
 
 def public_parameters(params: Mapping[str, Any]) -> dict[str, Any]:

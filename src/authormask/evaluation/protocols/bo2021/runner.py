@@ -32,7 +32,7 @@ from authormask.evaluation.protocols.bo2021.config import (
     thousandths,
 )
 from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
-from authormask.evaluation.releases import HasIdentity, identity_of
+from authormask.evaluation.releases import HasIdentity, identity_of, with_defaults
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError
 
@@ -40,7 +40,7 @@ __all__ = ["CACHE_FORMAT", "run_release_evaluation", "select_documents"]
 
 logger = logging.getLogger(__name__)
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 #: what the table says about an epsilon, by what it measures (registry spec ``epsilon_per``)
 _UNITS = {"token": "per token (pure DP)", "word": "per word (metric DP)", "none": ""}
 
@@ -318,6 +318,7 @@ def run_release_evaluation(
             "epochs": config.classifier_epochs,
             "seed": config.seed,
             "version": __version__,
+            "encoder": similarity.identity,
         }
     )
     for mech, eps in settings:
@@ -331,7 +332,7 @@ def run_release_evaluation(
             "docs": docs_id,
             "seed": config.seed,
             "version": __version__,
-            "params": {k: _identity(v) for k, v in sorted(params.items())},
+            "params": {k: _identity(v) for k, v in sorted(with_defaults(mech, params).items())},
         }
         if eps is not None and thousandths(eps) is None:
             # an epsilon off whole thousandths had another seed before (int(1000 * eps), see

@@ -26,6 +26,8 @@ from authormask.evaluation.releases import (
     NOISE_OFF_EPSILON,
     build_mechanism,
     mechanism_parameters,
+    public_parameters,
+    with_defaults,
 )
 from authormask.evaluation.study import Item, Study
 from authormask.exceptions import InvalidParameterError
@@ -34,7 +36,7 @@ from authormask.text.stopwords import default_stopwords
 
 __all__ = ["CACHE_FORMAT", "cell_seeds"]
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 
 
 #: one unit of work: (mechanism, epsilon, repetition)
@@ -211,10 +213,7 @@ class _Runner:
     def _release_key(
         self, role: str, mechanism: str, epsilon: float | None, seed: int
     ) -> dict[str, Any]:
-        params = {
-            k: sorted(v) if isinstance(v, set) else v
-            for k, v in self.parameters(mechanism, epsilon).items()
-        }
+        params = public_parameters(with_defaults(mechanism, self.parameters(mechanism, epsilon)))
         return {
             "base": self.base_hash,
             "role": role,
@@ -272,7 +271,9 @@ class _Runner:
                 embeddings=self.embeddings,
                 koppel_iterations=self.config.koppel_iterations,
                 n_jobs=self.config.n_jobs,
-                encoder=EmbeddingMemo(similarity),
+                # float32: in bfloat16 a text's vector moves with the texts batched beside it,
+                # and which texts a memo still has to embed depends on the order cells run in
+                encoder=EmbeddingMemo(SentenceSimilarity(precision="float32")),
                 similarity=similarity,
             )
         return self._settings
@@ -295,6 +296,10 @@ class _Runner:
             "rep": rep,
             "seeds": list(cell_seeds(cfg.seed, mechanism, epsilon, rep)),
             "config": {"koppel_iterations": cfg.koppel_iterations, "N": self.study.length},
+            "parameters": public_parameters(
+                with_defaults(mechanism, self.parameters(mechanism, epsilon))
+            ),
+            "encoder": self.similarity().identity,
         }
 
     def is_cached(self, group: _GroupKey) -> bool:

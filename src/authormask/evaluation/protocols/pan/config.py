@@ -27,8 +27,9 @@ PAN_ATTACKERS = plain_and_adaptive(
     ("typed-svm", "typed-lr", "pan-baseline", "class-seq", "stylometry", "ppm")
 )
 #: the utility measures the PAN protocol reads, each released unknown text against its original:
-#: MiniLM similarity, content recall, retrieval of the own original among the sampled originals,
-#: and fluency (perplexity ratio under a public trigram model); all by default
+#: MiniLM similarity, content recall, retrieval of the own original among every original of the
+#: problem, and fluency (unigram-normalised perplexity ratio under the public LSTM judge); all by
+#: default
 PAN_UTILITIES = ("similarity", "content-recall", "retrieval", "fluency")
 #: unknown texts per problem that every utility measure reads (module docstring)
 SIMILARITY_TEXTS = 50

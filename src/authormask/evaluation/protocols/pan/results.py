@@ -130,9 +130,9 @@ class PanFloor:
     the mean MiniLM cosine of two different sampled originals (over ``pairs`` = every pair);
     for ``content-recall`` the mean recall of one original's content words by another (every
     ordered pair, or a fixed seeded sample of 5,000 of them); for ``retrieval`` a uniform
-    guess among the ``texts`` originals of the problem, every one of its unknown texts
-    (``1 / texts``, no pairs). ``sd`` is over the
-    pairs (``ddof=1``).
+    guess among every original unknown text of the problem (1 / their number, no pairs;
+    ``texts`` is the sampled releases it is the floor of, so a pooled floor weighs each problem
+    as its pooled retrieval does). ``sd`` is over the pairs (``ddof=1``).
 
     Attributes
     ----------
@@ -145,7 +145,7 @@ class PanFloor:
     sd
         Its standard deviation over the pairs.
     texts
-        The sampled originals.
+        The sampled originals (retrieval: the sampled releases).
     pairs
         The pairs read.
     seconds

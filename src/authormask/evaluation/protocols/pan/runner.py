@@ -62,6 +62,7 @@ from authormask.evaluation.releases import (
     build_mechanism,
     mechanism_parameters,
     public_parameters,
+    with_defaults,
 )
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
@@ -70,7 +71,7 @@ __all__ = ["CACHE_FORMAT", "check_pan", "run_pan"]
 
 logger = logging.getLogger(__name__)
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 #: the sample sheet: this many sampled unknown texts of the first problem, cut to this many words
 SAMPLE_TEXTS = 3
 EXCERPT_WORDS = 60
@@ -156,7 +157,9 @@ class _Runner:
         self.settings = AttackerSettings(
             embeddings=embeddings,
             koppel_iterations=config.koppel_iterations,
-            encoder=EmbeddingMemo(similarity),
+            # float32: in bfloat16 a text's vector moves with the texts batched beside it, and
+            # which texts a memo still has to embed depends on the order cells run in
+            encoder=EmbeddingMemo(SentenceSimilarity(precision="float32")),
             similarity=similarity,
         )
         self.statements: dict[str, Any] = {}
@@ -190,7 +193,7 @@ class _Runner:
             "authormask": __version__,
             "problem": self.problem_key(problem),
             "mechanism": mechanism,
-            "parameters": public_parameters(params),
+            "parameters": public_parameters(with_defaults(mechanism, params)),
             "seed": seed,
         }
         cached = self.cache.get("pan-release", key)
@@ -301,7 +304,9 @@ class _Runner:
             "authormask": __version__,
             "problem": self.problem_key(problem),
             "mechanism": mechanism,
-            "parameters": public_parameters(self.parameters(mechanism, epsilon)),
+            "parameters": public_parameters(
+                with_defaults(mechanism, self.parameters(mechanism, epsilon))
+            ),
             "epsilon": epsilon,
             "rep": rep,
         }
@@ -428,8 +433,7 @@ class _Runner:
         sample = self.similarity_sample(problem)
         k = len(sample)
         if measure == "retrieval" and k > 0:  # a uniform guess among every original
-            n = len(problem.unknown)
-            return PanFloor(problem.name, measure, 1.0 / n, 0.0, n, 0, 0.0)
+            return PanFloor(problem.name, measure, 1.0 / len(problem.unknown), 0.0, k, 0, 0.0)
         if measure not in ("similarity", "content-recall") or k < 2:
             return None
         key = {
@@ -790,6 +794,11 @@ def run_pan(
         "same texts in every row and for every utility), drawn with "
         "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4],)); interval: mean "
         "+- 1.96 standard errors",
+        "similarity_encoder": (
+            runner.similarity.identity
+            if {"similarity", "retrieval"} & set(config.utilities)
+            else None
+        ),
         "similarity_floor": "per problem, the mean all-MiniLM-L6-v2 cosine of two different "
         "sampled original unknown texts, over every pair: what unrelated texts of the problem "
         "already score",
