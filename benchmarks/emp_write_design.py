@@ -10,7 +10,7 @@ guess's macro-F1 measured in the same run.
 
     python benchmarks/emp_write_design.py --collection ../shared/data/pan19-en \\
         --problems problem00002,problem00004 --epsilons none,8.36,11.2 \\
-        [--prior-weight 0.25] [--vocab-size 100000] [--narrative-function-words 0]
+        [--prior-weight 1] [--vocab-size 100000] [--narrative-function-words 0]
 
 Every knob is post-processing or a public choice (same guarantee at the same epsilon); what is
 measured is whether it moves the attack/utility frontier. Results: docs/emp-write.md.
