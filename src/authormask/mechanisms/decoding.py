@@ -686,7 +686,9 @@ _VITERBI: list[Callable[..., NDArray[np.int64]]] = []
 
 def viterbi_kernel() -> Callable[..., NDArray[np.int64]]:
     """:func:`viterbi_path` compiled with numba (its on-disk cache where it can write one),
-    once per process; the numpy definition where numba cannot compile.
+    once per process; the numpy definition where numba cannot compile. Not compiled through
+    the search kernel's ``embeddings._fused._jit``: that one allows fastmath contraction and
+    fixes its own signature, and this path must be the numpy one bit for bit.
 
     Returns
     -------
