@@ -57,6 +57,8 @@ def main() -> None:
     ap.add_argument("--prior-weight", type=float, default=PRIOR_WEIGHT)
     ap.add_argument("--vocab-size", type=int, default=100_000)
     ap.add_argument("--narrative-function-words", type=int, default=0)
+    ap.add_argument("--content", choices=("words", "nouns"), default="words")
+    ap.add_argument("--fluency", action="store_true", help="measure fluency too (slower)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
@@ -64,7 +66,7 @@ def main() -> None:
     coll = read_pan_collection(args.collection)
     coll = dataclasses.replace(coll, problems=tuple(p for p in coll.problems if p.name in problems))
     emb = load_embeddings("glove-6b-50d", vocab_size=args.vocab_size)
-    params: dict[str, object] = {"prior_weight": args.prior_weight}
+    params: dict[str, object] = {"prior_weight": args.prior_weight, "content": args.content}
     if args.narrative_function_words:
         params["stopwords"] = set(default_stopwords()) | narrative_words(
             args.narrative_function_words, emb
@@ -74,7 +76,7 @@ def main() -> None:
         mechanisms=("emp-write",),
         epsilons=epsilons,
         attackers=ATTACKERS,
-        utilities=("content-recall", "retrieval"),
+        utilities=("content-recall", "retrieval", *(("fluency",) if args.fluency else ())),
         seed=args.seed,
         parameters={"emp-write": params},
     )
@@ -87,8 +89,8 @@ def main() -> None:
     for u in result.utilities:
         util[u.epsilon][u.measure].append(u.mean)
     knobs = (
-        f"prior weight {args.prior_weight:g}, vocabulary {args.vocab_size}, "
-        f"+{args.narrative_function_words} narrative function words"
+        f"content {args.content}, prior weight {args.prior_weight:g}, "
+        f"vocabulary {args.vocab_size}, +{args.narrative_function_words} narrative function words"
     )
     print(f"emp-write ({knobs}) on {', '.join(sorted(problems))}")
     print(f"uniform guess: mean macro-F1 {result.chance['mean']:.3f}")

@@ -244,3 +244,58 @@ def test_the_pages_change_estimate_reads_the_released_words(glove_20k: Embedding
     for eps, low, high in ((1e6, 0.0, 0.0), (0.5, 0.9, 1.0)):
         m = core_mechanism("emp-write", epsilon=eps, embeddings=glove_20k, vocab_size=None)
         assert low <= in_place_change_rate(m, probe) <= high
+
+
+# --- content="nouns": only the nouns of a public lexicon are released ----------------------------
+
+NOUN_STORY = "The old dragon slept in the castle while the knight quietly sharpened his sword."
+# the same nouns in the same order; every other word (verbs, adjectives, adverbs) different
+SAME_NOUNS = "A young dragon roared near some castle; then one knight angrily polished a sword!"
+
+
+@pytest.fixture(scope="module")
+def nouns_mech(glove_20k: Embeddings):
+    return core_mechanism(
+        "emp-write", epsilon=8.0, content="nouns", embeddings=glove_20k, vocab_size=None
+    )
+
+
+def test_only_the_nouns_are_released(nouns_mech, same_noise) -> None:
+    """Under content="nouns" two texts with the same nouns in the same order have the same
+    release: verbs, adjectives and adverbs reach nothing, like function words."""
+    a = nouns_mech.prepare(NOUN_STORY)
+    assert a.words == ("dragon", "castle", "knight", "sword")
+    assert nouns_mech.prepare(SAME_NOUNS).words == a.words
+    ra = release([NOUN_STORY], nouns_mech, random_state=3).documents[0]
+    rb = release([SAME_NOUNS], nouns_mech, random_state=3).documents[0]
+    assert ra.text == rb.text and ra.words == rb.words
+    nouns = nouns_mech.released[0]
+    assert all(w in nouns for w in ra.words)  # the decoder never sends a word outside them
+
+
+def test_noun_release_noise_off_keeps_the_nouns_and_writes_the_rest(glove_20k: Embeddings) -> None:
+    off = core_noise_off("emp-write", content="nouns", embeddings=glove_20k, vocab_size=None)
+    doc = release([NOUN_STORY], off, random_state=1).documents[0]
+    assert doc.words == ("dragon", "castle", "knight", "sword")
+    written_words = [w.strip(".,;:?!-").lower() for w in doc.text.split()]
+    assert [w for w in written_words if w in doc.words] == list(doc.words)
+    assert "slept" not in written_words and "quietly" not in written_words
+
+
+def test_noun_statement_names_the_lexicon(nouns_mech, mech) -> None:
+    s = nouns_mech.statement(seeded=False).to_dict()
+    text = json.dumps(s)
+    assert nouns_mech.released[1] in text and "noun lexicon" in text
+    assert "noun" not in json.dumps(mech.statement(seeded=False).to_dict()["parameters"])
+
+
+def test_a_writer_trained_for_other_words_is_refused(nouns_mech, mech) -> None:
+    with pytest.raises(InvalidParameterError, match="other released words"):
+        written.EMPWrite(
+            embeddings=mech.embeddings,
+            epsilon=8.0,
+            function_words=default_stopwords(),
+            function_words_description="english",
+            writer=mech.writer,
+            released=nouns_mech.released,
+        )

@@ -145,7 +145,7 @@ def emp_write(name: str) -> tuple[CaseSpec, ...]:
     """
     return tuple(
         CaseSpec(name, case, _emp_write(name, case))
-        for case in ("line-1d", "line-1d-nearest", "line-1d-K2", "glove")
+        for case in ("line-1d", "line-1d-nearest", "line-1d-K2", "glove", "glove-nouns")
     )
 
 

@@ -473,12 +473,14 @@ def _emp_write(name: str, case: str) -> Callable[[Context], AuditCase]:
     """``emp-write`` (registered as ``name``): ``line-1d`` (the 1-d line, the context decoder),
     ``line-1d-nearest`` (the paper's decoder: the output ``right`` attains the bound),
     ``line-1d-K2`` (the documents "zero zero" vs "one one", the context decoder over both words:
-    stated 2 * eps * d) and ``glove`` (man vs woman)."""
+    stated 2 * eps * d), ``glove`` (man vs woman) and ``glove-nouns`` (the same under
+    ``content="nouns"``: the decoder sends only the nouns of the public lexicon)."""
 
     def build(ctx: Context) -> AuditCase:
         from authormask.audit.case_spec import core_mechanism
 
-        glove = case == "glove"
+        glove = case.startswith("glove")
+        nouns = {"content": "nouns"} if case == "glove-nouns" else {}
         emb = ctx.glove() if glove else line_embeddings()
         eps = EMP_EPSILON_GLOVE if glove else EMP_EPSILON_LINE
         decoder = "nearest" if case == "line-1d-nearest" else "context"
@@ -489,6 +491,7 @@ def _emp_write(name: str, case: str) -> Callable[[Context], AuditCase]:
             vocab_size=None,
             stopwords="none",
             decoder=decoder,
+            **nouns,
         )
         w, w2 = GLOVE_PAIR if glove else ("zero", "one")
         d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))
@@ -501,7 +504,9 @@ def _emp_write(name: str, case: str) -> Callable[[Context], AuditCase]:
         return AuditCase(
             mechanism=name,
             case=case,
-            description=f"{name}'s kernel and {decoder} decoder, {where}, "
+            description=f"{name}'s kernel and {decoder} decoder"
+            + (" (content nouns)" if nouns else "")
+            + f", {where}, "
             f"{' '.join([w] * k)} vs {' '.join([w2] * k)}, eps*K*d = {eps:g}*{k}*{d:.4f}",
             epsilon_stated=eps * k * d,
             neighbours=(w, w2) if k == 1 else ((w,) * k, (w2,) * k),

@@ -132,14 +132,21 @@ def emp_write(p: dict[str, Any]) -> Mechanism:
 
     emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
     words, described = _stopwords(p["stopwords"])
+    released = None
+    if p["content"] == "nouns":
+        from authormask.models.lexicon import load_noun_lexicon
+
+        lexicon = load_noun_lexicon(emb)
+        released = (lexicon.nouns, lexicon.describe())
     return EMPWrite(
         embeddings=emb,
         epsilon=p["epsilon"],
         function_words=words,
         function_words_description=described,
-        writer=load_writer(emb, all_function_words(words)),
+        writer=load_writer(emb, all_function_words(words), released),
         decoder=p["decoder"],
         prior_weight=p["prior_weight"],
+        released=released,
     )
 
 

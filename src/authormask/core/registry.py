@@ -439,6 +439,14 @@ BUILTIN: dict[str, MechanismSpec] = {
                     default="english",
                 ),
                 Parameter(
+                    "content",
+                    "which words are released: words (every content word) or nouns (only the "
+                    "nouns of a public lexicon; the public writer writes everything else, verbs "
+                    "and adjectives too)",
+                    default="words",
+                    choices=("words", "nouns"),
+                ),
+                Parameter(
                     "decoder",
                     "how the noisy vectors become words: context (the most probable word "
                     "sequence under a public language model), posterior or nearest; all "

@@ -132,11 +132,22 @@ class ContentPreparer:
         The content words' vocabulary.
     function_words
         The listed function words (with the clitics: :func:`all_function_words`).
+    released
+        The only words that may be content words (``content="nouns"``: a public noun
+        lexicon), or ``None`` for every word with a vector; a word outside it is read only to be
+        discarded, like a function word.
     """
 
-    def __init__(self, embeddings: Embeddings, *, function_words: frozenset[str]) -> None:
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        *,
+        function_words: frozenset[str],
+        released: frozenset[str] | None = None,
+    ) -> None:
         self.embeddings = embeddings
         self.function_words = all_function_words(function_words)
+        self.released = released
 
     def units(self, parts: Iterable[str]) -> Iterator[ContentUnit]:
         """The content units of a document arriving in ``parts``; a document without content
@@ -154,7 +165,7 @@ class ContentPreparer:
         """
         state: Any = None  # the reading state of the canonical tokeniser between parts
         pending: list[str] = []
-        counts = {"words": 0, "function_words": 0, "dropped": 0}  # private, per unit
+        counts = {"words": 0, "function_words": 0, "not_released": 0, "dropped": 0}  # private
         first = True
         for part in parts:
             toks, state = canonical_tokens(part) if state is None else canonical_tokens(part, state)
@@ -164,6 +175,8 @@ class ContentPreparer:
                 counts["words"] += 1
                 if tok in self.function_words:
                     counts["function_words"] += 1
+                elif self.released is not None and tok not in self.released:
+                    counts["not_released"] += 1
                 elif tok in self.embeddings:
                     pending.append(tok)
                     if len(pending) == UNIT_WORDS:
@@ -333,6 +346,11 @@ class EMPWrite(Mechanism):
         The weight of the writer's prior in the ``context`` decoder, > 0
         (:class:`~authormask.mechanisms.decoding.SequenceDecoder`); default
         :data:`PRIOR_WEIGHT`.
+    released
+        ``content="nouns"``: the only words that are content words and their public
+        description (:class:`~authormask.models.lexicon.NounLexicon`); the writer must have
+        been trained with the same. ``None`` (default): every word with a vector that is not a
+        function word.
     """
 
     name = "emp-write"
@@ -349,10 +367,23 @@ class EMPWrite(Mechanism):
         writer: SkeletonWriter,
         decoder: str = "context",
         prior_weight: float = PRIOR_WEIGHT,
+        released: tuple[frozenset[str], str] | None = None,
     ) -> None:
         self.embeddings = embeddings
         self.epsilon = check_epsilon(epsilon)
-        self.preparer = ContentPreparer(embeddings, function_words=function_words)
+        if (released is None) != (writer.released is None) or (
+            released is not None and released[0] != writer.released
+        ):
+            raise InvalidParameterError("the writer was trained for other released words")
+        self.released = released
+        self.preparer = ContentPreparer(
+            embeddings,
+            function_words=function_words,
+            released=None if released is None else released[0],
+        )
+        never_sent = self.preparer.function_words
+        if released is not None:
+            never_sent = never_sent | frozenset(w for w in embeddings.words if w not in released[0])
         self.function_words_description = function_words_description
         self.writer = writer
         self.decoder = decoder
@@ -362,7 +393,7 @@ class EMPWrite(Mechanism):
             epsilon=self.epsilon,
             decoder=decoder,
             writer=writer,
-            never_sent=self.preparer.function_words,
+            never_sent=never_sent,
             prior_weight=prior_weight,
         )
 
@@ -560,7 +591,13 @@ class EMPWrite(Mechanism):
                 "words"
             ),
             parameters={
-                "content words": "every content word with a vector, perturbed once, in order",
+                "content words": (
+                    "every content word with a vector, perturbed once, in order"
+                    if self.released is None
+                    else "only the words of a public noun lexicon (every other word is read "
+                    "only to be discarded, and written by the writer), each with a vector, "
+                    f"perturbed once, in order: {self.released[1]}"
+                ),
                 "unit": f"{UNIT_WORDS} content words (noise is drawn unit by unit; public "
                 "constant)",
             },

