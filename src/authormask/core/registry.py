@@ -440,10 +440,10 @@ BUILTIN: dict[str, MechanismSpec] = {
                 ),
                 Parameter(
                     "content",
-                    "which words are released: words (every content word) or nouns (only the "
-                    "nouns of a public lexicon; the public writer writes everything else, verbs "
-                    "and adjectives too)",
-                    default="words",
+                    "which words are released: nouns (only the nouns of a public lexicon; the "
+                    "public writer writes everything else, verbs and adjectives too) or words "
+                    "(every content word)",
+                    default="nouns",
                     choices=("words", "nouns"),
                 ),
                 Parameter(
