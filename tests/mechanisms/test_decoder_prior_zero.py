@@ -68,7 +68,9 @@ def test_the_widened_candidates_are_the_nearest_words_of_prior_above_zero(
 
 def test_emp_write_context_decoder_never_releases_a_function_word(glove_20k: Embeddings) -> None:
     stop = _stopwords(glove_20k)
-    mech = create_mechanism("emp-write", epsilon=7, embeddings=glove_20k, stopwords=set(stop))
+    mech = create_mechanism(
+        "emp-write", epsilon=7, content="words", embeddings=glove_20k, stopwords=set(stop)
+    )
     while hasattr(mech, "inner"):  # the mechanism inside any step that hands it its texts
         mech = mech.inner
     decoder = mech.kernel.sequence_decoder
@@ -81,3 +83,26 @@ def test_emp_write_context_decoder_never_releases_a_function_word(glove_20k: Emb
 def test_a_prior_that_releases_nothing_is_refused(glove_20k: Embeddings) -> None:
     with pytest.raises(InvalidParameterError, match="prior 0"):
         PosteriorDecoder(glove_20k, epsilon=1, log_prior=np.full(len(glove_20k), -np.inf))
+
+
+def test_many_words_of_prior_zero_search_the_allowed_words_alone(glove_20k: Embeddings) -> None:
+    """With most of the vocabulary at prior 0 (emp-write's content="nouns"), a widened row's
+    candidates come from an index over the allowed words (memory: not the k + E nearest of
+    all): still exactly the k nearest allowed words."""
+    from authormask.mechanisms import decoding
+
+    rng = np.random.default_rng(0)
+    allowed = rng.random(len(glove_20k)) < 0.05
+    assert int((~allowed).sum()) > decoding.WIDE_SEARCH
+    dec = PosteriorDecoder(glove_20k, epsilon=7)
+    z = glove_20k.vectors[np.flatnonzero(~allowed)[:300]].astype(np.float64) * 1.5
+    plain = np.sort(dec.index.k_nearest(z, CANDIDATES), axis=1)
+    widened = ~np.any(allowed[plain], axis=1)
+    assert int(widened.sum()) >= 10
+    cand = candidate_rows(dec.index, z, CANDIDATES, allowed)
+    assert np.array_equal(cand[~widened], plain[~widened])
+    w64 = glove_20k.vectors.astype(np.float64)
+    ok_rows = np.flatnonzero(allowed)
+    for q, row in zip(z[widened], cand[widened], strict=True):
+        dist = np.linalg.norm(w64[ok_rows] - q, axis=1)
+        assert list(row) == sorted(ok_rows[np.argsort(dist, kind="stable")[:CANDIDATES]])

@@ -37,7 +37,9 @@ SAME_CONTENT = (
 
 @pytest.fixture(scope="module")
 def mech(glove_20k: Embeddings):
-    return core_mechanism("emp-write", epsilon=8.0, embeddings=glove_20k, vocab_size=None)
+    return core_mechanism(
+        "emp-write", epsilon=8.0, content="words", embeddings=glove_20k, vocab_size=None
+    )
 
 
 def test_the_skeleton_is_not_released(mech, same_noise) -> None:
@@ -54,7 +56,7 @@ def test_the_skeleton_is_not_released(mech, same_noise) -> None:
 
 
 def test_noise_off_releases_the_content_words_in_order(glove_20k: Embeddings) -> None:
-    off = core_noise_off("emp-write", embeddings=glove_20k, vocab_size=None)
+    off = core_noise_off("emp-write", content="words", embeddings=glove_20k, vocab_size=None)
     doc = release([STORY], off, random_state=1).documents[0]
     stop = default_stopwords()
     expected = [
@@ -76,7 +78,12 @@ def test_nearest_decoder_draws_the_papers_noise(glove_20k: Embeddings) -> None:
     """With the paper's decoder, each content word is released exactly as Theorem 2's kernel
     releases it from the same generator: the noise is the paper's, drawn in word order."""
     m = core_mechanism(
-        "emp-write", epsilon=9.0, embeddings=glove_20k, vocab_size=None, decoder="nearest"
+        "emp-write",
+        epsilon=9.0,
+        content="words",
+        embeddings=glove_20k,
+        vocab_size=None,
+        decoder="nearest",
     )
     unit = m.prepare(STORY)
     out = m.perturb([unit], [np.random.default_rng(3)])[0]
@@ -95,6 +102,7 @@ def test_end_to_end_law_on_the_line() -> None:
     m = core_mechanism(
         "emp-write",
         epsilon=eps,
+        content="words",
         embeddings=line_embeddings(),
         vocab_size=None,
         stopwords="none",
@@ -215,7 +223,7 @@ def test_embeddings_far_from_the_writers_text(glove_20k: Embeddings) -> None:
     rng = np.random.default_rng(0)
     words = (*(f"qq{i}" for i in range(30)), "the")
     emb = Embeddings("toy", "test", words, rng.normal(size=(31, 4)).astype(np.float32))
-    m = core_mechanism("emp-write", epsilon=5.0, embeddings=emb, vocab_size=None)
+    m = core_mechanism("emp-write", epsilon=5.0, content="words", embeddings=emb, vocab_size=None)
     doc = release(["qq1 qq2 the qq3"], m, random_state=1).documents[0]
     assert len(doc.words) == 3 and doc.text[-1] in SENTENCE_END
 
@@ -242,7 +250,9 @@ def test_the_pages_change_estimate_reads_the_released_words(glove_20k: Embedding
 
     probe = probe_words(glove_20k, 200)
     for eps, low, high in ((1e6, 0.0, 0.0), (0.5, 0.9, 1.0)):
-        m = core_mechanism("emp-write", epsilon=eps, embeddings=glove_20k, vocab_size=None)
+        m = core_mechanism(
+            "emp-write", epsilon=eps, content="words", embeddings=glove_20k, vocab_size=None
+        )
         assert low <= in_place_change_rate(m, probe) <= high
 
 

@@ -480,7 +480,7 @@ def _emp_write(name: str, case: str) -> Callable[[Context], AuditCase]:
         from authormask.audit.case_spec import core_mechanism
 
         glove = case.startswith("glove")
-        nouns = {"content": "nouns"} if case == "glove-nouns" else {}
+        nouns = case == "glove-nouns"
         emb = ctx.glove() if glove else line_embeddings()
         eps = EMP_EPSILON_GLOVE if glove else EMP_EPSILON_LINE
         decoder = "nearest" if case == "line-1d-nearest" else "context"
@@ -491,7 +491,7 @@ def _emp_write(name: str, case: str) -> Callable[[Context], AuditCase]:
             vocab_size=None,
             stopwords="none",
             decoder=decoder,
-            **nouns,
+            content="nouns" if nouns else "words",
         )
         w, w2 = GLOVE_PAIR if glove else ("zero", "one")
         d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))

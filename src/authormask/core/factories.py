@@ -136,7 +136,7 @@ def emp_write(p: dict[str, Any]) -> Mechanism:
     if p["content"] == "nouns":
         from authormask.models.lexicon import load_noun_lexicon
 
-        lexicon = load_noun_lexicon(emb)
+        lexicon = load_noun_lexicon(emb, all_function_words(words))
         released = (lexicon.nouns, lexicon.describe())
     return EMPWrite(
         embeddings=emb,

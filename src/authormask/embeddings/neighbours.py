@@ -213,6 +213,11 @@ class NearestWordIndex:
         return int(self._w.shape[0])
 
     @property
+    def vectors(self) -> NDArray[np.float32]:
+        """The vocabulary's vectors as searched (float32, one row per word; do not modify)."""
+        return self._w
+
+    @property
     def dimension(self) -> int:
         return int(self._w.shape[1])
 

