@@ -296,7 +296,21 @@ def test_noun_statement_names_the_lexicon(nouns_mech, mech) -> None:
     s = nouns_mech.statement(seeded=False).to_dict()
     text = json.dumps(s)
     assert nouns_mech.released[1] in text and "noun lexicon" in text
+    assert "verbs" in s["policies"]["writer"] and "outside the noun lexicon" in text
+    assert "by word, not by use" in text and "verbs" in s["released_unchanged"]
     assert "noun" not in json.dumps(mech.statement(seeded=False).to_dict()["parameters"])
+
+
+def test_nouns_refuse_the_nearest_decoder(glove_20k: Embeddings) -> None:
+    with pytest.raises(InvalidParameterError, match="nearest decoder"):
+        core_mechanism(
+            "emp-write",
+            epsilon=8.0,
+            content="nouns",
+            decoder="nearest",
+            embeddings=glove_20k,
+            vocab_size=None,
+        )
 
 
 def test_a_writer_trained_for_other_words_is_refused(nouns_mech, mech) -> None:

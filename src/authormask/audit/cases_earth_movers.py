@@ -494,6 +494,8 @@ def _emp_write(name: str, case: str) -> Callable[[Context], AuditCase]:
             content="nouns" if nouns else "words",
         )
         w, w2 = GLOVE_PAIR if glove else ("zero", "one")
+        if nouns and not {w, w2} <= mech.released[0]:
+            raise InvalidParameterError(f"{w} and {w2} must be nouns of the lexicon")
         d = float(np.linalg.norm(emb.lookup([w])[0].astype(np.float64) - emb.lookup([w2])[0]))
         where = (
             f"{emb.identity.name} ({len(emb.words)} words)"

@@ -7,15 +7,18 @@ the writer's signature: on held-out fan fiction an attacker reading only the cla
 the release scores mean macro-F1 0.41 at epsilon 7, 8 and 10, as well as on the noise-off text.
 ``emp-write`` releases nothing of it:
 
-* **content words** (every word that is not a function word, in reading order) go through the
-  per-word mechanism of Fernandes, Dras & McIver (Theorem 2: n-dimensional Laplace noise,
-  radius Gamma(n, 1/epsilon), uniform direction), each once, in order;
+* **content words** (with ``content="nouns"``, the default, the words of a public noun
+  lexicon, :mod:`authormask.models.lexicon`; with ``content="words"``, every word that is not a
+  function word; in reading order) go through the per-word mechanism of Fernandes, Dras &
+  McIver (Theorem 2: n-dimensional Laplace noise, radius Gamma(n, 1/epsilon), uniform
+  direction), each once, in order;
 * **decoding with context** (the ``context`` decoder, default): the noisy vectors of a document
   become the word sequence that maximises ``log P_LM(w_1..w_K) - epsilon * sum_i ||z_i -
   Vec(w_i)||`` (:class:`~authormask.mechanisms.decoding.SequenceDecoder`; a public class bigram
   model times Zipf's law within each class); ``posterior`` and ``nearest`` decode each word
   alone;
-* **the rest is written** (:class:`~authormask.models.writer.SkeletonWriter`): function words,
+* **the rest is written** (:class:`~authormask.models.writer.SkeletonWriter`): function words
+  (with ``content="nouns"`` every word that is not a noun: verbs, adjectives, adverbs too),
   punctuation, sentence boundaries and capitals are drawn by a public class trigram model
   trained on packaged public text, from the *released* content words and the document's
   generator (after its noise) only. The writer never sees the document.
@@ -89,8 +92,9 @@ CANDIDATE_FLOATING_POINT = (
 )
 
 TITLE = (
-    "Earth Mover's privacy on the content words, in order; function words, punctuation and "
-    "sentence boundaries written by a public language model from the released words"
+    "Earth Mover's privacy on the content words (by default the nouns), in order; every other "
+    "word, punctuation and sentence boundaries written by a public language model from the "
+    "released words"
 )
 
 
@@ -594,6 +598,14 @@ class EMPWrite(Mechanism):
                 "versions. Not released: its function words, punctuation, sentence boundaries, "
                 "capitals and layout, which a public language model writes from the released "
                 "words"
+                if self.released is None
+                else "the number K of content words (the words of the noun lexicon: K is how "
+                "many of them the document uses, so roughly its length, and how many units of "
+                f"{UNIT_WORDS} it is cut into; a document with K = 0 is released as an empty "
+                "text); their order, through their noisy versions. Not released: every word "
+                "outside the lexicon (verbs, adjectives, adverbs, function words), punctuation, "
+                "sentence boundaries, capitals and layout, which a public language model writes "
+                "from the released words"
             ),
             parameters={
                 "content words": (
@@ -610,18 +622,25 @@ class EMPWrite(Mechanism):
                 "invisible characters": INVISIBLE_CHARACTERS_POLICY,
                 "function words": f"listed: {self.function_words_description}; the words never "
                 "taken for content words (the listed words, the clitics and the auxiliaries "
-                "of negative contractions, wherever they stand), never released (what stands "
-                "between two content words is written by the writer): "
-                f"{list_words(self.preparer.function_words)}",
+                "of negative contractions, wherever they stand"
+                + ("" if self.released is None else "; and every word outside the noun lexicon")
+                + "), never released (what stands between two content words is written by the "
+                f"writer): {list_words(self.preparer.function_words)}",
                 "tokens": "canonical tokens: Unicode NFKC, lower-cased, contractions split into "
                 "a word and a clitic, a possessive apostrophe as 's, a number, URL or e-mail "
                 "address one word (dropped unless it has a vector)",
                 "unknown words": "dropped (a word without a vector is not released and not "
                 "counted in K)",
                 "decoder": self.kernel.describe(),
-                "writer": "function words, marks (. , ; : ? ! -), sentence boundaries and "
-                "capitals drawn by the public writer from the released content words and the "
-                f"document's generator only: {w.describe()}",
+                "writer": (
+                    "function words"
+                    if self.released is None
+                    else "every word that is not a released noun (verbs, adjectives, adverbs, "
+                    "function words)"
+                )
+                + ", marks (. , ; : ? ! -), sentence boundaries and capitals drawn by the public "
+                "writer from the released content words and the document's generator only: "
+                f"{w.describe()}",
             },
             caveats=(
                 "K, the number of content words, is released: the guarantee compares documents "
@@ -630,5 +649,14 @@ class EMPWrite(Mechanism):
                 "later position (the bound then sums the distances of all of them)",
                 "the content words are released in their order: a writer's choice of words "
                 "(and of rare words) is protected only as far as epsilon * d bounds it",
+                *(
+                    ()
+                    if self.released is None
+                    else (
+                        "the noun lexicon is a rule by word, not by use: a word that is a noun "
+                        "in some of its uses (look, smile) is released wherever it stands, and "
+                        "names are nouns (the entity step, if on, replaces them first)",
+                    )
+                ),
             ),
         )
