@@ -66,7 +66,7 @@ from authormask.core.specs import (
     MechanismSpec,
     Parameter,
 )
-from authormask.defaults import DEFAULT_LENGTH, DEFAULT_REGULARIZATION, PRIOR_WEIGHT
+from authormask.defaults import CONTENT, DEFAULT_LENGTH, DEFAULT_REGULARIZATION, PRIOR_WEIGHT
 from authormask.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:  # the registry imports no numpy: the command line reads its parameters
@@ -443,8 +443,8 @@ BUILTIN: dict[str, MechanismSpec] = {
                     "which words are released: nouns (only the nouns of a public lexicon; the "
                     "public writer writes everything else, verbs and adjectives too) or words "
                     "(every content word)",
-                    default="nouns",
-                    choices=("words", "nouns"),
+                    default=CONTENT,
+                    choices=("nouns", "words"),
                 ),
                 Parameter(
                     "decoder",
