@@ -301,16 +301,29 @@ def test_noun_statement_names_the_lexicon(nouns_mech, mech) -> None:
     assert "noun" not in json.dumps(mech.statement(seeded=False).to_dict()["parameters"])
 
 
-def test_nouns_refuse_the_nearest_decoder(glove_20k: Embeddings) -> None:
-    with pytest.raises(InvalidParameterError, match="nearest decoder"):
-        core_mechanism(
-            "emp-write",
-            epsilon=8.0,
-            content="nouns",
-            decoder="nearest",
-            embeddings=glove_20k,
-            vocab_size=None,
-        )
+def test_the_nearest_decoder_under_nouns_sends_the_nearest_noun(glove_20k: Embeddings) -> None:
+    """Under content="nouns" the nearest decoder releases the lexicon noun nearest to the noisy
+    vector (not the nearest word of any kind): checked by brute force in float64."""
+    m = core_mechanism(
+        "emp-write",
+        epsilon=3.0,
+        content="nouns",
+        decoder="nearest",
+        embeddings=glove_20k,
+        vocab_size=None,
+    )
+    nouns = m.released[0]
+    unit = m.prepare(NOUN_STORY)
+    rows = [glove_20k.index_of(w) for w in unit.words] * 50
+    z = m.kernel.noisy_vectors(rows, random_state=np.random.default_rng(2))
+    (out,) = m.kernel.snap_sequences([z])
+    ok = np.array([w in nouns for w in glove_20k.words])
+    w64 = glove_20k.vectors.astype(np.float64)
+    d = (w64 * w64).sum(axis=1)[None, :] - 2.0 * z @ w64.T  # + ||z||^2: the same per row
+    d[:, ~ok] = np.inf
+    assert np.array_equal(out, np.argmin(d, axis=1))
+    assert all(glove_20k.words[int(i)] in nouns for i in out)
+    assert "nearest" in m.kernel.describe()
 
 
 def test_a_writer_trained_for_other_words_is_refused(nouns_mech, mech) -> None:

@@ -51,7 +51,7 @@ from authormask.defaults import PRIOR_WEIGHT
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
-from authormask.mechanisms.decoding import SequenceDecoder, frequency_log_prior
+from authormask.mechanisms.decoding import PosteriorDecoder, SequenceDecoder, frequency_log_prior
 from authormask.mechanisms.earth_movers import FLOATING_POINT, EarthMoversMechanism
 from authormask.models.writer import SkeletonWriter, render_tokens
 from authormask.randomness import SEEDED, UNSEEDED
@@ -219,6 +219,10 @@ class ContextKernel:
         The words no content position holds (prior 0).
     prior_weight
         The weight of the writer's prior, > 0.
+    nearest_allowed
+        With the ``nearest`` decoder: the nearest word a content position may hold (not in
+        ``never_sent``; ``content="nouns"``), found among the candidates of the posterior
+        decoder with a flat prior, rather than the nearest word of the vocabulary.
     """
 
     def __init__(
@@ -230,6 +234,7 @@ class ContextKernel:
         writer: SkeletonWriter,
         never_sent: frozenset[str],
         prior_weight: float = PRIOR_WEIGHT,
+        nearest_allowed: bool = False,
     ) -> None:
         if decoder not in WRITE_DECODERS:
             raise InvalidParameterError(
@@ -244,6 +249,8 @@ class ContextKernel:
             never_sent=never_sent,
         )
         self._sequence: SequenceDecoder | None = None
+        self._nearest_allowed: PosteriorDecoder | None = None
+        self.nearest_allowed = nearest_allowed and decoder == "nearest"
         self._writer = writer
         self._never_sent = never_sent
         self.prior_weight = prior_weight
@@ -285,7 +292,27 @@ class ContextKernel:
         """
         if self.decoder_name == "context":
             return self.sequence_decoder.describe()
+        if self.nearest_allowed:
+            return self.nearest_allowed_decoder.describe()
         return self.noise.decoder.describe()
+
+    @property
+    def nearest_allowed_decoder(self) -> PosteriorDecoder:
+        """The ``nearest`` decoder under ``nearest_allowed``: a flat prior over the words a
+        content position may hold, so ``argmax -epsilon * ||z - Vec(w)||`` among them."""
+        if self._nearest_allowed is None:
+            flat = np.where(
+                np.array([w in self._never_sent for w in self.embeddings.words]), -np.inf, 0.0
+            )
+            self._nearest_allowed = PosteriorDecoder(
+                self.embeddings,
+                epsilon=self.epsilon,
+                log_prior=flat,
+                prior_name="flat over the words a content position may hold (so the nearest of "
+                "them)",
+                index=self.noise.index,
+            )
+        return self._nearest_allowed
 
     def noisy_vectors(self, rows: Sequence[int] | np.ndarray, *, random_state: Any = None) -> Any:
         """``Vec(w) + r p`` for every row (Earth Mover's noise).
@@ -325,6 +352,13 @@ class ContextKernel:
             return self.sequence_decoder.decode_sequences(noisy, progress=progress)
         sizes = np.cumsum([len(z) for z in noisy])[:-1]
         flat = np.concatenate(noisy) if noisy else np.zeros((0, self.embeddings.dimension))
+        if self.nearest_allowed:
+            rows = (
+                self.nearest_allowed_decoder.decode(flat, progress=progress)
+                if len(flat)
+                else np.zeros(0, dtype=np.intp)
+            )
+            return list(np.split(rows, sizes))
         return list(np.split(self.noise.snap(flat, progress=progress), sizes))
 
 
@@ -379,11 +413,6 @@ class EMPWrite(Mechanism):
             released is not None and released[0] != writer.released
         ):
             raise InvalidParameterError("the writer was trained for other released words")
-        if released is not None and decoder == "nearest":
-            raise InvalidParameterError(
-                "content='nouns' needs the context or posterior decoder: the nearest decoder "
-                "would release the nearest word of any kind"
-            )
         self.released = released
         self.preparer = ContentPreparer(
             embeddings,
@@ -396,7 +425,11 @@ class EMPWrite(Mechanism):
         self.function_words_description = function_words_description
         self.writer = writer
         self.decoder = decoder
-        self.floating_point = FLOATING_POINT if decoder == "nearest" else CANDIDATE_FLOATING_POINT
+        self.floating_point = (
+            FLOATING_POINT
+            if decoder == "nearest" and released is None
+            else CANDIDATE_FLOATING_POINT
+        )
         self.kernel = ContextKernel(
             embeddings,
             epsilon=self.epsilon,
@@ -404,6 +437,7 @@ class EMPWrite(Mechanism):
             writer=writer,
             never_sent=never_sent,
             prior_weight=prior_weight,
+            nearest_allowed=released is not None,
         )
 
     def without_noise(self) -> EMPWrite:
