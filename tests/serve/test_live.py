@@ -174,18 +174,18 @@ def test_paste_slide_release_and_download(page: Any, tmp_path: Path) -> None:
     assert page.locator("#epsilon-value").text_content() == "7"  # the README's advice
     page.get_by_label("Mechanism").select_option("emp-text")
     slider = page.locator("#epsilon-slider")
-    slider.fill("400")  # epsilon ~ 4: most content words change
-    assert page.locator("#epsilon-value").text_content() == "4"
+    slider.fill("445")  # epsilon ~ 6: most content words change
+    assert page.locator("#epsilon-value").text_content() == "6"
     expect(page.locator("#calibration")).to_have_text(
         re.compile(
             r"^About \d+% of words will change \(the share replaced in releases of an English "
             r"example text\)\.$"
         )
     )
-    # the measurement nearest epsilon 4 (3), each figure beside the attacker that scored it
+    # the measurement nearest epsilon 6 (7), each figure beside the attacker that scored it
     expect(page.locator("#measured")).to_have_text(
         re.compile(
-            r"epsilon 3: the most accurate attacker \([\w-]+\) named the writer of \d+% .*; "
+            r"epsilon 7: the most accurate attacker \([\w-]+\) named the writer of \d+% .*; "
             r"the strongest by macro-F1 \([\w-]+\) scored 0\.\d+ \(guessing: 0\.070\)"
         )
     )

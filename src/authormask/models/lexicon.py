@@ -203,6 +203,11 @@ def build_noun_lexicon(
     -------
     NounLexicon
         The lexicon.
+
+    Raises
+    ------
+    InvalidParameterError
+        If no word of the vocabulary is taken for a noun.
     """
     nouns = {w for w, c in tags.items() if w in embeddings and _noun_share(c) >= NOUN_SHARE}
     tagged = sorted(w for w, c in tags.items() if sum(c.values()) >= MIN_COUNT and w in embeddings)
