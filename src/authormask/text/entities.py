@@ -642,6 +642,7 @@ _DETERMINER = re.compile(r"(?:the|The|THE)\s+(?=\w)")
 #: a line's text without its surrounding whitespace
 _LINE = re.compile(r"[^\s](?:[^\n\r]*[^\s])?")
 
+
 @functools.cache
 def _pipeline() -> Any:
     """The packaged ``en_core_web_md`` pipeline with only what the recogniser needs (its
