@@ -57,7 +57,15 @@ def test_pan_protocol_writes_per_problem_macro_f1(
     # ones, each plain and adaptive
     defaults = [
         n
-        for a in ("typed-svm", "typed-lr", "pan-baseline", "class-seq", "stylometry", "ppm")
+        for a in (
+            "typed-svm",
+            "typed-lr",
+            "pan-baseline",
+            "class-seq",
+            "released-words",
+            "stylometry",
+            "ppm",
+        )
         for n in (a, f"adaptive-{a}")
     ]
     assert data["config"]["attackers"] == defaults
@@ -119,7 +127,15 @@ def test_fernandes2019_runs_one_author_study_per_problem(
     first = build_pan_study(read_pan_collection(collection).problems[0], TextPreparer(glove_20k))
     assert applicable_measures(first)[0] == tuple(
         n
-        for a in ("svm", "typed-svm", "typed-lr", "class-seq", "stylometry", "ppm")
+        for a in (
+            "svm",
+            "typed-svm",
+            "typed-lr",
+            "class-seq",
+            "released-words",
+            "stylometry",
+            "ppm",
+        )
         for n in (a, f"adaptive-{a}")
     )
     out = tmp_path / "f"

@@ -229,7 +229,15 @@ def test_the_defaults_are_the_strongest_attackers_and_similarity() -> None:
     # both plain and adaptive
     assert config.attackers == tuple(
         n
-        for a in ("typed-svm", "typed-lr", "pan-baseline", "class-seq", "stylometry", "ppm")
+        for a in (
+            "typed-svm",
+            "typed-lr",
+            "pan-baseline",
+            "class-seq",
+            "released-words",
+            "stylometry",
+            "ppm",
+        )
         for n in (a, f"adaptive-{a}")
     )
     assert config.utilities == ("similarity", "content-recall", "retrieval", "fluency")

@@ -46,7 +46,15 @@ def test_the_realistic_setting_uses_every_document(
     attackers, _ = applicable_measures(realistic)
     assert attackers == tuple(
         n
-        for a in ("svm", "typed-svm", "typed-lr", "class-seq", "stylometry", "ppm")
+        for a in (
+            "svm",
+            "typed-svm",
+            "typed-lr",
+            "class-seq",
+            "released-words",
+            "stylometry",
+            "ppm",
+        )
         for n in (a, f"adaptive-{a}")
     )
     with pytest.raises(InputError, match="no train/test splits"):

@@ -152,6 +152,20 @@ class ClassSeq(Attacker):
         return ClassSequenceAttacker(random_state=seed)
 
 
+class ReleasedWords(Attacker):
+    name = "released-words"
+    label = "released words SVM"
+    description = (
+        "mechanism-aware: only the words the mechanism released (emp-write's nouns, never its "
+        "public writer's text), typed char 3-grams, linear SVM"
+    )
+
+    def classifier(self, *, seed: int, settings: AttackerSettings) -> Classifier:
+        from authormask.evaluation.measures.attackers.released import ReleasedWordsAttacker
+
+        return ReleasedWordsAttacker(random_state=seed)
+
+
 class Stylometry(Attacker):
     name = "stylometry"
     label = "stylometry LR"
@@ -419,6 +433,7 @@ _ATTACKERS: dict[str, type[Attacker]] = {
         MiniLmLr,
         OneNnEmd,
         ClassSeq,
+        ReleasedWords,
         Stylometry,
         Ppm,
     )

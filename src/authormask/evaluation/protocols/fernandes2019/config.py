@@ -27,7 +27,7 @@ __all__ = [
     "DEFAULT_SWEEP_MECHANISMS",
     "MANY_KNOWN_ATTACKERS",
     "ONE_KNOWN_ATTACKERS",
-    "SKELETON_ATTACKERS",
+    "RELEASE_ATTACKERS",
     "SWEEP_MECHANISMS",
     "UTILITIES",
     "SweepConfig",
@@ -46,18 +46,19 @@ UTILITIES = utility_names()
 #: fluency) compare a release with its original text and are the PAN protocol's defaults;
 #: here they are run when named
 DEFAULT_UTILITIES = ("fasttext", "5nn-emd", "similarity")
-#: the attackers every default line-up holds besides its own: the class sequence (content word /
-#: function word / punctuation), function-word stylometry and PPM character compression, which
-#: read what a mechanism that keeps the writer's skeleton leaves
-SKELETON_ATTACKERS = ("class-seq", "stylometry", "ppm")
+#: the attackers every default line-up holds besides its own, which read what a release keeps:
+#: the class sequence (content word / function word / punctuation), the released words alone
+#: (what the mechanism drew from the writer's words, without the text written around them),
+#: function-word stylometry and PPM character compression
+RELEASE_ATTACKERS = ("class-seq", "released-words", "stylometry", "ppm")
 #: the default attackers of a study with one known text per author (appendix B.1), each both
 #: plain and ``adaptive-`` (:func:`applicable_measures`)
 ONE_KNOWN_ATTACKERS = plain_and_adaptive(
-    ("koppel-cosine", "koppel-minmax", "svm", "typed-svm", "1nn-emd", *SKELETON_ATTACKERS)
+    ("koppel-cosine", "koppel-minmax", "svm", "typed-svm", "1nn-emd", *RELEASE_ATTACKERS)
 )
 #: the default attackers of a study with many known texts per author (``all_known``, a PAN
 #: collection), each both plain and ``adaptive-``
-MANY_KNOWN_ATTACKERS = plain_and_adaptive(("svm", "typed-svm", "typed-lr", *SKELETON_ATTACKERS))
+MANY_KNOWN_ATTACKERS = plain_and_adaptive(("svm", "typed-svm", "typed-lr", *RELEASE_ATTACKERS))
 
 
 def sweeps(name: str) -> bool:
@@ -212,7 +213,7 @@ class SweepConfig(ProtocolConfig, Grid):
     epsilons: tuple[float | None, ...] = (None, 30.0, 25.0, 20.0, 15.0, 10.0)
     mechanisms: tuple[str, ...] = DEFAULT_SWEEP_MECHANISMS
     attackers: tuple[str, ...] = plain_and_adaptive(
-        ("koppel-cosine", "svm", "1nn-emd", *SKELETON_ATTACKERS)
+        ("koppel-cosine", "svm", "1nn-emd", *RELEASE_ATTACKERS)
     )
     utilities: tuple[str, ...] = ()
     repetitions: int = 1
