@@ -452,3 +452,66 @@ def test_a_changed_default_is_not_read_from_the_cache(
     )
     with pytest.raises(AssertionError, match="released again despite the cache"):
         run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
+
+
+def test_the_mechanisms_packaged_data_keys_the_cache(
+    pan_root: Path, glove_20k: Embeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release cached with one version of a mechanism's packaged data is not read back with
+    another: the keys named the mechanism's parameters and the package version only, so when
+    emp-write's noun lexicon (packaged tag counts) changed within a version, a rerun read the
+    releases of the old lexicon. The key now holds the mechanism's public statement, which
+    names its packaged data; emp-text's statement stands for any such change in the run."""
+    from authormask.evaluation import releases as releases_module
+    from authormask.mechanisms.earth_movers_text import EMPText
+
+    collection = read_pan_collection(pan_root)
+    collection = replace(collection, problems=collection.problems[:1])
+    config = PanConfig(
+        mechanisms=("emp-text",), epsilons=(8.0,), attackers=("stylometry",), utilities=()
+    )
+    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
+    monkeypatch.setattr(pan_module, "release", _refuse)
+    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)  # all cached
+
+    stated = EMPText.statement
+
+    def other_data(self: EMPText, *, seeded: bool):  # type: ignore[no-untyped-def]
+        return replace(stated(self, seeded=seeded), model={"packaged data": "another version"})
+
+    monkeypatch.setattr(EMPText, "statement", other_data)
+    monkeypatch.setattr(releases_module, "_IDENTITIES", {})  # a new process
+    with pytest.raises(AssertionError, match="released again despite the cache"):
+        run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
+
+
+def test_emp_writes_identity_names_its_noun_lexicon(
+    glove_20k: Embeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other packaged tag counts (another noun lexicon) give emp-write another identity, at
+    every epsilon and with the noise off; the same ones give the same identity."""
+    from collections import Counter
+
+    from authormask.evaluation import releases as releases_module
+    from authormask.evaluation.releases import mechanism_identity, mechanism_parameters
+    from authormask.models import lexicon
+
+    def identities() -> list[str]:
+        monkeypatch.setattr(releases_module, "_IDENTITIES", {})
+        monkeypatch.setattr(lexicon, "_LEXICONS", {})
+        return [
+            mechanism_identity(
+                "emp-write",
+                mechanism_parameters("emp-write", eps, embeddings=glove_20k, length="shortest"),
+            )
+            for eps in (None, 8.0)
+        ]
+
+    before = identities()
+    assert len(set(before)) == 2 and identities() == before
+    source, sha, tags = lexicon.packaged_tags()
+    fewer = {w: c for w, c in tags.items() if w != "house"}
+    fewer["house"] = Counter({"VERB": 5})  # "house" a verb now: another lexicon
+    monkeypatch.setattr(lexicon, "packaged_tags", lambda: (source, sha, fewer))
+    after = identities()
+    assert after[0] != before[0] and after[1] != before[1]

@@ -22,10 +22,14 @@ never preparation with none.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import is_dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from authormask._version import __version__
 from authormask.core import Mechanism, create_mechanism, mechanism_spec
 from authormask.core.registry import create_noise_off
 from authormask.exceptions import InvalidParameterError
@@ -35,10 +39,12 @@ __all__ = [
     "EVALUATION_UNKNOWN",
     "NOISE_OFF_EPSILON",
     "NOISE_OFF_EPSILONS",
+    "IDENTITY_EPSILON",
     "HasIdentity",
     "build_mechanism",
     "check_rates",
     "identity_of",
+    "mechanism_identity",
     "mechanism_parameters",
     "noise_off_by_sampler",
     "public_parameters",
@@ -54,6 +60,9 @@ NOISE_OFF_EPSILON = 1e12
 #: diameter must stay within 2^40 nats) takes the largest it accepts; at 1e10 every other word
 #: has probability below exp(-1e8) relative to the input word's
 NOISE_OFF_EPSILONS = (NOISE_OFF_EPSILON, 1e10, 1e8)
+#: the epsilon at which :func:`mechanism_identity` reads the statement of a noise-off form's
+#: mechanism (any epsilon every mechanism accepts: the statement names the same data at each)
+IDENTITY_EPSILON = 1.0
 #: the rates a baseline mechanism (:func:`sweeps_rate`) is swept over by default
 DEFAULT_RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -355,3 +364,61 @@ def public_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[k] = repr(v)
     return out
+
+
+_IDENTITIES: dict[tuple[str, str], str] = {}
+_IDENTITIES_LOCK = threading.Lock()
+
+
+def mechanism_identity(name: str, params: Mapping[str, Any]) -> str:
+    """The SHA-256 of the public statement of the mechanism ``params`` build (and, for a
+    noise-off form, whose statement names no data, of the mechanism it switches the noise of,
+    at :data:`IDENTITY_EPSILON`): what a release depends on besides its
+    texts and seed, the packaged data the mechanism reads included (its embeddings, emp-write's
+    noun lexicon and writer), which its registry parameters alone do not name. A protocol's
+    cache keys hold it, so a release or cell made with other packaged data is never reused.
+    Built once per process for each (mechanism, public parameters).
+
+    Parameters
+    ----------
+    name
+        A registered mechanism's name.
+    params
+        Its registry parameters (:func:`mechanism_parameters`).
+
+    Returns
+    -------
+    str
+        The statement's SHA-256 (of its sorted JSON), in hexadecimal; for a mechanism whose
+        statement waits for the texts (``emp-bag`` with N ``"shortest"``), of its class and the
+        package version.
+    """
+    memo = (name, json.dumps(public_parameters(with_defaults(name, params)), sort_keys=True))
+    with _IDENTITIES_LOCK:
+        known = _IDENTITIES.get(memo)
+    if known is not None:
+        return known
+    built = [build_mechanism(name, params)]
+    if "epsilon" not in params and noise_off_by_sampler(name):
+        # a noise-off form's statement names no data: the data of the mechanism it switches
+        # the noise of, as its statement at a reference epsilon names them
+        built.append(create_mechanism(name, **{**params, "epsilon": IDENTITY_EPSILON}))
+    layers: list[dict[str, Any]] = []
+    for mechanism in built:
+        try:
+            layers.append(mechanism.statement(seeded=True).to_dict())
+        except InvalidParameterError as exc:  # a statement that waits for the texts (emp-bag's
+            # N "shortest"): its class and version, beside the public parameters in the key
+            kind = type(mechanism)
+            layers.append(
+                {
+                    "class": f"{kind.__module__}.{kind.__qualname__}",
+                    "version": __version__,
+                    "unresolved": str(exc),
+                }
+            )
+    statement = {"statements": layers}
+    digest = hashlib.sha256(json.dumps(statement, sort_keys=True).encode()).hexdigest()
+    with _IDENTITIES_LOCK:
+        _IDENTITIES[memo] = digest
+    return digest

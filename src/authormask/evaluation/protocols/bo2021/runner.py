@@ -32,7 +32,12 @@ from authormask.evaluation.protocols.bo2021.config import (
     thousandths,
 )
 from authormask.evaluation.protocols.bo2021.results import ReleaseResult, ReleaseRow
-from authormask.evaluation.releases import HasIdentity, identity_of, with_defaults
+from authormask.evaluation.releases import (
+    HasIdentity,
+    identity_of,
+    mechanism_identity,
+    with_defaults,
+)
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError
 
@@ -40,7 +45,9 @@ __all__ = ["CACHE_FORMAT", "run_release_evaluation", "select_documents"]
 
 logger = logging.getLogger(__name__)
 
-CACHE_FORMAT = 5
+#: 6: keys hold the mechanism's identity (:func:`~authormask.evaluation.releases.
+#: mechanism_identity`: its packaged data too)
+CACHE_FORMAT = 6
 #: what the table says about an epsilon, by what it measures (registry spec ``epsilon_per``)
 _UNITS = {"token": "per token (pure DP)", "word": "per word (metric DP)", "none": ""}
 
@@ -333,6 +340,9 @@ def run_release_evaluation(
             "seed": config.seed,
             "version": __version__,
             "params": {k: _identity(v) for k, v in sorted(with_defaults(mech, params).items())},
+            "identity": mechanism_identity(
+                mech, params if eps is None else {**params, "epsilon": eps}
+            ),
         }
         if eps is not None and thousandths(eps) is None:
             # an epsilon off whole thousandths had another seed before (int(1000 * eps), see

@@ -25,6 +25,7 @@ from authormask.evaluation.protocols.fernandes2019.results import Cell
 from authormask.evaluation.releases import (
     NOISE_OFF_EPSILON,
     build_mechanism,
+    mechanism_identity,
     mechanism_parameters,
     public_parameters,
     with_defaults,
@@ -36,7 +37,9 @@ from authormask.text.stopwords import default_stopwords
 
 __all__ = ["CACHE_FORMAT", "cell_seeds"]
 
-CACHE_FORMAT = 5
+#: 6: keys hold the mechanism's identity (:func:`~authormask.evaluation.releases.
+#: mechanism_identity`: its packaged data too)
+CACHE_FORMAT = 6
 
 
 #: one unit of work: (mechanism, epsilon, repetition)
@@ -213,12 +216,13 @@ class _Runner:
     def _release_key(
         self, role: str, mechanism: str, epsilon: float | None, seed: int
     ) -> dict[str, Any]:
-        params = public_parameters(with_defaults(mechanism, self.parameters(mechanism, epsilon)))
+        given = self.parameters(mechanism, epsilon)
         return {
             "base": self.base_hash,
             "role": role,
             "mechanism": mechanism,
-            "parameters": params,
+            "parameters": public_parameters(with_defaults(mechanism, given)),
+            "identity": mechanism_identity(mechanism, given),
             "seed": seed,
         }
 
@@ -288,6 +292,7 @@ class _Runner:
     ) -> dict[str, Any]:
         """What the cell of measure ``name`` depends on (its key in the cache)."""
         cfg = self.config
+        given = self.parameters(mechanism, epsilon)
         return {
             "base": self.base_hash,
             "measure": name,
@@ -296,9 +301,8 @@ class _Runner:
             "rep": rep,
             "seeds": list(cell_seeds(cfg.seed, mechanism, epsilon, rep)),
             "config": {"koppel_iterations": cfg.koppel_iterations, "N": self.study.length},
-            "parameters": public_parameters(
-                with_defaults(mechanism, self.parameters(mechanism, epsilon))
-            ),
+            "parameters": public_parameters(with_defaults(mechanism, given)),
+            "identity": mechanism_identity(mechanism, given),
             "encoder": self.similarity().identity,
         }
 

@@ -60,6 +60,7 @@ from authormask.evaluation.protocols.pan.results import (
 )
 from authormask.evaluation.releases import (
     build_mechanism,
+    mechanism_identity,
     mechanism_parameters,
     public_parameters,
     with_defaults,
@@ -71,7 +72,9 @@ __all__ = ["CACHE_FORMAT", "check_pan", "run_pan"]
 
 logger = logging.getLogger(__name__)
 
-CACHE_FORMAT = 2
+#: 3: keys hold the mechanism's identity (:func:`~authormask.evaluation.releases.
+#: mechanism_identity`: its packaged data too)
+CACHE_FORMAT = 3
 #: the sample sheet: this many sampled unknown texts of the first problem, cut to this many words
 SAMPLE_TEXTS = 3
 EXCERPT_WORDS = 60
@@ -194,6 +197,7 @@ class _Runner:
             "problem": self.problem_key(problem),
             "mechanism": mechanism,
             "parameters": public_parameters(with_defaults(mechanism, params)),
+            "identity": mechanism_identity(mechanism, params),
             "seed": seed,
         }
         cached = self.cache.get("pan-release", key)
@@ -299,14 +303,14 @@ class _Runner:
         self, problem: PanProblem, mechanism: str, epsilon: float | None, rep: int
     ) -> dict[str, Any]:
         """What every cached cell of (problem, mechanism, epsilon, repetition) is keyed by."""
+        params = self.parameters(mechanism, epsilon)
         return {
             "format": CACHE_FORMAT,
             "authormask": __version__,
             "problem": self.problem_key(problem),
             "mechanism": mechanism,
-            "parameters": public_parameters(
-                with_defaults(mechanism, self.parameters(mechanism, epsilon))
-            ),
+            "parameters": public_parameters(with_defaults(mechanism, params)),
+            "identity": mechanism_identity(mechanism, params),
             "epsilon": epsilon,
             "rep": rep,
         }
