@@ -15,6 +15,9 @@ Selections (each keeps the chosen tokens of a text in order):
 * ``nouns+names``: the tokens spaCy's tagger (``en_core_web_md``, in context) calls NOUN or
   PROPN: the topical class, which across fandoms should say least of a writer's habits.
 * ``nouns``: NOUN only (below 0.4: shown for the names' part).
+* ``lexicon``: the words of ``emp-write``'s public noun lexicon (by word, not in context:
+  :mod:`authormask.models.lexicon`, over its default vocabulary): what ``emp-write`` releases
+  by default, with the noise off.
 * ``rarest`` / ``commonest``: per text, the tokens of its words rarest (commonest) by the public
   GloVe frequency rank, until 40% of its tokens.
 * ``oracle``: the 40% of tokens whose words are spread most evenly over the writers of the
@@ -47,7 +50,10 @@ from authormask.embeddings.registry import load_embeddings
 from authormask.evaluation.measures.attackers.typed import TypedNgramAttacker
 from authormask.evaluation.metrics import pan_macro_f1
 from authormask.evaluation.protocols.pan.runner import uniform_guess
+from authormask.evaluation.releases import with_defaults
 from authormask.evaluation.study import Item
+from authormask.mechanisms.written import all_function_words
+from authormask.models.lexicon import load_noun_lexicon
 from authormask.text.pipeline import load_pipeline
 from authormask.text.stopwords import load_stopwords
 
@@ -101,6 +107,8 @@ def main() -> None:
     def rank(w: str) -> int:
         return emb.index_of(w) if w in emb else len(emb)
 
+    vocabulary = emb.restrict(with_defaults("emp-write", {})["vocab_size"])
+    lexicon = load_noun_lexicon(vocabulary, all_function_words(stop)).nouns
     coll = read_pan_collection(args.collection)
     chance = uniform_guess(coll, seed=args.seed)["per_problem"]
     share = args.share
@@ -110,6 +118,7 @@ def main() -> None:
         "random": lambda ts: [w for w, _ in ts if rng.random() < share],
         "nouns+names": lambda ts: [w for w, p in ts if p in ("NOUN", "PROPN")],
         "nouns": lambda ts: [w for w, p in ts if p == "NOUN"],
+        "lexicon": lambda ts: [w for w, _ in ts if w in lexicon],
         "rarest": lambda ts: by_rank(ts, rank, share, rare=True),
         "commonest": lambda ts: by_rank(ts, rank, share, rare=False),
     }
