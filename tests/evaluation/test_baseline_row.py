@@ -71,3 +71,23 @@ def test_noise_off_is_the_mechanisms_own_form(
             # the known texts too are sorted bags of N words, as the released snippets are
             assert out.words == tuple(sorted(item.words)) and len(out.words) == study.length
             assert out.text == " ".join(out.words)
+
+
+def test_a_sweeps_cache_keys_name_the_mechanism_it_releases_with(
+    study: Study, glove_20k: Embeddings, fixed_preparer: TextPreparer
+) -> None:
+    """The identity in a fernandes2019 key is that of the mechanism the sweep releases with
+    (its own embeddings); it was built on the registry's default embeddings, whole, before."""
+    from authormask.evaluation.releases import mechanism_identity
+
+    config = SweepConfig(epsilons=(None, 5.0), attackers=("svm",), seed=0)
+    runner = sweep_module._Runner(study, glove_20k, fixed_preparer, config, None)
+    for epsilon in (None, 5.0):
+        key = runner._release_key("queries", "emp-text", epsilon, 0)
+        built = runner.mechanism("emp-text", epsilon)
+        params = {"embeddings": glove_20k, **runner.parameters("emp-text", epsilon)}
+        assert key["identity"] == mechanism_identity("emp-text", params)
+        statement = built.statement(seeded=True).to_dict()
+        assert statement["embeddings"] == glove_20k.identity.to_dict()
+        cell = runner.cell_key("svm", "emp-text", epsilon, 0)
+        assert cell["identity"] == key["identity"]

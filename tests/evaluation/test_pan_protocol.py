@@ -509,9 +509,52 @@ def test_emp_writes_identity_names_its_noun_lexicon(
 
     before = identities()
     assert len(set(before)) == 2 and identities() == before
+    # the noise-off form is not mistaken for the default epsilon (7), in either order
+    at_default = mechanism_parameters("emp-write", 7.0, embeddings=glove_20k, length="shortest")
+    monkeypatch.setattr(releases_module, "_IDENTITIES", {})
+    first = mechanism_identity("emp-write", at_default)
+    assert identities()[0] == before[0] != first
+    assert mechanism_identity("emp-write", at_default) == first
     source, sha, tags = lexicon.packaged_tags()
     fewer = {w: c for w, c in tags.items() if w != "house"}
     fewer["house"] = Counter({"VERB": 5})  # "house" a verb now: another lexicon
     monkeypatch.setattr(lexicon, "packaged_tags", lambda: (source, sha, fewer))
     after = identities()
     assert after[0] != before[0] and after[1] != before[1]
+
+
+def test_released_words_reads_emp_writes_released_nouns(
+    pan_root: Path, glove_20k: Embeddings, tmp_path: Path
+) -> None:
+    """What the PAN runner hands an attacker as a text's words is what the release released:
+    for emp-write, its nouns (every one a word of the public lexicon), never the original's
+    words nor its writer's."""
+    from authormask.core import release
+    from authormask.evaluation.releases import build_mechanism, mechanism_parameters
+    from authormask.mechanisms.written import all_function_words
+    from authormask.models.lexicon import load_noun_lexicon
+    from authormask.text.stopwords import default_stopwords
+
+    collection = read_pan_collection(pan_root)
+    problem = collection.problems[0]
+    small = replace(problem, known=problem.known[:2], unknown=problem.unknown[:2])
+    thin = replace(collection, problems=(small,))
+    config = PanConfig(mechanisms=("emp-write",), epsilons=(8.0,), attackers=("released-words",))
+    runner = pan_module._Runner(thin, glove_20k, config, tmp_path)
+    nouns = load_noun_lexicon(glove_20k, all_function_words(default_stopwords())).nouns
+    texts = [t.text for t in small.known] + [t.text for t in small.unknown]
+    for epsilon in (None, 8.0):
+        seed = pan_module._seeds(1, small.name, "emp-write", epsilon, 0)[0]
+        known, unknown = runner.released(small, "emp-write", epsilon, seed)
+        params = mechanism_parameters("emp-write", epsilon, embeddings=glove_20k)
+        sources = [f"{small.name}/{t.author}/{t.name}" for t in small.known] + [
+            f"{small.name}/unknown/{t.name}" for t in small.unknown
+        ]
+        rel = release(
+            texts, build_mechanism("emp-write", params), random_state=seed, sources=sources
+        )
+        for item, doc in zip([*known, *unknown], rel.documents, strict=True):
+            assert item.words == doc.words and item.text == doc.text
+            assert item.words and set(item.words) <= nouns
+            written = [w for w in item.text.lower().split() if w.isalpha()]
+            assert len(written) > len(item.words)  # the text holds the writer's words too

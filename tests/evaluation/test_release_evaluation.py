@@ -162,6 +162,9 @@ def test_settings_follow_each_mechanisms_kind_of_guarantee() -> None:
         ReleaseConfig(mechanisms=("emp-bag",))
     with pytest.raises(InvalidParameterError, match="adaptive attackers are fernandes2019"):
         ReleaseConfig(attackers=("adaptive-svm",))
+    # it keeps no released words beside a text: refused here, not after others have trained
+    with pytest.raises(InvalidParameterError, match="released-words is fernandes2019 and pan"):
+        ReleaseConfig(attackers=("typed-svm", "released-words"))
 
 
 def test_a_model_mechanism_without_its_model_is_refused_before_anything_runs(

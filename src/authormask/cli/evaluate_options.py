@@ -272,7 +272,7 @@ _OPTIONS: list[Callable[[Any], Any]] = [
             "typed-svm, typed-lr, class-seq, released-words, stylometry, ppm); pan: typed-svm, "
             "typed-lr, pan-baseline, class-seq, released-words, stylometry, ppm. bo2021 "
             "(trained on the original training documents, no adaptive-): fasttext-char (the "
-            "paper's, Sari et al.) and any of the above; auto: "
+            "paper's, Sari et al.) and any of the above but released-words; auto: "
             "fasttext-char,typed-svm."
         ),
     ),

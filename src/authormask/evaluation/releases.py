@@ -37,9 +37,9 @@ from authormask.exceptions import InvalidParameterError
 __all__ = [
     "DEFAULT_RATES",
     "EVALUATION_UNKNOWN",
+    "IDENTITY_EPSILON",
     "NOISE_OFF_EPSILON",
     "NOISE_OFF_EPSILONS",
-    "IDENTITY_EPSILON",
     "HasIdentity",
     "build_mechanism",
     "check_rates",
@@ -393,13 +393,18 @@ def mechanism_identity(name: str, params: Mapping[str, Any]) -> str:
         statement waits for the texts (``emp-bag`` with N ``"shortest"``), of its class and the
         package version.
     """
-    memo = (name, json.dumps(public_parameters(with_defaults(name, params)), sort_keys=True))
+    noise_off = "epsilon" not in params and noise_off_by_sampler(name)
+    # with_defaults fills in a default epsilon: the noise-off form is told apart by itself
+    memo = (
+        f"{name}{' (noise off)' if noise_off else ''}",
+        json.dumps(public_parameters(with_defaults(name, params)), sort_keys=True),
+    )
     with _IDENTITIES_LOCK:
         known = _IDENTITIES.get(memo)
     if known is not None:
         return known
     built = [build_mechanism(name, params)]
-    if "epsilon" not in params and noise_off_by_sampler(name):
+    if noise_off:
         # a noise-off form's statement names no data: the data of the mechanism it switches
         # the noise of, as its statement at a reference epsilon names them
         built.append(create_mechanism(name, **{**params, "epsilon": IDENTITY_EPSILON}))

@@ -11,8 +11,11 @@ adds carries nothing of the writer beyond the released words, and to a classifie
 noise that can only dilute them.
 
 What it reads: each text's released words as the mechanism gave them (the release's
-``words``: its tokens in order, before any writer or rendering), joined by spaces; for
-``emp-write`` exactly what its statement says is released (with the count of those words).
+``words``, before any writer or rendering), joined by spaces. What they are is the mechanism's:
+``emp-write``'s released nouns in order, exactly what its statement says is released (with the
+count of those words); ``emp-text``'s content words in order; every word token of ``emp-doc``
+and ``random-sub`` in order, function words included (their skeleton without its marks); the
+sorted bag of ``emp-bag``.
 How it decides: typed character 3-grams (Sapkota et al. 2015;
 :class:`~authormask.evaluation.measures.attackers.typed.TypedNgramAttacker`) and a linear
 SVM, the attacker that was strongest on fan fiction. ``class-seq`` reads the other half of a

@@ -33,9 +33,13 @@ __all__ = [
 RELEASE_MECHANISMS = lineup("bo2021")
 #: the paper's authorship classifier (Sari et al. 2017), built into this protocol
 FASTTEXT_CHAR = "fasttext-char"
-#: the classifiers this protocol runs: the paper's and every non-adaptive registry attacker
-#: (adaptive attackers would need released training texts, which this protocol does not make)
-BO2021_ATTACKERS = (FASTTEXT_CHAR, *BASE_ATTACKERS)
+#: attackers this protocol cannot feed: ``released-words`` reads the words a word-level release
+#: keeps beside its text, which a release of generated text (ER-AE's) does not have
+NOT_BO2021 = ("released-words",)
+#: the classifiers this protocol runs: the paper's and every non-adaptive registry attacker but
+#: :data:`NOT_BO2021` (adaptive attackers would need released training texts, which this
+#: protocol does not make)
+BO2021_ATTACKERS = (FASTTEXT_CHAR, *(a for a in BASE_ATTACKERS if a not in NOT_BO2021))
 #: the paper's classifier and a stronger one (Sapkota et al. typed character 3-grams)
 DEFAULT_ATTACKERS = (FASTTEXT_CHAR, "typed-svm")
 #: how the table names the original text
@@ -201,6 +205,12 @@ class ReleaseConfig(ProtocolConfig):
                 + (
                     "; adaptive attackers are fernandes2019 and pan only"
                     if any(a.startswith("adaptive-") for a in bad)
+                    else ""
+                )
+                + (
+                    "; released-words is fernandes2019 and pan only (this protocol keeps no "
+                    "released words beside the text)"
+                    if any(a in NOT_BO2021 for a in bad)
                     else ""
                 )
             )

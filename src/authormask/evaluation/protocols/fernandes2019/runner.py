@@ -213,6 +213,11 @@ class _Runner:
             self._mechanisms[(name, epsilon)] = mech
         return mech
 
+    def identity(self, mechanism: str, given: dict[str, Any]) -> str:
+        """The identity (:func:`~authormask.evaluation.releases.mechanism_identity`) of
+        ``mechanism`` built as :meth:`mechanism` builds it: with this sweep's embeddings."""
+        return mechanism_identity(mechanism, {"embeddings": self.embeddings, **given})
+
     def _release_key(
         self, role: str, mechanism: str, epsilon: float | None, seed: int
     ) -> dict[str, Any]:
@@ -222,7 +227,7 @@ class _Runner:
             "role": role,
             "mechanism": mechanism,
             "parameters": public_parameters(with_defaults(mechanism, given)),
-            "identity": mechanism_identity(mechanism, given),
+            "identity": self.identity(mechanism, given),
             "seed": seed,
         }
 
@@ -302,7 +307,7 @@ class _Runner:
             "seeds": list(cell_seeds(cfg.seed, mechanism, epsilon, rep)),
             "config": {"koppel_iterations": cfg.koppel_iterations, "N": self.study.length},
             "parameters": public_parameters(with_defaults(mechanism, given)),
-            "identity": mechanism_identity(mechanism, given),
+            "identity": self.identity(mechanism, given),
             "encoder": self.similarity().identity,
         }
 
