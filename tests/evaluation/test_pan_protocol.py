@@ -11,6 +11,7 @@ import pytest
 
 from authormask.audit.case_spec import core_mechanism
 from authormask.datasets import UNKNOWN_AUTHOR, read_pan_collection
+from authormask.datasets.pan import PanCollection
 from authormask.embeddings import Embeddings
 from authormask.evaluation.measures.attackers.pan_baseline import PanBaselineAttacker
 from authormask.evaluation.metrics import pan_macro_f1, wilson_interval
@@ -200,6 +201,22 @@ def test_each_problem_is_scored_on_its_own(
 
 def _refuse(*args: object, **kwargs: object) -> None:
     raise AssertionError("released again despite the cache")
+
+
+def _an_emp_text_run_cached(
+    pan_root: Path, glove_20k: Embeddings, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[PanCollection, PanConfig]:
+    """One problem released by emp-text at 8 into ``cache``, then read back from it with
+    :func:`_refuse` in place of the release (so a later run that releases again fails)."""
+    collection = read_pan_collection(pan_root)
+    collection = replace(collection, problems=collection.problems[:1])
+    config = PanConfig(
+        mechanisms=("emp-text",), epsilons=(8.0,), attackers=("stylometry",), utilities=()
+    )
+    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=cache)
+    monkeypatch.setattr(pan_module, "release", _refuse)
+    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=cache)  # all cached
+    return collection, config
 
 
 def test_what_cannot_run_is_refused_first(pan_root: Path, glove_20k: Embeddings) -> None:
@@ -429,14 +446,7 @@ def test_a_changed_default_is_not_read_from_the_cache(
     from authormask.core import mechanism_spec
     from authormask.evaluation import releases as releases_module
 
-    collection = read_pan_collection(pan_root)
-    collection = replace(collection, problems=collection.problems[:1])
-    config = PanConfig(
-        mechanisms=("emp-text",), epsilons=(8.0,), attackers=("stylometry",), utilities=()
-    )
-    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
-    monkeypatch.setattr(pan_module, "release", _refuse)
-    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)  # all cached
+    collection, config = _an_emp_text_run_cached(pan_root, glove_20k, tmp_path, monkeypatch)
 
     spec = mechanism_spec("emp-text")
     changed = replace(
@@ -465,14 +475,7 @@ def test_the_mechanisms_packaged_data_keys_the_cache(
     from authormask.evaluation import releases as releases_module
     from authormask.mechanisms.earth_movers_text import EMPText
 
-    collection = read_pan_collection(pan_root)
-    collection = replace(collection, problems=collection.problems[:1])
-    config = PanConfig(
-        mechanisms=("emp-text",), epsilons=(8.0,), attackers=("stylometry",), utilities=()
-    )
-    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)
-    monkeypatch.setattr(pan_module, "release", _refuse)
-    run_pan(collection, config=config, embeddings=glove_20k, cache_dir=tmp_path)  # all cached
+    collection, config = _an_emp_text_run_cached(pan_root, glove_20k, tmp_path, monkeypatch)
 
     stated = EMPText.statement
 
