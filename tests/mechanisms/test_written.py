@@ -292,6 +292,25 @@ def test_noun_release_noise_off_keeps_the_nouns_and_writes_the_rest(glove_20k: E
     assert "slept" not in written_words and "quietly" not in written_words
 
 
+def test_the_noun_writer_writes_only_words_of_the_vocabulary(
+    nouns_mech, glove_20k: Embeddings
+) -> None:
+    """Under content="nouns" the writer writes verbs, adjectives and names of its own, but never
+    a word the vocabulary lacks: the training text's names ("ivanovna", "arkadyevitch") are not
+    written into a release (they were, from gaps copied whole)."""
+    writer = nouns_mech.writer
+    nouns = sorted(nouns_mech.released[0])
+    rng = np.random.default_rng(11)
+    stop = nouns_mech.preparer.function_words | writer.function_words
+    written_tokens = []
+    for _ in range(300):
+        words = [nouns[int(i)] for i in rng.integers(len(nouns), size=12)]
+        written_tokens.extend(writer.write(words, rng))
+    foreign = {t for t in written_tokens if t not in MARKS and t not in stop and t not in glove_20k}
+    assert not foreign, sorted(foreign)[:20]
+    assert len(written_tokens) > 300 * 24  # gaps are written, not only the nouns
+
+
 def test_noun_statement_names_the_lexicon(nouns_mech, mech) -> None:
     s = nouns_mech.statement(seeded=False).to_dict()
     text = json.dumps(s)

@@ -262,6 +262,13 @@ class SkeletonWriter:
             prev_class = CLASSES
             for is_word, tok in s:
                 digest.update(tok.encode("utf-8") + b"\0")
+                if released is not None and is_word and self._foreign(tok):
+                    # a word the vocabulary lacks (the corpus's own names: "ivanovna") is
+                    # never written: it cuts the gap, as a content word without a vector does
+                    gap = []
+                    prev, prev_class = _START, CLASSES
+                    seq.append(tok)
+                    continue
                 if is_word and self._content(tok):
                     if tok not in embeddings:
                         gap = []  # a word without a vector cuts the gap: not a candidate
@@ -303,9 +310,18 @@ class SkeletonWriter:
             constants=(
                 f"{CLASSES} classes from words seen >= {MIN_COUNT} times, Kneser-Ney discount "
                 f"{DISCOUNT}, gaps of <= {max_gap} tokens, {CANDIDATES} candidates a context"
-                + ("" if released is None else f"; content words only {released[1]}")
+                + (
+                    ""
+                    if released is None
+                    else "; a gap holding a word outside the vocabulary is not a candidate; "
+                    f"content words only {released[1]}"
+                )
             ),
         )
+
+    def _foreign(self, token: str) -> bool:
+        """A word of the training text that is neither in the vocabulary nor a function word."""
+        return token not in self.embeddings and token not in self.function_words
 
     def _content(self, token: str) -> bool:
         if self.released is not None:
