@@ -341,6 +341,16 @@ def test_released_words_reads_only_the_released_words(essays: list[tuple[int, It
     assert binom.sf(correct - 1, len(items), 1 / AUTHORS) < CHANCE_P, correct
 
 
+def test_released_words_declares_what_it_reads() -> None:
+    """Whether an attacker reads a release's words is declared on it (and on its adaptive twin),
+    so a protocol that keeps none can refuse it by that, not by its name."""
+    assert attacker("released-words").reads_released_words
+    assert attacker("adaptive-released-words").reads_released_words
+    assert not any(
+        attacker(a).reads_released_words for a in BASE_ATTACKERS if a != "released-words"
+    )
+
+
 def test_released_words_refuses_texts_without_released_words(
     essays: list[tuple[int, Item]],
 ) -> None:

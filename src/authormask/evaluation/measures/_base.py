@@ -374,6 +374,9 @@ class Attacker(ClassifierMeasure):
     #: the known texts it needs per author, and why
     known_per_author: int = 1
     needs_known_because: str = ""
+    #: it reads the words a release keeps beside its text (``Item.words``), which a protocol
+    #: that keeps none (bo2021) cannot give it
+    reads_released_words: bool = False
 
     @property
     def base_name(self) -> str:
@@ -428,6 +431,7 @@ class Adaptive(Attacker):
         self.description = base.description
         self.known_per_author = base.known_per_author
         self.needs_known_because = base.needs_known_because
+        self.reads_released_words = base.reads_released_words
 
     @property
     def base_name(self) -> str:

@@ -159,6 +159,7 @@ class ReleasedWords(Attacker):
         "mechanism-aware: only the words the mechanism released (emp-write's nouns, never its "
         "public writer's text), typed char 3-grams, linear SVM"
     )
+    reads_released_words = True
 
     def classifier(self, *, seed: int, settings: AttackerSettings) -> Classifier:
         from authormask.evaluation.measures.attackers.released import ReleasedWordsAttacker

@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 
 from authormask.core import lineup, mechanism_names, mechanism_spec
-from authormask.evaluation.measures import BASE_ATTACKERS
+from authormask.evaluation.measures import BASE_ATTACKERS, attacker
 from authormask.evaluation.protocols._common import ProtocolConfig, epsilon_key, mechanism_code
 from authormask.exceptions import InvalidParameterError
 
@@ -33,9 +33,10 @@ __all__ = [
 RELEASE_MECHANISMS = lineup("bo2021")
 #: the paper's authorship classifier (Sari et al. 2017), built into this protocol
 FASTTEXT_CHAR = "fasttext-char"
-#: attackers this protocol cannot feed: ``released-words`` reads the words a word-level release
-#: keeps beside its text, which a release of generated text (ER-AE's) does not have
-NOT_BO2021 = ("released-words",)
+#: attackers this protocol cannot feed: those that read the words a word-level release keeps
+#: beside its text (:attr:`~authormask.evaluation.measures._base.Attacker.reads_released_words`),
+#: which this protocol does not keep
+NOT_BO2021 = tuple(a for a in BASE_ATTACKERS if attacker(a).reads_released_words)
 #: the classifiers this protocol runs: the paper's and every non-adaptive registry attacker but
 #: :data:`NOT_BO2021` (adaptive attackers would need released training texts, which this
 #: protocol does not make)
@@ -208,8 +209,8 @@ class ReleaseConfig(ProtocolConfig):
                     else ""
                 )
                 + (
-                    "; released-words is fernandes2019 and pan only (this protocol keeps no "
-                    "released words beside the text)"
+                    f"; {', '.join(a for a in bad if a in NOT_BO2021)} is fernandes2019 and pan "
+                    "only (this protocol keeps no released words beside the text)"
                     if any(a in NOT_BO2021 for a in bad)
                     else ""
                 )
