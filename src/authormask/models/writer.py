@@ -309,7 +309,8 @@ class SkeletonWriter:
             classes_sha256=classes_digest,
             constants=(
                 f"{CLASSES} classes from words seen >= {MIN_COUNT} times, Kneser-Ney discount "
-                f"{DISCOUNT}, gaps of <= {max_gap} tokens, {CANDIDATES} candidates a context"
+                f"{DISCOUNT}, gaps of <= {max_gap} tokens, {CANDIDATES} candidates a context, "
+                "a text's first gap never begins with a mark"
                 + (
                     ""
                     if released is None
@@ -406,6 +407,10 @@ class SkeletonWriter:
         seen.update(dict.fromkeys(self._after.get(nxt, ())))
         if nxt != _END:
             seen.update(dict.fromkeys(self._overall))
+        if prev == _START:
+            # a text begins with a word: the gaps after a cut of the training text (a word
+            # without a vector) often begin with a mark (", of ...")
+            seen = {g: None for g in seen if not (g and g[0] in MARKS)}
         if not seen:  # embeddings that share (almost) no word with the training text
             seen[(".",) if nxt == _END else ()] = None
         return list(seen)
