@@ -63,6 +63,7 @@ def test_pan_protocol_writes_per_problem_macro_f1(
             "pan-baseline",
             "class-seq",
             "released-words",
+            "released-vocabulary",
             "stylometry",
             "ppm",
         )
@@ -133,6 +134,7 @@ def test_fernandes2019_runs_one_author_study_per_problem(
             "typed-lr",
             "class-seq",
             "released-words",
+            "released-vocabulary",
             "stylometry",
             "ppm",
         )

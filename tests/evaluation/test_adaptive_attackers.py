@@ -45,8 +45,9 @@ from authormask.exceptions import InputError, InvalidParameterError
 from authormask.text.stopwords import default_stopwords
 from authormask.text.tokens import tokenize
 
-NEW = ("class-seq", "released-words", "stylometry", "ppm")
-#: the attackers that read the text (released-words reads the release's words: its own tests)
+NEW = ("class-seq", "released-words", "released-vocabulary", "stylometry", "ppm")
+#: the attackers that read the text (released-words and released-vocabulary read the release's
+#: words: their own tests)
 READS_TEXT = ("class-seq", "stylometry", "ppm")
 AUTHORS = 8
 FOLDS = 3
@@ -312,7 +313,10 @@ def _with_content_words(item: Item) -> Item:
     return Item(item.item_id, item.text, words, item.author)
 
 
-def test_released_words_reads_only_the_released_words(essays: list[tuple[int, Item]]) -> None:
+@pytest.mark.parametrize("name", ["released-words", "released-vocabulary"])
+def test_released_words_reads_only_the_released_words(
+    essays: list[tuple[int, Item]], name: str
+) -> None:
     """The released words name the writer (3-fold cross-validation, 72 queries, chance 9), and
     nothing else of the text is read: a text written around the same words from other words
     (another essay's skeleton, here) gets the same answers and decision values."""
@@ -321,7 +325,7 @@ def test_released_words_reads_only_the_released_words(essays: list[tuple[int, It
     correct = 0
     for fold in range(FOLDS):
         train, test = _split(items, fold)
-        clf = make_attacker("released-words", seed=fold, settings=AttackerSettings())
+        clf = make_attacker(name, seed=fold, settings=AttackerSettings())
         preds = clf.fit(train, _authors(train)).predict(test)
         assert preds.abstained == 0
         correct += preds.correct(_authors(test))
@@ -341,14 +345,36 @@ def test_released_words_reads_only_the_released_words(essays: list[tuple[int, It
     assert binom.sf(correct - 1, len(items), 1 / AUTHORS) < CHANCE_P, correct
 
 
+def test_released_vocabulary_reads_which_words_not_how_often(
+    essays: list[tuple[int, Item]],
+) -> None:
+    """released-vocabulary reads each released word once: repeating words (a name fifty times)
+    changes nothing of its answers, while released-words, which counts them, moves."""
+    items = [_with_content_words(i) for _, i in essays]
+    train, test = items[:48], items[48:]
+    repeated = [
+        Item(i.item_id, i.text, (*i.words, *([i.words[0]] * 50), *i.words[:5]), i.author)
+        for i in test
+    ]
+    once = make_attacker("released-vocabulary", seed=0, settings=AttackerSettings())
+    once.fit(train, _authors(train))
+    first, again = once.predict(test), once.predict(repeated)
+    assert again.labels == first.labels
+    np.testing.assert_allclose(again.scores, first.scores, rtol=0, atol=1e-12)
+    counts = make_attacker("released-words", seed=0, settings=AttackerSettings())
+    counts.fit(train, _authors(train))
+    moved = np.subtract(counts.predict(repeated).scores, counts.predict(test).scores)
+    assert np.abs(moved).max() > 1e-3
+
+
 def test_released_words_declares_what_it_reads() -> None:
     """Whether an attacker reads a release's words is declared on it (and on its adaptive twin),
     so a protocol that keeps none can refuse it by that, not by its name."""
-    assert attacker("released-words").reads_released_words
-    assert attacker("adaptive-released-words").reads_released_words
-    assert not any(
-        attacker(a).reads_released_words for a in BASE_ATTACKERS if a != "released-words"
-    )
+    readers = ("released-words", "released-vocabulary")
+    for name in readers:
+        assert attacker(name).reads_released_words
+        assert attacker(f"adaptive-{name}").reads_released_words
+    assert not any(attacker(a).reads_released_words for a in BASE_ATTACKERS if a not in readers)
 
 
 def test_released_words_refuses_texts_without_released_words(

@@ -252,6 +252,7 @@ def test_the_defaults_are_the_strongest_attackers_and_similarity() -> None:
             "pan-baseline",
             "class-seq",
             "released-words",
+            "released-vocabulary",
             "stylometry",
             "ppm",
         )

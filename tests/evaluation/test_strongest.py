@@ -52,6 +52,7 @@ def test_the_realistic_setting_uses_every_document(
             "typed-lr",
             "class-seq",
             "released-words",
+            "released-vocabulary",
             "stylometry",
             "ppm",
         )

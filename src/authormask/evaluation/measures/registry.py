@@ -167,6 +167,22 @@ class ReleasedWords(Attacker):
         return ReleasedWordsAttacker(random_state=seed)
 
 
+class ReleasedVocabulary(Attacker):
+    name = "released-vocabulary"
+    label = "released vocabulary SVM"
+    description = (
+        "mechanism-aware: the words the mechanism released, each once (which words a writer "
+        "uses, not how often: a story's names repeated tens of times no longer drown the rest), "
+        "typed char 3-grams, linear SVM"
+    )
+    reads_released_words = True
+
+    def classifier(self, *, seed: int, settings: AttackerSettings) -> Classifier:
+        from authormask.evaluation.measures.attackers.released import ReleasedWordsAttacker
+
+        return ReleasedWordsAttacker(random_state=seed, once=True)
+
+
 class Stylometry(Attacker):
     name = "stylometry"
     label = "stylometry LR"
@@ -435,6 +451,7 @@ _ATTACKERS: dict[str, type[Attacker]] = {
         OneNnEmd,
         ClassSeq,
         ReleasedWords,
+        ReleasedVocabulary,
         Stylometry,
         Ppm,
     )

@@ -16,6 +16,15 @@ What it reads: each text's released words as the mechanism gave them (the releas
 count of those words); ``emp-text``'s content words in order; every word token of ``emp-doc``
 and ``random-sub`` in order, function words included (their skeleton without its marks); the
 sorted bag of ``emp-bag``.
+``released-vocabulary`` reads the same words, each once (in order of first use): which words a
+writer uses, not how often. A story's own names and things come back tens of times and fill a
+text's character n-grams even with sublinear term frequencies; read once each, they weigh as
+much as any other word, and the rest of a writer's choices show. On the four problems of
+``pan19-en`` with the noise off (typed character 3-grams, SVM and logistic regression, each
+trained both ways, the strongest; ``benchmarks/which_words.py``), reading each word once named
+writers from emp-write's lexicon nouns at a mean macro-F1 of 0.29 against 0.23, and from every
+content word at 0.43 against 0.38.
+
 How it decides: typed character 3-grams (Sapkota et al. 2015;
 :class:`~authormask.evaluation.measures.attackers.typed.TypedNgramAttacker`) and a linear
 SVM, the attacker that was strongest on fan fiction. ``class-seq`` reads the other half of a
@@ -37,13 +46,15 @@ from authormask.randomness import RandomState
 __all__ = ["ReleasedWordsAttacker", "released_words"]
 
 
-def released_words(item: Item) -> Item:
+def released_words(item: Item, *, once: bool = False) -> Item:
     """``item`` with its text replaced by its released words, in order, joined by spaces.
 
     Parameters
     ----------
     item
         A released text (its ``words``: the words the mechanism released).
+    once
+        Each word once, where it is first used.
 
     Returns
     -------
@@ -54,8 +65,11 @@ def released_words(item: Item) -> Item:
     --------
     >>> released_words(Item("a", "The cat, it said, sat.", ("cat", "sat"))).text
     'cat sat'
+    >>> released_words(Item("a", "", ("cat", "sat", "cat")), once=True).text
+    'cat sat'
     """
-    return replace(item, text=" ".join(item.words))
+    words = tuple(dict.fromkeys(item.words)) if once else item.words
+    return replace(item, text=" ".join(words))
 
 
 class ReleasedWordsAttacker:
@@ -67,11 +81,16 @@ class ReleasedWordsAttacker:
         ``"svm"`` or ``"lr"``.
     random_state
         The classifier's seed.
+    once
+        Read each word once (``released-vocabulary``, module docstring).
     """
 
-    def __init__(self, *, classifier: str = "svm", random_state: RandomState = None) -> None:
+    def __init__(
+        self, *, classifier: str = "svm", random_state: RandomState = None, once: bool = False
+    ) -> None:
         self.inner = TypedNgramAttacker(classifier=classifier, random_state=random_state)
-        self.name = f"released-words-{classifier}"
+        self.once = once
+        self.name = f"released-{'vocabulary' if once else 'words'}-{classifier}"
 
     def fit(self, items: Sequence[Item], labels: Sequence[str]) -> ReleasedWordsAttacker:
         """Train on the known texts' released words.
@@ -98,7 +117,7 @@ class ReleasedWordsAttacker:
                 "released-words attacker: the known texts carry no released words (the pan "
                 "and fernandes2019 protocols keep them; bo2021 does not)"
             )
-        self.inner.fit([released_words(i) for i in items], labels)
+        self.inner.fit([released_words(i, once=self.once) for i in items], labels)
         return self
 
     def predict(self, items: Sequence[Item]) -> Predictions:
@@ -114,4 +133,4 @@ class ReleasedWordsAttacker:
         Predictions
             The author of each text and its decision value.
         """
-        return self.inner.predict([released_words(i) for i in items])
+        return self.inner.predict([released_words(i, once=self.once) for i in items])

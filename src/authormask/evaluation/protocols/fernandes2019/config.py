@@ -48,9 +48,15 @@ UTILITIES = utility_names()
 DEFAULT_UTILITIES = ("fasttext", "5nn-emd", "similarity")
 #: the attackers every default line-up holds besides its own, which read what a release keeps:
 #: the class sequence (content word / function word / punctuation), the released words alone
-#: (what the mechanism drew from the writer's words, without the text written around them),
-#: function-word stylometry and PPM character compression
-RELEASE_ATTACKERS = ("class-seq", "released-words", "stylometry", "ppm")
+#: (what the mechanism drew from the writer's words, without the text written around them), the
+#: same words each once, function-word stylometry and PPM character compression
+RELEASE_ATTACKERS = (
+    "class-seq",
+    "released-words",
+    "released-vocabulary",
+    "stylometry",
+    "ppm",
+)
 #: the default attackers of a study with one known text per author (appendix B.1), each both
 #: plain and ``adaptive-`` (:func:`applicable_measures`)
 ONE_KNOWN_ATTACKERS = plain_and_adaptive(

@@ -20,13 +20,22 @@ __all__ = ["PAN_ATTACKERS", "PAN_UTILITIES", "SIMILARITY_TEXTS", "PanConfig"]
 #: the default attackers, each both plain and ``adaptive-`` (trained on the known texts released
 #: by the same mechanism at the same epsilon: an attacker who knows the mechanism): the strongest
 #: on fan fiction (typed character 3-grams, Sapkota et al. 2015, with a linear SVM and with
-#: logistic regression), PAN 2019's own baseline, and four that read what a release keeps: the
+#: logistic regression), PAN 2019's own baseline, and five that read what a release keeps: the
 #: class sequence (content word / function word / punctuation), the released words alone (what
 #: the mechanism drew from the writer's words, never the text written around them: for
-#: emp-write its statement's whole release), function-word stylometry and PPM character
-#: compression (Teahan & Harper 2003)
+#: emp-write its statement's whole release), the same words each once (which words, not how
+#: often), function-word stylometry and PPM character compression (Teahan & Harper 2003)
 PAN_ATTACKERS = plain_and_adaptive(
-    ("typed-svm", "typed-lr", "pan-baseline", "class-seq", "released-words", "stylometry", "ppm")
+    (
+        "typed-svm",
+        "typed-lr",
+        "pan-baseline",
+        "class-seq",
+        "released-words",
+        "released-vocabulary",
+        "stylometry",
+        "ppm",
+    )
 )
 #: the utility measures the PAN protocol reads, each released unknown text against its original:
 #: MiniLM similarity, content recall, retrieval of the own original among every original of the
