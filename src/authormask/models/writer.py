@@ -36,7 +36,9 @@ evaluation is trained on other text, ``bronte_sisters``, with another model.)
 ``w`` the gap before it is drawn among the candidates seen between the class of the previous
 released word and the class of ``w`` (and the most common gaps overall), with probability
 proportional to the class trigram probability of the gap followed by ``w``'s class, given the
-two tokens before it; after the last word, the gap that ends the text. The draws use the
+two tokens before it; after the last word, the gap that ends the text. A text's first gap never
+begins with a mark or a clitic (``, of``, ``'s``: gaps that follow a cut of the training text,
+a word without a vector, often do), so a text begins with a word. The draws use the
 document's generator after its noise. Sentence capitals, ``I`` and spacing follow the
 canonical rendering (:func:`render_tokens`).
 
@@ -310,7 +312,7 @@ class SkeletonWriter:
             constants=(
                 f"{CLASSES} classes from words seen >= {MIN_COUNT} times, Kneser-Ney discount "
                 f"{DISCOUNT}, gaps of <= {max_gap} tokens, {CANDIDATES} candidates a context, "
-                "a text's first gap never begins with a mark"
+                "a text's first gap never begins with a mark or a clitic"
                 + (
                     ""
                     if released is None
@@ -409,8 +411,8 @@ class SkeletonWriter:
             seen.update(dict.fromkeys(self._overall))
         if prev == _START:
             # a text begins with a word: the gaps after a cut of the training text (a word
-            # without a vector) often begin with a mark (", of ...")
-            seen = {g: None for g in seen if not (g and g[0] in MARKS)}
+            # without a vector) often begin with a mark or a clitic (", of ...", "'s ...")
+            seen = {g: None for g in seen if not (g and (g[0] in MARKS or g[0] in CLITICS))}
         if not seen:  # embeddings that share (almost) no word with the training text
             seen[(".",) if nxt == _END else ()] = None
         return list(seen)
