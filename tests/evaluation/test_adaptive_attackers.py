@@ -361,6 +361,15 @@ def test_released_vocabulary_reads_which_words_not_how_often(
     first, again = once.predict(test), once.predict(repeated)
     assert again.labels == first.labels
     np.testing.assert_allclose(again.scores, first.scores, rtol=0, atol=1e-12)
+    # and it learns the same from known texts whose words are repeated
+    trained_on_repeats = make_attacker("released-vocabulary", seed=0, settings=AttackerSettings())
+    trained_on_repeats.fit(
+        [Item(i.item_id, i.text, (*i.words, *i.words[:9], *i.words[:3]), i.author) for i in train],
+        _authors(train),
+    )
+    np.testing.assert_allclose(
+        trained_on_repeats.predict(test).scores, first.scores, rtol=0, atol=1e-12
+    )
     counts = make_attacker("released-words", seed=0, settings=AttackerSettings())
     counts.fit(train, _authors(train))
     moved = np.subtract(counts.predict(repeated).scores, counts.predict(test).scores)

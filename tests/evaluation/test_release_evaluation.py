@@ -163,8 +163,13 @@ def test_settings_follow_each_mechanisms_kind_of_guarantee() -> None:
     with pytest.raises(InvalidParameterError, match="adaptive attackers are fernandes2019"):
         ReleaseConfig(attackers=("adaptive-svm",))
     # it keeps no released words beside a text: refused here, not after others have trained
-    with pytest.raises(InvalidParameterError, match="released-words is fernandes2019 and pan"):
+    with pytest.raises(InvalidParameterError, match="released-words: fernandes2019 and pan"):
         ReleaseConfig(attackers=("typed-svm", "released-words"))
+    with pytest.raises(
+        InvalidParameterError,
+        match="released-words, released-vocabulary: fernandes2019 and pan",
+    ):
+        ReleaseConfig(attackers=("released-words", "released-vocabulary"))
 
 
 def test_a_model_mechanism_without_its_model_is_refused_before_anything_runs(

@@ -21,9 +21,9 @@ writer uses, not how often. A story's own names and things come back tens of tim
 text's character n-grams even with sublinear term frequencies; read once each, they weigh as
 much as any other word, and the rest of a writer's choices show. On the four problems of
 ``pan19-en`` with the noise off (typed character 3-grams, SVM and logistic regression, each
-trained both ways, the strongest; ``benchmarks/which_words.py``), reading each word once named
-writers from emp-write's lexicon nouns at a mean macro-F1 of 0.29 against 0.23, and from every
-content word at 0.43 against 0.38.
+trained both ways, the strongest of the four; ``benchmarks/which_words.py``), reading each word
+once named writers from emp-write's lexicon nouns at a mean macro-F1 of 0.29 where reading every
+occurrence reached 0.23, and from every content word at 0.43 against 0.38.
 
 How it decides: typed character 3-grams (Sapkota et al. 2015;
 :class:`~authormask.evaluation.measures.attackers.typed.TypedNgramAttacker`) and a linear
@@ -114,8 +114,8 @@ class ReleasedWordsAttacker:
         """
         if items and not any(i.words for i in items):
             raise InputError(
-                "released-words attacker: the known texts carry no released words (the pan "
-                "and fernandes2019 protocols keep them; bo2021 does not)"
+                f"{self.name.rsplit('-', 1)[0]} attacker: the known texts carry no released "
+                "words (the pan and fernandes2019 protocols keep them; bo2021 does not)"
             )
         self.inner.fit([released_words(i, once=self.once) for i in items], labels)
         return self

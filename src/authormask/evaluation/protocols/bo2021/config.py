@@ -209,7 +209,7 @@ class ReleaseConfig(ProtocolConfig):
                     else ""
                 )
                 + (
-                    f"; {', '.join(a for a in bad if a in NOT_BO2021)} is fernandes2019 and pan "
+                    f"; {', '.join(a for a in bad if a in NOT_BO2021)}: fernandes2019 and pan "
                     "only (this protocol keeps no released words beside the text)"
                     if any(a in NOT_BO2021 for a in bad)
                     else ""

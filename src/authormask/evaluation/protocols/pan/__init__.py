@@ -17,11 +17,12 @@ problem's known and unknown texts are released together through
 
 The default attackers (:data:`PAN_ATTACKERS`) are the strongest measured on fan fiction
 (``pan19-en``): the typed character 3-gram SVM and logistic regression (Sapkota et al. 2015) and
-PAN 2019's own baseline; and four that read what a release keeps: ``class-seq`` (n-grams of
+PAN 2019's own baseline; and five that read what a release keeps: ``class-seq`` (n-grams of
 the sequence content word / function word / punctuation: the skeleton a mechanism keeping the
 writer's leaves), ``released-words`` (only the words the mechanism drew from the writer's,
 never the text written or rendered around them: for ``emp-write`` what its statement says is
-released), ``stylometry`` (function-word rates, word and sentence lengths, punctuation) and ``ppm``
+released), ``released-vocabulary`` (the same words, each once: which words, not how often),
+``stylometry`` (function-word rates, word and sentence lengths, punctuation) and ``ppm``
 (character compression, Teahan & Harper 2003). Each runs both plain and ``adaptive-``, and
 every table's headline is the strongest of all those asked for (plain or adaptive, whichever
 scores higher at that row).
