@@ -283,8 +283,22 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         default="auto",
         show_default=True,
         help="fernandes2019, comma-separated: fasttext, 5nn-emd (topic), similarity (MiniLM); "
-        "auto (those the corpus supports) or none. pan: similarity (MiniLM, released vs "
-        "original unknown texts; auto) or none.",
+        "auto (those the corpus supports) or none. pan, comma-separated: similarity, "
+        "content-recall, retrieval, fluency (released vs original unknown texts), their "
+        "-stepped forms similarity-stepped, content-recall-stepped, retrieval-stepped (vs the "
+        "original with the surrogates the release drew), fluency-xfit (a judge trained on the "
+        "collection's other problems), sentences (share with a finite verb), topic-holds "
+        "(fandom accuracy of released known texts, from fandom-info.json); auto (all) or none.",
+    ),
+    click.option(
+        "--entities",
+        type=click.Choice(["surrogate", "keep", "mask"]),
+        default=None,
+        help="pan: what every release does with names, places, numbers and links before the "
+        "mechanism runs, as `authormask obfuscate --entities` does [default: surrogate, the "
+        "user's default]; keep measures the mechanism on the names as written (not what a "
+        "user releases), mask replaces each by its type. Every table says which. "
+        "(fernandes2019 keeps them: its snippets hold exactly N content words.)",
     ),
     click.option(
         "--similarity-texts",

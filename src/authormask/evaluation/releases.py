@@ -33,6 +33,7 @@ from authormask._version import __version__
 from authormask.core import Mechanism, create_mechanism, mechanism_spec
 from authormask.core.registry import create_noise_off
 from authormask.exceptions import InvalidParameterError
+from authormask.text.entities import check_entities_mode
 
 __all__ = [
     "DEFAULT_RATES",
@@ -177,6 +178,7 @@ def mechanism_parameters(
     *,
     embeddings: Any = None,
     length: int | str | None = None,
+    entities: str | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Registry parameters of ``name`` at ``epsilon`` (``None``: noise off, module notes): the
@@ -187,11 +189,13 @@ def mechanism_parameters(
     are switched off (:func:`noise_off_by_sampler`) gets no epsilon (:func:`build_mechanism`
     then builds its noise-off form); any other, :data:`NOISE_OFF_EPSILON`.
 
-    A mechanism that takes ``entities`` gets ``"keep"`` unless ``extra`` says otherwise: an
-    evaluation measures the mechanism on the words it is given (a study's snippets hold exactly
-    N content words, which surrogates outside the vocabulary would change); what the entity
-    step adds is measured apart, by the ``name-survival`` measure and
-    ``benchmarks/name_survival.py``. Likewise a mechanism that reads ``oov_map_to`` (under
+    A mechanism that takes ``entities`` gets ``entities`` (default ``None``: its registry
+    default, ``"surrogate"``, what a user's release does), so an evaluation measures what the
+    user releases unless it says otherwise (issue 46 A: the PAN protocol released with names
+    kept, and its retrieval read 0.92 where a user's release reads 0.37); ``extra`` still
+    overrides it. A protocol that gives ``"keep"`` says why in its tables (fernandes2019: a
+    study's snippets hold exactly N content words, which surrogates outside the vocabulary
+    would change). Likewise a mechanism that reads ``oov_map_to`` (under
     ``oov`` "map": :meth:`~authormask.core.specs.MechanismSpec.read`) gets the fixed word
     ``"unknown"`` (where the embeddings have it): a release draws a word in place of each
     unknown one, independently of it and from a root keyed by the release's statement
@@ -209,6 +213,9 @@ def mechanism_parameters(
         The embeddings, passed to a mechanism that takes them.
     length
         N, passed to a mechanism that takes ``length``.
+    entities
+        ``"surrogate"``, ``"mask"`` or ``"keep"`` for a mechanism that takes ``entities``, or
+        ``None`` for its registry default (the user's, ``"surrogate"``).
     extra
         Further registry parameters; they override the evaluation's (the registry checks
         them).
@@ -232,7 +239,10 @@ def mechanism_parameters(
     if length is not None and "length" in takes:
         params["length"] = length
     if "entities" in takes:
-        params["entities"] = "keep"
+        declared = spec.parameter("entities")
+        params["entities"] = check_entities_mode(
+            entities if entities is not None or declared is None else declared.default
+        )
     if "oov_map_to" in takes and (embeddings is None or EVALUATION_UNKNOWN in embeddings):
         params["oov_map_to"] = EVALUATION_UNKNOWN
     given = dict(extra or {})

@@ -40,6 +40,7 @@ from authormask.exceptions import InvalidParameterError
 __all__ = [
     "FRONTIER_UTILITIES",
     "HEADLINE_MARGIN",
+    "PAN_FRONTIER_UTILITIES",
     "FrontierPoint",
     "Headline",
     "Recommendation",
@@ -439,9 +440,23 @@ def recommend_points(
     return out
 
 
+#: the utilities a PAN run's frontier is drawn against, where measured: the reader's four
+#: against the original, retrieval against the entity-stepped original and fluency under the
+#: cross-fitted judge (the other utilities are in its tables and plot only)
+PAN_FRONTIER_UTILITIES = (
+    "similarity",
+    "content-recall",
+    "retrieval",
+    "fluency",
+    "retrieval-stepped",
+    "fluency-xfit",
+)
+
+
 def pan_frontier_utilities(result: PanResult) -> tuple[str, ...]:
-    """The utilities a PAN run's frontier is drawn against: those it measured, in the order of
-    its configuration (none without attackers).
+    """The utilities a PAN run's frontier is drawn against: those of
+    :data:`PAN_FRONTIER_UTILITIES` it measured, in the order of its configuration (none
+    without attackers).
 
     Parameters
     ----------
@@ -455,7 +470,7 @@ def pan_frontier_utilities(result: PanResult) -> tuple[str, ...]:
     """
     if not result.config.attackers:
         return ()
-    return tuple(result.config.utilities)
+    return tuple(u for u in result.config.utilities if u in PAN_FRONTIER_UTILITIES)
 
 
 def pan_frontier(result: PanResult, utility: str = "similarity") -> dict[str, list[FrontierPoint]]:

@@ -391,6 +391,54 @@ class EntityInputs(Mechanism):
         except InputError:  # a surrogate outside the vocabulary dropped (module docstring)
             return list(document.masked), theirs
 
+    def stepped_text(self, parts: str | Iterable[str], rng: np.random.Generator) -> str:
+        """The text the mechanism is given when the document ``parts`` is released with the
+        document generator ``rng``: the entity step alone, with the same surrogates the
+        release draws (what the mechanism keeps, to measure a release against).
+
+        Under ``surrogate`` the generator's first child draws the surrogates exactly as
+        :meth:`perturb` draws them, so ``rng`` must be in the state the release's document
+        generator is in before the release draws from it: a fresh
+        :func:`~authormask.randomness.document_generator` of the same root, position and
+        content (spawning children advances a generator's seed sequence, so a generator a
+        release has used gives other surrogates). Under ``mask`` the text with every entity
+        replaced by its type; under ``keep`` the text as it is. A document the mechanism
+        refuses with its surrogates in it (a surrogate outside the vocabulary dropped below N
+        content words) is released as the masked text, and that is what is returned.
+
+        Parameters
+        ----------
+        parts
+            The document (one string), or its parts in order as the release reads them.
+        rng
+            The document's generator, fresh (see above); unused under ``keep`` and ``mask``.
+
+        Returns
+        -------
+        str
+            The document as the mechanism is given it (cleaned, under ``surrogate`` and
+            ``mask``, as the release cleans it).
+        """
+        texts = [parts] if isinstance(parts, str) else list(parts)
+        if self.entities == "keep":
+            return "".join(texts)
+        document = next(iter(self.prepare_parts(texts)))
+        masked = "".join(
+            mask_entities(t, e) for t, e in zip(document.parts, document.entities, strict=True)
+        )
+        if self.entities == "mask" or document.found == 0:
+            return masked
+        mine, _ = _children(rng)
+        surrogates = Surrogates(mine, self.lists)
+        stepped = [
+            surrogates.text(t, e) for t, e in zip(document.parts, document.entities, strict=True)
+        ]
+        try:
+            list(self.inner.prepare_parts(iter(stepped)))
+        except InputError:  # released as the masked text (module docstring)
+            return masked
+        return "".join(stepped)
+
     def statement(self, *, seeded: bool) -> PrivacyStatement:
         """The mechanism's statement with the ``entities`` policy added.
 

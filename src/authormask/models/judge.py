@@ -76,6 +76,8 @@ __all__ = [
     "TextScore",
     "judge_tokens",
     "load_judge",
+    "load_judge_on",
+    "text_stream",
     "train_judge",
 ]
 
@@ -541,8 +543,13 @@ def train_judge(config: JudgeConfig = DEFAULT_JUDGE) -> JudgeModel:
     InputError
         If the training stream is too short for one batch of ``steps`` tokens.
     """
-    start = time.perf_counter()
     documents, sources = training_stream(config)
+    return _train(config, documents, sources)
+
+
+def _train(config: JudgeConfig, documents: list[list[str]], sources: dict[str, str]) -> JudgeModel:
+    """Train the judge of ``config`` on ``documents`` (token lists) read from ``sources``."""
+    start = time.perf_counter()
     digest = hashlib.sha256()
     for doc in documents:
         digest.update((" ".join(doc) + "\n").encode("utf-8"))
@@ -702,6 +709,100 @@ def load_judge(
             logger.info("fluency judge %s read from %s", model.identity.key, folder)
             return model
         model = train_judge(config)
+        try:
+            _save(model, folder)
+        except (OSError, InputError) as exc:  # a read-only cache: keep the model in memory
+            logger.warning("fluency judge not cached in %s: %s", folder, exc)
+        return model
+
+
+def text_stream(texts: Sequence[str], config: JudgeConfig) -> tuple[list[list[str]], str]:
+    """The training documents of a judge trained on ``texts`` (:func:`load_judge_on`): whole
+    texts in an order drawn from ``config.seed``, until ``config.tokens_per_corpus`` tokens
+    in all (the last one cut), and the SHA-256 of their tokens."""
+    order = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(0,)))
+    budget = config.tokens_per_corpus
+    documents: list[list[str]] = []
+    for i in order.permutation(len(texts)):
+        if budget <= 0:
+            break
+        tokens = judge_tokens(texts[int(i)])[:budget]
+        budget -= len(tokens)
+        if tokens:
+            documents.append(tokens)
+    digest = hashlib.sha256()
+    for doc in documents:
+        digest.update((" ".join(doc) + "\n").encode("utf-8"))
+    return documents, digest.hexdigest()
+
+
+def load_judge_on(
+    texts: Sequence[str],
+    config: JudgeConfig,
+    *,
+    source: str,
+    cache_dir: Path | str | None = "default",
+) -> JudgeModel:
+    """A judge of ``config``'s network and training, trained on ``texts`` instead of packaged
+    corpora: the cross-fitted, in-domain judge of an evaluation (trained on a collection's
+    other problems, :class:`~authormask.evaluation.measures.utilities.fluency.
+    CrossFittedJudges`). Whole texts in a seeded order give at most
+    ``config.tokens_per_corpus`` tokens in all. Its identity names ``source`` as its one
+    corpus (``config.corpora`` is replaced by it) and holds the SHA-256 of the training
+    tokens, which also names its cache folder, ``<cache_dir>/fluency-judge/<hash>/``, beside
+    the packaged judges (read back when the same texts, configuration, code and torch
+    version trained it).
+
+    Parameters
+    ----------
+    texts
+        The training texts (the caller keeps out every text the judge will score and every
+        text a mechanism's language model is trained on).
+    config
+        The network and training settings (its ``corpora`` are not read).
+    source
+        What the texts are, in words (the judge's identity names it); never a reserved
+        corpus (:data:`RESERVED_CORPORA`).
+    cache_dir
+        The cache folder, ``"default"`` or ``None`` (trained without a cache).
+
+    Returns
+    -------
+    JudgeModel
+        The judge.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``source`` names a reserved corpus or is empty.
+    InputError
+        If the texts are too short to train on.
+    """
+    if not source.strip():
+        raise InvalidParameterError("say what the judge's training texts are (source)")
+    if source in RESERVED_CORPORA:
+        raise InvalidParameterError(
+            f"corpus {source!r} trains a mechanism's own language model; the fluency judge "
+            "must be trained on other text"
+        )
+    config = replace(config, corpora=(source,))
+    documents, sha = text_stream(texts, config)
+    sources = {source: f"{len(texts)} texts given by the caller"}
+    if cache_dir is None:
+        return _train(config, documents, sources)
+    if cache_dir == "default":
+        from authormask.embeddings.cache import default_cache_dir
+
+        root = default_cache_dir()
+    else:
+        root = Path(cache_dir)
+    folder = root / "fluency-judge" / f"{_config_key(config)[:10]}-{sha[:10]}"
+    with _lock_folder(folder):
+        model = _read(folder, config, None)
+        if model is not None and model.identity.tokens_sha256 == sha:
+            logger.info("fluency judge %s read from %s", model.identity.key, folder)
+            return model
+        model = _train(config, documents, sources)
         try:
             _save(model, folder)
         except (OSError, InputError) as exc:  # a read-only cache: keep the model in memory

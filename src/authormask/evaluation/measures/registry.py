@@ -436,6 +436,29 @@ class NameSurvival(Measure):
         return Score(None, len(released), result.share)
 
 
+class Sentences(Measure):
+    """The mean share of each released text's sentences that have a finite verb, by the
+    packaged spaCy pipeline's parse (:mod:`~authormask.evaluation.measures.utilities.
+    sentences`): whether a release still has clauses a reader can follow. Read beside the
+    noise-off (the PAN protocol: the original) texts' share; optional here."""
+
+    name = "sentences"
+    label = "sentences with a finite verb"
+    description = (
+        "mean share of the release's sentences (spaCy en_core_web_md's parse) with a finite "
+        "verb (VerbForm=Fin, or tag VBD, VBP, VBZ or MD)"
+    )
+    kind = "utility"
+    task = None
+
+    def score(self, inputs: MeasureInputs) -> Score:
+        from authormask.evaluation.measures.utilities.sentences import finite_verb_shares
+
+        released = inputs.released()
+        shares = finite_verb_shares([i.text for i in released])
+        return Score(None, len(released), float(np.mean(shares)) if len(shares) else 0.0)
+
+
 # --- the registry -----------------------------------------------------------------------------
 
 _ATTACKERS: dict[str, type[Attacker]] = {
@@ -466,6 +489,7 @@ _UTILITIES: dict[str, type[Measure]] = {
         ContentRecall,
         Retrieval,
         Fluency,
+        Sentences,
     )
 }
 
@@ -496,7 +520,7 @@ def utility_names() -> tuple[str, ...]:
     --------
     >>> utility_names()  # doctest: +NORMALIZE_WHITESPACE
     ('fasttext', '5nn-emd', 'similarity', 'name-survival', 'content-recall', 'retrieval',
-     'fluency')
+     'fluency', 'sentences')
     """
     return tuple(_UTILITIES)
 

@@ -16,6 +16,7 @@ import numpy as np
 from authormask.evaluation.measures import measure
 from authormask.evaluation.metrics import wilson_interval
 from authormask.evaluation.protocols.fernandes2019 import Cell, CollectionSweep, SweepResult
+from authormask.evaluation.protocols.fernandes2019.config import STUDY_ENTITIES
 from authormask.evaluation.releases import sweeps_rate
 from authormask.evaluation.reports.files import (
     FRONTIER_FILE,
@@ -70,6 +71,14 @@ __all__ = [
     "write_plot",
     "write_reports",
 ]
+
+#: what every table of the protocol says of entities (:data:`~authormask.evaluation.protocols.
+#: fernandes2019.config.STUDY_ENTITIES`)
+_ENTITIES_LINE = (
+    f"Entities: {STUDY_ENTITIES} (names, numbers and links given to the mechanism like any "
+    "word, not the user's default 'surrogate': a snippet holds exactly N content words, which "
+    "surrogates outside the vocabulary would change)."
+)
 
 
 def _label(name: str) -> str:
@@ -204,7 +213,8 @@ def to_markdown(result: SweepResult, *, target_accuracy: float | None = None) ->
         f"{result.provenance['embeddings']['name']} "
         f"(K={result.provenance['embeddings']['vocab_size']}); seed {cfg.seed}; "
         f"{cfg.repetitions} repetition(s); {result.cell_seconds:.0f} s of measurement "
-        f"(this run: {result.seconds:.0f} s; cached cells keep their first time).",
+        f"(this run: {result.seconds:.0f} s; cached cells keep their first time). "
+        f"{_ENTITIES_LINE}",
         "",
     ]
     lines += _mechanism_tables(result)
@@ -246,7 +256,8 @@ def collection_markdown(result: CollectionSweep, *, target_accuracy: float | Non
         "unknown text by a candidate is a query (its first N content words; texts by none of "
         f"the candidates are left out): {problems}. Embeddings {emb['name']} "
         f"(K={emb['vocab_size']}); seed {cfg.seed} (each problem its own, derived from it); "
-        f"{cfg.repetitions} repetition(s); {pooled.cell_seconds:.0f} s of measurement.",
+        f"{cfg.repetitions} repetition(s); {pooled.cell_seconds:.0f} s of measurement. "
+        f"{_ENTITIES_LINE}",
         "",
         f"## Pooled over {len(result.problems)} problems",
         "",

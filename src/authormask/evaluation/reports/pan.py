@@ -16,6 +16,12 @@ import numpy as np
 
 from authormask.evaluation.measures import measure
 from authormask.evaluation.protocols.pan import PanCell, PanResult
+from authormask.evaluation.protocols.pan.config import (
+    PAN_ENTITIES,
+    PAN_LABELS,
+    RATIO_UTILITIES,
+    STEPPED,
+)
 from authormask.evaluation.releases import sweeps_rate
 from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_run_reports
 from authormask.evaluation.reports.headline import headline_lines
@@ -73,6 +79,12 @@ _COLOURS = {
     "content-recall": "tab:green",
     "retrieval": "tab:purple",
     "fluency": "tab:brown",
+    "similarity-stepped": "silver",
+    "content-recall-stepped": "yellowgreen",
+    "retrieval-stepped": "orchid",
+    "fluency-xfit": "tab:orange",
+    "sentences": "tab:cyan",
+    "topic-holds": "tab:olive",
 }
 
 
@@ -90,9 +102,13 @@ def _utility_colours(utilities: tuple[str, ...] | list[str]) -> dict[str, str]:
 
 
 #: which way each utility is better, for the frontier's axis titles
-_BETTER = {"fluency": "←"}
+_BETTER = {u: "←" for u in RATIO_UTILITIES}
 #: what each utility's floor line is on the frontier (default: unrelated originals' score)
-_FLOOR_NAMES = {"retrieval": "uniform guess", "fluency": "the original"}
+_FLOOR_NAMES = {
+    "retrieval": "uniform guess",
+    "retrieval-stepped": "uniform guess",
+    **{u: "the original" for u in RATIO_UTILITIES},
+}
 
 
 def _best_text(best: dict[str, Any]) -> str:
@@ -116,20 +132,28 @@ def _has_frontier(result: PanResult) -> bool:
 
 
 def _label(utility: str) -> str:
-    """A utility's column title and legend (its registry label)."""
-    return measure(utility).label
+    """A utility's column title and legend (its registry label, or the PAN protocol's own:
+    :data:`~authormask.evaluation.protocols.pan.config.PAN_LABELS`)."""
+    return PAN_LABELS.get(utility) or measure(utility).label
 
 
 def _floor_text(result: PanResult, utility: str, problem: str | None = None) -> str:
     """What ``utility`` scores without any release: the floor of unrelated originals, a
-    uniform guess (retrieval), the original itself (fluency)."""
-    if utility == "fluency":
-        return "1 (the original)"
+    uniform guess (retrieval), the original itself and its shuffle (a fluency ratio), the
+    originals' own value (sentences, topic holds)."""
     floor = result.floor(utility, problem)
+    if utility in RATIO_UTILITIES:
+        return "1 (the original)" + (
+            "" if floor is None else f"; {floor['mean']:.2f} (shuffled original)"
+        )
     if floor is None:
         return ""
-    if utility == "retrieval":
+    if utility.removesuffix(STEPPED) == "retrieval":
         return f"{floor['mean']:.3f} (uniform guess)"
+    if utility == "sentences":
+        return f"{floor['mean']:.3f} (the originals)"
+    if utility == "topic-holds":
+        return f"{floor['mean']:.3f} (the originals, {floor['texts']} scorable texts)"
     return f"{floor['mean']:.3f}"
 
 
@@ -161,9 +185,12 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
         f"# authormask evaluate --protocol pan: {result.collection['name']}",
         "",
         f"{len(problems)} problem(s), each scored on its own; seed {cfg.seed}; "
-        f"{cfg.repetitions} repetition(s); {result.seconds:.0f} s. Values are PAN's macro-F1 "
+        f"{cfg.repetitions} repetition(s); {result.seconds:.0f} s. {_entities_text(cfg)} "
+        "Values are PAN's macro-F1 "
         "(mean over problems); 'none' is the mechanism with its noise switched off; the last "
-        "row, 'floor', is what a uniform guess and unrelated original texts score.",
+        "row, 'floor', is what a uniform guess and unrelated original texts score (for a "
+        "fluency ratio its shuffled original, for sentences and topic holds the originals' "
+        "own value).",
         "",
     ]
     columns = [*cfg.attackers, "strongest attacker", "highest accuracy"]
@@ -262,6 +289,20 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _entities_text(config: Any) -> str:
+    """What every release of the run did with entities, in one sentence."""
+    if config.entities == PAN_ENTITIES:
+        return (
+            f"Entities: {config.entities} (names, places, numbers and links replaced by random "
+            "surrogates before the mechanism runs: what a user releases)."
+        )
+    return f"Entities: {config.entities} (not the user's default, {PAN_ENTITIES}: " + (
+        "names, places, numbers and links given to the mechanism as written)."
+        if config.entities == "keep"
+        else "names, places, numbers and links replaced by their type)."
+    )
+
+
 def _utility_lines(result: PanResult) -> list[str]:
     """What each measured utility is, one paragraph each."""
     cfg = result.config
@@ -291,7 +332,28 @@ def _utility_lines(result: PanResult) -> list[str]:
         "SLOR(release)), the ratio of unigram-normalised perplexities of the release and its "
         "original under the fluency judge, a word-level LSTM language model trained on packaged "
         "public text no mechanism reads (its identity is in results.json, provenance); 1 = as "
-        "fluent as the original, higher = less fluent; its interval is taken on the log scale.",
+        "fluent as the original, higher = less fluent; its interval is taken on the log scale; "
+        "its floor row gives the shuffled original (the original's words in random order).",
+        "similarity-stepped": "MiniLM similarity (stepped): the same cosine against the "
+        "entity-stepped original, the original with the surrogates this release drew (what "
+        "the mechanism was given and keeps), where the plain column reads the original as "
+        f"written (what the user keeps); entities {cfg.entities}.",
+        "content-recall-stepped": "content recall (stepped): the same recall of the "
+        "entity-stepped original's content words.",
+        "retrieval-stepped": "retrieval (stepped): the same search, the sampled originals "
+        "entity-stepped as this release stepped them (the others as read).",
+        "fluency-xfit": "fluency (cross-fitted judge): the same ratio under a judge of the "
+        "same network trained, for each problem, on the collection's other problems' texts "
+        "(in-domain, never the problem it scores, never a mechanism's training text; "
+        "identities in results.json, provenance); its floor row gives the shuffled original.",
+        "sentences": "sentences: the share of the release's sentences (spaCy en_core_web_md's "
+        "parse) with a finite verb (VerbForm=Fin, or tag VBD, VBP, VBZ or MD), the mean over "
+        "texts; its floor row gives the originals' own share.",
+        "topic-holds": "topic holds: fandom accuracy of the released *known* texts, each "
+        "candidate's under a classifier (linear SVM on the names of the training texts) "
+        "trained on the original known texts of the other candidates (fandom-info.json); only "
+        "texts whose fandom another candidate writes in count (the count is the texts of the "
+        "interval); its floor row gives the originals' accuracy under the same classifiers.",
     }
     return lines + [text[u] for u in cfg.utilities]
 
@@ -458,11 +520,14 @@ def _utility_panel(result: PanResult, mechanism: str, numeric: list[float], ax: 
     for u in cfg.utilities:
         colour = colours[u]
         target = ax
-        if u == "fluency":
-            fluency_ax = ax.twinx()
+        if u in RATIO_UTILITIES:
+            if fluency_ax is None:
+                fluency_ax = ax.twinx()
+                fluency_ax.axhline(1.0, color="tab:brown", linestyle=":", lw=1.0)
+                fluency_ax.set_ylabel(
+                    "fluency: perplexity ratio (1 = the original)", color="tab:brown"
+                )
             target = fluency_ax
-            target.axhline(1.0, color=colour, linestyle=":", lw=1.0)
-            target.set_ylabel("fluency: perplexity ratio (1 = the original)", color=colour)
         else:
             floor = result.floor(u)
             if floor is not None:
@@ -558,12 +623,13 @@ def pan_frontier_png(result: PanResult, *, target_accuracy: float | None = None)
                 acc_ax, target_accuracy, f"target {target_accuracy:.0%}", colour="tab:red",
                 style="--", left=True,
             )  # fmt: skip
-        floor = 1.0 if utility == "fluency" else (result.floor(utility) or {}).get("mean")
+        floor = 1.0 if utility in RATIO_UTILITIES else (result.floor(utility) or {}).get("mean")
         for ax in (f1_ax, acc_ax):
             if floor is not None:
                 vline(ax, float(floor), _FLOOR_NAMES.get(utility, "floor"))
             better = _BETTER.get(utility, "→")
-            ax.set_xlabel(f"{measure(utility).label} vs the original (better {better})")
+            reference = "the stepped original" if utility.endswith(STEPPED) else "the original"
+            ax.set_xlabel(f"{_label(utility)} vs {reference} (better {better})")
             ax.set_ylim(0, 1.05)
             ax.grid(alpha=0.3)
         f1_ax.set_ylabel("strongest attacker: PAN macro-F1 (mean over problems)")

@@ -28,6 +28,7 @@ __all__ = [
     "MANY_KNOWN_ATTACKERS",
     "ONE_KNOWN_ATTACKERS",
     "RELEASE_ATTACKERS",
+    "STUDY_ENTITIES",
     "SWEEP_MECHANISMS",
     "UTILITIES",
     "SweepConfig",
@@ -46,6 +47,12 @@ UTILITIES = utility_names()
 #: fluency) compare a release with its original text and are the PAN protocol's defaults;
 #: here they are run when named
 DEFAULT_UTILITIES = ("fasttext", "5nn-emd", "similarity")
+#: what a study's releases do with names, numbers and links: kept (given to the mechanism
+#: like any word). A snippet holds exactly N content words of the embeddings' vocabulary, and
+#: a surrogate outside it would be dropped (the snippet then has fewer than N, or a bag another
+#: N); the entity step is measured apart (``name-survival``, the PAN protocol, which releases
+#: with the user's ``surrogate``). Every table of the protocol says so
+STUDY_ENTITIES = "keep"
 #: the attackers every default line-up holds besides its own, which read what a release keeps:
 #: the class sequence (content word / function word / punctuation), the released words alone
 #: (what the mechanism drew from the writer's words, without the text written around them), the

@@ -20,7 +20,7 @@ from authormask.evaluation.measures import AttackerSettings, measure
 from authormask.evaluation.measures.attackers.typed import EmbeddingMemo
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
 from authormask.evaluation.protocols._common import point_seeds
-from authormask.evaluation.protocols.fernandes2019.config import SweepConfig
+from authormask.evaluation.protocols.fernandes2019.config import STUDY_ENTITIES, SweepConfig
 from authormask.evaluation.protocols.fernandes2019.results import Cell
 from authormask.evaluation.releases import (
     NOISE_OFF_EPSILON,
@@ -173,6 +173,9 @@ class _Runner:
             mechanism,
             epsilon,
             length=self.study.length,
+            # a study's snippets hold exactly N content words, which surrogates outside the
+            # vocabulary would change: entities kept, and its tables say so (STUDY_ENTITIES)
+            entities=STUDY_ENTITIES,
             extra=registered.applicable({k: v for k, v in study.items() if k in spec}),
         )
 

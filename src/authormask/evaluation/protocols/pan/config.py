@@ -13,9 +13,19 @@ from authormask.evaluation.protocols._common import ProtocolConfig
 from authormask.evaluation.protocols._grid import Grid
 from authormask.evaluation.releases import DEFAULT_RATES, sweeps_rate
 from authormask.exceptions import InvalidParameterError
+from authormask.text.entities import check_entities_mode
 from authormask.validation import check_positive_int
 
-__all__ = ["PAN_ATTACKERS", "PAN_UTILITIES", "SIMILARITY_TEXTS", "PanConfig"]
+__all__ = [
+    "PAN_ATTACKERS",
+    "PAN_ENTITIES",
+    "PAN_LABELS",
+    "PAN_UTILITIES",
+    "RATIO_UTILITIES",
+    "SIMILARITY_TEXTS",
+    "STEPPED",
+    "PanConfig",
+]
 
 #: the default attackers, each both plain and ``adaptive-`` (trained on the known texts released
 #: by the same mechanism at the same epsilon: an attacker who knows the mechanism): the strongest
@@ -39,9 +49,40 @@ PAN_ATTACKERS = plain_and_adaptive(
 )
 #: the utility measures the PAN protocol reads, each released unknown text against its original:
 #: MiniLM similarity, content recall, retrieval of the own original among every original of the
-#: problem, and fluency (unigram-normalised perplexity ratio under the public LSTM judge); all by
-#: default
-PAN_UTILITIES = ("similarity", "content-recall", "retrieval", "fluency")
+#: problem, and fluency (unigram-normalised perplexity ratio under the public LSTM judge); the
+#: first three again against the *entity-stepped* original (``-stepped``: the original with
+#: the surrogates the release drew, what the mechanism was given); fluency under the
+#: cross-fitted in-domain judge (``fluency-xfit``); the share of sentences with a finite verb
+#: (``sentences``); and fandom accuracy of the released known texts (``topic-holds``). All by
+#: default (module docstring of :mod:`authormask.evaluation.protocols.pan`)
+PAN_UTILITIES = (
+    "similarity",
+    "content-recall",
+    "retrieval",
+    "fluency",
+    "similarity-stepped",
+    "content-recall-stepped",
+    "retrieval-stepped",
+    "fluency-xfit",
+    "sentences",
+    "topic-holds",
+)
+#: the suffix of a utility read against the entity-stepped original
+STEPPED = "-stepped"
+#: the title of each PAN utility that is not a registered measure (the others': their
+#: registry label)
+PAN_LABELS = {
+    "similarity-stepped": "MiniLM similarity (stepped)",
+    "content-recall-stepped": "content recall (stepped)",
+    "retrieval-stepped": "retrieval (stepped)",
+    "fluency-xfit": "fluency (cross-fitted judge)",
+    "topic-holds": "topic holds (fandom accuracy)",
+}
+#: the utilities read as ratios (geometric means, lower is better, 1 = the original)
+RATIO_UTILITIES = ("fluency", "fluency-xfit")
+#: what a release does with names, numbers and links when the config says nothing: the user's
+#: default (the registry's, ``"surrogate"``)
+PAN_ENTITIES = "surrogate"
 #: unknown texts per problem that every utility measure reads (module docstring)
 SIMILARITY_TEXTS = 50
 
@@ -51,6 +92,8 @@ class PanConfig(ProtocolConfig, Grid):
     """What to run on every problem. ``epsilons`` may hold ``None`` (noise off);
     ``mechanisms`` are registry names; ``length`` is N for mechanisms that release N words
     (default ``"shortest"``: the smallest content-word count of the problem's texts);
+    ``entities`` what every release does with names, numbers and links (default the user's,
+    ``"surrogate"``; ``"keep"`` or ``"mask"``);
     ``parameters`` adds registry parameters per mechanism; ``utilities`` any of
     :data:`PAN_UTILITIES` (default all of them) or ``()``; ``similarity_texts`` the unknown
     texts per problem that every utility measure reads (``None``: all).
@@ -83,6 +126,9 @@ class PanConfig(ProtocolConfig, Grid):
         Mechanism -> its own epsilons, in place of ``epsilons``.
     epsilon_calibration
         How ``mechanism_epsilons`` were chosen, when ``--epsilons auto`` chose them.
+    entities
+        What every release does with entities: ``"surrogate"`` (the user's default),
+        ``"keep"`` or ``"mask"``.
     """
 
     AUTO_EPSILONS: ClassVar[bool] = True
@@ -98,6 +144,7 @@ class PanConfig(ProtocolConfig, Grid):
         "engine",
         "workers",
         "scheduler",
+        "entities",
     )
 
     mechanisms: tuple[str, ...] = lineup("pan")
@@ -116,9 +163,11 @@ class PanConfig(ProtocolConfig, Grid):
     #: mechanism: the target change rates and the rates measured, :func:`~authormask.
     #: evaluation.calibration.auto_epsilons`); recorded in results.json, read by nothing
     epsilon_calibration: dict[str, Any] = field(default_factory=dict)
+    entities: str = PAN_ENTITIES
 
     def __post_init__(self) -> None:
         self.check_grid()
+        check_entities_mode(self.entities)
         if not self.mechanisms:
             raise InvalidParameterError("give at least one mechanism")
         for m in self.mechanisms:

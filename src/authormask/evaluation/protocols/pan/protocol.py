@@ -106,6 +106,7 @@ class Pan:
             seed=options.pick("seed", PanConfig),
             length=options["length"] or "shortest",
             koppel_iterations=options.pick("koppel_iterations", PanConfig),
+            entities=options.pick("entities", PanConfig),
             **options.rate_option(),
         )
         options.check_target(config.attackers, config.utilities)

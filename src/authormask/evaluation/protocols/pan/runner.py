@@ -13,7 +13,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +36,27 @@ from authormask.evaluation.measures.utilities.content import (
 )
 from authormask.evaluation.measures.utilities.fluency import (
     FLUENCY_DESCRIPTION,
+    CrossFittedJudges,
     FluencyJudge,
+    cross_fit_config,
     fluency_model,
     judge_setting,
+    shuffled,
     use_judge,
 )
 from authormask.evaluation.measures.utilities.retrieval import retrieval_hits, similarity_floor
+from authormask.evaluation.measures.utilities.sentences import (
+    SENTENCES_DESCRIPTION,
+    finite_verb_shares,
+    sentences_identity,
+)
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
+from authormask.evaluation.measures.utilities.topic import (
+    CLASSIFIER,
+    FANDOM_FILE,
+    FandomClassifiers,
+    read_fandoms,
+)
 from authormask.evaluation.metrics import UNKNOWN, pan_macro_f1
 from authormask.evaluation.protocols._common import (
     derive_seed,
@@ -50,7 +64,7 @@ from authormask.evaluation.protocols._common import (
     point_seeds,
     problem_code,
 )
-from authormask.evaluation.protocols.pan.config import PanConfig
+from authormask.evaluation.protocols.pan.config import RATIO_UTILITIES, STEPPED, PanConfig
 from authormask.evaluation.protocols.pan.results import (
     PanCell,
     PanExcerpt,
@@ -65,6 +79,7 @@ from authormask.evaluation.releases import (
     public_parameters,
     with_defaults,
 )
+from authormask.evaluation.stepped import entity_stepped_texts
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 
@@ -73,8 +88,10 @@ __all__ = ["CACHE_FORMAT", "check_pan", "run_pan"]
 logger = logging.getLogger(__name__)
 
 #: 3: keys hold the mechanism's identity (:func:`~authormask.evaluation.releases.
-#: mechanism_identity`: its packaged data too)
-CACHE_FORMAT = 3
+#: mechanism_identity`: its packaged data too); 4: keys hold the entity mode the releases ran
+#: under (the user's ``surrogate`` by default, where every release was ``keep`` before), and a
+#: utility's key the problem's own judge (``fluency-xfit``) or fandoms (``topic-holds``)
+CACHE_FORMAT = 4
 #: the sample sheet: this many sampled unknown texts of the first problem, cut to this many words
 SAMPLE_TEXTS = 3
 EXCERPT_WORDS = 60
@@ -149,6 +166,11 @@ class _Runner:
         self._row_vectors: tuple[tuple[Any, ...], np.ndarray] | None = None
         self._original_ppl: dict[str, np.ndarray] = {}  # problem -> the originals' perplexity
         self._judge: FluencyJudge | None = None
+        self._xfit: CrossFittedJudges | None = None
+        # the entity-stepped originals of the sampled unknown texts of the last row (their
+        # vectors too), and each problem's fandom classifiers (None: no fandom-info.json)
+        self._stepped: tuple[tuple[Any, ...], list[str], np.ndarray | None] | None = None
+        self._fandoms: dict[str, FandomClassifiers | None] = {}
         # the sample sheet: the first problem's first sampled unknown texts, as each release
         # read or made them ((mechanism, epsilon, seed) -> texts)
         first = collection.problems[0] if collection.problems else None
@@ -173,6 +195,7 @@ class _Runner:
             epsilon,
             embeddings=self.embeddings,
             length=self.config.length,
+            entities=self.config.entities,
             extra=self.config.parameters.get(mechanism),
         )
 
@@ -198,6 +221,7 @@ class _Runner:
             "mechanism": mechanism,
             "parameters": public_parameters(with_defaults(mechanism, params)),
             "identity": mechanism_identity(mechanism, params),
+            "entities": self.config.entities,
             "seed": seed,
         }
         cached = self.cache.get("pan-release", key)
@@ -311,6 +335,7 @@ class _Runner:
             "mechanism": mechanism,
             "parameters": public_parameters(with_defaults(mechanism, params)),
             "identity": mechanism_identity(mechanism, params),
+            "entities": self.config.entities,
             "epsilon": epsilon,
             "rep": rep,
         }
@@ -332,17 +357,104 @@ class _Runner:
             self._judge = fluency_model()
         return self._judge
 
-    def measure_identity(self, measure: str) -> dict[str, Any]:
-        """What a utility ``measure`` reads besides the texts (its part of a cache key)."""
-        if measure == "similarity":
-            return {"encoder": self.similarity.identity}
-        if measure == "retrieval":
-            return {"encoder": self.similarity.identity, "among": "every unknown text"}
-        if measure == "content-recall":
-            return {"recall": recall_identity()}
+    @property
+    def xfit(self) -> CrossFittedJudges:
+        """The cross-fitted judges of the collection (each trained on first use)."""
+        if self._xfit is None:
+            self._xfit = CrossFittedJudges(
+                {
+                    p.name: [t.text for t in (*p.known, *p.unknown)]
+                    for p in self.collection.problems
+                },
+                collection=self.collection.name,
+            )
+        return self._xfit
+
+    def fandoms(self, problem: PanProblem) -> FandomClassifiers | None:
+        """The fandom classifiers of ``problem`` (``None`` without ``fandom-info.json``)."""
+        if problem.name not in self._fandoms:
+            found = read_fandoms(problem.source) if Path(problem.source).is_dir() else None
+            classifiers = None
+            if found is not None:
+                missing = [t.name for t in problem.known if (t.author, t.name) not in found]
+                if missing:
+                    raise InputError(
+                        f"{problem.name}: {FANDOM_FILE} names no fandom of {missing[0]}"
+                    )
+                classifiers = FandomClassifiers(
+                    [t.author for t in problem.known],
+                    [t.text for t in problem.known],
+                    [found[(t.author, t.name)] for t in problem.known],
+                )
+            self._fandoms[problem.name] = classifiers
+        return self._fandoms[problem.name]
+
+    def measurable(self, problem: PanProblem, measure: str) -> bool:
+        """Whether ``measure`` can be read on ``problem``: ``topic-holds`` needs the problem's
+        fandoms and a known text whose fandom another candidate writes in, ``fluency-xfit``
+        another problem to train its judge on; every other measure can."""
+        if measure == "topic-holds":
+            classifiers = self.fandoms(problem)
+            return (
+                classifiers is not None
+                and classifiers.score([t.text for t in problem.known]).scorable > 0
+            )
+        if measure == "fluency-xfit":
+            return len(self.collection.problems) > 1
+        return True
+
+    def measure_identity(self, measure: str, problem: PanProblem) -> dict[str, Any]:
+        """What a utility ``measure`` reads on ``problem`` besides the texts (its part of a
+        cache key)."""
+        base = measure.removesuffix(STEPPED)
+        stepped = (
+            {"reference": "entity-stepped original", "entities": self.config.entities}
+            if measure.endswith(STEPPED)
+            else {}
+        )
+        if base == "similarity":
+            return {"encoder": self.similarity.identity, **stepped}
+        if base == "retrieval":
+            return {"encoder": self.similarity.identity, "among": "every unknown text", **stepped}
+        if base == "content-recall":
+            return {"recall": recall_identity(), **stepped}
         if measure == "fluency":
             return {"judge": self.judge.identity.to_dict()}
+        if measure == "fluency-xfit":
+            return {"judge": self.xfit.judge(problem.name).identity.to_dict()}
+        if measure == "sentences":
+            return {"parser": sentences_identity()}
+        if measure == "topic-holds":
+            fandoms = read_fandoms(problem.source) or {}
+            return {
+                "classifier": CLASSIFIER,
+                "fandoms": cache_key({"/".join(k): v for k, v in sorted(fandoms.items())}),
+            }
         raise InvalidParameterError(f"unknown PAN utility measure {measure!r}")
+
+    def stepped_originals(
+        self, problem: PanProblem, mechanism: str, epsilon: float | None, seed: int
+    ) -> tuple[list[str], np.ndarray]:
+        """The sampled unknown texts of ``problem`` as the release of ``(mechanism, epsilon)``
+        with ``seed`` gave them to the mechanism (after its entity step, with its surrogates:
+        :func:`~authormask.evaluation.stepped.entity_stepped_texts`), and their MiniLM
+        vectors; kept for the last row."""
+        row = (problem.name, mechanism, epsilon, seed)
+        if self._stepped is None or self._stepped[0] != row:
+            texts = [t.text for t in problem.known] + [t.text for t in problem.unknown]
+            at = [len(problem.known) + i for i in self.similarity_sample(problem)]
+            stepped = entity_stepped_texts(
+                texts,
+                build_mechanism(mechanism, self.parameters(mechanism, epsilon)),
+                random_state=seed,
+                only=at,
+            )
+            self._stepped = (row, stepped, None)
+        row_, stepped, vectors = self._stepped
+        if vectors is None:
+            vectors = self.similarity.embed(stepped)
+            self._stepped = (row_, stepped, vectors)
+        return stepped, vectors
 
     def original_vectors(self, problem: PanProblem) -> np.ndarray:
         """MiniLM vectors of every original unknown text of ``problem``, in order (once per
@@ -371,35 +483,55 @@ class _Runner:
             **self.cell_key(problem, mechanism, epsilon, rep),
             "seed": text_seed,
             "measure": measure,
-            **self.measure_identity(measure),
+            **self.measure_identity(measure, problem),
             "sample": sample,
         }
         cached = self.cache.get("pan-utility", key)
         if cached is not None:
             return PanUtilityCell(**cached)
         start = time.perf_counter()
-        _, unknown = (
+        known, unknown = (
             base if epsilon is None else self.released(problem, mechanism, epsilon, text_seed)
         )
         released = [unknown[i].text for i in sample]
         scale = "arithmetic"
-        if measure in ("similarity", "retrieval"):
+        stepped = measure.endswith(STEPPED)
+        kind = measure.removesuffix(STEPPED)
+        if kind in ("similarity", "retrieval"):
             originals = self.original_vectors(problem)
+            if stepped:  # the sampled originals as the release stepped them (module docstring)
+                originals = originals.copy()
+                originals[sample] = self.stepped_originals(problem, mechanism, epsilon, text_seed)[
+                    1
+                ]
             row = (problem.name, mechanism, epsilon, rep)
             if self._row_vectors is None or self._row_vectors[0] != row:
                 self._row_vectors = (row, self.similarity.embed(released))
             vectors = self._row_vectors[1]
-            if measure == "similarity":
+            if kind == "similarity":
                 scores = np.sum(originals[sample] * vectors, axis=1)
             else:  # among every original of the problem, not the sample alone
                 scores = retrieval_hits(originals, vectors, own=sample).astype(np.float64)
-        elif measure == "content-recall":
-            scores = content_recalls([problem.unknown[i].text for i in sample], released)
+        elif kind == "content-recall":
+            references = (
+                self.stepped_originals(problem, mechanism, epsilon, text_seed)[0]
+                if stepped
+                else [problem.unknown[i].text for i in sample]
+            )
+            scores = content_recalls(references, released)
+        elif measure == "sentences":
+            scores = finite_verb_shares(released)
+        elif measure == "topic-holds":  # the released known texts, every one of them
+            classifiers = self.fandoms(problem)
+            assert classifiers is not None  # measurable() said so
+            holds = classifiers.score([k.text for k in known])
+            scores = np.array([1.0] * holds.correct + [0.0] * (holds.scorable - holds.correct))
         else:  # fluency: per text the log ratio; the cell holds their geometric mean
             scale = "geometric"
+            judge = self.judge if measure == "fluency" else self.xfit.judge(problem.name)
             scores = np.log(
-                np.array([self.judge.text_perplexity(t) for t in released])
-                / self.original_perplexities(problem)
+                np.array([judge.text_perplexity(t) for t in released])
+                / self.original_perplexities(problem, measure)
             )
         mean = float(np.mean(scores))
         cell = PanUtilityCell(
@@ -417,35 +549,52 @@ class _Runner:
         self.cache.put("pan-utility", key, asdict(cell))
         return cell
 
-    def original_perplexities(self, problem: PanProblem) -> np.ndarray:
-        """The judge's perplexity of each sampled original unknown text of ``problem``."""
-        ppl = self._original_ppl.get(problem.name)
+    def original_perplexities(self, problem: PanProblem, measure: str = "fluency") -> np.ndarray:
+        """The normalised perplexity of each sampled original unknown text of ``problem`` under
+        the judge of ``measure`` (``fluency``: the packaged judge; ``fluency-xfit``: the
+        problem's cross-fitted one)."""
+        ppl = self._original_ppl.get(f"{measure}/{problem.name}")
         if ppl is None:
+            judge = self.judge if measure == "fluency" else self.xfit.judge(problem.name)
             ppl = np.array(
                 [
-                    self.judge.text_perplexity(problem.unknown[i].text)
+                    judge.text_perplexity(problem.unknown[i].text)
                     for i in self.similarity_sample(problem)
                 ]
             )
-            self._original_ppl[problem.name] = ppl
+            self._original_ppl[f"{measure}/{problem.name}"] = ppl
         return ppl
 
     def floor(self, problem: PanProblem, measure: str) -> PanFloor | None:
-        """The floor of ``measure`` on ``problem`` (:class:`PanFloor`; cached): ``None`` for a
-        measure without one (fluency: its reference is the original, 1) or, for similarity
-        and content recall, with fewer than two sampled texts."""
+        """The floor of ``measure`` on ``problem`` (:class:`PanFloor`; cached): for similarity
+        and content recall what two unrelated originals score (a ``-stepped`` form: the same
+        floor), for retrieval a uniform guess; for a fluency ratio its *shuffled original*
+        (each sampled original's words in a random order, its ratio to the original under the
+        same judge: the geometric mean, ``sd`` of the logs); for ``sentences`` and
+        ``topic-holds`` the originals' own value (``topic-holds``: ``texts`` = the scorable
+        known texts). ``None`` where there is none (similarity and content recall with fewer
+        than two sampled texts; a measure that cannot be read on the problem)."""
         sample = self.similarity_sample(problem)
         k = len(sample)
+        if measure.endswith(STEPPED):
+            floor = self.floor(problem, measure.removesuffix(STEPPED))
+            return None if floor is None else replace(floor, measure=measure)
         if measure == "retrieval" and k > 0:  # a uniform guess among every original
             return PanFloor(problem.name, measure, 1.0 / len(problem.unknown), 0.0, k, 0, 0.0)
-        if measure not in ("similarity", "content-recall") or k < 2:
+        if not self.measurable(problem, measure):
+            return None
+        if measure in ("similarity", "content-recall") and k < 2:
+            return None
+        if measure not in ("similarity", "content-recall", "sentences", "topic-holds") and (
+            measure not in RATIO_UTILITIES or k < 1
+        ):
             return None
         key = {
             "format": CACHE_FORMAT,
             "authormask": __version__,
             "problem": self.problem_key(problem),
             "measure": measure,
-            **self.measure_identity(measure),
+            **self.measure_identity(measure, problem),
             "sample": sample,
             "max_pairs": FLOOR_PAIRS,
         }
@@ -453,20 +602,42 @@ class _Runner:
         if cached is not None:
             return PanFloor(**cached)
         start = time.perf_counter()
+        texts = k
         if measure == "similarity":
             scores = similarity_floor(self.original_vectors(problem)[sample])
+        elif measure in RATIO_UTILITIES:  # the shuffled original, on the log scale
+            judge = self.judge if measure == "fluency" else self.xfit.judge(problem.name)
+            rng = np.random.default_rng(
+                derive_seed(self.config.seed, problem_code(problem.name), 2)
+            )
+            scores = np.log(
+                np.array(
+                    [judge.text_perplexity(shuffled(problem.unknown[i].text, rng)) for i in sample]
+                )
+                / self.original_perplexities(problem, measure)
+            )
+        elif measure == "sentences":
+            scores = finite_verb_shares([problem.unknown[i].text for i in sample])
+        elif measure == "topic-holds":
+            classifiers = self.fandoms(problem)
+            assert classifiers is not None  # measurable() said so
+            holds = classifiers.score([t.text for t in problem.known])
+            scores = np.array([1.0] * holds.correct + [0.0] * (holds.scorable - holds.correct))
+            texts = holds.scorable
         else:  # ordered pairs (original b read as a release of original a)
             counts = [content_counts(problem.unknown[i].text) for i in sample]
             scores = np.array(
                 [recall_of_counts(counts[a], counts[b]) for a, b in self.floor_pairs(problem)]
             )
+        geometric = measure in RATIO_UTILITIES
+        paired = measure in ("similarity", "content-recall")
         floor = PanFloor(
             problem=problem.name,
             measure=measure,
-            mean=float(np.mean(scores)),
+            mean=float(np.exp(np.mean(scores))) if geometric else float(np.mean(scores)),
             sd=float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0,
-            texts=k,
-            pairs=len(scores),
+            texts=texts,
+            pairs=len(scores) if paired else 0,
             seconds=time.perf_counter() - start,
         )
         self.cache.put("pan-floor", key, asdict(floor))
@@ -525,6 +696,10 @@ class _Runner:
                 if progress is not None:
                     progress(1)
             for measure in self.config.utilities:
+                if not self.measurable(problem, measure):
+                    if progress is not None:
+                        progress(1)
+                    continue
                 utility = self.utility(problem, mechanism, epsilon, rep, base, measure)
                 logger.info(
                     "%s %s eps=%s rep=%d %s: %.3f (%d texts)",
@@ -634,7 +809,7 @@ def _pan_task(shared: _PanShared, item: tuple[int, str]) -> list[tuple[str, Any,
     assert isinstance(runner.cache, _RecordingCache)
     problem = shared.collection.problems[index]
     config, where = shared.judge
-    judged = "fluency" in shared.config.utilities
+    judged = bool(set(RATIO_UTILITIES) & set(shared.config.utilities))
     with use_judge(config, cache_dir=where) if judged else contextlib.nullcontext():
         runner.floors(problem)
         runner.measure(problem, mechanism)
@@ -747,7 +922,7 @@ def run_pan(
         The result.
     """
     check_pan(collection, config)
-    if "fluency" in config.utilities:
+    if set(RATIO_UTILITIES) & set(config.utilities):
         for p in collection.problems:
             if p.language not in (None, "en"):
                 logger.warning(
@@ -781,6 +956,15 @@ def run_pan(
                 cells.extend(more_cells)
                 utilities.extend(more_utilities)
     judge = runner.judge.identity.to_dict() if "fluency" in config.utilities else None
+    xfit = (
+        {
+            p.name: runner.xfit.judge(p.name).identity.to_dict()
+            for p in collection.problems
+            if runner.measurable(p, "fluency-xfit")
+        }
+        if "fluency-xfit" in config.utilities
+        else None
+    )
     provenance = {
         "versions": package_versions(),
         "embeddings": None if embeddings is None else embeddings.identity.to_dict(),
@@ -819,6 +1003,27 @@ def run_pan(
         "fluency": f"{FLUENCY_DESCRIPTION}; reported as the geometric mean of the ratios, its "
         "interval exp(mean log +- 1.96 standard errors); 1 = as fluent as the original",
         "fluency_judge": judge,
+        "entities": f"every release with entities={config.entities!r} (names, places, "
+        "organisations, numbers, dates, links before the mechanism runs; 'surrogate' is the "
+        "user's default)",
+        "stepped": "a '-stepped' utility reads each release against its entity-stepped "
+        "original: the original as the mechanism was given it, with the surrogates the release "
+        "drew (authormask.evaluation.stepped.entity_stepped_texts: the release's document "
+        "generators rebuilt from its seed); retrieval-stepped searches every original of the "
+        "problem with the sampled ones stepped as this row's release stepped them and the "
+        "others as read (their surrogates would need a recogniser pass and MiniLM over every "
+        "original at every row)",
+        "fluency_xfit": f"{FLUENCY_DESCRIPTION}, under the problem's cross-fitted judge: the "
+        "same network and training, on "
+        f"{cross_fit_config().tokens_per_corpus} tokens of the collection's other problems' "
+        "texts (whole texts in a seeded order), never the problem it scores nor a mechanism's "
+        "training text; floor: the shuffled original (its words in a random order)",
+        "fluency_xfit_judges": xfit,
+        "sentences": SENTENCES_DESCRIPTION + "; floor: the sampled originals' own share",
+        "topic_holds": f"{CLASSIFIER}; per candidate, applied to its released known texts; "
+        "accuracy over the known texts whose fandom another candidate writes in (the "
+        "scorable ones), pooled over candidates; floor: the originals' accuracy under the "
+        "same classifiers; problems without fandom-info.json are not measured",
         "seeds": "SeedSequence(entropy=config.seed, spawn_key=(sha256(problem)[:4], mechanism "
         "code, repetition, epsilon_key(epsilon), role)), epsilon_key = (1, the epsilon's "
         "IEEE-754 double as two 32-bit words); role 0 = texts, 1 = attacker",
