@@ -10,6 +10,7 @@ __all__ = [
     "DEFAULT_REGULARIZATION",
     "PRIOR_WEIGHT",
     "RECOMMENDED_EPSILON",
+    "SENTENCE_WEIGHT",
 ]
 
 #: N of ``emp-bag`` when the user does not state one: a fixed public constant that never looks
@@ -31,6 +32,10 @@ RECOMMENDED_EPSILON = 7.0
 #: at the same content recall (0.173 against 0.201 at recall 0.455) and 0.25 ahead on the
 #: held-out ones: no gain that carries over, so the simpler weight stays
 PRIOR_WEIGHT = 1.0
+#: emp-sentence: the weight of a sentence's distance against a noun's (each sentence gets
+#: ``SENTENCE_WEIGHT * epsilon`` per unit of distance between 16-d sentence points, at most 2
+#: apart): chosen so that the sentence noise and the noun noise move a release about as much
+SENTENCE_WEIGHT = 5.0
 
 #: which words ``emp-write`` releases: "nouns" (the words of a public noun lexicon; the writer
 #: writes the rest) or "words" (every content word). Nouns: on pan19-en, noise-free, a text's

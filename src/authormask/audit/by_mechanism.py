@@ -25,12 +25,14 @@ from authormask.audit.cases_earth_movers import (
 )
 from authormask.audit.cases_integrity import INTEGRITY_CASES, forged_cache_case
 from authormask.audit.cases_peers import _mahalanobis, _vocabulary_exponential
+from authormask.audit.cases_sentences import sentence_cases
 from authormask.audit.cases_tokens import _erae, _random_r, _syntf
 
 __all__ = [
     "ae_dp",
     "emp_bag",
     "emp_doc",
+    "emp_sentence",
     "emp_text",
     "emp_write",
     "erae",
@@ -147,6 +149,23 @@ def emp_write(name: str) -> tuple[CaseSpec, ...]:
         CaseSpec(name, case, _emp_write(name, case))
         for case in ("line-1d", "line-1d-nearest", "line-1d-K2", "glove", "glove-nouns")
     )
+
+
+def emp_sentence(name: str) -> tuple[CaseSpec, ...]:
+    """The sentence kernel on the 1-d line and on two sentences of the bank; the noun kernel
+    (emp-write's) on two GloVe nouns.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
+    return tuple(CaseSpec(name, case, build) for case, build in sentence_cases(name))
 
 
 def erae(name: str) -> tuple[CaseSpec, ...]:

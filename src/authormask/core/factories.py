@@ -150,6 +150,39 @@ def emp_write(p: dict[str, Any]) -> Mechanism:
     )
 
 
+def emp_sentence(p: dict[str, Any]) -> Mechanism:
+    """emp-sentence (:class:`~authormask.mechanisms.sentences.EMPSentence`) with its noun
+    mechanism (emp-write's, content nouns) and the public sentence bank.
+
+    Parameters
+    ----------
+    p
+        The mechanism's checked parameters, by name.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism.
+    """
+    from authormask.mechanisms.sentences import EMPSentence
+    from authormask.models.sentence_bank import load_sentence_bank
+    from authormask.text.entities import public_lists
+
+    words = emp_write({**p, "stopwords": "english", "content": "nouns"})
+    lists = public_lists()
+    names = frozenset(
+        w.lower() for entries in (lists.given_names, lists.surnames, lists.places) for w in entries
+    )
+    cache = "default" if p["cache_dir"] is None else p["cache_dir"]
+    return EMPSentence(
+        words=words,  # type: ignore[arg-type]
+        bank=load_sentence_bank(cache_dir=cache),
+        epsilon=p["epsilon"],
+        sentence_weight=p["sentence_weight"],
+        names=names,
+    )
+
+
 def random_sub(p: dict[str, Any]) -> Mechanism:
     """random-sub (:class:`~authormask.mechanisms.baselines.RandomSubstitution`).
 

