@@ -304,7 +304,12 @@ def test_the_defaults_are_the_strongest_attackers_and_similarity() -> None:
         )
         for n in (a, f"adaptive-{a}")
     )
-    assert config.utilities == ("similarity", "content-recall", "retrieval", "fluency")
+    assert config.utilities == (
+        "similarity", "content-recall", "retrieval", "fluency", "similarity-stepped",
+        "content-recall-stepped", "retrieval-stepped", "fluency-xfit", "sentences",
+        "topic-holds",
+    )  # fmt: skip
+    assert config.entities == "surrogate"  # as the user releases
     assert config.similarity_texts == 50
 
 
