@@ -38,6 +38,7 @@ __all__ = [
     "checked_stdout",
     "commit",
     "file_identity",
+    "lock_folder",
     "same_times",
     "temporary_beside",
     "umask_mode",
@@ -481,3 +482,26 @@ def same_times(paths: Iterable[Path]) -> None:
     for path in paths:
         with contextlib.suppress(FileNotFoundError):
             os.utime(path, (now, now))
+
+
+@contextlib.contextmanager
+def lock_folder(folder: Path) -> Iterator[None]:
+    """An exclusive lock on ``folder`` (POSIX ``flock``; none elsewhere), so two processes
+    that need the same cached model (a fluency judge, the sentence bank) build it once."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle = (folder / ".lock").open("a")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -61,6 +61,7 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
+from authormask._io import lock_folder as _lock_folder
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.text.tokens import tokenize
 
@@ -822,26 +823,3 @@ def _stream_sha(config: JudgeConfig) -> str:
             digest.update((" ".join(doc) + "\n").encode("utf-8"))
         sha = _SHA[config] = digest.hexdigest()
     return sha
-
-
-@contextlib.contextmanager
-def _lock_folder(folder: Path) -> Iterator[None]:
-    """An exclusive lock on ``folder`` (POSIX ``flock``; none elsewhere), so two processes
-    that need the same judge train it once."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        handle = (folder / ".lock").open("a")
-    except OSError:
-        yield
-        return
-    with handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

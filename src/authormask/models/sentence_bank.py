@@ -24,14 +24,13 @@ of the sentences and of the projected points) is in every statement that uses it
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.metadata
 import json
 import logging
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from authormask._io import lock_folder as _lock_folder
 from authormask.exceptions import InputError
 
 __all__ = [
@@ -409,25 +409,3 @@ def _read(folder: Path) -> SentenceBank | None:
         logger.warning("sentence bank in %s does not match its record: rebuilt", folder)
         return None
     return bank
-
-
-@contextlib.contextmanager
-def _lock_folder(folder: Path) -> Iterator[None]:
-    """An exclusive POSIX lock on ``folder``, so two processes build the bank once."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        handle = (folder / ".lock").open("a")
-    except OSError:
-        yield
-        return
-    with handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
