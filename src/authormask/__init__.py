@@ -4,7 +4,7 @@
 >>> am.mechanism_names()[:6]
 ('emp-bag', 'emp-text', 'erae', 'ae-dp', 'syntf', 'random-r')
 >>> am.mechanism_names()[6:]
-('mahalanobis', 'tem', 'santext', 'emp-doc', 'random-sub', 'emp-write')
+('mahalanobis', 'tem', 'santext', 'emp-doc', 'random-sub', 'emp-write', 'emp-sentence')
 """
 
 from typing import TYPE_CHECKING

@@ -42,6 +42,7 @@ SEED_CODES = {
     "emp-doc": 9,
     "random-sub": 10,
     "emp-write": 11,
+    "emp-sentence": 12,
 }
 
 
@@ -77,6 +78,7 @@ def test_what_each_mechanism_releases_is_declared() -> None:
         "emp-doc": ("text", "word", False),
         "random-sub": ("text", "none", True),
         "emp-write": ("text", "word", False),
+        "emp-sentence": ("text", "word", False),
     }
     assert [n for n, s in MECHANISMS.items() if s.sweeps_rate] == ["random-sub"]
     assert {n: s.privacy for n, s in MECHANISMS.items() if s.epsilon_per == "token"} == {

@@ -39,6 +39,7 @@ def mechanisms(glove_20k: Embeddings, tiny_erae_dir, tiny_aedp_dir) -> dict[str,
         "emp-doc": am.create_mechanism("emp-doc", epsilon=7, decoder="posterior", **emb),
         "random-sub": am.create_mechanism("random-sub", rate=0.5, **emb),
         "emp-write": am.create_mechanism("emp-write", epsilon=7, **emb),
+        "emp-sentence": am.create_mechanism("emp-sentence", epsilon=7, **emb),
     }
 
 

@@ -97,7 +97,9 @@ def test_the_rates_reported_are_measured_at_the_epsilons_chosen(glove_20k: Embed
         assert float(f"{epsilon:.3g}") == epsilon
         # built as the calibration builds it (entities kept, the fixed word for unknown words,
         # a bag of every content word: the statement keys the draws)
-        params = mechanism_parameters("emp-bag", epsilon, embeddings=glove_20k, length="shortest")
+        params = mechanism_parameters(
+            "emp-bag", epsilon, embeddings=glove_20k, length="shortest", entities="keep"
+        )
         assert expected_change(create_mechanism("emp-bag", **params), seed=0) == measured
     assert choice.measured <= 40
     assert choice.to_dict()["measured"] == choice.measured

@@ -85,5 +85,5 @@ def test_the_measure_is_registered_and_optional() -> None:
     m = measure("name-survival")
     assert m.kind == "utility" and m.task is None
     assert "name-survival" in utility_names()
-    assert utility_names()[-3:] == ("content-recall", "retrieval", "fluency")
+    assert utility_names()[-4:] == ("content-recall", "retrieval", "fluency", "sentences")
     assert "name-survival" not in DEFAULT_UTILITIES and "name-survival" not in PAN_UTILITIES

@@ -39,7 +39,7 @@ from authormask.evaluation.protocols.pan import (
 from authormask.evaluation.protocols.pan import runner as pan_module
 from authormask.evaluation.reports.pan import write_pan_reports
 from authormask.evaluation.study import Item
-from authormask.evaluation.tradeoff import pan_frontier
+from authormask.evaluation.tradeoff import PAN_FRONTIER_UTILITIES, pan_frontier
 from authormask.exceptions import InvalidParameterError
 from authormask.models.judge import TINY_JUDGE
 
@@ -157,7 +157,7 @@ class _Inputs:
 
 
 def test_the_new_utilities_are_registered(essays: list[str], minilm) -> None:
-    assert utility_names()[-3:] == ("content-recall", "retrieval", "fluency")
+    assert utility_names()[-4:] == ("content-recall", "retrieval", "fluency", "sentences")
     items = [Item(str(k), t, ()) for k, t in enumerate(essays)]
     shuffled = [Item(str(k), _shuffled(t, k), ()) for k, t in enumerate(essays)]
     settings = AttackerSettings(similarity=minilm)
@@ -194,7 +194,18 @@ def test_pooled_fluency_is_the_geometric_mean_over_every_text() -> None:
 
 
 def test_every_utility_runs_by_default_and_others_are_refused() -> None:
-    assert PAN_UTILITIES == ("similarity", "content-recall", "retrieval", "fluency")
+    assert PAN_UTILITIES == (
+        "similarity",
+        "content-recall",
+        "retrieval",
+        "fluency",
+        "similarity-stepped",
+        "content-recall-stepped",
+        "retrieval-stepped",
+        "fluency-xfit",
+        "sentences",
+        "topic-holds",
+    )
     assert PanConfig().utilities == PAN_UTILITIES
     PanConfig(utilities=("fluency", "content-recall"))
     with pytest.raises(InvalidParameterError, match="utility measures are similarity, content"):
@@ -229,13 +240,16 @@ def test_a_pan_run_reports_every_utility_with_its_floor(
     )
     result = run_pan(english_pan, config=config, embeddings=glove_20k, cache_dir=tmp_path / "c")
     problem = english_pan.problems[0]
+    # one problem without fandom-info.json: no other problem to train a cross-fitted judge on,
+    # no fandom to hold
+    measured = [m for m in PAN_UTILITIES if m not in ("fluency-xfit", "topic-holds")]
     assert {(u.epsilon, u.measure) for u in result.utilities} == {
-        (e, m) for e in (None, 10.0) for m in PAN_UTILITIES
+        (e, m) for e in (None, 10.0) for m in measured
     }
     assert {u.texts for u in result.utilities} == {4}
     # the noise-off row is measured against the originals: the preparation alone costs
-    off = {m: result.utility("emp-text", None, m) for m in PAN_UTILITIES}
-    noisy = {m: result.utility("emp-text", 10.0, m) for m in PAN_UTILITIES}
+    off = {m: result.utility("emp-text", None, m) for m in measured}
+    noisy = {m: result.utility("emp-text", 10.0, m) for m in measured}
     assert 0.9 < off["content-recall"]["mean"] < 1.0
     assert noisy["content-recall"]["mean"] < off["content-recall"]["mean"]
     # the noise-off words are the text's own: as fluent as the original under the judge
@@ -257,7 +271,17 @@ def test_a_pan_run_reports_every_utility_with_its_floor(
     )
     # the floors: unrelated originals of the problem score well below the releases
     floors = {f.measure: f for f in result.floors}
-    assert set(floors) == {"similarity", "content-recall", "retrieval"}
+    assert set(floors) == {
+        "similarity",
+        "content-recall",
+        "retrieval",
+        "similarity-stepped",
+        "content-recall-stepped",
+        "retrieval-stepped",
+        "fluency",  # the shuffled original
+        "sentences",  # the originals' own share
+    }
+    assert floors["fluency"].mean > 1.2 and 0.5 < floors["sentences"].mean <= 1.0
     assert 0.0 < floors["similarity"].mean < 1.0 and floors["similarity"].pairs == 6
     assert floors["similarity"].mean < noisy["similarity"]["mean"]
     assert 0.0 < floors["content-recall"].mean < noisy["content-recall"]["mean"]
@@ -289,7 +313,8 @@ def test_a_pan_run_reports_every_utility_with_its_floor(
     guess = 1 / len(english_pan.problems[0].unknown)
     assert f"{guess:.3f} (uniform guess)" in floor_row and "1 (the original)" in floor_row
     data = json.loads((tmp_path / "report" / "results.json").read_text())
-    assert set(data["frontier"]) == set(PAN_UTILITIES)
+    # a frontier against each utility of PAN_FRONTIER_UTILITIES the run measured
+    assert set(data["frontier"]) == set(PAN_FRONTIER_UTILITIES) & set(measured)
     row = next(r for r in data["summary"] if r["epsilon"] == 10.0)
     assert row["fluency"]["mean"] == pytest.approx(noisy["fluency"]["mean"])
     assert data["floors"]["similarity"]["all"]["mean"] == pytest.approx(floors["similarity"].mean)

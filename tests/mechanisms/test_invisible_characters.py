@@ -51,6 +51,8 @@ def _mechanisms(emb: Embeddings, erae: Any, aedp: Any) -> list[tuple[str, Any]]:
         ("random-sub off", create_mechanism("random-sub", rate=0.0, marks="canonical", **e)),
         ("emp-write", create_mechanism("emp-write", epsilon=8, **e)),
         ("emp-write off", create_noise_off("emp-write", **e)),
+        ("emp-sentence", create_mechanism("emp-sentence", epsilon=8, **e)),
+        ("emp-sentence off", create_noise_off("emp-sentence", **e)),
         ("syntf", create_mechanism("syntf", epsilon=5, output_size=5000, **e)),
         ("syntf off", create_mechanism("syntf", epsilon=1e4, output_size=5000, **e)),
         ("random-r", create_mechanism("random-r", output_size=1000, **e)),

@@ -168,7 +168,7 @@ def emp_sentence(p: dict[str, Any]) -> Mechanism:
     from authormask.models.sentence_bank import load_sentence_bank
     from authormask.text.entities import public_lists
 
-    words = emp_write({**p, "stopwords": "english", "content": "nouns"})
+    words = emp_write({**p, "content": "nouns"})
     lists = public_lists()
     names = frozenset(
         w.lower() for entries in (lists.given_names, lists.surnames, lists.places) for w in entries

@@ -497,6 +497,12 @@ BUILTIN: dict[str, MechanismSpec] = {
                 VOCAB,
                 CACHE,
                 Parameter(
+                    "stopwords",
+                    "the function words, never released as nouns: 'english', a file of words, "
+                    "or a set of words",
+                    default="english",
+                ),
+                Parameter(
                     "decoder",
                     "how the nouns' noisy vectors become words: context (the most probable "
                     "sequence under a public language model), posterior or nearest; all "

@@ -564,60 +564,59 @@ def auto_epsilons(
 ) -> EpsilonChoice:
     """Epsilons of mechanism ``name`` whose expected change rates hit ``targets``.
 
-        The change rate is the page's estimate (:func:`expected_change` on :data:`REFERENCE_TEXT`:
-        the share of all of a text's words that a release replaces, :data:`CHANGE_RATE_RULE`), of
-        the mechanism built as an evaluation builds it (entities kept: the rate of its own noise,
-    :func:`~authormask.
-        evaluation.releases.mechanism_parameters`; a bag takes every content word). It
-        falls as epsilon grows, so the search works on the mechanism's own scale (Earth Mover's
-        noise, exponential mechanisms, any embeddings) without knowing the mechanism. First a scan
-        by factors of 10 from epsilon 1, within :data:`AUTO_RANGE`, brackets every target; then,
-        per target, a safeguarded interpolation on log epsilon (regula falsi between the tightest
-        measured bracket, each step kept inside the middle 80% of the bracket; at most ``steps``
-        measurements) stops once a measured rate is within ``rate_tolerance`` of the target or the
-        bracket is narrower than ``tolerance`` in log epsilon (about 3%). The epsilon chosen is the
-        largest measured one whose rate is within ``rate_tolerance`` of the target (on a plateau,
-        the least noise giving that change), else the one whose rate is nearest: every epsilon is
-        rounded to 3 significant digits before it is measured, so the change rates reported are
-        those measured at the epsilons returned. Every estimate uses ``seed`` (and the next seed),
-        so the choice is deterministic.
+    The change rate is the page's estimate (:func:`expected_change` on :data:`REFERENCE_TEXT`:
+    the share of all of a text's words that a release replaces, :data:`CHANGE_RATE_RULE`), of
+    the mechanism built as an evaluation builds it (entities kept: the rate of its own noise,
+    :func:`~authormask.evaluation.releases.mechanism_parameters`; a bag takes every content
+    word). It falls as epsilon grows, so the search works on the mechanism's own scale (Earth
+    Mover's noise, exponential mechanisms, any embeddings) without knowing the mechanism. First
+    a scan by factors of 10 from epsilon 1, within :data:`AUTO_RANGE`, brackets every target;
+    then, per target, a safeguarded interpolation on log epsilon (regula falsi between the
+    tightest measured bracket, each step kept inside the middle 80% of the bracket; at most
+    ``steps`` measurements) stops once a measured rate is within ``rate_tolerance`` of the
+    target or the bracket is narrower than ``tolerance`` in log epsilon (about 3%). The epsilon
+    chosen is the largest measured one whose rate is within ``rate_tolerance`` of the target (on
+    a plateau, the least noise giving that change), else the one whose rate is nearest: every
+    epsilon is rounded to 3 significant digits before it is measured, so the change rates
+    reported are those measured at the epsilons returned. Every estimate uses ``seed`` (and the
+    next seed), so the choice is deterministic.
 
-        The targets are read on the mechanism's reach, the smallest and largest rates measured over
-        :data:`AUTO_RANGE` (``low + t * (high - low)``): emp-text replaces content words only (about
-        half of a running text's words at most) and emp-write writes function words anew even with
-        little noise, so each gets as many points as targets, spread over what it can do. Repeats
-        (a flat curve) are replaced by geometric midpoints, so there are as many epsilons as
-        targets.
+    The targets are read on the mechanism's reach, the smallest and largest rates measured over
+    :data:`AUTO_RANGE` (``low + t * (high - low)``): emp-text replaces content words only (about
+    half of a running text's words at most) and emp-write writes function words anew even with
+    little noise, so each gets as many points as targets, spread over what it can do. Repeats
+    (a flat curve) are replaced by geometric midpoints, so there are as many epsilons as
+    targets.
 
-        Parameters
-        ----------
-        name
-            The registered name of the mechanism.
-        embeddings
-            The embeddings the mechanism is built with (given here, not in ``parameters``).
-        parameters
-            Further registry parameters (the study's stopwords), or ``None``.
-        targets
-            The target change rates, as shares of the mechanism's reach, each in (0, 1).
-        seed
-            The seed of every estimate.
-        steps
-            The most measurements per target after the scan.
-        tolerance
-            The bracket width in log epsilon below which a target's search stops.
-        rate_tolerance
-            How near a measured rate must be to its target to stop the search.
+    Parameters
+    ----------
+    name
+        The registered name of the mechanism.
+    embeddings
+        The embeddings the mechanism is built with (given here, not in ``parameters``).
+    parameters
+        Further registry parameters (the study's stopwords), or ``None``.
+    targets
+        The target change rates, as shares of the mechanism's reach, each in (0, 1).
+    seed
+        The seed of every estimate.
+    steps
+        The most measurements per target after the scan.
+    tolerance
+        The bracket width in log epsilon below which a target's search stops.
+    rate_tolerance
+        How near a measured rate must be to its target to stop the search.
 
-        Returns
-        -------
-        EpsilonChoice
-            The epsilons, their targets and their measured change rates.
+    Returns
+    -------
+    EpsilonChoice
+        The epsilons, their targets and their measured change rates.
 
-        Raises
-        ------
-        InvalidParameterError
-            If the mechanism takes no epsilon, a target is not in (0, 1), or its change rate does
-            not move over :data:`AUTO_RANGE`.
+    Raises
+    ------
+    InvalidParameterError
+        If the mechanism takes no epsilon, a target is not in (0, 1), or its change rate does
+        not move over :data:`AUTO_RANGE`.
     """
     from authormask.core import create_mechanism, mechanism_spec
     from authormask.evaluation.releases import mechanism_parameters, sweeps_rate

@@ -455,8 +455,9 @@ PAN_FRONTIER_UTILITIES = (
 
 def pan_frontier_utilities(result: PanResult) -> tuple[str, ...]:
     """The utilities a PAN run's frontier is drawn against: those of
-    :data:`PAN_FRONTIER_UTILITIES` it measured, in the order of its configuration (none
-    without attackers).
+    :data:`PAN_FRONTIER_UTILITIES` it measured (a configured one no problem could measure,
+    ``fluency-xfit`` of a single problem, has no frontier), in the order of its configuration
+    (none without attackers).
 
     Parameters
     ----------
@@ -470,7 +471,10 @@ def pan_frontier_utilities(result: PanResult) -> tuple[str, ...]:
     """
     if not result.config.attackers:
         return ()
-    return tuple(u for u in result.config.utilities if u in PAN_FRONTIER_UTILITIES)
+    measured = {c.measure for c in result.utilities}
+    return tuple(
+        u for u in result.config.utilities if u in PAN_FRONTIER_UTILITIES and u in measured
+    )
 
 
 def pan_frontier(result: PanResult, utility: str = "similarity") -> dict[str, list[FrontierPoint]]:

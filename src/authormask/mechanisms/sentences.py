@@ -110,8 +110,8 @@ def document_sentences(text: str) -> list[str]:
 
     Examples
     --------
-    >>> document_sentences("The dog ran.\\n\\n   It   barked!  ...")
-    ['The dog ran.', 'It barked!']
+    >>> document_sentences("The dog ran.\\n\\n   It   barked!  ... !")
+    ['The dog ran.', 'It barked! ...']
     """
     joined = _SPACES.sub(" ", text).strip()
     return [s for s in split_sentences(joined) if any(c.isalnum() for c in s)]

@@ -720,7 +720,20 @@ def load_judge(
 def text_stream(texts: Sequence[str], config: JudgeConfig) -> tuple[list[list[str]], str]:
     """The training documents of a judge trained on ``texts`` (:func:`load_judge_on`): whole
     texts in an order drawn from ``config.seed``, until ``config.tokens_per_corpus`` tokens
-    in all (the last one cut), and the SHA-256 of their tokens."""
+    in all (the last one cut), and the SHA-256 of their tokens.
+
+    Parameters
+    ----------
+    texts
+        The texts the judge learns from.
+    config
+        The judge's configuration (its seed and ``tokens_per_corpus``).
+
+    Returns
+    -------
+    tuple[list[list[str]], str]
+        The documents' tokens, and the SHA-256 (hex) of them all.
+    """
     order = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(0,)))
     budget = config.tokens_per_corpus
     documents: list[list[str]] = []

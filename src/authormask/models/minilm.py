@@ -37,7 +37,13 @@ def encoder_path() -> str:
 
 def native_bfloat16() -> bool:
     """Whether this processor computes in bfloat16 itself (AVX-512 BF16 or AMX) and PyTorch's
-    oneDNN uses it; elsewhere bfloat16 is emulated, and slower than float32."""
+    oneDNN uses it; elsewhere bfloat16 is emulated, and slower than float32.
+
+    Returns
+    -------
+    bool
+        True where bfloat16 is native and PyTorch uses it.
+    """
     try:
         import torch
 

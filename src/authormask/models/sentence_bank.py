@@ -87,7 +87,7 @@ def bank_sentences(text: str) -> list[str]:
     Examples
     --------
     >>> bank_sentences("CHAPTER I.  It was late. \\u201cCome in!\\u201d she said. He had 3 dogs.")
-    ['Come in!']
+    ['It was late.', 'Come in! she said.']
     """
     out: list[str] = []
     joined = " ".join(text.replace("\u2019", "'").replace("\u2018", "'").split())
