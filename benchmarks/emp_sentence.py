@@ -5,7 +5,9 @@ For ``--texts`` unknown texts of one problem (default: problem00002, a tuning pr
 same run) at each epsilon (``none``: the noise-off form) and prints per row: MiniLM similarity
 to the raw original (the mean cosine of two different originals of the problem, the *floor*,
 beside it), retrieval (the release's MiniLM-nearest original among all the problem's unknown
-texts is its own), the share of output sentences with a finite verb (spaCy's tagger: a token
+texts is its own), both again against the *entity-stepped* original (the original with the
+surrogates the release drew: what the mechanism was given; the pool's other texts as read),
+the share of output sentences with a finite verb (spaCy's tagger: a token
 tagged VBD, VBP, VBZ or MD) beside the originals', release seconds, and the first 400
 characters of one release. No attacker runs here: the PAN protocol (``authormask evaluate
 --protocol pan``) measures them.
@@ -26,6 +28,7 @@ from authormask.core import create_mechanism, release
 from authormask.core.registry import create_noise_off
 from authormask.embeddings.registry import load_embeddings
 from authormask.evaluation.measures.utilities.similarity import SentenceSimilarity
+from authormask.evaluation.stepped import entity_stepped_texts
 from authormask.text.pipeline import load_pipeline
 from authormask.text.sentences import split_sentences
 
@@ -46,6 +49,15 @@ def main() -> None:
     ap.add_argument("--texts", type=int, default=40)
     ap.add_argument("--epsilons", default="none,12.5,7")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--mechanisms", default="emp-write,emp-sentence", help="comma-separated registry names"
+    )
+    ap.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        help="NAME=VALUE for emp-sentence (a number), e.g. name_weight=1.5; repeatable",
+    )
     args = ap.parse_args()
 
     files = sorted((Path(args.collection) / args.problem / "unknown").glob("*.txt"))
@@ -61,14 +73,19 @@ def main() -> None:
         f"{args.problem}: {len(originals)} texts, pool {len(pool)}; similarity floor "
         f"{floor:.3f}; originals' finite-verb share {finite_share(originals, nlp):.2f}"
     )
-    print("mechanism     epsilon  similarity  retrieval  finite-verb  seconds")
+    extra = {k: float(v) for k, v in (p.split("=", 1) for p in args.param)}
+    print(
+        "mechanism     epsilon  similarity  retrieval  sim-stepped  retr-stepped  finite-verb  "
+        "seconds"
+    )
     for eps_text in args.epsilons.split(","):
         eps = None if eps_text == "none" else float(eps_text)
-        for name in ("emp-write", "emp-sentence"):
+        for name in args.mechanisms.split(","):
+            params = {"embeddings": emb, **(extra if name == "emp-sentence" else {})}
             mech = (
-                create_noise_off(name, embeddings=emb)
+                create_noise_off(name, **params)
                 if eps is None
-                else create_mechanism(name, epsilon=eps, embeddings=emb)
+                else create_mechanism(name, epsilon=eps, **params)
             )
             t0 = time.perf_counter()
             out = release(originals, mech, random_state=args.seed).texts
@@ -76,9 +93,14 @@ def main() -> None:
             rv = sim.embed(out)
             s = float((rv * pv[: len(out)]).sum(axis=1).mean())
             hits = float(((rv @ pv.T).argmax(axis=1) == np.arange(len(out))).mean())
+            stepped = entity_stepped_texts(originals, mech, random_state=args.seed)
+            sv = sim.embed(stepped)
+            s_step = float((rv * sv).sum(axis=1).mean())
+            mixed = np.concatenate([sv, pv[len(out) :]])
+            hits_step = float(((rv @ mixed.T).argmax(axis=1) == np.arange(len(out))).mean())
             print(
-                f"{name:13} {eps_text:>7}  {s:10.3f}  {hits:9.2f}  "
-                f"{finite_share(out, nlp):11.2f}  {seconds:7.1f}",
+                f"{name:13} {eps_text:>7}  {s:10.3f}  {hits:9.2f}  {s_step:11.3f}  "
+                f"{hits_step:12.2f}  {finite_share(out, nlp):11.2f}  {seconds:7.1f}",
                 flush=True,
             )
             print(f"    {out[0][:400]!r}", flush=True)

@@ -8,6 +8,7 @@ __all__ = [
     "CONTENT",
     "DEFAULT_LENGTH",
     "DEFAULT_REGULARIZATION",
+    "NAME_WEIGHT",
     "PRIOR_WEIGHT",
     "RECOMMENDED_EPSILON",
     "SENTENCE_WEIGHT",
@@ -36,6 +37,11 @@ PRIOR_WEIGHT = 1.0
 #: ``SENTENCE_WEIGHT * epsilon`` per unit of distance between 16-d sentence points, at most 2
 #: apart): chosen so that the sentence noise and the noun noise move a release about as much
 SENTENCE_WEIGHT = 5.0
+#: emp-sentence: the weight of a name changed against a unit of noun distance (each name of the
+#: public name lists goes through k-ary randomized response at ``NAME_WEIGHT * epsilon``, the
+#: discrete metric: any name for any other costs that much; a noun changed costs epsilon times a
+#: distance of 3-7 in GloVe 50-d)
+NAME_WEIGHT = 1.25
 
 #: which words ``emp-write`` releases: "nouns" (the words of a public noun lexicon; the writer
 #: writes the rest) or "words" (every content word). Nouns: on pan19-en, noise-free, a text's

@@ -83,7 +83,7 @@ def test_every_word_level_mechanism_declares_its_samplers() -> None:
         "emp-write",
         "emp-sentence",
     ]
-    assert mechanism_spec("emp-sentence").samplers == ("kernel", "sentence_noise")
+    assert mechanism_spec("emp-sentence").samplers == ("kernel", "sentence_noise", "name_noise")
     assert mechanism_spec("emp-doc").samplers == ("kernel", "function_kernel")
     # the default: none (a model's sampler, or a baseline whose rate 0 is its noise-off form)
     for name in ("erae", "ae-dp", "syntf", "random-r", "random-sub"):

@@ -13,6 +13,7 @@ from authormask.core import create_mechanism, release
 from authormask.core.registry import create_noise_off
 from authormask.embeddings import Embeddings
 from authormask.exceptions import InvalidParameterError
+from authormask.mechanisms.names import NameKernel, redraw_probability
 from authormask.mechanisms.sentences import (
     SentenceKernel,
     choose_templates,
@@ -114,11 +115,23 @@ def test_templates_follow_the_nouns_left() -> None:
     slots = np.array([0, 1, 2, 3, 4])
     candidates = np.array([[4, 3, 2, 1, 0]] * 3)
     # 6 nouns over 3 sentences: 2 each
-    assert choose_templates(candidates, slots, 6) == [2, 2, 2]
+    assert choose_templates(candidates, slots, (6,)) == [2, 2, 2]
     # none: the sentences without slots
-    assert choose_templates(candidates, slots, 0) == [0, 0, 0]
+    assert choose_templates(candidates, slots, (0,)) == [0, 0, 0]
     # 9 over 3: 3, then 6 over 2: 3, then 3
-    assert choose_templates(candidates, slots, 9) == [3, 3, 3]
+    assert choose_templates(candidates, slots, (9,)) == [3, 3, 3]
+
+
+def test_templates_follow_the_names_left_too() -> None:
+    # (noun slots, name slots) of five bank sentences
+    slots = np.array([[2, 0], [1, 1], [0, 2], [2, 1], [0, 0]])
+    candidates = np.array([[0, 1, 2, 3, 4]] * 2)
+    # 2 nouns and 2 names over 2 sentences: one of each per sentence
+    assert choose_templates(candidates, slots, (2, 2)) == [1, 1]
+    # 4 nouns, no name: the nearest with two noun slots and no name slot
+    assert choose_templates(candidates, slots, (4, 0)) == [0, 0]
+    # 0 nouns, 4 names
+    assert choose_templates(candidates, slots, (0, 4)) == [2, 2]
 
 
 def test_fill_template_articles_capitals_and_leftover_slots() -> None:
@@ -133,16 +146,25 @@ def test_fill_template_articles_capitals_and_leftover_slots() -> None:
         ("Moscow", "", "name"),
         (".", "", ""),
     ]
-    text, used = fill_template(tokens, ["pear", "owl"], frozenset({"anna"}))
-    assert (text, used) == ("A pear fell on an owl near Moscow.", 2)
-    text, used = fill_template(tokens, ["egg", "box", "anna", "extra"], frozenset({"anna"}))
-    assert (text, used) == ("An egg fell on a box near Anna.", 3)
+    # no name released yet: the name slot keeps the bank's own
+    text, used, named = fill_template(tokens, ["pear", "owl"], frozenset({"anna"}))
+    assert (text, used, named) == ("A pear fell on an owl near Moscow.", 2, 0)
+    # nouns in noun slots only, names in name slots only
+    text, used, named = fill_template(
+        tokens, ["egg", "box", "extra"], frozenset({"anna", "oslo"}), ["oslo", "anna"]
+    )
+    assert (text, used, named) == ("An egg fell on a box near Oslo.", 2, 1)
+    # a name slot left over takes the name released last
+    text, used, named = fill_template(tokens, ["egg"], frozenset({"anna"}), [], "anna")
+    assert (text, used, named) == ("An egg fell on a table near Anna.", 1, 0)
 
 
-def test_statement_names_both_epsilons_and_the_bank(mech, bank) -> None:
+def test_statement_names_every_epsilon_and_the_bank(mech, bank) -> None:
     s = mech.statement(seeded=False)
     assert s.epsilon == 7.0
     assert "35" in s.epsilon_unit and "per noun" in s.epsilon_unit
+    assert "8.75 per name changed" in s.epsilon_unit and s.parameters["name epsilon"] == 8.75
+    assert "M of names" in s.guarantee and "a name 8.75" in s.guarantee
     assert bank.identity["sha256"][:16] in s.parameters["sentence space"]
     assert "number S of sentences" in s.released_unchanged
 
@@ -152,14 +174,14 @@ def test_bad_sentence_weight_is_refused(glove_20k: Embeddings) -> None:
         create_mechanism("emp-sentence", epsilon=7.0, embeddings=glove_20k, sentence_weight=0)
 
 
-@pytest.mark.parametrize("case", ["sentence-line-1d", "sentence-bank"])
+@pytest.mark.parametrize("case", ["sentence-line-1d", "sentence-bank", "names-rr"])
 def test_audit_lower_bound_below_the_statement(case: str) -> None:
     spec = next(c for c in emp_sentence("emp-sentence") if c.case == case)
     built = spec.build(Context())
     result = audit_case(built, samples=20_000, random_state=5)
     assert result.passed
     assert result.epsilon_lower_bound <= built.epsilon_stated
-    if case == "sentence-line-1d":  # tight on the line: the bound is approached
+    if case in ("sentence-line-1d", "names-rr"):  # tight: the bound is approached
         assert result.epsilon_lower_bound > 0.5 * built.epsilon_stated
 
 
@@ -168,3 +190,92 @@ def test_audit_of_the_nouns_is_below_the_statement(cache_dir) -> None:
     built = spec.build(Context(cache_dir=cache_dir))
     result = audit_case(built, samples=2_000, random_state=5)
     assert result.passed and result.epsilon_lower_bound <= built.epsilon_stated
+
+
+# --- names: k-ary randomized response on the public name lists --------------------------------
+
+
+def test_redraw_probability_keeps_the_ratio_within_epsilon() -> None:
+    """The realised ratio P[x | x] / P[y | x] = 1 + k (1 - lambda) / lambda is at most
+    exp(epsilon), and lambda is the smallest double that does it (the double below it gives a
+    ratio above exp(epsilon)); computed in 80-digit decimals."""
+    import math
+    from decimal import Decimal, localcontext
+
+    for k in (2, 5, 627):
+        for eps in (1e-3, 0.5, 1.0, 8.75, 30.0, 700.0, 744.9, 745.0, 751.0, 1e6):
+            lam = redraw_probability(eps, k)
+            assert 0.0 < lam <= 1.0
+            with localcontext() as ctx:
+                ctx.prec = 80
+
+                def log_ratio(x: float, k: int = k) -> Decimal:
+                    return (1 + Decimal(k) * (1 - Decimal(x)) / Decimal(x)).ln()
+
+                assert log_ratio(lam) <= Decimal(eps)
+                below = math.nextafter(lam, 0.0)
+                if below > 0.0 and eps < 1000.0:
+                    assert log_ratio(below) > Decimal(eps)
+    with pytest.raises(InvalidParameterError, match="at least 2 names"):
+        redraw_probability(1.0, 1)
+
+
+def test_randomized_response_has_its_analytic_law() -> None:
+    """Chi-square of 200,000 releases of one name against P[x | x] = 1 - lambda + lambda / k,
+    P[y | x] = lambda / k."""
+    alphabet = ("anna", "boris", "clara", "dmitri", "elena")
+    eps = 1.3
+    kernel = NameKernel(alphabet, eps)
+    n = 200_000
+    out = kernel.release(["clara"] * n, np.random.default_rng(8))
+    observed = np.array([out.count(w) for w in alphabet])
+    lam = kernel.redraw
+    expected = np.full(5, n * lam / 5)
+    expected[2] = n * (1 - lam + lam / 5)
+    assert stats.chisquare(observed, expected).pvalue > P_FLOOR
+    # the analytic ratio is exp(eps)
+    assert expected[2] / expected[0] == pytest.approx(np.exp(eps), rel=1e-12)
+    assert kernel.keep_probability() == pytest.approx(expected[2] / n)
+    with pytest.raises(InvalidParameterError, match="not a name"):
+        kernel.release(["zed"], np.random.default_rng(0))
+    assert NameKernel(alphabet, None).release(["boris", "anna"], np.random.default_rng(0)) == [
+        "boris",
+        "anna",
+    ]
+
+
+def test_names_go_to_name_slots_and_survive_the_noise(glove_20k: Embeddings) -> None:
+    """A text's surrogate cast (names of the public lists) comes out capitalised in name slots,
+    most names kept at the default weight; the noise-off form keeps every one."""
+    story = (
+        "Anna walked to the harbour with James. James found the boat. "
+        "Anna waited at the door with a lamp. Later Anna and James sailed to Oslo."
+    )
+    mech = create_mechanism("emp-sentence", epsilon=7.0, embeddings=glove_20k, entities="keep")
+    inner = mech
+    while hasattr(inner, "inner"):
+        inner = inner.inner
+    unit = inner.prepare(story)
+    assert unit.names == ("anna", "james", "james", "anna", "anna", "james", "oslo")
+    assert "anna" not in unit.words and "harbour" in unit.words
+    assert inner.name_kernel.keep_probability() > 0.85
+    kept = 0
+    for seed in range(20):
+        doc = release([story], mech, random_state=seed).documents[0]
+        people = doc.words[len(doc.words) - len(unit.names) :]
+        kept += sum(a == b for a, b in zip(people, unit.names, strict=True))
+        # the name slots of the templates take the released names in order (the last
+        # template may have fewer slots than names are left)
+        placed = sum(doc.text.count(n.capitalize()) for n in set(people))
+        assert placed >= len(people) - 2
+    assert kept / (20 * len(unit.names)) > 0.75
+    off = create_noise_off("emp-sentence", embeddings=glove_20k, entities="keep")
+    doc = release([story], off, random_state=1).documents[0]
+    assert doc.words[len(doc.words) - len(unit.names) :] == unit.names
+    for name in ("Anna", "James", "Oslo"):
+        assert name in doc.text
+
+
+def test_bad_name_weight_is_refused(glove_20k: Embeddings) -> None:
+    with pytest.raises(InvalidParameterError, match="name_weight"):
+        create_mechanism("emp-sentence", epsilon=7.0, embeddings=glove_20k, name_weight=-1)

@@ -1,6 +1,7 @@
 """The audit cases of ``emp-sentence``: its sentence kernel (Theorem 2 on sentence points, then
-the nearest bank sentence) on a 1-d line and on two real sentences of its public bank, and its
-noun kernel (emp-write's, content nouns) on two GloVe nouns."""
+the nearest bank sentence) on a 1-d line and on two real sentences of its public bank, its
+noun kernel (emp-write's, content nouns) on two GloVe nouns, and its name kernel (k-ary
+randomized response) on two names of its public alphabet."""
 
 from __future__ import annotations
 
@@ -20,12 +21,16 @@ from authormask.audit.cases_earth_movers import (
 )
 from authormask.audit.core import AuditCase
 
-__all__ = ["SENTENCE_PAIR", "sentence_cases"]
+__all__ = ["NAME_PAIR", "SENTENCE_PAIR", "sentence_cases"]
 
 #: two sentences of the bank's own prose, neighbours for the real-space case
 SENTENCE_PAIR = ("The old man walked slowly home.", "The old woman walked slowly home.")
 #: epsilon per unit of sentence distance of the real-space case
 SENTENCE_EPSILON_BANK = 20.0
+#: two names of the public alphabet, and the epsilon per name changed of the name case (low
+#: enough that a name released as itself is seen often in a few thousand draws)
+NAME_PAIR = ("anna", "james")
+NAME_EPSILON = 3.0
 
 
 def _sentence_sampler(kernel: Any) -> Callable[[Any, int, np.random.Generator], NDArray[Any]]:
@@ -104,6 +109,36 @@ def _nouns(name: str) -> Callable[[Context], AuditCase]:
     return build
 
 
+def _names(name: str) -> Callable[[Context], AuditCase]:
+    def build(ctx: Context) -> AuditCase:
+        from authormask.audit.case_spec import core_mechanism
+        from authormask.mechanisms.names import NameKernel
+
+        mech: Any = core_mechanism(name, epsilon=NAME_EPSILON, embeddings=ctx.glove())
+        while hasattr(mech, "inner"):
+            mech = mech.inner
+        alphabet = mech.name_kernel.alphabet
+        kernel = NameKernel(alphabet, NAME_EPSILON)  # the name weight set to 1
+        a, b = NAME_PAIR
+
+        def sampler(x: Any, n: int, rng: np.random.Generator) -> NDArray[Any]:
+            out = kernel.release([x] * n, rng)
+            return np.array([kernel.index[w] for w in out], dtype=np.intp)
+
+        return AuditCase(
+            mechanism=name,
+            case="names-rr",
+            description=f"{name}'s name kernel (k-ary randomized response on its {len(alphabet)} "
+            f"public names), {a} vs {b}, eps = {NAME_EPSILON:g} per name changed",
+            epsilon_stated=NAME_EPSILON,
+            neighbours=(a, b),
+            sampler=sampler,
+            labels=lambda code: alphabet[int(code)],
+        )
+
+    return build
+
+
 def sentence_cases(name: str) -> tuple[tuple[str, Callable[[Context], AuditCase]], ...]:
     """The cases of emp-sentence registered as ``name``: (case name, builder).
 
@@ -121,4 +156,5 @@ def sentence_cases(name: str) -> tuple[tuple[str, Callable[[Context], AuditCase]
         ("sentence-line-1d", _line(name)),
         ("nouns-glove", _nouns(name)),
         ("sentence-bank", _bank(name)),
+        ("names-rr", _names(name)),
     )

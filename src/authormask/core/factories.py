@@ -173,13 +173,20 @@ def emp_sentence(p: dict[str, Any]) -> Mechanism:
     names = frozenset(
         w.lower() for entries in (lists.given_names, lists.surnames, lists.places) for w in entries
     )
+    # the name alphabet: the lists' one-word names that the noun lexicon releases (a name of
+    # several words is released word by word, and its words are names only where they are one)
+    written: Any = words
+    lexicon: frozenset[str] = written.released[0]
+    alphabet = sorted(w for w in names if " " not in w and w in lexicon)
     cache = "default" if p["cache_dir"] is None else p["cache_dir"]
     return EMPSentence(
-        words=words,  # type: ignore[arg-type]
+        words=written,
         bank=load_sentence_bank(cache_dir=cache),
         epsilon=p["epsilon"],
         sentence_weight=p["sentence_weight"],
         names=names,
+        name_alphabet=alphabet,
+        name_weight=p["name_weight"],
     )
 
 

@@ -72,6 +72,7 @@ from authormask.defaults import (
     CONTENT,
     DEFAULT_LENGTH,
     DEFAULT_REGULARIZATION,
+    NAME_WEIGHT,
     PRIOR_WEIGHT,
     SENTENCE_WEIGHT,
 )
@@ -528,6 +529,16 @@ BUILTIN: dict[str, MechanismSpec] = {
                     exclusive_minimum=True,
                     kind="number",
                 ),
+                Parameter(
+                    "name_weight",
+                    "weight (> 0) of a name changed against a unit of noun distance: each name "
+                    "of the public name lists goes through randomized response at name_weight * "
+                    "epsilon",
+                    default=NAME_WEIGHT,
+                    minimum=0.0,
+                    exclusive_minimum=True,
+                    kind="number",
+                ),
                 ENTITIES,
             ),
             emp_sentence,
@@ -536,7 +547,7 @@ BUILTIN: dict[str, MechanismSpec] = {
             epsilon_per="word",
             noise_parameter="epsilon",
             seed_code=12,
-            samplers=("kernel", "sentence_noise"),
+            samplers=("kernel", "sentence_noise", "name_noise"),
             audit="authormask.audit.by_mechanism:emp_sentence",
             help="readable text made of real sentences: each sentence snapped, after "
             "Earth Mover's noise, to a sentence of a public bank, with the document's noisy "

@@ -15,23 +15,34 @@ nouns. ``emp-sentence`` releases two things, both through Fernandes, Dras & McIv
   per-word mechanism and decoder (:class:`~authormask.mechanisms.written.EMPWrite`, radius
   ``Gamma(n, 1/epsilon)`` in the word vectors' space).
 
-The released nouns fill the templates' noun and name slots in order (a slot left over keeps the
-template's own word; "a"/"an" follow the word put after them; a word of the public name lists
-is capitalised). Every output sentence is a sentence of public prose with the released nouns
-in it: it has a verb wherever its template has one.
+* **each name** (a noun that is a word of the public name lists the entity step draws its
+  surrogates from, :data:`~authormask.text.entities.public_lists`) goes through k-ary
+  randomized response on that public alphabet instead (:class:`~authormask.mechanisms.names.
+  NameKernel`, ``name_weight * epsilon`` per name changed, the discrete metric): under the
+  default entity step a recognised person or place is already a random surrogate drawn from
+  those lists, so a release keeps the document's cast of surrogates (the same surrogate
+  throughout) at a known cost, where the word vectors' noise would scatter it.
+
+The released nouns fill the templates' noun slots in order, the released names their name slots
+(a noun slot left over keeps the template's own word; a name slot left over the name released
+last, or the template's own before any); "a"/"an" follow the word put after them; a word of the
+public name lists is capitalised. Every output sentence is a sentence of public prose with the
+released nouns in it: it has a verb wherever its template has one.
 
 Sentences are cut by a public rule on the text with its layout removed (whitespace joined):
 after ``.``, ``!`` or ``?`` before a capital, a digit or an opening quote, not after a common
 abbreviation or an initial (:func:`~authormask.text.sentences.split_sentences`).
 
-Guarantee. Each sentence is one use of the ``(w * epsilon) * d_s``-private sentence mechanism
-and each noun one use of the ``epsilon * d_w``-private word mechanism; the template choice, the
-decoder and the filling are functions of the noisy points and public data (post-processing,
-Lemma 3). For two documents with the same number S of sentences and the same number K of nouns,
-by sequential composition (eq. 6), ``P[out | v] <= exp(epsilon * (sum_j d_w(n_j, n'_j) + w *
-sum_i d_s(s_i, s'_i))) * P[out | v']``: metric DP for the sum metric. The projection is a
-contraction of unit vectors, so ``d_s <= 2`` for any two sentences: a sentence changed in any
-way costs at most ``2 * w * epsilon``.
+Guarantee. Each sentence is one use of the ``(w * epsilon) * d_s``-private sentence mechanism,
+each noun one use of the ``epsilon * d_w``-private word mechanism and each name one use of the
+``(u * epsilon) * [x != y]``-private name mechanism (``u`` the public ``name_weight``); the
+template choice, the decoder and the filling are functions of the noisy points, the released
+names and public data (post-processing, Lemma 3). For two documents with the same number S of
+sentences, the same number K of nouns and the same number M of names, by sequential
+composition (eq. 6), ``P[out | v] <= exp(epsilon * (sum_j d_w(n_j, n'_j) + w * sum_i d_s(s_i,
+s'_i) + u * #{l : m_l != m'_l})) * P[out | v']``: metric DP for the sum metric. The projection
+is a contraction of unit vectors, so ``d_s <= 2`` for any two sentences: a sentence changed in
+any way costs at most ``2 * w * epsilon``, a name ``u * epsilon``.
 """
 
 from __future__ import annotations
@@ -47,10 +58,11 @@ from numpy.typing import NDArray
 
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact
-from authormask.defaults import SENTENCE_WEIGHT
+from authormask.defaults import NAME_WEIGHT, SENTENCE_WEIGHT
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
 from authormask.mechanisms.laplace import sample_nd_laplace
+from authormask.mechanisms.names import NameKernel
 from authormask.mechanisms.written import EMPWrite
 from authormask.models.sentence_bank import DIMENSION, SentenceBank
 from authormask.randomness import SEEDED, UNSEEDED
@@ -85,9 +97,11 @@ FLOATING_POINT = (
     "draws (no cap); a sentence's template is chosen among the 64 bank sentences nearest to its "
     "noisy point, by distances computed in float64 (a deterministic function of the noisy "
     "point: post-processing whatever its rounding); the nouns as in emp-write (a float32 screen "
-    "for the 32 nearest words, scored in float64). An input sentence's point is computed by the "
-    "packaged encoder in float32: the same text gives the same point on one machine; another "
-    "processor may round it differently (a public function either way)"
+    "for the 32 nearest words, scored in float64); a name's redraw probability computed in "
+    "60-digit decimals and rounded up to a double (more noise, never less), its coin exact for "
+    "that double and its uniform name an unbiased integer. An input sentence's point is computed "
+    "by the packaged encoder in float32: the same text gives the same point on one machine; "
+    "another processor may round it differently (a public function either way)"
 )
 
 _SPACES = re.compile(r"\s+")
@@ -126,14 +140,18 @@ class SentenceUnit:
     sentences
         The sentences (S of them).
     words
-        The nouns of the public lexicon with a vector (K of them), in order: what the noun
-        kernel perturbs.
+        The nouns of the public lexicon with a vector that are not names (K of them), in
+        order: what the noun kernel perturbs.
+    names
+        The nouns that are words of the public name alphabet (M of them), in order: what the
+        name kernel perturbs.
     diagnostics
         Private counts.
     """
 
     sentences: tuple[str, ...]
     words: tuple[str, ...]
+    names: tuple[str, ...] = ()
     diagnostics: dict[str, int] = field(default_factory=dict)
 
 
@@ -203,75 +221,104 @@ class SentenceKernel:
         return np.asarray(part[rows, order], dtype=np.intp)
 
 
-def _target(left_words: int, left_sentences: int) -> int:
-    return int(np.floor(left_words / max(left_sentences, 1) + 0.5))
+def _target(left_words: NDArray[np.intp], left_sentences: int) -> NDArray[np.intp]:
+    return np.floor(left_words / max(left_sentences, 1) + 0.5).astype(np.intp)
 
 
 def choose_templates(
-    candidates: NDArray[np.intp], slots: NDArray[np.intp], words: int
+    candidates: NDArray[np.intp], slots: NDArray[np.intp], words: Sequence[int]
 ) -> list[int]:
     """For each sentence, the template among its candidates (nearest first): the nearest whose
-    slot count is the released nouns left over the sentences left (rounded), else the one whose
-    count is closest to it (nearer first). A function of the candidates, the bank and K only.
+    slot counts (one per kind: nouns, names) are the released words of that kind left over the
+    sentences left (rounded), else the one whose counts are closest to them (the sum of the
+    gaps; nearer first). A function of the candidates, the bank and the counts only.
 
     Parameters
     ----------
     candidates
         One row of bank indices per sentence, nearest first.
     slots
-        The bank sentences' slot counts.
+        The bank sentences' slot counts, one column per kind.
     words
-        K, the number of released nouns.
+        The number of released words of each kind (K nouns, M names).
 
     Returns
     -------
     list[int]
         One bank index per sentence.
+
+    Examples
+    --------
+    >>> slots = np.array([[0, 0], [2, 0], [1, 1]])
+    >>> choose_templates(np.array([[0, 1, 2], [0, 1, 2]]), slots, (3, 1))
+    [1, 2]
     """
+    table = np.asarray(slots, dtype=np.intp).reshape(len(slots), -1)
     out: list[int] = []
-    left = words
+    left = np.asarray(words, dtype=np.intp)
     n = len(candidates)
     for i, row in enumerate(candidates):
         want = _target(left, n - i)
-        counts = slots[row]
-        gap = np.abs(counts - want)
+        gap = np.abs(table[row] - want[None, :]).sum(axis=1)
         j = int(row[int(np.argmin(gap))])  # argmin takes the first (nearest) of the closest
         out.append(j)
-        left = max(0, left - int(slots[j]))
+        left = np.maximum(0, left - table[j])
     return out
 
 
 def fill_template(
-    tokens: Sequence[tuple[str, str, str]], words: Sequence[str], names: frozenset[str]
-) -> tuple[str, int]:
-    """A template with ``words`` in its slots, in order (module notes).
+    tokens: Sequence[tuple[str, str, str]],
+    words: Sequence[str],
+    names: frozenset[str],
+    people: Sequence[str] = (),
+    last: str | None = None,
+) -> tuple[str, int, int]:
+    """A template with ``words`` in its noun slots and ``people`` in its name slots, in order
+    (module notes).
 
     Parameters
     ----------
     tokens
         The template's tokens: (text, trailing whitespace, slot).
     words
-        The words to put in its slots, in order (more than its slots: the rest are left).
+        The nouns to put in its noun slots, in order (more than its slots: the rest are left).
     names
         Lower-case words written with a capital (the public name lists).
+    people
+        The names to put in its name slots, in order.
+    last
+        The name released last before this sentence: a name slot left over takes it (None: the
+        template's own word).
 
     Returns
     -------
-    tuple[str, int]
-        The sentence, and how many words it took.
+    tuple[str, int, int]
+        The sentence, and how many nouns and names it took.
 
     Examples
     --------
     >>> fill_template([("A", " ", ""), ("dog", " ", "noun"), ("ran", "", ""), (".", "", "")],
     ...               ["owl"], frozenset())
-    ('An owl ran.', 1)
+    ('An owl ran.', 1, 0)
+    >>> fill_template([("Ivan", " ", "name"), ("met", " ", ""), ("Olga", "", "name"),
+    ...                (".", "", "")], [], frozenset({"anna"}), ["anna"])
+    ('Anna met Anna.', 0, 1)
     """
     out: list[list[str]] = []
     used = 0
+    named = 0
     for i, (text, space, slot) in enumerate(tokens):
-        if slot and used < len(words):
+        word = None
+        if slot == "name":
+            if named < len(people):
+                word = last = people[named]
+                named += 1
+            elif last is not None:
+                word = last
+        elif slot and used < len(words):
             word = words[used]
             used += 1
+        if word is not None:
             if word in names or i == 0:
                 word = word[:1].upper() + word[1:]
             text = word
@@ -282,7 +329,7 @@ def fill_template(
             vowel = out[i + 1][0][:1].lower() in "aeiou"
             fixed = "an" if vowel else "a"
             out[i][0] = fixed.capitalize() if article[0].isupper() else fixed
-    return "".join(t + s for t, s in out).strip(), used
+    return "".join(t + s for t, s in out).strip(), used, named
 
 
 class EMPSentence(Mechanism):
@@ -302,6 +349,11 @@ class EMPSentence(Mechanism):
         The weight of a sentence's distance against a noun's, > 0.
     names
         Lower-case words written with a capital (the public name lists).
+    name_alphabet
+        The public names released by randomized response (lower case, distinct; at least two,
+        or none: every noun through the noun kernel).
+    name_weight : float
+        The weight of a name changed against a unit of noun distance, > 0.
     """
 
     name = "emp-sentence"
@@ -316,6 +368,8 @@ class EMPSentence(Mechanism):
         epsilon: float,
         sentence_weight: float = SENTENCE_WEIGHT,
         names: frozenset[str] = frozenset(),
+        name_alphabet: Sequence[str] = (),
+        name_weight: float = NAME_WEIGHT,
     ) -> None:
         if words.released is None:
             raise InvalidParameterError("emp-sentence releases nouns: its words need content nouns")
@@ -328,17 +382,35 @@ class EMPSentence(Mechanism):
         if not (np.isfinite(sentence_weight) and sentence_weight > 0):
             raise InvalidParameterError(f"sentence_weight must be > 0, got {sentence_weight!r}")
         self.sentence_weight = float(sentence_weight)
+        if not (np.isfinite(name_weight) and name_weight > 0):
+            raise InvalidParameterError(f"name_weight must be > 0, got {name_weight!r}")
+        self.name_weight = float(name_weight)
+        #: the name sampler (k-ary randomized response on the public alphabet), None without
+        #: an alphabet; ``name_noise`` is what the noise-off form switches off
+        self.name_kernel = (
+            NameKernel(sorted(name_alphabet), self.name_weight * self.epsilon)
+            if name_alphabet
+            else None
+        )
+        self.name_noise: NameKernel | IdentityKernel | None = self.name_kernel
         #: the sentence sampler and search; ``sentence_noise`` is the sampler the noise-off
         #: form switches off, ``kernel`` the nouns' (emp-write's)
         self.sentences = SentenceKernel(bank.points, self.sentence_weight * self.epsilon)
         self.sentence_noise: SentenceKernel | IdentityKernel = self.sentences
         self.kernel: Any = words.kernel
         self.names = names
-        self._slots = bank.slots
+        #: noun slots and name slots of every bank sentence (one column each)
+        self._slots = np.array(
+            [
+                [sum(t[2] == "noun" for t in tokens), sum(t[2] == "name" for t in tokens)]
+                for tokens in bank.tokens
+            ],
+            dtype=np.intp,
+        ).reshape(len(bank.tokens), 2)
 
     def without_noise(self) -> EMPSentence:
-        """Both samplers switched off: every noun as itself, every sentence snapped from its
-        own point (the limit epsilon -> infinity).
+        """Every sampler switched off: every noun and name as itself, every sentence snapped
+        from its own point (the limit epsilon -> infinity).
 
         Returns
         -------
@@ -348,12 +420,13 @@ class EMPSentence(Mechanism):
         off = copy.copy(self)
         off.kernel = IdentityKernel(self.embeddings)
         off.sentence_noise = IdentityKernel(self.embeddings)
+        off.name_noise = IdentityKernel(self.embeddings)
         return off
 
     # --- preparation ------------------------------------------------------------------------
 
     def prepare(self, text: str) -> SentenceUnit:
-        """The document's sentences and nouns.
+        """The document's sentences, nouns and names.
 
         Parameters
         ----------
@@ -367,13 +440,20 @@ class EMPSentence(Mechanism):
         """
         sentences = tuple(document_sentences(text))
         units = self.words.prepare_text(text)
-        nouns = tuple(w for u in units for w in u.words)
-        counts: dict[str, int] = {"sentences": len(sentences), "nouns": len(nouns)}
+        every = [w for u in units for w in u.words]
+        alphabet = {} if self.name_kernel is None else self.name_kernel.index
+        nouns = tuple(w for w in every if w not in alphabet)
+        names = tuple(w for w in every if w in alphabet)
+        counts: dict[str, int] = {
+            "sentences": len(sentences),
+            "nouns": len(nouns),
+            "names": len(names),
+        }
         for u in units:
             for k, v in u.diagnostics.items():
                 if k != "content_words":
                     counts[k] = counts.get(k, 0) + int(v)
-        return SentenceUnit(sentences, nouns, counts)
+        return SentenceUnit(sentences, nouns, names, counts)
 
     def prepare_parts(self, parts: Iterable[str]) -> Any:
         """The whole document, joined (a document is one unit).
@@ -406,7 +486,7 @@ class EMPSentence(Mechanism):
         return dict(unit.diagnostics)
 
     def units(self, unit: SentenceUnit) -> int:
-        """Sentences and nouns, the work it takes.
+        """Sentences, nouns and names, the work it takes.
 
         Parameters
         ----------
@@ -418,7 +498,7 @@ class EMPSentence(Mechanism):
         int
             The units of work.
         """
-        return len(unit.sentences) + len(unit.words)
+        return len(unit.sentences) + len(unit.words) + len(unit.names)
 
     # --- release ----------------------------------------------------------------------------
 
@@ -430,7 +510,8 @@ class EMPSentence(Mechanism):
         progress: Callable[[int], None] | None = None,
     ) -> list[Output]:
         """Each document draws from its generator the nouns' noise (in order), then the
-        sentences' noise (in order); the rest is post-processing of the noisy points.
+        sentences' noise (in order), then its names (in order); the rest is post-processing of
+        the noisy points and the released names.
 
         Parameters
         ----------
@@ -452,6 +533,7 @@ class EMPSentence(Mechanism):
         kernel = self.kernel
         noisy_words: list[np.ndarray] = []
         noisy_sentences: list[NDArray[np.float64]] = []
+        released_names: list[list[str]] = []
         points = self.bank.encoder.points([s for d in documents for s in d.sentences])
         start = 0
         for unit, rng in zip(documents, rngs, strict=True):
@@ -463,17 +545,28 @@ class EMPSentence(Mechanism):
                 noisy_sentences.append(np.asarray(x, dtype=np.float64))
             else:
                 noisy_sentences.append(self.sentence_noise.noisy(x, rng))
+            names = self.name_noise
+            if isinstance(names, NameKernel):
+                released_names.append(names.release(unit.names, rng))
+            else:  # no name alphabet (no names), or the noise switched off (each as itself)
+                released_names.append(list(unit.names))
         snapped = kernel.snap_sequences(noisy_words)
         out: list[Output] = []
-        for unit, rows, z in zip(documents, snapped, noisy_sentences, strict=True):
+        for unit, rows, z, people in zip(
+            documents, snapped, noisy_sentences, released_names, strict=True
+        ):
             released = tuple(emb.words[int(i)] for i in rows)
-            out.append(Output(self.render(z, released), released))
+            text = self.render(z, released, people)
+            out.append(Output(text, (*released, *people)))
             if progress is not None:
                 progress(self.units(unit))
         return out
 
-    def render(self, z: NDArray[np.float64], words: Sequence[str]) -> str:
-        """The released text of a document from its noisy sentence points and released nouns.
+    def render(
+        self, z: NDArray[np.float64], words: Sequence[str], people: Sequence[str] = ()
+    ) -> str:
+        """The released text of a document from its noisy sentence points, released nouns and
+        released names.
 
         Parameters
         ----------
@@ -481,6 +574,8 @@ class EMPSentence(Mechanism):
             The noisy sentence points.
         words
             The released nouns, in order.
+        people
+            The released names, in order.
 
         Returns
         -------
@@ -489,12 +584,19 @@ class EMPSentence(Mechanism):
         """
         if len(z) == 0:
             return ""
-        templates = choose_templates(self.sentences.nearest(z), self._slots, len(words))
+        counts = (len(words), len(people))
+        templates = choose_templates(self.sentences.nearest(z), self._slots, counts)
         sentences: list[str] = []
-        used = 0
+        used = named = 0
+        last: str | None = None
         for j in templates:
-            text, took = fill_template(self.bank.tokens[j], words[used:], self.names)
+            text, took, took_names = fill_template(
+                self.bank.tokens[j], words[used:], self.names, people[named:], last
+            )
             used += took
+            named += took_names
+            if named:
+                last = people[named - 1]
             sentences.append(text)
         return " ".join(sentences)
 
@@ -515,8 +617,20 @@ class EMPSentence(Mechanism):
         """
         eps = self.epsilon
         w = self.sentence_weight
+        u = self.name_weight
         e = self.embeddings.identity
         inner = self.words.statement(seeded=seeded)
+        k = 0 if self.name_kernel is None else len(self.name_kernel.alphabet)
+        name_unit = (
+            f"; each name (one of {k} public names) gets {exact(u)} * epsilon = "
+            f"{exact(u * eps)} per name changed (any name for any other)"
+            if k
+            else ""
+        )
+        name_sum = f" + {exact(u)} * #{{l : m_l != m'_l}}" if k else ""
+        name_bound = (
+            f" + {exact(u * eps)} * the number of name positions l where m_l != m'_l" if k else ""
+        )
         return PrivacyStatement(
             randomness=SEEDED if seeded else UNSEEDED,
             mechanism=self.name,
@@ -527,33 +641,47 @@ class EMPSentence(Mechanism):
                 f"per noun (Euclidean distance between {e.dimension}-d word vectors of "
                 f"{e.name}); each sentence gets {exact(w)} * epsilon = {exact(w * eps)} per unit "
                 f"of Euclidean distance between {DIMENSION}-d sentence points (at most 2 apart)"
+                f"{name_unit}"
             ),
             embeddings=e.to_dict(),
             model={"sentence bank": self.bank.describe(), **self.bank.identity},
             floating_point=FLOATING_POINT,
             version=__version__,
             guarantee=(
-                "metric DP for the sum metric over sentences and nouns (eq. 6): for documents "
-                "v, v' with the same number S of sentences and the same number K of nouns, "
+                "metric DP for the sum metric over sentences, nouns and names (eq. 6): for "
+                "documents v, v' with the same number S of sentences, K of nouns and M of names, "
                 f"P[out | v] <= exp({exact(eps)} * (sum_j d_w(n_j, n'_j) + {exact(w)} * sum_i "
-                "d_s(s_i, s'_i))) * P[out | v']; template choice, decoding and filling are "
-                "post-processing (Lemma 3); a sentence changed in any way costs at most "
-                f"{exact(2 * w * eps)}"
+                f"d_s(s_i, s'_i){name_sum})) * P[out | v']; template choice, decoding and filling "
+                "are post-processing (Lemma 3); a sentence changed in any way costs at most "
+                f"{exact(2 * w * eps)}" + (f", a name {exact(u * eps)}" if k else "")
             ),
             document_bound=(
                 f"epsilon_doc(v, v') = {exact(eps)} * sum over noun positions j of "
                 f"d_w(n_j, n'_j) + {exact(w * eps)} * sum over sentence positions i of "
-                "d_s(s_i, s'_i) (documents with the same S and K)"
+                f"d_s(s_i, s'_i){name_bound} (documents with the same S, K and M)"
             ),
             released_unchanged=(
-                "the number S of sentences and the number K of nouns (the words of the noun "
-                "lexicon), so roughly the document's length; their order, through their noisy "
+                "the number S of sentences, the number K of nouns (the words of the noun "
+                "lexicon) and the number M of names (nouns that are words of the public name "
+                "lists), so roughly the document's length; their order, through their noisy "
                 "versions. Not released: the words themselves other than through the noisy "
-                "sentence points and nouns; which noun stands in which sentence; layout"
+                "sentence points, nouns and names; which noun or name stands in which sentence, "
+                "or between which nouns; layout"
             ),
             parameters={
                 "sentence weight": w,
                 "sentence epsilon": w * eps,
+                "name weight": u,
+                "name epsilon": u * eps,
+                "names": (
+                    f"k-ary randomized response on {k} public names (the lower-cased words of "
+                    "the entity step's public name lists that are nouns of the lexicon): a name "
+                    "is redrawn uniformly from them with probability "
+                    f"{self.name_kernel.redraw!r}, else kept (kept with probability "
+                    f"{self.name_kernel.keep_probability():.6g})"
+                    if self.name_kernel is not None
+                    else "none: every noun through the noun kernel"
+                ),
                 "sentences": "cut after . ! ? before a capital, a digit or an opening quote, "
                 "not after a common abbreviation or an initial, on the text with every run of "
                 "whitespace made one space (layout changes no cut); a sentence without a letter "
@@ -561,17 +689,20 @@ class EMPSentence(Mechanism):
                 "sentence space": f"{self.bank.describe()}; a sentence's point is computed from "
                 "the whole sentence as the mechanism receives it",
                 "templates": f"the {CANDIDATES} bank sentences nearest to the noisy point; the "
-                "nearest whose noun and name slots number the released nouns left over the "
-                "sentences left (rounded), else the closest count",
+                "nearest whose noun slots and name slots number the released nouns and names "
+                "left over the sentences left (rounded), else the closest counts (least sum of "
+                "the gaps)",
                 "nouns": inner.parameters.get("content words", ""),
             },
             policies={
                 "invisible characters": INVISIBLE_CHARACTERS_POLICY,
                 "nouns": "as emp-write with content nouns: " + inner.policies.get("tokens", ""),
                 "decoder": inner.policies.get("decoder", ""),
-                "filling": "the released nouns fill the templates' noun and name slots in order "
-                "(a slot left over keeps the bank's word; a/an follow the next word; a word of "
-                "the public name lists is capitalised)",
+                "filling": "the released nouns fill the templates' noun slots in order and the "
+                "released names their name slots in order (a noun slot left over keeps the "
+                "bank's word; a name slot left over the name released last, or the bank's "
+                "before any; a/an follow the next word; a word of the public name lists is "
+                "capitalised)",
             },
             caveats=(
                 "S and K are released: the guarantee compares documents with the same number of "
@@ -581,5 +712,8 @@ class EMPSentence(Mechanism):
                 f"as {exact(w * eps)} * d_s bounds it",
                 "the nouns are released in order: a writer's choice of nouns is protected only "
                 "as far as epsilon * d_w bounds it",
+                "which of the nouns are names is released (M): under the default entity step "
+                "the names are mostly surrogates drawn at random, and a name released as itself "
+                "shows the reader the document's cast",
             ),
         )
