@@ -112,26 +112,35 @@ def test_noise_off_keeps_nouns_in_order_in_real_sentences(glove_20k: Embeddings,
 
 
 def test_templates_follow_the_nouns_left() -> None:
-    slots = np.array([0, 1, 2, 3, 4])
-    candidates = np.array([[4, 3, 2, 1, 0]] * 3)
+    # three copies of a bank of five sentences with 0-4 slots; each sentence's candidates are
+    # one copy, nearest first
+    slots = np.tile(np.arange(5), 3)
+    candidates = np.array([[4, 3, 2, 1, 0], [9, 8, 7, 6, 5], [14, 13, 12, 11, 10]])
     # 6 nouns over 3 sentences: 2 each
-    assert choose_templates(candidates, slots, (6,)) == [2, 2, 2]
+    assert choose_templates(candidates, slots, (6,)) == [2, 7, 12]
     # none: the sentences without slots
-    assert choose_templates(candidates, slots, (0,)) == [0, 0, 0]
+    assert choose_templates(candidates, slots, (0,)) == [0, 5, 10]
     # 9 over 3: 3, then 6 over 2: 3, then 3
-    assert choose_templates(candidates, slots, (9,)) == [3, 3, 3]
+    assert choose_templates(candidates, slots, (9,)) == [3, 8, 13]
 
 
 def test_templates_follow_the_names_left_too() -> None:
-    # (noun slots, name slots) of five bank sentences
-    slots = np.array([[2, 0], [1, 1], [0, 2], [2, 1], [0, 0]])
-    candidates = np.array([[0, 1, 2, 3, 4]] * 2)
+    # (noun slots, name slots) of five bank sentences, twice
+    slots = np.tile(np.array([[2, 0], [1, 1], [0, 2], [2, 1], [0, 0]]), (2, 1))
+    candidates = np.array([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]])
     # 2 nouns and 2 names over 2 sentences: one of each per sentence
-    assert choose_templates(candidates, slots, (2, 2)) == [1, 1]
+    assert choose_templates(candidates, slots, (2, 2)) == [1, 6]
     # 4 nouns, no name: the nearest with two noun slots and no name slot
-    assert choose_templates(candidates, slots, (4, 0)) == [0, 0]
+    assert choose_templates(candidates, slots, (4, 0)) == [0, 5]
     # 0 nouns, 4 names
-    assert choose_templates(candidates, slots, (0, 4)) == [2, 2]
+    assert choose_templates(candidates, slots, (0, 4)) == [2, 7]
+
+
+def test_a_template_comes_back_only_when_every_candidate_has_been_used() -> None:
+    slots = np.array([1, 1, 1])
+    candidates = np.array([[2, 0, 1]] * 4)
+    # the nearest first, then the next nearest unused, then the last; then all are used
+    assert choose_templates(candidates, slots, (4,)) == [2, 0, 1, 2]
 
 
 def test_fill_template_articles_capitals_and_leftover_slots() -> None:

@@ -231,7 +231,8 @@ def choose_templates(
     """For each sentence, the template among its candidates (nearest first): the nearest whose
     slot counts (one per kind: nouns, names) are the released words of that kind left over the
     sentences left (rounded), else the one whose counts are closest to them (the sum of the
-    gaps; nearer first). A function of the candidates, the bank and the counts only.
+    gaps; nearer first); a template the document has used already only when every candidate
+    has been. A function of the candidates, the bank and the counts only.
 
     Parameters
     ----------
@@ -252,16 +253,23 @@ def choose_templates(
     >>> slots = np.array([[0, 0], [2, 0], [1, 1]])
     >>> choose_templates(np.array([[0, 1, 2], [0, 1, 2]]), slots, (3, 1))
     [1, 2]
+    >>> choose_templates(np.array([[1, 0, 2], [1, 0, 2]]), slots, (4, 0))
+    [1, 0]
     """
     table = np.asarray(slots, dtype=np.intp).reshape(len(slots), -1)
     out: list[int] = []
     left = np.asarray(words, dtype=np.intp)
     n = len(candidates)
+    used: set[int] = set()
     for i, row in enumerate(candidates):
         want = _target(left, n - i)
         gap = np.abs(table[row] - want[None, :]).sum(axis=1)
+        again = np.fromiter((int(r) in used for r in row), dtype=bool, count=len(row))
+        if not again.all():
+            gap = np.where(again, np.iinfo(np.intp).max, gap)
         j = int(row[int(np.argmin(gap))])  # argmin takes the first (nearest) of the closest
         out.append(j)
+        used.add(j)
         left = np.maximum(0, left - table[j])
     return out
 
@@ -691,7 +699,7 @@ class EMPSentence(Mechanism):
                 "templates": f"the {CANDIDATES} bank sentences nearest to the noisy point; the "
                 "nearest whose noun slots and name slots number the released nouns and names "
                 "left over the sentences left (rounded), else the closest counts (least sum of "
-                "the gaps)",
+                "the gaps); a template the document has used only when every candidate has been",
                 "nouns": inner.parameters.get("content words", ""),
             },
             policies={
