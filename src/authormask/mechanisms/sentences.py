@@ -25,8 +25,9 @@ nouns. ``emp-sentence`` releases two things, both through Fernandes, Dras & McIv
 
 The released nouns fill the templates' noun slots in order, the released names their name slots
 (a noun slot left over keeps the template's own word; a name slot left over the name released
-last, or the template's own before any); "a"/"an" follow the word put after them; a word of the
-public name lists is capitalised. Every output sentence is a sentence of public prose with the
+last, or the template's own before any); "a"/"an" follow the word put after them, and a
+possessive "'s" after a word ending in s becomes "'"; a word of the public name lists is
+capitalised. Every output sentence is a sentence of public prose with the
 released nouns in it: it has a verb wherever its template has one.
 
 Sentences are cut by a public rule on the text with its layout removed (whitespace joined):
@@ -308,6 +309,9 @@ def fill_template(
     >>> fill_template([("A", " ", ""), ("dog", " ", "noun"), ("ran", "", ""), (".", "", "")],
     ...               ["owl"], frozenset())
     ('An owl ran.', 1, 0)
+    >>> fill_template([("The", " ", ""), ("man", "", "noun"), ("'s", " ", ""), ("hat", "", "noun"),
+    ...                (".", "", "")], ["boys", "cap"], frozenset())
+    ("The boys' cap.", 2, 0)
     >>> fill_template([("Ivan", " ", "name"), ("met", " ", ""), ("Olga", "", "name"),
     ...                (".", "", "")], [], frozenset({"anna"}), ["anna"])
     ('Anna met Anna.', 0, 1)
@@ -337,6 +341,9 @@ def fill_template(
             vowel = out[i + 1][0][:1].lower() in "aeiou"
             fixed = "an" if vowel else "a"
             out[i][0] = fixed.capitalize() if article[0].isupper() else fixed
+        # a possessive after a word put in a slot that ends in s: "boys'", not "boys's"
+        if out[i + 1][0] == "'s" and not out[i][1] and out[i][0].lower().endswith("s"):
+            out[i + 1][0] = "'"
     return "".join(t + s for t, s in out).strip(), used, named
 
 
@@ -709,8 +716,8 @@ class EMPSentence(Mechanism):
                 "filling": "the released nouns fill the templates' noun slots in order and the "
                 "released names their name slots in order (a noun slot left over keeps the "
                 "bank's word; a name slot left over the name released last, or the bank's "
-                "before any; a/an follow the next word; a word of the public name lists is "
-                "capitalised)",
+                "before any; a/an follow the next word; 's after a word ending in s becomes '; a "
+                "word of the public name lists is capitalised)",
             },
             caveats=(
                 "S and K are released: the guarantee compares documents with the same number of "
