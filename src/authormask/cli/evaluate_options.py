@@ -123,7 +123,11 @@ def _oov_line() -> str:
 
 def _model_line(kind: str, trained: str) -> str:
     needing = _names(lambda s: s.model_kind == kind)
-    return f"bo2021: the MODEL_DIR of {_listed(needing)} (from `authormask train erae{trained}`)."
+    return (
+        f"bo2021 and pan: the MODEL_DIR of {_listed(needing)} (from `authormask train "
+        f"erae{trained}`, trained on public text or text disjoint from what is released), "
+        "required when --mechanisms names it."
+    )
 
 
 def _merge_epsilons(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -195,8 +199,10 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         help=f"Comma-separated registry names. fernandes2019: {_sweep_line()} [default: "
         f"{','.join(lineup('fernandes2019'))}]. bo2021: any mechanism that releases text (not a "
         f"bag), {_listed(protocol_mechanisms('bo2021'))} [default: "
-        f"{','.join(lineup('bo2021'))}, the paper's]. pan: any registry mechanism that needs no "
-        "model and takes an epsilon, or a baseline swept over --rates ("
+        f"{','.join(lineup('bo2021'))}, the paper's]. pan: any registry mechanism that takes an "
+        "epsilon (those that need a trained model, "
+        f"{_listed(_names(lambda s: s.model_kind is not None))}, with --model or --ae-dp-model), "
+        "or a baseline swept over --rates ("
         f"{_listed(_names(lambda s: s.sweeps_rate))}) [default: {','.join(lineup('pan'))}].",
     ),
     click.option(

@@ -305,7 +305,13 @@ class Options:
                 f"{protocol}"
             )
 
-    def auto_epsilons(self, mechanisms: Sequence[str], embeddings: Embeddings) -> dict[str, Any]:
+    def auto_epsilons(
+        self,
+        mechanisms: Sequence[str],
+        embeddings: Embeddings,
+        *,
+        parameters: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """Under ``epsilons`` auto, the ``epsilons=``, ``mechanism_epsilons=`` and
         ``epsilon_calibration=`` of a config: each mechanism but a rate-swept baseline calibrated
         (:func:`~authormask.evaluation.calibration.auto_epsilons`), its epsilons echoed;
@@ -317,6 +323,9 @@ class Options:
             The run's mechanisms.
         embeddings
             The embeddings they are built with.
+        parameters
+            Further registry parameters per mechanism (a model mechanism's ``model``), or
+            ``None``.
 
         Returns
         -------
@@ -331,7 +340,10 @@ class Options:
             if sweeps_rate(m):
                 continue
             t0 = time.perf_counter()
-            choice = auto_epsilons(m, embeddings, seed=self.values.get("seed") or 0)
+            extra = dict((parameters or {}).get(m) or {})
+            choice = auto_epsilons(
+                m, embeddings, parameters=extra or None, seed=self.values.get("seed") or 0
+            )
             chosen[m] = (None, *choice.epsilons)
             calibration[m] = choice.to_dict()
             pairs = ", ".join(

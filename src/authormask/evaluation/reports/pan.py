@@ -21,8 +21,9 @@ from authormask.evaluation.protocols.pan.config import (
     PAN_LABELS,
     RATIO_UTILITIES,
     STEPPED,
+    limit_mechanisms,
 )
-from authormask.evaluation.releases import sweeps_rate
+from authormask.evaluation.releases import NOISE_OFF_EPSILON, sweeps_rate
 from authormask.evaluation.reports.files import FRONTIER_FILE, run_files, write_run_reports
 from authormask.evaluation.reports.headline import headline_lines
 from authormask.evaluation.reports.plots import (
@@ -187,7 +188,8 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
         f"{len(problems)} problem(s), each scored on its own; seed {cfg.seed}; "
         f"{cfg.repetitions} repetition(s); {result.seconds:.0f} s. {_entities_text(cfg)} "
         "Values are PAN's macro-F1 "
-        "(mean over problems); 'none' is the mechanism with its noise switched off; the last "
+        "(mean over problems); 'none' is the mechanism with its noise switched off"
+        f"{_limit_text(cfg)}; the last "
         "row, 'floor', is what a uniform guess and unrelated original texts score (for a "
         "fluency ratio its shuffled original, for sentences and topic holds the originals' "
         "own value).",
@@ -287,6 +289,19 @@ def pan_markdown(result: PanResult, *, target_accuracy: float | None = None) -> 
     if recommendations:
         lines += [*_recommendation_lines(recommendations), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _limit_text(config: Any) -> str:
+    """For the mechanisms without a noise-off form (:func:`~authormask.evaluation.protocols.
+    pan.config.limit_mechanisms`), what their 'none' row is instead; "" without any."""
+    limit = limit_mechanisms(config)
+    if not limit:
+        return ""
+    return (
+        f" ({', '.join(limit)}, with no sampler to switch off: "
+        f"{'its' if len(limit) == 1 else 'their'} release at epsilon "
+        + f"{NOISE_OFF_EPSILON:.0e})".replace("e+", "e")
+    )
 
 
 def _entities_text(config: Any) -> str:

@@ -61,7 +61,12 @@ Each mean comes with a 95% interval (mean +- 1.96 standard errors over the sampl
 fluency's on the log scale). The report folder also holds samples.md, the start of the first
 sampled unknown texts of the first problem as read and as each row released them.
 
-The row ``epsilon = None`` ("none") is the noise-off release of both known and unknown texts.
+The row ``epsilon = None`` ("none") is the noise-off release of both known and unknown texts
+(for a mechanism with no sampler to switch off, erae, ae-dp and syntf, its release at
+:data:`~authormask.evaluation.releases.NOISE_OFF_EPSILON`). A mechanism that needs a trained
+model (erae, ae-dp) gets it from the run's inputs (``erae_model``, ``aedp_model``, as bo2021
+takes them); its identity is part of the cache key of every release and cell made with it and
+is named in the provenance.
 Releases and scores are cached (:class:`~authormask.evaluation.cache.ResultsCache`), so an
 interrupted run resumes. Seeds derive from the base seed, the problem's name, the mechanism's
 fixed code, the repetition, epsilon and the role (texts or attacker), never from the order of

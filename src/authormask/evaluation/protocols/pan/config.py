@@ -11,7 +11,7 @@ from authormask.evaluation.measures import attacker_names
 from authormask.evaluation.measures.registry import plain_and_adaptive
 from authormask.evaluation.protocols._common import ProtocolConfig
 from authormask.evaluation.protocols._grid import Grid
-from authormask.evaluation.releases import DEFAULT_RATES, sweeps_rate
+from authormask.evaluation.releases import DEFAULT_RATES, noise_off_by_sampler, sweeps_rate
 from authormask.exceptions import InvalidParameterError
 from authormask.text.entities import check_entities_mode
 from authormask.validation import check_positive_int
@@ -25,6 +25,7 @@ __all__ = [
     "SIMILARITY_TEXTS",
     "STEPPED",
     "PanConfig",
+    "limit_mechanisms",
 ]
 
 #: the default attackers, each both plain and ``adaptive-`` (trained on the known texts released
@@ -94,7 +95,9 @@ class PanConfig(ProtocolConfig, Grid):
     (default ``"shortest"``: the smallest content-word count of the problem's texts);
     ``entities`` what every release does with names, numbers and links (default the user's,
     ``"surrogate"``; ``"keep"`` or ``"mask"``);
-    ``parameters`` adds registry parameters per mechanism; ``utilities`` any of
+    ``parameters`` adds registry parameters per mechanism (a mechanism that needs a trained
+    model, erae or ae-dp, gets it from the run's inputs, :class:`~.protocol.PanInputs`, unless
+    its parameters give one); ``utilities`` any of
     :data:`PAN_UTILITIES` (default all of them) or ``()``; ``similarity_texts`` the unknown
     texts per problem that every utility measure reads (``None``: all).
 
@@ -145,6 +148,8 @@ class PanConfig(ProtocolConfig, Grid):
         "workers",
         "scheduler",
         "entities",
+        "erae_model",
+        "aedp_model",
     )
 
     mechanisms: tuple[str, ...] = lineup("pan")
@@ -223,3 +228,21 @@ class PanConfig(ProtocolConfig, Grid):
             The config.
         """
         return cls(epsilons=(None, 10.0), koppel_iterations=20, similarity_texts=5)
+
+
+def limit_mechanisms(config: PanConfig) -> list[str]:
+    """The mechanisms of ``config`` without a noise-off form (no sampler their registry spec
+    declares, nor a rate: erae, ae-dp, syntf), whose ``none`` row is their release at
+    :data:`~authormask.evaluation.releases.NOISE_OFF_EPSILON`.
+
+    Parameters
+    ----------
+    config
+        The run's config.
+
+    Returns
+    -------
+    list[str]
+        Their names, in the config's order.
+    """
+    return [m for m in config.mechanisms if not noise_off_by_sampler(m) and not sweeps_rate(m)]

@@ -1,6 +1,6 @@
 """pan as an :class:`~authormask.evaluation.protocols._interface.EvaluationProtocol`: its inputs
-(:class:`PanInputs`: the collection and the embeddings), its reading of the options
-(:meth:`Pan.plan`) and its run (:func:`~.runner.run_pan`)."""
+(:class:`PanInputs`: the collection, the embeddings and the trained models), its reading of the
+options (:meth:`Pan.plan`) and its run (:func:`~.runner.run_pan`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from authormask.evaluation.protocols._interface import EvaluationProtocol, Plan
 from authormask.evaluation.protocols._options import OptionError, Options
 from authormask.evaluation.protocols.pan.config import PAN_ATTACKERS, PAN_UTILITIES, PanConfig
 from authormask.evaluation.protocols.pan.results import PanResult
-from authormask.evaluation.protocols.pan.runner import check_pan, run_pan
+from authormask.evaluation.protocols.pan.runner import check_pan, mechanism_models, run_pan
 from authormask.exceptions import InputError
 
 __all__ = ["PROTOCOL", "Pan", "PanInputs"]
@@ -26,7 +26,9 @@ __all__ = ["PROTOCOL", "Pan", "PanInputs"]
 @dataclass(frozen=True)
 class PanInputs:
     """What a PAN run runs on besides its config: the collection, the embeddings passed to
-    the mechanisms that take them, and where the cells are measured (``None``: here).
+    the mechanisms that take them, where the cells are measured (``None``: here), and the
+    trained models of the mechanisms that need one, as bo2021 takes them (``erae_model``:
+    ER-AE's, trained with the embedding reward; ``aedp_model``: AE-DP's).
 
     Attributes
     ----------
@@ -36,11 +38,27 @@ class PanInputs:
         The embeddings passed to the mechanisms that take them, or ``None``.
     engine
         Where the cells are measured, or ``None`` for this process.
+    erae_model
+        ER-AE's trained model (with the embedding reward), or ``None``.
+    aedp_model
+        AE-DP's trained model (without it), or ``None``.
     """
 
     collection: PanCollection
     embeddings: Embeddings | None = None
     engine: Engine | None = None
+    erae_model: Any = None
+    aedp_model: Any = None
+
+
+def _model(path: Any) -> Any:
+    """The trained model in folder ``path`` (PyTorch: imported only when one is named), or
+    ``None``."""
+    if path is None:
+        return None
+    from authormask.models.erae import load_model
+
+    return load_model(path)
 
 
 def similarity_texts(value: Any) -> int | None:
@@ -72,8 +90,10 @@ class Pan:
     progress_units: tuple[str, str] = ("measuring", "cell")
 
     def plan(self, options: Options) -> Plan[PanConfig, PanInputs]:
-        """The config, the collection of the PAN folder ``dataset`` (checked against the config
-        before any release) and the embeddings; ``epsilons`` auto calibrated.
+        """The config, the models ``erae_model`` and ``aedp_model`` name (model folders; a
+        mechanism that needs one and has none is refused first), the collection of the PAN
+        folder ``dataset`` (checked against the config before any release) and the
+        embeddings; ``epsilons`` auto calibrated (a model mechanism with its model).
 
         Parameters
         ----------
@@ -89,6 +109,9 @@ class Pan:
         ------
         InputError
             If ``dataset`` is not a PAN folder.
+        OptionError
+            If a mechanism needs a trained model that no option names, or a model has the
+            wrong kind.
         """
         dataset = Path(options["dataset"])
         if not is_pan_folder(dataset):
@@ -110,10 +133,21 @@ class Pan:
             **options.rate_option(),
         )
         options.check_target(config.attackers, config.utilities)
+        erae = _model(options["erae_model"])
+        aedp = _model(options["aedp_model"])
+        try:
+            models = mechanism_models(config, erae_model=erae, aedp_model=aedp)
+        except InputError as exc:  # a missing or mismatched model: the options' fault
+            raise OptionError(str(exc)) from None
         collection = read_pan_collection(dataset)
         check_pan(collection, config)
         emb = options.embeddings(PanConfig)
-        config = replace(config, **options.auto_epsilons(config.mechanisms, emb))
+        config = replace(
+            config,
+            **options.auto_epsilons(
+                config.mechanisms, emb, parameters={m: {"model": v} for m, v in models.items()}
+            ),
+        )
         options.echo(
             f"{collection.name}: {len(collection.problems)} PAN problem(s); "
             f"{len(config.mechanisms)} mechanism(s) x {len(config.epsilons)} epsilon(s) x "
@@ -121,7 +155,10 @@ class Pan:
         )
         if options.engine is not None and options.engine.kind != "local":
             options.echo(f"engine: {options.engine.describe()}")
-        return Plan(config, PanInputs(collection, emb, engine=options.engine))
+        return Plan(
+            config,
+            PanInputs(collection, emb, engine=options.engine, erae_model=erae, aedp_model=aedp),
+        )
 
     def run(
         self,
@@ -160,6 +197,8 @@ class Pan:
             progress=progress,
             on_total=on_total,
             engine=inputs.engine,
+            erae_model=inputs.erae_model,
+            aedp_model=inputs.aedp_model,
         )
 
 

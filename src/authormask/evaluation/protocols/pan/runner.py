@@ -21,7 +21,7 @@ import numpy as np
 
 from authormask._process import process_memo
 from authormask._version import __version__
-from authormask.core import release
+from authormask.core import mechanism_spec, release
 from authormask.core.executors import Engine, check_engine, open_executor
 from authormask.datasets.pan import PanCollection, PanProblem
 from authormask.evaluation.cache import ResultsCache, cache_key
@@ -64,7 +64,12 @@ from authormask.evaluation.protocols._common import (
     point_seeds,
     problem_code,
 )
-from authormask.evaluation.protocols.pan.config import RATIO_UTILITIES, STEPPED, PanConfig
+from authormask.evaluation.protocols.pan.config import (
+    RATIO_UTILITIES,
+    STEPPED,
+    PanConfig,
+    limit_mechanisms,
+)
 from authormask.evaluation.protocols.pan.results import (
     PanCell,
     PanExcerpt,
@@ -73,7 +78,10 @@ from authormask.evaluation.protocols.pan.results import (
     PanUtilityCell,
 )
 from authormask.evaluation.releases import (
+    NOISE_OFF_EPSILON,
+    HasIdentity,
     build_mechanism,
+    identity_of,
     mechanism_identity,
     mechanism_parameters,
     public_parameters,
@@ -83,7 +91,13 @@ from authormask.evaluation.stepped import entity_stepped_texts
 from authormask.evaluation.study import Item
 from authormask.exceptions import InputError, InvalidParameterError
 
-__all__ = ["CACHE_FORMAT", "check_pan", "run_pan"]
+__all__ = [
+    "CACHE_FORMAT",
+    "MODEL_OPTIONS",
+    "check_pan",
+    "mechanism_models",
+    "run_pan",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +122,80 @@ def _seeds(
         base, mechanism, epsilon, rep, roles=2, within=(problem_code(problem),)
     )
     return text, attacker
+
+
+#: per kind of trained model (a registry spec's :attr:`~authormask.core.specs.MechanismSpec.
+#: model_kind`): the parameter of :func:`run_pan` (and option of ``authormask evaluate``) that
+#: passes it, whether it was trained with the embedding reward, and the command that trains it
+MODEL_OPTIONS: dict[str, tuple[str, bool, str]] = {
+    "reward": ("erae_model", True, "authormask train erae"),
+    "plain": ("aedp_model", False, "authormask train erae --no-embedding-reward"),
+}
+
+
+def _loaded(model: Any) -> Any:
+    """``model``, loaded if it is a model folder (once, not at every release)."""
+    if isinstance(model, (str, Path)):
+        from authormask.models.erae import load_model  # PyTorch: loaded when asked for
+
+        return load_model(model)
+    return model
+
+
+def mechanism_models(
+    config: PanConfig, *, erae_model: Any = None, aedp_model: Any = None
+) -> dict[str, Any]:
+    """The trained model each mechanism of ``config`` is released with, by mechanism: for a
+    mechanism whose registry spec requires a ``model`` (erae, ae-dp), the model of the kind
+    its spec names (:data:`MODEL_OPTIONS`), unless ``config.parameters`` gives it one. As in
+    bo2021, a model given for no mechanism of the run is accepted (and checked) but releases
+    nothing.
+
+    Parameters
+    ----------
+    config
+        The run's config.
+    erae_model
+        ER-AE's trained model (with the embedding reward), or ``None``.
+    aedp_model
+        AE-DP's trained model (without it), or ``None``.
+
+    Returns
+    -------
+    dict[str, Any]
+        Mechanism -> the model it is released with (only mechanisms that take one).
+
+    Raises
+    ------
+    InputError
+        If a model was trained with the wrong reward for its parameter, or a mechanism that
+        requires a model has none (naming the parameter that passes it).
+    """
+    given = {"reward": _loaded(erae_model), "plain": _loaded(aedp_model)}
+    for kind, (name, reward, _) in MODEL_OPTIONS.items():
+        model = given[kind]
+        if model is not None and bool(model.config.uses_reward) != reward:
+            raise InputError(
+                f"`{name}` holds a model trained {'without' if reward else 'with'} the "
+                "embedding reward"
+            )
+    out: dict[str, Any] = {}
+    for m in config.mechanisms:
+        spec = mechanism_spec(m)
+        parameter = spec.parameter("model")
+        if parameter is None or not parameter.required:
+            continue
+        extra = config.parameters.get(m) or {}
+        if extra.get("model") is not None:  # loaded once, keyed by its identity
+            out[m] = _loaded(extra["model"])
+            continue
+        model = given.get(spec.model_kind or "")
+        if model is None:
+            name, _, trainer = MODEL_OPTIONS.get(spec.model_kind or "", ("model", True, ""))
+            source = f" (a model folder from `{trainer}`)" if trainer else ""
+            raise InputError(f"mechanism {m} needs its trained model: give `{name}`{source}")
+        out[m] = model
+    return out
 
 
 def check_pan(collection: PanCollection, config: PanConfig) -> None:
@@ -153,10 +241,13 @@ class _Runner:
         embeddings: Any,
         config: PanConfig,
         cache_dir: Path | None,
+        models: Mapping[str, Any] | None = None,
     ) -> None:
         self.collection = collection
         self.embeddings = embeddings
         self.config = config
+        # mechanism -> the trained model it is released with (mechanism_models)
+        self.models = dict(models or {})
         self.cache = ResultsCache(cache_dir)
         self.attackers = {name: attacker_measure(name) for name in config.attackers}
         similarity = SentenceSimilarity()  # loads MiniLM on first use only
@@ -190,13 +281,16 @@ class _Runner:
         self.statements: dict[str, Any] = {}
 
     def parameters(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
+        extra = dict(self.config.parameters.get(mechanism) or {})
+        if mechanism in self.models:  # its trained model: in every key by its identity
+            extra["model"] = self.models[mechanism]
         return mechanism_parameters(
             mechanism,
             epsilon,
             embeddings=self.embeddings,
             length=self.config.length,
             entities=self.config.entities,
-            extra=self.config.parameters.get(mechanism),
+            extra=extra or None,
         )
 
     def problem_key(self, problem: PanProblem) -> str:
@@ -793,6 +887,7 @@ class _PanShared:
     cache_dir: str
     judge: tuple[Any, Any]  # the fluency judge in use here (fluency.judge_setting)
     key: str  # this run: a worker's runner is built once per run
+    models: dict[str, Any]  # mechanism -> its trained model (mechanism_models)
 
 
 def _pan_task(shared: _PanShared, item: tuple[int, str]) -> list[tuple[str, Any, Any]]:
@@ -801,7 +896,9 @@ def _pan_task(shared: _PanShared, item: tuple[int, str]) -> list[tuple[str, Any,
     index, mechanism = item
 
     def build() -> _Runner:
-        runner = _Runner(shared.collection, shared.embeddings, shared.config, None)
+        runner = _Runner(
+            shared.collection, shared.embeddings, shared.config, None, models=shared.models
+        )
         runner.cache = _RecordingCache(shared.cache_dir)
         return runner
 
@@ -824,6 +921,7 @@ def _measure_on(
     config: PanConfig,
     cache_dir: Path,
     progress: Callable[[int], None] | None,
+    models: dict[str, Any],
 ) -> None:
     """Measure every problem and mechanism on ``engine``, one task each, into the cache in
     ``cache_dir`` (the workers write there where they reach it; every entry also comes back
@@ -841,6 +939,7 @@ def _measure_on(
         str(cache_dir.absolute()),
         judge_setting(),
         uuid.uuid4().hex,
+        models,
     )
     logger.info("measuring %d problem-mechanism tasks on %s", len(tasks), engine.describe())
     with open_executor(engine) as executor:
@@ -888,16 +987,24 @@ def run_pan(
     progress: Callable[[int], None] | None = None,
     on_total: Callable[[int], None] | None = None,
     engine: str | Engine | None = None,
+    erae_model: Any = None,
+    aedp_model: Any = None,
 ) -> PanResult:
     """Run the PAN protocol (module docstring) on every problem of ``collection``.
 
     ``embeddings`` are passed to the mechanisms that take them (one Embeddings object, so every
-    epsilon shares its search index). ``progress`` is called with 1 after each cell (on a
-    cluster: with a task's count when it ends); ``on_total`` once, first, with the number of
-    cells. ``engine``: where the cells are measured (default this process); on Dask, one task
-    per problem and mechanism, whose results come back through the cache (``cache_dir``, or a
-    temporary one) and are read back here in the order this process would measure them, so the
-    result is the same on any engine.
+    epsilon shares its search index); ``erae_model`` and ``aedp_model`` (loaded models, or
+    model folders) to erae and ae-dp (:func:`mechanism_models`: a mechanism that requires a
+    model and has none is refused before anything runs), each part of the cache key of every
+    release and cell made with it by its identity, and named in the provenance. erae and ae-dp
+    have no noise-off form without their sampler: their ``none`` row is their release at
+    :data:`~authormask.evaluation.releases.NOISE_OFF_EPSILON`.
+
+    ``progress`` is called with 1 after each cell (on a cluster: with a task's count when it
+    ends); ``on_total`` once, first, with the number of cells. ``engine``: where the cells are
+    measured (default this process); on Dask, one task per problem and mechanism, whose results
+    come back through the cache (``cache_dir``, or a temporary one) and are read back here in
+    the order this process would measure them, so the result is the same on any engine.
 
     Parameters
     ----------
@@ -915,12 +1022,24 @@ def run_pan(
         Called once, first, with the number of cells, or ``None``.
     engine
         Where the cells are measured, or ``None`` for this process.
+    erae_model
+        ER-AE's trained model (with the embedding reward) or its folder, or ``None``.
+    aedp_model
+        AE-DP's trained model (without it) or its folder, or ``None``.
 
     Returns
     -------
     PanResult
         The result.
+
+    Raises
+    ------
+    InputError
+        If a mechanism needs a model it was not given, a model has the wrong kind, or a
+        candidate has fewer known texts than an attacker needs (:func:`check_pan`).
     """
+    erae_model, aedp_model = _loaded(erae_model), _loaded(aedp_model)
+    models = mechanism_models(config, erae_model=erae_model, aedp_model=aedp_model)
     check_pan(collection, config)
     if set(RATIO_UTILITIES) & set(config.utilities):
         for p in collection.problems:
@@ -942,10 +1061,22 @@ def run_pan(
             if cache_dir is None:  # the workers' results come back through a cache
                 cache_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="pan-"))
             _measure_on(
-                check_engine(engine), collection, embeddings, config, Path(cache_dir), progress
+                check_engine(engine),
+                collection,
+                embeddings,
+                config,
+                Path(cache_dir),
+                progress,
+                models,
             )
             progress = None  # every cell is now in the cache: read back below, counted above
-        runner = _Runner(collection, embeddings, config, Path(cache_dir) if cache_dir else None)
+        runner = _Runner(
+            collection,
+            embeddings,
+            config,
+            Path(cache_dir) if cache_dir else None,
+            models=models,
+        )
         cells: list[PanCell] = []
         utilities: list[PanUtilityCell] = []
         floors: list[PanFloor] = []
@@ -968,6 +1099,14 @@ def run_pan(
     provenance = {
         "versions": package_versions(),
         "embeddings": None if embeddings is None else embeddings.identity.to_dict(),
+        # the trained models given (as bo2021 names them), and the one each mechanism was
+        # released with (every cache key of its releases and cells holds its identity)
+        "erae_model": None if erae_model is None else identity_of(erae_model),
+        "aedp_model": None if aedp_model is None else identity_of(aedp_model),
+        "models": {
+            m: identity_of(model) if isinstance(model, HasIdentity) else repr(model)
+            for m, model in models.items()
+        },
         "attackers": {m.base_name: m.description for m in runner.attackers.values()},
         "measure": "PAN macro-F1: F1 per true author of the problem's ground truth, averaged; "
         "<UNK> answers, rejections and non-candidates count as <UNK>, which is left out of the "
@@ -975,7 +1114,7 @@ def run_pan(
         "baseline_row": "epsilon none = the mechanism with its noise switched off: its own "
         "preparation and rendering with its samplers switched off (authormask.core.registry."
         "create_noise_off), every word released as itself (the text of its release at epsilon "
-        "1e12)",
+        "1e12)" + _limit_rows(config),
         "similarity": "mean cosine of all-MiniLM-L6-v2 document vectors (mean of <=100-word "
         "chunks), released unknown text vs the original unknown text as read from the "
         "collection; over a fixed sample of similarity_texts unknown texts per problem (the "
@@ -1039,6 +1178,19 @@ def run_pan(
         floors=tuple(floors),
         samples=tuple(runner.samples()),
         chance=uniform_guess(collection, seed=config.seed),
+    )
+
+
+def _limit_rows(config: PanConfig) -> str:
+    """What the provenance adds about the ``none`` row of :func:`limit_mechanisms`."""
+    limit = limit_mechanisms(config)
+    if not limit:
+        return ""
+    return (
+        f"; {', '.join(limit)} (no sampler to switch off): "
+        f"{'its' if len(limit) == 1 else 'their'} release at epsilon "
+        f"{NOISE_OFF_EPSILON:.0e}".replace("e+", "e")
+        + " (NOISE_OFF_EPSILON), the limit"
     )
 
 
