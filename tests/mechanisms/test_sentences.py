@@ -37,7 +37,9 @@ def bank():
 
 @pytest.fixture(scope="module")
 def mech(glove_20k: Embeddings):
-    return create_mechanism("emp-sentence", epsilon=7.0, embeddings=glove_20k, entities="keep")
+    return create_mechanism(
+        "emp-sentence", epsilon=7.0, embeddings=glove_20k, entities="keep", sentence_weight=5.0
+    )
 
 
 def test_the_bank_is_real_prose(bank) -> None:
