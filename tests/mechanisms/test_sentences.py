@@ -262,7 +262,9 @@ def test_names_go_to_name_slots_and_survive_the_noise(glove_20k: Embeddings) -> 
         "Anna walked to the harbour with James. James found the boat. "
         "Anna waited at the door with a lamp. Later Anna and James sailed to Oslo."
     )
-    mech = create_mechanism("emp-sentence", epsilon=7.0, embeddings=glove_20k, entities="keep")
+    mech = create_mechanism(
+        "emp-sentence", epsilon=7.0, embeddings=glove_20k, entities="keep", sentence_weight=5.0
+    )
     inner = mech
     while hasattr(inner, "inner"):
         inner = inner.inner

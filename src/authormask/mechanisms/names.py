@@ -74,10 +74,11 @@ def redraw_probability(epsilon: float, k: int) -> float:
         return math.nextafter(0.0, 1.0)
     with localcontext() as ctx:
         ctx.prec = 60
-        exact = Decimal(k) / (Decimal(epsilon).exp() - 1 + Decimal(k))
-    value = float(exact)
-    if Decimal(value) < exact:
-        value = math.nextafter(value, 2.0)
+        # the 60-digit value widened by far more than its error: never below the true one
+        above = Decimal(k) / (Decimal(epsilon).exp() - 1 + Decimal(k)) * (1 + Decimal(10) ** -50)
+        value = float(above)
+        if Decimal(value) < above:
+            value = math.nextafter(value, 2.0)
     return min(value, 1.0)
 
 

@@ -49,9 +49,11 @@ any way costs at most ``2 * w * epsilon``, a name ``u * epsilon``.
 from __future__ import annotations
 
 import copy
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -102,7 +104,9 @@ FLOATING_POINT = (
     "60-digit decimals and rounded up to a double (more noise, never less), its coin exact for "
     "that double and its uniform name an unbiased integer. An input sentence's point is computed "
     "by the packaged encoder in float32: the same text gives the same point on one machine; "
-    "another processor may round it differently (a public function either way)"
+    "another processor may round it differently; and the sentences of a release are encoded "
+    "in batches, whose padding moves a point by about 1e-7 with the company it is encoded in "
+    "(an unaccounted loss of about sentence_weight * epsilon * 1e-7 per sentence, open)"
 )
 
 _SPACES = re.compile(r"\s+")
@@ -220,6 +224,15 @@ class SentenceKernel:
         rows = np.arange(len(z))[:, None]
         order = np.lexsort((part, scores[rows, part]), axis=1)
         return np.asarray(part[rows, order], dtype=np.intp)
+
+
+def _product_down(a: float, b: float) -> float:
+    """The largest double at or below the real product ``a * b`` (the name kernel's epsilon:
+    never above what the statement says)."""
+    product = a * b
+    if Decimal(product) > Decimal(a) * Decimal(b):
+        product = math.nextafter(product, 0.0)
+    return product
 
 
 def _target(left_words: NDArray[np.intp], left_sentences: int) -> NDArray[np.intp]:
@@ -403,7 +416,7 @@ class EMPSentence(Mechanism):
         #: the name sampler (k-ary randomized response on the public alphabet), None without
         #: an alphabet; ``name_noise`` is what the noise-off form switches off
         self.name_kernel = (
-            NameKernel(sorted(name_alphabet), self.name_weight * self.epsilon)
+            NameKernel(sorted(name_alphabet), _product_down(self.name_weight, self.epsilon))
             if name_alphabet
             else None
         )
@@ -668,7 +681,8 @@ class EMPSentence(Mechanism):
                 f"P[out | v] <= exp({exact(eps)} * (sum_j d_w(n_j, n'_j) + {exact(w)} * sum_i "
                 f"d_s(s_i, s'_i){name_sum})) * P[out | v']; template choice, decoding and filling "
                 "are post-processing (Lemma 3); a sentence changed in any way costs at most "
-                f"{exact(2 * w * eps)}" + (f", a name {exact(u * eps)}" if k else "")
+                f"{exact(2 * w * eps)}"
+                + (f", a name {exact(u * eps)} on its own (its sentence apart)" if k else "")
             ),
             document_bound=(
                 f"epsilon_doc(v, v') = {exact(eps)} * sum over noun positions j of "
@@ -720,8 +734,11 @@ class EMPSentence(Mechanism):
                 "word of the public name lists is capitalised)",
             },
             caveats=(
-                "S and K are released: the guarantee compares documents with the same number of "
-                "sentences and of nouns, position by position",
+                "S, K and M are released: the guarantee compares documents with the same number "
+                "of sentences, of nouns and of names, position by position; which nouns are "
+                "names is the public lists' (a noun such as brown or walker that is also a "
+                "name of the lists is a name), so writing a name where another writes a noun "
+                "changes K and M and is not covered",
                 "a sentence's point reads the whole sentence (every word, its order and its "
                 "marks): what the writer wrote is protected by the sentence noise only, as far "
                 f"as {exact(w * eps)} * d_s bounds it",
