@@ -428,13 +428,7 @@ class EMPSentence(Mechanism):
         self.kernel: Any = words.kernel
         self.names = names
         #: noun slots and name slots of every bank sentence (one column each)
-        self._slots = np.array(
-            [
-                [sum(t[2] == "noun" for t in tokens), sum(t[2] == "name" for t in tokens)]
-                for tokens in bank.tokens
-            ],
-            dtype=np.intp,
-        ).reshape(len(bank.tokens), 2)
+        self._slots = bank.slots
 
     def without_noise(self) -> EMPSentence:
         """Every sampler switched off: every noun and name as itself, every sentence snapped

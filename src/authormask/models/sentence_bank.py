@@ -207,8 +207,11 @@ class SentenceBank:
 
     @property
     def slots(self) -> NDArray[np.intp]:
-        """The number of slots (nouns and names) of each sentence."""
-        return np.array([sum(1 for t in s if t[2]) for s in self.tokens], dtype=np.intp)
+        """The noun slots and the name slots of each sentence (one row each, two columns)."""
+        return np.array(
+            [[sum(t[2] == "noun" for t in s), sum(t[2] == "name" for t in s)] for s in self.tokens],
+            dtype=np.intp,
+        ).reshape(len(self.tokens), 2)
 
     def describe(self) -> str:
         """The bank in one line, for the statement.
