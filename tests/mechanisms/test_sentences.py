@@ -293,3 +293,46 @@ def test_names_go_to_name_slots_and_survive_the_noise(glove_20k: Embeddings) -> 
 def test_bad_name_weight_is_refused(glove_20k: Embeddings) -> None:
     with pytest.raises(InvalidParameterError, match="name_weight"):
         create_mechanism("emp-sentence", epsilon=7.0, embeddings=glove_20k, name_weight=-1)
+
+
+def test_the_encoder_reads_list_names_and_digits_masked(glove_20k: Embeddings) -> None:
+    """A sentence's point does not read which surrogate the entity step drew (nor a number's
+    digits): two stories that differ only there release the same sentence points, so with one
+    generator the same templates; a name outside the lists is read as written."""
+    from authormask.mechanisms.sentences import encoder_text
+
+    assert encoder_text("Maria met Johnson in Paris at 9.") == encoder_text(
+        "Olga met Garcia in Tokyo at 71."
+    )
+    assert encoder_text("Castiel waited.") == "Castiel waited."
+    assert encoder_text("the brown dog") == "the brown dog"  # lower case: not a name
+    mech = create_mechanism("emp-sentence", epsilon=7.0, embeddings=glove_20k, entities="keep")
+    inner = mech
+    while hasattr(inner, "inner"):
+        inner = inner.inner
+    a = inner.bank.encoder.points([encoder_text("Maria walked to Paris with Johnson.")])
+    b = inner.bank.encoder.points([encoder_text("Olga walked to Tokyo with Garcia.")])
+    c = inner.bank.encoder.points(["Maria walked to Paris with Johnson."])
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_a_sentence_met_again_is_not_encoded_again(bank, monkeypatch) -> None:
+    """The same sentence at the next epsilon of an evaluation costs no second encoding, and
+    gets the point it got the first time."""
+    import authormask.models.sentence_bank as sb
+
+    sentences = ["The ferry left the harbour at noon.", "A gull cried over the water."]
+    first = bank.encoder.points(sentences)
+    read: list[str] = []
+    model = sb._model()
+
+    class Counting:
+        def encode(self, texts, **kwargs):
+            read.extend(texts)
+            return model.encode(texts, **kwargs)
+
+    monkeypatch.setattr(sb, "_model", lambda: Counting())
+    again = bank.encoder.points([sentences[1], "The gull slept.", sentences[0], sentences[1]])
+    assert read == ["The gull slept."]
+    assert np.array_equal(again[[2, 0, 3]], first[[0, 1, 1]])

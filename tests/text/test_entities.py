@@ -103,6 +103,28 @@ def test_the_recogniser_is_deterministic_and_batched_as_one_by_one(recogniser) -
     assert list(recogniser.find_all(texts, batch_size=2)) == [recogniser.find(t) for t in texts]
 
 
+def test_a_text_read_again_is_not_read_by_the_pipeline_again(recogniser, monkeypatch) -> None:
+    """The same story at the next epsilon of an evaluation costs no second recognition."""
+    import authormask.text.entities as entities
+
+    text = "Dear Ingrid Halvorsen, the ferry from Bergen leaves at noon. " * 3
+    first = recogniser.find(text)
+    read: list[str] = []
+    real = entities._pipeline()
+
+    class Counting:
+        def pipe(self, texts, batch_size):
+            texts = list(texts)
+            read.extend(texts)
+            return real.pipe(texts, batch_size=batch_size)
+
+    monkeypatch.setattr(entities, "_pipeline", lambda: Counting())
+    again = list(recogniser.find_all([text, "Olga flew to Oslo.", text]))
+    assert again[0] == first == again[2]
+    assert read == ["Olga flew to Oslo."]
+    assert {e.text for e in first} >= {"Ingrid Halvorsen", "Bergen"}
+
+
 def test_the_public_lists_are_packaged_and_large() -> None:
     lists = public_lists()
     for entries in (lists.given_names, lists.surnames, lists.places):

@@ -6,11 +6,13 @@ nouns. ``emp-sentence`` releases two things, both through Fernandes, Dras & McIv
 
 * **each sentence** becomes a point of a public metric space (its all-MiniLM-L6-v2 vector,
   centred and projected on 16 principal axes of a public sentence bank,
-  :mod:`authormask.models.sentence_bank`); n-dimensional Laplace noise is added (radius
-  ``Gamma(16, 1/(w * epsilon))``, uniform direction; ``w`` the public ``sentence_weight``) and
-  the noisy point is post-processed into a sentence of the bank (a *template*: among the 64
-  bank sentences nearest to the noisy point, the nearest whose number of noun and name slots is
-  the number of released nouns left over the sentences left, rounded);
+  :mod:`authormask.models.sentence_bank`; the encoder reads the sentence with the words of
+  the public name lists and the digits masked, :func:`encoder_text`); n-dimensional Laplace
+  noise is added (radius ``Gamma(16, 1/(w * epsilon))``, uniform direction; ``w`` the public
+  ``sentence_weight``) and the noisy point is post-processed into a sentence of the bank (a
+  *template*: among the 64 bank sentences nearest to the noisy point, the nearest whose number
+  of noun and name slots is the number of released nouns left over the sentences left,
+  rounded);
 * **each noun** (the nouns of emp-write's public lexicon, in order) goes through emp-write's
   per-word mechanism and decoder (:class:`~authormask.mechanisms.written.EMPWrite`, radius
   ``Gamma(n, 1/epsilon)`` in the word vectors' space).
@@ -49,6 +51,7 @@ any way costs at most ``2 * w * epsilon``, a name ``u * epsilon``.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -79,6 +82,7 @@ __all__ = [
     "SentenceKernel",
     "SentenceUnit",
     "document_sentences",
+    "encoder_text",
     "fill_template",
 ]
 
@@ -104,9 +108,10 @@ FLOATING_POINT = (
     "60-digit decimals and rounded up to a double (more noise, never less), its coin exact for "
     "that double and its uniform name an unbiased integer. An input sentence's point is computed "
     "by the packaged encoder in float32: the same text gives the same point on one machine; "
-    "another processor may round it differently; and the sentences of a release are encoded "
-    "in batches, whose padding moves a point by about 1e-7 with the company it is encoded in "
-    "(an unaccounted loss of about sentence_weight * epsilon * 1e-7 per sentence, open)"
+    "another processor may round it differently; and sentences are encoded in batches of 16 "
+    "(a sentence met again in the same process keeps its first point), whose padding moves a "
+    "point by about 1e-7 with the company it was first encoded in (an unaccounted loss of about "
+    "sentence_weight * epsilon * 1e-7 per sentence, open)"
 )
 
 _SPACES = re.compile(r"\s+")
@@ -134,6 +139,60 @@ def document_sentences(text: str) -> list[str]:
     """
     joined = _SPACES.sub(" ", text).strip()
     return [s for s in split_sentences(joined) if any(c.isalnum() for c in s)]
+
+
+#: a run of letters (``Dean's``: ``Dean`` and ``s``) or a run of digits
+_WORD_OR_DIGITS = re.compile(r"[^\W\d_]+|\d+")
+
+
+@functools.cache
+def _list_words() -> tuple[frozenset[str], frozenset[str]]:
+    """The words of the public given-name and surname lists, and of the place list, lower
+    case."""
+    from authormask.text.entities import public_lists
+
+    lists = public_lists()
+    people = frozenset(w.lower() for e in (*lists.given_names, *lists.surnames) for w in e.split())
+    return people, frozenset(w.lower() for e in lists.places for w in e.split())
+
+
+def encoder_text(sentence: str) -> str:
+    """What the encoder reads of a sentence: every capitalised word of the public given-name
+    and surname lists becomes ``John``, of the place list ``London``, and every run of digits
+    ``0``: what the entity step draws its surrogates from. A name reaches the release through
+    the names channel only, so the sentence's point does not read it twice, and a surrogate
+    drawn at random (the writer's no more than any other) does not move it; the point still
+    reads that a name stood there, so a sentence with names finds templates with name slots.
+
+    Parameters
+    ----------
+    sentence
+        A sentence.
+
+    Returns
+    -------
+    str
+        The sentence as the encoder reads it.
+
+    Examples
+    --------
+    >>> encoder_text("Anna met Smith in Oslo at 10.")
+    'John met John in London at 0.'
+    >>> encoder_text("Anna's car wasn't at Paul Smith's.")
+    "John's car wasn't at John John's."
+    """
+    people, places = _list_words()
+
+    def mask(m: re.Match[str]) -> str:
+        w = m.group(0)
+        if w[0].isdigit():
+            return "0"
+        if not w[0].isupper():
+            return w
+        low = w.lower()
+        return "John" if low in people else "London" if low in places else w
+
+    return _WORD_OR_DIGITS.sub(mask, sentence)
 
 
 @dataclass(frozen=True)
@@ -556,7 +615,7 @@ class EMPSentence(Mechanism):
         noisy_words: list[np.ndarray] = []
         noisy_sentences: list[NDArray[np.float64]] = []
         released_names: list[list[str]] = []
-        points = self.bank.encoder.points([s for d in documents for s in d.sentences])
+        points = self.bank.encoder.points([encoder_text(s) for d in documents for s in d.sentences])
         start = 0
         for unit, rng in zip(documents, rngs, strict=True):
             rows = [emb.index_of(w) for w in unit.words]
@@ -710,7 +769,10 @@ class EMPSentence(Mechanism):
                 "whitespace made one space (layout changes no cut); a sentence without a letter "
                 "or digit is dropped",
                 "sentence space": f"{self.bank.describe()}; a sentence's point is computed from "
-                "the whole sentence as the mechanism receives it",
+                "the whole sentence as the mechanism receives it, with every capitalised word "
+                "of the public given-name and surname lists read as John, of the place list as "
+                "London, and every run of digits as 0 (names reach the release through the "
+                "names channel only)",
                 "templates": f"the {CANDIDATES} bank sentences nearest to the noisy point; the "
                 "nearest whose noun slots and name slots number the released nouns and names "
                 "left over the sentences left (rounded), else the closest counts (least sum of "

@@ -154,30 +154,59 @@ class SentenceEncoder:
 
 _MODEL: Any = None
 _MODEL_LOCK = threading.Lock()
+#: the float32 unit vectors of the sentences encoded last (sentence -> vector), oldest first:
+#: a sentence met again (the same story at the next epsilon of an evaluation, a line every
+#: document repeats) is not encoded again. At most this many (1.5 KB each: about 100 MB).
+_SEEN: dict[str, NDArray[np.float32]] = {}
+_SEEN_SENTENCES = 65536
+#: sentences per forward pass: on two CPU cores 16 pads less than 64 and is about 20% faster
+_BATCH = 16
+
+
+def _model() -> Any:
+    global _MODEL
+    if _MODEL is None:
+        from sentence_transformers import SentenceTransformer
+
+        from authormask.models.minilm import encoder_path
+
+        _MODEL = SentenceTransformer(encoder_path(), device="cpu")
+    return _MODEL
 
 
 def _unit_vectors(sentences: Sequence[str], *, bfloat16: bool = False) -> NDArray[np.float32]:
-    global _MODEL
+    """The unit vectors of ``sentences``; float32 ones are remembered (:data:`_SEEN`)."""
     if not sentences:
         return np.zeros((0, 384), dtype=np.float32)
-    from authormask.models.minilm import encoder_path
+    import torch
 
     with _MODEL_LOCK:
-        if _MODEL is None:
-            from sentence_transformers import SentenceTransformer
-
-            _MODEL = SentenceTransformer(encoder_path(), device="cpu")
-        import torch
-
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bfloat16):
-            out = _MODEL.encode(
-                list(sentences),
-                batch_size=64,
+        model = _model()
+        if bfloat16:
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                out = model.encode(
+                    list(sentences),
+                    batch_size=64,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            return np.asarray(out, dtype=np.float32)
+        todo = list(dict.fromkeys(s for s in sentences if s not in _SEEN))
+        if todo:
+            new = model.encode(
+                todo,
+                batch_size=_BATCH,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
-    return np.asarray(out, dtype=np.float32)
+            for sentence, row in zip(todo, np.asarray(new, dtype=np.float32), strict=True):
+                _SEEN[sentence] = row
+        rows = np.stack([_SEEN[s] for s in sentences])
+        while len(_SEEN) > _SEEN_SENTENCES:
+            del _SEEN[next(iter(_SEEN))]
+    return rows
 
 
 @dataclass(frozen=True)
