@@ -628,3 +628,38 @@ def test_a_missing_input_is_refused_before_the_mechanism_is_built(
         ["obfuscate", str(tmp_path / "nosuch.txt"), "--epsilon", "7", "-o", str(tmp_path / "o")]
     )
     one_line_error(code, err, "input file not found")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["-m", "emp-write"], "epsilon 7: emp-write's default"),
+        (["-m", "emp-sentence"], "epsilon 7: emp-sentence's default"),
+        (["-m", "emp-write", "-e", "3"], None),
+        (["-m", "emp-write", "-q"], None),
+    ],
+)
+def test_a_default_epsilon_is_said_not_silent(
+    invoke: Callable[[list[str]], tuple[int, str, str]],
+    monkeypatch: pytest.MonkeyPatch,
+    doc: Path,
+    tmp_path: Path,
+    args: list[str],
+    said: str | None,
+) -> None:
+    # issue 49, item 7: --epsilon left out used 7 and said nothing (help showed no default)
+    import authormask.core
+
+    from authormask.exceptions import InputError
+
+    def building(*a: Any, **k: Any) -> Any:
+        raise InputError("stopped")  # before the models load: the line comes before them
+
+    monkeypatch.setattr(authormask.core, "create_mechanism", building)
+    _, _, err = invoke(["obfuscate", str(doc), "-o", str(tmp_path / "o.txt"), *args])
+    if said is None:
+        assert "default (the recommended start)" not in err
+    else:
+        assert said in err and "give --epsilon to choose" in err
+    _, help_text, _ = invoke(["obfuscate", "--help"])
+    assert "default: 7 for emp-write and emp-sentence" in " ".join(help_text.split())

@@ -14,6 +14,7 @@ from authormask.cli.mechanism_options import (
     parameter_flag,
 )
 from authormask.cli.options import (
+    EPS_HELP,
     cache_option,
     embeddings_option,
     engine_from_options,
@@ -28,6 +29,7 @@ from authormask.cli.options import (
 )
 from authormask.cli.progress import Progress, is_quiet, on_interrupt, say
 from authormask.core.registry import MECHANISMS, lineup
+from authormask.defaults import RECOMMENDED_EPSILON
 
 if TYPE_CHECKING:
     from authormask.cli.io import Inputs
@@ -47,7 +49,11 @@ FINISH_HINT = "run the same command again to finish the release (what is done is
 @click.option(
     "--mechanism", "-m", default=lineup("obfuscate")[0], show_default=True, help=MECHANISM_HELP
 )
-@epsilon_option()
+@epsilon_option(
+    help=EPS_HELP
+    + f" [default: {RECOMMENDED_EPSILON:g} for emp-write and emp-sentence, the recommended "
+    "start, said on stderr when used; every other mechanism that takes one needs it]"
+)
 @mechanism_options
 @embeddings_option
 @vocab_option
@@ -217,7 +223,14 @@ def obfuscate(
         "cache_dir": cache_dir,
     }
     explicit = {k: v for k, v in given.items() if v is not None}
-    takes = set(mechanism_spec(mechanism).parameter_names)
+    spec = mechanism_spec(mechanism)
+    takes = set(spec.parameter_names)
+    eps_parameter = spec.parameter("epsilon")
+    if epsilon is None and eps_parameter is not None and eps_parameter.default is not None:
+        say(
+            f"epsilon {eps_parameter.default:g}: {mechanism}'s default (the recommended start); "
+            "give --epsilon to choose"
+        )
     if "cache_dir" not in takes:  # where parsed vectors are cached: harmless where unused
         explicit.pop("cache_dir", None)
     for name in ("embeddings", "vocab_size"):  # defaults apply where they fit, and where no
