@@ -649,7 +649,6 @@ def test_a_default_epsilon_is_said_not_silent(
 ) -> None:
     # issue 49, item 7: --epsilon left out used 7 and said nothing (help showed no default)
     import authormask.core
-
     from authormask.exceptions import InputError
 
     def building(*a: Any, **k: Any) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field
 from typing import Any
 
 __all__ = ["COMPOSITION", "SCHEMA", "PrivacyStatement", "exact", "upper"]
@@ -161,6 +161,50 @@ class PrivacyStatement:
         d.update(asdict(self))
         d["caveats"] = list(self.caveats)
         return d
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PrivacyStatement:
+        """A statement read back from :meth:`to_dict`'s form (a ``.privacy.json`` file, a
+        dataset record's ``privacy``).
+
+        Parameters
+        ----------
+        data
+            The parsed JSON.
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+
+        Raises
+        ------
+        InputError
+            If ``data`` is not a statement of this schema (one line naming what is wrong).
+        """
+        from dataclasses import fields
+
+        from authormask.exceptions import InputError
+
+        if not isinstance(data, dict) or "schema" not in data:
+            raise InputError("not an authormask privacy statement (no 'schema' field)")
+        if data["schema"] != SCHEMA:
+            raise InputError(
+                f"a privacy statement of schema {data['schema']!r}; this authormask reads "
+                f"{SCHEMA!r}"
+            )
+        known = {f.name: f for f in fields(cls)}
+        missing = [n for n, f in known.items() if f.default is MISSING
+                   and f.default_factory is MISSING and n not in data]  # fmt: skip
+        if missing:
+            raise InputError(f"the privacy statement lacks {', '.join(missing)}")
+        values = {k: v for k, v in data.items() if k in known}
+        if "caveats" in values:
+            values["caveats"] = tuple(str(c) for c in values["caveats"])
+        eps = values.get("epsilon")
+        if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
+            raise InputError(f"the privacy statement's epsilon is not a number: {eps!r}")
+        return cls(**values)
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The statement as JSON (the public record's ``privacy``).

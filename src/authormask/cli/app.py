@@ -15,6 +15,7 @@ from authormask.cli import (
     distance,
     embeddings,
     evaluate,
+    explain,
     obfuscate,
     serve,
     train,
@@ -34,7 +35,17 @@ def cli(verbose: bool) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s")
 
 
-for _module in (obfuscate, distance, embeddings, calibrate, evaluate, train, audit, serve):
+for _module in (
+    obfuscate,
+    explain,
+    distance,
+    embeddings,
+    calibrate,
+    evaluate,
+    train,
+    audit,
+    serve,
+):
     _module.register(cli)
 
 
