@@ -73,10 +73,30 @@ def test_readme_test_command_is_the_one_ci_runs() -> None:
 
 def test_ci_builds_the_manual_strictly() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert re.search(r"\.venv/bin/mkdocs build --strict\b.*-d \"\$\(mktemp -d\)\"", ci)
+    assert re.search(r"\.venv/bin/mkdocs build --strict\b.*-d \"\$SITE\"", ci)
+    assert 'SITE="$(mktemp -d)"' in ci
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "strict: true" in config
     assert re.search(r"^  font: false$", config, re.M)  # no web fonts fetched
+
+
+def test_the_manual_writes_sphinx_roles_as_code() -> None:
+    """issue 49, item 3: the API reference showed `:func:` and `:class: ~authormask...` raw."""
+    import importlib.util
+
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^hooks:\n  - scripts/mkdocs_roles\.py$", config, re.M)
+    spec = importlib.util.spec_from_file_location("roles", ROOT / "scripts" / "mkdocs_roles.py")
+    assert spec is not None and spec.loader is not None
+    roles = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(roles)
+    used = set()  # every role the sources' docstrings use, as mkdocstrings renders it
+    for path in (ROOT / "src").rglob("*.py"):
+        used |= set(re.findall(r":(\w+):`~?[\w.]+`", path.read_text(encoding="utf-8")))
+    assert {"func", "class", "mod"} <= used
+    for role in used:
+        page = f"see :{role}:<code>~authormask.core.api.release</code> and :{role}:<code>x.y</code>"
+        assert roles.on_page_content(page) == "see <code>release</code> and <code>x.y</code>", role
 
 
 def i_want_to_commands() -> list[list[str]]:
