@@ -53,16 +53,32 @@ def main() -> None:
         default="emp-sentence,emp-write,random-sub,erae",
         help="comma-separated, a subset of the default",
     )
+    ap.add_argument(
+        "--points",
+        action="append",
+        default=[],
+        help="MECHANISM=none,7,...: its points instead of the default (repeatable; random-sub: "
+        "its rates)",
+    )
     args = ap.parse_args()
     mechanisms = [m for m in args.mechanisms.split(",") if m]
+    points = dict(POINTS)
+    rates = RATES
+    for given in args.points:
+        name, _, values = given.partition("=")
+        parsed = tuple(None if v == "none" else float(v) for v in values.split(","))
+        if name == "random-sub":
+            rates = tuple(float(v) for v in parsed if v is not None)
+        else:
+            points[name] = parsed
     if "erae" in mechanisms and args.erae_model is None:
         print("no --erae-model: erae left out of the run")
         mechanisms.remove("erae")
     config = PanConfig(
         mechanisms=tuple(mechanisms),
-        epsilons=POINTS["emp-write"],
-        rates=RATES,
-        mechanism_epsilons={m: POINTS[m] for m in mechanisms if m in POINTS},
+        epsilons=points["emp-write"],
+        rates=rates,
+        mechanism_epsilons={m: points[m] for m in mechanisms if m in points},
     )
     engine = Engine("dask", workers=args.workers) if args.workers else None
     start = time.perf_counter()

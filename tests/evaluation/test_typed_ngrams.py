@@ -61,3 +61,25 @@ def test_every_type_occurs_and_punctuation_wins() -> None:
     grams = typed_ngrams("an (old) cat sat, said the thirteenth owl.", 3)
     assert {g.split(":", 1)[0] for g in grams} == set(TYPES)
     assert "beg-punct:(ol" in grams and "end-punct:at," in grams and "mid-punct:l. " not in grams
+
+
+def test_a_text_read_again_is_not_cut_into_ngrams_again(monkeypatch) -> None:
+    """The typed attackers of a cell, and the plain ones at every epsilon, read the same texts:
+    their n-grams are counted once, and the counts are those of the text."""
+    from collections import Counter
+
+    import authormask.evaluation.measures.attackers.typed as typed
+
+    cut: list[str] = []
+    real = typed.typed_ngrams
+
+    def counting(text: str, n: int) -> list[str]:
+        cut.append(text)
+        return real(text, n)
+
+    monkeypatch.setattr(typed, "typed_ngrams", counting)
+    text = "The ferry left Bergen at noon; the gulls followed it, crying."
+    first = typed.typed_counts(text, 3)
+    assert first == Counter(real(text, 3))
+    assert typed.typed_counts(text, 3) is first and cut == [text]
+    assert typed.typed_counts(text, 4) == Counter(real(text, 4)) and cut == [text, text]

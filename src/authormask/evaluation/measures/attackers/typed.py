@@ -25,7 +25,9 @@ spelling.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -143,6 +145,48 @@ def typed_ngrams(text: str, n: int = 3) -> list[str]:
     return [f"{kinds[c]}:{s[i : i + n]}" for i, c in enumerate(code.tolist())]
 
 
+#: the typed n-gram counts of the texts read last ((n, digest) -> counts), oldest first: the
+#: typed attackers (SVM and LR, plain and adaptive, the released-words ones) read the same
+#: texts in a cell, and the plain ones the same known texts at every epsilon
+_COUNTS: dict[tuple[int, bytes], Counter[str]] = {}
+_COUNTS_TEXTS = 1024
+_COUNTS_LOCK = threading.Lock()
+
+
+def typed_counts(text: str, n: int) -> Counter[str]:
+    """How often each typed ``n``-gram of ``text`` occurs (:func:`typed_ngrams`), remembered for
+    the texts read last; the counts are shared: never change them.
+
+    Parameters
+    ----------
+    text
+        The text.
+    n
+        The n-gram order.
+
+    Returns
+    -------
+    Counter[str]
+        Typed n-gram -> its count.
+
+    Examples
+    --------
+    >>> typed_counts("aa aa", 2)["whole-word:aa"]
+    2
+    """
+    key = (n, hashlib.blake2b(text.encode("utf-8", "surrogatepass")).digest())
+    with _COUNTS_LOCK:
+        found = _COUNTS.get(key)
+    if found is not None:
+        return found
+    counts = Counter(typed_ngrams(text, n))
+    with _COUNTS_LOCK:
+        _COUNTS[key] = counts
+        while len(_COUNTS) > _COUNTS_TEXTS:
+            del _COUNTS[next(iter(_COUNTS))]
+    return counts
+
+
 def _linear(kind: str, c: float, seed: int) -> Any:
     if kind == "svm":
         from sklearn.svm import LinearSVC
@@ -224,7 +268,7 @@ class TypedNgramAttacker:
         sp.csr_matrix
             One row per text, one column per typed n-gram kept.
         """
-        return self._matrix([Counter(typed_ngrams(text, self.ngram)) for text in texts])
+        return self._matrix([typed_counts(text, self.ngram) for text in texts])
 
     def _matrix(self, per_text: Sequence[Counter[str]]) -> sp.csr_matrix:
         indptr = [0]
@@ -265,7 +309,7 @@ class TypedNgramAttacker:
             typed n-gram occurs ``min_count`` times.
         """
         check_training(items, labels, f"{self.name} attacker")
-        per_text = [Counter(typed_ngrams(item.text, self.ngram)) for item in items]
+        per_text = [typed_counts(item.text, self.ngram) for item in items]
         totals: Counter[str] = Counter()
         for counts in per_text:
             totals.update(counts)
