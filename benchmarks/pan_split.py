@@ -65,6 +65,8 @@ def summarise(results: dict[str, Any], tune: list[str]) -> list[dict[str, Any]]:
     attackers = results["config"]["attackers"]
     rows = []
     for group, problems in groups.items():
+        if not problems:  # a run of the tuning problems alone has no held-out group
+            continue
         for entry in results["summary"]:
             m = entry["mechanism"]
             point = entry.get("rate", entry.get("epsilon"))

@@ -8,6 +8,7 @@ __all__ = [
     "CONTENT",
     "DEFAULT_LENGTH",
     "DEFAULT_REGULARIZATION",
+    "MAX_WEIGHT",
     "NAME_WEIGHT",
     "PRIOR_WEIGHT",
     "RECOMMENDED_EPSILON",
@@ -33,6 +34,11 @@ RECOMMENDED_EPSILON = 7.0
 #: at the same content recall (0.173 against 0.201 at recall 0.455) and 0.25 ahead on the
 #: held-out ones: no gain that carries over, so the simpler weight stays
 PRIOR_WEIGHT = 1.0
+#: the largest weight a mechanism accepts (``prior_weight``, ``sentence_weight``,
+#: ``name_weight``): every number a mechanism takes has a finite range. A prior weight of 1e308
+#: once tied up a release for over ten minutes; 100 already makes the language model decide
+#: every word, and a sentence or name weight of 100 is 700 per sentence unit at epsilon 7
+MAX_WEIGHT = 100.0
 #: emp-sentence: the weight of a sentence's distance against a noun's (each sentence gets
 #: ``SENTENCE_WEIGHT * epsilon`` per unit of distance between 16-d sentence points, at most 2
 #: apart). Chosen on pan19-en's tuning problems 2 and 4 at epsilon 7 (default entities, sixteen

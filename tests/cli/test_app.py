@@ -18,7 +18,8 @@ from authormask.cli.app import cli
 
 CLI_DIR = Path(authormask.cli.__file__).parent
 COMMANDS = (
-    "audit", "calibrate", "distance", "embeddings", "evaluate", "explain", "obfuscate", "serve", "train",
+    "audit", "calibrate", "distance", "embeddings", "evaluate", "explain", "obfuscate", "serve",
+    "train",
 )  # fmt: skip
 DOC = (
     "The committee approved the budget on Tuesday. Critics said the plan would raise taxes, "

@@ -446,6 +446,10 @@ def test_epsilon_help_says_what_each_kind_of_mechanism_does() -> None:
         (["-m", "syntf", "-e", "1", "--max-length", "0"], "--max-length"),
         (["-m", "syntf", "-e", "1", "--output-size", "0"], "--output-size"),
         (["-m", "emp-write", "-e", "1", "--prior-weight", "0"], "--prior-weight"),
+        # issue 49, D3: 1e308 was accepted and tied a one-sentence release up for minutes
+        (["-m", "emp-write", "-e", "1", "--prior-weight", "1e308"], "--prior-weight"),
+        (["-m", "emp-sentence", "-e", "1", "--sentence-weight", "1e308"], "--sentence-weight"),
+        (["-m", "tem", "-e", "1", "--gamma", "1e308"], "--gamma"),
         (["-m", "tem", "-e", "1", "--gamma", "-1"], "--gamma"),
         (["-m", "random-sub", "--rate", "2"], "--rate"),
     ],

@@ -287,3 +287,21 @@ def test_a_bad_path_names_its_option(invoke: Any, cache_dir: Path, tmp_path: Pat
         )
         assert code != 0 and err.count("\n") == 1
         assert err.startswith(f"authormask: error: {option}: "), err
+
+
+def test_every_number_a_mechanism_takes_has_a_finite_range() -> None:
+    """issue 49, D3: `prior_weight` 1e308 was accepted and a one-sentence release ran for over
+    ten minutes. A weight or threshold has a declared maximum; an epsilon is any finite number
+    above 0 (its guarantee holds at every one)."""
+    import math
+
+    from authormask.core.registry import MECHANISMS, check_parameters
+
+    for name, spec in MECHANISMS.items():
+        for p in spec.parameters:
+            if p.kind != "number" or p.name.endswith("epsilon"):
+                continue
+            assert p.maximum is not None and math.isfinite(p.maximum), (name, p.name)
+            needed = {"epsilon": 1.0} if spec.parameter("epsilon") is not None else {}
+            with pytest.raises(InvalidParameterError, match=p.name):
+                check_parameters(name, **needed, **{p.name: 1e308})

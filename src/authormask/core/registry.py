@@ -72,6 +72,7 @@ from authormask.defaults import (
     CONTENT,
     DEFAULT_LENGTH,
     DEFAULT_REGULARIZATION,
+    MAX_WEIGHT,
     NAME_WEIGHT,
     PRIOR_WEIGHT,
     SENTENCE_WEIGHT,
@@ -343,6 +344,8 @@ BUILTIN: dict[str, MechanismSpec] = {
                     default=None,
                     minimum=0.0,
                     exclusive_minimum=True,
+                    # far beyond any distance between word vectors: no truncation
+                    maximum=1e6,
                     kind="number",
                 ),
                 ENTITIES,
@@ -471,6 +474,7 @@ BUILTIN: dict[str, MechanismSpec] = {
                     default=PRIOR_WEIGHT,
                     minimum=0.0,
                     exclusive_minimum=True,
+                    maximum=MAX_WEIGHT,
                     kind="number",
                 ),
                 ENTITIES,
@@ -518,6 +522,7 @@ BUILTIN: dict[str, MechanismSpec] = {
                     default=PRIOR_WEIGHT,
                     minimum=0.0,
                     exclusive_minimum=True,
+                    maximum=MAX_WEIGHT,
                     kind="number",
                 ),
                 Parameter(
@@ -527,6 +532,7 @@ BUILTIN: dict[str, MechanismSpec] = {
                     default=SENTENCE_WEIGHT,
                     minimum=0.0,
                     exclusive_minimum=True,
+                    maximum=MAX_WEIGHT,
                     kind="number",
                 ),
                 Parameter(
@@ -537,6 +543,7 @@ BUILTIN: dict[str, MechanismSpec] = {
                     default=NAME_WEIGHT,
                     minimum=0.0,
                     exclusive_minimum=True,
+                    maximum=MAX_WEIGHT,
                     kind="number",
                 ),
                 ENTITIES,
