@@ -666,3 +666,25 @@ def test_a_default_epsilon_is_said_not_silent(
         assert said in err and "give --epsilon to choose" in err
     _, help_text, _ = invoke(["obfuscate", "--help"])
     assert "default: 7 for emp-write and emp-sentence" in " ".join(help_text.split())
+
+
+def test_a_text_released_as_nothing_is_warned_about(
+    invoke: Callable[[list[str]], tuple[int, str, str]], tmp_path: Path
+) -> None:
+    # issue 49, D4: only marks and emoji exited 0 with an empty output and no word said
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "marks.txt").write_text("!!! ??? ... \U0001f600\U0001f600\n", encoding="utf-8")
+    (folder / "words.txt").write_text("The committee met to discuss the budget.\n")
+    out = tmp_path / "out"
+    code, _, err = invoke(
+        ["obfuscate", str(folder), "-m", "emp-write", "-e", "9", "--entities", "keep",
+         "-o", str(out), "-q", "--report", str(tmp_path / "report.txt")]
+    )  # fmt: skip
+    assert code == 0, err
+    warned = [ln for ln in err.splitlines() if "released as an empty text" in ln]
+    assert len(warned) == 1 and warned[0].startswith("authormask: warning: 1 of the 2 document")
+    assert "marks.txt" not in warned[0]  # the name is in the private report only
+    report = (tmp_path / "report.txt").read_text(encoding="utf-8")
+    assert "marks.txt: released as an empty text" in report
+    assert "words.txt: released as an empty text" not in report

@@ -29,6 +29,7 @@ from authormask.cli.options import (
 )
 from authormask.cli.progress import Progress, is_quiet, on_interrupt, say
 from authormask.core.registry import MECHANISMS, lineup
+from authormask.core.stream import EMPTY_RELEASE
 from authormask.defaults import RECOMMENDED_EPSILON
 
 if TYPE_CHECKING:
@@ -658,6 +659,16 @@ def _report(summary: Any, target: Any, *, several: bool) -> None:
             f"wrote {summary.released} document(s) to {target.path}"
             + (f" ({summary.resumed} kept from the unfinished run)" if summary.resumed else "")
             + (f"; the public privacy statement to {where}" if where is not None else "")
+        )
+    empty = sum(w.endswith(EMPTY_RELEASE) for w in summary.warnings)
+    if empty and target.path is not None:  # on standard output an empty text shows itself
+        click.echo(
+            f"authormask: warning: {empty} of the {summary.released} document(s) "
+            f"{'was' if empty == 1 else 'were'} released as an empty text: nothing in "
+            f"{'it' if empty == 1 else 'them'} is what {summary.statement.mechanism} releases "
+            "(only marks, emoji or symbols, words without a vector, or no noun); the private "
+            "report names " + ("it" if empty == 1 else "them"),
+            err=True,
         )
     if summary.report_path is not None:
         say(

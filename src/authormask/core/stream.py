@@ -39,6 +39,7 @@ from authormask.randomness import (
 __all__ = [
     "BATCH_UNITS",
     "BATCH_WORK",
+    "EMPTY_RELEASE",
     "Done",
     "Piece",
     "ReleaseStream",
@@ -48,6 +49,11 @@ __all__ = [
     "units_of",
 ]
 
+#: the warning of a document released as an empty text (after its name, in the private report)
+EMPTY_RELEASE = (
+    "released as an empty text: nothing in it is what the mechanism releases (only marks, "
+    "emoji or symbols, words without a vector, or no noun for a noun mechanism)"
+)
 #: prepared units perturbed together at most (one batched search / model pass per batch)
 BATCH_UNITS = 64
 #: and at most this much work (words or tokens) per batch
@@ -162,6 +168,8 @@ class _Doc:
     words: list[str] | None = None
     bag: dict[str, int] | None = None
     figures: dict[str, float] = field(default_factory=dict)
+    #: characters of released text so far that are not whitespace
+    written: int = 0
 
 
 def resolve_length(
@@ -280,6 +288,7 @@ def run(
                 yield _done(doc, mechanism)
                 continue
             out = next(it)
+            doc.written += len(out.text) - sum(map(str.isspace, out.text))
             if collect_words and doc.words is not None:
                 doc.words.extend(out.words)
             doc.bag, doc.figures = out.bag, dict(out.figures)
@@ -335,6 +344,8 @@ def _keyed(source: Source) -> tuple[Source, bytes]:
 
 def _done(doc: _Doc, mechanism: Mechanism) -> Done:
     warnings: list[str] = []
+    if not doc.written and doc.bag is None:
+        warnings.append(f"{doc.source.name}: {EMPTY_RELEASE}")
     overlap = doc.diagnostics.get("training_overlap_segments")
     if overlap:
         warnings.append(
