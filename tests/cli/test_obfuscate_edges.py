@@ -638,7 +638,7 @@ def test_a_missing_input_is_refused_before_the_mechanism_is_built(
     ("args", "said"),
     [
         (["-m", "emp-write"], "epsilon 7: emp-write's default"),
-        (["-m", "emp-sentence"], "epsilon 7: emp-sentence's default"),
+        (["-m", "emp-sentence"], "epsilon 6: emp-sentence's default"),
         (["-m", "emp-write", "-e", "3"], None),
         (["-m", "emp-write", "-q"], None),
     ],
@@ -665,7 +665,7 @@ def test_a_default_epsilon_is_said_not_silent(
     else:
         assert said in err and "give --epsilon to choose" in err
     _, help_text, _ = invoke(["obfuscate", "--help"])
-    assert "default: 7 for emp-write and emp-sentence" in " ".join(help_text.split())
+    assert "default: 7 for emp-write, 6 for emp-sentence" in " ".join(help_text.split())
 
 
 def test_a_text_released_as_nothing_is_warned_about(

@@ -30,7 +30,7 @@ from authormask.cli.options import (
 from authormask.cli.progress import Progress, is_quiet, on_interrupt, say
 from authormask.core.registry import MECHANISMS, lineup
 from authormask.core.stream import EMPTY_RELEASE
-from authormask.defaults import RECOMMENDED_EPSILON
+from authormask.defaults import RECOMMENDED_EPSILON, SENTENCE_EPSILON
 
 if TYPE_CHECKING:
     from authormask.cli.io import Inputs
@@ -51,9 +51,9 @@ FINISH_HINT = "run the same command again to finish the release (what is done is
     "--mechanism", "-m", default=lineup("obfuscate")[0], show_default=True, help=MECHANISM_HELP
 )
 @epsilon_option(
-    help=EPS_HELP
-    + f" [default: {RECOMMENDED_EPSILON:g} for emp-write and emp-sentence, the recommended "
-    "start, said on stderr when used; every other mechanism that takes one needs it]"
+    help=EPS_HELP + f" [default: {RECOMMENDED_EPSILON:g} for emp-write, {SENTENCE_EPSILON:g} for "
+    "emp-sentence, the recommended starts, said on stderr when used; every other mechanism "
+    "that takes one needs it]"
 )
 @mechanism_options
 @embeddings_option

@@ -62,6 +62,7 @@ from authormask.core.specs import (
     OOV_MAP_TO,
     OUTPUT_SIZE,
     RECOMMENDED,
+    SENTENCE_RECOMMENDED,
     STOPWORDS,
     TEXT_PARAMETERS,
     VOCAB,
@@ -497,7 +498,7 @@ BUILTIN: dict[str, MechanismSpec] = {
             "Earth Mover's privacy on each sentence (snapped to a real sentence of a public "
             "bank) and on each noun (put in that sentence's noun slots), in order",
             (
-                RECOMMENDED,
+                SENTENCE_RECOMMENDED,
                 EMBEDDINGS,
                 VOCAB,
                 CACHE,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from authormask.defaults import RECOMMENDED_EPSILON
+from authormask.defaults import RECOMMENDED_EPSILON, SENTENCE_EPSILON
 from authormask.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -623,6 +623,17 @@ RECOMMENDED = Parameter(
     f"privacy parameter per content word (> 0); smaller is more private; default "
     f"{RECOMMENDED_EPSILON:g}, the recommended start for readable text",
     default=RECOMMENDED_EPSILON,
+    minimum=0.0,
+    exclusive_minimum=True,
+    kind="number",
+)
+#: ``emp-sentence``'s epsilon: the same, with the point chosen on pan19-en as its default
+SENTENCE_RECOMMENDED = Parameter(
+    "epsilon",
+    f"privacy parameter per noun (> 0; each sentence gets sentence_weight times it, each name "
+    f"name_weight times it); smaller is more private; default {SENTENCE_EPSILON:g}, chosen on "
+    "pan19-en's tuning problems",
+    default=SENTENCE_EPSILON,
     minimum=0.0,
     exclusive_minimum=True,
     kind="number",
