@@ -76,9 +76,9 @@ def test_the_blind_guess_beside_a_macro_f1_is_a_macro_f1(glove_20k) -> None:
     import json
     from pathlib import Path
 
-    run = Path(__file__).resolve().parents[2] / "docs/results/pan19-en/results.json"
+    run = Path(__file__).resolve().parents[2] / "docs/results/pan19-en-defaults/results.json"
     chance = json.loads(run.read_text(encoding="utf-8"))["chance_macro_f1"]["mean"]
     row = measured_near("emp-write", 7.0)
     assert row is not None and row["chance"] == chance
-    mech = create_mechanism("emp-text", epsilon=7.0, embeddings=glove_20k, vocab_size=None)
+    mech = create_mechanism("emp-write", epsilon=7.0, embeddings=glove_20k, vocab_size=None)
     assert f"where a blind guess scores {chance:.2f}" in explain(mech.statement(seeded=False))

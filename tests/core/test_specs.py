@@ -143,7 +143,7 @@ def test_epsilon_is_declared_and_checked_exclusive() -> None:
         ("random-sub", {"rate": 2}, "rate", "in [0, 1]"),
         ("syntf", {"epsilon": 2, "max_length": 0}, "max_length", ">= 1"),
         ("emp-bag", {"epsilon": 2, "length": 2.5}, "length", "'shortest'"),
-        ("emp-write", {"prior_weight": 0}, "prior_weight", "> 0"),
+        ("emp-write", {"prior_weight": 0}, "prior_weight", "in (0, 100]"),
     ],
 )
 def test_the_declared_intervals_are_checked_once_at_the_boundary(

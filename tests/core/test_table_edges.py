@@ -234,8 +234,9 @@ def test_declared_bounds_say_what_is_checked() -> None:
         assert epsilon.exclusive_minimum and epsilon.minimum == 0.0
     params = {p.name: p for n in ("tem", "emp-doc", "emp-write", "random-sub", "mahalanobis")
               for p in mechanism_spec(n).parameters}  # fmt: skip
-    for name in ("gamma", "function_epsilon", "prior_weight"):
-        assert params[name].describe_range() == "> 0", name
+    assert params["function_epsilon"].describe_range() == "> 0"
+    assert params["gamma"].describe_range() == "in (0, 1e+06]"
+    assert params["prior_weight"].describe_range() == "in (0, 100]"
     for name in ("rate", "regularization"):
         assert params[name].describe_range() == "in [0, 1]", name
 

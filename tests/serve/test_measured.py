@@ -96,7 +96,8 @@ def test_the_packaged_table_is_what_the_published_run_gives() -> None:
     from importlib.resources import files
 
     root = Path(__file__).resolve().parents[2]
-    run = json.loads((root / "docs/results/pan19-en-defaults/results.json").read_text(encoding="utf-8"))
+    path = root / "docs/results/pan19-en-defaults/results.json"
+    run = json.loads(path.read_text(encoding="utf-8"))
     packaged = json.loads(
         files("authormask").joinpath("data/measured-pan19-en.json").read_text(encoding="utf-8")
     )

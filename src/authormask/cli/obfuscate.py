@@ -29,7 +29,6 @@ from authormask.cli.options import (
 )
 from authormask.cli.progress import Progress, is_quiet, on_interrupt, say
 from authormask.core.registry import MECHANISMS, lineup
-from authormask.core.stream import EMPTY_RELEASE
 from authormask.defaults import RECOMMENDED_EPSILON, SENTENCE_EPSILON
 
 if TYPE_CHECKING:
@@ -660,6 +659,8 @@ def _report(summary: Any, target: Any, *, several: bool) -> None:
             + (f" ({summary.resumed} kept from the unfinished run)" if summary.resumed else "")
             + (f"; the public privacy statement to {where}" if where is not None else "")
         )
+    from authormask.core.stream import EMPTY_RELEASE
+
     empty = sum(w.endswith(EMPTY_RELEASE) for w in summary.warnings)
     if empty and target.path is not None:  # on standard output an empty text shows itself
         click.echo(
