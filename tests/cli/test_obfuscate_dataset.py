@@ -212,6 +212,13 @@ def test_parquet_part_files_depend_on_the_number_of_records_only(
     ("name", "last", "message"),
     [
         ("d.jsonl", '{"id": 99, "text": "broken\n', "line 41: not JSON"),
+        # issue 49, D2: a record nested 100,000 levels deep (in a column the release drops)
+        # ended in a RecursionError traceback
+        (
+            "d.jsonl",
+            '{"id": 99, "text": "Deep.", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+            "line 41: JSON nested too deep to read",
+        ),
         ("d.jsonl", '{"id": 3, "text": "A second three."}\n', "line 41: duplicate id 3"),
         ("d.jsonl", '{"id": "x", "text": "A string id."}\n', "line 41: the id ('id') is a string"),
         ("d.csv", '99,"never closed\n', "line 42: a quoted field is not closed"),

@@ -78,6 +78,11 @@ def test_jsonl_with_configurable_columns(tmp_path: Path) -> None:
     path.write_text('{"text": "a", "author": "x"}\nnot json\n')
     with pytest.raises(InputError, match=r"docs.jsonl:2: not valid JSON"):
         load_jsonl(path)
+    # issue 49, D2: 100,000 levels of nesting ended in a RecursionError traceback
+    deep = '{"text": "a", "author": "x", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path.write_text('{"text": "a", "author": "x"}\n' + deep + "\n")
+    with pytest.raises(InputError, match=r"docs.jsonl:2: JSON nested too deep to read"):
+        load_jsonl(path)
 
 
 def test_csv_missing_columns_and_empty_text(tmp_path: Path) -> None:

@@ -471,6 +471,11 @@ class TableInput:
                     ) from None
                 except ValueError as exc:
                     raise InputError(f"{self.path}: line {line_no}: not JSON ({exc})") from None
+                except RecursionError:
+                    raise InputError(
+                        f"{self.path}: line {line_no}: JSON nested too deep to read (a record "
+                        "holds arrays or objects inside one another thousands of levels deep)"
+                    ) from None
                 if not isinstance(rec, dict):
                     raise InputError(f"{self.path}: line {line_no}: not a JSON object")
                 yield line_no, rec

@@ -280,6 +280,8 @@ def load_jsonl(
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{p}:{lineno}: not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"{p}:{lineno}: JSON nested too deep to read") from None
         if not isinstance(obj, dict):
             raise InputError(f"{p}:{lineno}: expected a JSON object, got {type(obj).__name__}")
         records.append((f"{p.name}:{lineno}", obj))
