@@ -688,3 +688,30 @@ def test_a_text_released_as_nothing_is_warned_about(
     report = (tmp_path / "report.txt").read_text(encoding="utf-8")
     assert "marks.txt: released as an empty text" in report
     assert "words.txt: released as an empty text" not in report
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_a_named_pipe_is_read_once(tmp_path: Path) -> None:
+    # issue 49, D7: a FIFO was opened twice (a first pass for the document's key, then the
+    # release): the second open waited for a writer for ever
+    import subprocess
+    import sys
+    import threading
+
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    text = "The committee met on Monday to discuss the budget of the hospital.\n"
+
+    def write() -> None:
+        with open(fifo, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    out = tmp_path / "out.txt"
+    command = [str(Path(sys.executable).parent / "authormask"), "obfuscate", str(fifo),
+               "-m", "emp-text", "-e", "9", "--entities", "keep", "--no-history",
+               "-o", str(out)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text(encoding="utf-8").strip()

@@ -323,6 +323,16 @@ class FileSource(Source):
         return _decoded_parts(self._blocks(), f"input file {self.path}")
 
     @property
+    def rereadable(self) -> bool:
+        """A regular file can be read again; a named pipe, a process substitution
+        (``/dev/fd/N``) or a device cannot: it is read once, as standard input is (the state
+        of the path now: looking takes no byte)."""
+        try:
+            return stat.S_ISREG(os.stat(self.path).st_mode)
+        except OSError:  # reading it says what is wrong
+            return True
+
+    @property
     def identity(self) -> tuple[int, int] | None:
         return file_identity(self.path)
 
