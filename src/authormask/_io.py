@@ -127,12 +127,17 @@ class InputFile:
 
 
 def check_not_inputs(
-    inputs: Sequence[InputFile], *, files: Iterable[Path | None], folders: Iterable[Path] = ()
+    inputs: Sequence[InputFile],
+    *,
+    files: Iterable[Path | None],
+    folders: Iterable[Path] = (),
+    report: Path | None = None,
 ) -> None:
     """Refuse, even with ``--force``, to write over an input: an output file that is an input
     file (the same path, or a symbolic or hard link to it), or an output folder that holds an
     input (at any depth, or through a link to a folder). Nothing the user owns may be replaced
-    by its own release."""
+    by its own release. ``report``: the private report's path among ``files``, named so in the
+    error."""
     if not inputs:
         return
     by_identity = {f.identity: f for f in inputs}
@@ -148,8 +153,9 @@ def check_not_inputs(
             what = f"the input {found.label} (the same file)"
         else:
             what = f"the input {found.label} (the same file, through a link)"
+        role = "the private report" if report is not None and path == report else "output"
         raise InputError(
-            f"output {path} is {what}; refusing to write over an input, even with `force`"
+            f"{role} {path} is {what}; refusing to write over an input, even with `force`"
         )
     wanted = {ident: folder for folder in folders if (ident := file_identity(folder))}
     if not wanted:

@@ -65,9 +65,11 @@ def test_an_input_is_never_replaced_by_its_own_release_even_with_force(
         ([str(s), "-o", str(s)], "is the input"),  # the issue: exit 0, the original gone
         ([str(tmp_path / "link.txt"), "-o", str(s)], "through a link"),
         ([str(tmp_path / "hard.txt"), "-o", str(s)], "through a link"),
-        ([str(s), "-o", str(tmp_path / "o.txt"), "--report", str(s)], "is the input"),
+        # issue 49, item 15: the report was called "output"
+        ([str(s), "-o", str(tmp_path / "o.txt"), "--report", str(s)],
+         f"the private report {s} is the input"),
         ([str(s), "-o", str(tmp_path / "o.jsonl"), "--report", str(tmp_path / "hard.txt")],
-         "through a link"),
+         "the private report"),
     ]  # fmt: skip
     for args, message in cases:
         code, _, err = run(*args, "--force")

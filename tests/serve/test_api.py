@@ -241,6 +241,8 @@ def roomy(glove_20k: am.Embeddings) -> TestClient:
         ('{"text": "ship", "epsilon": 5}'.encode("utf-32"), "not UTF-8"),
         (b'{"text": "\xed\xa0\x80", "epsilon": 5}', "not UTF-8"),  # an encoded surrogate
         (b'{"text": "The ship \\ud800 sailed.", "epsilon": 5}', "not valid Unicode"),
+        # issue 49, item 15: the command line refuses NUL bytes, the page took them
+        (b'{"text": "The ship \\u0000 sailed.", "epsilon": 5}', "NUL character"),
         ('\ufeff{"text": "ship", "epsilon": 5}'.encode(), "not JSON"),  # a UTF-8 BOM
         (b"", "not JSON"),
         (b'{"text": "ship", "epsilon": 5', "not JSON"),

@@ -285,6 +285,7 @@ def _write_release(
     inputs = _input_files(sources)
     check_not_inputs(
         inputs,
+        report=report_path,
         files=[
             report_path,
             target.statement_path(),

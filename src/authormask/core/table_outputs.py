@@ -386,6 +386,7 @@ def _write_table(
         table.input_files(),
         files=[report_path, stmt_path, *([output] if fmt == "jsonl" else [])],
         folders=[p for p in (output, staging) if p is not None],
+        report=report_path,
     )
     check_report_apart(
         report_path,

@@ -47,6 +47,12 @@ def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
         text.encode("utf-8")
     except UnicodeEncodeError:  # an escaped lone surrogate ("\ud800") is JSON, not Unicode
         raise _Refused(400, "'text' is not valid Unicode (a lone surrogate escape)") from None
+    if "\x00" in text:  # the command line refuses a file with NUL bytes: so does the page
+        raise _Refused(
+            400,
+            "'text' contains a NUL character: binary data, or UTF-16/UTF-32 text read as bytes "
+            "(send UTF-8 text)",
+        )
     name = body.get("mechanism", lineup("serve")[0])
     if not isinstance(name, str):
         raise _Refused(400, "'mechanism' must be a string")
