@@ -184,3 +184,49 @@ def test_stdin_streams(tmp_path: Path, cache_dir: Path, aaac_texts) -> None:
     assert proc.stdout.count("\n") == aaac_texts[0].count("\n") + (
         0 if aaac_texts[0].endswith("\n") else 1
     )
+
+
+@pytest.mark.parametrize("kind", ["file", "folder", "jsonl", "dataset", "dataset-partial"])
+def test_a_kill_after_the_output_appeared_is_finished_by_the_rerun(
+    tmp_path: Path, cache_dir: Path, invoke: Invoke, kind: str
+) -> None:
+    """issue 49, D1: a kill after the output appeared and before the report's last line (3 of 6
+    real kills at the final steps) left a state no rerun could finish: every rerun said the
+    output exists (use --force). The rerun now recognises its own complete output, ends the
+    report and exits 0, writing nothing else."""
+    texts = ["The committee met on Monday to discuss the budget.", "A ship sailed at dawn."]
+    common = ["-m", "emp-text", "-e", "9", "--entities", "keep", "--seed", "5", "--no-history",
+              "--vocab-size", "20000", "--cache-dir", str(cache_dir)]  # fmt: skip
+    if kind.startswith("dataset"):
+        data = tmp_path / "in.jsonl"
+        data.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
+        out = tmp_path / "out.jsonl"
+        args = ["obfuscate", str(data), "--text-column", "text", "-o", str(out), *common]
+    else:
+        folder = tmp_path / "in"
+        folder.mkdir()
+        for i, t in enumerate(texts):
+            (folder / f"{i}.txt").write_text(t, encoding="utf-8")
+        source = [str(folder / "0.txt")] if kind == "file" else [str(folder)]
+        out = tmp_path / {"file": "out.txt", "folder": "out", "jsonl": "out.jsonl"}[kind]
+        fmt = ["--format", "jsonl"] if kind == "jsonl" else []
+        args = ["obfuscate", *source, "-o", str(out), *fmt, *common]
+    code, _, err = invoke(args)
+    assert code == 0, err
+    report = out.with_name(out.name + ".DO-NOT-PUBLISH.report.txt")
+    lines = report.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert json.loads(lines[-1])["complete"] is True
+    report.write_text("".join(lines[:-1]), encoding="utf-8")  # the kill's state
+    if kind == "dataset-partial":  # killed before the staged partitions were cleared
+        staged = out.with_name(f".{out.name}.partial")
+        staged.mkdir()
+        (staged / "part-00000.jsonl").write_text(out.read_text(encoding="utf-8"))
+    published = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p != report}
+    code, _, err = invoke(args)
+    assert code == 0 and "already complete" in err, err
+    assert json.loads(report.read_text(encoding="utf-8").splitlines()[-1])["complete"] is True
+    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p != report}
+    assert after == published or (kind == "dataset-partial" and len(after) == len(published) - 1)
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith((".partial", ".tmp"))]
+    code, _, err = invoke(args)  # and the rerun after that says it is complete, as before
+    assert code == 0 and "already complete" in err, err

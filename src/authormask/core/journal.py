@@ -348,6 +348,23 @@ class Journal:
         self._fh = None
 
 
+def append_complete(path: Path, record: dict[str, Any]) -> None:
+    """Append the last line of a report whose run was killed after its output appeared and
+    before that line (fsynced): a rerun that finds its own complete output ends the report.
+
+    Parameters
+    ----------
+    path
+        The report.
+    record
+        The last line (``{"complete": true, ...}``).
+    """
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json_line(record))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def write_text_atomic(path: Path, text: str, *, private: bool = False) -> None:
     """Write ``text`` to ``path`` atomically (temporary file, fsync, rename; see
     :class:`~authormask._io.AtomicTextFile`), over a regular file only. A failure (disk full,

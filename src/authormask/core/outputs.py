@@ -46,6 +46,7 @@ from authormask._io import (
 from authormask.core.journal import (
     RUN_REPORT_SCHEMA,
     Journal,
+    append_complete,
     cleanup_on_failure,
     deferred_interrupt,
     fingerprint,
@@ -380,6 +381,24 @@ def _write_locked(
     paths = output_paths(target)
     statement_path = target.statement_path()
     check_not_inputs(inputs, files=paths)
+    if (
+        records
+        and report_path is not None
+        and target.path is not None
+        and _made_by(records, target, paths, statement_path, n)
+    ):  # killed after the output appeared, before the report's last line: end the report
+        if target.kind == "jsonl":
+            partial_path(target.path).unlink(missing_ok=True)
+        append_complete(
+            report_path,
+            {
+                "complete": True,
+                "released": 0,
+                "resumed": n,
+                "warnings": [w for r in records for w in r.get("warnings", [])],
+            },
+        )
+        return ReleaseSummary(statement=statement, report_path=report_path, already_complete=True)
     if resuming:
         assert target.path is not None
         remove_stale_temps([*paths, report_path] if report_path else paths)
@@ -499,6 +518,30 @@ def _write_locked(
                     writer.abort()
             raise
     return summary
+
+
+def _made_by(
+    records: list[dict[str, Any]],
+    target: Target,
+    paths: list[Path],
+    statement_path: Path | None,
+    n: int,
+) -> bool:
+    """Whether the output is the complete output of the run whose report lines are
+    ``records``: every document is recorded, every output file is there (regular files; a file
+    or JSONL output appears only once it is whole) and so is the statement; a JSONL output
+    holds one line per document."""
+    if sorted(int(r["position"]) for r in records if "position" in r) != list(range(n)):
+        return False
+    if statement_path is None or not statement_path.is_file():
+        return False
+    if not paths or not all(p.is_file() and not p.is_symlink() for p in paths):
+        return False
+    if target.kind == "jsonl":
+        with open(paths[0], "rb") as fh:
+            lines = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+        return lines == n
+    return True
 
 
 def _check_complete(target: Target, report_path: Path, n: int) -> None:

@@ -54,6 +54,7 @@ from authormask.core.executors import Engine, open_executor
 from authormask.core.journal import (
     TABLE_REPORT_SCHEMA,
     Journal,
+    append_complete,
     cleanup_on_failure,
     deferred_interrupt,
     fingerprint,
@@ -423,6 +424,32 @@ def _write_table(
     count_records = sum(1 for _ in table.records())
     if count_records == 0:
         raise InputError(f"dataset {table.path} has no records")
+    if (
+        report_path is not None
+        and output is not None
+        and staging is not None
+        and stmt_path is not None
+        and _made_by(prior.records or [], output, fmt, count_records, partition_records)
+        and stmt_path.is_file()
+    ):  # killed after the output appeared, before the report's last line: end the report
+        _clear_staging(staging)
+        parts = [r for r in prior.records or [] if "partition" in r]
+        append_complete(
+            report_path,
+            {
+                "complete": True,
+                "records": count_records,
+                "partitions": len(parts),
+                "resumed": len(parts),
+                "warnings": [w for r in parts for w in r.get("warnings", [])],
+            },
+        )
+        return TableSummary(
+            statement=statement,
+            report_path=report_path,
+            statement_path=stmt_path,
+            already_complete=True,
+        )
     done: dict[int, dict[str, Any]] = {}
     if staging is not None:
         done = {
@@ -588,6 +615,33 @@ def _write_stdout(payload: bytes) -> None:
     """A partition's JSONL lines on standard output (UTF-8, whatever its text encoding), whole
     or an error (:func:`~authormask._io.write_stdout_bytes`)."""
     write_stdout_bytes(payload)
+
+
+def _made_by(
+    records: list[dict[str, Any]], output: Path, fmt: str, count: int, per_partition: int
+) -> bool:
+    """Whether ``output`` is the complete output of the run whose report lines are ``records``:
+    every partition is recorded, their records add up to the dataset's ``count``, and the
+    output holds them (a JSONL file of ``count`` lines; a Parquet folder of one part file per
+    partition and nothing else)."""
+    parts = {int(r["partition"]): r for r in records if "partition" in r}
+    expected = -(-count // per_partition)
+    if sorted(parts) != list(range(expected)):
+        return False
+    if sum(int(r.get("records", 0)) for r in parts.values()) != count:
+        return False
+    if output.is_symlink():
+        return False
+    if fmt == "jsonl":
+        if not output.is_file():
+            return False
+        with open(output, "rb") as fh:
+            lines = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+        return lines == count
+    if not output.is_dir():
+        return False
+    names = sorted(e.name for e in os.scandir(output))
+    return names == [f"part-{i:05d}.{fmt}" for i in range(expected)]
 
 
 def _check_complete(output: Path | None, fmt: str, stmt: Path | None, report_path: Path) -> None:
