@@ -230,3 +230,42 @@ def test_a_kill_after_the_output_appeared_is_finished_by_the_rerun(
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith((".partial", ".tmp"))]
     code, _, err = invoke(args)  # and the rerun after that says it is complete, as before
     assert code == 0 and "already complete" in err, err
+
+
+@pytest.mark.parametrize("kind", ["file", "dataset"])
+def test_another_releases_output_is_never_taken_for_the_reruns_own(
+    tmp_path: Path, cache_dir: Path, invoke: Invoke, kind: str
+) -> None:
+    """The same state as a kill before the output appeared, where an older release's output
+    (other parameters) is still there beside this run's statement: the rerun must not end the
+    report over it (the statement would not describe the text beside it)."""
+    texts = ["The committee met on Monday to discuss the budget.", "A ship sailed at dawn."]
+    if kind == "dataset":
+        data = tmp_path / "in.jsonl"
+        data.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
+        out = tmp_path / "out.jsonl"
+        source = [str(data), "--text-column", "text"]
+    else:
+        data = tmp_path / "in.txt"
+        data.write_text(texts[0], encoding="utf-8")
+        out = tmp_path / "out.txt"
+        source = [str(data)]
+
+    def args(eps: str) -> list[str]:
+        return ["obfuscate", *source, "-o", str(out), "-m", "emp-text", "-e", eps, "--entities",
+                "keep", "--seed", "5", "--no-history", "--vocab-size", "20000", "--cache-dir",
+                str(cache_dir), "--force"]  # fmt: skip
+
+    code, _, err = invoke(args("50"))
+    assert code == 0, err
+    older = out.read_bytes()
+    code, _, err = invoke(args("1"))
+    assert code == 0, err
+    report = out.with_name(out.name + ".DO-NOT-PUBLISH.report.txt")
+    lines = report.read_text(encoding="utf-8").splitlines(keepends=True)
+    report.write_text("".join(lines[:-1]), encoding="utf-8")  # no last line
+    out.write_bytes(older)  # the epsilon-50 text beside the epsilon-1 statement
+    code, _, err = invoke([a for a in args("1") if a != "--force"])
+    assert code != 0 and "already complete" not in err
+    assert out.read_bytes() == older
+    assert '"complete"' not in report.read_text(encoding="utf-8").splitlines()[-1]

@@ -62,6 +62,7 @@ from authormask.core.targets import (
     MIRRORED_NAMES,
     Target,
     Writer,
+    file_sha256,
     output_paths,
     partial_path,
     resume_jsonl,
@@ -385,7 +386,7 @@ def _write_locked(
         records
         and report_path is not None
         and target.path is not None
-        and _made_by(records, target, paths, statement_path, n)
+        and _made_by(records, target, paths, statement_path, statement_json, n)
     ):  # killed after the output appeared, before the report's last line: end the report
         if target.kind == "jsonl":
             partial_path(target.path).unlink(missing_ok=True)
@@ -501,6 +502,9 @@ def _write_locked(
             with deferred_interrupt():
                 if statement_path is not None:
                     write_text_atomic(statement_path, statement_json)
+                publishing = writer.pending_digest()
+                if journal is not None and publishing is not None:
+                    journal.add({"publishing": publishing})  # a rerun after a kill checks it
                 writer.close()
                 if journal is not None:
                     journal.finish(
@@ -525,23 +529,27 @@ def _made_by(
     target: Target,
     paths: list[Path],
     statement_path: Path | None,
+    statement_json: str,
     n: int,
 ) -> bool:
     """Whether the output is the complete output of the run whose report lines are
-    ``records``: every document is recorded, every output file is there (regular files; a file
-    or JSONL output appears only once it is whole) and so is the statement; a JSONL output
-    holds one line per document."""
+    ``records`` (the same command: the report's fingerprint matched): every document is
+    recorded; the statement beside it is this run's, byte for byte; a folder's documents are
+    there (each written before its line); a file or JSONL output has the SHA-256 the report
+    recorded just before it appeared. Anything else (an older release's output, a statement of
+    other parameters) is not accepted."""
     if sorted(int(r["position"]) for r in records if "position" in r) != list(range(n)):
         return False
-    if statement_path is None or not statement_path.is_file():
+    if statement_path is None or not statement_path.is_file() or statement_path.is_symlink():
+        return False
+    if statement_path.read_bytes() != statement_json.encode("utf-8"):
         return False
     if not paths or not all(p.is_file() and not p.is_symlink() for p in paths):
         return False
-    if target.kind == "jsonl":
-        with open(paths[0], "rb") as fh:
-            lines = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
-        return lines == n
-    return True
+    if target.kind == "folder":
+        return True
+    published: list[str] = [str(r["publishing"]) for r in records if "publishing" in r]
+    return bool(published) and file_sha256(paths[0]) == published[-1]
 
 
 def _check_complete(target: Target, report_path: Path, n: int) -> None:

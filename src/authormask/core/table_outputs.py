@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -76,6 +77,7 @@ from authormask.core.registry import recipe_of
 from authormask.core.sources import TextSource
 from authormask.core.stream import resolve_length
 from authormask.core.tables import TableInput
+from authormask.core.targets import file_sha256
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
 from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
@@ -431,6 +433,8 @@ def _write_table(
         and stmt_path is not None
         and _made_by(prior.records or [], output, fmt, count_records, partition_records)
         and stmt_path.is_file()
+        and not stmt_path.is_symlink()
+        and stmt_path.read_bytes() == statement_json.encode("utf-8")
     ):  # killed after the output appeared, before the report's last line: end the report
         _clear_staging(staging)
         parts = [r for r in prior.records or [] if "partition" in r]
@@ -597,6 +601,8 @@ def _write_table(
             if output is not None and staging is not None:
                 assert stmt_path is not None
                 write_text_atomic(stmt_path, statement_json)
+                if journal is not None:  # a rerun after a kill checks the output against it
+                    journal.add({"publishing": _staged_digests(staging, fmt, count)})
                 _finish(staging, output, fmt, count, force=force)
             if journal is not None:
                 journal.finish(
@@ -617,31 +623,44 @@ def _write_stdout(payload: bytes) -> None:
     write_stdout_bytes(payload)
 
 
+def _staged_digests(folder: Path, fmt: str, count: int) -> list[str]:
+    """The SHA-256 of what the output will hold: the JSONL of every staged partition in
+    order (one digest), or each Parquet part file (one digest each)."""
+    names = [f"part-{i:05d}.{fmt}" for i in range(count)]
+    if fmt != "jsonl":
+        return [file_sha256(folder / n) for n in names]
+    digest = hashlib.sha256()
+    for n in names:
+        with open(folder / n, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return [digest.hexdigest()]
+
+
 def _made_by(
     records: list[dict[str, Any]], output: Path, fmt: str, count: int, per_partition: int
 ) -> bool:
-    """Whether ``output`` is the complete output of the run whose report lines are ``records``:
-    every partition is recorded, their records add up to the dataset's ``count``, and the
-    output holds them (a JSONL file of ``count`` lines; a Parquet folder of one part file per
-    partition and nothing else)."""
+    """Whether ``output`` is the complete output of the run whose report lines are ``records``
+    (the same command: the report's fingerprint matched): every partition is recorded, their
+    records add up to the dataset's ``count``, and the output has the SHA-256 digests the report
+    recorded just before it appeared (another release's output is not accepted)."""
     parts = {int(r["partition"]): r for r in records if "partition" in r}
     expected = -(-count // per_partition)
     if sorted(parts) != list(range(expected)):
         return False
     if sum(int(r.get("records", 0)) for r in parts.values()) != count:
         return False
-    if output.is_symlink():
+    published: list[list[str]] = [list(r["publishing"]) for r in records if "publishing" in r]
+    if not published or output.is_symlink():
         return False
     if fmt == "jsonl":
-        if not output.is_file():
-            return False
-        with open(output, "rb") as fh:
-            lines = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
-        return lines == count
+        return output.is_file() and [file_sha256(output)] == published[-1]
     if not output.is_dir():
         return False
     names = sorted(e.name for e in os.scandir(output))
-    return names == [f"part-{i:05d}.{fmt}" for i in range(expected)]
+    if names != [f"part-{i:05d}.{fmt}" for i in range(expected)]:
+        return False
+    return [file_sha256(output / n) for n in names] == published[-1]
 
 
 def _check_complete(output: Path | None, fmt: str, stmt: Path | None, report_path: Path) -> None:

@@ -225,6 +225,28 @@ def where(target: Target, paths: Sequence[Path], pos: int) -> str:
     return str(target.path) if target.path is not None else "<stdout>"
 
 
+def file_sha256(path: Path) -> str:
+    """The SHA-256 (hex) of the file at ``path``, read in blocks.
+
+    Parameters
+    ----------
+    path
+        The file.
+
+    Returns
+    -------
+    str
+        Its digest.
+    """
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 class Writer:
     """Hands each piece to its output as it comes.
 
@@ -330,6 +352,19 @@ class Writer:
             self.current = None
         self._last = "\n"
         self.position = -1
+
+    def pending_digest(self) -> str | None:
+        """The SHA-256 of what :meth:`close` makes appear: a file output's finished document
+        or a JSONL output's records (flushed first); None for a folder (each document appears
+        as it is done) or standard output. The report records it before the output appears,
+        so a rerun after a kill tells its own output from another's."""
+        if self.finished is not None:
+            self.finished.fh.flush()
+            return file_sha256(self.finished.tmp)
+        if self.jsonl is not None and self.partial is not None and self.target.path is not None:
+            self.jsonl.flush()
+            return file_sha256(self.partial)
+        return None
 
     def close(self) -> None:
         if self.finished is not None:

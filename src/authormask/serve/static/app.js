@@ -71,24 +71,31 @@ async function calibrate() {
       `About ${shown}% of ${unit} will change (the share replaced in releases of an ` +
       `English example text).`;
     $("calibration").title = result.measure || "";
-    $("measured").textContent = measuredText(result.measured);
+    $("measured").textContent = measuredText(result.measured, name);
   } catch (err) {
     $("calibration").textContent = "";
     $("measured").textContent = "";
   }
 }
 
-// What the strongest attacker achieved near this epsilon on pan19-en: a measurement, shown
-// with its corpus and its caveat, never as a guarantee.
-function measuredText(m) {
-  if (!m) return "";
+// What the attackers achieved near this epsilon on pan19-en: a measurement, shown with its
+// corpus and its caveat, never as a guarantee; where there is none, that is said.
+function measuredText(m, name) {
+  if (!m) {
+    return `No measurement of ${name} near this epsilon against an authorship attacker: do not ` +
+      "assume it hides the writer.";
+  }
   const pct = (x) => `${Math.round(100 * x)}%`;
   const accurate = m.accurate_attacker || m.attacker;
   let text = `Measured on ${m.corpus.split(":")[0]} fan fiction at epsilon ${m.epsilon}: the ` +
-    `most accurate attacker (${accurate}) named the writer of ${pct(m.accuracy)} of texts ` +
-    `(95% interval ${pct(m.wilson95[0])}-${pct(m.wilson95[1])})`;
-  if (m.noise_off) text += `, against ${pct(m.noise_off.accuracy)} with no noise`;
-  if (m.chance) text += ` (guessing: ${pct(m.chance)})`;
+    `most accurate attacker (${accurate}), choosing among a problem's candidate writers, ` +
+    `named the right one for ${pct(m.accuracy)} of texts (95% interval ` +
+    `${pct(m.wilson95[0])}-${pct(m.wilson95[1])})`;
+  if (m.chance) text += `, where guessing names ${pct(m.chance)}`;
+  if (m.noise_off) {
+    text += `; with this mechanism's noise switched off (its rewriting alone) it named ` +
+      `${pct(m.noise_off.accuracy)}`;
+  }
   text += `; the strongest by macro-F1 (${m.attacker}) scored ${m.macro_f1}`;
   if (m.chance_macro_f1) text += ` (guessing: ${m.chance_macro_f1.toFixed(3)})`;
   return `${text}. A measurement on that corpus, not a guarantee.`;
