@@ -322,6 +322,7 @@ def test_a_sentence_met_again_is_not_encoded_again(bank, monkeypatch) -> None:
     gets the point it got the first time."""
     import authormask.models.sentence_bank as sb
 
+    sb.remember_sentences(65536)  # a page built in this process remembers none
     sentences = ["The ferry left the harbour at noon.", "A gull cried over the water."]
     first = bank.encoder.points(sentences)
     read: list[str] = []

@@ -176,6 +176,20 @@ def test_streaming_reports_progress_then_the_result(client: TestClient) -> None:
     assert "empty" in json.loads(bad.text.splitlines()[-1])["error"]
 
 
+def test_the_page_remembers_no_users_text(client: TestClient) -> None:
+    """A privacy review: the recogniser's and the sentence encoder's memos are process-wide, so
+    on the page one user's text would make another's release answer faster (a timing side
+    channel) and fix its sentence points; the page remembers none."""
+    import authormask.models.sentence_bank as sb
+    import authormask.text.entities as entities
+
+    body = {"text": "Olga Ivanova met Peter Smith in Oslo.", "mechanism": "emp-text", "epsilon": 9}
+    for _ in range(2):
+        assert client.post("/api/release", json=body).status_code == 200
+    assert entities._SEEN_TEXTS == 0 and not entities._SEEN
+    assert sb._SEEN_SENTENCES == 0 and not sb._SEEN
+
+
 def test_nothing_is_written_to_disk(
     client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

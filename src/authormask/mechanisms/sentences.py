@@ -109,9 +109,10 @@ FLOATING_POINT = (
     "that double and its uniform name an unbiased integer. An input sentence's point is computed "
     "by the packaged encoder in float32: the same text gives the same point on one machine; "
     "another processor may round it differently; and sentences are encoded in batches of 16 "
-    "(a sentence met again in the same process keeps its first point), whose padding moves a "
-    "point by about 1e-7 with the company it was first encoded in (an unaccounted loss of about "
-    "sentence_weight * epsilon * 1e-7 per sentence, open)"
+    "(a sentence met again while the process remembers it, up to 65,536 sentences, keeps the "
+    "point it got first; authormask serve remembers none), whose padding moves a point by about "
+    "1e-7 with the company it was encoded in (an unaccounted loss of about sentence_weight * "
+    "epsilon * 1e-7 per sentence, open)"
 )
 
 _SPACES = re.compile(r"\s+")
@@ -159,8 +160,9 @@ def _list_words() -> tuple[frozenset[str], frozenset[str]]:
 def encoder_text(sentence: str) -> str:
     """What the encoder reads of a sentence: every capitalised word of the public given-name
     and surname lists becomes ``John``, of the place list ``London``, and every run of digits
-    ``0``: what the entity step draws its surrogates from. A name reaches the release through
-    the names channel only, so the sentence's point does not read it twice, and a surrogate
+    ``0``: what the entity step draws its surrogates from. A capitalised word of the lists
+    reaches the release through the names channel only, so the sentence's point does not read
+    it twice (a name outside the lists is read as written), and a surrogate
     drawn at random (the writer's no more than any other) does not move it; the point still
     reads that a name stood there, so a sentence with names finds templates with name slots.
 
@@ -180,12 +182,14 @@ def encoder_text(sentence: str) -> str:
     'John met John in London at 0.'
     >>> encoder_text("Anna's car wasn't at Paul Smith's.")
     "John's car wasn't at John John's."
+    >>> encoder_text("x\u00b2abc at 42")
+    'x\u00b2abc at 0'
     """
     people, places = _list_words()
 
     def mask(m: re.Match[str]) -> str:
         w = m.group(0)
-        if w[0].isdigit():
+        if w[0].isdecimal():  # a run of \d (a superscript two starts a word: "²abc" stays)
             return "0"
         if not w[0].isupper():
             return w
@@ -771,8 +775,9 @@ class EMPSentence(Mechanism):
                 "sentence space": f"{self.bank.describe()}; a sentence's point is computed from "
                 "the whole sentence as the mechanism receives it, with every capitalised word "
                 "of the public given-name and surname lists read as John, of the place list as "
-                "London, and every run of digits as 0 (names reach the release through the "
-                "names channel only)",
+                "London, and every run of digits as 0 (a capitalised word of the lists reaches "
+                "the release through the names channel only; a name outside the lists is read "
+                "as written)",
                 "templates": f"the {CANDIDATES} bank sentences nearest to the noisy point; the "
                 "nearest whose noun slots and name slots number the released nouns and names "
                 "left over the sentences left (rounded), else the closest counts (least sum of "

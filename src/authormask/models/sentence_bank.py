@@ -159,6 +159,24 @@ _MODEL_LOCK = threading.Lock()
 #: document repeats) is not encoded again. At most this many (1.5 KB each: about 100 MB).
 _SEEN: dict[str, NDArray[np.float32]] = {}
 _SEEN_SENTENCES = 65536
+
+
+def remember_sentences(n: int) -> None:
+    """How many sentences' unit vectors the encoder remembers from now on (the remembered ones
+    are forgotten): 0 for none, as ``authormask serve`` sets it, where one user's sentence must
+    not make another user's release answer faster, nor move its point.
+
+    Parameters
+    ----------
+    n
+        The number of sentences, >= 0.
+    """
+    global _SEEN_SENTENCES
+    with _MODEL_LOCK:
+        _SEEN_SENTENCES = max(0, int(n))
+        _SEEN.clear()
+
+
 #: sentences per forward pass: on two CPU cores 16 pads less than 64 and is about 20% faster
 _BATCH = 16
 

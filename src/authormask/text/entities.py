@@ -643,6 +643,24 @@ _LOCK = threading.Lock()
 #: result, only the time
 _SEEN: dict[tuple[frozenset[str], bytes], tuple[Entity, ...]] = {}
 _SEEN_TEXTS = 4096
+
+
+def remember_texts(n: int) -> None:
+    """How many texts' entities the recogniser remembers from now on (the remembered ones are
+    forgotten): 0 for none, as ``authormask serve`` sets it, where one user's text must not
+    make another user's release answer faster.
+
+    Parameters
+    ----------
+    n
+        The number of texts, >= 0.
+    """
+    global _SEEN_TEXTS
+    with _LOCK:
+        _SEEN_TEXTS = max(0, int(n))
+        _SEEN.clear()
+
+
 #: an article opening a recognised span
 _DETERMINER = re.compile(r"(?:the|The|THE)\s+(?=\w)")
 #: a line's text without its surrounding whitespace
