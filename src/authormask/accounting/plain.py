@@ -158,15 +158,16 @@ def _example(statement: PrivacyStatement, embeddings: Any) -> str | None:
         one = eps * d
         whole = eps * d * WHOLE_TEXT_WORDS * WHOLE_TEXT_DIFFER
         return (
-            f"Two texts that differ in one word, '{a}' in one and '{b}' in the other (their "
-            f"vectors are {d:.2f} apart): whatever is published, it is at most "
-            f"{odds_factor(one)} times likelier to come from one text than from the other "
-            f"(exp({exact(eps)} x {d:.2f})). Two texts by different writers differ in many "
-            f"words: with {WHOLE_TEXT_WORDS} content words of which "
-            f"{int(WHOLE_TEXT_WORDS * WHOLE_TEXT_DIFFER)} differ by as much, the factor is "
-            f"about {odds_factor(whole)}, which bounds nothing in practice. Against an attacker "
-            "who guesses the writer, the protection is what the measurement below shows, not "
-            "the formula."
+            f"What epsilon bounds, in one example: two texts that differ in one word, '{a}' in "
+            f"one and '{b}' in the other (their vectors are {d:.2f} apart): whatever is "
+            f"published is at most {odds_factor(one)} times likelier to come from one text "
+            f"than from the other (exp({exact(eps)} x {d:.2f})). That is weak for one word; "
+            f"for two whole texts by different writers ({WHOLE_TEXT_WORDS} content words, "
+            f"{int(WHOLE_TEXT_WORDS * WHOLE_TEXT_DIFFER)} of them differing as much: about "
+            f"{odds_factor(whole)}) it bounds nothing in practice. So do not count on the "
+            "formula to hide a writer. What you can do: read the measurement below (what "
+            "attackers did), choose a smaller epsilon for more noise (less faithful text), "
+            "release each text once, and remove the names you know of before releasing."
         )
     return None
 

@@ -357,7 +357,13 @@ class Writer:
         """The SHA-256 of what :meth:`close` makes appear: a file output's finished document
         or a JSONL output's records (flushed first); None for a folder (each document appears
         as it is done) or standard output. The report records it before the output appears,
-        so a rerun after a kill tells its own output from another's."""
+        so a rerun after a kill tells its own output from another's.
+
+        Returns
+        -------
+        str | None
+            The digest (hex), or None.
+        """
         if self.finished is not None:
             self.finished.fh.flush()
             return file_sha256(self.finished.tmp)
