@@ -35,6 +35,7 @@ def test_pan_protocol_writes_per_problem_macro_f1(
     code, stdout, err = run(
         "--protocol", "pan", "--dataset", str(collection), "--quick", "--similarity-texts", "2",
         "--entities", "keep",  # the fixture is Dutch: the English recogniser takes words for names
+        "--mechanisms", "emp-text",  # keeps the Dutch text's words (emp-write writes English)
         "--target-accuracy", "0.9", "-o", str(out),
     )  # fmt: skip
     assert code == 0, err
@@ -93,6 +94,17 @@ def test_pan_protocol_writes_per_problem_macro_f1(
     assert [p["epsilon"] for p in points] == [None, 10.0]
     assert rec["epsilon"] == (10.0 if points[1]["high"] <= 0.9 else None)
     assert f"- {rec['text']}" in stdout and rec["text"] in (out / "table.md").read_text()
+
+
+def test_pan_measures_what_a_user_releases_by_default() -> None:
+    """Issue 46 A: an evaluation runs the user's defaults unless a flag says otherwise: the PAN
+    protocol's mechanism is the command line's (emp-write), its entity step the default one."""
+    from authormask.core.registry import lineup
+    from authormask.evaluation.protocols.pan import PanConfig
+
+    assert lineup("pan") == lineup("obfuscate")[:1] == ("emp-write",)
+    assert PanConfig().mechanisms == ("emp-write",)
+    assert PanConfig().entities == "surrogate"
 
 
 def test_bad_pan_options_are_one_line_errors(

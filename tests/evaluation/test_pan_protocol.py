@@ -356,7 +356,9 @@ HAND = [
 
 def _hand_result(epsilons: tuple[float | None, ...] = (None, 10.0, 5.0, 2.0)) -> PanResult:
     attackers = ("typed-svm", "pan-baseline")
-    config = PanConfig(epsilons=epsilons, attackers=attackers, similarity_texts=10)
+    config = PanConfig(
+        mechanisms=("emp-text",), epsilons=epsilons, attackers=attackers, similarity_texts=10
+    )
     cells, utilities = [], []
     for eps, sim, problems in HAND:
         if eps not in epsilons:

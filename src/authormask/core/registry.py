@@ -674,7 +674,7 @@ MECHANISMS: Mapping[str, MechanismSpec] = _Registry(BUILTIN)
 LINEUPS: dict[str, tuple[str, ...]] = {
     "fernandes2019": ("emp-bag", "emp-text"),
     "bo2021": ("random-r", "ae-dp", "syntf", "erae", "emp-text"),
-    "pan": ("emp-text",),
+    "pan": ("emp-write",),
     "obfuscate": ("emp-write",),
     "serve": ("emp-write",),
 }
