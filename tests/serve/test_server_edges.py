@@ -214,6 +214,35 @@ def _wait_for(condition: Callable[[], bool], limit: float) -> float:
     return time.monotonic() - start
 
 
+def test_an_oversized_chunked_upload_gets_one_413_and_the_connection_closes(
+    live: tuple[int, Any],
+) -> None:
+    """issue 49, item 15: an oversized chunked upload got a 413 and then a 408 on the same
+    connection (the rest of the body was still coming)."""
+    port, _ = live
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.settimeout(30)
+    sock.sendall(
+        b"POST /api/release HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+        + b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    chunk = b'{"text": "' + b"a" * (1 << 20)
+    received = b""
+    with contextlib.suppress(OSError):  # the server may close while the body is still sent
+        for _ in range(12):  # 12 MiB: over the 8 MB this server reads
+            sock.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+    with contextlib.suppress(OSError):
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                break  # closed by the server
+            received += data
+    sock.close()
+    assert received.startswith(b"HTTP/1.1 413 "), received[:200]
+    assert received.count(b"HTTP/1.1 ") == 1, received[:400]  # no 408 after it
+    assert b"connection: close" in received.lower()
+
+
 @pytest.mark.parametrize("stream", [True, False])
 def test_an_abandoned_release_stops_and_frees_its_worker(
     live: tuple[int, Any], stream: bool

@@ -117,7 +117,10 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
     app.state.pool = pool  # the releases running and waiting (read by tests and the server)
 
     def error(status: int, message: str) -> Response:
-        return JSONResponse({"error": _shown(message)}, status_code=status)
+        # a body too large is refused before it is read: the rest of it is still coming on the
+        # connection, so the connection closes with the answer (it answered 413, then 408)
+        headers = {"Connection": "close"} if status == 413 else None
+        return JSONResponse({"error": _shown(message)}, status_code=status, headers=headers)
 
     def refusal(request: Request) -> Response | None:
         """The answer to a request refused on its head alone (None: it goes on)."""
