@@ -43,7 +43,9 @@ def test_eighteen_distinct_colours_the_first_ten_tab10s() -> None:
 
 def _default_attackers() -> PanResult:
     """A hand-made PAN run of PAN's default attackers (plain and adaptive), no utility."""
-    config = PanConfig(epsilons=(10.0, 5.0), attackers=PAN_ATTACKERS, utilities=())
+    config = PanConfig(
+        mechanisms=("emp-text",), epsilons=(10.0, 5.0), attackers=PAN_ATTACKERS, utilities=()
+    )
     cells = [
         PanCell("problem00001", "emp-text", eps, 0, a, f1, f1, f1, int(100 * f1), 100, 0, 0, 0.0)
         for eps in (10.0, 5.0)
