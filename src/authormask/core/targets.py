@@ -240,11 +240,8 @@ def file_sha256(path: Path) -> str:
     """
     import hashlib
 
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 class Writer:
