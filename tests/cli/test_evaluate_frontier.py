@@ -30,7 +30,7 @@ def test_target_accuracy_prints_the_recommendation(run, tmp_path: Path) -> None:
     assert "## Recommended epsilon: strongest attacker at or below 60%" in stdout
     assert f"- {rec['text']}" in stdout
     assert rec["text"] in (out / "table.md").read_text()
-    assert "![frontier](frontier.png)" in stdout
+    assert "![frontier](frontier.png)" in (out / "table.md").read_text()
 
 
 @pytest.mark.parametrize("value", ["0", "-0.2", "1.01", "nan", "abc"])

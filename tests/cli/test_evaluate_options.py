@@ -129,7 +129,8 @@ def test_two_authors_fernandes2019(run, two_authors: Path, tmp_path: Path) -> No
     assert data["study"]["queries"] == 2 and data["study"]["authors"] == 2
     assert data["baselines"] == {"author": 1.0}
     assert {c["measure"] for c in data["cells"]} >= {"svm", "adaptive-1nn-emd", "similarity"}
-    assert "| random guess | 1.0/2 (50%)" in stdout
+    assert "| random guess | 1.0/2 (50%)" in (out / "table.md").read_text()
+    assert "| random guess |  | 1.0/2 (50%) |" in stdout  # the terminal: similarity, strongest
     # progress: a last plain line with the number of cells (stderr is not a terminal here)
     n_cells = len(data["cells"])
     assert f"measuring: {n_cells} cells of {n_cells} (100%), ETA 0 s" in err

@@ -177,7 +177,9 @@ def test_fernandes2019_runs_one_author_study_per_problem(
         assert len(parts) == 2 and cell["total"] == sum(c["total"] for c in parts) == 36
         if cell["kind"] == "attacker":
             assert cell["correct"] == sum(c["correct"] for c in parts)
-    assert "## Pooled over 2 problems" in stdout and "## problem00002" in stdout
+    table = (out / "table.md").read_text()
+    assert "## Pooled over 2 problems" in table and "## problem00002" in table
+    assert "## emp-text, pooled" in stdout and "## problem00002" not in stdout  # the terminal's
     assert (out / "frontier.png").is_file() and len(data["recommendation"]) == 1
     check_page((out / "report.html").read_text(), "<h3>emp-text, pooled</h3>")
 

@@ -144,7 +144,7 @@ def evaluate(**opts: Any) -> None:
     one resumes under the other). The workers write to that cache too where they reach it."""
     from authormask.evaluation.protocols import PROTOCOLS as registry
     from authormask.evaluation.protocols import OptionError, Options
-    from authormask.evaluation.reports import check_output_dir, markdown, write_reports
+    from authormask.evaluation.reports import check_output_dir, terminal, write_reports
 
     command = _Command(click.get_current_context(), opts)
     command.check_output()
@@ -177,7 +177,7 @@ def evaluate(**opts: Any) -> None:
             on_total=lambda total: setattr(bar, "total", total),
         )
     paths = write_reports(result, output, force=opts["force"], target_accuracy=target)
-    click.echo(markdown(result, target_accuracy=target).rstrip("\n"))
+    click.echo(terminal(result, target_accuracy=target).rstrip("\n"))
     click.echo(
         f"wrote {', '.join(p.name for p in paths)} to {output} ({time.perf_counter() - t0:.0f} s)",
         err=True,

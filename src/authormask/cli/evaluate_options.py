@@ -197,8 +197,9 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         "--mechanisms",
         default=None,
         help=f"Comma-separated registry names. fernandes2019: {_sweep_line()} [default: "
-        f"{','.join(lineup('fernandes2019'))}]. bo2021: any mechanism that releases text (not a "
-        f"bag), {_listed(protocol_mechanisms('bo2021'))} [default: "
+        f"{','.join(lineup('fernandes2019'))}, the paper's; --quick: "
+        f"{','.join(lineup('obfuscate'))}, the recommended]. bo2021: any mechanism that "
+        f"releases text (not a bag), {_listed(protocol_mechanisms('bo2021'))} [default: "
         f"{','.join(lineup('bo2021'))}, the paper's]. pan: any registry mechanism that takes an "
         "epsilon (those that need a trained model, "
         f"{_listed(_names(lambda s: s.model_kind is not None))}, with --model or --ae-dp-model), "
@@ -245,8 +246,9 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         "--quick",
         is_flag=True,
         help="A small subset that runs in about a minute (explicit options still win). "
-        "fernandes2019: 8 authors, N=80 (with train/test splits: every known text, as "
-        "--all-known), epsilons none,10,2, 20k words, 20 Koppel rounds, no typed-lr. "
+        "fernandes2019: the recommended mechanism, 8 authors, N=80 (with train/test splits: "
+        "every known text, as --all-known), epsilons none,10,2, 20k words, 20 Koppel rounds, "
+        "no typed-lr. "
         "bo2021: 8 authors, 2 documents each, epsilons 10,100, emp-text epsilon 5, 20k words.",
     ),
     embeddings_option,

@@ -15,7 +15,7 @@ from authormask.evaluation.reports.files import (
 )
 from authormask.evaluation.reports.html import HTML_FILE, run_html
 from authormask.evaluation.reports.plots import png_bytes
-from authormask.evaluation.reports.writers import RESULT_TYPES, markdown, write_reports
+from authormask.evaluation.reports.writers import RESULT_TYPES, markdown, terminal, write_reports
 
 __all__ = [
     "FRONTIER_FILE",
@@ -27,6 +27,7 @@ __all__ = [
     "png_bytes",
     "run_files",
     "run_html",
+    "terminal",
     "write_report_files",
     "write_reports",
 ]

@@ -7,6 +7,7 @@ per mechanism, and report.html: all of it on one self-contained page. Written to
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -61,12 +62,14 @@ __all__ = [
     "REPORT_FILES",
     "collection_csv",
     "collection_markdown",
+    "collection_terminal",
     "frontier_png",
     "plot_png",
     "recommendation_text",
     "to_csv",
     "to_dict",
     "to_markdown",
+    "to_terminal",
     "write_collection_reports",
     "write_plot",
     "write_reports",
@@ -120,15 +123,19 @@ def _strongest(best: dict[str, Any] | None) -> str:
     )
 
 
-def _mechanism_tables(result: SweepResult, *, heading: str = "##", suffix: str = "") -> list[str]:
+def _mechanism_tables(
+    result: SweepResult, *, heading: str = "##", suffix: str = "", compact: bool = False
+) -> list[str]:
     """One table per mechanism (rows = epsilon, none first; columns = measures; the strongest
-    attacker; a random-guess row), each under ``<heading> <mechanism><suffix>``."""
+    attacker; a random-guess row), each under ``<heading> <mechanism><suffix>``; ``compact``:
+    the utilities and the strongest attacker only (a table a terminal shows)."""
     cfg = result.config
-    columns = [_label(m) for m in cfg.measures]
+    shown = cfg.utilities if compact else cfg.measures
+    columns = [_label(m) for m in shown]
     if cfg.attackers:
         columns.append("strongest attacker")
     # the chance row: what a random guess scores, per measure that labels (author or topic)
-    tasks = [measure(m).task for m in cfg.measures] + (["author"] if cfg.attackers else [])
+    tasks = [measure(m).task for m in shown] + (["author"] if cfg.attackers else [])
     total = result.study["queries"]
     chance = ["random guess"]
     for task in tasks:
@@ -140,7 +147,7 @@ def _mechanism_tables(result: SweepResult, *, heading: str = "##", suffix: str =
         rows = []
         for eps in row_order(mechanism, cfg.points(mechanism)):
             row = [epsilon_text(eps)]
-            for m in cfg.measures:
+            for m in shown:
                 cells = result.cell(mechanism, eps, m)
                 row.append(_format(cells) if cells else "")
             if cfg.attackers:
@@ -272,6 +279,82 @@ def collection_markdown(result: CollectionSweep, *, target_accuracy: float | Non
         lines += _mechanism_tables(r, heading="###", suffix=f", {r.study['problem']}")
     lines += _closing_lines(pooled, recommendations)
     return "\n".join(lines) + "\n"
+
+
+def _terminal_closing(result: SweepResult, target_accuracy: float | None) -> list[str]:
+    """What the terminal shows under the compact tables: the headline, the recommendation and
+    where every attacker's column is."""
+    lines: list[str] = []
+    heads = headlines(result)
+    if heads:
+        lines += ["", *headline_lines(heads)]
+    if target_accuracy is not None:
+        lines += ["", *_recommendation_lines(recommend(result, target_accuracy))]
+    attackers = len(result.config.attackers)
+    lines += [
+        "",
+        f"Each attacker's own column ({attackers} attacker{'s' * (attackers != 1)}), the "
+        "privacy statements and the frontier: table.md, results.json and report.html in the "
+        "output folder.",
+    ]
+    return lines
+
+
+def to_terminal(result: SweepResult, *, target_accuracy: float | None = None) -> str:
+    """What ``evaluate`` prints for a sweep: per mechanism a table a terminal shows (epsilon,
+    the utilities and the strongest attacker, a random-guess row), the headline and the
+    recommendation; every attacker's own column is in :func:`to_markdown` (table.md).
+
+    Parameters
+    ----------
+    result
+        The sweep's result.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    str
+        The text.
+    """
+    lines = [
+        f"# {result.study.get('task')} study on {result.study.get('corpus_name', '')}".rstrip(),
+        "",
+        f"{result.study['queries']} snippets of N={result.study['length_N']} content words; "
+        f"seed {result.config.seed}; {result.seconds:.0f} s.",
+        "",
+    ]
+    lines += _mechanism_tables(result, compact=True)
+    lines += _terminal_closing(result, target_accuracy)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)) + "\n"
+
+
+def collection_terminal(result: CollectionSweep, *, target_accuracy: float | None = None) -> str:
+    """What ``evaluate`` prints for a PAN collection's sweep: the pooled compact tables
+    (:func:`to_terminal`'s); each problem's are in :func:`collection_markdown` (table.md).
+
+    Parameters
+    ----------
+    result
+        The collection's sweep.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    str
+        The text.
+    """
+    pooled = result.pooled
+    lines = [
+        f"# author study per problem on {pooled.study['corpus_name']}",
+        "",
+        f"{len(result.problems)} PAN problem(s), pooled (each problem's tables: table.md).",
+        "",
+    ]
+    lines += _mechanism_tables(pooled, suffix=", pooled", compact=True)
+    lines += _terminal_closing(pooled, target_accuracy)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)) + "\n"
 
 
 def _recommendation_lines(recommendations: list[Recommendation]) -> list[str]:

@@ -16,14 +16,16 @@ from authormask.evaluation.protocols.pan.results import PanResult
 from authormask.evaluation.reports.bo2021 import release_markdown, write_release_reports
 from authormask.evaluation.reports.fernandes2019 import (
     collection_markdown,
+    collection_terminal,
     to_markdown,
+    to_terminal,
     write_collection_reports,
 )
 from authormask.evaluation.reports.fernandes2019 import write_reports as write_sweep_reports
 from authormask.evaluation.reports.pan import pan_markdown, write_pan_reports
 from authormask.exceptions import InvalidParameterError
 
-__all__ = ["RESULT_TYPES", "Result", "markdown", "write_reports"]
+__all__ = ["RESULT_TYPES", "Result", "markdown", "terminal", "write_reports"]
 
 #: a result of any protocol
 Result = SweepResult | CollectionSweep | ReleaseResult | PanResult
@@ -31,17 +33,21 @@ Result = SweepResult | CollectionSweep | ReleaseResult | PanResult
 
 @dataclass(frozen=True)
 class _Writers:
-    """How one result type is reported: its table.md and all its files; ``frontier``: whether
-    its reports read a target accuracy (a recommendation on the privacy-utility frontier)."""
+    """How one result type is reported: its table.md, all its files and what ``evaluate``
+    prints (``terminal``; None: table.md itself); ``frontier``: whether its reports read a
+    target accuracy (a recommendation on the privacy-utility frontier)."""
 
     markdown: Callable[..., str]
     write: Callable[..., list[Path]]
     frontier: bool = True
+    terminal: Callable[..., str] | None = None
 
 
 _WRITERS: dict[type, _Writers] = {
-    SweepResult: _Writers(to_markdown, write_sweep_reports),
-    CollectionSweep: _Writers(collection_markdown, write_collection_reports),
+    SweepResult: _Writers(to_markdown, write_sweep_reports, terminal=to_terminal),
+    CollectionSweep: _Writers(
+        collection_markdown, write_collection_reports, terminal=collection_terminal
+    ),
     ReleaseResult: _Writers(release_markdown, write_release_reports, frontier=False),
     PanResult: _Writers(pan_markdown, write_pan_reports),
 }
@@ -86,6 +92,26 @@ def markdown(result: Result, *, target_accuracy: float | None = None) -> str:
     """
     writers, keywords = _writers(result, target_accuracy)
     return writers.markdown(result, **keywords)
+
+
+def terminal(result: Result, *, target_accuracy: float | None = None) -> str:
+    """What ``evaluate`` prints of ``result`` (any protocol's): a table a terminal shows where
+    table.md is wider (a sweep: the utilities and the strongest attacker), else table.md.
+
+    Parameters
+    ----------
+    result
+        Any protocol's result.
+    target_accuracy
+        The target attacker accuracy of the recommendation, or ``None``.
+
+    Returns
+    -------
+    str
+        The text.
+    """
+    writers, keywords = _writers(result, target_accuracy)
+    return (writers.terminal or writers.markdown)(result, **keywords)
 
 
 def write_reports(

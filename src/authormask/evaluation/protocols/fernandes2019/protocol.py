@@ -101,7 +101,9 @@ class Fernandes2019:
         Plan[SweepConfig, SweepInputs]
             The config and the inputs.
         """
-        mechanisms = options.mechanisms(DEFAULT_SWEEP_MECHANISMS)
+        mechanisms = options.mechanisms(
+            SweepConfig.QUICK_MECHANISMS if options.quick else DEFAULT_SWEEP_MECHANISMS
+        )
         if is_pan_folder(Path(options["dataset"])):
             return self._plan_collection(options, mechanisms)
         corpus = options.corpus(self.name)
