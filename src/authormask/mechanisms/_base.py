@@ -74,6 +74,11 @@ class Mechanism:
       to; by default none, the mechanism itself and nothing;
     * ``unchanged_probabilities(text)``: the exact probability that each token is released
       as itself, where the mechanism can compute its output distribution; by default None;
+    * ``content_kinds(text)``: the kind of each position ``text`` alone gives the mechanism's
+      noise (in order: ``"content"``, or for ``emp-sentence`` ``"noun"`` and ``"name"``), by
+      its own public rule; the entity step keeps them (:mod:`authormask.mechanisms.inputs`);
+      by default None (the mechanism does not say, and its statement says the step may change
+      them);
     * ``without_noise()``: the mechanism with its samplers replaced by :class:`IdentityKernel`
       (what :class:`NoiseOff` releases), for a mechanism whose registry spec declares its
       samplers; by default it has none and refuses;
@@ -266,6 +271,23 @@ class Mechanism:
         """
         return None
 
+    def content_kinds(self, text: str) -> tuple[str, ...] | None:
+        """The kind of each position ``text`` read alone gives the mechanism's noise, in
+        order (what its guarantee counts: emp-write's K nouns, emp-text's content words), by
+        its own public rule; by default None: the mechanism does not say.
+
+        Parameters
+        ----------
+        text
+            A word or a few words (an entity's).
+
+        Returns
+        -------
+        tuple[str, ...] | None
+            One kind per position, or None.
+        """
+        return None
+
     def without_noise(self) -> Mechanism:
         """A copy of this mechanism with each of its samplers (its per-word kernels, as its
         registry spec's ``samplers`` names them) replaced by an :class:`IdentityKernel`:
@@ -394,6 +416,10 @@ class NoiseOff(Mechanism):
 
     def units(self, document: Any) -> int:
         return int(self.inner.units(document))
+
+    def content_kinds(self, text: str) -> tuple[str, ...] | None:
+        kinds: tuple[str, ...] | None = self.inner.content_kinds(text)
+        return kinds
 
     def resolved_parameters(self) -> dict[str, Any]:
         out: dict[str, Any] = self.inner.resolved_parameters()

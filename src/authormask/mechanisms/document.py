@@ -38,6 +38,7 @@ import numpy as np
 from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement, exact
 from authormask.embeddings._base import Embeddings
+from authormask.exceptions import InputError
 from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
 from authormask.mechanisms.decoding import check_decoder
 from authormask.mechanisms.earth_movers import FLOATING_POINT, REFERENCE, EarthMoversMechanism
@@ -211,6 +212,27 @@ class CanonicalMechanism(Mechanism):
             Its units of work.
         """
         return unit.words
+
+    def content_kinds(self, text: str) -> tuple[str, ...]:
+        """One ``"content"`` per content position of ``text`` (its canonical content words).
+
+        Parameters
+        ----------
+        text
+            A word or a few words.
+
+        Returns
+        -------
+        tuple[str, ...]
+            One kind per position.
+        """
+        if not text.strip():
+            return ()
+        try:
+            units = list(self.preparer.units([text]))
+        except InputError:  # no word at all (a mark alone): no position
+            return ()
+        return ("content",) * sum(len(u.content_words) for u in units)
 
     @functools.cached_property
     def unknown(self) -> UnknownWords:

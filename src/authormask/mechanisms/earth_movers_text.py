@@ -123,6 +123,23 @@ class _EMPBase(Mechanism):
         """Words this document sends through the search (for progress)."""
         return len(doc.content_words)
 
+    def content_kinds(self, text: str) -> tuple[str, ...]:
+        """One ``"content"`` per content position of ``text`` (a vocabulary word that is no
+        stopword; under ``oov="map"`` every word that is no stopword).
+
+        Parameters
+        ----------
+        text
+            A word or a few words.
+
+        Returns
+        -------
+        tuple[str, ...]
+            One kind per position.
+        """
+        doc = self.preparer.prepare(text, require_content=False)
+        return ("content",) * len(doc.content_words)
+
     def _parts(self, parts: Iterable[str]) -> Iterator[PreparedDocument]:
         """Prepare a document part by part; refuse it at its end if no part had a content word."""
         content = 0

@@ -19,8 +19,9 @@ the text, :mod:`authormask.core.factories`). With ``entities``:
 Under ``surrogate`` and ``mask`` a document is one unit of the wrapper: the mechanism's own units
 (a part, a canonical unit of a few thousand words) are prepared from the text with the
 surrogates in it when the document is released, so the whole document's text is held until
-then (a document of 64 KiB of characters or more is cut into parts for the recogniser, and a
-name found in one part is taken elsewhere in that part only). The units, counts and whole-release
+then (a document of more than :data:`PART_WORDS` words is cut into parts of that many words for
+the recogniser, :func:`word_parts`: by words, so the layout never moves a cut; a name found in
+one part is taken elsewhere in that part only). The units, counts and whole-release
 parameters (``emp-bag``'s N ``"shortest"``) known before the release are those of the masked
 text; a surrogate text the mechanism refuses (fewer than N content words: a surrogate outside
 the vocabulary dropped) is released as the masked text instead.
@@ -28,12 +29,22 @@ the vocabulary dropped) is released as the masked text instead.
 Guarantee: the surrogates are drawn independently of the input, so replacing is a randomised
 map applied before the mechanism; the mechanism's statement holds for the text it is given,
 and the statement's ``entities`` policy says what of the entities remains.
+
+What the recogniser decides never changes what the guarantee counts (issue 47): where the
+mechanism says the kind of each position its noise is given (``content_kinds``: every built-in
+text mechanism does), the surrogates are adjusted word by word (:class:`KindKeepingSurrogates`):
+a word the mechanism would release becomes a surrogate word it releases as the same kind, a
+word it would not release is dropped. The text the mechanism is given then has the positions,
+kinds and order of the text without the step; the recogniser (which reads casing, punctuation
+and context) decides only which of them hold a surrogate.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,9 +65,19 @@ from authormask.text.entities import (
     check_entities_mode,
     mask_entities,
     public_lists,
+    replace_entities,
 )
+from authormask.text.parts import MAX_PART_CHARS
 
-__all__ = ["EntityDocument", "EntityInputs", "entities_policy"]
+__all__ = [
+    "PART_WORDS",
+    "ContentKinds",
+    "EntityDocument",
+    "EntityInputs",
+    "KindKeepingSurrogates",
+    "entities_policy",
+    "word_parts",
+]
 
 
 @dataclass(frozen=True)
@@ -84,7 +105,7 @@ class EntityDocument:
         return sum(len(e) for e in self.entities)
 
 
-def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
+def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: bool = True) -> str:
     """The statement's ``entities`` policy for ``mode`` (what is done, and what remains).
 
     Parameters
@@ -93,6 +114,10 @@ def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
         ``"surrogate"``, ``"keep"`` or ``"mask"``.
     lists
         The public lists surrogates are drawn from (named in the policy), or None.
+    kinds_kept
+        Whether the surrogates are adjusted to the mechanism's content kinds
+        (:class:`KindKeepingSurrogates`: it says them), so the step never changes what the
+        guarantee counts.
 
     Returns
     -------
@@ -120,12 +145,39 @@ def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
             "other word and are protected by its noise only (a name it releases unchanged names "
             "its bearer); give entities 'surrogate' to replace them first"
         )
+    reads = (
+        "The recogniser reads the text as written: casing, punctuation, the words around a "
+        "name and words the mechanism does not release"
+    )
     if mode == "mask":
         labels = ", ".join(dict.fromkeys(MASKS.values()))
         return (
             f"mask: before the mechanism, {found} are replaced by their type ({labels}), "
             "which the mechanism then treats as words. What remains: that an entity stood "
-            f"there and its type; {misses}"
+            f"there and its type; {misses}. {reads}, and its decisions change the words the "
+            "mechanism is given and their number (one type per entity): the guarantee compares "
+            "the masked texts"
+        )
+    if kinds_kept:
+        counted = (
+            f"{reads}; its decisions never change the number of positions the mechanism's "
+            "noise is given, nor their kinds (nouns and names), nor their order: each word of "
+            "an entity that the mechanism would release (by its own rule, read from the word "
+            "alone, in lower case) becomes a surrogate word it releases as the same kind (the "
+            "surrogate drawn above when it is one, else a word of the same kind drawn from the "
+            "lists' words; for a number, date, phone number or code first a random number from "
+            "1 to 9999), and each word it would not release (a name outside its vocabulary or "
+            "lexicon, a function word) is dropped. So the guarantee compares the texts as the "
+            "mechanism reads them without the step (the same number K of positions); what the "
+            "recogniser decides is only which of those positions hold a surrogate drawn from "
+            "the lists instead of the word (a capitalised common noun it takes for a name is "
+            "replaced)"
+        )
+    else:
+        counted = (
+            f"{reads}, and this mechanism does not say which words it releases: a surrogate may "
+            "have more or fewer released words than its entity, so the recogniser's decisions "
+            "may change the number of positions the guarantee counts"
         )
     lists = lists or public_lists()
     return (
@@ -140,11 +192,270 @@ def entities_policy(mode: str, lists: PublicLists | None = None) -> str:
         "within a document: the same entity text (and each word of a person's name) gets the "
         "same surrogate throughout one document, drawn afresh for every document, so the same "
         "entity in two documents gets independent surrogates. A surrogate has as many words "
-        "as its entity, laid out with the same whitespace. What remains: "
+        "as its entity, laid out with the same whitespace (but for the adjustment below). "
+        "What remains: "
         "that an entity stood there and its type, its number of words, the form of numbers, "
         "dates, codes and phone numbers (length and separators), and which occurrences within a "
-        f"document are the same entity; {misses}"
+        f"document are the same entity; {misses}. {counted}"
     )
+
+
+def _styled_like(word: str, like: str) -> str:
+    """``word`` in the case style of ``like``: all capitals, capitalised or lower case."""
+    letters = [ch for ch in like if ch.isalpha()]
+    if len(letters) > 1 and all(ch.isupper() for ch in letters):
+        return word.upper()
+    if letters and letters[0].isupper():
+        return word[:1].upper() + word[1:]
+    return word.lower()
+
+
+class ContentKinds:
+    """A mechanism's ``content_kinds`` of single words and short spans, remembered, and the
+    public lists' words of each kind (what :class:`KindKeepingSurrogates` reads).
+
+    Parameters
+    ----------
+    kinds
+        The mechanism's ``content_kinds``.
+    lists
+        The public lists surrogates are drawn from.
+    """
+
+    def __init__(self, kinds: Callable[[str], tuple[str, ...] | None], lists: PublicLists) -> None:
+        self._kinds_of = kinds
+        self.lists = lists
+        self._seen: dict[str, tuple[str, ...]] = {}
+        self._pools: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def __call__(self, text: str) -> tuple[str, ...]:
+        found = self._seen.get(text)
+        if found is None:
+            found = tuple(self._kinds_of(text) or ())
+            if len(self._seen) < _KINDS_REMEMBERED:
+                self._seen[text] = found
+        return found
+
+    def pool(self, name: str, content: str) -> tuple[str, ...]:
+        """The words of public list ``name`` (``given``, ``surname``, ``place``: its entries
+        of one word; ``any``: every word of every list) that are one position of kind
+        ``content``, in list order."""
+        key = (name, content)
+        found = self._pools.get(key)
+        if found is None:  # two threads at once compute the same tuple
+            found = tuple(w for w in _list_words(self.lists, name) if self(w) == (content,))
+            self._pools[key] = found
+        return found
+
+
+#: single words whose kinds :class:`ContentKinds` remembers (bounded: one release's entities)
+_KINDS_REMEMBERED = 65_536
+
+
+@functools.cache
+def _list_words(lists: PublicLists, name: str) -> tuple[str, ...]:
+    """The entries of one word of public list ``name``; ``any``: every word of every list
+    (organisation patterns' words without their slots), sorted."""
+    if name == "given":
+        return tuple(w for w in lists.given_names if w.isalpha())
+    if name == "surname":
+        return tuple(w for w in lists.surnames if w.isalpha())
+    if name == "place":
+        return tuple(w for w in lists.places if w.isalpha())
+    words: set[str] = set()
+    for entries in (lists.given_names, lists.surnames, lists.places, lists.organisations):
+        for entry in entries:
+            words.update(w for w in entry.split() if w.isalpha())
+    return tuple(sorted(words))
+
+
+class KindKeepingSurrogates:
+    """The surrogates of one document, adjusted so that the entity step never changes what the
+    mechanism's guarantee counts (issue 47): the kind of every position the mechanism gives
+    its noise (``mechanism.content_kinds``: emp-write's nouns, emp-text's content words,
+    emp-sentence's nouns and names), in order.
+
+    Each word of a person, place or organisation (and each other entity as a whole) keeps its
+    :class:`~authormask.text.entities.Surrogates` surrogate when that has the kinds the
+    original has; an original with no such position (a word the mechanism would not release:
+    ``Oluwaseun`` outside emp-write's lexicon, ``SAID``) is dropped; any other gets one
+    surrogate word per position of the original, each of the same kind, drawn uniformly from
+    the public lists' words of that kind (the entity's own list first: a person's first word
+    a given name, later words surnames, a place a place; then every listed word; for a number,
+    date, phone number or code a random number from 1 to 9999 first). Drawn with the
+    surrogates' generator and consistent within the document (the same original word, the
+    same fill). The kinds of a word are read from the word alone, as the mechanism reads it
+    (lower case): what the recogniser reads (casing, punctuation, context) decides which
+    positions hold a surrogate, never how many there are or of which kind.
+
+    Parameters
+    ----------
+    surrogates
+        The document's surrogates.
+    kinds
+        The mechanism's kinds, remembered.
+    """
+
+    def __init__(self, surrogates: Surrogates, kinds: ContentKinds) -> None:
+        self.surrogates = surrogates
+        self.kinds = kinds
+        self._fills: dict[tuple[str, str, int], str] = {}
+        self._wholes: dict[tuple[str, str], str] = {}
+
+    def text(self, text: str, entities: Sequence[Entity]) -> str:
+        """``text`` with every entity replaced (class notes).
+
+        Parameters
+        ----------
+        text
+            The document's text.
+        entities
+            Its entities, in text order, without overlaps.
+
+        Returns
+        -------
+        str
+            The text with surrogates.
+        """
+        return replace_entities(text, entities, self.surrogate)
+
+    def surrogate(self, entity: Entity) -> str:
+        """The surrogate of ``entity``, adjusted to the kinds of its words (class notes).
+
+        Parameters
+        ----------
+        entity
+            An entity of the document.
+
+        Returns
+        -------
+        str
+            What replaces it (empty when none of its words is released).
+        """
+        drawn = self.surrogates.surrogate(entity)
+        old, new = entity.text.split(), drawn.split()
+        if entity.kind not in _WORDWISE:
+            return self._whole(entity, drawn)
+        if len(old) != len(new) or not old:
+            return self._word(entity.text, drawn, entity.kind, first=True)
+        gaps = re.findall(r"\s+", entity.text.strip())
+        pieces: list[str] = []
+        for i, (o, n) in enumerate(zip(old, new, strict=True)):
+            word = self._word(o, n, entity.kind, first=i == 0)
+            if word:
+                if pieces:
+                    pieces.append(gaps[i - 1] if 0 < i <= len(gaps) else " ")
+                pieces.append(word)
+        return "".join(pieces)
+
+    def _whole(self, entity: Entity, drawn: str) -> str:
+        """A number, date, code, address, link or handle: its surrogate where that has the
+        kinds of the entity, else another of the same form (up to :data:`_REDRAWS` draws, so
+        the form stays), else fills (:meth:`_word`); the same for the same entity text."""
+        key = (entity.kind, entity.text if entity.kind in _NUMBERS else entity.text.casefold())
+        found = self._wholes.get(key)
+        if found is None:
+            want = self.kinds(entity.text)
+            rng, lists = self.surrogates.rng, self.surrogates.lists
+            for _ in range(_REDRAWS):
+                if self.kinds(drawn) == want:
+                    break
+                drawn = Surrogates(rng, lists).surrogate(entity)  # another of the same form
+            found = self._word(entity.text, drawn, entity.kind, first=True)
+            self._wholes[key] = found
+        return found
+
+    def _word(self, old: str, new: str, kind: str, *, first: bool) -> str:
+        """``new`` where it has the kinds of ``old``; nothing where ``old`` has none; else one
+        listed word per position of ``old``, of its kind."""
+        want = self.kinds(old)
+        if self.kinds(new) == want:
+            return new
+        if not want:
+            return ""
+        fills = (self._fill(k, kind, old, i, first=first) for i, k in enumerate(want))
+        return " ".join(_styled_like(w, old) for w in fills if w)
+
+    def _fill(self, content: str, kind: str, old: str, i: int, *, first: bool) -> str:
+        key = (kind, old.casefold(), i)
+        found = self._fills.get(key)
+        if found is None:
+            found = self._draw(content, kind, first=first)
+            self._fills[key] = found
+        return found
+
+    def _draw(self, content: str, kind: str, *, first: bool) -> str:
+        rng = self.surrogates.rng
+        if kind in _NUMBERS:
+            for _ in range(_NUMBER_TRIES):
+                n = str(int(rng.integers(1, 10_000)))
+                if self.kinds(n) == (content,):
+                    return n
+        own = {"person": "given" if first else "surname", "place": "place"}.get(kind)
+        for name in (own, "any"):
+            fits = self.kinds.pool(name, content) if name else ()
+            if fits:
+                return fits[int(rng.integers(len(fits)))]
+        return ""  # no listed word of this kind: the position is dropped (never in practice)
+
+
+#: the entity kinds whose surrogate has one word per word of the entity (adjusted word by word)
+_WORDWISE = frozenset({"person", "place", "organisation"})
+#: the entity kinds whose fill is a random number first
+_NUMBERS = frozenset({"number", "date", "phone", "code"})
+#: how many random numbers a number's fill tries before the listed words
+_NUMBER_TRIES = 64
+#: how many surrogates of the same form an entity that is not a name tries before fills
+_REDRAWS = 16
+
+
+#: the words of a part the recogniser reads at once (about 45 KB of English prose)
+PART_WORDS = 8192
+#: a word longer than this counts as several (a run without whitespace is cut, as parts are)
+_WORD = re.compile(rf"\S{{1,{MAX_PART_CHARS}}}\s*")
+
+
+def word_parts(parts: Iterable[str], words: int = PART_WORDS) -> tuple[str, ...]:
+    """A document (arriving in ``parts``) cut into parts of ``words`` words each (runs of
+    non-whitespace with the whitespace after them; the last part holds the rest): the layout
+    (how many spaces or line breaks stand between the words) never moves a cut, where a cut by
+    characters moves with every added space. A document without a word is one part. A part
+    also ends after the word that takes it to :data:`~authormask.text.parts.MAX_PART_CHARS`
+    characters (1 MiB: 8192 words of 128 characters on average, never prose), so the
+    recogniser's bound on a text holds.
+
+    Parameters
+    ----------
+    parts
+        The document, in any parts.
+    words
+        The words of a part.
+
+    Returns
+    -------
+    tuple[str, ...]
+        The parts, in order; joined they are the document.
+
+    Examples
+    --------
+    >>> word_parts(["a b  c", " d e"], words=2)
+    ('a b  ', 'c d ', 'e')
+    >>> word_parts(["a  b   c", "  d e"], words=2)[1]
+    'c  d '
+    """
+    text = "".join(parts)
+    lead = len(text) - len(text.lstrip())
+    out: list[str] = []
+    start = 0
+    count = 0
+    for m in _WORD.finditer(text, lead):
+        count += 1
+        if count == words or m.end() - start >= MAX_PART_CHARS:
+            out.append(text[start : m.end()])
+            start, count = m.end(), 0
+    if start < len(text) or not out:
+        out.append(text[start:])
+    return tuple(out)
 
 
 def _children(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:
@@ -241,8 +552,9 @@ class EntityInputs(Mechanism):
             yield from self.inner.prepare_parts(parts)
             return
         # cleaned first (as the mechanism cleans it): a zero-width space or a bidi override
-        # inside a name must not hide it from the recogniser
-        texts = tuple(clean_text(p) for p in parts)
+        # inside a name must not hide it from the recogniser; then cut by words, not by
+        # characters, so the layout never moves a cut (issue 47, W1b)
+        texts = word_parts((clean_text(p) for p in parts), PART_WORDS)
         found = tuple(self.recogniser.find_all(texts))
         masked = tuple(
             self.inner.prepare_parts(mask_entities(t, e) for t, e in zip(texts, found, strict=True))
@@ -382,7 +694,7 @@ class EntityInputs(Mechanism):
         if self.entities == "mask" or document.found == 0:
             return list(document.masked), rng
         mine, theirs = _children(rng)
-        surrogates = Surrogates(mine, self.lists)
+        surrogates = self._surrogates(mine)
         texts = [
             surrogates.text(t, e) for t, e in zip(document.parts, document.entities, strict=True)
         ]
@@ -429,7 +741,7 @@ class EntityInputs(Mechanism):
         if self.entities == "mask" or document.found == 0:
             return masked
         mine, _ = _children(rng)
-        surrogates = Surrogates(mine, self.lists)
+        surrogates = self._surrogates(mine)
         stepped = [
             surrogates.text(t, e) for t, e in zip(document.parts, document.entities, strict=True)
         ]
@@ -438,6 +750,21 @@ class EntityInputs(Mechanism):
         except InputError:  # released as the masked text (module docstring)
             return masked
         return "".join(stepped)
+
+    @functools.cached_property
+    def kinds(self) -> ContentKinds | None:
+        """The mechanism's kinds of words (remembered), or None where it does not say them
+        (its ``content_kinds`` is None): then surrogates are not adjusted to them."""
+        if self.inner.content_kinds("") is None:
+            return None
+        return ContentKinds(self.inner.content_kinds, self.lists)
+
+    def _surrogates(self, rng: np.random.Generator) -> Surrogates | KindKeepingSurrogates:
+        """One document's surrogates, drawn from ``rng``: adjusted to the mechanism's kinds
+        where it says them."""
+        surrogates = Surrogates(rng, self.lists)
+        kinds = self.kinds
+        return surrogates if kinds is None else KindKeepingSurrogates(surrogates, kinds)
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
         """The mechanism's statement with the ``entities`` policy added.
@@ -453,7 +780,7 @@ class EntityInputs(Mechanism):
             The statement.
         """
         statement = self.inner.statement(seeded=seeded)
-        policy = entities_policy(self.entities, self.lists)
+        policy = entities_policy(self.entities, self.lists, kinds_kept=self.kinds is not None)
         return dataclasses.replace(statement, policies={**statement.policies, "entities": policy})
 
 

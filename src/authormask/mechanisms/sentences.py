@@ -540,6 +540,28 @@ class EMPSentence(Mechanism):
                     counts[k] = counts.get(k, 0) + int(v)
         return SentenceUnit(sentences, nouns, names, counts)
 
+    def content_kinds(self, text: str) -> tuple[str, ...]:
+        """``"name"`` per noun of ``text`` that is a word of the name alphabet, ``"noun"`` per
+        other noun (emp-write's content words), in order: the K nouns and M names the
+        guarantee counts.
+
+        Parameters
+        ----------
+        text
+            A word or a few words.
+
+        Returns
+        -------
+        tuple[str, ...]
+            One kind per position.
+        """
+        alphabet = {} if self.name_kernel is None else self.name_kernel.index
+        return tuple(
+            "name" if w in alphabet else "noun"
+            for u in self.words.preparer.units([text])
+            for w in u.words
+        )
+
     def prepare_parts(self, parts: Iterable[str]) -> Any:
         """The whole document, joined (a document is one unit).
 

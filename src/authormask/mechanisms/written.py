@@ -507,6 +507,22 @@ class EMPWrite(Mechanism):
         """
         return list(self.preparer.units(split_parts(text)))
 
+    def content_kinds(self, text: str) -> tuple[str, ...]:
+        """One ``"content"`` per content word of ``text`` (a word of the noun lexicon with a
+        vector, with ``content="nouns"``).
+
+        Parameters
+        ----------
+        text
+            A word or a few words.
+
+        Returns
+        -------
+        tuple[str, ...]
+            One kind per position.
+        """
+        return ("content",) * sum(len(u.words) for u in self.preparer.units([text]))
+
     def diagnostics(self, unit: ContentUnit) -> dict[str, int]:
         """The unit's private counts, for the run report.
 

@@ -1,0 +1,118 @@
+"""The entity step never changes what a mechanism's guarantee counts (issue 47, W1).
+
+An auditor found pairs of texts that differ only in what emp-write's statement calls
+unreleased (casing, a word outside the noun lexicon, a function word) where the recogniser's
+decision changed K, the number of nouns released: ``Wow`` / ``WOW`` (K 0 / 1), ``He`` /
+``Oluwaseun`` (1 / 2), ``NASA said`` / ``NASA SAID`` (1 / 2), ``1999`` / ``away`` (K + 1 in a
+tenth of releases). Surrogates are now adjusted to the mechanism's content kinds: each word
+the mechanism would release becomes a surrogate of the same kind, each other word is dropped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from authormask.core import create_mechanism
+from authormask.mechanisms import inputs
+from authormask.mechanisms.inputs import word_parts
+
+#: the auditor's pairs (each differs only in what the statement calls unreleased)
+PAIRS = [
+    ("Wow, it ran!", "WOW, it ran!"),
+    ("He ran to the house.", "Oluwaseun ran to the house."),
+    ("NASA said it.", "NASA SAID it."),
+    ("In 1999 we left the farm.", "In away we left the farm."),
+]
+#: texts with every kind of entity: names in and outside the lexicon, places, organisations,
+#: a capitalised common noun taken for a name, numbers, a date, an address
+TEXTS = [
+    "Oluwaseun Adebayo met John Smith at the Bank of England in London on 3 May 2021.",
+    "The DOG and the CAT ran to Paris; Mary Jones wrote to jane.doe@example.com at 10:30.",
+    "Harry told Hermione that Dumbledore had left Hogwarts with 12 books and 3 owls.",
+    "Call Acme Widgets Ltd on 020 7946 0958 about order AB12345 before Friday.",
+]
+SEEDS = range(12)
+
+
+def _released(mechanism, text: str, seed: int) -> int:
+    unit = mechanism.prepare(text)
+    return len(mechanism.perturb([unit], [np.random.default_rng(seed)])[0].words)
+
+
+@pytest.fixture(scope="module")
+def mechanisms():
+    return {name: create_mechanism(name, epsilon=7) for name in ("emp-write", "emp-text")}
+
+
+@pytest.mark.parametrize(("a", "b"), PAIRS)
+def test_the_auditors_pairs_release_as_many_nouns(mechanisms, a: str, b: str) -> None:
+    m = mechanisms["emp-write"]
+    assert m.entities == "surrogate"  # the user's default
+    counts_a = [_released(m, a, s) for s in SEEDS]
+    counts_b = [_released(m, b, s) for s in SEEDS]
+    assert counts_a == counts_b, (a, counts_a, b, counts_b)
+    assert len(set(counts_a)) == 1  # K is a function of the text, never of the draw
+
+
+@pytest.mark.parametrize("name", ["emp-write", "emp-text"])
+@pytest.mark.parametrize("text", TEXTS)
+def test_the_stepped_text_has_the_kinds_of_the_original(mechanisms, name: str, text: str) -> None:
+    m = mechanisms[name]
+    want = m.inner.content_kinds(text)
+    assert want, text
+    for seed in SEEDS:
+        stepped = m.stepped_text(text, np.random.default_rng(seed))
+        assert stepped != text  # the step ran
+        assert m.inner.content_kinds(stepped) == want, (seed, stepped)
+        assert _released(m, text, seed) == len(want)
+
+
+def test_a_name_the_mechanism_would_not_release_is_dropped(mechanisms) -> None:
+    m = mechanisms["emp-write"]
+    assert m.inner.content_kinds("Oluwaseun") == ()  # outside the noun lexicon
+    for seed in SEEDS:
+        stepped = m.stepped_text("Oluwaseun ran to the house.", np.random.default_rng(seed))
+        assert stepped.split()[-4:] == ["ran", "to", "the", "house."], stepped
+        assert len(stepped.split()) == 4  # no surrogate stands in its place
+
+
+def test_emp_sentence_keeps_nouns_and_names_apart() -> None:
+    """emp-sentence counts K nouns and M names (a word of the public name alphabet): a
+    capitalised common noun taken for a name stays a noun, a listed name a name."""
+    m = create_mechanism("emp-sentence", epsilon=7)
+    text = "The DOG barked at Harry Smith in the garden."
+    want = m.inner.content_kinds(text)
+    assert "noun" in want and "name" in want
+    for seed in SEEDS:
+        stepped = m.stepped_text(text, np.random.default_rng(seed))
+        assert m.inner.content_kinds(stepped) == want, stepped
+
+
+def test_the_statement_says_what_the_recogniser_reads_and_changes(mechanisms) -> None:
+    for m in mechanisms.values():
+        policy = m.statement(seeded=False).policies["entities"]
+        assert "casing, punctuation" in policy
+        assert "never change the number of positions" in policy
+
+
+def test_the_recognisers_parts_are_cut_by_words_not_layout() -> None:
+    """W1b: four extra spaces per sentence moved the 64 KiB part boundary of a long text with
+    the same nouns, and a name was then released 44 of 120 times instead of 0. Parts are cut
+    by words now: the same words in any layout give the same cuts."""
+    sentence = "Mary Smith walked the old dog to the market in Leeds."
+    plain = " ".join([sentence] * 1300)  # 13,000 words: two parts
+    spaced = "    \n".join([sentence] * 1300)
+    assert len(plain) > 1 << 16  # long enough that a cut by characters falls inside
+    cuts = [[part.split() for part in word_parts([text])] for text in (plain, spaced)]
+    assert len(cuts[0]) == 2 and cuts[0] == cuts[1]
+
+
+
+def test_the_entity_step_reads_its_own_word_parts(mechanisms, monkeypatch) -> None:
+    """Whatever parts a text arrives in, the recogniser reads the parts of its words."""
+    monkeypatch.setattr(inputs, "PART_WORDS", 40)
+    text = " ".join(["Mary Smith walked the old dog to the market in Leeds."] * 10)
+    pieces = [text[i : i + 150] for i in range(0, len(text), 150)]
+    document = next(iter(mechanisms["emp-write"].prepare_parts(pieces)))
+    assert document.parts == word_parts([text], 40) and len(document.parts) == 3
