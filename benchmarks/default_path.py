@@ -1,0 +1,320 @@
+"""The default path, run the way a user runs it: ``authormask obfuscate INPUT -o OUTPUT``.
+
+No flag but the input and the output, so every default is on: the mechanism (emp-write), its
+epsilon, the entity step (surrogate), the embeddings (GloVe 50-d, 100k words) and the local
+engine. Each run is a fresh ``authormask`` process; its wall time and its peak resident memory
+(``ru_maxrss`` of the child, read by ``os.wait4``) are measured. Four inputs:
+
+* one sentence ("The ship sailed down the river.");
+* a post of about 300 words (the opening of a Reuters C50 story, cut at a sentence end);
+* a C50 corpus: the story folders of the first ``--c50-authors`` authors of ``C50train``
+  (default 10: 500 stories, 1.45M characters), given to the command as they are (folders in,
+  a folder out);
+* a text of ``--large-chars`` characters (default 1,000,000), C50 test stories joined into one
+  document, written at run time into a temporary folder (never into the repository).
+
+Beside each default run, in the same round: ``python -c "import numpy"`` (the reference; ratios
+are printed against its median) and the mechanism alone (``--entities keep``). One untimed
+warm-up release comes first (it builds the prepared vocabulary if the cache lacks it). The
+history of released texts goes to a temporary state folder (``AUTHORMASK_STATE_DIR``), so the
+user's own is neither read nor extended; the cache is the user's (or ``--cache-dir``).
+
+Goals (issue 50): a one-sentence release with the defaults at most 4x ``import numpy`` and at
+most 250 MB peak; the entity step at most 30% of a C50 release (default minus keep, over
+default); peak memory flat in input length (10x the input at most 1.1x the memory).
+
+    python benchmarks/default_path.py [--corpus /work/shared/data/reuters-c50]
+        [--c50-authors 10] [--large-chars 1000000] [--repeat 3] [--skip-large]
+        [--cache-dir DIR] [--json FILE]
+
+On the 2-core machine, shared, the whole run took about 20 minutes (2026-11-29): each small
+release 20-30 s, the C50 corpus 3 minutes with the defaults, the 1M-character text 2 minutes;
+``--skip-large`` leaves out the 1M-character text, ``--c50-authors 0`` the corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+EXE = str(Path(sys.executable).with_name("authormask"))
+SENTENCE = "The ship sailed down the river.\n"
+NUMPY = "python -c 'import numpy'"
+MODES = ("default", "--entities keep")
+
+
+@dataclass
+class Input:
+    """One input of the benchmark: its paths on the command line and its size."""
+
+    name: str
+    paths: list[Path]
+    chars: int
+    documents: int
+    folder_out: bool
+    repeat: int
+
+
+@dataclass
+class Runs:
+    """The wall times (s) and peaks (MB) of one command's timed runs."""
+
+    seconds: list[float] = field(default_factory=list)
+    peak_mb: list[float] = field(default_factory=list)
+
+    def add(self, seconds: float, peak_mb: float) -> None:
+        self.seconds.append(seconds)
+        self.peak_mb.append(peak_mb)
+
+    @property
+    def median_s(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def peak(self) -> float:
+        return max(self.peak_mb)
+
+
+def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB) of one command in a fresh process; stops on failure."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            tail = err.read().decode("utf-8", "replace")[-3000:]
+            raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{tail}")
+    return seconds, usage.ru_maxrss / 1024  # Linux: kilobytes
+
+
+def read_story(path: Path) -> str:
+    """A C50 story (ASCII, CRLF line endings) with its lines as the file has them."""
+    with open(path, encoding="latin-1", newline=None) as fh:
+        return fh.read().strip()
+
+
+def stories(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.txt") if p.is_file())
+
+
+def make_post(corpus: Path, out: Path, words: int = 300) -> Path:
+    """The opening of the first C50 training story, cut at the first sentence end at or after
+    ``words`` words (the next stories are appended if one is shorter)."""
+    text = " ".join(read_story(p) for p in stories(corpus / "C50train")[:5])
+    tokens = text.split()
+    cut = words
+    while cut < len(tokens) and not tokens[cut - 1].endswith((".", "!", "?")):
+        cut += 1
+    out.write_text(" ".join(tokens[:cut]) + "\n", encoding="utf-8")
+    return out
+
+
+def make_large(corpus: Path, out: Path, chars: int) -> Path:
+    """C50 test stories joined by blank lines into one document of ``chars`` characters
+    (cut at a word boundary)."""
+    parts: list[str] = []
+    total = 0
+    for p in stories(corpus / "C50test"):
+        story = read_story(p)
+        parts.append(story)
+        total += len(story) + 2
+        if total >= chars:
+            break
+    text = "\n\n".join(parts)[:chars]
+    text = text[: text.rfind(" ")] if len(text) == chars else text
+    out.write_text(text + "\n", encoding="utf-8")
+    return out
+
+
+def build_inputs(opts: argparse.Namespace, work: Path) -> list[Input]:
+    corpus: Path = opts.corpus
+    sentence = work / "sentence.txt"
+    sentence.write_text(SENTENCE, encoding="utf-8")
+    post = make_post(corpus, work / "post.txt")
+    inputs = [
+        Input("one sentence", [sentence], len(SENTENCE), 1, False, opts.repeat),
+        Input("~300-word post", [post], len(post.read_text()), 1, False, opts.repeat),
+    ]
+    if opts.c50_authors > 0:
+        authors = sorted(p for p in (corpus / "C50train").iterdir() if p.is_dir())
+        chosen = authors[: opts.c50_authors]
+        files = [f for a in chosen for f in stories(a)]
+        chars = sum(len(read_story(f)) for f in files)
+        label = f"C50 corpus ({len(chosen)} authors)"
+        inputs.append(Input(label, chosen, chars, len(files), True, opts.repeat_large))
+    if not opts.skip_large:
+        large = make_large(corpus, work / "large.txt", opts.large_chars)
+        size = len(large.read_text(encoding="utf-8"))
+        label = f"{opts.large_chars / 1e6:g}M-character text"
+        inputs.append(Input(label, [large], size, 1, False, opts.repeat_large))
+    return inputs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=Path("/work/shared/data/reuters-c50"),
+        help="the Reuters C50 folder (C50train/ and C50test/ of author folders); read only",
+    )
+    parser.add_argument(
+        "--c50-authors", type=int, default=10, help="authors of C50train released (0: none)"
+    )
+    parser.add_argument("--large-chars", type=int, default=1_000_000)
+    parser.add_argument("--skip-large", action="store_true", help="leave out the large text")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs of the small inputs")
+    parser.add_argument("--repeat-large", type=int, default=1, help="timed runs of the others")
+    parser.add_argument(
+        "--cache-dir", type=Path, default=None, help="AUTHORMASK_CACHE_DIR (default: the user's)"
+    )
+    parser.add_argument("--json", type=Path, default=None, help="also write the raw runs here")
+    opts = parser.parse_args()
+    if not (opts.corpus / "C50train").is_dir() or not (opts.corpus / "C50test").is_dir():
+        parser.error(f"{opts.corpus} holds no C50train/ and C50test/ folders")
+
+    with tempfile.TemporaryDirectory(prefix="authormask-default-path-") as tmp:
+        work = Path(tmp)
+        env = dict(os.environ, AUTHORMASK_STATE_DIR=str(work / "state"))
+        if opts.cache_dir is not None:
+            env["AUTHORMASK_CACHE_DIR"] = str(opts.cache_dir)
+        inputs = build_inputs(opts, work)
+        counter = iter(range(1_000_000))
+        load_before = os.getloadavg()
+
+        def release(item: Input, mode: str) -> tuple[float, float]:
+            n = next(counter)
+            out = work / "out" / (f"{n:03d}" if item.folder_out else f"{n:03d}.txt")
+            out.parent.mkdir(exist_ok=True)
+            cmd = [EXE, "obfuscate", *(str(p) for p in item.paths), "-o", str(out)]
+            if mode != "default":
+                cmd += mode.split()
+            return measure(cmd, env)
+
+        numpy_cmd = [sys.executable, "-c", "import numpy"]
+        t, m = release(inputs[0], "default")  # warm-up: the cache, the page cache, numba's
+        measure(numpy_cmd, env)
+        print(f"warm-up release of one sentence (untimed): {t:.2f} s, {m:.0f} MB", flush=True)
+
+        reference = Runs()
+        results: dict[str, dict[str, Runs]] = {}
+        for item in inputs:
+            runs = results.setdefault(item.name, {mode: Runs() for mode in MODES})
+            for _ in range(item.repeat):  # the commands take turns: load changes hit all alike
+                reference.add(*measure(numpy_cmd, env))
+                for mode in MODES:
+                    runs[mode].add(*release(item, mode))
+            print(
+                f"{item.name}: "
+                + ", ".join(f"{mode} {runs[mode].median_s:.2f} s" for mode in MODES),
+                flush=True,
+            )
+
+    report(inputs, results, reference)
+    before, after = (" / ".join(f"{x:.1f}" for x in t) for t in (load_before, os.getloadavg()))
+    print(f"load average (1 / 5 / 15 min) before: {before}, after: {after}")
+    if opts.json is not None:
+        raw = {
+            "load_before": load_before,
+            "load_after": os.getloadavg(),
+            "reference": asdict(reference),
+            "inputs": [
+                {
+                    "name": item.name,
+                    "chars": item.chars,
+                    "documents": item.documents,
+                    "runs": {mode: asdict(r) for mode, r in results[item.name].items()},
+                }
+                for item in inputs
+            ],
+        }
+        opts.json.write_text(json.dumps(raw, indent=1) + "\n", encoding="utf-8")
+
+
+def report(inputs: list[Input], results: dict[str, dict[str, Runs]], reference: Runs) -> None:
+    """The markdown table and the goals, on standard output."""
+    ref = reference.median_s
+    print()
+    print(
+        f"Reference: {NUMPY} median {ref:.3f} s "
+        f"(min {min(reference.seconds):.3f}, max {max(reference.seconds):.3f}, "
+        f"{len(reference.seconds)} runs), peak {reference.peak:.0f} MB"
+    )
+    print()
+    print("| input | size | mode | wall (median) | x import numpy | peak MB |")
+    print("|---|---|---|---|---|---|")
+    for item in inputs:
+        docs = f", {item.documents} documents" if item.documents > 1 else ""
+        size = f"{item.chars:,} chars{docs}"
+        for mode in MODES:
+            r = results[item.name][mode]
+            spread = (
+                f" ({min(r.seconds):.2f}-{max(r.seconds):.2f}, {len(r.seconds)} runs)"
+                if len(r.seconds) > 1
+                else ""
+            )
+            label = "default" if mode == "default" else f"`{mode}`"
+            print(
+                f"| {item.name} | {size} | {label} | {r.median_s:.2f} s{spread} | "
+                f"{r.median_s / ref:.1f}x | {r.peak:.0f} |"
+            )
+    print()
+    print("Entity step (default minus `--entities keep`, over default):")
+    for item in inputs:
+        d, k = results[item.name]["default"].median_s, results[item.name][MODES[1]].median_s
+        print(f"  {item.name}: {d - k:.2f} s of {d:.2f} s = {(d - k) / d:.0%}")
+    first = results[inputs[0].name]
+    start = first["default"].median_s - first[MODES[1]].median_s
+    for item in inputs:
+        if item.name.startswith("C50 corpus"):
+            d, k = results[item.name]["default"].median_s, results[item.name][MODES[1]].median_s
+            print(
+                f"  {item.name}, without the one-sentence release's entity cost (loading the "
+                f"recogniser, {start:.2f} s): {(d - k - start) / d:.0%} of the release"
+            )
+    print()
+    print("Goals (issue 50):")
+    s = first["default"]
+    ok = "met" if s.median_s / ref <= 4 else "NOT met"
+    print(f"  one sentence, defaults, at most 4x import numpy: {s.median_s / ref:.1f}x, {ok}")
+    ok = "met" if s.peak <= 250 else "NOT met"
+    print(f"  one sentence, defaults, at most 250 MB peak: {s.peak:.0f} MB, {ok}")
+    corpus = [item for item in inputs if item.name.startswith("C50 corpus")]
+    if corpus:
+        c50 = results[corpus[0].name]
+        share = (c50["default"].median_s - c50[MODES[1]].median_s) / c50["default"].median_s
+        ok = "met" if share <= 0.30 else "NOT met"
+        print(f"  entity step at most 30% of a C50 release: {share:.0%}, {ok}")
+    for mode in MODES:
+        small = results[inputs[0].name][mode].peak
+        worst = 0.0
+        for a in inputs:
+            for b in inputs:
+                if b.chars >= 10 * a.chars:
+                    ratio = results[b.name][mode].peak / results[a.name][mode].peak
+                    worst = max(worst, ratio)
+        ok = "met" if worst <= 1.1 else "NOT met"
+        peaks = ", ".join(f"{results[i.name][mode].peak / small:.2f}" for i in inputs)
+        print(
+            f"  {mode}: peak flat in input length (10x input at most 1.1x memory): largest "
+            f"ratio between inputs 10x apart or more {worst:.2f}, {ok}; peaks / the "
+            f"sentence's: {peaks}"
+        )
+
+
+if __name__ == "__main__":
+    main()
