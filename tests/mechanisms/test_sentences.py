@@ -273,15 +273,18 @@ def test_names_go_to_name_slots_and_survive_the_noise(glove_20k: Embeddings) -> 
     assert unit.names == ("anna", "james", "james", "anna", "anna", "james", "oslo")
     assert "anna" not in unit.words and "harbour" in unit.words
     assert inner.name_kernel.keep_probability() > 0.85
-    kept = 0
+    kept = placed_all = people_all = 0
     for seed in range(20):
         doc = release([story], mech, random_state=seed).documents[0]
         people = doc.words[len(doc.words) - len(unit.names) :]
         kept += sum(a == b for a, b in zip(people, unit.names, strict=True))
         # the name slots of the templates take the released names in order (the last
-        # template may have fewer slots than names are left)
+        # templates may have fewer slots than names are left)
         placed = sum(doc.text.count(n.capitalize()) for n in set(people))
-        assert placed >= len(people) - 2
+        assert placed >= len(people) - 3
+        placed_all += placed
+        people_all += len(people)
+    assert placed_all / people_all > 0.85
     assert kept / (20 * len(unit.names)) > 0.75
     off = create_noise_off("emp-sentence", embeddings=glove_20k, entities="keep")
     doc = release([story], off, random_state=1).documents[0]

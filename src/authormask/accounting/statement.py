@@ -221,6 +221,53 @@ class PrivacyStatement:
         """
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False, ensure_ascii=False)
 
+    def summary(self, full: str | None = None) -> str:
+        """The statement in at most 12 lines, as the terminal shows it beside a release whose
+        full record is a file: the mechanism and epsilon, the document-level bound, what is
+        released unchanged, the entities, the embeddings, the randomness and where the rest
+        is (each line the first clause of its field; :meth:`describe` has every field).
+
+        Parameters
+        ----------
+        full
+            Where the full statement is (its ``.privacy.json``), or None.
+
+        Returns
+        -------
+        str
+            The lines.
+        """
+        eps = (
+            f"epsilon {exact(self.epsilon)} {self.epsilon_unit}"
+            if self.epsilon is not None
+            else f"no epsilon ({self.epsilon_unit})"
+        )
+        lines = [
+            f"Privacy statement (authormask {self.version}), in short:",
+            f"  mechanism : {self.mechanism}: {_first(self.title)}",
+            f"  epsilon   : {_first(eps)}",
+            f"  bound     : {self.document_bound}",
+            f"  unchanged : {_first(self.released_unchanged)}",
+        ]
+        if "entities" in self.policies:
+            lines.append(f"  entities  : {_first(self.policies['entities'].split(':', 1)[0])}")
+        if self.embeddings is not None:
+            e = self.embeddings
+            lines.append(
+                f"  embeddings: {e['name']}, {e['vocab_size']} words, {e['dimension']}-d "
+                f"(words sha256 {e['words_sha256']})"
+            )
+        lines.append(f"  randomness: {_first(self.randomness)}")
+        rest = f"{len(self.caveats)} caveat(s), the policies and every parameter"
+        if full is None:
+            lines.append(f"  the rest  : {rest} are in the full statement")
+        else:
+            lines += [
+                f"  the rest  : {rest}: {full}",
+                f"  in plain words: authormask explain {full}",
+            ]
+        return "\n".join(lines)
+
     def describe(self) -> str:
         """The human form, as printed on stderr.
 
@@ -271,6 +318,20 @@ class PrivacyStatement:
         ]
         lines += [f"  caveat      : {cv}" for cv in self.caveats]
         return "\n".join(lines)
+
+
+#: the longest line of :meth:`PrivacyStatement.summary` (before its field's name)
+SUMMARY_WIDTH = 100
+
+
+def _first(text: str, width: int = SUMMARY_WIDTH) -> str:
+    """The first clause of ``text`` (up to its first ``;``), cut at a word before ``width``
+    characters with an ellipsis when longer."""
+    clause = text.split("; ", 1)[0].strip()
+    if len(clause) <= width:
+        return clause
+    cut = clause.rfind(" ", 0, width - 1)
+    return clause[: cut if cut > 0 else width - 1].rstrip(" ,(:") + "…"
 
 
 def _show(value: Any) -> str:

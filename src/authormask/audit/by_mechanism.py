@@ -15,12 +15,14 @@ from __future__ import annotations
 from authormask.audit.case_spec import CaseSpec
 from authormask.audit.cases_composition import _twice, _two_texts
 from authormask.audit.cases_earth_movers import (
+    ENTITY_PAIRS,
     _emp_doc_glove,
     _emp_doc_line,
     _emp_glove,
     _emp_line,
     _emp_text_unknown,
     _emp_write,
+    _emp_write_entities,
     _random_sub,
 )
 from authormask.audit.cases_integrity import INTEGRITY_CASES, forged_cache_case
@@ -148,7 +150,7 @@ def emp_write(name: str) -> tuple[CaseSpec, ...]:
     return tuple(
         CaseSpec(name, case, _emp_write(name, case))
         for case in ("line-1d", "line-1d-nearest", "line-1d-K2", "glove", "glove-nouns")
-    )
+    ) + tuple(CaseSpec(name, case, _emp_write_entities(name, case)) for case in ENTITY_PAIRS)
 
 
 def emp_sentence(name: str) -> tuple[CaseSpec, ...]:

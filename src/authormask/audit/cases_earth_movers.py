@@ -517,3 +517,102 @@ def _emp_write(name: str, case: str) -> Callable[[Context], AuditCase]:
         )
 
     return build
+
+
+#: the entity step's cases (``emp-write`` as the user runs it, names replaced): two texts that
+#: differ only in what the recogniser reads, and the epsilon of the words it then gives
+ENTITY_PAIRS = {
+    # the recogniser takes DOG for an organisation: the position holds a listed word instead
+    "entities-casing": ("The dog ran.", "The DOG ran."),
+    # SAID is taken into the name, but emp-write never releases it: the same K, the same words
+    "entities-unreleased": ("NASA said it.", "NASA SAID it."),
+}
+
+
+def entity_step_sampler(mechanism: Any) -> Sampler:
+    """Sampler of a text mechanism with its entity step (an
+    :class:`~authormask.mechanisms.inputs.EntityInputs` over ``emp-write``): input = a text;
+    ``n`` draws = ``n`` releases, each with its own generator (its surrogates drawn by the
+    entity step as a release draws them, :meth:`~authormask.mechanisms.inputs.EntityInputs.
+    stepped_text`), the words the step gives the mechanism then released through its kernel
+    and decoder in one batch; output = the released rows, one integer (base = vocabulary
+    size). The number of words given must be the same for every draw (the entity step never
+    changes it): a draw that changes it is an error, not an output."""
+    inner = mechanism.inner
+    emb = inner.embeddings
+    kernel = inner.kernel
+    size = len(emb.words)
+
+    def sample(text: Any, n: int, rng: np.random.Generator) -> NDArray[np.int64]:
+        rows: list[tuple[str, ...]] = []
+        for child in rng.spawn(n):
+            stepped = mechanism.stepped_text(str(text), child)
+            rows.append(tuple(w for u in inner.prepare_parts([stepped]) for w in u.words))
+        k = len(rows[0])
+        if any(len(r) != k for r in rows):
+            raise InvalidParameterError(f"the entity step changed K on {text!r}")
+        noisy = kernel.noisy_vectors([emb.index_of(w) for r in rows for w in r], random_state=rng)
+        snapped = kernel.snap_sequences([noisy[i * k : (i + 1) * k] for i in range(n)])
+        code = np.zeros(n, dtype=np.int64)
+        for j in range(k):
+            code = code * size + np.array([int(r[j]) for r in snapped], dtype=np.int64)
+        return code
+
+    return sample
+
+
+def _emp_write_entities(name: str, case: str) -> Callable[[Context], AuditCase]:
+    """``emp-write`` (registered as ``name``) as the user runs it, with its entity step
+    (``entities="surrogate"``), on GloVe: the two texts of :data:`ENTITY_PAIRS` ``[case]``.
+    The step gives the mechanism the same number of words for both (tested exactly in
+    ``tests/mechanisms``); what the recogniser decides is which of them are listed words. For
+    a pair the step gives the mechanism as the same words with the same draws of listed
+    words, the stated epsilon is 0; where it gives a word ``w`` for one text and a listed
+    word ``s`` for the other, it is ``eps * max_s d(w, s)`` over every listed word the step can
+    draw there (a mixture of ``eps * d``-private releases: the largest ratio bounds it)."""
+
+    def build(ctx: Context) -> AuditCase:
+        from authormask.core import create_mechanism
+
+        emb = ctx.glove()
+        eps = EMP_EPSILON_GLOVE
+        mech: Any = create_mechanism(
+            name, epsilon=eps, embeddings=emb, vocab_size=None, entities="surrogate"
+        )
+        a, b = ENTITY_PAIRS[case]
+        given = [
+            {mech.stepped_text(t, np.random.default_rng(s)) for s in range(64)} for t in (a, b)
+        ]
+        if case == "entities-unreleased":
+            stated = 0.0
+            words = "the same words"
+        else:
+            word = "dog"  # the word "The dog ran." gives; "The DOG ran." a listed word there
+            drawn = {
+                w
+                for t in given[1]
+                for u in mech.inner.prepare_parts([t])
+                for w in u.words
+                if w != "ran"
+            }
+            pool = set(mech.kinds.pool("any", "content")) | drawn
+            v = emb.lookup([word])[0].astype(np.float64)
+            far = max(
+                float(np.linalg.norm(emb.lookup([p.lower()])[0].astype(np.float64) - v))
+                for p in pool
+                if p.lower() in emb
+            )
+            stated = eps * far
+            words = f"'{word}' vs a listed word (max distance {far:.3f} over {len(pool)})"
+        return AuditCase(
+            mechanism=name,
+            case=case,
+            description=f"{name} with its entity step (surrogate), {emb.identity.name}, "
+            f"{a!r} vs {b!r}: {words}",
+            epsilon_stated=stated,
+            neighbours=(a, b),
+            sampler=entity_step_sampler(mech),
+            labels=_word_labels(emb, 1),
+        )
+
+    return build

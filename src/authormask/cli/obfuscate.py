@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -282,6 +283,7 @@ def obfuscate(
             say(note)
         if (warning := passed_over_note(found)) is not None:
             click.echo(warning, err=True)
+        _read_first_text(found.sources)
     elif inputs:
         _check_dataset_call(inputs, output=output, to_stdout=to_stdout)
         found = Inputs((), (), False)
@@ -557,8 +559,10 @@ def _release_table(
     if summary.already_complete:
         _complete(output, summary.statement_path, summary.report_path)
         return
-    if output is None or not is_quiet():  # standard output: no statement file beside it
+    if summary.statement_path is None:  # standard output: no statement file beside it
         click.echo(summary.statement.describe(), err=True)
+    elif not is_quiet():  # the file holds every field: the terminal shows the short form
+        click.echo(summary.statement.summary(shlex.quote(str(summary.statement_path))), err=True)
     if explain:
         _explain(summary.statement, mech)
     say(
@@ -646,12 +650,27 @@ def _explain(statement: Any, mech: Any) -> None:
     click.echo(explain(statement, embeddings=mechanism_embeddings(mech)), err=True)
 
 
+def _read_first_text(sources: Any) -> None:
+    """Each input that can be read again, read up to its first text (its first part: 64 KiB
+    or less), so an empty, undecodable or refused file is one line before any model loads
+    (issue 50: an empty file loaded 885 MB of models first). Standard input and pipes are
+    read once, by the release."""
+    for source in sources:
+        if source.rereadable:
+            for part in source.parts():
+                if part.strip():
+                    break
+
+
 def _report(summary: Any, target: Any, *, several: bool) -> None:
     """What the command prints once the release is written (stderr; with -q only what is
     needed: the statement where no file holds it, and the warnings); a refused run prints its
     one error line only."""
-    if target.path is None or not is_quiet():  # standard output: no statement file beside it
+    where = None if target.path is None else target.statement_path()
+    if where is None:  # standard output: no statement file beside it, so all of it
         click.echo(summary.statement.describe(), err=True)
+    elif not is_quiet():  # the file holds every field: the terminal shows the short form
+        click.echo(summary.statement.summary(shlex.quote(str(where))), err=True)
     if target.path is not None:
         where = target.statement_path()
         say(

@@ -161,17 +161,20 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
     if kinds_kept:
         counted = (
             f"{reads}; its decisions never change the number of positions the mechanism's "
-            "noise is given, nor their kinds (nouns and names), nor their order: each word of "
-            "an entity that the mechanism would release (by its own rule, read from the word "
-            "alone, in lower case) becomes a surrogate word it releases as the same kind (the "
-            "surrogate drawn above when it is one, else a word of the same kind drawn from the "
-            "lists' words; for a number, date, phone number or code first a random number from "
-            "1 to 9999), and each word it would not release (a name outside its vocabulary or "
-            "lexicon, a function word) is dropped. So the guarantee compares the texts as the "
-            "mechanism reads them without the step (the same number K of positions); what the "
-            "recogniser decides is only which of those positions hold a surrogate drawn from "
-            "the lists instead of the word (a capitalised common noun it takes for a name is "
-            "replaced)"
+            "noise is given, nor their kinds (nouns and names), nor their order: each word of a "
+            "person, place or organisation that the mechanism would release (by its own rule, "
+            "read from the word alone, in lower case) becomes a word drawn uniformly from the "
+            "lists' words of the entity's type that it releases as the same kind (a person: "
+            "given names and surnames; a place: places; an organisation: the organisation "
+            "names' words, surnames and places), whatever the entity's length or casing; a "
+            "number, date, code, address, link or handle keeps its surrogate of the same form "
+            "where that has the same kinds (else such listed words, or for a number first a "
+            "random number from 1 to 9999); and each word the mechanism would not release (a "
+            "name outside its vocabulary or lexicon, a function word) is dropped. So the "
+            "guarantee compares the texts as the mechanism reads them without the step (the "
+            "same number K of positions); what the recogniser decides is only which of those "
+            "positions hold a word drawn from the lists instead of its own, and from which "
+            "type's words (a capitalised common noun it takes for a name is replaced)"
         )
     else:
         counted = (
@@ -254,16 +257,17 @@ _KINDS_REMEMBERED = 65_536
 
 @functools.cache
 def _list_words(lists: PublicLists, name: str) -> tuple[str, ...]:
-    """The entries of one word of public list ``name``; ``any``: every word of every list
-    (organisation patterns' words without their slots), sorted."""
-    if name == "given":
-        return tuple(w for w in lists.given_names if w.isalpha())
-    if name == "surname":
-        return tuple(w for w in lists.surnames if w.isalpha())
-    if name == "place":
-        return tuple(w for w in lists.places if w.isalpha())
+    """The words of the public lists an entity of type ``name`` draws from (``person``: given
+    names and surnames; ``place``: places; ``organisation``: the organisation names' and
+    patterns' words without their slots, surnames and places; ``any``: every listed word),
+    sorted, each once."""
+    sources = {
+        "person": (lists.given_names, lists.surnames),
+        "place": (lists.places,),
+        "organisation": (lists.organisations, lists.surnames, lists.places),
+    }.get(name, (lists.given_names, lists.surnames, lists.places, lists.organisations))
     words: set[str] = set()
-    for entries in (lists.given_names, lists.surnames, lists.places, lists.organisations):
+    for entries in sources:
         for entry in entries:
             words.update(w for w in entry.split() if w.isalpha())
     return tuple(sorted(words))
@@ -275,18 +279,23 @@ class KindKeepingSurrogates:
     its noise (``mechanism.content_kinds``: emp-write's nouns, emp-text's content words,
     emp-sentence's nouns and names), in order.
 
-    Each word of a person, place or organisation (and each other entity as a whole) keeps its
-    :class:`~authormask.text.entities.Surrogates` surrogate when that has the kinds the
-    original has; an original with no such position (a word the mechanism would not release:
-    ``Oluwaseun`` outside emp-write's lexicon, ``SAID``) is dropped; any other gets one
-    surrogate word per position of the original, each of the same kind, drawn uniformly from
-    the public lists' words of that kind (the entity's own list first: a person's first word
-    a given name, later words surnames, a place a place; then every listed word; for a number,
-    date, phone number or code a random number from 1 to 9999 first). Drawn with the
-    surrogates' generator and consistent within the document (the same original word, the
-    same fill). The kinds of a word are read from the word alone, as the mechanism reads it
+    Each word of a person, place or organisation gets one surrogate word per position the
+    mechanism would give its noise for it (none for a word it would not release:
+    ``Oluwaseun`` outside emp-write's lexicon, ``SAID``: the word is dropped), each of that
+    position's kind, drawn uniformly from the public lists' words of the entity's type that
+    the mechanism releases as that kind (a person: the given names and surnames; a place: the
+    places; an organisation: the organisation names' words, surnames and places; where none
+    is of that kind, every listed word): a draw that depends on the entity's type and the
+    position's kind only, never on the entity's length, casing or neighbours. Any other entity
+    (a number, date, code, address, link, handle) keeps its
+    :class:`~authormask.text.entities.Surrogates` surrogate of the same form when that has the
+    kinds of the entity (redrawn up to 16 times), else gets such words (for a number, date,
+    phone number or code a random number from 1 to 9999 first). Drawn with the surrogates'
+    generator and consistent within the document (the same original word, the same
+    surrogate). The kinds of a word are read from the word alone, as the mechanism reads it
     (lower case): what the recogniser reads (casing, punctuation, context) decides which
-    positions hold a surrogate, never how many there are or of which kind.
+    positions hold a surrogate and of which entity type, never how many positions there are
+    or of which kind.
 
     Parameters
     ----------
@@ -332,16 +341,15 @@ class KindKeepingSurrogates:
         str
             What replaces it (empty when none of its words is released).
         """
-        drawn = self.surrogates.surrogate(entity)
-        old, new = entity.text.split(), drawn.split()
         if entity.kind not in _WORDWISE:
-            return self._whole(entity, drawn)
-        if len(old) != len(new) or not old:
-            return self._word(entity.text, drawn, entity.kind, first=True)
+            return self._whole(entity, self.surrogates.surrogate(entity))
+        old = entity.text.split()
         gaps = re.findall(r"\s+", entity.text.strip())
         pieces: list[str] = []
-        for i, (o, n) in enumerate(zip(old, new, strict=True)):
-            word = self._word(o, n, entity.kind, first=i == 0)
+        for i, o in enumerate(old):
+            want = self.kinds(o)
+            fills = (self._fill(k, entity.kind, o, j) for j, k in enumerate(want))
+            word = " ".join(_styled_like(w, o) for w in fills if w)
             if word:
                 if pieces:
                     pieces.append(gaps[i - 1] if 0 < i <= len(gaps) else " ")
@@ -361,11 +369,11 @@ class KindKeepingSurrogates:
                 if self.kinds(drawn) == want:
                     break
                 drawn = Surrogates(rng, lists).surrogate(entity)  # another of the same form
-            found = self._word(entity.text, drawn, entity.kind, first=True)
+            found = self._word(entity.text, drawn, entity.kind)
             self._wholes[key] = found
         return found
 
-    def _word(self, old: str, new: str, kind: str, *, first: bool) -> str:
+    def _word(self, old: str, new: str, kind: str) -> str:
         """``new`` where it has the kinds of ``old``; nothing where ``old`` has none; else one
         listed word per position of ``old``, of its kind."""
         want = self.kinds(old)
@@ -373,25 +381,25 @@ class KindKeepingSurrogates:
             return new
         if not want:
             return ""
-        fills = (self._fill(k, kind, old, i, first=first) for i, k in enumerate(want))
+        fills = (self._fill(k, kind, old, i) for i, k in enumerate(want))
         return " ".join(_styled_like(w, old) for w in fills if w)
 
-    def _fill(self, content: str, kind: str, old: str, i: int, *, first: bool) -> str:
+    def _fill(self, content: str, kind: str, old: str, i: int) -> str:
         key = (kind, old.casefold(), i)
         found = self._fills.get(key)
         if found is None:
-            found = self._draw(content, kind, first=first)
+            found = self._draw(content, kind)
             self._fills[key] = found
         return found
 
-    def _draw(self, content: str, kind: str, *, first: bool) -> str:
+    def _draw(self, content: str, kind: str) -> str:
         rng = self.surrogates.rng
         if kind in _NUMBERS:
             for _ in range(_NUMBER_TRIES):
                 n = str(int(rng.integers(1, 10_000)))
                 if self.kinds(n) == (content,):
                     return n
-        own = {"person": "given" if first else "surname", "place": "place"}.get(kind)
+        own = kind if kind in _WORDWISE else None
         for name in (own, "any"):
             fits = self.kinds.pool(name, content) if name else ()
             if fits:

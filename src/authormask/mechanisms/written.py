@@ -274,8 +274,8 @@ class ContextKernel:
                 within=within,
                 prior_name=(
                     "class bigram over consecutive content words times Zipf on the embeddings' "
-                    "frequency ranks within each class, from the "
-                    + self._writer.identity.describe()
+                    "frequency ranks within each class, from the writer (the statement's model: "
+                    f"tokens sha256 {self._writer.identity.tokens_sha256[:16]})"
                 ),
                 weight=self.prior_weight,
                 index=self.noise.index,
@@ -626,7 +626,7 @@ class EMPWrite(Mechanism):
                 f"{e.name})"
             ),
             embeddings=e.to_dict(),
-            model={"writer": w.describe(), **w.to_dict()},
+            model={"writer": "class trigram writer", **w.to_dict()},
             floating_point=self.floating_point,
             version=__version__,
             guarantee=(
@@ -688,8 +688,9 @@ class EMPWrite(Mechanism):
                     "function words)"
                 )
                 + ", marks (. , ; : ? ! -), sentence boundaries and capitals drawn by the public "
-                "writer from the released content words and the document's generator only: "
-                f"{w.describe()}",
+                "writer from the released content words and the document's generator only: the "
+                f"class trigram writer of the statement's model (tokens sha256 "
+                f"{w.tokens_sha256[:16]})",
             },
             caveats=(
                 "K, the number of content words, is released: the guarantee compares documents "

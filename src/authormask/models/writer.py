@@ -57,6 +57,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import math
+import re
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -161,6 +162,34 @@ class WriterIdentity:
             f"{self.tokens_sha256[:16]}, classes sha256 {self.classes_sha256[:16]}; "
             f"{self.constants})"
         )
+
+
+_LEXICON_ID = re.compile(r"(\d+) words, sha256 ([0-9a-f]{16})[0-9a-f]*\s*$")
+
+
+def lexicon_reference(description: str) -> str:
+    """A short reference to a noun lexicon described in full elsewhere in the statement (its
+    ``content words``): its size and the first 16 hex digits of its SHA-256.
+
+    Parameters
+    ----------
+    description
+        The lexicon's full description (it ends with ``N words, sha256 HEX``).
+
+    Returns
+    -------
+    str
+        The reference; the description itself where it does not end so.
+
+    Examples
+    --------
+    >>> lexicon_reference("nouns of a corpus; 12 words, sha256 " + "ab" * 32)
+    'the noun lexicon (12 words, sha256 abababababababab)'
+    """
+    m = _LEXICON_ID.search(description)
+    if m is None:
+        return description
+    return f"the noun lexicon ({m.group(1)} words, sha256 {m.group(2)})"
 
 
 class _KneserNey:
@@ -317,7 +346,7 @@ class SkeletonWriter:
                     ""
                     if released is None
                     else "; a gap holding a word outside the vocabulary is not a candidate; "
-                    f"content words only {released[1]}"
+                    f"content words only those of {lexicon_reference(released[1])}"
                 )
             ),
         )
