@@ -108,7 +108,6 @@ def test_the_recognisers_parts_are_cut_by_words_not_layout() -> None:
     assert len(cuts[0]) == 2 and cuts[0] == cuts[1]
 
 
-
 def test_the_entity_step_reads_its_own_word_parts(mechanisms, monkeypatch) -> None:
     """Whatever parts a text arrives in, the recogniser reads the parts of its words."""
     monkeypatch.setattr(inputs, "PART_WORDS", 40)
@@ -125,9 +124,9 @@ def test_the_entity_step_reads_its_own_word_parts(mechanisms, monkeypatch) -> No
 def test_texts_differing_only_in_unreleased_words_release_the_same_bytes(
     mechanisms, a: str, b: str
 ) -> None:
-    """Under one document generator, two texts that differ only in what the statement calls unreleased
-    (here the casing of a word emp-write never releases, which the recogniser takes into a
-    name) are released byte-identically: the step draws a surrogate from the entity type's
+    """Under one document generator, two texts that differ only in what the statement calls
+    unreleased (here the casing of a word emp-write never releases, which the recogniser takes
+    into a name) are released byte-identically: the step draws a surrogate from the entity type's
     words whatever the entity's length (``NASA`` and ``NASA SAID`` are organisations of one and
     two words, and drew from other patterns before)."""
     m = mechanisms["emp-write"]
