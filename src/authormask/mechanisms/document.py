@@ -48,6 +48,7 @@ from authormask.text.canonical import UNIT_WORDS, CanonicalPreparer, CanonicalUn
 from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 from authormask.text.parts import split_parts
 from authormask.text.stopwords import list_words
+from authormask.text.token_rules import CANONICAL_RULES
 from authormask.validation import check_epsilon
 
 __all__ = [
@@ -416,6 +417,7 @@ class EMPDoc(CanonicalMechanism):
             "sentences capitalised; one space between tokens, one paragraph",
             "contractions": "split into a word and a clitic (do + n't); a piece is a "
             "function word when it is in the class",
+            "tokens": CANONICAL_RULES,
             "marks": marks_policy(self.preparer.marks),
         }
         if self.decoder != "nearest":

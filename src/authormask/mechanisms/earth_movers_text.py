@@ -42,6 +42,7 @@ from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 from authormask.text.prepare import NEGATION_AUXILIARIES, PreparedDocument, TextPreparer
 from authormask.text.render import render_text
 from authormask.text.stopwords import list_words
+from authormask.text.token_rules import TEXT_RULES
 from authormask.validation import check_epsilon
 
 __all__ = ["EMPText"]
@@ -174,7 +175,7 @@ class _EMPBase(Mechanism):
                 "split into a word and a clitic ('s, n't, 'm, 'll, 're, 've, 'd: do + n't, "
                 "president + 's); each is a stopword only if it is in the list"
             )
-        return {"stopwords": listed, "contractions": contractions}
+        return {"stopwords": listed, "contractions": contractions, "tokens": TEXT_RULES}
 
     def _oov_policy(self) -> str:
 

@@ -60,6 +60,7 @@ from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 from authormask.text.parts import split_parts
 from authormask.text.prepare import NEGATION_AUXILIARIES
 from authormask.text.stopwords import list_words
+from authormask.text.token_rules import CANONICAL_RULES
 from authormask.text.tokens import CLITICS
 from authormask.validation import check_epsilon
 
@@ -675,9 +676,7 @@ class EMPWrite(Mechanism):
                 + ("" if self.released is None else "; and every word outside the noun lexicon")
                 + "), never released (what stands between two content words is written by the "
                 f"writer): {list_words(self.preparer.function_words)}",
-                "tokens": "canonical tokens: Unicode NFKC, lower-cased, contractions split into "
-                "a word and a clitic, a possessive apostrophe as 's, a number, URL or e-mail "
-                "address one word (dropped unless it has a vector)",
+                "tokens": f"canonical tokens: {CANONICAL_RULES}",
                 "unknown words": "dropped (a word without a vector is not released and not "
                 "counted in K)",
                 "decoder": self.kernel.describe(),
