@@ -7,6 +7,7 @@ import pytest
 
 from authormask.core import create_mechanism
 
+
 @pytest.mark.parametrize("name", ["emp-write", "emp-text", "emp-doc", "emp-sentence"])
 def test_the_statement_names_the_rules_that_change_k(name: str) -> None:
     m = create_mechanism(name, epsilon=7)
