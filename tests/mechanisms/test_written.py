@@ -52,8 +52,14 @@ def test_the_skeleton_is_not_released(mech, same_noise) -> None:
     ra = release([STORY], mech, random_state=7).documents[0]
     rb = release([SAME_CONTENT], mech, random_state=7).documents[0]
     assert ra.text == rb.text and ra.words == rb.words
-    other = release([STORY.replace("DRAGON", "horse")], mech, random_state=7).documents[0]
-    assert other.words != ra.words or other.text != ra.text
+    # another content word changes the release (with one seed both may decode to one word:
+    # at seed 7 over the word-like/2 vocabulary, dragon and horse both came out as "drag")
+    changed = []
+    for seed in (7, 8, 9):
+        mine = release([STORY], mech, random_state=seed).documents[0]
+        other = release([STORY.replace("DRAGON", "horse")], mech, random_state=seed).documents[0]
+        changed.append(other.words != mine.words or other.text != mine.text)
+    assert any(changed)
 
 
 def test_noise_off_releases_the_content_words_in_order(glove_20k: Embeddings) -> None:

@@ -100,3 +100,20 @@ def test_the_packaged_tags_are_the_taggers() -> None:
     for word, counts in fresh.items():
         for tag, n in counts.items():
             assert packaged[word][tag] >= n, (word, tag)
+
+
+def test_no_markup_escape_or_code_is_a_noun(glove_20k: Embeddings) -> None:
+    """Issue 47, item 4: emp-write released ``u2019t``, ``&amp;`` and ``67s`` as nouns (their
+    nearest tagged words are nouns, or none is close). The vocabulary filter word-like/2 keeps
+    such entries out of the vocabulary, so out of the lexicon (the 20,000 words here held
+    ``&amp;``, ``mp3``, ``u.s.`` and ``and/or`` under word-like/1), and the lexicon's description
+    (in the statement) names that rule."""
+    lex = load_noun_lexicon(glove_20k, frozenset({"the"}))
+    junk = {"&amp;", "mp3", "co2", "3d", "49ers", "u.s.", "mr.", "and/or", "at&t", "'70s"}
+    assert not junk & set(glove_20k.words)
+    assert not junk & lex.nouns
+    assert {"house", "water", "jackson", "19th"} <= lex.nouns
+    described = lex.describe()
+    assert "only vocabulary words (filter word-like/2: " in described
+    assert "u2019t" in described and "67s" in described and "&" in described
+    assert lex.vocabulary_filter.startswith("word-like/2")

@@ -9,7 +9,13 @@ from authormask.embeddings.registry import (
     EmbeddingsInfo,
     load_embeddings,
 )
-from authormask.embeddings.vocabulary import DEFAULT_FILTER, VOCABULARY_FILTERS, is_word_like
+from authormask.embeddings.vocabulary import (
+    DEFAULT_FILTER,
+    VOCABULARY_FILTERS,
+    describe_filter,
+    is_plain_word,
+    is_word_like,
+)
 
 __all__ = [
     "DEFAULT_EMBEDDINGS",
@@ -22,6 +28,8 @@ __all__ = [
     "NearestWordIndex",
     "brute_force_nearest",
     "default_cache_dir",
+    "describe_filter",
+    "is_plain_word",
     "is_word_like",
     "load_embeddings",
 ]

@@ -35,7 +35,7 @@ class EmbeddingsIdentity:
     ``words_sha256`` hashes the ordered word list (one word per line, UTF-8) and
     ``vectors_sha256`` the float32 vector bytes, both truncated to 16 hex digits.
     ``vocabulary_filter`` names the versioned policy that chose which entries of the source may
-    be outputs (``"word-like/1"``, see :mod:`authormask.embeddings.vocabulary`), or ``"none"``.
+    be outputs (``"word-like/2"``, see :mod:`authormask.embeddings.vocabulary`), or ``"none"``.
 
     Attributes
     ----------

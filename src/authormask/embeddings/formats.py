@@ -124,7 +124,7 @@ def _read_text(
     everything before them, without surrounding whitespace but with its inner spaces as they are,
     is the word, so ``new york 0.1 ... 0.5`` is the entry ``"new york"``. Such an entry is read
     like any other; whether it may be an output is the vocabulary filter's decision
-    (``word-like/1`` leaves it out: a token never contains a space).
+    (``word-like/1`` and ``/2`` leave it out: a token never contains a space).
     Without a header, n is the most common count of whitespace-separated fields among the first
     100 records (ties: the larger) minus one, so a first line whose word contains spaces does not
     set it; with a header, a declared dimension smaller than that (most records would get a word

@@ -75,8 +75,8 @@ KNOWN_EMBEDDINGS: dict[str, EmbeddingsInfo] = {
         vocab_size=400_000,
         dimension=50,
         description=(
-            "GloVe 6B (Wikipedia 2014 + Gigaword 5), lowercase, frequency-ordered; 367,182 of "
-            "its entries pass the word-like/1 vocabulary filter"
+            "GloVe 6B (Wikipedia 2014 + Gigaword 5), lowercase, frequency-ordered; 358,570 of "
+            "its entries pass the word-like/2 vocabulary filter"
         ),
     ),
     "spacy-md-300d": EmbeddingsInfo(
@@ -213,11 +213,13 @@ def load_embeddings(
         :func:`default_cache_dir`; ``None``: off, everything is built in memory).
     filter
         The vocabulary filter (:mod:`authormask.embeddings.vocabulary`), applied before the K
-        most frequent words are taken: ``"word-like"`` (default, policy ``word-like/1``) keeps
-        e-mail addresses, URLs, host names, long digit strings and punctuation out of the
-        vocabulary, so they are never an output; ``None`` (or ``"none"``) keeps every entry.
-        ``"word-like/1"`` names the policy itself. Its versioned name is part of
-        :attr:`Embeddings.identity`.
+        most frequent words are taken: ``"word-like"`` (default, policy ``word-like/2``) keeps
+        e-mail addresses, URLs, host names, long digit strings, punctuation, markup entities,
+        escapes and codes (``&amp;``, ``u2019t``, ``67s``) out of the vocabulary, so they are
+        never an output; ``None`` (or ``"none"``) keeps every entry. ``"word-like/2"`` names
+        the policy itself (``"word-like/1"``, the earlier one, is still accepted). Its versioned
+        name is part of :attr:`Embeddings.identity`, and so of a prepared entry's name: a
+        vocabulary prepared under another policy is never served for this one.
 
     Returns
     -------
@@ -476,6 +478,12 @@ PINNED_IDENTITIES: dict[tuple[str, str, int], tuple[str, str]] = {
     ("glove-6b-50d", "word-like/1", 100_000): ("eb92c182b13ee1c0", "aa0c9af34f57a0d9"),
     ("glove-6b-50d", "word-like/1", 367_182): ("2cdb39a866c29f98", "3eb2ae92cfcd4699"),
     ("spacy-md-300d", "word-like/1", 12_248): ("cc45c90144efd17b", "917e1f67167b35c3"),
+    # word-like/2 (issue 47): the default since; spaCy's rows are plain words under both
+    ("glove-6b-50d", "word-like/2", 20_000): ("f43c327ba9ba8fb5", "9214ce83dca50aa5"),
+    ("glove-6b-50d", "word-like/2", 30_000): ("5c589e157f35f766", "f4944cf9770683b7"),
+    ("glove-6b-50d", "word-like/2", 100_000): ("fe6c9df2c4821a1a", "f5bc5e9ae563e70f"),
+    ("glove-6b-50d", "word-like/2", 358_570): ("0a6d0a0b204cf29e", "08dab487dee09f5e"),
+    ("spacy-md-300d", "word-like/2", 12_248): ("cc45c90144efd17b", "917e1f67167b35c3"),
 }
 
 

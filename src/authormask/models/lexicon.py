@@ -27,6 +27,13 @@ the word alone, like a stopword list):
    part (``texted``, ``okay``).
 3. The mechanism's function words are never in it.
 
+Only words of the embeddings' vocabulary are candidates, so the vocabulary filter
+(:mod:`authormask.embeddings.vocabulary`) decides which strings can be words at all: under the
+default ``word-like/2`` no markup entity (``&amp;``), escape (``u2019t``), code (``67s``, ``mp3``)
+or abbreviation with its dots is a noun, whatever its neighbours. Brand names written as one word
+(``directv``) are words by that rule, and nouns by rule 2, like any other name. The filter is named
+in the lexicon's description, and it is part of the embeddings' identity, which keys the lexicon.
+
 :data:`NOUN_SHARE` and :data:`SIMILAR` were chosen on the tuning problems of ``pan19-en`` (2 and
 4; ``benchmarks/emp_write_design.py``). The lexicon's identity (the rule, the tags file's SHA-256,
 its size and the SHA-256 of its sorted words) goes in every statement that uses it.
@@ -49,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from authormask.embeddings import Embeddings
+from authormask.embeddings.vocabulary import describe_filter
 from authormask.exceptions import InvalidParameterError
 
 __all__ = [
@@ -90,12 +98,16 @@ class NounLexicon:
         SHA-256 of the packaged tags file.
     nouns_sha256
         SHA-256 of the sorted nouns, one per line.
+    vocabulary_filter
+        The embeddings' vocabulary filter and what it keeps
+        (:func:`~authormask.embeddings.vocabulary.describe_filter`).
     """
 
     nouns: frozenset[str]
     source: str
     tags_sha256: str
     nouns_sha256: str
+    vocabulary_filter: str = "none"
 
     def describe(self) -> str:
         """One line for the statement.
@@ -109,8 +121,8 @@ class NounLexicon:
             f"the words tagged NOUN or PROPN in >= {NOUN_SHARE:g} of their occurrences in "
             f"{self.source} (tag counts sha256 {self.tags_sha256}); a word not seen there if its "
             f"nearest word seen >= {MIN_COUNT} times (cosine in the embeddings) is one or is "
-            f"below {SIMILAR:g} cosine; never a function word; {len(self.nouns)} words, sha256 "
-            f"{self.nouns_sha256}"
+            f"below {SIMILAR:g} cosine; never a function word; only vocabulary words (filter "
+            f"{self.vocabulary_filter}); {len(self.nouns)} words, sha256 {self.nouns_sha256}"
         )
 
 
@@ -222,7 +234,13 @@ def build_noun_lexicon(
             "noun): use content='words'"
         )
     digest = hashlib.sha256("\n".join(sorted(nouns)).encode("utf-8")).hexdigest()
-    return NounLexicon(frozenset(nouns), source, tags_sha256, digest)
+    return NounLexicon(
+        frozenset(nouns),
+        source,
+        tags_sha256,
+        digest,
+        describe_filter(embeddings.vocabulary_filter),
+    )
 
 
 _LOCK = threading.Lock()
