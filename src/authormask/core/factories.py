@@ -136,7 +136,9 @@ def emp_write(p: dict[str, Any]) -> Mechanism:
     if p["content"] == "nouns":
         from authormask.models.lexicon import load_noun_lexicon
 
-        lexicon = load_noun_lexicon(emb, all_function_words(words))
+        lexicon = load_noun_lexicon(
+            emb, all_function_words(words), cache_dir=p["cache_dir"] or "default"
+        )
         released = (lexicon.nouns, lexicon.describe())
     return EMPWrite(
         embeddings=emb,

@@ -45,6 +45,7 @@ import argparse
 import functools
 import hashlib
 import json
+import logging
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -57,7 +58,7 @@ import numpy as np
 
 from authormask.embeddings import Embeddings
 from authormask.embeddings.vocabulary import describe_filter
-from authormask.exceptions import InvalidParameterError
+from authormask.exceptions import InputError, InvalidParameterError
 
 __all__ = [
     "MIN_COUNT",
@@ -177,6 +178,11 @@ def _noun_share(tags: Counter[str]) -> float:
     return sum(tags[t] for t in NOUN_TAGS) / max(sum(tags.values()), 1)
 
 
+#: vocabulary rows compared with the tagged words at a time (a block of 1024 x ~5,500 float64
+#: similarities is 43 MiB; 8192 rows held two blocks of 345 MiB at once: issue 50)
+_BLOCK = 1024
+
+
 def build_noun_lexicon(
     embeddings: Embeddings,
     tags: dict[str, Counter[str]],
@@ -219,8 +225,8 @@ def build_noun_lexicon(
         train = unit[[embeddings.index_of(w) for w in tagged]]
         is_noun = np.array([_noun_share(tags[w]) >= NOUN_SHARE for w in tagged])
         words = embeddings.words
-        for first in range(0, len(embeddings), 8192):
-            sim = unit[first : first + 8192] @ train.T
+        for first in range(0, len(embeddings), _BLOCK):
+            sim = unit[first : first + _BLOCK] @ train.T
             nearest = np.argmax(sim, axis=1)
             closest = sim[np.arange(len(nearest)), nearest]
             for i, j in enumerate(nearest):
@@ -243,15 +249,71 @@ def build_noun_lexicon(
     )
 
 
+logger = logging.getLogger(__name__)
 _LOCK = threading.Lock()
 _LEXICONS: dict[tuple[Any, ...], NounLexicon] = {}
 
 
+#: the first line of a prepared lexicon file, before the SHA-256 of the rest
+_PREPARED = "authormask noun lexicon 1 sha256"
+
+
+def _prepared_key(embeddings: Embeddings, function_words: frozenset[str], tags_sha: str) -> str:
+    """What a prepared lexicon is a function of: the embeddings' identity, the function words,
+    the tags, the rule's constants and authormask's version."""
+    from authormask._version import __version__
+
+    recipe = {
+        "embeddings": embeddings.identity.to_dict(),
+        "function_words": sorted(function_words),
+        "tags": tags_sha,
+        "rule": [NOUN_SHARE, SIMILAR, MIN_COUNT, sorted(NOUN_TAGS)],
+        "version": __version__,
+    }
+    blob = json.dumps(recipe, sort_keys=True, default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()[:32]
+
+
+def _read_prepared(path: Path) -> frozenset[str] | None:
+    """The nouns of a prepared lexicon file, or None when it is missing, not one, or its words
+    are not those its first line hashes (a damaged or edited file is rebuilt)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    head, _, body = text.partition("\n")
+    prefix, _, digest = head.rpartition(" ")
+    if prefix != _PREPARED or hashlib.sha256(body.encode("utf-8")).hexdigest() != digest:
+        return None
+    return frozenset(body.split("\n")) if body else None
+
+
+def _write_prepared(path: Path, nouns: frozenset[str]) -> None:
+    """Write a prepared lexicon file atomically; a folder that cannot be written is left (the
+    lexicon is then built again next time)."""
+    from authormask._io import atomic_path
+
+    body = "\n".join(sorted(nouns))
+    text = f"{_PREPARED} {hashlib.sha256(body.encode('utf-8')).hexdigest()}\n{body}"
+    try:
+        with atomic_path(path) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+    except (OSError, InputError) as exc:
+        logger.warning("noun lexicon not prepared in %s: %s", path.parent, exc)
+
+
 def load_noun_lexicon(
-    embeddings: Embeddings, function_words: frozenset[str] = frozenset()
+    embeddings: Embeddings,
+    function_words: frozenset[str] = frozenset(),
+    *,
+    cache_dir: Path | str | None = None,
 ) -> NounLexicon:
-    """The noun lexicon over ``embeddings`` without ``function_words``, from the packaged tags
-    (built on first use and kept for the process: a second or two).
+    """The noun lexicon over ``embeddings`` without ``function_words``, from the packaged tags:
+    kept for the process, and, with ``cache_dir``, prepared once into a file there that later
+    processes read instead of building it (seconds and a few hundred MB: issue 50). The file
+    is keyed by everything the lexicon is a function of and checked against the SHA-256 of its
+    words on reading (a damaged or edited one is rebuilt); the cache folder is the prepared
+    vocabularies' (owner-only: :func:`~authormask.embeddings.cache.check_cache_dir`).
 
     Parameters
     ----------
@@ -259,6 +321,9 @@ def load_noun_lexicon(
         The vocabulary.
     function_words
         The mechanism's function words (never in the lexicon).
+    cache_dir
+        The cache folder (``"default"``: :func:`~authormask.embeddings.cache.default_cache_dir`),
+        or None: built in memory.
 
     Returns
     -------
@@ -278,9 +343,25 @@ def load_noun_lexicon(
         lexicon = _LEXICONS.get(key)
         if lexicon is None:
             source, sha, tags = packaged_tags()
-            lexicon = build_noun_lexicon(
-                embeddings, tags, source=source, tags_sha256=sha, function_words=function_words
-            )
+            path = None
+            if cache_dir is not None:
+                from authormask.embeddings.cache import check_cache_dir, default_cache_dir
+
+                folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
+                check_cache_dir(folder)
+                path = folder / f"nouns-{_prepared_key(embeddings, function_words, sha)}.txt"
+            nouns = None if path is None else _read_prepared(path)
+            if nouns is not None:
+                digest = hashlib.sha256("\n".join(sorted(nouns)).encode("utf-8")).hexdigest()
+                lexicon = NounLexicon(
+                    nouns, source, sha, digest, describe_filter(embeddings.vocabulary_filter)
+                )
+            else:
+                lexicon = build_noun_lexicon(
+                    embeddings, tags, source=source, tags_sha256=sha, function_words=function_words
+                )
+                if path is not None:
+                    _write_prepared(path, lexicon.nouns)
             _LEXICONS[key] = lexicon
         return lexicon
 
