@@ -145,7 +145,9 @@ def emp_write(p: dict[str, Any]) -> Mechanism:
         epsilon=p["epsilon"],
         function_words=words,
         function_words_description=described,
-        writer=load_writer(emb, all_function_words(words), released),
+        writer=load_writer(
+            emb, all_function_words(words), released, cache_dir=p["cache_dir"] or "default"
+        ),
         decoder=p["decoder"],
         prior_weight=p["prior_weight"],
         released=released,

