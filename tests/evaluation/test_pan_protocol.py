@@ -194,7 +194,9 @@ def test_each_problem_is_scored_on_its_own(
     assert off_sim.mean == pytest.approx(float(np.mean(expected)), abs=1e-3)
     assert off_sim.sd == pytest.approx(float(np.std(expected, ddof=1)), abs=1e-3)
     (large_sim,) = result.utility_cells("emp-text", 1e6, "similarity", first.name)
-    assert large_sim.mean == pytest.approx(off_sim.mean, abs=0.05)  # other surrogates
+    # other surrogates: each released word of a name is drawn from its type's listed words
+    # (issue 47), and the English recogniser reads many words of this Dutch fixture as names
+    assert large_sim.mean == pytest.approx(off_sim.mean, abs=0.1)
     noisy = result.similarity("emp-text", 5.0)
     assert noisy is not None and noisy["texts"] == 4
     assert noisy["low"] < noisy["mean"] < noisy["high"]

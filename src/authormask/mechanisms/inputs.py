@@ -240,9 +240,21 @@ class ContentKinds:
         return found
 
     def pool(self, name: str, content: str) -> tuple[str, ...]:
-        """The words of public list ``name`` (``given``, ``surname``, ``place``: its entries
-        of one word; ``any``: every word of every list) that are one position of kind
-        ``content``, in list order."""
+        """The words an entity of type ``name`` draws from (:func:`_list_words`) that the
+        mechanism reads as one position of kind ``content``, in order.
+
+        Parameters
+        ----------
+        name
+            ``person``, ``place``, ``organisation`` or ``any``.
+        content
+            The position's kind.
+
+        Returns
+        -------
+        tuple[str, ...]
+            The words.
+        """
         key = (name, content)
         found = self._pools.get(key)
         if found is None:  # two threads at once compute the same tuple
@@ -349,7 +361,9 @@ class KindKeepingSurrogates:
         for i, o in enumerate(old):
             want = self.kinds(o)
             fills = (self._fill(k, entity.kind, o, j) for j, k in enumerate(want))
-            word = " ".join(_styled_like(w, o) for w in fills if w)
+            # a word of several positions gets as many words joined by a "/" (a mark both
+            # tokenisers cut at), so no whitespace is added to the layout
+            word = "/".join(_styled_like(w, o) for w in fills if w)
             if word:
                 if pieces:
                     pieces.append(gaps[i - 1] if 0 < i <= len(gaps) else " ")
@@ -382,7 +396,10 @@ class KindKeepingSurrogates:
         if not want:
             return ""
         fills = (self._fill(k, kind, old, i) for i, k in enumerate(want))
-        return " ".join(_styled_like(w, old) for w in fills if w)
+        # words joined as the original's were: by a space where it had one, else by a "/" (a
+        # mark both tokenisers cut at), so the layout (whitespace) stays
+        joiner = " " if any(ch.isspace() for ch in old) else "/"
+        return joiner.join(_styled_like(w, old) for w in fills if w)
 
     def _fill(self, content: str, kind: str, old: str, i: int) -> str:
         key = (kind, old.casefold(), i)

@@ -258,15 +258,24 @@ _LEXICONS: dict[tuple[Any, ...], NounLexicon] = {}
 _PREPARED = "authormask noun lexicon 1 sha256"
 
 
-def _prepared_key(embeddings: Embeddings, function_words: frozenset[str], tags_sha: str) -> str:
+def _prepared_key(
+    embeddings: Embeddings,
+    function_words: frozenset[str],
+    tags_sha: str,
+    tags: dict[str, Counter[str]],
+) -> str:
     """What a prepared lexicon is a function of: the embeddings' identity, the function words,
-    the tags, the rule's constants and authormask's version."""
+    the tags (their file's hash and the counts themselves), the rule's constants and
+    authormask's version."""
+    counts = sorted((w, sorted(c.items())) for w, c in tags.items())
+    tags_digest = hashlib.sha256(json.dumps(counts).encode("utf-8")).hexdigest()
     from authormask._version import __version__
 
     recipe = {
         "embeddings": embeddings.identity.to_dict(),
         "function_words": sorted(function_words),
         "tags": tags_sha,
+        "tag_counts": tags_digest,
         "rule": [NOUN_SHARE, SIMILAR, MIN_COUNT, sorted(NOUN_TAGS)],
         "version": __version__,
     }
@@ -349,7 +358,7 @@ def load_noun_lexicon(
 
                 folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
                 check_cache_dir(folder)
-                path = folder / f"nouns-{_prepared_key(embeddings, function_words, sha)}.txt"
+                path = folder / f"nouns-{_prepared_key(embeddings, function_words, sha, tags)}.txt"
             nouns = None if path is None else _read_prepared(path)
             if nouns is not None:
                 digest = hashlib.sha256("\n".join(sorted(nouns)).encode("utf-8")).hexdigest()

@@ -291,6 +291,8 @@ class SkeletonWriter:
         public description; ``None``: every word that is not a function word. The writer then
         writes every other word too (verbs, adjectives...), in gaps of at most
         :data:`MAX_GAP_RELEASED` tokens.
+    cache_dir
+        Where its word classes are prepared once and read after (None: fitted every time).
     """
 
     def __init__(
