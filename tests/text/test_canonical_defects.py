@@ -141,11 +141,22 @@ def test_numbers_are_content_words_and_no_sentence_ends(noise_off: Mechanism) ->
 
 
 def test_a_number_is_perturbed_like_any_unknown_word(glove_20k: Embeddings) -> None:
-    for name, params in (("emp-doc", {"epsilon": 5}), ("random-sub", {"rate": 0.5})):
-        mech = core_mechanism(name, embeddings=glove_20k, **params)
-        for text in (NUMBERS, "12.4%", "1,000,000,000.5% 10:30:15"):
-            out = _text(mech, text, seed=1)
-            assert out and "%" not in out and ":" not in out
+    mech = core_mechanism("emp-doc", embeddings=glove_20k, epsilon=5)
+    for text in (NUMBERS, "12.4%", "1,000,000,000.5% 10:30:15"):
+        out = _text(mech, text, seed=1)
+        assert out and "%" not in out and ":" not in out
+
+
+def test_random_sub_keeps_a_number_or_replaces_it(glove_20k: Embeddings) -> None:
+    """random-sub (no guarantee) keeps a number without a vector as written where it keeps the
+    word, and replaces it by a vocabulary word where it replaces it (issue 47, item 5: its
+    noise-off form keeps numbers as numbers; tests/mechanisms/test_random_sub_numbers.py)."""
+    mech = core_mechanism("random-sub", embeddings=glove_20k, rate=0.5)
+    for text in (NUMBERS, "12.4%", "1,000,000,000.5% 10:30:15"):
+        numbers = [t for t in text.rstrip(".").split() if t[0].isdigit()]
+        words = release([text], mech, random_state=1).documents[0].words
+        assert words
+        assert all(w in glove_20k or w in numbers for w in words)
 
 
 # --- 4. URLs and e-mail addresses ------------------------------------------------------------

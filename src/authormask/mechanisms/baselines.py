@@ -8,6 +8,14 @@ release is differentially private (for ``rate < 1`` a word that is kept is more 
 the input that holds it, with no bound on the ratio). At ``rate = 0`` it is the noise-off
 canonical form: the text as ``emp-doc`` prepares it, every word released unchanged.
 
+A word without a vector is fed as ``emp-doc`` feeds it (a word drawn by the unknown-word
+policy, :mod:`authormask.mechanisms.unknown`), except a number
+(:func:`~authormask.text.canonical.is_number`: ``12.4%``, ``1,000``, ``3189``), which has no
+vector as most numbers do and is kept as written where it is not replaced: a number stays a
+number (issue 47). At ``rate = 0``, ``Sales rose 12.4% in 2023.`` is released as it is with
+``entities="keep"``, and with surrogates as the random numbers of the same form that the entity
+step wrote.
+
 It is drawn on every frontier (``docs/emp-doc.md``): a mechanism is only worth its name if it
 keeps more utility than ``random-sub`` at the same attacker accuracy.
 """
@@ -35,7 +43,12 @@ from authormask.mechanisms.document import (
 from authormask.mechanisms.exponential import sample_uniform_index
 from authormask.mechanisms.unknown import describe_unknown_policy
 from authormask.randomness import SEEDED, UNSEEDED
-from authormask.text.canonical import CanonicalPreparer, CanonicalUnit, render_canonical
+from authormask.text.canonical import (
+    CanonicalPreparer,
+    CanonicalUnit,
+    is_number,
+    render_canonical,
+)
 from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 
 __all__ = ["RandomSubstitution", "check_rate"]
@@ -138,7 +151,11 @@ class RandomSubstitution(CanonicalMechanism):
         """
         out: list[Output] = []
         for unit, rng in zip(documents, rngs, strict=True):
-            content = self._substitute(self._content(unit, rng), self.embeddings.words, rng)
+            fed = list(self._content(unit, rng))
+            for i, word in zip(unit.mapped, unit.unknown, strict=True):
+                if is_number(word):  # a number without a vector stays itself where it is kept
+                    fed[i] = word
+            content = self._substitute(fed, self.embeddings.words, rng)
             function = self._substitute(unit.function_words, self.function_embeddings.words, rng)
             out.append(
                 Output(
@@ -196,7 +213,10 @@ class RandomSubstitution(CanonicalMechanism):
                 f"the {len(self.embeddings)} vocabulary words",
                 "unknown words": describe_unknown_policy(self.preparer.oov_map_to).replace(
                     ", then perturbed like any other", ", then replaced or not like any other"
-                ),
+                )
+                + "; except a number (digits, with . , : only between two digits, and a "
+                "trailing %: 12.4%, 1,000), which is released as written where it is not "
+                "replaced",
                 "skeleton": "canonical, as emp-doc's",
                 "marks": marks_policy(self.preparer.marks),
             },

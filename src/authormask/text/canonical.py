@@ -80,6 +80,7 @@ __all__ = [
     "ReadingState",
     "SkeletonState",
     "canonical_tokens",
+    "is_number",
     "render_canonical",
 ]
 
@@ -105,6 +106,9 @@ _QUOTE_CHARS = frozenset("\"'")
 _OPENS_AFTER = frozenset("([{-")
 #: ... and one before these (or a space, or the end) may close one
 _CLOSES_BEFORE = frozenset(".,;:!?)]}-")
+#: a number as the canonical tokens hold it: digits, a ``.``, ``,`` or ``:`` only between two
+#: digits, an optional ``.`` before and ``%`` after (``12.4%``, ``1,000``, ``10:30``, ``.5``)
+_NUMBER = re.compile(r"\.?\d+(?:[.,:]\d+)*%?")
 #: line breaks (str.splitlines'); two in one gap between tokens, or a U+2029, end a paragraph
 _LINE_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028]")
 
@@ -334,7 +338,10 @@ class CanonicalUnit:
     words fed to the content mechanism (an unknown word as the preparer's ``oov_map_to`` or
     placeholder, its index in ``mapped``: :mod:`authormask.mechanisms.unknown`),
     ``function_words`` those fed to the function-word mechanism, ``start`` the skeleton state
-    before the first token. ``diagnostics`` are private counts.
+    before the first token. ``diagnostics`` are private counts. ``unknown`` holds the unknown
+    words themselves, one per index of ``mapped``: no mechanism with a guarantee reads them
+    (``random-sub``, which has none, releases a number among them as written where it keeps
+    the word).
 
     Attributes
     ----------
@@ -352,6 +359,8 @@ class CanonicalUnit:
         Private counts.
     mapped
         The indexes in ``content_words`` of the unknown words mapped.
+    unknown
+        The unknown words as the canonical tokens hold them, one per index of ``mapped``.
     """
 
     kinds: tuple[Kind, ...]
@@ -361,6 +370,7 @@ class CanonicalUnit:
     start: SkeletonState
     diagnostics: dict[str, int] = field(default_factory=dict)
     mapped: tuple[int, ...] = ()
+    unknown: tuple[str, ...] = ()
 
     @property
     def words(self) -> int:
@@ -485,6 +495,7 @@ class CanonicalPreparer:
         content: list[str] = []
         function: list[str] = []
         mapped: list[int] = []
+        unknown: list[str] = []
         for is_word, tok in tokens:
             if not is_word:
                 kinds.append("mark")
@@ -498,6 +509,7 @@ class CanonicalPreparer:
             else:
                 kinds.append("content")
                 mapped.append(len(content))
+                unknown.append(tok)
                 content.append(self.placeholder)
         return CanonicalUnit(
             kinds=tuple(kinds),
@@ -513,7 +525,31 @@ class CanonicalPreparer:
                 "oov_mapped": len(mapped),
             },
             mapped=tuple(mapped),
+            unknown=tuple(unknown),
         )
+
+
+def is_number(token: str) -> bool:
+    """Whether a canonical word token is a number: digits, with a ``.``, ``,`` or ``:`` only
+    between two digits, an optional ``.`` before and ``%`` after.
+
+    Parameters
+    ----------
+    token
+        A canonical word token.
+
+    Returns
+    -------
+    bool
+        True for a number.
+
+    Examples
+    --------
+    >>> [t for t in ["12.4%", "1,000", "10:30", ".5", "2023", "1990s", "v1.2", "12."]
+    ...  if is_number(t)]
+    ['12.4%', '1,000', '10:30', '.5', '2023']
+    """
+    return _NUMBER.fullmatch(token) is not None
 
 
 def _state_after(tokens: Sequence[tuple[bool, str]], start: SkeletonState) -> SkeletonState:

