@@ -8,6 +8,8 @@ __all__ = [
     "CONTENT",
     "DEFAULT_LENGTH",
     "DEFAULT_REGULARIZATION",
+    "EVENT_EPSILON",
+    "FRAME_WEIGHT",
     "MAX_WEIGHT",
     "NAME_WEIGHT",
     "PRIOR_WEIGHT",
@@ -58,6 +60,14 @@ SENTENCE_WEIGHT = 1.0
 #: discrete metric: any name for any other costs that much; a noun changed costs epsilon times a
 #: distance of 3-7 in GloVe 50-d)
 NAME_WEIGHT = 1.25
+#: emp-event: the weight of a frame changed (direct object, a preposition, none) against a unit
+#: of word distance (k-ary randomized response on the 36 public frames at ``FRAME_WEIGHT *
+#: epsilon``): at 1 and epsilon 6 a frame is kept with probability 0.92 (at 0.5, 0.37: the
+#: written events then read "liked in the woman")
+FRAME_WEIGHT = 1.0
+#: epsilon of ``emp-event`` when none is given (per unit of word distance at every agent, theme
+#: and verb): the point measured on pan19-en's tuning problems 2 and 4 (docs/emp-event.md)
+EVENT_EPSILON = 6.0
 
 #: which words ``emp-write`` releases: "nouns" (the words of a public noun lexicon; the writer
 #: writes the rest) or "words" (every content word). Nouns: on pan19-en, noise-free, a text's

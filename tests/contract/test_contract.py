@@ -399,6 +399,11 @@ def test_bad_parameters_are_one_line_errors_naming_them(
 RENDERING_DRAWS = {
     "emp-write": "its writer draws the function words, marks and sentence ends",
 }
+#: mechanisms that write their released words in forms of their own (post-processing of the
+#: released lemmas): their words are in their text, not necessarily in the input
+OWN_FORMS = {
+    "emp-event": "it writes each verb in the simple past and a pronoun in its subject form",
+}
 
 
 def prepared_words(unit: Any, name: str) -> tuple[str, ...]:
@@ -461,7 +466,8 @@ def test_noise_off_releases_the_preparation(name: str, request: pytest.FixtureRe
     else:
         assert Counter(doc.words) == Counter(expected) == Counter(doc.bag)
         assert list(doc.words) == sorted(doc.words)
-    assert set(doc.words) <= vocabulary, f"{name}: words not in the input were released"
+    if name not in OWN_FORMS:
+        assert set(doc.words) <= vocabulary, f"{name}: words not in the input were released"
     text = doc.text.lower()
     assert all(w in text for w in doc.words), f"{name}: a released word is not in its text"
 

@@ -25,6 +25,7 @@ from authormask.audit.cases_earth_movers import (
     _emp_write_entities,
     _random_sub,
 )
+from authormask.audit.cases_events import event_cases
 from authormask.audit.cases_integrity import INTEGRITY_CASES, forged_cache_case
 from authormask.audit.cases_peers import _mahalanobis, _vocabulary_exponential
 from authormask.audit.cases_sentences import sentence_cases
@@ -34,6 +35,7 @@ __all__ = [
     "ae_dp",
     "emp_bag",
     "emp_doc",
+    "emp_event",
     "emp_sentence",
     "emp_text",
     "emp_write",
@@ -168,6 +170,23 @@ def emp_sentence(name: str) -> tuple[CaseSpec, ...]:
         The mechanism's cases, each with its lazy builder.
     """
     return tuple(CaseSpec(name, case, build) for case, build in sentence_cases(name))
+
+
+def emp_event(name: str) -> tuple[CaseSpec, ...]:
+    """The argument and verb kernels on two GloVe words each, the frame kernel on two frames,
+    and the mechanism end to end on two one-event texts.
+
+    Parameters
+    ----------
+    name
+        The name the mechanism is registered under.
+
+    Returns
+    -------
+    tuple[CaseSpec, ...]
+        The mechanism's cases, each with its lazy builder.
+    """
+    return tuple(CaseSpec(name, case, build) for case, build in event_cases(name))
 
 
 def erae(name: str) -> tuple[CaseSpec, ...]:

@@ -194,6 +194,52 @@ def emp_sentence(p: dict[str, Any]) -> Mechanism:
     )
 
 
+def emp_event(p: dict[str, Any]) -> Mechanism:
+    """emp-event (:class:`~authormask.mechanisms.events.EMPEvent`) with emp-write's noun
+    lexicon, the public verb lexicon and the public name alphabet.
+
+    Parameters
+    ----------
+    p
+        The mechanism's checked parameters, by name.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism.
+    """
+    from authormask.mechanisms.events import EMPEvent, common_verbs, verb_lexicon
+    from authormask.mechanisms.written import all_function_words
+    from authormask.models.lexicon import load_noun_lexicon
+    from authormask.text.entities import public_lists
+
+    emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
+    function_words, _ = _stopwords(p["stopwords"])
+    lexicon = load_noun_lexicon(
+        emb, all_function_words(function_words), cache_dir=p["cache_dir"] or "default"
+    )
+    lists = public_lists()
+    names = frozenset(
+        w.lower() for entries in (lists.given_names, lists.surnames, lists.places) for w in entries
+    )
+    verbs, verbs_described = verb_lexicon()
+    common, common_described = common_verbs()
+    return EMPEvent(
+        embeddings=emb,
+        epsilon=p["epsilon"],
+        nouns=lexicon.nouns,
+        nouns_description=lexicon.describe(),
+        verbs=verbs - all_function_words(function_words),
+        verbs_description=verbs_described + " (function words never)",
+        common=common,
+        common_description=common_described,
+        names=names,
+        name_alphabet=sorted(w for w in names if " " not in w and w in lexicon.nouns),
+        name_weight=p["name_weight"],
+        frame_weight=p["frame_weight"],
+    )
+
+
 def random_sub(p: dict[str, Any]) -> Mechanism:
     """random-sub (:class:`~authormask.mechanisms.baselines.RandomSubstitution`).
 

@@ -16,6 +16,7 @@ emp-doc      Earth Mover's privacy on every word of a canonical skeleton
 random-sub   baseline: each word replaced by a random one with probability rate (NO DP)
 emp-write    Earth Mover's privacy on the content words; the rest written by a public model
 emp-sentence Earth Mover's privacy on sentences (a public bank's) and on their nouns
+emp-event    Earth Mover's privacy on the events (agent, verb, theme), written as sentences
 ============ =====================================================================
 
 Each :class:`MechanismSpec` declares what a front end needs (what the release is, what epsilon
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from authormask.core.factories import (
     emp_bag,
     emp_doc,
+    emp_event,
     emp_sentence,
     emp_text,
     emp_write,
@@ -57,6 +59,7 @@ from authormask.core.specs import (
     DOC_DECODER,
     EMBEDDINGS,
     EPSILON,
+    EVENT_RECOMMENDED,
     MAX_LENGTH,
     MODEL,
     OOV_MAP_TO,
@@ -73,6 +76,7 @@ from authormask.defaults import (
     CONTENT,
     DEFAULT_LENGTH,
     DEFAULT_REGULARIZATION,
+    FRAME_WEIGHT,
     MAX_WEIGHT,
     NAME_WEIGHT,
     PRIOR_WEIGHT,
@@ -560,6 +564,56 @@ BUILTIN: dict[str, MechanismSpec] = {
             help="readable text made of real sentences: each sentence snapped, after "
             "Earth Mover's noise, to a sentence of a public bank, with the document's noisy "
             "nouns in its noun slots (`sentence_weight`).",
+        ),
+        MechanismSpec(
+            "emp-event",
+            "Earth Mover's privacy on each event of the text (its agent, verb and theme; names "
+            "and frames by randomized response), written as plain sentences",
+            (
+                EVENT_RECOMMENDED,
+                EMBEDDINGS,
+                VOCAB,
+                CACHE,
+                Parameter(
+                    "stopwords",
+                    "the function words, never released as nouns or verbs: 'english', a file "
+                    "of words, or a set of words",
+                    default="english",
+                ),
+                Parameter(
+                    "name_weight",
+                    "weight (> 0) of a name changed against a unit of word distance: each name "
+                    "of the public name lists goes through randomized response at name_weight * "
+                    "epsilon",
+                    default=NAME_WEIGHT,
+                    minimum=0.0,
+                    exclusive_minimum=True,
+                    maximum=MAX_WEIGHT,
+                    kind="number",
+                ),
+                Parameter(
+                    "frame_weight",
+                    "weight (> 0) of a frame changed (direct object, a preposition, none) "
+                    "against a unit of word distance: randomized response at frame_weight * "
+                    "epsilon",
+                    default=FRAME_WEIGHT,
+                    minimum=0.0,
+                    exclusive_minimum=True,
+                    maximum=MAX_WEIGHT,
+                    kind="number",
+                ),
+                ENTITIES,
+            ),
+            emp_event,
+            label="Earth Mover's (events)",
+            release="text",
+            epsilon_per="word",
+            noise_parameter="epsilon",
+            seed_code=13,
+            samplers=("argument_kernel", "verb_kernel", "name_noise", "frame_noise"),
+            audit="authormask.audit.by_mechanism:emp_event",
+            help="readable text of the text's own events: each clause's agent, verb and theme "
+            "perturbed (Earth Mover's noise) and written as a plain sentence in the past tense.",
         ),
     )
 }

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from authormask.defaults import RECOMMENDED_EPSILON, SENTENCE_EPSILON
+from authormask.defaults import EVENT_EPSILON, RECOMMENDED_EPSILON, SENTENCE_EPSILON
 from authormask.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -634,6 +634,16 @@ SENTENCE_RECOMMENDED = Parameter(
     f"name_weight times it); smaller is more private; default {SENTENCE_EPSILON:g}, chosen on "
     "pan19-en's tuning problems",
     default=SENTENCE_EPSILON,
+    minimum=0.0,
+    exclusive_minimum=True,
+    kind="number",
+)
+EVENT_RECOMMENDED = Parameter(
+    "epsilon",
+    f"privacy parameter per unit of word distance at every agent, theme and verb (> 0; each "
+    f"name gets name_weight times it, each frame frame_weight times it); smaller is more "
+    f"private; default {EVENT_EPSILON:g}",
+    default=EVENT_EPSILON,
     minimum=0.0,
     exclusive_minimum=True,
     kind="number",
