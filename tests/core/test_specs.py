@@ -43,6 +43,7 @@ SEED_CODES = {
     "random-sub": 10,
     "emp-write": 11,
     "emp-sentence": 12,
+    "emp-event": 13,
 }
 
 
@@ -79,6 +80,7 @@ def test_what_each_mechanism_releases_is_declared() -> None:
         "random-sub": ("text", "none", True),
         "emp-write": ("text", "word", False),
         "emp-sentence": ("text", "word", False),
+        "emp-event": ("text", "word", False),
     }
     assert [n for n, s in MECHANISMS.items() if s.sweeps_rate] == ["random-sub"]
     assert {n: s.privacy for n, s in MECHANISMS.items() if s.epsilon_per == "token"} == {

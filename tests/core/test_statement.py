@@ -40,6 +40,7 @@ def mechanisms(glove_20k: Embeddings, tiny_erae_dir, tiny_aedp_dir) -> dict[str,
         "random-sub": am.create_mechanism("random-sub", rate=0.5, **emb),
         "emp-write": am.create_mechanism("emp-write", epsilon=7, **emb),
         "emp-sentence": am.create_mechanism("emp-sentence", epsilon=7, **emb),
+        "emp-event": am.create_mechanism("emp-event", epsilon=7, **emb),
     }
 
 
