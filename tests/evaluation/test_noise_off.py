@@ -82,7 +82,14 @@ def test_every_word_level_mechanism_declares_its_samplers() -> None:
         "emp-doc",
         "emp-write",
         "emp-sentence",
+        "emp-event",
     ]
+    assert mechanism_spec("emp-event").samplers == (
+        "argument_kernel",
+        "verb_kernel",
+        "name_noise",
+        "frame_noise",
+    )
     assert mechanism_spec("emp-sentence").samplers == ("kernel", "sentence_noise", "name_noise")
     assert mechanism_spec("emp-doc").samplers == ("kernel", "function_kernel")
     # the default: none (a model's sampler, or a baseline whose rate 0 is its noise-off form)

@@ -53,6 +53,8 @@ def _mechanisms(emb: Embeddings, erae: Any, aedp: Any) -> list[tuple[str, Any]]:
         ("emp-write off", create_noise_off("emp-write", **e)),
         ("emp-sentence", create_mechanism("emp-sentence", epsilon=8, **e)),
         ("emp-sentence off", create_noise_off("emp-sentence", **e)),
+        ("emp-event", create_mechanism("emp-event", epsilon=8, **e)),
+        ("emp-event off", create_noise_off("emp-event", **e)),
         ("syntf", create_mechanism("syntf", epsilon=5, output_size=5000, **e)),
         ("syntf off", create_mechanism("syntf", epsilon=1e4, output_size=5000, **e)),
         ("random-r", create_mechanism("random-r", output_size=1000, **e)),
