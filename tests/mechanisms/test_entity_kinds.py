@@ -133,3 +133,21 @@ def test_texts_differing_only_in_unreleased_words_release_the_same_bytes(
     for seed in range(8):
         out = [m.perturb([m.prepare(t)], [np.random.default_rng(seed)])[0] for t in (a, b)]
         assert out[0].text == out[1].text and out[0].words == out[1].words, (seed, out)
+
+
+def test_a_person_read_as_a_noun_stays_a_person() -> None:
+    """emp-sentence reads "stiles" as a noun (a lexicon noun outside its name alphabet): its
+    surrogate is a noun too, and a common noun for a person, never a word of an organisation
+    ("Railways", "Logistics" before)."""
+    m = create_mechanism("emp-sentence", epsilon=7)
+    assert m.inner.content_kinds("Stiles") == ("noun",)
+    people = {w.lower() for w in inputs.TYPE_NOUNS["person nouns"]}
+    seen = set()
+    text = "Derek told Stiles to run."
+    for seed in SEEDS:
+        stepped = m.stepped_text(text, np.random.default_rng(seed))
+        first, _, third = stepped.split()[:3]
+        assert first.lower() in people and third.lower() in people, stepped
+        assert m.inner.content_kinds(stepped) == m.inner.content_kinds(text)
+        seen.add(first)
+    assert len(seen) > 1  # drawn, not fixed

@@ -166,7 +166,10 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
             "read from the word alone, in lower case) becomes a word drawn uniformly from the "
             "lists' words of the entity's type that it releases as the same kind (a person: "
             "given names and surnames; a place: places; an organisation: the organisation "
-            "names' words, surnames and places), whatever the entity's length or casing; a "
+            "names' words, surnames and places; where none of those is of that kind, a common "
+            "noun of the type: "
+            + "; ".join(f"{t.split()[0]}: {', '.join(w)}" for t, w in TYPE_NOUNS.items())
+            + "), whatever the entity's length or casing; a "
             "number, date, code, address, link or handle keeps its surrogate of the same form "
             "where that has the same kinds (else such listed words, or for a number first a "
             "random number from 1 to 9999); and each word the mechanism would not release (a "
@@ -263,6 +266,84 @@ class ContentKinds:
         return found
 
 
+#: the common nouns a word of an entity type draws from where none of the type's listed words
+#: has the kind the mechanism gives its position (emp-sentence's "noun", a lexicon noun outside
+#: its name alphabet: "Stiles", a noun, became "Railways" from every listed word before): a
+#: person stays a person, a place a place, an organisation an organisation (public constants)
+TYPE_NOUNS: dict[str, tuple[str, ...]] = {
+    "person nouns": (
+        "stranger",
+        "friend",
+        "neighbour",
+        "visitor",
+        "traveller",
+        "cousin",
+        "captain",
+        "doctor",
+        "teacher",
+        "student",
+        "soldier",
+        "sailor",
+        "farmer",
+        "driver",
+        "officer",
+        "nurse",
+        "partner",
+        "colleague",
+        "guest",
+        "rider",
+        "writer",
+        "singer",
+        "lawyer",
+        "pilot",
+        "guard",
+        "clerk",
+        "servant",
+        "boy",
+        "girl",
+        "man",
+        "woman",
+        "kid",
+    ),
+    "place nouns": (
+        "town",
+        "city",
+        "village",
+        "harbour",
+        "valley",
+        "island",
+        "county",
+        "province",
+        "district",
+        "capital",
+        "port",
+        "coast",
+        "hill",
+        "river",
+        "forest",
+        "suburb",
+        "market",
+    ),
+    "organisation nouns": (
+        "company",
+        "agency",
+        "firm",
+        "council",
+        "ministry",
+        "bank",
+        "school",
+        "club",
+        "society",
+        "committee",
+        "office",
+        "bureau",
+        "union",
+        "group",
+        "institute",
+    ),
+}
+
+
 #: single words whose kinds :class:`ContentKinds` remembers (bounded: one release's entities)
 _KINDS_REMEMBERED = 65_536
 
@@ -271,8 +352,11 @@ _KINDS_REMEMBERED = 65_536
 def _list_words(lists: PublicLists, name: str) -> tuple[str, ...]:
     """The words of the public lists an entity of type ``name`` draws from (``person``: given
     names and surnames; ``place``: places; ``organisation``: the organisation names' and
-    patterns' words without their slots, surnames and places; ``any``: every listed word),
-    sorted, each once."""
+    patterns' words without their slots, surnames and places; ``person nouns``, ``place
+    nouns``, ``organisation nouns``: :data:`TYPE_NOUNS`; ``any``: every listed word), sorted,
+    each once."""
+    if name in TYPE_NOUNS:
+        return tuple(sorted(set(TYPE_NOUNS[name])))
     sources = {
         "person": (lists.given_names, lists.surnames),
         "place": (lists.places,),
@@ -297,7 +381,8 @@ class KindKeepingSurrogates:
     position's kind, drawn uniformly from the public lists' words of the entity's type that
     the mechanism releases as that kind (a person: the given names and surnames; a place: the
     places; an organisation: the organisation names' words, surnames and places; where none
-    is of that kind, every listed word): a draw that depends on the entity's type and the
+    is of that kind, the type's common nouns, :data:`TYPE_NOUNS`, of that kind; where none of
+    those either, every listed word): a draw that depends on the entity's type and the
     position's kind only, never on the entity's length, casing or neighbours. Any other entity
     (a number, date, code, address, link, handle) keeps its
     :class:`~authormask.text.entities.Surrogates` surrogate of the same form when that has the
@@ -417,7 +502,7 @@ class KindKeepingSurrogates:
                 if self.kinds(n) == (content,):
                     return n
         own = kind if kind in _WORDWISE else None
-        for name in (own, "any"):
+        for name in (own, f"{own} nouns" if own else None, "any"):
             fits = self.kinds.pool(name, content) if name else ()
             if fits:
                 return fits[int(rng.integers(len(fits)))]
