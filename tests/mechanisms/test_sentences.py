@@ -171,6 +171,25 @@ def test_fill_template_articles_capitals_and_leftover_slots() -> None:
     assert (text, used, named) == ("An egg fell on a table near Anna.", 1, 0)
 
 
+def test_a_noun_takes_the_number_of_its_slot() -> None:
+    """'He lay three hand in the type' (issue 46): a released noun is written in the number
+    of the bank's noun it stands for, both ways; other words are left alone."""
+    tokens = [
+        ("Three", " ", ""),
+        ("dogs", " ", "noun"),
+        ("saw", " ", ""),
+        ("a", " ", ""),
+        ("cat", "", "noun"),
+        (".", "", ""),
+    ]
+    text, used, _ = fill_template(tokens, ["hand", "boxes"], frozenset())
+    assert (text, used) == ("Three hands saw a box.", 2)
+    text, _, _ = fill_template(tokens, ["children", "mouse"], frozenset())
+    assert text == "Three children saw a mouse."
+    text, _, _ = fill_template(tokens, ["man", "qwzx"], frozenset())
+    assert text == "Three men saw a qwzx."  # a word the table does not know stays
+
+
 def test_statement_names_every_epsilon_and_the_bank(mech, bank) -> None:
     s = mech.statement(seeded=False)
     assert s.epsilon == 7.0

@@ -84,6 +84,7 @@ __all__ = [
     "document_sentences",
     "encoder_text",
     "fill_template",
+    "in_number_of",
 ]
 
 #: the bank sentences the template is chosen among, nearest first (public constant)
@@ -351,6 +352,48 @@ def choose_templates(
     return out
 
 
+@functools.cache
+def _plural(word: str) -> bool:
+    from lemminflect import getLemma
+
+    lemmas = getLemma(word.lower(), upos="NOUN")
+    return bool(lemmas) and lemmas[0] != word.lower()
+
+
+@functools.cache
+def in_number_of(word: str, like: str) -> str:
+    """``word`` (a released noun) in the grammatical number of ``like`` (the template's noun it
+    stands in for): "hand" in the slot of "dogs" is "hands", "hands" in the slot of "dog"
+    "hand" (lemminflect's table; a word it does not know stays as it is). Post-processing of
+    the released word and the public template.
+
+    Parameters
+    ----------
+    word
+        The released noun, lower case.
+    like
+        The template's word.
+
+    Returns
+    -------
+    str
+        The word in that number.
+
+    Examples
+    --------
+    >>> in_number_of("hand", "dogs"), in_number_of("boxes", "cat"), in_number_of("hand", "cat")
+    ('hands', 'box', 'hand')
+    """
+    from lemminflect import getInflection, getLemma
+
+    plural = _plural(like)
+    if plural == _plural(word):
+        return word
+    lemmas = getLemma(word, upos="NOUN")
+    forms = getInflection(lemmas[0] if lemmas else word, tag="NNS" if plural else "NN")
+    return forms[0].lower() if forms else word
+
+
 def fill_template(
     tokens: Sequence[tuple[str, str, str]],
     words: Sequence[str],
@@ -385,9 +428,12 @@ def fill_template(
     >>> fill_template([("A", " ", ""), ("dog", " ", "noun"), ("ran", "", ""), (".", "", "")],
     ...               ["owl"], frozenset())
     ('An owl ran.', 1, 0)
-    >>> fill_template([("The", " ", ""), ("man", "", "noun"), ("'s", " ", ""), ("hat", "", "noun"),
+    >>> fill_template([("The", " ", ""), ("men", "", "noun"), ("'s", " ", ""), ("hat", "", "noun"),
     ...                (".", "", "")], ["boys", "cap"], frozenset())
     ("The boys' cap.", 2, 0)
+    >>> fill_template([("Three", " ", ""), ("dogs", " ", "noun"), ("ran", "", ""), (".", "", "")],
+    ...               ["hand"], frozenset())
+    ('Three hands ran.', 1, 0)
     >>> fill_template([("Ivan", " ", "name"), ("met", " ", ""), ("Olga", "", "name"),
     ...                (".", "", "")], [], frozenset({"anna"}), ["anna"])
     ('Anna met Anna.', 0, 1)
@@ -404,7 +450,7 @@ def fill_template(
             elif last is not None:
                 word = last
         elif slot and used < len(words):
-            word = words[used]
+            word = in_number_of(words[used], text)
             used += 1
         if word is not None:
             if word in names or i == 0:
@@ -811,7 +857,8 @@ class EMPSentence(Mechanism):
                 "nouns": "as emp-write with content nouns: " + inner.policies.get("tokens", ""),
                 "decoder": inner.policies.get("decoder", ""),
                 "filling": "the released nouns fill the templates' noun slots in order and the "
-                "released names their name slots in order (a noun slot left over keeps the "
+                "released names their name slots in order (a noun in the number of the bank's "
+                "noun it stands in for, by lemminflect's table; a noun slot left over keeps the "
                 "bank's word; a name slot left over the name released last, or the bank's "
                 "before any; a/an follow the next word; 's after a word ending in s becomes '; a "
                 "word of the public name lists is capitalised)",
