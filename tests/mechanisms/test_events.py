@@ -165,3 +165,25 @@ def test_every_case_of_the_audit_holds(cache_dir) -> None:
         assert result.passed and result.epsilon_lower_bound <= case.epsilon_stated, spec.case
         if spec.case == "frames-rr":  # tight: the bound is approached
             assert result.epsilon_lower_bound > 0.5 * case.epsilon_stated
+
+
+def test_a_text_met_again_is_not_parsed_again(mech: EMPEvent, monkeypatch) -> None:
+    from authormask.mechanisms import events
+
+    calls = []
+    real = events.document_events
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(events, "document_events", counting)
+    text = "A lone sailor mended the sail at noon."
+    first = mech.prepare(text)
+    assert mech.prepare(text) == first and len(calls) == 1
+    events.remember_events(0)  # as authormask serve sets it: nothing is remembered
+    try:
+        assert mech.prepare(text) == first and mech.prepare(text) == first
+        assert len(calls) == 3
+    finally:
+        events.remember_events(4096)

@@ -53,6 +53,7 @@ import copy
 import functools
 import hashlib
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,7 @@ __all__ = [
     "EventUnit",
     "document_events",
     "event_words",
+    "remember_events",
     "verb_lexicon",
     "write_events",
 ]
@@ -181,6 +183,29 @@ FLOATING_POINT = (
     "uniform redraw an unbiased integer"
 )
 _SPACES = re.compile(r"\s+")
+#: one parse at a time (spaCy's pipelines are not meant to be called from two threads)
+_LOCK = threading.Lock()
+#: the events of the texts parsed last (a text's SHA-256 and the rule's inputs -> its events),
+#: oldest first: a text met again (the same story at another epsilon of an evaluation) is not
+#: parsed again; the parse is deterministic, so this changes no result, only the time
+_SEEN: dict[tuple[int, bytes], tuple[Event, ...]] = {}
+_SEEN_TEXTS = 4096
+
+
+def remember_events(n: int) -> None:
+    """How many texts' events emp-event remembers from now on (the remembered ones are
+    forgotten): 0 for none, as ``authormask serve`` sets it, where one user's text must not
+    make another user's release answer faster.
+
+    Parameters
+    ----------
+    n
+        The number of texts, >= 0.
+    """
+    global _SEEN_TEXTS
+    with _LOCK:
+        _SEEN_TEXTS = max(0, int(n))
+        _SEEN.clear()
 
 
 @functools.cache
@@ -260,6 +285,16 @@ def _past(lemma: str) -> str:
 
     forms = getInflection(lemma, tag="VBD")
     return forms[0] if forms else lemma + "ed"
+
+
+_RULES: dict[bytes, object] = {}
+
+
+def _rule_key(*sets: frozenset[str]) -> object:
+    """One object per distinct (verbs, arguments, names): the parses remembered are keyed by
+    its identity, so two mechanisms built with the same lexicons share them."""
+    digest = hashlib.sha256(b"\0".join("\n".join(sorted(s)).encode("utf-8") for s in sets)).digest()
+    return _RULES.setdefault(digest, object())
 
 
 @dataclass(frozen=True)
@@ -562,6 +597,9 @@ class EMPEvent(Mechanism):
         self.name_noise: NameKernel | IdentityKernel | None = self.name_kernel
         self.frame_noise: NameKernel | IdentityKernel = self.frame_kernel
         self._pipeline = pipeline
+        #: what the rule reads besides the text (the lexicons), shared by mechanisms built with
+        #: the same ones: the key of the parses remembered
+        self._rule = _rule_key(self.verbs, self.arguments, alphabet)
 
     # --- preparation ------------------------------------------------------------------------
 
@@ -592,8 +630,20 @@ class EMPEvent(Mechanism):
             Its unit.
         """
         joined = _SPACES.sub(" ", text).strip()
-        events = document_events(self.pipeline(joined), self.verbs, self._allowed) if joined else []
-        return EventUnit(tuple(events), {"events": len(events)})
+        key = (id(self._rule), hashlib.sha256(joined.encode("utf-8")).digest())
+        with _LOCK:
+            events = _SEEN.get(key)
+            if events is None:
+                events = (
+                    tuple(document_events(self.pipeline(joined), self.verbs, self._allowed))
+                    if joined
+                    else ()
+                )
+                if _SEEN_TEXTS:
+                    while len(_SEEN) >= _SEEN_TEXTS:
+                        del _SEEN[next(iter(_SEEN))]
+                    _SEEN[key] = events
+        return EventUnit(events, {"events": len(events)})
 
     def prepare_parts(self, parts: Iterable[str]) -> Any:
         """The whole document, joined (a document is one unit).

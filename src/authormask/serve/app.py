@@ -103,11 +103,13 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
     state = loaded if loaded is not None else load(settings)
     # one user's text must not make another's release faster (a timing side channel) nor
     # move its sentence points: the page remembers no text and no sentence
+    from authormask.mechanisms.events import remember_events
     from authormask.models.sentence_bank import remember_sentences
     from authormask.text.entities import remember_texts
 
     remember_texts(0)
     remember_sentences(0)
+    remember_events(0)
     app = FastAPI(title="authormask", docs_url=None, redoc_url=None, openapi_url=None)
     hosts = {f"{settings.host}:{settings.port}", *settings.extra_hosts}
     if settings.host.count(":") > 1:  # IPv6: [::1]:port
