@@ -151,3 +151,20 @@ def test_a_person_read_as_a_noun_stays_a_person() -> None:
         assert m.inner.content_kinds(stepped) == m.inner.content_kinds(text)
         seen.add(first)
     assert len(seen) > 1  # drawn, not fixed
+
+
+def test_a_name_found_in_one_part_is_replaced_in_every_part(monkeypatch) -> None:
+    """Issue 47: a long document is read by the recogniser in parts; a name it found in one
+    part (a person's given name) is replaced where it stands alone in another part too."""
+    from authormask.text.entities import load_recogniser
+
+    first, second = "Mr. Sage Morrow knocked twice.", "Sage laughed at the joke."
+    recogniser = load_recogniser()
+    assert not recogniser.find(second)  # alone, the recogniser does not take it for a name
+    found = recogniser.find_document((first + " ", second))
+    assert [e.text for e in found[1]] == ["Sage"] and found[1][0].kind == "person"
+    # through the entity step, the parts cut by words (here 5 a part)
+    monkeypatch.setattr(inputs, "PART_WORDS", 5)
+    m = create_mechanism("emp-write", epsilon=7)
+    stepped = m.stepped_text(first + " " + second, np.random.default_rng(0))
+    assert "Sage" not in stepped and "Morrow" not in stepped, stepped

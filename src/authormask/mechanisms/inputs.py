@@ -21,7 +21,8 @@ Under ``surrogate`` and ``mask`` a document is one unit of the wrapper: the mech
 surrogates in it when the document is released, so the whole document's text is held until
 then (a document of more than :data:`PART_WORDS` words is cut into parts of that many words for
 the recogniser, :func:`word_parts`: by words, so the layout never moves a cut; a name found in
-one part is taken elsewhere in that part only). The units, counts and whole-release
+one part is taken wherever it stands in the document, :meth:`~authormask.text.entities.
+Recogniser.find_document`). The units, counts and whole-release
 parameters (``emp-bag``'s N ``"shortest"``) known before the release are those of the masked
 text; a surrogate text the mechanism refuses (fewer than N content words: a surrogate outside
 the vocabulary dropped) is released as the masked text instead.
@@ -665,7 +666,7 @@ class EntityInputs(Mechanism):
         # inside a name must not hide it from the recogniser; then cut by words, not by
         # characters, so the layout never moves a cut (issue 47, W1b)
         texts = word_parts((clean_text(p) for p in parts), PART_WORDS)
-        found = tuple(self.recogniser.find_all(texts))
+        found = self.recogniser.find_document(texts)
         masked = tuple(
             self.inner.prepare_parts(mask_entities(t, e) for t, e in zip(texts, found, strict=True))
         )

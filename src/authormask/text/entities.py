@@ -849,6 +849,38 @@ class Recogniser:
         for batch in _batches(texts, batch_size):
             yield from self._batch(nlp, batch, batch_size)
 
+    def find_document(
+        self, parts: Sequence[str], *, batch_size: int = 16
+    ) -> tuple[tuple[Entity, ...], ...]:
+        """The entities of one document read in ``parts`` (:meth:`find_all` on each), then every
+        other occurrence, in every part, of a name found in any part (as :meth:`find` does
+        within one text): where a document is cut, a name the recogniser found in one part is
+        replaced in the others too.
+
+        Parameters
+        ----------
+        parts
+            The document's parts, in order.
+        batch_size
+            How many parts the recogniser reads at a time.
+
+        Returns
+        -------
+        tuple[tuple[Entity, ...], ...]
+            The entities of each part, in text order, without overlaps.
+        """
+        found = list(self.find_all(parts, batch_size=batch_size))
+        if len(found) < 2:
+            return tuple(found)
+        named = [e for part in found for e in part if e.kind in _NAMED_KINDS]
+        out: list[tuple[Entity, ...]] = []
+        for text, entities in zip(parts, found, strict=True):
+            taken = list(entities)
+            for e in self._elsewhere(text, named):
+                _take(taken, e)
+            out.append(tuple(sorted(taken, key=lambda e: e.start)))
+        return tuple(out)
+
     def _batch(self, nlp: Any, texts: list[str], batch_size: int) -> list[tuple[Entity, ...]]:
         keys = [
             (self.stopwords, hashlib.blake2b(t.encode("utf-8", "surrogatepass")).digest())
@@ -955,6 +987,10 @@ class Recogniser:
                 if m.group(0)[0].isupper() or m.group(0) in seen
             )
         return out
+
+
+#: the kinds of entity whose other occurrences are names too (:meth:`Recogniser._elsewhere`)
+_NAMED_KINDS = frozenset({"person", "place", "organisation"})
 
 
 @functools.cache
