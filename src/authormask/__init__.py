@@ -3,8 +3,9 @@
 >>> import authormask as am
 >>> am.mechanism_names()[:6]
 ('emp-bag', 'emp-text', 'erae', 'ae-dp', 'syntf', 'random-r')
->>> am.mechanism_names()[6:]
-('mahalanobis', 'tem', 'santext', 'emp-doc', 'random-sub', 'emp-write', 'emp-sentence')
+>>> am.mechanism_names()[6:]  # doctest: +NORMALIZE_WHITESPACE
+('mahalanobis', 'tem', 'santext', 'emp-doc', 'random-sub', 'emp-write', 'emp-sentence',
+ 'emp-event')
 """
 
 from typing import TYPE_CHECKING

@@ -37,6 +37,7 @@ def test_membership_and_codes_come_from_the_registry() -> None:
         "random-sub",
         "emp-write",
         "emp-sentence",
+        "emp-event",
     )
     assert DEFAULT_SWEEP_MECHANISMS == ("emp-bag", "emp-text")
     for name in SWEEP_MECHANISMS:
@@ -46,7 +47,7 @@ def test_membership_and_codes_come_from_the_registry() -> None:
         assert "epsilon" in takes or (mechanism_spec(name).privacy is None and "rate" in takes)
     # emp-doc takes no oov (it always maps unknown words) and still joins
     assert "oov" not in mechanism_spec("emp-doc").parameter_names
-    assert [releases_bag(m) for m in SWEEP_MECHANISMS] == [True] + [False] * 8
+    assert [releases_bag(m) for m in SWEEP_MECHANISMS] == [True] + [False] * 9
     # the peers were appended: the seeds of emp-bag and emp-text keep their codes
     assert [mechanism_code(m) for m in SWEEP_MECHANISMS][:5] == [0, 1, 6, 7, 8]
     SweepConfig(mechanisms=SWEEP_MECHANISMS)  # every one is accepted

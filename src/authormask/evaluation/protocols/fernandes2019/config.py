@@ -108,7 +108,7 @@ def sweep_mechanisms() -> tuple[str, ...]:
     >>> sweep_mechanisms()[:6]
     ('emp-bag', 'emp-text', 'mahalanobis', 'tem', 'santext', 'emp-doc')
     >>> sweep_mechanisms()[6:]
-    ('random-sub', 'emp-write', 'emp-sentence')
+    ('random-sub', 'emp-write', 'emp-sentence', 'emp-event')
     """
     return tuple(name for name in mechanism_names() if sweeps(name))
 
