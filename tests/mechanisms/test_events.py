@@ -188,3 +188,51 @@ def test_a_text_met_again_is_not_parsed_again(mech: EMPEvent, monkeypatch) -> No
         assert len(calls) == 3
     finally:
         events.remember_events(4096)
+
+
+def test_invisible_characters_move_no_event(mech: EMPEvent) -> None:
+    """A reviewer's find: with --entities keep, a zero-width space inside 'captain' turned the
+    agent into 'someone' and a soft hyphen dropped the event; the statement says they are
+    removed first."""
+    hidden = "The cap\u200btain wal\xadked to the har\u200dbour."
+    assert mech.prepare(hidden).events == mech.prepare("The captain walked to the harbour.").events
+
+
+def test_a_long_text_is_parsed_in_parts_of_words(mech: EMPEvent, monkeypatch) -> None:
+    from authormask.mechanisms import events
+
+    monkeypatch.setattr(events, "PART_WORDS", 6)
+    text = "The captain walked to the harbour. He found the boat at dawn."
+    assert _events(mech, text) == [
+        ("captain", "walk", "to", "harbour"),
+        ("he", "find", "direct", "boat"),
+    ]
+
+
+def test_parses_remembered_are_those_of_the_same_parser(glove_20k: Embeddings) -> None:
+    """Two mechanisms with the same lexicons but another parser never share a parse."""
+    from authormask.mechanisms import events
+
+    events.remember_events(4096)
+    real = create_mechanism("emp-event", epsilon=6.0, embeddings=glove_20k, entities="keep").inner
+
+    class Blind:  # a parser that finds nothing
+        def __call__(self, text: str) -> list[object]:
+            return []
+
+    blind = EMPEvent(
+        embeddings=glove_20k,
+        epsilon=6.0,
+        nouns=real.arguments - frozenset(PRONOUNS),
+        nouns_description="",
+        verbs=real.verbs,
+        verbs_description="",
+        names=real.names,
+        name_alphabet=real.name_kernel.alphabet,
+        pipeline=Blind(),
+    )
+    assert blind._rule is real._rule  # the same lexicons: only the parser differs
+    text = "The pilot landed the plane."
+    assert real.prepare(text).events and not blind.prepare(text).events
+    assert not blind.prepare("A sailor mended the sail.").events
+    assert real.prepare("A sailor mended the sail.").events

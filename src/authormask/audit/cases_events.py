@@ -66,10 +66,10 @@ def _kernel_case(name: str, case: str, which: str, pair: tuple[str, str]) -> Any
 
 def _frames(name: str) -> Callable[[Context], AuditCase]:
     def build(ctx: Context) -> AuditCase:
-        from authormask.mechanisms.events import FRAMES
-        from authormask.mechanisms.names import NameKernel
-
-        kernel = NameKernel(sorted(FRAMES), FRAME_EPSILON)  # the frame weight set to 1
+        mech = _mechanism(name, ctx, FRAME_EPSILON)  # at the default frame weight, 1
+        kernel = mech.frame_kernel
+        if kernel.epsilon > FRAME_EPSILON:
+            raise AssertionError(f"the frame kernel is at {kernel.epsilon}, above {FRAME_EPSILON}")
         alphabet = kernel.alphabet
 
         def sampler(x: Any, n: int, rng: np.random.Generator) -> NDArray[Any]:
@@ -79,7 +79,7 @@ def _frames(name: str) -> Callable[[Context], AuditCase]:
         return AuditCase(
             mechanism=name,
             case="frames-rr",
-            description=f"{name}'s frame kernel (k-ary randomized response on its "
+            description=f"{name}'s own frame kernel (k-ary randomized response on its "
             f"{len(alphabet)} frames), {FRAME_PAIR[0]} vs {FRAME_PAIR[1]}, eps = "
             f"{FRAME_EPSILON:g} per frame changed",
             epsilon_stated=FRAME_EPSILON,

@@ -69,7 +69,7 @@ from authormask.mechanisms.earth_movers_kernel import EarthMoversMechanism
 from authormask.mechanisms.names import NameKernel
 from authormask.mechanisms.sentences import _product_down
 from authormask.randomness import SEEDED, UNSEEDED
-from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
+from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY, clean_text
 from authormask.validation import check_epsilon
 
 __all__ = [
@@ -183,6 +183,17 @@ FLOATING_POINT = (
     "uniform redraw an unbiased integer"
 )
 _SPACES = re.compile(r"\s+")
+#: the words the parser reads at once: a longer text is parsed in parts of this many words
+#: (cut by words of the text with its layout removed, so the layout moves no cut)
+PART_WORDS = 8192
+
+
+def _word_parts(joined: str) -> list[str]:
+    """``joined`` (one space between words) in parts of :data:`PART_WORDS` words."""
+    words = joined.split(" ") if joined else []
+    return [" ".join(words[i : i + PART_WORDS]) for i in range(0, len(words), PART_WORDS)]
+
+
 #: one parse at a time (spaCy's pipelines are not meant to be called from two threads)
 _LOCK = threading.Lock()
 #: the events of the texts parsed last (a text's SHA-256 and the rule's inputs -> its events),
@@ -597,6 +608,9 @@ class EMPEvent(Mechanism):
         self.name_noise: NameKernel | IdentityKernel | None = self.name_kernel
         self.frame_noise: NameKernel | IdentityKernel = self.frame_kernel
         self._pipeline = pipeline
+        #: the parser's part of the key of the parses remembered: the packaged pipeline, or
+        #: the one given (by identity)
+        self._pipeline_key: object = "packaged" if pipeline is None else id(pipeline)
         #: what the rule reads besides the text (the lexicons), shared by mechanisms built with
         #: the same ones: the key of the parses remembered
         self._rule = _rule_key(self.verbs, self.arguments, alphabet)
@@ -629,15 +643,15 @@ class EMPEvent(Mechanism):
         EventUnit
             Its unit.
         """
-        joined = _SPACES.sub(" ", text).strip()
-        key = (id(self._rule), hashlib.sha256(joined.encode("utf-8")).digest())
+        joined = _SPACES.sub(" ", clean_text(text)).strip()
+        key = (id(self._rule), self._pipeline_key, hashlib.sha256(joined.encode("utf-8")).digest())
         with _LOCK:
             events = _SEEN.get(key)
             if events is None:
-                events = (
-                    tuple(document_events(self.pipeline(joined), self.verbs, self._allowed))
-                    if joined
-                    else ()
+                events = tuple(
+                    e
+                    for part in _word_parts(joined)
+                    for e in document_events(self.pipeline(part), self.verbs, self._allowed)
                 )
                 if _SEEN_TEXTS:
                     while len(_SEEN) >= _SEEN_TEXTS:
@@ -835,8 +849,9 @@ class EMPEvent(Mechanism):
                 "name epsilon": u * eps,
                 "frame weight": f,
                 "frame epsilon": f * eps,
-                "events": "spaCy en_core_web_md's parse of the text with every run of "
-                "whitespace made one space: a VERB (not AUX) whose dependency is ROOT, conj, "
+                "events": "spaCy en_core_web_md's parse of the text cleaned of invisible "
+                f"characters, with every run of whitespace made one space, in parts of "
+                f"{PART_WORDS:,} words: a VERB (not AUX) whose dependency is ROOT, conj, "
                 "ccomp, advcl, xcomp or parataxis and whose lemma is in the verb lexicon; "
                 "agent: its nsubj (for conj/xcomp its head's, three steps at most), for a "
                 "passive its by-object (the subject the theme); theme: its dobj, else the "
