@@ -199,7 +199,7 @@ _LOCK = threading.Lock()
 #: the events of the texts parsed last (a text's SHA-256 and the rule's inputs -> its events),
 #: oldest first: a text met again (the same story at another epsilon of an evaluation) is not
 #: parsed again; the parse is deterministic, so this changes no result, only the time
-_SEEN: dict[tuple[int, bytes], tuple[Event, ...]] = {}
+_SEEN: dict[tuple[int, object, bytes], tuple[Event, ...]] = {}
 _SEEN_TEXTS = 4096
 
 
