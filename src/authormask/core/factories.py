@@ -154,6 +154,19 @@ def emp_write(p: dict[str, Any]) -> Mechanism:
     )
 
 
+def _names(lexicon: frozenset[str]) -> tuple[frozenset[str], list[str]]:
+    """The public lists' names (lower case: the words a writing step capitalises) and the name
+    alphabet: the lists' one-word names that the noun lexicon releases (a name of several words
+    is released word by word, and its words are names only where they are one)."""
+    from authormask.text.entities import public_lists
+
+    lists = public_lists()
+    names = frozenset(
+        w.lower() for entries in (lists.given_names, lists.surnames, lists.places) for w in entries
+    )
+    return names, sorted(w for w in names if " " not in w and w in lexicon)
+
+
 def emp_sentence(p: dict[str, Any]) -> Mechanism:
     """emp-sentence (:class:`~authormask.mechanisms.sentences.EMPSentence`) with its noun
     mechanism (emp-write's, content nouns) and the public sentence bank.
@@ -170,18 +183,10 @@ def emp_sentence(p: dict[str, Any]) -> Mechanism:
     """
     from authormask.mechanisms.sentences import EMPSentence
     from authormask.models.sentence_bank import load_sentence_bank
-    from authormask.text.entities import public_lists
 
     words = emp_write({**p, "content": "nouns"})
-    lists = public_lists()
-    names = frozenset(
-        w.lower() for entries in (lists.given_names, lists.surnames, lists.places) for w in entries
-    )
-    # the name alphabet: the lists' one-word names that the noun lexicon releases (a name of
-    # several words is released word by word, and its words are names only where they are one)
     written: Any = words
-    lexicon: frozenset[str] = written.released[0]
-    alphabet = sorted(w for w in names if " " not in w and w in lexicon)
+    names, alphabet = _names(written.released[0])
     cache = "default" if p["cache_dir"] is None else p["cache_dir"]
     return EMPSentence(
         words=written,
@@ -211,17 +216,13 @@ def emp_event(p: dict[str, Any]) -> Mechanism:
     from authormask.mechanisms.events import EMPEvent, common_verbs, verb_lexicon
     from authormask.mechanisms.written import all_function_words
     from authormask.models.lexicon import load_noun_lexicon
-    from authormask.text.entities import public_lists
 
     emb = _embeddings(p["embeddings"], p["vocab_size"], p["cache_dir"])
     function_words, _ = _stopwords(p["stopwords"])
     lexicon = load_noun_lexicon(
         emb, all_function_words(function_words), cache_dir=p["cache_dir"] or "default"
     )
-    lists = public_lists()
-    names = frozenset(
-        w.lower() for entries in (lists.given_names, lists.surnames, lists.places) for w in entries
-    )
+    names, alphabet = _names(lexicon.nouns)
     verbs, verbs_described = verb_lexicon()
     common, common_described = common_verbs()
     return EMPEvent(
@@ -234,7 +235,7 @@ def emp_event(p: dict[str, Any]) -> Mechanism:
         common=common,
         common_description=common_described,
         names=names,
-        name_alphabet=sorted(w for w in names if " " not in w and w in lexicon.nouns),
+        name_alphabet=alphabet,
         name_weight=p["name_weight"],
         frame_weight=p["frame_weight"],
     )

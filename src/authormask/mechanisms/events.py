@@ -66,6 +66,7 @@ from authormask.defaults import FRAME_WEIGHT, NAME_WEIGHT
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
 from authormask.mechanisms.earth_movers_kernel import EarthMoversMechanism
+from authormask.mechanisms.inputs import word_parts
 from authormask.mechanisms.names import NameKernel
 from authormask.mechanisms.sentences import _product_down
 from authormask.randomness import SEEDED, UNSEEDED
@@ -186,12 +187,6 @@ _SPACES = re.compile(r"\s+")
 #: the words the parser reads at once: a longer text is parsed in parts of this many words
 #: (cut by words of the text with its layout removed, so the layout moves no cut)
 PART_WORDS = 8192
-
-
-def _word_parts(joined: str) -> list[str]:
-    """``joined`` (one space between words) in parts of :data:`PART_WORDS` words."""
-    words = joined.split(" ") if joined else []
-    return [" ".join(words[i : i + PART_WORDS]) for i in range(0, len(words), PART_WORDS)]
 
 
 #: one parse at a time (spaCy's pipelines are not meant to be called from two threads)
@@ -650,7 +645,7 @@ class EMPEvent(Mechanism):
             if events is None:
                 events = tuple(
                     e
-                    for part in _word_parts(joined)
+                    for part in (word_parts([joined], PART_WORDS) if joined else ())
                     for e in document_events(self.pipeline(part), self.verbs, self._allowed)
                 )
                 if _SEEN_TEXTS:
