@@ -168,3 +168,84 @@ def test_a_name_found_in_one_part_is_replaced_in_every_part(monkeypatch) -> None
     m = create_mechanism("emp-write", epsilon=7)
     stepped = m.stepped_text(first + " " + second, np.random.default_rng(0))
     assert "Sage" not in stepped and "Morrow" not in stepped, stepped
+
+
+#: the independent audit's pairs (issue 47): each pair reads the same without the entity step
+#: (the same K and skeleton), and the recogniser found a name in one text only
+AUDIT_PAIRS = [
+    # a name inside a hyphenated token: "Scotland-based" (an unknown word) was dropped
+    ("A London-based lawyer.", "A LONDON-BASED LAWYER."),
+    ("She moved to Stratford-upon-Avon.", "She moved to stratford-upon-avon."),
+    # a name's function word and marks: emp-doc and emp-text release them where they stand
+    ("He joined the Department of Justice.", "he joined the department of justice."),
+    ("Earth, Wind & Fire played.", "earth, wind & fire played."),
+    ("We saw the Statue of Liberty.", "We saw the Statue of Sadness."),
+    # a number inside a token: "1349s"; a clitic after a name
+    ("In the 1990s Tom's dog ran.", "in the 1990s tom's dog ran."),
+]
+
+
+def _skeleton(text: str) -> list[str]:
+    """The marks and function words of ``text``, in order (what emp-doc and emp-text release
+    where they stand)."""
+    from authormask.text.stopwords import default_stopwords
+    from authormask.text.tokens import tokenize
+
+    function = default_stopwords()
+    return [t.lower for t in tokenize(text) if not t.is_word or t.lower in function]
+
+
+@pytest.mark.parametrize("name", ["emp-write", "emp-doc", "emp-text", "emp-sentence"])
+@pytest.mark.parametrize(("a", "b"), AUDIT_PAIRS)
+def test_the_step_keeps_tokens_and_skeleton(name: str, a: str, b: str) -> None:
+    """An entity is replaced on the mechanism's tokens: K, the kinds and the skeleton of the
+    text the mechanism is given are those of the text without the step, for both texts of
+    each audit pair (they differed: ``Department of Justice`` lost its ``of`` and ``department
+    of justice`` kept it; ``London-based`` gave K 1 and ``LONDON-BASED`` K 2)."""
+    m = create_mechanism(name, epsilon=7)
+    found = [t for t in (a, b) if m.stepped_text(t, np.random.default_rng(0)) != t]
+    assert found, (a, b)  # the recogniser found a name in at least one of them
+    for text in (a, b):
+        want = m.inner.content_kinds(text)
+        for seed in range(6):
+            stepped = m.stepped_text(text, np.random.default_rng(seed))
+            assert m.inner.content_kinds(stepped) == want, (text, stepped)
+            assert _skeleton(stepped) == _skeleton(text), (text, stepped)
+
+
+def test_on_tokens_widens_to_the_token_and_merges() -> None:
+    from authormask.text.entities import Entity
+
+    text = "The Paris-London train left at 5pm."
+    entities = [Entity(4, 9, "place", "Paris"), Entity(10, 16, "place", "London")]
+    assert inputs.on_tokens(text, entities) == [Entity(4, 16, "place", "Paris-London")]
+    five = [Entity(31, 32, "number", "5")]
+    assert inputs.on_tokens(text, five) == [Entity(31, 34, "number", "5pm")]
+    # a clitic is its own token: the name ends where it stood
+    assert inputs.on_tokens("Tom's.", [Entity(0, 3, "person", "Tom")])[0].text == "Tom"
+
+
+def test_emp_bag_counts_the_text_not_the_masked_text() -> None:
+    """emp-bag at N = K: with ``London-based`` the masked text (``[PLACE]-based``) had one
+    content word fewer, so the all-caps text was refused and the other released as the masked
+    text (``based`` in the bag) in most draws. Both are released now, from their surrogates."""
+    filler = " ".join(["cat table chair window garden river forest mountain apple bread"] * 4)
+    m = create_mechanism("emp-bag", epsilon=5, length=40)
+    for text in (
+        "A London-based lawyer. " + filler + ".",
+        "A LONDON-BASED LAWYER. " + filler + ".",
+    ):
+        assert len(m.inner.content_kinds(text)) == 42
+        for seed in range(4):
+            stepped = m.stepped_text(text, np.random.default_rng(seed))
+            assert "[" not in stepped and len(m.inner.content_kinds(stepped)) == 42, stepped
+            assert _released(m, text, seed) == 40
+
+
+def test_the_statement_names_what_the_recogniser_reads_where_it_says_unreleased(
+    mechanisms,
+) -> None:
+    for m in mechanisms.values():
+        statement = m.statement(seeded=False)
+        assert "entity step reads the text as written" in statement.released_unchanged
+        assert "London-based" in statement.policies["entities"]

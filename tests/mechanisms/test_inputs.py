@@ -178,9 +178,11 @@ def test_the_statement_says_what_is_done_and_what_remains(glove_20k, entities: s
         assert public_lists().identity in policy
 
 
-def test_a_length_resolved_from_every_document_uses_the_masked_text(glove_20k) -> None:
+def test_a_length_resolved_from_every_document_uses_the_positions_given(glove_20k) -> None:
     """emp-bag with N 'shortest' sees every document first: through the wrapper, its N is
-    resolved from the masked texts and the registry learns it."""
+    resolved from the texts the mechanism is given (the surrogates keep its positions, so the
+    text's own; the masked text's, ``[PLACE]-based``, depended on what the recogniser found)
+    and the registry learns it."""
     mech = create_mechanism(
         "emp-bag", epsilon=10, embeddings=glove_20k, length="shortest", fixed_length="sample"
     )
@@ -188,10 +190,12 @@ def test_a_length_resolved_from_every_document_uses_the_masked_text(glove_20k) -
     out = release([EMAIL, "Olga Ivanova moved to Oslo in 2019 with her cat."], mech, random_state=2)
     n = out.statement.parameters["N"]
     assert all(len(d.words) == n for d in out.documents)
-    resolved = mech.with_length_from([mech.prepare("Olga Ivanova moved to Oslo in 2019.")])
+    text = "Olga Ivanova moved to Oslo in 2019."
+    resolved = mech.with_length_from([mech.prepare(text)])
     assert isinstance(resolved, EntityInputs)
-    # masked: "[PERSON] moved to [PLACE] in [NUMBER].": four content words
-    assert resolved.resolved_parameters() == {"length": 4}
+    k = len(mech.inner.content_kinds(text))
+    assert k == len(mech.inner.content_kinds(mech.stepped_text(text, np.random.default_rng(0))))
+    assert resolved.resolved_parameters() == {"length": k}
     assert not resolved.needs_all_documents
 
 

@@ -837,7 +837,9 @@ class EMPEvent(Mechanism):
                 "and themes are names of the public lists; the events' order, through their "
                 "noisy versions. Not released: every other word (adjectives, adverbs, "
                 "auxiliaries, clauses that are not events), tense, voice, word order within a "
-                "clause, punctuation, sentence boundaries, capitals and layout"
+                "clause, punctuation, sentence boundaries, capitals and layout as written (the "
+                "parse reads them to find the events, so they can change E and which events "
+                "are found: the caveats)"
             ),
             parameters={
                 "name weight": u,

@@ -23,9 +23,10 @@ then (a document of more than :data:`PART_WORDS` words is cut into parts of that
 the recogniser, :func:`word_parts`: by words, so the layout never moves a cut; a name found in
 one part is taken wherever it stands in the document, :meth:`~authormask.text.entities.
 Recogniser.find_document`). The units, counts and whole-release
-parameters (``emp-bag``'s N ``"shortest"``) known before the release are those of the masked
-text; a surrogate text the mechanism refuses (fewer than N content words: a surrogate outside
-the vocabulary dropped) is released as the masked text instead.
+parameters (``emp-bag``'s N ``"shortest"``) known before the release are those of the text
+itself where the surrogates keep the mechanism's positions (below), else of the masked text;
+for a mechanism that does not say its kinds, a surrogate text it refuses (fewer than N content
+words: a surrogate outside the vocabulary dropped) is released as the masked text instead.
 
 Guarantee: the surrogates are drawn independently of the input, so replacing is a randomised
 map applied before the mechanism; the mechanism's statement holds for the text it is given,
@@ -35,9 +36,11 @@ What the recogniser decides never changes what the guarantee counts (issue 47): 
 mechanism says the kind of each position its noise is given (``content_kinds``: every built-in
 text mechanism does), the surrogates are adjusted word by word (:class:`KindKeepingSurrogates`):
 a word the mechanism would release becomes a surrogate word it releases as the same kind, a
-word it would not release is dropped. The text the mechanism is given then has the positions,
-kinds and order of the text without the step; the recogniser (which reads casing, punctuation
-and context) decides only which of them hold a surrogate.
+word it would not release is dropped, on the mechanism's tokens (an entity inside a token,
+``London`` of ``London-based``, is widened to the token; a name's marks and function words
+stay as written). The text the mechanism is given then has the positions, kinds and order of
+the text without the step, and its skeleton (function words and marks); the recogniser
+(which reads casing, punctuation and context) decides only which of them hold a surrogate.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ from authormask.text.entities import (
     replace_entities,
 )
 from authormask.text.parts import MAX_PART_CHARS
+from authormask.text.tokens import CLITICS, tokenize
 
 __all__ = [
     "PART_WORDS",
@@ -77,6 +81,7 @@ __all__ = [
     "EntityInputs",
     "KindKeepingSurrogates",
     "entities_policy",
+    "on_tokens",
     "word_parts",
 ]
 
@@ -170,7 +175,10 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
             "names' words, surnames and places; where none of those is of that kind, a common "
             "noun of the type: "
             + "; ".join(f"{t.split()[0]}: {', '.join(w)}" for t, w in TYPE_NOUNS.items())
-            + "), whatever the entity's length or casing; a "
+            + "), whatever the entity's length or casing; an entity inside one of the "
+            "mechanism's tokens is first widened to the whole token (London of London-based, "
+            "1990 of 1990s), and within a name its marks and function words (of the English "
+            "stopword list, a clitic 's after a word kept) stay as written; a "
             "number, date, code, address, link or handle keeps its surrogate of the same form "
             "where that has the same kinds (else such listed words, or for a number first a "
             "random number from 1 to 9999); and each word the mechanism would not release (a "
@@ -178,13 +186,18 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
             "guarantee compares the texts as the mechanism reads them without the step (the "
             "same number K of positions); what the recogniser decides is only which of those "
             "positions hold a word drawn from the lists instead of its own, and from which "
-            "type's words (a capitalised common noun it takes for a name is replaced)"
+            "type's words (a capitalised common noun it takes for a name is replaced: casing, "
+            "which the mechanism does not release, can thus change which of its words are "
+            "released); the counts and refusals (too few content words) are those of the text "
+            "itself"
         )
     else:
         counted = (
             f"{reads}, and this mechanism does not say which words it releases: a surrogate may "
             "have more or fewer released words than its entity, so the recogniser's decisions "
-            "may change the number of positions the guarantee counts"
+            "may change the number of positions the guarantee counts; a text the mechanism "
+            "refuses with its surrogates in it (a surrogate outside its vocabulary dropped) is "
+            "released as the text with every entity replaced by its type"
         )
     lists = lists or public_lists()
     return (
@@ -395,17 +408,34 @@ class KindKeepingSurrogates:
     positions hold a surrogate and of which entity type, never how many positions there are
     or of which kind.
 
+    An entity is first widened to the mechanism's tokens (:func:`on_tokens`: ``London`` of
+    ``London-based``, ``1990`` of ``1990s`` become the whole token, which the mechanism reads
+    as one position). Within a word of a name, the marks and the function words (``of`` in
+    ``Department of Justice``, ``&`` in ``Wind & Fire``, a clitic ``'s``) stay as written,
+    since emp-doc, emp-text and the peers release them where they stand: only the positions
+    the mechanism gives its noise are replaced, and only the words it would not release at
+    all are dropped (issue 47's audit: ``Department of Justice`` lost its ``of`` and ``department
+    of justice`` kept it, so casing changed emp-doc's released skeleton).
+
     Parameters
     ----------
     surrogates
         The document's surrogates.
     kinds
         The mechanism's kinds, remembered.
+    function_words
+        The mechanism's function words (lower case): kept as written within a name.
     """
 
-    def __init__(self, surrogates: Surrogates, kinds: ContentKinds) -> None:
+    def __init__(
+        self,
+        surrogates: Surrogates,
+        kinds: ContentKinds,
+        function_words: frozenset[str] = frozenset(),
+    ) -> None:
         self.surrogates = surrogates
         self.kinds = kinds
+        self.function_words = function_words
         self._fills: dict[tuple[str, str, int], str] = {}
         self._wholes: dict[tuple[str, str], str] = {}
 
@@ -424,7 +454,7 @@ class KindKeepingSurrogates:
         str
             The text with surrogates.
         """
-        return replace_entities(text, entities, self.surrogate)
+        return replace_entities(text, on_tokens(text, entities), self.surrogate)
 
     def surrogate(self, entity: Entity) -> str:
         """The surrogate of ``entity``, adjusted to the kinds of its words (class notes).
@@ -445,16 +475,48 @@ class KindKeepingSurrogates:
         gaps = re.findall(r"\s+", entity.text.strip())
         pieces: list[str] = []
         for i, o in enumerate(old):
-            want = self.kinds(o)
-            fills = (self._fill(k, entity.kind, o, j) for j, k in enumerate(want))
-            # a word of several positions gets as many words joined by a "/" (a mark both
-            # tokenisers cut at), so no whitespace is added to the layout
-            word = "/".join(_styled_like(w, o) for w in fills if w)
+            word = self._tokens(o, entity.kind)
+            if word is None:  # the tokens alone do not add up to the word: the word's kinds
+                want = self.kinds(o)
+                fills = (self._fill(k, entity.kind, o, j) for j, k in enumerate(want))
+                # a word of several positions gets as many words joined by a "/" (a mark both
+                # tokenisers cut at), so no whitespace is added to the layout
+                word = "/".join(_styled_like(w, o) for w in fills if w)
             if word:
                 if pieces:
                     pieces.append(gaps[i - 1] if 0 < i <= len(gaps) else " ")
                 pieces.append(word)
         return "".join(pieces)
+
+    def _tokens(self, word: str, kind: str) -> str | None:
+        """``word`` (one word of a name, as written) token by token: a mark, a function word
+        or a clitic as written, each position the mechanism gives its noise a fill of its
+        kind, any other token dropped; None where the tokens' kinds read one by one are not
+        those of the whole word (the caller then fills the word as a whole)."""
+        tokens = tokenize(word)
+        kinds = [self.kinds(t.text) if t.is_word else () for t in tokens]
+        if tuple(k for ks in kinds for k in ks) != self.kinds(word):
+            return None
+        out: list[str] = []
+        at = 0
+        kept = False  # whether the word before a clitic stays (a clitic alone would be a word)
+        for token, want in zip(tokens, kinds, strict=True):
+            out.append(word[at : token.start])  # nothing the tokeniser skips stays unwritten
+            at = token.end
+            if want:
+                fills = (self._fill(k, kind, token.text, j) for j, k in enumerate(want))
+                new = "/".join(_styled_like(w, token.text) for w in fills if w)
+            elif token.lower in CLITICS:
+                new = token.text if kept else ""
+            elif not token.is_word or token.lower in self.function_words:
+                new = token.text
+            else:
+                new = ""
+            if token.is_word and token.lower not in CLITICS:
+                kept = bool(new)
+            out.append(new)
+        out.append(word[at:])
+        return "".join(out)
 
     def _whole(self, entity: Entity, drawn: str) -> str:
         """A number, date, code, address, link or handle: its surrogate where that has the
@@ -518,6 +580,59 @@ _NUMBERS = frozenset({"number", "date", "phone", "code"})
 _NUMBER_TRIES = 64
 #: how many surrogates of the same form an entity that is not a name tries before fills
 _REDRAWS = 16
+#: how far :func:`on_tokens` looks for the ends of a token around an entity (characters)
+_TOKEN_REACH = 256
+
+
+def on_tokens(text: str, entities: Sequence[Entity]) -> list[Entity]:
+    """``entities`` widened to the tokens of the mechanisms' tokeniser
+    (:func:`~authormask.text.tokens.tokenize`) they cut: the recogniser finds ``London`` in
+    ``London-based`` and a number finds ``1990`` in ``1990s``, but the mechanism reads
+    ``london-based`` and ``1990s`` as one position each, so a surrogate of the part alone
+    (``Scotland-based``, ``1349s``: unknown words) changed K (issue 47's audit). Entities that
+    come to overlap are merged (the first one's kind).
+
+    Parameters
+    ----------
+    text
+        The text.
+    entities
+        Its entities, in text order, without overlaps.
+
+    Returns
+    -------
+    list[Entity]
+        The entities on token boundaries, in text order, without overlaps.
+
+    Examples
+    --------
+    >>> on_tokens("A London-based firm.", [Entity(2, 8, "place", "London")])
+    [Entity(start=2, end=14, kind='place', text='London-based')]
+    >>> on_tokens("Tom's dog.", [Entity(0, 3, "person", "Tom")])
+    [Entity(start=0, end=3, kind='person', text='Tom')]
+    """
+    out: list[Entity] = []
+    for e in entities:
+        lo = e.start
+        while lo > max(0, e.start - _TOKEN_REACH) and not text[lo - 1].isspace():
+            lo -= 1
+        hi = e.end
+        while hi < min(len(text), e.end + _TOKEN_REACH) and not text[hi].isspace():
+            hi += 1
+        start, end = e.start, e.end
+        for token in tokenize(text[lo:hi]):
+            a, b = lo + token.start, lo + token.end
+            if a < e.end and b > e.start:
+                start, end = min(start, a), max(end, b)
+        if out and start < out[-1].end:
+            first = out[-1]
+            end = max(end, first.end)
+            out[-1] = Entity(first.start, end, first.kind, text[first.start : end])
+        elif (start, end) == (e.start, e.end):
+            out.append(e)
+        else:
+            out.append(Entity(start, end, e.kind, text[start:end]))
+    return out
 
 
 #: the words of a part the recogniser reads at once (about 45 KB of English prose)
@@ -667,10 +782,20 @@ class EntityInputs(Mechanism):
         # characters, so the layout never moves a cut (issue 47, W1b)
         texts = word_parts((clean_text(p) for p in parts), PART_WORDS)
         found = self.recogniser.find_document(texts)
-        masked = tuple(
-            self.inner.prepare_parts(mask_entities(t, e) for t, e in zip(texts, found, strict=True))
-        )
-        yield EntityDocument(texts, found, masked)
+        if self._kinds_kept:
+            # the surrogates keep every position and its kind, so the text as it is has the
+            # counts (and the refusals) of the text the mechanism is given, whatever the
+            # recogniser found; the masked text's ("[PLACE]-based") would depend on it
+            counted: Iterable[str] = texts
+        else:
+            counted = (mask_entities(t, e) for t, e in zip(texts, found, strict=True))
+        yield EntityDocument(texts, found, tuple(self.inner.prepare_parts(counted)))
+
+    @property
+    def _kinds_kept(self) -> bool:
+        """Whether surrogates keep the mechanism's positions and kinds (``surrogate``, and the
+        mechanism says its kinds)."""
+        return self.entities == "surrogate" and self.kinds is not None
 
     def diagnostics(self, document: Any) -> dict[str, Any]:
         """The mechanism's counts (summed over the masked units) and the entities replaced.
@@ -812,6 +937,8 @@ class EntityInputs(Mechanism):
         try:
             return list(self.inner.prepare_parts(iter(texts))), theirs
         except InputError:  # a surrogate outside the vocabulary dropped (module docstring)
+            if self._kinds_kept:  # never: the positions are those of the text, which it took
+                raise
             return list(document.masked), theirs
 
     def stepped_text(self, parts: str | Iterable[str], rng: np.random.Generator) -> str:
@@ -859,6 +986,8 @@ class EntityInputs(Mechanism):
         try:
             list(self.inner.prepare_parts(iter(stepped)))
         except InputError:  # released as the masked text (module docstring)
+            if self._kinds_kept:
+                raise
             return masked
         return "".join(stepped)
 
@@ -875,7 +1004,9 @@ class EntityInputs(Mechanism):
         where it says them."""
         surrogates = Surrogates(rng, self.lists)
         kinds = self.kinds
-        return surrogates if kinds is None else KindKeepingSurrogates(surrogates, kinds)
+        if kinds is None:
+            return surrogates
+        return KindKeepingSurrogates(surrogates, kinds, self.recogniser.stopwords)
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
         """The mechanism's statement with the ``entities`` policy added.
@@ -892,7 +1023,20 @@ class EntityInputs(Mechanism):
         """
         statement = self.inner.statement(seeded=seeded)
         policy = entities_policy(self.entities, self.lists, kinds_kept=self.kinds is not None)
-        return dataclasses.replace(statement, policies={**statement.policies, "entities": policy})
+        unchanged = statement.released_unchanged
+        if self.entities != "keep":
+            # what the mechanism calls unreleased (capitals, punctuation, context) the
+            # recogniser reads: the statement's own list says so where it stands (issue 47)
+            unchanged += (
+                ". Before the mechanism, the entity step reads the text as written (casing, "
+                "punctuation, context) to choose which words are replaced (the 'entities' "
+                "policy)"
+            )
+        return dataclasses.replace(
+            statement,
+            released_unchanged=unchanged,
+            policies={**statement.policies, "entities": policy},
+        )
 
 
 def _joined(outputs: Sequence[Output]) -> Output:
