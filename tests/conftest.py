@@ -222,3 +222,26 @@ def same_noise(monkeypatch: pytest.MonkeyPatch) -> None:
     import authormask.core.stream as stream
 
     monkeypatch.setattr(stream, "words_digest", lambda parts: b"the same noise")
+
+
+#: the in-process text memos (module, size attribute, setter, the size a process starts with): a
+#: page built in a test process remembers none (``authormask serve`` sets 0, so one user's text
+#: never makes another's release faster), and that lasted for every later test of the process:
+#: each re-read the same essays
+_MEMOS = (
+    ("authormask.text.entities", "_SEEN_TEXTS", "remember_texts", 4096),
+    ("authormask.models.sentence_bank", "_SEEN_SENTENCES", "remember_sentences", 65536),
+    ("authormask.mechanisms.events", "_SEEN_TEXTS", "remember_events", 4096),
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _memos_as_a_process_starts() -> Iterator[None]:
+    """After each test module, every text memo its tests resized is back to the size a process
+    starts with (a memo left as it was keeps what it remembers). By module: a module's page,
+    built once for its tests, remembers none for all of them."""
+    yield
+    for module, size, setter, start in _MEMOS:
+        found = sys.modules.get(module)
+        if found is not None and getattr(found, size) != start:
+            getattr(found, setter)(start)
