@@ -49,6 +49,7 @@ import copy
 import dataclasses
 import functools
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -72,7 +73,7 @@ from authormask.text.entities import (
     replace_entities,
 )
 from authormask.text.parts import MAX_PART_CHARS
-from authormask.text.tokens import CLITICS, tokenize
+from authormask.text.tokens import CLITICS, Token, tokenize
 
 __all__ = [
     "PART_WORDS",
@@ -246,6 +247,7 @@ class ContentKinds:
         self._kinds_of = kinds
         self.lists = lists
         self._seen: dict[str, tuple[str, ...]] = {}
+        self._tokens: dict[str, tuple[tuple[str, Token, tuple[str, ...]], ...] | None] = {}
         self._pools: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def __call__(self, text: str) -> tuple[str, ...]:
@@ -254,6 +256,35 @@ class ContentKinds:
             found = tuple(self._kinds_of(text) or ())
             if len(self._seen) < _KINDS_REMEMBERED:
                 self._seen[text] = found
+        return found
+
+    def tokens(self, word: str) -> tuple[tuple[str, Token, tuple[str, ...]], ...] | None:
+        """``word`` (no whitespace) as the mechanisms' tokens: for each, the text before it
+        (nothing the tokeniser skips is lost), the token and its kinds read alone; None where
+        those kinds together are not the whole word's (remembered).
+
+        Parameters
+        ----------
+        word
+            A word of an entity, as written.
+
+        Returns
+        -------
+        tuple[tuple[str, Token, tuple[str, ...]], ...] | None
+            The tokens, or None.
+        """
+        if word in self._tokens:
+            return self._tokens[word]
+        tokens = tokenize(word)
+        kinds = [self(t.text) if t.is_word else () for t in tokens]
+        found: tuple[tuple[str, Token, tuple[str, ...]], ...] | None = None
+        if tuple(k for ks in kinds for k in ks) == self(word):
+            starts = [0, *(t.end for t in tokens)]
+            found = tuple(
+                (word[a : t.start], t, k) for a, t, k in zip(starts, tokens, kinds, strict=False)
+            )
+        if len(self._tokens) < _KINDS_REMEMBERED:
+            self._tokens[word] = found
         return found
 
     def pool(self, name: str, content: str) -> tuple[str, ...]:
@@ -493,16 +524,13 @@ class KindKeepingSurrogates:
         or a clitic as written, each position the mechanism gives its noise a fill of its
         kind, any other token dropped; None where the tokens' kinds read one by one are not
         those of the whole word (the caller then fills the word as a whole)."""
-        tokens = tokenize(word)
-        kinds = [self.kinds(t.text) if t.is_word else () for t in tokens]
-        if tuple(k for ks in kinds for k in ks) != self.kinds(word):
+        tokens = self.kinds.tokens(word)
+        if tokens is None:
             return None
         out: list[str] = []
-        at = 0
         kept = False  # whether the word before a clitic stays (a clitic alone would be a word)
-        for token, want in zip(tokens, kinds, strict=True):
-            out.append(word[at : token.start])  # nothing the tokeniser skips stays unwritten
-            at = token.end
+        for before, token, want in tokens:
+            out.append(before)
             if want:
                 fills = (self._fill(k, kind, token.text, j) for j, k in enumerate(want))
                 new = "/".join(_styled_like(w, token.text) for w in fills if w)
@@ -515,7 +543,7 @@ class KindKeepingSurrogates:
             if token.is_word and token.lower not in CLITICS:
                 kept = bool(new)
             out.append(new)
-        out.append(word[at:])
+        out.append(word[tokens[-1][1].end :] if tokens else word)
         return "".join(out)
 
     def _whole(self, entity: Entity, drawn: str) -> str:
@@ -584,6 +612,15 @@ _REDRAWS = 16
 _TOKEN_REACH = 256
 
 
+def _joins_token(text: str, at: int) -> bool:
+    """Whether the character at ``at`` (beside an entity) may join a token across the entity's
+    end: a letter, digit, underscore, combining mark, hyphen or apostrophe."""
+    if at < 0 or at >= len(text):
+        return False
+    ch = text[at]
+    return ch.isalnum() or ch in "_-'\u2019" or unicodedata.category(ch).startswith("M")
+
+
 def on_tokens(text: str, entities: Sequence[Entity]) -> list[Entity]:
     """``entities`` widened to the tokens of the mechanisms' tokeniser
     (:func:`~authormask.text.tokens.tokenize`) they cut: the recogniser finds ``London`` in
@@ -613,6 +650,15 @@ def on_tokens(text: str, entities: Sequence[Entity]) -> list[Entity]:
     """
     out: list[Entity] = []
     for e in entities:
+        # on a token's bounds already (most entities): kept, or merged into a widened one
+        if not (_joins_token(text, e.start - 1) or _joins_token(text, e.end)):
+            if out and e.start < out[-1].end:
+                first = out[-1]
+                end = max(e.end, first.end)
+                out[-1] = Entity(first.start, end, first.kind, text[first.start : end])
+            else:
+                out.append(e)
+            continue
         lo = e.start
         while lo > max(0, e.start - _TOKEN_REACH) and not text[lo - 1].isspace():
             lo -= 1
