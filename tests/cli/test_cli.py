@@ -55,6 +55,20 @@ def test_console_script_runs_default_example() -> None:
     assert len(proc.stdout.split()) > 10
 
 
+def test_python_dash_m_is_the_command() -> None:
+    """``python -m authormask`` runs the command as the console script does (issue 48: it did
+    not exist), exit statuses and one-line errors included."""
+    exe = Path(sys.executable).with_name("authormask")
+    for args, status in ((["--version"], 0), (["obfuscate", "--no-such-option"], 2)):
+        script, module = (
+            subprocess.run(cmd + args, capture_output=True, text=True, timeout=60)
+            for cmd in ([str(exe)], [sys.executable, "-m", "authormask"])
+        )
+        assert module.returncode == script.returncode == status, module.stderr
+        assert (module.stdout, module.stderr) == (script.stdout, script.stderr)
+    assert module.stderr.startswith("authormask: error: ") and module.stderr.count("\n") == 1
+
+
 def test_obfuscate_text_mode_to_stdout(run, docs) -> None:
     code, out, err = run(
         "obfuscate",
