@@ -73,6 +73,8 @@ from authormask.text.entities import (
     replace_entities,
 )
 from authormask.text.parts import MAX_PART_CHARS
+from authormask.text.prepare import NEGATION_AUXILIARIES
+from authormask.text.sentences import ABBREVIATIONS
 from authormask.text.tokens import CLITICS, Token, tokenize
 
 __all__ = [
@@ -178,12 +180,17 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
             + "; ".join(f"{t.split()[0]}: {', '.join(w)}" for t, w in TYPE_NOUNS.items())
             + "), whatever the entity's length or casing; an entity inside one of the "
             "mechanism's tokens is first widened to the whole token (London of London-based, "
-            "1990 of 1990s), and within a name its marks and function words (of the English "
-            "stopword list, a clitic 's after a word kept) stay as written; a "
+            "1990 of 1990s), and within a name (or a link, handle or address whose surrogate "
+            "of the same form has other marks) its marks and function words (of the English "
+            "stopword list and the auxiliaries of negative contractions, a clitic 's after a "
+            "word kept) stay as written, the other words filled; so that no sentence cut "
+            "moves, an initial before its full stop becomes a random initial, a listed "
+            "abbreviation (St., Mr.) stays, and a capitalised name word dropped where a "
+            "sentence starts becomes Someone or Somewhere (a word of no position); a "
             "number, date, code, address, link or handle keeps its surrogate of the same form "
             "where that has the same kinds (else such listed words, or for a number first a "
-            "random number from 1 to 9999); and each word the mechanism would not release (a "
-            "name outside its vocabulary or lexicon, a function word) is dropped. So the "
+            "random number from 1 to 9999); and each other word the mechanism would not release "
+            "(a name outside its vocabulary or lexicon) is dropped. So the "
             "guarantee compares the texts as the mechanism reads them without the step (the "
             "same number K of positions); what the recogniser decides is only which of those "
             "positions hold a word drawn from the lists instead of its own, and from which "
@@ -209,7 +216,9 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
         f"{lists.identity}); a number, date or phone number by random digits of the same form; "
         "a code by random letters (of the same case) and digits of the same form; an e-mail "
         "address or URL by a random one at a reserved example domain; a handle or hashtag by a "
-        "random given name (a subreddit by a random place) with random digits. Consistent "
+        "random given name (a subreddit by a random place) with random digits (under the "
+        "adjustment below, one whose marks differ from its entity's has its words filled "
+        "instead, its marks kept). Consistent "
         "within a document: the same entity text (and each word of a person's name) gets the "
         "same surrogate throughout one document, drawn afresh for every document, so the same "
         "entity in two documents gets independent surrogates. A surrogate has as many words "
@@ -469,6 +478,7 @@ class KindKeepingSurrogates:
         self.function_words = function_words
         self._fills: dict[tuple[str, str, int], str] = {}
         self._wholes: dict[tuple[str, str], str] = {}
+        self._text = ""  # the text whose entities are being replaced (a sentence's start)
 
     def text(self, text: str, entities: Sequence[Entity]) -> str:
         """``text`` with every entity replaced (class notes).
@@ -485,6 +495,7 @@ class KindKeepingSurrogates:
         str
             The text with surrogates.
         """
+        self._text = text
         return replace_entities(text, on_tokens(text, entities), self.surrogate)
 
     def surrogate(self, entity: Entity) -> str:
@@ -502,14 +513,34 @@ class KindKeepingSurrogates:
         """
         if entity.kind not in _WORDWISE:
             return self._whole(entity, self.surrogates.surrogate(entity))
-        old = entity.text.split()
-        gaps = re.findall(r"\s+", entity.text.strip())
+        out = self._piecewise(entity.text, entity.kind, whole=False)
+        assert out is not None  # word by word, each word filled whole where it must be
+        if (
+            not out
+            and entity.text[:1].isupper()
+            and _SENTENCE_START.search(self._text, 0, entity.start)
+        ):
+            # dropped where a sentence starts: a capitalised word of no position keeps the cut
+            # before it (emp-sentence's sentences: "He left. Oluwaseun arrived." is two)
+            stand_in = _STAND_INS.get(entity.kind, "Someone")
+            if not self.kinds(stand_in):
+                return stand_in
+        return out
+
+    def _piecewise(self, text: str, kind: str, *, whole: bool) -> str | None:
+        """``text`` word by word (:meth:`_tokens`), joined by its own whitespace; a word whose
+        tokens do not add up is filled as a whole (``whole`` False) or gives None (``whole``
+        True: the caller decides)."""
+        old = text.split()
+        gaps = re.findall(r"\s+", text.strip())
         pieces: list[str] = []
         for i, o in enumerate(old):
-            word = self._tokens(o, entity.kind)
+            word = self._tokens(o, kind)
             if word is None:  # the tokens alone do not add up to the word: the word's kinds
+                if whole:
+                    return None
                 want = self.kinds(o)
-                fills = (self._fill(k, entity.kind, o, j) for j, k in enumerate(want))
+                fills = (self._fill(k, kind, o, j) for j, k in enumerate(want))
                 # a word of several positions gets as many words joined by a "/" (a mark both
                 # tokenisers cut at), so no whitespace is added to the layout
                 word = "/".join(_styled_like(w, o) for w in fills if w)
@@ -518,6 +549,37 @@ class KindKeepingSurrogates:
                     pieces.append(gaps[i - 1] if 0 < i <= len(gaps) else " ")
                 pieces.append(word)
         return "".join(pieces)
+
+    def _initial(self, letter: str, want: tuple[str, ...], kind: str) -> str:
+        """A random capital letter read as ``letter`` is (its kinds), the same for the same
+        letter in the document; ``letter`` itself where none of 26 draws is."""
+        key = (kind, f"initial {letter.casefold()}", 0)
+        found = self._fills.get(key)
+        if found is None:
+            found = letter
+            rng = self.surrogates.rng
+            for _ in range(26):
+                drawn = chr(ord("A") + int(rng.integers(26)))
+                if self.kinds(drawn) == want:
+                    found = drawn if letter.isupper() else drawn.lower()
+                    break
+            self._fills[key] = found
+        return found
+
+    def _kept(self, text: str) -> tuple[str, ...] | None:
+        """What of ``text`` the step keeps as written (its marks, function words and clitics,
+        lower case, in order), or None where its tokens do not add up (remembered kinds)."""
+        out: list[str] = []
+        for word in text.split():
+            tokens = self.kinds.tokens(word)
+            if tokens is None:
+                return None
+            out.extend(
+                t.lower
+                for _, t, k in tokens
+                if not k and (not t.is_word or t.lower in self.function_words or t.lower in CLITICS)
+            )
+        return tuple(out)
 
     def _tokens(self, word: str, kind: str) -> str | None:
         """``word`` (one word of a name, as written) token by token: a mark, a function word
@@ -529,9 +591,13 @@ class KindKeepingSurrogates:
             return None
         out: list[str] = []
         kept = False  # whether the word before a clitic stays (a clitic alone would be a word)
-        for before, token, want in tokens:
+        for i, (before, token, want) in enumerate(tokens):
             out.append(before)
-            if want:
+            if i + 1 < len(tokens) and tokens[i + 1][1].text == "." and _no_cut(token.lower):
+                # an initial or an abbreviation before its full stop ends no sentence: an
+                # initial becomes a random one, an abbreviation stays (no sentence cut moves)
+                new = self._initial(token.text, want, kind) if len(token.text) == 1 else token.text
+            elif want:
                 fills = (self._fill(k, kind, token.text, j) for j, k in enumerate(want))
                 new = "/".join(_styled_like(w, token.text) for w in fills if w)
             elif token.lower in CLITICS:
@@ -555,8 +621,9 @@ class KindKeepingSurrogates:
         if found is None:
             want = self.kinds(entity.text)
             rng, lists = self.surrogates.rng, self.surrogates.lists
+            kept = self._kept(entity.text)
             for _ in range(_REDRAWS):
-                if self.kinds(drawn) == want:
+                if self.kinds(drawn) == want and self._kept(drawn) == kept:
                     break
                 drawn = Surrogates(rng, lists).surrogate(entity)  # another of the same form
             found = self._word(entity.text, drawn, entity.kind)
@@ -564,11 +631,16 @@ class KindKeepingSurrogates:
         return found
 
     def _word(self, old: str, new: str, kind: str) -> str:
-        """``new`` where it has the kinds of ``old``; nothing where ``old`` has none; else one
-        listed word per position of ``old``, of its kind."""
+        """``new`` where it has the kinds of ``old`` and keeps what the step keeps of it (its
+        marks and function words: ``@john_smith``'s ``@`` and ``_``, ``bbc.co.uk``'s dots);
+        else ``old`` token by token (:meth:`_piecewise`); nothing where ``old`` has no
+        position; else one listed word per position of ``old``, of its kind."""
         want = self.kinds(old)
-        if self.kinds(new) == want:
+        if self.kinds(new) == want and self._kept(new) == self._kept(old):
             return new
+        piecewise = self._piecewise(old, kind, whole=True)
+        if piecewise is not None:
+            return piecewise
         if not want:
             return ""
         fills = (self._fill(k, kind, old, i) for i, k in enumerate(want))
@@ -608,8 +680,18 @@ _NUMBERS = frozenset({"number", "date", "phone", "code"})
 _NUMBER_TRIES = 64
 #: how many surrogates of the same form an entity that is not a name tries before fills
 _REDRAWS = 16
-#: how far :func:`on_tokens` looks for the ends of a token around an entity (characters)
-_TOKEN_REACH = 256
+
+
+#: where a sentence starts: the text's start, or a sentence end and whitespace before ``at``
+_SENTENCE_START = re.compile(r"(?:\A|[.!?][\"')\]\u201d\u2019]*\s+)\Z")
+#: what stands in for a capitalised name word dropped where a sentence starts (no position)
+_STAND_INS = {"person": "Someone", "place": "Somewhere", "organisation": "Someone"}
+
+
+def _no_cut(word: str) -> bool:
+    """Whether a full stop after ``word`` (lower case) ends no sentence (an initial, an
+    abbreviation: :func:`~authormask.text.sentences.split_sentences`)."""
+    return (len(word) == 1 and word.isalpha()) or word in ABBREVIATIONS
 
 
 def _joins_token(text: str, at: int) -> bool:
@@ -649,6 +731,7 @@ def on_tokens(text: str, entities: Sequence[Entity]) -> list[Entity]:
     [Entity(start=0, end=3, kind='person', text='Tom')]
     """
     out: list[Entity] = []
+    chunk: tuple[int, int, list[Token]] = (0, 0, [])  # the last run of non-whitespace read
     for e in entities:
         # on a token's bounds already (most entities): kept, or merged into a widened one
         if not (_joins_token(text, e.start - 1) or _joins_token(text, e.end)):
@@ -659,14 +742,16 @@ def on_tokens(text: str, entities: Sequence[Entity]) -> list[Entity]:
             else:
                 out.append(e)
             continue
-        lo = e.start
-        while lo > max(0, e.start - _TOKEN_REACH) and not text[lo - 1].isspace():
-            lo -= 1
-        hi = e.end
-        while hi < min(len(text), e.end + _TOKEN_REACH) and not text[hi].isspace():
-            hi += 1
+        if not chunk[0] <= e.start < e.end <= chunk[1]:  # the run around the entity, read once
+            lo, hi = e.start, e.end
+            while lo > 0 and not text[lo - 1].isspace():
+                lo -= 1
+            while hi < len(text) and not text[hi].isspace():
+                hi += 1
+            chunk = (lo, hi, tokenize(text[lo:hi]))
+        lo = chunk[0]
         start, end = e.start, e.end
-        for token in tokenize(text[lo:hi]):
+        for token in chunk[2]:
             a, b = lo + token.start, lo + token.end
             if a < e.end and b > e.start:
                 start, end = min(start, a), max(end, b)
@@ -1052,7 +1137,10 @@ class EntityInputs(Mechanism):
         kinds = self.kinds
         if kinds is None:
             return surrogates
-        return KindKeepingSurrogates(surrogates, kinds, self.recogniser.stopwords)
+        # the function words every built-in reads: the stopwords and the auxiliaries of
+        # negative contractions (emp-doc's class holds "would", "must", "ai")
+        function = self.recogniser.stopwords | NEGATION_AUXILIARIES
+        return KindKeepingSurrogates(surrogates, kinds, function)
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
         """The mechanism's statement with the ``entities`` policy added.

@@ -14,7 +14,14 @@ from authormask.text.clean import clean_text
 from authormask.text.tokens import CLITICS, tokenize
 from authormask.validation import check_positive_int
 
-__all__ = ["Segmentation", "detokenize", "segment_text", "split_sentences", "word_tokens"]
+__all__ = [
+    "ABBREVIATIONS",
+    "Segmentation",
+    "detokenize",
+    "segment_text",
+    "split_sentences",
+    "word_tokens",
+]
 
 # A sentence ends at . ! ? (optionally followed by closing quotes/brackets) before whitespace and
 # an upper-case letter, a digit or an opening quote - or at a blank line.
@@ -25,6 +32,8 @@ _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof sr jr st co corp inc ltd jan feb mar apr jun jul aug sep sept oct nov dec "
     "u.s u.k u.n e.g i.e vs etc no gen gov sen rep lt col maj capt sgt ft mt".split()
 )
+#: the words after which a full stop ends no sentence (with a single letter: an initial)
+ABBREVIATIONS = _ABBREVIATIONS
 
 
 def split_sentences(text: str) -> list[str]:
