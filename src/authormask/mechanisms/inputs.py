@@ -170,7 +170,8 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
     if kinds_kept:
         counted = (
             f"{reads}; its decisions never change the number of positions the mechanism's "
-            "noise is given, nor their kinds (nouns and names), nor their order: each word of a "
+            "noise is given, nor their kinds (as the mechanism reads them), nor their order: each "
+            "word of a "
             "person, place or organisation that the mechanism would release (by its own rule, "
             "read from the word alone, in lower case) becomes a word drawn uniformly from the "
             "lists' words of the entity's type that it releases as the same kind (a person: "
@@ -184,9 +185,16 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
             "of the same form has other marks) its marks and function words (of the English "
             "stopword list and the auxiliaries of negative contractions, a clitic 's after a "
             "word kept) stay as written, the other words filled; so that no sentence cut "
-            "moves, an initial before its full stop becomes a random initial, a listed "
-            "abbreviation (St., Mr.) stays, and a capitalised name word dropped where a "
-            "sentence starts becomes Someone or Somewhere (a word of no position); a "
+            "of the public rule moves (a full stop before A-Z, a digit or an opening quote, not "
+            "after an initial or a listed abbreviation), an initial before its full stop that "
+            "the mechanism gives a position becomes a random initial of its kind (one it does "
+            "not stays), a listed abbreviation (St., U.S.) stays, a capitalised name word "
+            "dropped where a sentence starts becomes Someone or Somewhere (a word of no "
+            "position), a fill where a sentence starts with a capital outside A-Z (Émile) is "
+            "written in lower case and one of a link or address that starts with A-Z is "
+            "capitalised; a link or address whose filled form the tokeniser reads as other "
+            "positions (o'neil@mail.com filled may be one e-mail) gets listed words joined by "
+            "'/' instead (its marks then differ); a "
             "number, date, code, address, link or handle keeps its surrogate of the same form "
             "where that has the same kinds (else such listed words, or for a number first a "
             "random number from 1 to 9999); and each other word the mechanism would not release "
@@ -513,11 +521,22 @@ class KindKeepingSurrogates:
         """
         if entity.kind not in _WORDWISE:
             return self._whole(entity, self.surrogates.surrogate(entity))
-        out = self._piecewise(entity.text, entity.kind, whole=False)
+        dot_after = self._text[entity.end : entity.end + 1] == "."
+        out = self._piecewise(entity.text, entity.kind, whole=False, dot_after=dot_after)
         assert out is not None  # word by word, each word filled whole where it must be
+        first = entity.text[:1]
+        if (
+            first.isupper()
+            and not "A" <= first <= "Z"
+            and "A" <= out[:1] <= "Z"
+            and _SENTENCE_START.search(self._text, 0, entity.start)
+        ):
+            # a capital outside A-Z (Émile) starts no sentence for the public rule: its fill
+            # (Roger) would, so it is written in lower case there (no sentence cut moves)
+            out = out[0].lower() + out[1:]
         if (
             not out
-            and entity.text[:1].isupper()
+            and "A" <= entity.text[:1] <= "Z"
             and _SENTENCE_START.search(self._text, 0, entity.start)
         ):
             # dropped where a sentence starts: a capitalised word of no position keeps the cut
@@ -527,15 +546,24 @@ class KindKeepingSurrogates:
                 return stand_in
         return out
 
-    def _piecewise(self, text: str, kind: str, *, whole: bool) -> str | None:
+    def _piecewise(
+        self, text: str, kind: str, *, whole: bool, dot_after: bool = False
+    ) -> str | None:
         """``text`` word by word (:meth:`_tokens`), joined by its own whitespace; a word whose
         tokens do not add up is filled as a whole (``whole`` False) or gives None (``whole``
-        True: the caller decides)."""
+        True: the caller decides). A listed abbreviation (``U.S.``) stays as written, and
+        ``dot_after``: a full stop follows ``text`` (its last word is read before it)."""
         old = text.split()
         gaps = re.findall(r"\s+", text.strip())
         pieces: list[str] = []
         for i, o in enumerate(old):
-            word = self._tokens(o, kind)
+            last = dot_after and i == len(old) - 1
+            if o.rstrip(".").casefold() in ABBREVIATIONS and (o.endswith(".") or last):
+                word: str | None = o  # a full stop after it ends no sentence: no cut moves
+            else:
+                word = self._tokens(o + "." if last else o, kind)
+                if word is not None and last:
+                    word = word[:-1]  # the full stop read after it is the text's own
             if word is None:  # the tokens alone do not add up to the word: the word's kinds
                 if whole:
                     return None
@@ -595,8 +623,10 @@ class KindKeepingSurrogates:
             out.append(before)
             if i + 1 < len(tokens) and tokens[i + 1][1].text == "." and _no_cut(token.lower):
                 # an initial or an abbreviation before its full stop ends no sentence: an
-                # initial becomes a random one, an abbreviation stays (no sentence cut moves)
-                new = self._initial(token.text, want, kind) if len(token.text) == 1 else token.text
+                # initial of a position becomes a random one of its kinds, one of none (a
+                # function word: "A.") and an abbreviation stay (no sentence cut moves)
+                initial = len(token.text) == 1 and want
+                new = self._initial(token.text, want, kind) if initial else token.text
             elif want:
                 fills = (self._fill(k, kind, token.text, j) for j, k in enumerate(want))
                 new = "/".join(_styled_like(w, token.text) for w in fills if w)
@@ -627,6 +657,8 @@ class KindKeepingSurrogates:
                     break
                 drawn = Surrogates(rng, lists).surrogate(entity)  # another of the same form
             found = self._word(entity.text, drawn, entity.kind)
+            if "A" <= entity.text[:1] <= "Z" and found[:1].islower():
+                found = found[0].upper() + found[1:]  # a capital that may start a sentence
             self._wholes[key] = found
         return found
 
@@ -639,8 +671,8 @@ class KindKeepingSurrogates:
         if self.kinds(new) == want and self._kept(new) == self._kept(old):
             return new
         piecewise = self._piecewise(old, kind, whole=True)
-        if piecewise is not None:
-            return piecewise
+        if piecewise is not None and self.kinds(piecewise) == want:
+            return piecewise  # (filled, "o'neil@mail.com" may become one token: not taken)
         if not want:
             return ""
         fills = (self._fill(k, kind, old, i) for i, k in enumerate(want))
@@ -683,7 +715,7 @@ _REDRAWS = 16
 
 
 #: where a sentence starts: the text's start, or a sentence end and whitespace before ``at``
-_SENTENCE_START = re.compile(r"(?:\A|[.!?][\"')\]\u201d\u2019]*\s+)\Z")
+_SENTENCE_START = re.compile(r"(?:\A|[.!?][\"')\]\u201d\u2019]*\s+)[\"'(\[\u201c\u2018]?\Z")
 #: what stands in for a capitalised name word dropped where a sentence starts (no position)
 _STAND_INS = {"person": "Someone", "place": "Somewhere", "organisation": "Someone"}
 
