@@ -74,7 +74,7 @@ from authormask.text.entities import (
 )
 from authormask.text.parts import MAX_PART_CHARS
 from authormask.text.prepare import NEGATION_AUXILIARIES
-from authormask.text.sentences import ABBREVIATIONS
+from authormask.text.sentences import ABBREVIATIONS, ends_no_sentence
 from authormask.text.tokens import CLITICS, Token, tokenize
 
 __all__ = [
@@ -621,7 +621,8 @@ class KindKeepingSurrogates:
         kept = False  # whether the word before a clitic stays (a clitic alone would be a word)
         for i, (before, token, want) in enumerate(tokens):
             out.append(before)
-            if i + 1 < len(tokens) and tokens[i + 1][1].text == "." and _no_cut(token.lower):
+            dot = i + 1 < len(tokens) and tokens[i + 1][1].text == "."
+            if dot and ends_no_sentence(token.lower):
                 # an initial or an abbreviation before its full stop ends no sentence: an
                 # initial of a position becomes a random one of its kinds, one of none (a
                 # function word: "A.") and an abbreviation stay (no sentence cut moves)
@@ -720,12 +721,6 @@ _SENTENCE_START = re.compile(r"(?:\A|[.!?][\"')\]\u201d\u2019]*\s+)[\"'(\[\u201c
 _STAND_INS = {"person": "Someone", "place": "Somewhere", "organisation": "Someone"}
 
 
-def _no_cut(word: str) -> bool:
-    """Whether a full stop after ``word`` (lower case) ends no sentence (an initial, an
-    abbreviation: :func:`~authormask.text.sentences.split_sentences`)."""
-    return (len(word) == 1 and word.isalpha()) or word in ABBREVIATIONS
-
-
 def _joins_token(text: str, at: int) -> bool:
     """Whether the character at ``at`` (beside an entity) may join a token across the entity's
     end: a letter, digit, underscore, combining mark, hyphen or apostrophe."""
@@ -765,29 +760,21 @@ def on_tokens(text: str, entities: Sequence[Entity]) -> list[Entity]:
     out: list[Entity] = []
     chunk: tuple[int, int, list[Token]] = (0, 0, [])  # the last run of non-whitespace read
     for e in entities:
-        # on a token's bounds already (most entities): kept, or merged into a widened one
-        if not (_joins_token(text, e.start - 1) or _joins_token(text, e.end)):
-            if out and e.start < out[-1].end:
-                first = out[-1]
-                end = max(e.end, first.end)
-                out[-1] = Entity(first.start, end, first.kind, text[first.start : end])
-            else:
-                out.append(e)
-            continue
-        if not chunk[0] <= e.start < e.end <= chunk[1]:  # the run around the entity, read once
-            lo, hi = e.start, e.end
-            while lo > 0 and not text[lo - 1].isspace():
-                lo -= 1
-            while hi < len(text) and not text[hi].isspace():
-                hi += 1
-            chunk = (lo, hi, tokenize(text[lo:hi]))
-        lo = chunk[0]
         start, end = e.start, e.end
-        for token in chunk[2]:
-            a, b = lo + token.start, lo + token.end
-            if a < e.end and b > e.start:
-                start, end = min(start, a), max(end, b)
-        if out and start < out[-1].end:
+        # an entity on a token's bounds already (most) is not read again
+        if _joins_token(text, start - 1) or _joins_token(text, end):
+            if not chunk[0] <= start < end <= chunk[1]:  # the run around it, read once
+                lo, hi = start, end
+                while lo > 0 and not text[lo - 1].isspace():
+                    lo -= 1
+                while hi < len(text) and not text[hi].isspace():
+                    hi += 1
+                chunk = (lo, hi, tokenize(text[lo:hi]))
+            for token in chunk[2]:
+                a, b = chunk[0] + token.start, chunk[0] + token.end
+                if a < e.end and b > e.start:
+                    start, end = min(start, a), max(end, b)
+        if out and start < out[-1].end:  # overlaps a widened one: merged, its kind first
             first = out[-1]
             end = max(end, first.end)
             out[-1] = Entity(first.start, end, first.kind, text[first.start : end])

@@ -18,6 +18,7 @@ __all__ = [
     "ABBREVIATIONS",
     "Segmentation",
     "detokenize",
+    "ends_no_sentence",
     "segment_text",
     "split_sentences",
     "word_tokens",
@@ -34,6 +35,16 @@ _ABBREVIATIONS = frozenset(
 )
 #: the words after which a full stop ends no sentence (with a single letter: an initial)
 ABBREVIATIONS = _ABBREVIATIONS
+
+
+def ends_no_sentence(word: str) -> bool:
+    """Whether a full stop after ``word`` (lower case, without the stop) ends no sentence: an
+    initial or a common abbreviation (the rule of :func:`split_sentences`).
+
+    >>> ends_no_sentence("mr"), ends_no_sentence("j"), ends_no_sentence("smith")
+    (True, True, False)
+    """
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
 def split_sentences(text: str) -> list[str]:
@@ -63,9 +74,7 @@ def split_sentences(text: str) -> list[str]:
         candidate = text[start : m.start()].strip()
         last = candidate.rsplit(None, 1)[-1] if candidate else ""
         stem = last.rstrip(".").lower().lstrip("\"'(")
-        if candidate.endswith(".") and (
-            stem in _ABBREVIATIONS or (len(stem) == 1 and stem.isalpha())
-        ):
+        if candidate.endswith(".") and ends_no_sentence(stem):
             continue
         if candidate:
             out.append(candidate)
