@@ -41,6 +41,18 @@ def ends_no_sentence(word: str) -> bool:
     """Whether a full stop after ``word`` (lower case, without the stop) ends no sentence: an
     initial or a common abbreviation (the rule of :func:`split_sentences`).
 
+    Parameters
+    ----------
+    word
+        The word before the full stop, in lower case and without the stop.
+
+    Returns
+    -------
+    bool
+        True where a full stop after ``word`` ends no sentence.
+
+    Examples
+    --------
     >>> ends_no_sentence("mr"), ends_no_sentence("j"), ends_no_sentence("smith")
     (True, True, False)
     """
