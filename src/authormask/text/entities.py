@@ -978,15 +978,61 @@ class Recogniser:
                     if len(word) > 1 and word.lower() not in self.stopwords:
                         forms.setdefault(word.casefold(), "person")
                         seen.add(word)
+        # where a form of each length stands as a whole word, in one pass a length; a form then
+        # reads the places whose text is its own in lower case (an ASCII form and text, where
+        # ``re.IGNORECASE`` is just that) and tries its pattern only where either is not ASCII
+        # (a dotless i, a long s): the matches of its ``finditer`` over the text, in order,
+        # without overlaps
+        by_length: dict[int, list[str]] = {}
+        for form in forms:
+            by_length.setdefault(len(form), []).append(form)
+        places: dict[tuple[int, str], list[int]] = {}
+        other: dict[int, list[int]] = {}
+        for length, group in by_length.items():
+            for m in _any_of(tuple(group)).finditer(text):
+                word = text[m.start() : m.start() + length]
+                if word.isascii():
+                    places.setdefault((length, word.lower()), []).append(m.start())
+                else:
+                    other.setdefault(length, []).append(m.start())
         out: list[Entity] = []
         for form in sorted(forms, key=len, reverse=True):  # longest first
-            pattern = re.compile(rf"(?<!\w){re.escape(form)}(?!\w)", re.IGNORECASE)
-            out.extend(
-                Entity(m.start(), m.end(), forms[form], m.group(0))
-                for m in pattern.finditer(text)
-                if m.group(0)[0].isupper() or m.group(0) in seen
-            )
+            length = len(form)
+            if form.isascii():
+                mine = places.get((length, form.lower()), [])
+                odd = other.get(length, [])
+                at_list = sorted(mine + odd) if odd else mine
+            else:
+                at_list = sorted(
+                    [a for (n, _), found in places.items() if n == length for a in found]
+                    + other.get(length, [])
+                )
+            end = 0
+            for at in at_list:
+                if at < end:
+                    continue
+                if not (form.isascii() and text[at : at + length].isascii()):
+                    if _whole_word(form).match(text, at) is None:
+                        continue
+                end = at + length
+                word = text[at:end]
+                if word[0].isupper() or word in seen:
+                    out.append(Entity(at, end, forms[form], word))
         return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _whole_word(form: str) -> re.Pattern[str]:
+    """``form`` as a whole word, in any case (:meth:`Recogniser._elsewhere`)."""
+    return re.compile(rf"(?<!\w){re.escape(form)}(?!\w)", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=256)
+def _any_of(forms: tuple[str, ...]) -> re.Pattern[str]:
+    """Where one of ``forms`` (of one length) starts as a whole word, in any case: an empty
+    match there (:meth:`Recogniser._elsewhere`)."""
+    alternatives = "|".join(re.escape(f) for f in forms)
+    return re.compile(rf"(?<!\w)(?=(?:{alternatives})(?!\w))", re.IGNORECASE)
 
 
 #: the kinds of entity whose other occurrences are names too (:meth:`Recogniser._elsewhere`)
