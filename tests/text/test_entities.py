@@ -285,17 +285,8 @@ def test_a_name_found_in_lower_case_is_taken_in_lower_case_too(recogniser) -> No
 def _elsewhere_by_definition(recogniser, text: str, named: list[Entity]) -> list[Entity]:
     """The docstring's rule read literally: each form's own whole-word pattern, in any case,
     over the whole text (longest form first), kept where it starts with a capital or stands as
-    it was found."""
-    forms: dict[str, str] = {}
-    seen: set[str] = set()
-    for e in named:
-        forms.setdefault(e.text.casefold(), e.kind)
-        seen.add(e.text)
-        if e.kind == "person":
-            for word in e.text.split():
-                if len(word) > 1 and word.lower() not in recogniser.stopwords:
-                    forms.setdefault(word.casefold(), "person")
-                    seen.add(word)
+    it was found (the forms are the recogniser's own)."""
+    forms, seen = recogniser._forms(named)
     out = []
     for form in sorted(forms, key=len, reverse=True):
         pattern = re.compile(rf"(?<!\w){re.escape(form)}(?!\w)", re.IGNORECASE)

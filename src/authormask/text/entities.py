@@ -963,11 +963,10 @@ class Recogniser:
             return start, end
         return start, nxt.end()
 
-    def _elsewhere(self, text: str, named: Sequence[Entity]) -> list[Entity]:
-        """Every other whole-word occurrence of a name found, and of each word of a person's
-        name that is not a function word: in any case starting with a capital (``Smith``,
-        ``SMITH``), or exactly as it was found (``negan`` where ``negan`` was found; never the
-        word ``smith`` where only ``Smith`` was)."""
+    def _forms(self, named: Sequence[Entity]) -> tuple[dict[str, str], set[str]]:
+        """What :meth:`_elsewhere` looks for: each name found and each word of a person's name
+        that is not a function word, case-folded, with its kind (the first found); and the
+        forms as they were written."""
         forms: dict[str, str] = {}
         seen: set[str] = set()
         for e in named:
@@ -978,6 +977,14 @@ class Recogniser:
                     if len(word) > 1 and word.lower() not in self.stopwords:
                         forms.setdefault(word.casefold(), "person")
                         seen.add(word)
+        return forms, seen
+
+    def _elsewhere(self, text: str, named: Sequence[Entity]) -> list[Entity]:
+        """Every other whole-word occurrence of a name found, and of each word of a person's
+        name that is not a function word: in any case starting with a capital (``Smith``,
+        ``SMITH``), or exactly as it was found (``negan`` where ``negan`` was found; never the
+        word ``smith`` where only ``Smith`` was)."""
+        forms, seen = self._forms(named)
         # where a form of each length stands as a whole word, in one pass a length; a form then
         # reads the places whose text is its own in lower case (an ASCII form and text, where
         # ``re.IGNORECASE`` is just that) and tries its pattern only where either is not ASCII
@@ -998,7 +1005,8 @@ class Recogniser:
         out: list[Entity] = []
         for form in sorted(forms, key=len, reverse=True):  # longest first
             length = len(form)
-            if form.isascii():
+            plain = form.isascii()
+            if plain:
                 mine = places.get((length, form.lower()), [])
                 odd = other.get(length, [])
                 at_list = sorted(mine + odd) if odd else mine
@@ -1011,7 +1019,7 @@ class Recogniser:
             for at in at_list:
                 if at < end:
                     continue
-                if not (form.isascii() and text[at : at + length].isascii()):
+                if not (plain and text[at : at + length].isascii()):
                     if _whole_word(form).match(text, at) is None:
                         continue
                 end = at + length
@@ -1027,7 +1035,6 @@ def _whole_word(form: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(form)}(?!\w)", re.IGNORECASE)
 
 
-@functools.lru_cache(maxsize=256)
 def _any_of(forms: tuple[str, ...]) -> re.Pattern[str]:
     """Where one of ``forms`` (of one length) starts as a whole word, in any case: an empty
     match there (:meth:`Recogniser._elsewhere`)."""
