@@ -1,0 +1,64 @@
+"""The packaged spaCy pipeline loads without torch (issue 50: thinc imports torch when it is
+installed, two of spaCy's three seconds of import and 200 MB), and hiding torch from thinc hides
+it from no one else."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+
+def _run(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_the_recogniser_loads_and_reads_without_importing_torch() -> None:
+    out = _run(
+        """
+        import sys
+        from authormask.text.entities import load_recogniser
+        found = load_recogniser().find("Alice Walker flew to Paris with Bob Dylan.")
+        print([(e.kind, e.text) for e in found])
+        print("torch" in sys.modules, "thinc.compat" in sys.modules)
+        import thinc.compat
+        print(thinc.compat.has_torch)
+        """
+    )
+    kinds, loaded, has_torch = out.strip().splitlines()
+    assert kinds == str([("person", "Alice Walker"), ("place", "Paris"), ("person", "Bob Dylan")])
+    assert loaded == "False True"  # thinc was imported, torch was not
+    assert has_torch == "False"
+
+
+def test_torch_imports_as_usual_beside_and_after_the_pipeline() -> None:
+    """A thread importing torch while spaCy is imported gets torch; so does code after it."""
+    out = _run(
+        """
+        import threading
+        from authormask.text import pipeline
+        got = {}
+        def encoder():
+            import torch
+            got["thread"] = torch.zeros(2).sum().item()
+        t = threading.Thread(target=encoder)
+        t.start()
+        pipeline.load_pipeline(exclude=["parser"], purpose="a test")
+        t.join()
+        import torch
+        import sys
+        print(got["thread"], torch.ones(3).sum().item(), len(sys.meta_path) > 0)
+        print(any(type(f).__name__ == "_NoTorchForThinc" for f in sys.meta_path))
+        """
+    )
+    values, finder_left = out.strip().splitlines()
+    assert values == "0.0 3.0 True"
+    assert finder_left == "False"  # the finder is gone once spaCy is imported
