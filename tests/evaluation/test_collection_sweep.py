@@ -57,9 +57,9 @@ def test_a_problem_is_a_closed_set_author_study(pan_root: Path, preparer: TextPr
 
 
 @pytest.fixture(scope="module")
-def swept(pan_root: Path, glove_20k: Embeddings, preparer: TextPreparer, tmp_path_factory):
+def swept(pan_short_root: Path, glove_20k: Embeddings, preparer: TextPreparer, tmp_path_factory):
     cache = tmp_path_factory.mktemp("collection-cache")
-    collection = read_pan_collection(pan_root)
+    collection = read_pan_collection(pan_short_root)
     result = run_collection_sweep(
         collection,
         embeddings=glove_20k,

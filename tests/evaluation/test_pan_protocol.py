@@ -125,9 +125,9 @@ def test_pan_baseline_is_the_published_pipeline(pan_root: Path) -> None:
 
 
 def test_each_problem_is_scored_on_its_own(
-    pan_root: Path, glove_20k: Embeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pan_short_root: Path, glove_20k: Embeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    collection = read_pan_collection(pan_root)
+    collection = read_pan_collection(pan_short_root)
     config = PanConfig(
         mechanisms=("emp-text",),
         epsilons=(None, 1e6, 5.0),
@@ -271,8 +271,8 @@ def _an_emp_text_run_cached(
     return collection, config
 
 
-def test_what_cannot_run_is_refused_first(pan_root: Path, glove_20k: Embeddings) -> None:
-    collection = read_pan_collection(pan_root)
+def test_what_cannot_run_is_refused_first(pan_short_root: Path, glove_20k: Embeddings) -> None:
+    collection = read_pan_collection(pan_short_root)
     with pytest.raises(InvalidParameterError, match="unknown attacker 'koppel'"):
         PanConfig(attackers=("koppel",))
     with pytest.raises(InvalidParameterError, match="unknown mechanism 'emp'"):
@@ -473,13 +473,13 @@ def test_a_model_parameter_is_keyed_by_its_identity(tiny_erae_dir: Path, glove_2
 
 
 def test_pan_runs_a_mechanism_that_takes_a_model(
-    pan_root: Path, glove_20k: Embeddings, tiny_erae_dir: Path, tmp_path: Path
+    pan_short_root: Path, glove_20k: Embeddings, tiny_erae_dir: Path, tmp_path: Path
 ) -> None:
     """run_pan with ER-AE (its model passed as a registry parameter) runs and caches: it raised
     AttributeError ('function' object has no attribute 'to_dict') before."""
     from authormask.models.erae import load_model
 
-    collection = read_pan_collection(pan_root)
+    collection = read_pan_collection(pan_short_root)
     problem = collection.problems[1]
     small = replace(problem, known=problem.known[:12], unknown=problem.unknown[:4])
     config = PanConfig(
@@ -497,7 +497,7 @@ def test_pan_runs_a_mechanism_that_takes_a_model(
 
 
 def test_a_changed_default_is_not_read_from_the_cache(
-    pan_root: Path, glove_20k: Embeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pan_short_root: Path, glove_20k: Embeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A release cached under one default of a mechanism's parameter is not read back once
     the default changes (the keys named only the parameters given: when emp-write's prior
@@ -506,7 +506,7 @@ def test_a_changed_default_is_not_read_from_the_cache(
     from authormask.core import mechanism_spec
     from authormask.evaluation import releases as releases_module
 
-    collection, config = _an_emp_text_run_cached(pan_root, glove_20k, tmp_path, monkeypatch)
+    collection, config = _an_emp_text_run_cached(pan_short_root, glove_20k, tmp_path, monkeypatch)
 
     spec = mechanism_spec("emp-text")
     changed = replace(
@@ -525,7 +525,7 @@ def test_a_changed_default_is_not_read_from_the_cache(
 
 
 def test_the_mechanisms_packaged_data_keys_the_cache(
-    pan_root: Path, glove_20k: Embeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pan_short_root: Path, glove_20k: Embeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A release cached with one version of a mechanism's packaged data is not read back with
     another: the keys named the mechanism's parameters and the package version only, so when
@@ -535,7 +535,7 @@ def test_the_mechanisms_packaged_data_keys_the_cache(
     from authormask.evaluation import releases as releases_module
     from authormask.mechanisms.earth_movers_text import EMPText
 
-    collection, config = _an_emp_text_run_cached(pan_root, glove_20k, tmp_path, monkeypatch)
+    collection, config = _an_emp_text_run_cached(pan_short_root, glove_20k, tmp_path, monkeypatch)
 
     stated = EMPText.statement
 
@@ -587,7 +587,7 @@ def test_emp_writes_identity_names_its_noun_lexicon(
 
 
 def test_released_words_reads_emp_writes_released_nouns(
-    pan_root: Path, glove_20k: Embeddings, tmp_path: Path
+    pan_short_root: Path, glove_20k: Embeddings, tmp_path: Path
 ) -> None:
     """What the PAN runner hands an attacker as a text's words is what the release released:
     for emp-write, its nouns (every one a word of the public lexicon), never the original's
@@ -598,7 +598,7 @@ def test_released_words_reads_emp_writes_released_nouns(
     from authormask.models.lexicon import load_noun_lexicon
     from authormask.text.stopwords import default_stopwords
 
-    collection = read_pan_collection(pan_root)
+    collection = read_pan_collection(pan_short_root)
     problem = collection.problems[0]
     small = replace(problem, known=problem.known[:2], unknown=problem.unknown[:2])
     thin = replace(collection, problems=(small,))

@@ -100,7 +100,7 @@ def _run(protocol: EvaluationProtocol, options: Options, folder: Path) -> dict:
     return json.loads((folder / "results.json").read_text())
 
 
-def test_two_protocols_run_through_the_interface(tmp_path: Path, pan_root: Path) -> None:
+def test_two_protocols_run_through_the_interface(tmp_path: Path, pan_short_root: Path) -> None:
     """fernandes2019 on a corpus and pan on a PAN collection, run by the same three calls; each
     plan reads the options its own way (here: one attacker, no utility, the noise-off row and
     one epsilon), and says what it will run."""
@@ -118,7 +118,7 @@ def test_two_protocols_run_through_the_interface(tmp_path: Path, pan_root: Path)
     data = _run(PROTOCOLS["fernandes2019"], sweep, tmp_path / "f")
     assert {c["measure"] for c in data["cells"]} == {"svm"} and data["study"]["authors"] == 8
     runs = Options(
-        {**common, "dataset": str(pan_root), "attackers": "typed-svm", "utilities": "none"},
+        {**common, "dataset": str(pan_short_root), "attackers": "typed-svm", "utilities": "none"},
         echo=said.append,
     )
     data = _run(PROTOCOLS["pan"], runs, tmp_path / "p")
