@@ -145,3 +145,40 @@ def test_identity_kernel_reads_no_generator(glove_20k: Embeddings) -> None:
     assert kernel.snap(kernel.noisy_vectors(rows, random_state=rng)).tolist() == [3, 1, 4]
     assert kernel.perturb_indices(rows, random_state=rng).tolist() == [3, 1, 4]
     assert rng.bit_generator.state == state
+
+
+def test_the_noise_off_statement_is_the_mechanism_s_own_without_its_guarantee(
+    glove_20k: Embeddings,
+) -> None:
+    """Derived from the statement of the mechanism with its noise (issue 48): any mechanism that
+    states one has a noise-off statement, even one whose noise-off form holds no title,
+    reference or embeddings; its title, reference, embeddings, model and policies are kept, and
+    only what the noise gave (epsilon, guarantee, bound) is replaced."""
+    from dataclasses import replace
+
+    noisy = core_mechanism("emp-text", epsilon=3.0, embeddings=glove_20k)
+    own = replace(
+        noisy.statement(seeded=True),
+        model={"name": "a model of the mechanism's own"},
+        policies={**noisy.statement(seeded=True).policies, "own": "a policy of its own"},
+    )
+
+    class Bare:
+        """A noise-off form with nothing but what a release calls."""
+
+    class Stated(type(noisy)):  # type: ignore[misc]
+        def statement(self, *, seeded: bool) -> Any:
+            return own if seeded else replace(own, randomness="unseeded")
+
+        def without_noise(self) -> Any:
+            return Bare()
+
+    mech = Stated.__new__(Stated)
+    mech.__dict__.update(noisy.__dict__)
+    st = NoiseOff(mech).statement(seeded=True)
+    assert st.epsilon is None and "NO differential-privacy guarantee" in st.epsilon_unit
+    assert st.guarantee.startswith("NONE") and st.document_bound.startswith("none")
+    assert st.title == f"{own.title}; here with its noise switched off"
+    assert (st.reference, st.embeddings, st.model) == (own.reference, own.embeddings, own.model)
+    assert st.policies == own.policies and st.parameters == {"noise": "off"}
+    assert NoiseOff(mech).statement(seeded=False).randomness == "unseeded"

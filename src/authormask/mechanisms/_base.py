@@ -4,17 +4,15 @@ noise-off form."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from authormask._version import __version__
 from authormask.accounting.statement import PrivacyStatement
 from authormask.exceptions import InvalidParameterError
-from authormask.randomness import SEEDED, UNSEEDED
-from authormask.text.clean import INVISIBLE_CHARACTERS_POLICY
 
 __all__ = ["IdentityKernel", "Mechanism", "NoiseOff", "Output"]
 
@@ -384,11 +382,13 @@ class NoiseOff(Mechanism):
     def __init__(self, mechanism: Mechanism) -> None:
         self.inner: Any = mechanism.without_noise()
         self.name: str = mechanism.name
+        #: the mechanism with its noise: its statement is the one this form's derives from
+        self.noisy = mechanism
 
     @property
     def embeddings(self) -> Any:
-        """The public embeddings of the mechanism (its statement names them)."""
-        return self.inner.embeddings
+        """The public embeddings of the mechanism (its statement names them), or None."""
+        return getattr(self.inner, "embeddings", None)
 
     def prepare(self, text: str) -> Any:
         return self.inner.prepare(text)
@@ -427,17 +427,33 @@ class NoiseOff(Mechanism):
 
     def with_length_from(self, documents: Iterable[Any]) -> NoiseOff:
         """N resolved from the documents (``emp-bag`` with N ``"shortest"``), noise still off."""
+        documents = list(documents)
         resolved = copy.copy(self)
         resolved.inner = self.inner.with_length_from(documents)
+        resolved.noisy = self.noisy.with_length_from(documents)  # the statement states N
         return resolved
 
     def statement(self, *, seeded: bool) -> PrivacyStatement:
-        inner = self.inner
-        return PrivacyStatement(
-            randomness=SEEDED if seeded else UNSEEDED,
+        """The mechanism's own statement (:attr:`noisy`: its title, reference, embeddings,
+        model and policies), with what the noise gave replaced by what its absence gives: no
+        epsilon, no guarantee, no bound; so any mechanism that states one has a noise-off
+        statement, whatever else it holds (issue 48).
+
+        Parameters
+        ----------
+        seeded
+            Whether the release is seeded.
+
+        Returns
+        -------
+        PrivacyStatement
+            The statement.
+        """
+        base = self.noisy.statement(seeded=seeded)
+        return dataclasses.replace(
+            base,
             mechanism=self.name,
-            title=f"{inner.title}; here with its noise switched off",
-            reference=inner.reference,
+            title=f"{base.title}; here with its noise switched off",
             epsilon=None,
             epsilon_unit="none: the noise is switched off (NO differential-privacy guarantee)",
             guarantee=(
@@ -450,10 +466,7 @@ class NoiseOff(Mechanism):
             document_bound="none (no differential-privacy guarantee)",
             released_unchanged="everything the mechanism's preparation keeps; every word of it",
             parameters={"noise": "off"},
-            embeddings=inner.embeddings.identity.to_dict(),
-            model=None,
-            policies={"invisible characters": INVISIBLE_CHARACTERS_POLICY},
             floating_point="not applicable: no noise is drawn",
-            version=__version__,
+            per_output=None,
             caveats=("the noise is off: use it to judge mechanisms, never to protect a text",),
         )
