@@ -222,7 +222,7 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         help="Comma-separated per-word epsilons; 'none' = unmodified snippets (fernandes2019 "
         "only). fernandes2019: per word, metric DP [default: none,30,25,20,15,10, the paper's; "
         "--quick: none,10,2]. bo2021: per token, for the pure-DP mechanisms ("
-        f"{_listed(_names(lambda s: s.epsilon_per == 'token'))}) [default: 10,30,100,300; "
+        f"{_listed(_names(lambda s: s.guarantee == 'pure'))}) [default: 10,30,100,300; "
         "--quick: 10,100]. 'auto' (fernandes2019, pan): per "
         "mechanism, 'none' and 7 epsilons whose expected change rates (the share of a text's "
         "words a release replaces, the page's estimate) are 5%, 20%, ..., 95% of the way across "
@@ -232,7 +232,7 @@ _OPTIONS: list[Callable[[Any], Any]] = [
     epsilons_option(
         param_decls=("--em-epsilons",),
         help="bo2021: per-word epsilons of the metric-DP mechanisms that release text ("
-        f"{_listed(_names(lambda s: s.epsilon_per == 'word' and s.release != 'bag'))}; a scale "
+        f"{_listed(_names(lambda s: s.guarantee == 'metric' and s.release != 'bag'))}; a scale "
         "of its own) [default: 2,5,10; --quick: 5].",
     ),
     seed_option(default=0, help="Base seed; every cell's (release's) seed derives from it."),

@@ -210,36 +210,43 @@ def obfuscate(
     from authormask.core import create_mechanism, mechanism_names, mechanism_spec
     from authormask.core.outputs import default_report_path, write_release
     from authormask.core.registry import ParameterMismatchError, check_parameters
+    from authormask.core.resources import UNSET, Resources, resource_parameters
 
     if mechanism not in mechanism_names():
         raise click.UsageError(
             f"unknown --mechanism {mechanism!r}; choose one of {', '.join(mechanism_names())}"
         )
     ctx = click.get_current_context()
-    given = {
-        "epsilon": epsilon,
-        **mechanism_parameters(params),
-        "embeddings": embeddings,
-        "vocab_size": vocab_size,
-        "cache_dir": cache_dir,
-    }
-    explicit = {k: v for k, v in given.items() if v is not None}
     spec = mechanism_spec(mechanism)
-    takes = set(spec.parameter_names)
+    # what the user gave, then the resources the spec declares it needs (the options'
+    # defaults among them); --embeddings or --vocab-size given on the command line to a
+    # mechanism that declares no such resource is refused
+    chosen = {"epsilon": epsilon, **mechanism_parameters(params)}
+    for resource, option, value in (
+        ("embeddings", "embeddings", embeddings),
+        ("vocabulary", "vocab_size", vocab_size),
+    ):
+        if ctx.get_parameter_source(option) is not ParameterSource.COMMANDLINE:
+            continue
+        takes = spec.resource_parameter(resource)
+        if takes is None:
+            raise click.UsageError(
+                f"{parameter_flag(option)} does not apply to --mechanism {mechanism}"
+            )
+        chosen[takes.name] = value
+    chosen = {k: v for k, v in chosen.items() if v is not None}
+    resources = Resources(
+        embeddings=embeddings,
+        vocabulary=UNSET if vocab_size is None else vocab_size,
+        cache=cache_dir,
+    )
+    explicit = {**resource_parameters(spec, resources, given=chosen), **chosen}
     eps_parameter = spec.parameter("epsilon")
     if epsilon is None and eps_parameter is not None and eps_parameter.default is not None:
         say(
             f"epsilon {eps_parameter.default:g}: {mechanism}'s default (the recommended start); "
             "give --epsilon to choose"
         )
-    if "cache_dir" not in takes:  # where parsed vectors are cached: harmless where unused
-        explicit.pop("cache_dir", None)
-    for name in ("embeddings", "vocab_size"):  # defaults apply where they fit, and where no
-        # model gives the words (random-r takes a model's vocabulary or the embeddings')
-        if ("model" in explicit or name not in takes) and ctx.get_parameter_source(
-            name
-        ) is not ParameterSource.COMMANDLINE:
-            explicit.pop(name, None)
     try:
         check_parameters(mechanism, **explicit)
     except ParameterMismatchError as exc:

@@ -286,6 +286,7 @@ BUILTIN: dict[str, MechanismSpec] = {
                     "model",
                     "take the output vocabulary and segment length from this model",
                     kind="path",
+                    resource="model",
                 ),
                 EMBEDDINGS,
                 VOCAB,

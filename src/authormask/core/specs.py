@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 __all__ = [
     "COUNT_WORDS",
     "EPSILON_UNITS",
+    "GUARANTEES",
     "KINDS",
     "RELEASES",
+    "RESOURCES",
     "MechanismSpec",
     "Parameter",
 ]
@@ -44,8 +46,22 @@ RELEASES = ("text", "bag", "generated")
 #: what epsilon measures (:attr:`MechanismSpec.epsilon_per`): "word" (metric DP per word, with
 #: the distance between word vectors), "token" (pure DP per output token) or "none" (no epsilon)
 EPSILON_UNITS = ("word", "token", "none")
-#: the kind of guarantee of each :data:`EPSILON_UNITS` (:attr:`MechanismSpec.privacy`)
-_PRIVACY = {"word": "metric", "token": "pure", "none": None}
+#: the kind of guarantee a mechanism declares (:attr:`MechanismSpec.guarantee`): "metric"
+#: (metric DP: epsilon times a distance between units), "pure" (pure epsilon-DP per unit) or
+#: "none" (no differential-privacy guarantee in epsilon: no epsilon)
+GUARANTEES = ("metric", "pure", "none")
+#: the guarantee a spec that declares none has, by what its epsilon measures (the built-ins'
+#: convention, kept for specs written before :attr:`MechanismSpec.guarantee` was declared:
+#: per word, distances between word vectors; per token, the exponential mechanism's pure DP)
+_GUARANTEE_OF_UNIT = {"word": "metric", "token": "pure", "none": "none"}
+#: what a front end holds and gives to the mechanisms that declare they need it
+#: (:attr:`Parameter.resource`; :func:`~authormask.core.resources.resource_parameters`):
+#: "embeddings" (word vectors: a name, a file or a loaded Embeddings), "vocabulary" (how many of
+#: their most frequent words are kept), "model" (a trained model: of the spec's
+#: :attr:`~MechanismSpec.model_kind` where it requires one; where it only may take one, the
+#: model's words replace the embeddings') and "cache" (the folder of prepared files: parsed
+#: vectors, vocabularies, emp-write's lexicon and writer classes)
+RESOURCES = ("embeddings", "vocabulary", "model", "cache")
 
 
 def _shown(value: Any) -> str:
@@ -91,6 +107,9 @@ class Parameter:
         What a value is (:data:`KINDS`).
     only_with
         ``(parameter, value)``: read only when that parameter has that value, or None.
+    resource
+        The resource a front end supplies to it (:data:`RESOURCES`), or None: a value only the
+        user gives.
     """
 
     name: str
@@ -111,10 +130,15 @@ class Parameter:
     #: that name has that value (``oov_map_to``: only under ``oov`` "map"), and a value given
     #: otherwise is refused; a mechanism without that parameter always reads it
     only_with: tuple[str, str] | None = None
+    #: the resource a front end supplies to this parameter (:data:`RESOURCES`), or None: front
+    #: ends decide what to pass from this declaration, never from the parameter's name
+    resource: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"parameter {self.name}: kind must be one of {KINDS}")
+        if self.resource is not None and self.resource not in RESOURCES:
+            raise ValueError(f"parameter {self.name}: resource must be one of {RESOURCES}")
         if (self.minimum is not None or self.maximum is not None) and self.kind not in (
             "int",
             "number",
@@ -148,6 +172,8 @@ class Parameter:
             d["exclusive_maximum" if self.exclusive_maximum else "maximum"] = self.maximum
         if self.only_with is not None:
             d["only_with"] = {self.only_with[0]: self.only_with[1]}
+        if self.resource is not None:
+            d["resource"] = self.resource
         return d
 
     @classmethod
@@ -177,6 +203,7 @@ class Parameter:
             exclusive_maximum="exclusive_maximum" in d,
             kind=d["kind"],
             only_with=next(iter(d["only_with"].items())) if "only_with" in d else None,
+            resource=d.get("resource"),
         )
 
     def describe_range(self) -> str | None:
@@ -337,6 +364,10 @@ class MechanismSpec:
         What the release is (:data:`RELEASES`): "text", "bag" or "generated".
     epsilon_per
         What epsilon measures (:data:`EPSILON_UNITS`): "word", "token" or "none".
+    guarantee
+        The kind of guarantee (:data:`GUARANTEES`): "metric", "pure" or "none"; "" (the
+        default): the built-ins' convention for its ``epsilon_per`` (per word metric, per
+        token pure).
     baseline
         True for a baseline with no differential-privacy guarantee.
     noise_parameter
@@ -367,6 +398,12 @@ class MechanismSpec:
     #: what epsilon measures (:data:`EPSILON_UNITS`): "word", "token" or "none". Epsilons per
     #: word and per token are on different scales and are never compared.
     epsilon_per: str = "none"
+    #: the kind of guarantee epsilon parameterises (:data:`GUARANTEES`): "metric" (metric DP,
+    #: epsilon times a distance between units), "pure" (pure epsilon-DP per unit) or "none";
+    #: "" (the default) is read as the built-ins' convention for :attr:`epsilon_per` (per
+    #: word: metric over word-vector distances; per token: pure), and stored as that. A
+    #: mechanism whose guarantee is pure DP per word declares "pure".
+    guarantee: str = ""
     #: True for a baseline with NO differential-privacy guarantee (``random-sub``): it exists to
     #: be compared with, on frontiers; the page never offers it to protect a text
     baseline: bool = False
@@ -409,6 +446,18 @@ class MechanismSpec:
             raise ValueError(f"{where}: release must be one of {RELEASES}")
         if self.epsilon_per not in EPSILON_UNITS:
             raise ValueError(f"{where}: epsilon_per must be one of {EPSILON_UNITS}")
+        if self.guarantee == "":
+            object.__setattr__(self, "guarantee", _GUARANTEE_OF_UNIT[self.epsilon_per])
+        if self.guarantee not in GUARANTEES:
+            raise ValueError(f"{where}: guarantee must be one of {GUARANTEES}")
+        if (self.guarantee == "none") != (self.epsilon_per == "none"):
+            raise ValueError(
+                f"{where}: a guarantee in epsilon (metric or pure) needs an epsilon unit "
+                "(epsilon_per), and an epsilon unit a guarantee"
+            )
+        declared = [p.resource for p in self.parameters if p.resource is not None]
+        if len(set(declared)) != len(declared):
+            raise ValueError(f"{where}: a resource is declared by two parameters")
         if self.noise_parameter is not None and self.noise_parameter not in names:
             raise ValueError(f"{where}: noise_parameter {self.noise_parameter!r} is no parameter")
         if (self.epsilon_per != "none") != (self.noise_parameter == "epsilon"):
@@ -421,17 +470,37 @@ class MechanismSpec:
         if self.samplers and self.noise_parameter != "epsilon":
             raise ValueError(f"{where}: a noise-off form switches off an epsilon's samplers")
         if self.model_kind is not None and not any(
-            p.name == "model" and p.required for p in self.parameters
+            p.resource == "model" and p.required for p in self.parameters
         ):
-            raise ValueError(f"{where}: a model kind needs a required parameter 'model'")
+            raise ValueError(f"{where}: a model kind needs a required parameter of the model")
         if self.audit is not None and self.audit.count(":") != 1:
             raise ValueError(f"{where}: audit must be 'module:function'")
 
     @property
     def privacy(self) -> str | None:
-        """The kind of guarantee epsilon parameterises, as :attr:`epsilon_per` says: "metric"
-        (metric DP per word), "pure" (pure DP per output token) or None (no epsilon)."""
-        return _PRIVACY[self.epsilon_per]
+        """The kind of guarantee epsilon parameterises, as the spec declares it
+        (:attr:`guarantee`): "metric", "pure" or None (no epsilon)."""
+        return None if self.guarantee == "none" else self.guarantee
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """The resources it declares it needs (:data:`RESOURCES`), in its parameters' order."""
+        return tuple(p.resource for p in self.parameters if p.resource is not None)
+
+    def resource_parameter(self, resource: str) -> Parameter | None:
+        """The parameter that takes ``resource`` (:data:`RESOURCES`), or None.
+
+        Parameters
+        ----------
+        resource
+            A resource.
+
+        Returns
+        -------
+        Parameter | None
+            Its parameter, or None if the mechanism does not declare it.
+        """
+        return next((p for p in self.parameters if p.resource == resource), None)
 
     @property
     def takes_epsilon(self) -> bool:
@@ -555,7 +624,9 @@ class MechanismSpec:
             "help": self.help,
             "release": self.release,
             "epsilon_per": self.epsilon_per,
+            "guarantee": self.guarantee,
             "privacy": self.privacy,
+            "resources": list(self.resources),
             "baseline": self.baseline,
             "noise_parameter": self.noise_parameter,
             "seed_code": self.seed_code,
@@ -593,6 +664,7 @@ class MechanismSpec:
             help=d["help"],
             release=d["release"],
             epsilon_per=d["epsilon_per"],
+            guarantee=d.get("guarantee", ""),
             baseline=d["baseline"],
             noise_parameter=d["noise_parameter"],
             seed_code=d["seed_code"],
@@ -652,6 +724,7 @@ EMBEDDINGS = Parameter(
     "embeddings",
     "word vectors: a packaged name, a vector file path, or a loaded Embeddings",
     default="glove-6b-50d",
+    resource="embeddings",
 )
 VOCAB = Parameter(
     "vocab_size",
@@ -659,8 +732,15 @@ VOCAB = Parameter(
     default=100_000,
     minimum=1,
     kind="int",
+    resource="vocabulary",
 )
-CACHE = Parameter("cache_dir", "where parsed vector files are cached", default=None, kind="path")
+CACHE = Parameter(
+    "cache_dir",
+    "where parsed vector files are cached",
+    default=None,
+    kind="path",
+    resource="cache",
+)
 STOPWORDS = Parameter(
     "stopwords", "'english', 'none', a file of words, or a set of words", default="english"
 )
@@ -676,6 +756,7 @@ MODEL = Parameter(
     "a model directory of `authormask train erae` or a loaded model",
     required=True,
     kind="path",
+    resource="model",
 )
 BATCH = Parameter("batch_size", "segments per model pass", default=256, minimum=1, kind="int")
 OUTPUT_SIZE = Parameter(

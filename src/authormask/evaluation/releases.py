@@ -32,6 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 from authormask._version import __version__
 from authormask.core import Mechanism, create_mechanism, mechanism_spec
 from authormask.core.registry import create_noise_off
+from authormask.core.resources import Resources, resource_parameters
 from authormask.exceptions import InvalidParameterError
 from authormask.text.entities import check_entities_mode
 
@@ -182,8 +183,9 @@ def mechanism_parameters(
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Registry parameters of ``name`` at ``epsilon`` (``None``: noise off, module notes): the
-    embeddings and N are passed to mechanisms that take them (read from the registry's parameter
-    list, never from the mechanism's name). For a rate-swept baseline (:func:`sweeps_rate`)
+    embeddings go to a mechanism whose spec declares it needs them
+    (:func:`~authormask.core.resources.resource_parameters`) and N to one that takes ``length``,
+    never read from the mechanism's name. For a rate-swept baseline (:func:`sweeps_rate`)
     ``epsilon`` is the row's rate (``None``: rate 0, its noise-off form), given to the
     parameter its spec declares sets its noise. With the noise off, a mechanism whose samplers
     are switched off (:func:`noise_off_by_sampler`) gets no epsilon (:func:`build_mechanism`
@@ -234,8 +236,7 @@ def mechanism_parameters(
         params = {}
     else:
         params = {"epsilon": NOISE_OFF_EPSILON if epsilon is None else epsilon}
-    if embeddings is not None and "embeddings" in takes:
-        params["embeddings"] = embeddings
+    params |= resource_parameters(spec, Resources(embeddings=embeddings))
     if length is not None and "length" in takes:
         params["length"] = length
     if "entities" in takes:

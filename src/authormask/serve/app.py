@@ -54,12 +54,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from authormask.exceptions import AuthormaskError
 from authormask.serve.requests import (
-    SERVER_PARAMETERS,
     STATIC,
     _content_refusal,
     _origin_refusal,
     _parameters,
     _Refused,
+    server_fixed,
 )
 from authormask.serve.state import (
     DEFAULT_MAX_CHARS,
@@ -210,10 +210,9 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
 
         out = []
         for name in _available(state):
-            spec = mechanism_spec(name).to_dict()
-            spec["parameters"] = [
-                p for p in spec["parameters"] if p["name"] not in SERVER_PARAMETERS
-            ]
+            registered = mechanism_spec(name)
+            spec = registered.to_dict()
+            spec["parameters"] = [p.to_dict() for p in registered.parameters if not server_fixed(p)]
             out.append(spec)
         return {
             "mechanisms": out,
@@ -231,7 +230,7 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
         try:
             if mechanism not in _available(state):
                 raise _Refused(400, f"unknown mechanism {mechanism!r}")
-            if "epsilon" not in mechanism_spec(mechanism).parameter_names:
+            if not mechanism_spec(mechanism).takes_epsilon:
                 return {"mechanism": mechanism, "epsilon": None, "changed": expected_change(
                     state, mechanism, 0.0), "measure": CHANGE_RATE_RULE}  # fmt: skip
             if epsilon is None or not math.isfinite(epsilon) or epsilon <= 0:

@@ -9,12 +9,10 @@ from typing import Any
 
 from fastapi import Request
 
+from authormask.core.specs import Parameter
 from authormask.serve.state import _available, _Loaded
 
-__all__ = ["SAFE_METHODS", "SERVER_PARAMETERS", "STATIC"]
-
-#: parameters the server fixes (never taken from a request): what it loaded, and file paths
-SERVER_PARAMETERS = frozenset({"embeddings", "vocab_size", "cache_dir", "model"})
+__all__ = ["SAFE_METHODS", "STATIC", "server_fixed"]
 #: methods that only read (every other method must come from the page, with a JSON body)
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 STATIC = {
@@ -23,6 +21,24 @@ STATIC = {
     "/style.css": ("style.css", "text/css; charset=utf-8"),
     "/favicon.svg": ("favicon.svg", "image/svg+xml"),
 }
+
+
+def server_fixed(p: Parameter) -> bool:
+    """Whether the server fixes parameter ``p`` (never taken from a request): a resource it
+    loaded (:attr:`~authormask.core.specs.Parameter.resource`: the embeddings, the vocabulary,
+    the cache, a model), or a file path.
+
+    Parameters
+    ----------
+    p
+        A mechanism's parameter.
+
+    Returns
+    -------
+    bool
+        Whether a request may not set it.
+    """
+    return p.resource is not None or p.kind == "path"
 
 
 class _Refused(Exception):
@@ -62,7 +78,7 @@ def _parameters(loaded: _Loaded, body: Any) -> tuple[str, str, dict[str, Any]]:
         hint = " (start the server with --model MODEL_DIR to use it)" if needs_model else ""
         raise _Refused(400, f"unknown mechanism {name!r}{hint}; available: {', '.join(available)}")
     spec = mechanism_spec(name)
-    allowed = {p.name: p for p in spec.parameters if p.name not in SERVER_PARAMETERS}
+    allowed = {p.name: p for p in spec.parameters if not server_fixed(p)}
     params: dict[str, Any] = {}
     for key, value in body.items():
         if key in ("text", "mechanism"):

@@ -144,6 +144,7 @@ def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
     """The mechanism ``name`` with the request's ``params`` and the server's embeddings and
     models (built once per parameter set, a few kept)."""
     from authormask.core import create_mechanism, mechanism_spec
+    from authormask.core.resources import Resources, resource_parameters
 
     key = json.dumps([name, params], sort_keys=True)
     with loaded.lock:
@@ -151,15 +152,14 @@ def _mechanism(loaded: _Loaded, name: str, params: dict[str, Any]) -> Any:
         if mech is not None:
             loaded.mechanisms.move_to_end(key)
             return mech
-    spec = mechanism_spec(name)
-    fixed: dict[str, Any] = {}
-    if spec.model_kind is not None:
-        fixed["model"] = loaded.models[spec.model_kind]
-    elif "model" in spec.parameter_names and "reward" in loaded.models:
-        # a model it may take (random-r: its output vocabulary): the server's ER-AE model
-        fixed["model"] = loaded.models["reward"]
-    else:
-        fixed["embeddings"] = loaded.embeddings
+    # what the spec declares it needs, of what the server loaded; a model it may take
+    # (random-r: its output vocabulary) is the server's ER-AE model
+    resources = Resources(
+        embeddings=loaded.embeddings,
+        models=loaded.models,
+        words_model=loaded.models.get("reward"),
+    )
+    fixed = resource_parameters(mechanism_spec(name), resources, given=params)
     mech = create_mechanism(name, **fixed, **params)
     with loaded.lock:
         loaded.mechanisms[key] = mech

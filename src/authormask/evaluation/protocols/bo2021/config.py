@@ -231,8 +231,10 @@ class ReleaseConfig(ProtocolConfig):
 
 def release_settings(config: ReleaseConfig) -> list[tuple[str, float | None]]:
     """Every (mechanism, epsilon) the evaluation releases with, in the order of the table: each
-    mechanism with the epsilons of what its epsilon measures (registry spec ``epsilon_per``):
-    ``epsilons`` per token, ``em_epsilons`` per word, none (one release) without epsilon.
+    mechanism with the epsilons of the guarantee its spec declares (:attr:`~authormask.core.
+    specs.MechanismSpec.guarantee`, whose epsilons are on their own scale): ``epsilons`` for
+    pure DP (the exponential mechanism per token), ``em_epsilons`` for metric DP (per word),
+    none (one release) without epsilon.
 
     Parameters
     ----------
@@ -245,11 +247,11 @@ def release_settings(config: ReleaseConfig) -> list[tuple[str, float | None]]:
         The (mechanism, epsilon) pairs; epsilon None for a mechanism without epsilon.
     """
     grids: dict[str, tuple[float | None, ...]] = {
-        "token": config.epsilons,
-        "word": config.em_epsilons,
+        "pure": config.epsilons,
+        "metric": config.em_epsilons,
         "none": (None,),
     }
-    return [(m, e) for m in config.mechanisms for e in grids[mechanism_spec(m).epsilon_per]]
+    return [(m, e) for m in config.mechanisms for e in grids[mechanism_spec(m).guarantee]]
 
 
 #: the word after the mechanism code in the seed key of an epsilon that is not a whole number

@@ -16,6 +16,7 @@ import numpy as np
 
 from authormask._version import __version__
 from authormask.core import create_mechanism, mechanism_spec, release
+from authormask.core.resources import Resources, missing_model, resource_parameters
 from authormask.datasets._base import Corpus, Document
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.cache import ResultsCache, cache_key
@@ -48,8 +49,14 @@ logger = logging.getLogger(__name__)
 #: 6: keys hold the mechanism's identity (:func:`~authormask.evaluation.releases.
 #: mechanism_identity`: its packaged data too)
 CACHE_FORMAT = 6
-#: what the table says about an epsilon, by what it measures (registry spec ``epsilon_per``)
-_UNITS = {"token": "per token (pure DP)", "word": "per word (metric DP)", "none": ""}
+
+
+def _unit(name: str) -> str:
+    """What the table says about ``name``'s epsilon, as its spec declares it: what epsilon
+    measures and the kind of guarantee ("per token (pure DP)", "per word (metric DP)"), or
+    nothing without an epsilon."""
+    spec = mechanism_spec(name)
+    return "" if spec.privacy is None else f"per {spec.epsilon_per} ({spec.privacy} DP)"
 
 
 def _task(corpus: Corpus) -> str:
@@ -164,27 +171,28 @@ class _Parameters:
 
     def of(self, name: str) -> dict[str, Any]:
         spec = mechanism_spec(name)
-        wanted = spec.parameter_names
-        params: dict[str, Any] = {}
-        if "embeddings" in wanted:
-            params |= {"embeddings": self.embeddings, "vocab_size": None}
-        if "output_size" in wanted:
+        missing = missing_model(spec, self.resources)
+        if missing is not None:
+            raise InputError(
+                f"the {name} mechanism needs a trained model "
+                f"({_MODEL_SOURCES.get(missing, 'model')})"
+            )
+        params = resource_parameters(spec, self.resources)
+        if "output_size" in spec.parameter_names:
             params["output_size"] = self.output_size
-        model_parameter = spec.parameter("model")
-        if model_parameter is not None:
-            if model_parameter.required:
-                model = self.models.get(spec.model_kind or "")
-                if model is None:
-                    raise InputError(
-                        f"the {name} mechanism needs a trained model "
-                        f"({_MODEL_SOURCES.get(spec.model_kind or '', 'model')})"
-                    )
-                params["model"] = model
-            else:
-                given = [m for m in self.models.values() if m is not None]
-                if given:
-                    params["model"] = given[0]
         return params
+
+    @property
+    def resources(self) -> Resources:
+        """The evaluation's resources: its embeddings as they are, its models, and the first
+        model given as the words of a mechanism that may take a model."""
+        given = [m for m in self.models.values() if m is not None]
+        return Resources(
+            embeddings=self.embeddings,
+            vocabulary=None,
+            models=self.models,
+            words_model=given[0] if given else None,
+        )
 
 
 #: where each kind of model comes from (for error messages): the parameter of
@@ -375,7 +383,7 @@ def run_release_evaluation(
                 "total": total,
                 # the public statement: one per (mechanism, epsilon), the same for every document
                 "statement": rel.statement.to_dict(),
-                "unit": _UNITS[mechanism_spec(mech).epsilon_per],
+                "unit": _unit(mech),
                 "seconds": time.perf_counter() - t1,
             }
             cache.put("release", key, cached)

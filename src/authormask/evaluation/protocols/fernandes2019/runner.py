@@ -14,6 +14,7 @@ from typing import Any
 
 from authormask._version import __version__
 from authormask.core import Mechanism, create_mechanism, mechanism_spec, release
+from authormask.core.resources import Resources, resource_parameters
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.cache import ResultsCache, cache_key
 from authormask.evaluation.measures import AttackerSettings, measure
@@ -191,16 +192,12 @@ class _Runner:
         chosen: float | None = None
         if spec.sweeps_rate:  # a baseline: rate 0 is its noise-off form
             chosen = 0.0
-            mech = create_mechanism(name, embeddings=self.embeddings, **self.parameters(name, 0.0))
+            mech = create_mechanism(name, **self.built(name, self.parameters(name, 0.0)))
         elif spec.has_noise_off:
-            mech = build_mechanism(
-                name, {"embeddings": self.embeddings, **self.parameters(name, None)}
-            )
+            mech = build_mechanism(name, self.built(name, self.parameters(name, None)))
         else:  # no sampler to switch off: the limit epsilon
             chosen = NOISE_OFF_EPSILON
-            mech = create_mechanism(
-                name, embeddings=self.embeddings, **self.parameters(name, chosen)
-            )
+            mech = create_mechanism(name, **self.built(name, self.parameters(name, chosen)))
         self._mechanisms[(name, None)] = mech
         self._noise_off[name] = chosen
         return chosen
@@ -210,16 +207,20 @@ class _Runner:
             self.noise_off_epsilon(name)  # builds it
         mech = self._mechanisms.get((name, epsilon))
         if mech is None:
-            mech = build_mechanism(
-                name, {"embeddings": self.embeddings, **self.parameters(name, epsilon)}
-            )
+            mech = build_mechanism(name, self.built(name, self.parameters(name, epsilon)))
             self._mechanisms[(name, epsilon)] = mech
         return mech
 
     def identity(self, mechanism: str, given: dict[str, Any]) -> str:
         """The identity (:func:`~authormask.evaluation.releases.mechanism_identity`) of
         ``mechanism`` built as :meth:`mechanism` builds it: with this sweep's embeddings."""
-        return mechanism_identity(mechanism, {"embeddings": self.embeddings, **given})
+        return mechanism_identity(mechanism, self.built(mechanism, given))
+
+    def built(self, mechanism: str, given: dict[str, Any]) -> dict[str, Any]:
+        """``given`` with the resources ``mechanism``'s spec declares it needs, of this sweep's
+        (:func:`~authormask.core.resources.resource_parameters`: its embeddings, as they are)."""
+        resources = Resources(embeddings=self.embeddings)
+        return {**resource_parameters(mechanism_spec(mechanism), resources, given=given), **given}
 
     def _release_key(
         self, role: str, mechanism: str, epsilon: float | None, seed: int

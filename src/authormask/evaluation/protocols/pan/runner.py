@@ -182,12 +182,12 @@ def mechanism_models(
     out: dict[str, Any] = {}
     for m in config.mechanisms:
         spec = mechanism_spec(m)
-        parameter = spec.parameter("model")
+        parameter = spec.resource_parameter("model")
         if parameter is None or not parameter.required:
             continue
         extra = config.parameters.get(m) or {}
-        if extra.get("model") is not None:  # loaded once, keyed by its identity
-            out[m] = _loaded(extra["model"])
+        if extra.get(parameter.name) is not None:  # loaded once, keyed by its identity
+            out[m] = _loaded(extra[parameter.name])
             continue
         model = given.get(spec.model_kind or "")
         if model is None:
@@ -282,8 +282,9 @@ class _Runner:
 
     def parameters(self, mechanism: str, epsilon: float | None) -> dict[str, Any]:
         extra = dict(self.config.parameters.get(mechanism) or {})
-        if mechanism in self.models:  # its trained model: in every key by its identity
-            extra["model"] = self.models[mechanism]
+        model = mechanism_spec(mechanism).resource_parameter("model")
+        if model is not None and mechanism in self.models:  # in every key by its identity
+            extra[model.name] = self.models[mechanism]
         return mechanism_parameters(
             mechanism,
             epsilon,
