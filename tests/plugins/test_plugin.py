@@ -107,13 +107,36 @@ def test_obfuscate_releases_with_the_plugin_and_its_statement(
     assert "warning: mechanism plugin" not in proc.stderr
 
 
-def test_the_contract_battery_tests_the_plugin(plugin_path: Path) -> None:
-    """Registered, it is tested by the battery every mechanism passes (tests/contract)."""
-    battery = Path(__file__).parents[1] / "contract"
-    args = ["-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", str(battery), "-k", "demo"]
+PLUGIN_TESTS = """
+import pytest
+
+from authormask.testing import CHECKS, Battery, parametrize_with_checks
+
+
+@pytest.fixture(scope="module")
+def battery(tmp_path_factory):
+    return Battery.default(tmp_path_factory.mktemp("cache"))
+
+
+@parametrize_with_checks(["demo"])
+def test_contract(name, check, battery):
+    check(name, battery)
+
+
+def test_every_check_ran():
+    assert len(CHECKS) == 7
+"""
+
+
+def test_the_contract_battery_tests_the_plugin(plugin_path: Path, tmp_path: Path) -> None:
+    """The plugin's own tests import the battery every mechanism passes from the installed
+    package (authormask.testing), as scikit-learn's parametrize_with_checks, and pass."""
+    tests = tmp_path / "test_demo_contract.py"
+    tests.write_text(PLUGIN_TESTS)
+    args = ["-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", str(tests)]
     proc = _run(args, plugin_path, python=True)
     assert proc.returncode == 0, proc.stdout[-3000:]
-    assert " passed" in proc.stdout and "failed" not in proc.stdout
+    assert "8 passed" in proc.stdout and "failed" not in proc.stdout
 
 
 def test_audit_runs_the_plugins_case(plugin_path: Path, cache_dir: Path) -> None:

@@ -217,6 +217,50 @@ class Mechanism:
         """
         raise NotImplementedError
 
+    #: how its text is written from its released words, beyond putting each where it stood
+    #: (:meth:`rendering`): "draws" (the rendering draws from the document's generator after
+    #: the noise, so the noise-off text depends on the seed; its words do not), "own-forms"
+    #: (released words are written in forms of their own: a noun's number, a verb's tense),
+    #: "lemmas" (released words are lemmas, not necessarily words of the input)
+    RENDERING: frozenset[str] = frozenset()
+
+    def rendering(self) -> frozenset[str]:
+        """How its text is written from its released words (:attr:`RENDERING`): what the
+        contract battery (:mod:`authormask.testing`) allows its noise-off text.
+
+        Returns
+        -------
+        frozenset[str]
+            Among "draws", "own-forms" and "lemmas".
+        """
+        return self.RENDERING
+
+    def released_words(self, document: Any) -> tuple[str, ...]:
+        """The words a prepared document gives the mechanism's samplers, in reading order: what
+        its noise-off form releases (a bag's N words, each content word in place, a canonical
+        skeleton's words). The contract battery (:mod:`authormask.testing`) checks the
+        noise-off release against it.
+
+        Parameters
+        ----------
+        document
+            A prepared unit (:meth:`prepare`).
+
+        Returns
+        -------
+        tuple[str, ...]
+            Its words.
+
+        Raises
+        ------
+        NotImplementedError
+            A mechanism with a noise-off form implements it.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not say what a prepared unit releases "
+            "(Mechanism.released_words)"
+        )
+
     @property
     def needs_all_documents(self) -> bool:
         """Whether a parameter is resolved from every document (:meth:`with_length_from`)."""
@@ -416,6 +460,12 @@ class NoiseOff(Mechanism):
 
     def units(self, document: Any) -> int:
         return int(self.inner.units(document))
+
+    def released_words(self, document: Any) -> tuple[str, ...]:
+        return tuple(self.inner.released_words(document))
+
+    def rendering(self) -> frozenset[str]:
+        return frozenset(self.inner.rendering())
 
     def content_kinds(self, text: str) -> tuple[str, ...] | None:
         kinds: tuple[str, ...] | None = self.inner.content_kinds(text)

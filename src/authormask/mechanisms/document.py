@@ -154,6 +154,24 @@ class CanonicalMechanism(Mechanism):
         """
         return self.preparer.prepare(text)
 
+    def released_words(self, document: CanonicalUnit) -> tuple[str, ...]:
+        """The skeleton's words in reading order: content and function words, marks left out.
+
+        Parameters
+        ----------
+        document
+            A canonical unit.
+
+        Returns
+        -------
+        tuple[str, ...]
+            Its words.
+        """
+        content, function = iter(document.content_words), iter(document.function_words)
+        return tuple(
+            next(content if k == "content" else function) for k in document.kinds if k != "mark"
+        )
+
     def prepare_parts(self, parts: Iterable[str]) -> Iterator[CanonicalUnit]:
         """Canonical units of :data:`UNIT_WORDS` words, whatever the parts were.
 

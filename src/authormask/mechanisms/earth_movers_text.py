@@ -116,6 +116,21 @@ class _EMPBase(Mechanism):
         """Tokenise and classify (deterministic; raises ``InputError`` on unusable text)."""
         return self.preparer.prepare(text)
 
+    def released_words(self, document: Any) -> tuple[str, ...]:
+        """Its content words, in order (in place; a bag's N words).
+
+        Parameters
+        ----------
+        document
+            A prepared document (a bag's unit).
+
+        Returns
+        -------
+        tuple[str, ...]
+            Its words.
+        """
+        return tuple(document.content_words)
+
     def diagnostics(self, doc: PreparedDocument) -> dict[str, int]:
         """Private per-document counts (never part of the public statement)."""
         return _counts(doc)

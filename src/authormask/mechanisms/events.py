@@ -536,6 +536,10 @@ class EMPEvent(Mechanism):
         The weight of a frame changed against a unit of word distance, > 0.
     """
 
+    #: it writes each verb in the simple past and a pronoun in its subject form, and releases
+    #: its verbs as lemmas (post-processing of the released words)
+    RENDERING = frozenset({"own-forms", "lemmas"})
+
     name = "emp-event"
     title = TITLE
     reference = REFERENCE
@@ -683,6 +687,21 @@ class EMPEvent(Mechanism):
             The counts.
         """
         return dict(unit.diagnostics)
+
+    def released_words(self, unit: EventUnit) -> tuple[str, ...]:
+        """Each event's agent, verb and theme words, in order (the verbs as lemmas).
+
+        Parameters
+        ----------
+        unit
+            A prepared unit.
+
+        Returns
+        -------
+        tuple[str, ...]
+            Its words.
+        """
+        return tuple(unit.words)
 
     def units(self, unit: EventUnit) -> int:
         """Four positions per event, the work it takes.

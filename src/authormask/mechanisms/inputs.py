@@ -989,11 +989,38 @@ class EntityInputs(Mechanism):
             return int(self.inner.units(document))
         return sum(int(self.inner.units(u)) for u in document.masked)
 
+    def released_words(self, document: Any) -> tuple[str, ...]:
+        """The mechanism's words of each masked unit, in order (the surrogates among them).
+
+        Parameters
+        ----------
+        document
+            A prepared unit.
+
+        Returns
+        -------
+        tuple[str, ...]
+            Its words.
+        """
+        if self.entities == "keep":
+            return tuple(self.inner.released_words(document))
+        return tuple(w for u in document.masked for w in self.inner.released_words(u))
+
     # --- whole-release parameters ---------------------------------------------------------------
 
     @property
     def needs_all_documents(self) -> bool:
         return bool(self.inner.needs_all_documents)
+
+    def rendering(self) -> frozenset[str]:
+        """The mechanism's (the surrogates are its words).
+
+        Returns
+        -------
+        frozenset[str]
+            Its :meth:`~authormask.mechanisms._base.Mechanism.rendering`.
+        """
+        return frozenset(self.inner.rendering())
 
     def with_length_from(self, documents: Iterable[Any]) -> EntityInputs:
         """The mechanism's whole-release parameter resolved from the masked units.

@@ -493,6 +493,9 @@ class EMPSentence(Mechanism):
         The weight of a name changed against a unit of noun distance, > 0.
     """
 
+    #: it writes each noun in the number of the template's noun it stands for
+    RENDERING = frozenset({"own-forms"})
+
     name = "emp-sentence"
     title = TITLE
     reference = REFERENCE
@@ -637,6 +640,21 @@ class EMPSentence(Mechanism):
             The counts.
         """
         return dict(unit.diagnostics)
+
+    def released_words(self, unit: SentenceUnit) -> tuple[str, ...]:
+        """The nouns of its sentences, in order.
+
+        Parameters
+        ----------
+        unit
+            A prepared unit.
+
+        Returns
+        -------
+        tuple[str, ...]
+            Its words.
+        """
+        return tuple(unit.words)
 
     def units(self, unit: SentenceUnit) -> int:
         """Sentences, nouns and names, the work it takes.

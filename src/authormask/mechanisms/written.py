@@ -391,6 +391,10 @@ class EMPWrite(Mechanism):
         function word.
     """
 
+    #: its writer draws the function words, marks and sentence ends from the document's
+    #: generator after the noise (post-processing): its noise-off text depends on the seed
+    RENDERING = frozenset({"draws"})
+
     name = "emp-write"
     title = TITLE
     reference = REFERENCE
@@ -538,6 +542,21 @@ class EMPWrite(Mechanism):
             Its private counts, by name.
         """
         return dict(unit.diagnostics)
+
+    def released_words(self, unit: ContentUnit) -> tuple[str, ...]:
+        """Its content words (the released nouns), in order.
+
+        Parameters
+        ----------
+        unit
+            A prepared unit.
+
+        Returns
+        -------
+        tuple[str, ...]
+            Its words.
+        """
+        return tuple(unit.words)
 
     def units(self, unit: ContentUnit) -> int:
         """The unit's content words, the work it takes.
