@@ -122,3 +122,40 @@ def test_theorem_3_as_printed_overstates_the_probability_for_n_above_1() -> None
     assert abs(p_hat - ub.bound) < 5 * se  # the corrected one is exact here
     check = earth_movers_distance(bag, noisy[0])
     assert check.distance == pytest.approx(float(emd[0]), rel=1e-9)
+
+
+def test_pot_is_imported_once_with_its_numpy_backend_only() -> None:
+    """POT without torch (2 s and 200 MB of its import), its switches restored after, and
+    threads that first use it at once all get the whole module (one saw a module still being
+    initialised: ``'ot' has no attribute 'emd2'``)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import os, sys, threading
+        os.environ["POT_BACKEND_DISABLE_JAX"] = "0"  # the user's own: left as it is
+        from authormask.accounting.emd import pot
+        results, errors = [], []
+        def use():
+            try:
+                results.append(float(pot().emd2([1.0], [1.0], [[0.0]])))
+            except Exception as exc:
+                errors.append(repr(exc))
+        threads = [threading.Thread(target=use) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(len(results), errors, "torch" in sys.modules)
+        print(sorted((k, v) for k, v in os.environ.items() if k.startswith("POT_")))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    used, switches = done.stdout.strip().splitlines()
+    assert used == "8 [] False"
+    assert switches == "[('POT_BACKEND_DISABLE_JAX', '0')]"

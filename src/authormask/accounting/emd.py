@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -39,6 +43,52 @@ class EMDResult:
     size_a: int
     size_b: int
     method: str
+
+
+#: POT's backends other than numpy's, which it imports (torch: 2 s and 200 MB) unless told not to
+_POT_BACKENDS_OFF = (
+    "POT_BACKEND_DISABLE_PYTORCH",
+    "POT_BACKEND_DISABLE_JAX",
+    "POT_BACKEND_DISABLE_TENSORFLOW",
+    "POT_BACKEND_DISABLE_CUPY",
+)
+_POT_LOCK = threading.Lock()
+_POT: Any = None
+
+
+def pot() -> Any:
+    """POT (``ot``), imported with only its numpy backend where it is not imported yet: every
+    transport here is solved on numpy arrays, and POT's import otherwise imports torch, JAX,
+    TensorFlow and CuPy where they are installed (torch: 2 of its 5 seconds and 200 MB). The
+    switches are POT's own environment variables, set while it is imported and restored after
+    (a variable the user set is left as it is); once imported, POT is as it was imported.
+
+    Returns
+    -------
+    Any
+        The ``ot`` module.
+    """
+    global _POT
+    if _POT is not None:
+        return _POT
+    with _POT_LOCK:  # one import, and no thread sees a module still being initialised
+        if _POT is None:
+            if "ot" in sys.modules:  # imported before, as its importer chose
+                import ot
+            else:
+                saved = {k: os.environ.get(k) for k in _POT_BACKENDS_OFF}
+                try:
+                    for k in _POT_BACKENDS_OFF:
+                        os.environ.setdefault(k, "1")
+                    import ot
+                finally:
+                    for k, v in saved.items():
+                        if v is None:
+                            os.environ.pop(k, None)
+                        else:
+                            os.environ[k] = v
+            _POT = ot
+    return _POT
 
 
 def earth_movers_distance(a: ArrayLike, b: ArrayLike) -> EMDResult:
@@ -84,7 +134,7 @@ def earth_movers_distance(a: ArrayLike, b: ArrayLike) -> EMDResult:
         rows, cols = linear_sum_assignment(cost)
         value = float(cost[rows, cols].sum() / x.shape[0])
         return EMDResult(value, x.shape[0], y.shape[0], "assignment")
-    import ot  # POT pulls in torch and scikit-learn: imported only when a transport is solved
+    ot = pot()  # POT pulls in scikit-learn: imported only when a transport is solved
 
     wa = np.full(x.shape[0], 1.0 / x.shape[0])
     wb = np.full(y.shape[0], 1.0 / y.shape[0])

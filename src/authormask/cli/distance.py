@@ -254,8 +254,9 @@ class _Ground:
 
             rows, cols = linear_sum_assignment(cost)
             return EMDResult(float(cost[rows, cols].sum() / len(a)), len(a), len(b), "assignment")
-        import ot
+        from authormask.accounting.emd import pot
 
+        ot = pot()
         wa = np.full(len(a), 1.0 / len(a))
         wb = np.full(len(b), 1.0 / len(b))
         return EMDResult(float(ot.emd2(wa, wb, cost)), len(a), len(b), "transport")

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import ot
 from scipy.spatial.distance import cdist
 
+from authormask.accounting.emd import pot
 from authormask.embeddings._base import Embeddings
 from authormask.evaluation.measures._base import Predictions, check_training
 from authormask.evaluation.study import Item
@@ -59,6 +59,7 @@ def bag_distances(
     hq = [_histogram(q, embeddings) for q in queries]
     hr = [_histogram(r, embeddings) for r in references]
     out = np.empty((len(hq), len(hr)))
+    ot = pot()
     for i, (xq, wq) in enumerate(hq):
         for j, (xr, wr) in enumerate(hr):
             cost = cdist(xq, xr)
@@ -86,6 +87,7 @@ def _nearest(
         ]
     )
     found: list[tuple[float, int]] = []
+    ot = pot()
     for j in np.argsort(bounds, kind="stable"):
         if len(found) >= k and bounds[j] > found[k - 1][0]:
             break
