@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -170,79 +171,101 @@ FINISH_HINT = "run the same command again to finish the release (what is done is
     "what epsilon means here with a worked example, what is released unchanged, and what an "
     "attacker achieved in the project's own measurement near this epsilon.",
 )
-def obfuscate(
-    inputs: tuple[str, ...],
-    mechanism: str,
-    epsilon: float | None,
-    embeddings: str,
-    vocab_size: int,
-    seed: int | None,
-    output: Path | None,
-    fmt: str,
-    report_path: Path | None,
-    layout: str,
-    force: bool,
-    text_column: str | None,
-    input_format: str | None,
-    id_column: str | None,
-    id_order: str,
-    keep_columns: tuple[str, ...],
-    partition_size: int | None,
-    engine: str,
-    workers: int | None,
-    scheduler: str | None,
-    cache_dir: Path | None,
-    history: bool,
-    explain: bool,
-    **params: Any,
-) -> None:
+def obfuscate(**options: Any) -> None:
     """Obfuscate documents (files, folders or - for stdin; default: a bundled example) and print
     or write each output with its public privacy statement."""
-    from click.core import ParameterSource
+    from authormask.core import create_mechanism
 
-    from authormask.cli.io import (
-        Inputs,
-        example_source,
-        passed_over_note,
-        skipped_note,
-        sources_of,
-    )
-    from authormask.core import create_mechanism, mechanism_names, mechanism_spec
-    from authormask.core.outputs import default_report_path, write_release
+    request = _Request.of(click.get_current_context(), options)
+    explicit = _plan(request)  # the mechanism's parameters, checked once, before any input
+    found = _check(request)  # the options agree, and the inputs are found
+    mech = create_mechanism(request.mechanism, **explicit)
+    if request.spec.baseline:
+        click.echo(
+            f"authormask: warning: {request.mechanism} is a baseline with NO privacy "
+            "guarantee: use it to compare mechanisms, never to protect a text",
+            err=True,
+        )
+    if request.text_column is not None:
+        _release_dataset(request, mech)
+    else:
+        _release_files(request, mech, found)
+
+
+@dataclass
+class _Request:
+    """What ``obfuscate`` was asked: every option by its parameter's name (:meth:`of`), which
+    of them the command line gave, and the mechanism's spec."""
+
+    options: dict[str, Any]
+    given: frozenset[str]
+    spec: Any
+    engine: Any = None
+
+    @classmethod
+    def of(cls, ctx: click.Context, options: dict[str, Any]) -> _Request:
+        from click.core import ParameterSource
+
+        from authormask.core import mechanism_names, mechanism_spec
+
+        mechanism = options["mechanism"]
+        if mechanism not in mechanism_names():
+            raise click.UsageError(
+                f"unknown --mechanism {mechanism!r}; choose one of {', '.join(mechanism_names())}"
+            )
+        given = frozenset(
+            name
+            for name in options
+            if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+        )
+        return cls(dict(options), given, mechanism_spec(mechanism))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["options"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+#: the options of ``obfuscate`` itself: every other one is a mechanism's parameter
+_OWN_OPTIONS = frozenset(
+    (
+        "inputs mechanism epsilon embeddings vocab_size seed output fmt report_path layout force "
+        "text_column input_format id_column id_order keep_columns partition_size engine workers "
+        "scheduler cache_dir history explain"
+    ).split()
+)
+
+
+def _plan(request: _Request) -> dict[str, Any]:
+    """The mechanism's parameters: what the user gave, then the resources its spec declares it
+    needs (the options' defaults among them), checked once by the registry. ``--embeddings`` or
+    ``--vocab-size`` given on the command line to a mechanism that declares no such resource
+    is refused."""
     from authormask.core.registry import ParameterMismatchError, check_parameters
     from authormask.core.resources import UNSET, Resources, resource_parameters
 
-    if mechanism not in mechanism_names():
-        raise click.UsageError(
-            f"unknown --mechanism {mechanism!r}; choose one of {', '.join(mechanism_names())}"
-        )
-    ctx = click.get_current_context()
-    spec = mechanism_spec(mechanism)
-    # what the user gave, then the resources the spec declares it needs (the options'
-    # defaults among them); --embeddings or --vocab-size given on the command line to a
-    # mechanism that declares no such resource is refused
-    chosen = {"epsilon": epsilon, **mechanism_parameters(params)}
-    for resource, option, value in (
-        ("embeddings", "embeddings", embeddings),
-        ("vocabulary", "vocab_size", vocab_size),
-    ):
-        if ctx.get_parameter_source(option) is not ParameterSource.COMMANDLINE:
+    spec, mechanism = request.spec, request.mechanism
+    params = {k: v for k, v in request.options.items() if k not in _OWN_OPTIONS}
+    chosen = {"epsilon": request.epsilon, **mechanism_parameters(params)}
+    for resource, option in (("embeddings", "embeddings"), ("vocabulary", "vocab_size")):
+        if option not in request.given:
             continue
         takes = spec.resource_parameter(resource)
         if takes is None:
             raise click.UsageError(
                 f"{parameter_flag(option)} does not apply to --mechanism {mechanism}"
             )
-        chosen[takes.name] = value
+        chosen[takes.name] = request.options[option]
     chosen = {k: v for k, v in chosen.items() if v is not None}
     resources = Resources(
-        embeddings=embeddings,
-        vocabulary=UNSET if vocab_size is None else vocab_size,
-        cache=cache_dir,
+        embeddings=request.embeddings,
+        vocabulary=UNSET if request.vocab_size is None else request.vocab_size,
+        cache=request.cache_dir,
     )
     explicit = {**resource_parameters(spec, resources, given=chosen), **chosen}
     eps_parameter = spec.parameter("epsilon")
-    if epsilon is None and eps_parameter is not None and eps_parameter.default is not None:
+    if request.epsilon is None and eps_parameter is not None and eps_parameter.default is not None:
         say(
             f"epsilon {eps_parameter.default:g}: {mechanism}'s default (the recommended start); "
             "give --epsilon to choose"
@@ -254,96 +277,110 @@ def obfuscate(
         if exc.unknown:
             raise click.UsageError(f"{flags} does not apply to --mechanism {mechanism}") from None
         raise click.UsageError(f"--mechanism {mechanism} needs {flags}") from None
-    chosen_engine = engine_from_options(engine, workers, scheduler)
-    if report_path is not None and str(report_path) == "-":
+    return explicit
+
+
+def _check(request: _Request) -> Inputs:
+    """The options agree with each other and with the inputs, and the inputs are found (a
+    missing file is one line at once), before the mechanism is built (which can load word
+    vectors and models for seconds). Sets the engine, and ``-o -`` as standard output."""
+    from authormask.cli.io import Inputs, example_source, passed_over_note, skipped_note, sources_of
+
+    o = request.options
+    request.engine = engine_from_options(o["engine"], o["workers"], o["scheduler"])
+    if o["report_path"] is not None and str(o["report_path"]) == "-":
         raise click.UsageError(
             "--report - would print the PRIVATE run report on standard output, beside what "
             "is published: give it a file"
         )
-    to_stdout = output is not None and str(output) == "-"
-    if to_stdout:
-        output = None  # -o -: standard output, as without -o
-    if output is not None:  # Ctrl-C from now on: the same command finishes the release
+    o["to_stdout"] = o["output"] is not None and str(o["output"]) == "-"
+    if o["to_stdout"]:
+        o["output"] = None  # -o -: standard output, as without -o
+    if o["output"] is not None:  # Ctrl-C from now on: the same command finishes the release
         on_interrupt(FINISH_HINT)
-    if text_column is None:
-        dataset_only = {
-            "--input-format": input_format is not None,
-            "--id-column": id_column is not None,
-            "--ids": ctx.get_parameter_source("id_order") is ParameterSource.COMMANDLINE,
-            "--keep-column": bool(keep_columns),
-            "--partition-size": partition_size is not None,
-            "--engine dask": chosen_engine.kind != "local",
-            "--format parquet": fmt == "parquet",
-        }
-        given_flags = [flag for flag, on in dataset_only.items() if on]
-        if given_flags:
-            raise click.UsageError(
-                f"{given_flags[0]} applies to a dataset input: name its text column with "
-                "--text-column"
-            )
-        _refuse_datasets(inputs)
-    # the parameters were checked above; the inputs are found (a missing file is one line at
-    # once) before the mechanism is built, which can load word vectors and models for seconds
-    if inputs and text_column is None:
+    if o["text_column"] is None:
+        _refuse_dataset_options(request)
+    inputs = o["inputs"]
+    if inputs and o["text_column"] is None:
         found = sources_of(inputs)
         if (note := skipped_note(found)) is not None:
             say(note)
         if (warning := passed_over_note(found)) is not None:
             click.echo(warning, err=True)
         _read_first_text(found.sources)
-    elif inputs:
-        _check_dataset_call(inputs, output=output, to_stdout=to_stdout)
-        found = Inputs((), (), False)
-    else:
-        found = Inputs((example_source(),), ("example.txt",), False)
-        say("(no input given: obfuscating the bundled example document)")
-    mech = create_mechanism(mechanism, **explicit)
-    if mechanism_spec(mechanism).baseline:
-        click.echo(
-            f"authormask: warning: {mechanism} is a baseline with NO privacy guarantee: use "
-            "it to compare mechanisms, never to protect a text",
-            err=True,
+        return found
+    if inputs:
+        _check_dataset_call(inputs, output=o["output"], to_stdout=o["to_stdout"])
+        return Inputs((), (), False)
+    say("(no input given: obfuscating the bundled example document)")
+    return Inputs((example_source(),), ("example.txt",), False)
+
+
+def _refuse_dataset_options(request: _Request) -> None:
+    """An option of a dataset input given without ``--text-column`` is one line; so is a
+    dataset file given without it."""
+    o = request.options
+    dataset_only = {
+        "--input-format": o["input_format"] is not None,
+        "--id-column": o["id_column"] is not None,
+        "--ids": "id_order" in request.given,
+        "--keep-column": bool(o["keep_columns"]),
+        "--partition-size": o["partition_size"] is not None,
+        "--engine dask": request.engine.kind != "local",
+        "--format parquet": o["fmt"] == "parquet",
+    }
+    given_flags = [flag for flag, on in dataset_only.items() if on]
+    if given_flags:
+        raise click.UsageError(
+            f"{given_flags[0]} applies to a dataset input: name its text column with --text-column"
         )
-    if text_column is not None:
-        if ctx.get_parameter_source("layout") is ParameterSource.COMMANDLINE:
-            raise click.UsageError("--layout applies only to an output folder (txt format)")
-        _release_table(
-            inputs,
-            mech,
-            text_column=text_column,
-            input_format=input_format,
-            id_column=id_column,
-            secret_ids=id_order == "secret",
-            keep_columns=keep_columns,
-            history=_open_history() if history else None,
-            output=output,
-            to_stdout=to_stdout,
-            fmt=fmt if ctx.get_parameter_source("fmt") is ParameterSource.COMMANDLINE else None,
-            engine=chosen_engine,
-            seed=seed,
-            report_path=report_path,
-            force=force,
-            partition_size=partition_size,
-            explain=explain,
-        )
-        return
+    _refuse_datasets(o["inputs"])
+
+
+def _release_dataset(request: _Request, mech: Any) -> None:
+    """Release a dataset's text column (:func:`_release_table`)."""
+    o = request.options
+    if "layout" in request.given:
+        raise click.UsageError("--layout applies only to an output folder (txt format)")
+    _release_table(
+        o["inputs"],
+        mech,
+        text_column=o["text_column"],
+        input_format=o["input_format"],
+        id_column=o["id_column"],
+        secret_ids=o["id_order"] == "secret",
+        keep_columns=o["keep_columns"],
+        history=_open_history() if o["history"] else None,
+        output=o["output"],
+        to_stdout=o["to_stdout"],
+        fmt=o["fmt"] if "fmt" in request.given else None,
+        engine=request.engine,
+        seed=o["seed"],
+        report_path=o["report_path"],
+        force=o["force"],
+        partition_size=o["partition_size"],
+        explain=o["explain"],
+    )
+
+
+def _release_files(request: _Request, mech: Any, found: Inputs) -> None:
+    """Release files, a folder or standard input, then report: the statement, where each
+    output went, the plain words (``--explain``) and the history's warning."""
+    from authormask.core.outputs import default_report_path
+
+    o = request.options
+    output, fmt, report_path = o["output"], o["fmt"], o["report_path"]
     if mech.needs_all_documents:  # two passes: stdin is read once
         found = _buffer_stdin(found)
-    if (
-        output is not None
-        and output.suffix.lower() in (".jsonl", ".ndjson")
-        and ctx.get_parameter_source("fmt") is not ParameterSource.COMMANDLINE
-    ):
-        fmt = "jsonl"  # -o x.jsonl means JSONL, never a folder named x.jsonl
-    target = _target(found, output=output, fmt=fmt, layout=layout)
-    if (
-        target.kind != "folder"
-        and ctx.get_parameter_source("layout") is ParameterSource.COMMANDLINE
-    ):
+    if output is not None and output.suffix.lower() in (".jsonl", ".ndjson"):
+        if "fmt" not in request.given:
+            fmt = "jsonl"  # -o x.jsonl means JSONL, never a folder named x.jsonl
+    target = _target(found, output=output, fmt=fmt, layout=o["layout"])
+    if target.kind != "folder" and "layout" in request.given:
         raise click.UsageError("--layout applies only to an output folder (txt format)")
     if report_path is None and output is not None:
         report_path = default_report_path(output)
-    _warn_seed(seed)
+    _warn_seed(o["seed"])
     if target.mirrored:
         click.echo(
             "authormask: warning: --layout mirror publishes every input's file and folder "
@@ -351,11 +388,30 @@ def obfuscate(
             "says so)",
             err=True,
         )
-    past = _open_history() if history and inputs else None
+    past = _open_history() if o["history"] and o["inputs"] else None
     digests = past.digests() if past is not None else None
     sources = digests.sources(found.sources) if digests is not None else list(found.sources)
-    # the share done only: the characters read are the inputs' sizes, which the statement
-    # printed beside this line does not cover
+    summary = _write(sources, mech, target, seed=o["seed"], report_path=report_path,
+                     force=o["force"], folders=found.folders)  # fmt: skip
+    on_interrupt(None)
+    if summary.already_complete:
+        _complete(target.path, target.statement_path(), summary.report_path)
+        return
+    _report(summary, target, several=len(found.sources) > 1)
+    if o["explain"]:
+        _explain(summary.statement, mech)
+    if past is not None and digests is not None:
+        _check_history(past, digests.all(), summary.statement)
+
+
+def _write(
+    sources: Any, mech: Any, target: Any, *, seed: Any, report_path: Any, force: bool, folders: Any
+) -> Any:
+    """The release written (:func:`~authormask.core.outputs.write_release`) under a progress
+    bar of the share done only: the characters read are the inputs' sizes, which the
+    statement printed beside it does not cover."""
+    from authormask.core.outputs import write_release
+
     with Progress("releasing", "character", counts=False) as bar:
 
         def started(characters: int, resumed: int) -> None:
@@ -366,7 +422,7 @@ def obfuscate(
                     "released are kept"
                 )
 
-        summary = write_release(
+        return write_release(
             sources,
             mech,
             target,
@@ -375,17 +431,8 @@ def obfuscate(
             force=force,
             progress=bar.update,
             on_start=started,
-            input_folders=found.folders,
+            input_folders=folders,
         )
-    on_interrupt(None)
-    if summary.already_complete:
-        _complete(target.path, target.statement_path(), summary.report_path)
-        return
-    _report(summary, target, several=len(found.sources) > 1)
-    if explain:
-        _explain(summary.statement, mech)
-    if past is not None and digests is not None:
-        _check_history(past, digests.all(), summary.statement)
 
 
 def register(cli: click.Group) -> None:
