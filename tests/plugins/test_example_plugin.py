@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,13 +25,18 @@ TEXT = "The old man walked along the river to the market in the village every mo
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example built and installed by pip, offline, into its own folder."""
+    """The example built and installed by pip, offline, into its own folder (built from a copy:
+    pip builds in the source tree, and the repository's is left as it is)."""
     target = tmp_path_factory.mktemp("site")
     build = tmp_path_factory.mktemp("build")
+    source = build / "plugin-rr"
+    shutil.copytree(
+        EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+    )
     proc = subprocess.run(
         [
             sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-            "--no-build-isolation", "--target", str(target), str(EXAMPLE),
+            "--no-build-isolation", "--target", str(target), str(source),
         ],
         capture_output=True, text=True, timeout=300, cwd=build,
         env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
