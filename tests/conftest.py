@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, settings
 
 from authormask.datasets import Corpus
 from authormask.embeddings import Embeddings, load_embeddings
+from authormask.testing import TINY_MODEL
 
 # Property tests draw the same examples every run (never flaky: a CI run cannot fail on an
 # example no earlier run saw), with no time limits (the suite shares 2 cores: a slow example is
@@ -61,15 +62,8 @@ def spacy_md(cache_dir) -> Embeddings:
     return load_embeddings("spacy-md-300d", cache_dir=cache_dir)
 
 
-TINY = {
-    "hidden_size": 16,
-    "latent_size": 16,
-    "vocab_size": 400,
-    "batch_size": 32,
-    "pretrain_epochs": 1,
-    "reward_epochs": 1,
-    "max_sentences": 300,
-}
+#: the tiny ER-AE settings the package's contract battery trains with (authormask.testing)
+TINY = dict(TINY_MODEL)
 
 
 @pytest.fixture(scope="session")

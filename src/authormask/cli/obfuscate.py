@@ -186,7 +186,7 @@ def obfuscate(**options: Any) -> None:
             "guarantee: use it to compare mechanisms, never to protect a text",
             err=True,
         )
-    if request.text_column is not None:
+    if request.options["text_column"] is not None:
         _release_dataset(request, mech)
     else:
         _release_files(request, mech, found)
@@ -220,11 +220,10 @@ class _Request:
         )
         return cls(dict(options), given, mechanism_spec(mechanism))
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.__dict__["options"][name]
-        except KeyError:
-            raise AttributeError(name) from None
+    @property
+    def mechanism(self) -> str:
+        """The mechanism's registry name."""
+        return str(self.options["mechanism"])
 
 
 #: the options of ``obfuscate`` itself: every other one is a mechanism's parameter
@@ -245,9 +244,9 @@ def _plan(request: _Request) -> dict[str, Any]:
     from authormask.core.registry import ParameterMismatchError, check_parameters
     from authormask.core.resources import UNSET, Resources, resource_parameters
 
-    spec, mechanism = request.spec, request.mechanism
-    params = {k: v for k, v in request.options.items() if k not in _OWN_OPTIONS}
-    chosen = {"epsilon": request.epsilon, **mechanism_parameters(params)}
+    spec, mechanism, o = request.spec, request.mechanism, request.options
+    params = {k: v for k, v in o.items() if k not in _OWN_OPTIONS}
+    chosen = {"epsilon": o["epsilon"], **mechanism_parameters(params)}
     for resource, option in (("embeddings", "embeddings"), ("vocabulary", "vocab_size")):
         if option not in request.given:
             continue
@@ -256,16 +255,16 @@ def _plan(request: _Request) -> dict[str, Any]:
             raise click.UsageError(
                 f"{parameter_flag(option)} does not apply to --mechanism {mechanism}"
             )
-        chosen[takes.name] = request.options[option]
+        chosen[takes.name] = o[option]
     chosen = {k: v for k, v in chosen.items() if v is not None}
     resources = Resources(
-        embeddings=request.embeddings,
-        vocabulary=UNSET if request.vocab_size is None else request.vocab_size,
-        cache=request.cache_dir,
+        embeddings=o["embeddings"],
+        vocabulary=UNSET if o["vocab_size"] is None else o["vocab_size"],
+        cache=o["cache_dir"],
     )
     explicit = {**resource_parameters(spec, resources, given=chosen), **chosen}
     eps_parameter = spec.parameter("epsilon")
-    if request.epsilon is None and eps_parameter is not None and eps_parameter.default is not None:
+    if o["epsilon"] is None and eps_parameter is not None and eps_parameter.default is not None:
         say(
             f"epsilon {eps_parameter.default:g}: {mechanism}'s default (the recommended start); "
             "give --epsilon to choose"
