@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -259,6 +259,40 @@ def run_release_evaluation(
         If a model was trained with the wrong reward, a mechanism's required model is
         missing, or the corpus lacks documents (:func:`select_documents`).
     """
+    _check_models(erae_model, aedp_model)
+    parameters = _Parameters(
+        embeddings, {"reward": erae_model, "plain": aedp_model}, config.syntf_output
+    )
+    for mech in config.mechanisms:
+        parameters.of(mech)  # a missing model is refused before anything runs
+    plan = _plan(
+        corpus,
+        config=config,
+        embeddings=embeddings,
+        parameters=parameters,
+        cache_dir=cache_dir,
+        on_total=on_total,
+    )
+    rows = [_measure(plan, ORIGINAL, None, "", plan.originals, 0, None, 0.0)]
+    statements: dict[str, Any] = {}
+    for mech, eps in plan.settings:
+        statements[f"{mech}@{eps}"], row = _release_setting(plan, mech, eps)
+        rows.append(row)
+        logger.info("%s eps=%s: %s", mech, eps, rows[-1])
+        if progress is not None:
+            progress(len(plan.test))
+    return _report(
+        plan,
+        corpus,
+        embeddings=embeddings,
+        models=(erae_model, aedp_model),
+        rows=rows,
+        statements=statements,
+    )
+
+
+def _check_models(erae_model: Any, aedp_model: Any) -> None:
+    """Refuse a model trained with the wrong reward for its option."""
     for option, model, want in (
         ("`erae_model`", erae_model, True),
         ("`aedp_model`", aedp_model, False),
@@ -268,11 +302,42 @@ def run_release_evaluation(
                 f"{option} holds a model trained {'without' if want else 'with'} the embedding "
                 "reward"
             )
-    parameters = _Parameters(
-        embeddings, {"reward": erae_model, "plain": aedp_model}, config.syntf_output
-    )
-    for mech in config.mechanisms:
-        parameters.of(mech)  # a missing model is refused before anything runs
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every release of an evaluation shares: the documents, the settings, each
+    mechanism's parameters, the cache, the trained classifiers and the original texts'
+    sentence vectors."""
+
+    config: ReleaseConfig
+    task: str
+    train: list[Document]
+    test: list[Document]
+    settings: list[tuple[str, float | None]]
+    parameters: _Parameters
+    cache: ResultsCache
+    similarity: SentenceSimilarity
+    classifiers: dict[str, Any]
+    originals: list[str]
+    truth: list[str | None]
+    original_vectors: Any
+    docs_id: list[str]
+    #: what the measurements depend on besides the release (cached with it)
+    measures_id: str
+
+
+def _plan(
+    corpus: Corpus,
+    *,
+    config: ReleaseConfig,
+    embeddings: Embeddings,
+    parameters: _Parameters,
+    cache_dir: str | Path | None,
+    on_total: Callable[[int], None] | None,
+) -> _Plan:
+    """Choose the documents, announce the total, train the classifiers and embed the
+    original texts."""
     task = _task(corpus)
     train, test = select_documents(
         corpus, docs_per_author=config.docs_per_author, max_authors=config.max_authors
@@ -292,39 +357,6 @@ def run_release_evaluation(
         ).fit([_item(d, task) for d in train], [str(_label(d, task)) for d in train])
         logger.info("%s trained in %.0f s", name, time.perf_counter() - t0)
     original_vectors = similarity.embed(originals)
-
-    def measure(
-        mech: str,
-        eps: float | None,
-        unit: str,
-        texts: list[str],
-        tokens: int,
-        total: float | None,
-        seconds: float,
-    ) -> ReleaseRow:
-        vecs = similarity.embed(texts)
-        sims = np.sum(original_vectors * vecs, axis=1)
-        items = [_item(d, task, t) for d, t in zip(test, texts, strict=True)]
-        style = stylometric_change(originals, texts)
-        return ReleaseRow(
-            mechanism=mech,
-            epsilon=eps,
-            epsilon_unit=unit,
-            similarity=float(sims.mean()),
-            similarity_sd=float(sims.std()),
-            correct={n: c.predict(items).correct(truth) for n, c in classifiers.items()},
-            documents=len(test),
-            stylometric=float(style.mean()),
-            stylometric_sd=float(style.std()),
-            tokens=tokens,
-            total_epsilon_mean=total,
-            seconds=seconds,
-        )
-
-    rows = [measure(ORIGINAL, None, "", originals, 0, None, 0.0)]
-    statements: dict[str, Any] = {}
-    docs_id = [d.doc_id for d in test]
-    # what the measurements depend on besides the release (cached with it)
     measures_id = cache_key(
         {
             "train": [d.doc_id for d in train],
@@ -336,77 +368,156 @@ def run_release_evaluation(
             "encoder": similarity.identity,
         }
     )
-    for mech, eps in settings:
-        seed = release_seed(config.seed, mech, eps)
-        params = parameters.of(mech)
-        # a release depends on the documents, the seed and its own mechanism's inputs only
-        key = {
-            "format": CACHE_FORMAT,
-            "mech": mech,
-            "eps": eps,
-            "docs": docs_id,
-            "seed": config.seed,
-            "version": __version__,
-            "params": {k: _identity(v) for k, v in sorted(with_defaults(mech, params).items())},
-            "identity": mechanism_identity(
-                mech, params if eps is None else {**params, "epsilon": eps}
-            ),
-        }
-        if eps is not None and thousandths(eps) is None:
-            # an epsilon off whole thousandths had another seed before (int(1000 * eps), see
-            # release_seed): its key names its seed, so that a release cached then is not reused
-            key["release_seed"] = seed
-        cached = cache.get("release", key)
-        t1 = time.perf_counter()
-        if cached is None:
-            if eps is not None:
-                params["epsilon"] = eps
-            rel = release(
-                originals,
-                create_mechanism(mech, **params),
-                random_state=seed,
-                sources=docs_id,
-            )
-            docs = rel.documents
-            if mechanism_spec(mech).release == "generated":
-                # generated text: l tokens per document and its bound epsilon * l (public
-                # per-output figures of the release, its statement's per_output)
-                tokens = int(sum(d.figures["tokens"] for d in docs))
-                total: float | None = float(np.mean([d.figures["epsilon_total"] for d in docs]))
-            else:
-                # word-level mechanisms: the released (perturbed) content words
-                tokens = sum(len(d.words) for d in docs)
-                total = None
-            cached = {
-                "texts": [d.text for d in docs],
-                "tokens": tokens,
-                "total": total,
-                # the public statement: one per (mechanism, epsilon), the same for every document
-                "statement": rel.statement.to_dict(),
-                "unit": _unit(mech),
-                "seconds": time.perf_counter() - t1,
-            }
-            cache.put("release", key, cached)
-        statements[f"{mech}@{eps}"] = cached["statement"]
-        measured = cached.get("row")
-        if not (isinstance(measured, dict) and measured.get("measures") == measures_id):
-            row = measure(
-                mech,
-                eps,
-                cached["unit"],
-                list(cached["texts"]),
-                cached["tokens"],
-                cached["total"],
-                float(cached["seconds"]),
-            )
-            cached["row"] = {"measures": measures_id, "values": asdict(row)}
-            cache.put("release", key, cached)
-        else:
-            row = ReleaseRow(**measured["values"])
-        rows.append(row)
-        logger.info("%s eps=%s: %s", mech, eps, rows[-1])
-        if progress is not None:
-            progress(len(test))
+    return _Plan(
+        config=config,
+        task=task,
+        train=train,
+        test=test,
+        settings=settings,
+        parameters=parameters,
+        cache=cache,
+        similarity=similarity,
+        classifiers=classifiers,
+        originals=originals,
+        truth=truth,
+        original_vectors=original_vectors,
+        docs_id=[d.doc_id for d in test],
+        measures_id=measures_id,
+    )
+
+
+def _measure(
+    plan: _Plan,
+    mech: str,
+    eps: float | None,
+    unit: str,
+    texts: list[str],
+    tokens: int,
+    total: float | None,
+    seconds: float,
+) -> ReleaseRow:
+    """One row: the released texts' similarity to the originals, each classifier's
+    accuracy on them and their stylometric change."""
+    vecs = plan.similarity.embed(texts)
+    sims = np.sum(plan.original_vectors * vecs, axis=1)
+    items = [_item(d, plan.task, t) for d, t in zip(plan.test, texts, strict=True)]
+    style = stylometric_change(plan.originals, texts)
+    return ReleaseRow(
+        mechanism=mech,
+        epsilon=eps,
+        epsilon_unit=unit,
+        similarity=float(sims.mean()),
+        similarity_sd=float(sims.std()),
+        correct={n: c.predict(items).correct(plan.truth) for n, c in plan.classifiers.items()},
+        documents=len(plan.test),
+        stylometric=float(style.mean()),
+        stylometric_sd=float(style.std()),
+        tokens=tokens,
+        total_epsilon_mean=total,
+        seconds=seconds,
+    )
+
+
+def _release_key(
+    plan: _Plan, mech: str, eps: float | None, params: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    """The cache key of one release: it depends on the documents, the seed and its own
+    mechanism's inputs only."""
+    config = plan.config
+    key = {
+        "format": CACHE_FORMAT,
+        "mech": mech,
+        "eps": eps,
+        "docs": plan.docs_id,
+        "seed": config.seed,
+        "version": __version__,
+        "params": {k: _identity(v) for k, v in sorted(with_defaults(mech, params).items())},
+        "identity": mechanism_identity(mech, params if eps is None else {**params, "epsilon": eps}),
+    }
+    if eps is not None and thousandths(eps) is None:
+        # an epsilon off whole thousandths had another seed before (int(1000 * eps), see
+        # release_seed): its key names its seed, so that a release cached then is not reused
+        key["release_seed"] = seed
+    return key
+
+
+def _released(
+    plan: _Plan, mech: str, eps: float | None, params: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    """Release the test documents with one (mechanism, epsilon): the texts, the tokens, the
+    mean total epsilon, the statement, the unit and the seconds it took (as cached)."""
+    t1 = time.perf_counter()
+    if eps is not None:
+        params["epsilon"] = eps
+    rel = release(
+        plan.originals,
+        create_mechanism(mech, **params),
+        random_state=seed,
+        sources=plan.docs_id,
+    )
+    docs = rel.documents
+    if mechanism_spec(mech).release == "generated":
+        # generated text: l tokens per document and its bound epsilon * l (public
+        # per-output figures of the release, its statement's per_output)
+        tokens = int(sum(d.figures["tokens"] for d in docs))
+        total: float | None = float(np.mean([d.figures["epsilon_total"] for d in docs]))
+    else:
+        # word-level mechanisms: the released (perturbed) content words
+        tokens = sum(len(d.words) for d in docs)
+        total = None
+    return {
+        "texts": [d.text for d in docs],
+        "tokens": tokens,
+        "total": total,
+        # the public statement: one per (mechanism, epsilon), the same for every document
+        "statement": rel.statement.to_dict(),
+        "unit": _unit(mech),
+        "seconds": time.perf_counter() - t1,
+    }
+
+
+def _release_setting(plan: _Plan, mech: str, eps: float | None) -> tuple[Any, ReleaseRow]:
+    """One (mechanism, epsilon): its release and row, from the cache where they are there,
+    else released, measured and cached. Returns the statement and the row."""
+    seed = release_seed(plan.config.seed, mech, eps)
+    params = plan.parameters.of(mech)
+    key = _release_key(plan, mech, eps, params, seed)
+    cached = plan.cache.get("release", key)
+    if cached is None:
+        cached = _released(plan, mech, eps, params, seed)
+        plan.cache.put("release", key, cached)
+    measured = cached.get("row")
+    if not (isinstance(measured, dict) and measured.get("measures") == plan.measures_id):
+        row = _measure(
+            plan,
+            mech,
+            eps,
+            cached["unit"],
+            list(cached["texts"]),
+            cached["tokens"],
+            cached["total"],
+            float(cached["seconds"]),
+        )
+        cached["row"] = {"measures": plan.measures_id, "values": asdict(row)}
+        plan.cache.put("release", key, cached)
+    else:
+        row = ReleaseRow(**measured["values"])
+    return cached["statement"], row
+
+
+def _report(
+    plan: _Plan,
+    corpus: Corpus,
+    *,
+    embeddings: Embeddings,
+    models: tuple[Any, Any],
+    rows: list[ReleaseRow],
+    statements: dict[str, Any],
+) -> ReleaseResult:
+    """The result: the configuration, the corpus's figures, the rows, the statements and the
+    provenance (``models`` is ER-AE's and AE-DP's, or None each)."""
+    config, task, train, test = plan.config, plan.task, plan.train, plan.test
+    erae_model, aedp_model = models
     classes = {_label(d, task) for d in train}
     return ReleaseResult(
         config=asdict(config),
