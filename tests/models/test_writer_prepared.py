@@ -1,39 +1,114 @@
-"""The writer's word classes are prepared once into the cache folder (issue 50: fitting them
-was most of the writer's start-up, on every release)."""
+"""The writer is prepared once into the cache folder (issue 50: tokenising its training text and
+fitting its classes and tables was most of a one-sentence release's start-up) and read after:
+without tokenising or fitting anything, writing exactly what the trained writer writes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from authormask.models import writer as writer_module
-from authormask.models.writer import SkeletonWriter, load_writer
+from authormask.models.writer import load_writer, render_tokens
 from authormask.text.stopwords import default_stopwords
 
+WORDS = ["house", "river", "king", "war", "letter", "night", "horse", "mother", "door"]
 
-def test_prepared_classes_are_read_not_fitted(glove_20k, tmp_path: Path, monkeypatch) -> None:
+
+def _refuse(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("trained again")
+
+
+@pytest.fixture
+def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No writer kept in the process and no tokens of the training text."""
+    monkeypatch.setattr(writer_module, "_WRITERS", {})
+    writer_module._corpus_tokens.cache_clear()
+
+
+def test_a_prepared_writer_is_read_not_trained_and_writes_the_same(
+    glove_20k, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None
+) -> None:
     words = frozenset(default_stopwords())
-    monkeypatch.setattr(writer_module, "_WRITERS", {})
     first = load_writer(glove_20k, words, cache_dir=tmp_path)
-    (prepared,) = tmp_path.glob("writer-classes-*.npy")
-
-    def no_fit(*_args: object, **_kwargs: object) -> None:
-        raise AssertionError("fitted again")
+    (prepared,) = tmp_path.glob("writer-*.npz")
 
     monkeypatch.setattr(writer_module, "_WRITERS", {})
-    monkeypatch.setattr(SkeletonWriter, "_fit_classes", no_fit)
+    monkeypatch.setattr(writer_module, "_corpus_tokens", _refuse)
+    monkeypatch.setattr(writer_module, "_fit_classes", _refuse)
+    monkeypatch.setattr(writer_module, "_train", _refuse)
     second = load_writer(glove_20k, words, cache_dir=tmp_path)
-    assert np.array_equal(second.word_class, first.word_class)
     assert second.identity == first.identity
+    assert np.array_equal(second.word_class, first.word_class)
+    released = [w for w in WORDS if w in glove_20k]
+    for seed in range(30):
+        a = first.write(released, np.random.default_rng(seed))
+        b = second.write(released, np.random.default_rng(seed))
+        assert a == b
+    prior = np.zeros(len(glove_20k))
+    for x, y in zip(first.content_prior(prior), second.content_prior(prior), strict=True):
+        assert np.array_equal(x, y)
+    assert render_tokens(second.write(released, np.random.default_rng(0)))
+    assert prepared.exists()
 
-    # a damaged or foreign file is not read (it is fitted again and written again)
-    rows = len(glove_20k)
-    assert writer_module._read_classes(prepared, rows) is not None
-    bad = tmp_path / "bad.npy"
-    bad.write_bytes(prepared.read_bytes()[:200])
-    assert writer_module._read_classes(bad, rows) is None
-    np.save(bad, np.full(rows, writer_module.CLASSES, dtype=np.int16))  # a class out of range
-    assert writer_module._read_classes(bad, rows) is None
-    np.save(bad, first.word_class.astype(np.int64))  # another type
-    assert writer_module._read_classes(bad, rows) is None
+
+def test_released_words_name_their_own_prepared_writer(
+    glove_20k, tmp_path: Path, fresh: None
+) -> None:
+    words = frozenset(default_stopwords())
+    nouns = frozenset(w for w in WORDS if w in glove_20k)
+    load_writer(glove_20k, words, cache_dir=tmp_path)
+    load_writer(glove_20k, words, (nouns, "a test list of nine nouns"), cache_dir=tmp_path)
+    assert len(list(tmp_path.glob("writer-*.npz"))) == 2
+
+
+@pytest.mark.parametrize("damage", ["cut", "flip", "foreign", "class out of range"])
+def test_a_damaged_or_foreign_prepared_writer_is_trained_and_written_again(
+    glove_20k, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None, damage: str
+) -> None:
+    words = frozenset(default_stopwords())
+    first = load_writer(glove_20k, words, cache_dir=tmp_path)
+    (prepared,) = tmp_path.glob("writer-*.npz")
+    data = prepared.read_bytes()
+    if damage == "cut":
+        prepared.write_bytes(data[: len(data) // 2])
+    elif damage == "flip":  # a byte of an array changed: the digest no longer matches
+        middle = len(data) // 2
+        prepared.write_bytes(data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1 :])
+    else:
+        with np.load(prepared, allow_pickle=False) as found:
+            arrays = {name: np.array(found[name]) for name in found.files}
+        if damage == "foreign":
+            arrays["tokens"] = np.frombuffer(b"a\0b", dtype=np.uint8)
+        else:
+            arrays["word_class"][0] = writer_module.CLASSES
+        # the digest made to match: only the range checks can refuse it
+        arrays.pop("digest")
+        digest = writer_module._arrays_digest(arrays).encode("ascii")
+        with open(prepared, "wb") as fh:
+            np.savez(fh, digest=np.frombuffer(digest, dtype=np.uint8), **arrays)
+    assert writer_module._read_tables(prepared, len(glove_20k)) is None
+
+    trained: list[bool] = []
+    real_train = writer_module._train
+
+    def counting(*args: object, **kwargs: object) -> object:
+        trained.append(True)
+        return real_train(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writer_module, "_WRITERS", {})
+    monkeypatch.setattr(writer_module, "_train", counting)
+    again = load_writer(glove_20k, words, cache_dir=tmp_path)
+    assert trained == [True]
+    assert again.identity == first.identity
+    assert writer_module._read_tables(prepared, len(glove_20k)) is not None
+
+
+def test_without_a_cache_folder_nothing_is_written(
+    glove_20k, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    writer = load_writer(glove_20k, frozenset(default_stopwords()), cache_dir=None)
+    assert writer.write(["house"], np.random.default_rng(0))
+    assert list(tmp_path.iterdir()) == []

