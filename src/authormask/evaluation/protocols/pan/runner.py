@@ -589,6 +589,45 @@ class _Runner:
             base if epsilon is None else self.released(problem, mechanism, epsilon, text_seed)
         )
         released = [unknown[i].text for i in sample]
+        scores, scale = self._utility_scores(
+            problem,
+            (mechanism, epsilon, rep, text_seed),
+            measure,
+            sample=sample,
+            known=known,
+            released=released,
+        )
+        mean = float(np.mean(scores))
+        cell = PanUtilityCell(
+            problem=problem.name,
+            mechanism=mechanism,
+            epsilon=epsilon,
+            repetition=rep,
+            measure=measure,
+            mean=float(np.exp(mean)) if scale == "geometric" else mean,
+            sd=float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0,
+            texts=len(scores),
+            seconds=time.perf_counter() - start,
+            scale=scale,
+        )
+        self.cache.put("pan-utility", key, asdict(cell))
+        return cell
+
+    def _utility_scores(
+        self,
+        problem: PanProblem,
+        setting: tuple[str, float | None, int, int],
+        measure: str,
+        *,
+        sample: list[int],
+        known: list[Item],
+        released: list[str],
+    ) -> tuple[np.ndarray, str]:
+        """The per-text scores of utility ``measure`` (:meth:`utility`) at ``setting`` (mechanism,
+        epsilon, repetition and the texts' seed) of the sampled released unknown texts
+        ``released`` (``sample``: their indices; ``known``: the released known texts), and their
+        scale (``arithmetic``, or ``geometric``: the cell holds their geometric mean)."""
+        mechanism, epsilon, rep, text_seed = setting
         scale = "arithmetic"
         stepped = measure.endswith(STEPPED)
         kind = measure.removesuffix(STEPPED)
@@ -628,21 +667,7 @@ class _Runner:
                 np.array([judge.text_perplexity(t) for t in released])
                 / self.original_perplexities(problem, measure)
             )
-        mean = float(np.mean(scores))
-        cell = PanUtilityCell(
-            problem=problem.name,
-            mechanism=mechanism,
-            epsilon=epsilon,
-            repetition=rep,
-            measure=measure,
-            mean=float(np.exp(mean)) if scale == "geometric" else mean,
-            sd=float(np.std(scores, ddof=1)) if len(scores) > 1 else 0.0,
-            texts=len(scores),
-            seconds=time.perf_counter() - start,
-            scale=scale,
-        )
-        self.cache.put("pan-utility", key, asdict(cell))
-        return cell
+        return scores, scale
 
     def original_perplexities(self, problem: PanProblem, measure: str = "fluency") -> np.ndarray:
         """The normalised perplexity of each sampled original unknown text of ``problem`` under
@@ -1042,6 +1067,30 @@ def run_pan(
     erae_model, aedp_model = _loaded(erae_model), _loaded(aedp_model)
     models = mechanism_models(config, erae_model=erae_model, aedp_model=aedp_model)
     check_pan(collection, config)
+    _announce(collection, config, on_total)
+    start = time.perf_counter()
+    measured = _measure_all(collection, config, embeddings, cache_dir, progress, engine, models)
+    given = {"erae_model": erae_model, "aedp_model": aedp_model}
+    provenance = _provenance(measured.runner, collection, config, embeddings, given, models)
+    return PanResult(
+        config=config,
+        collection=collection.summary(),
+        cells=measured.cells,
+        utilities=measured.utilities,
+        statements=measured.runner.statements,
+        provenance=provenance,
+        seconds=time.perf_counter() - start,
+        floors=measured.floors,
+        samples=tuple(measured.runner.samples()),
+        chance=uniform_guess(collection, seed=config.seed),
+    )
+
+
+def _announce(
+    collection: PanCollection, config: PanConfig, on_total: Callable[[int], None] | None
+) -> None:
+    """Warn of a problem not in English where a measure reads English, and announce the
+    number of cells."""
     if set(RATIO_UTILITIES) & set(config.utilities):
         for p in collection.problems:
             if p.language not in (None, "en"):
@@ -1056,7 +1105,30 @@ def run_pan(
     total = len(collection.problems) * rows * per_row
     if on_total is not None:
         on_total(total)
-    start = time.perf_counter()
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """What a run measured: every cell, utility and floor, in the order this process measures
+    them, and the runner that measured them (its statements, samples and judges)."""
+
+    runner: _Runner
+    cells: tuple[PanCell, ...]
+    utilities: tuple[PanUtilityCell, ...]
+    floors: tuple[PanFloor, ...]
+
+
+def _measure_all(
+    collection: PanCollection,
+    config: PanConfig,
+    embeddings: Any,
+    cache_dir: str | Path | None,
+    progress: Callable[[int], None] | None,
+    engine: str | Engine | None,
+    models: dict[str, Any],
+) -> _Measured:
+    """Measure every problem and mechanism: on another engine first into the cache (a
+    temporary one without ``cache_dir``), then here, in order, where each cell is read back."""
     with contextlib.ExitStack() as stack:
         if check_engine(engine).kind != "local":
             if cache_dir is None:  # the workers' results come back through a cache
@@ -1087,6 +1159,19 @@ def run_pan(
                 more_cells, more_utilities = runner.measure(problem, mechanism, progress)
                 cells.extend(more_cells)
                 utilities.extend(more_utilities)
+    return _Measured(runner, tuple(cells), tuple(utilities), tuple(floors))
+
+
+def _provenance(
+    runner: _Runner,
+    collection: PanCollection,
+    config: PanConfig,
+    embeddings: Any,
+    given: dict[str, Any],
+    models: dict[str, Any],
+) -> dict[str, Any]:
+    """The provenance: the versions, the embeddings and models, the attackers, and what
+    each measure reads (``given``: the models passed as ``erae_model`` and ``aedp_model``)."""
     judge = runner.judge.identity.to_dict() if "fluency" in config.utilities else None
     xfit = (
         {
@@ -1097,13 +1182,13 @@ def run_pan(
         if "fluency-xfit" in config.utilities
         else None
     )
-    provenance = {
+    return {
         "versions": package_versions(),
         "embeddings": None if embeddings is None else embeddings.identity.to_dict(),
         # the trained models given (as bo2021 names them), and the one each mechanism was
         # released with (every cache key of its releases and cells holds its identity)
-        "erae_model": None if erae_model is None else identity_of(erae_model),
-        "aedp_model": None if aedp_model is None else identity_of(aedp_model),
+        "erae_model": None if given["erae_model"] is None else identity_of(given["erae_model"]),
+        "aedp_model": None if given["aedp_model"] is None else identity_of(given["aedp_model"]),
         "models": {
             m: identity_of(model) if isinstance(model, HasIdentity) else repr(model)
             for m, model in models.items()
@@ -1116,6 +1201,15 @@ def run_pan(
         "preparation and rendering with its samplers switched off (authormask.core.registry."
         "create_noise_off), every word released as itself (the text of its release at epsilon "
         "1e12)" + _limit_rows(config),
+        **_closeness_described(runner, config),
+        **_utilities_described(config, judge, xfit),
+    }
+
+
+def _closeness_described(runner: _Runner, config: PanConfig) -> dict[str, Any]:
+    """The provenance of the measures of closeness: similarity (its encoder and floor),
+    content recall and retrieval."""
+    return {
         "similarity": "mean cosine of all-MiniLM-L6-v2 document vectors (mean of <=100-word "
         "chunks), released unknown text vs the original unknown text as read from the "
         "collection; over a fixed sample of similarity_texts unknown texts per problem (the "
@@ -1140,6 +1234,15 @@ def run_pan(
         "retrieval": "the share of sampled releases whose all-MiniLM-L6-v2-nearest original "
         "(largest cosine) among every original unknown text of the problem is their own (a "
         "tie counts for it); a uniform guess scores 1 / the problem's unknown texts",
+    }
+
+
+def _utilities_described(
+    config: PanConfig, judge: dict[str, Any] | None, xfit: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The provenance of fluency (``judge``: the judge's identity; ``xfit``: each problem's
+    cross-fitted judge's), the entities, the stepped utilities, sentences, topic and seeds."""
+    return {
         "fluency": f"{FLUENCY_DESCRIPTION}; reported as the geometric mean of the ratios, its "
         "interval exp(mean log +- 1.96 standard errors); 1 = as fluent as the original",
         "fluency_judge": judge,
@@ -1168,18 +1271,6 @@ def run_pan(
         "code, repetition, epsilon_key(epsilon), role)), epsilon_key = (1, the epsilon's "
         "IEEE-754 double as two 32-bit words); role 0 = texts, 1 = attacker",
     }
-    return PanResult(
-        config=config,
-        collection=collection.summary(),
-        cells=tuple(cells),
-        utilities=tuple(utilities),
-        statements=runner.statements,
-        provenance=provenance,
-        seconds=time.perf_counter() - start,
-        floors=tuple(floors),
-        samples=tuple(runner.samples()),
-        chance=uniform_guess(collection, seed=config.seed),
-    )
 
 
 def _limit_rows(config: PanConfig) -> str:
