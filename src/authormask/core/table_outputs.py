@@ -80,7 +80,13 @@ from authormask.core.tables import TableInput
 from authormask.core.targets import file_sha256
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
-from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
+from authormask.randomness import (
+    RandomState,
+    SeedInfo,
+    describe_seed,
+    mechanism_root,
+    release_order,
+)
 
 __all__ = [
     "TableSummary",
@@ -226,9 +232,7 @@ def write_table_release(
 ) -> TableSummary:
     """Release the text column of ``table`` into ``output`` (JSONL file or Parquet folder) on
     ``engine`` (see the module docstring), in partitions of ``partition_records`` records
-    (a Parquet output has one part file per partition). ``progress`` is called with the records
-    released; ``on_start`` with the number of partitions kept from an unfinished run;
-    ``on_text`` with the text of every record, as this process reads it.
+    (a Parquet output has one part file per partition).
 
     ``output`` None: JSONL on standard output, partition after partition in the input's order
     (nothing to resume, and no statement file: the caller shows the statement, which
@@ -287,6 +291,37 @@ def write_table_release(
     InvalidParameterError
         If ``fmt`` is unknown, or a Parquet release has no ``output``.
     """
+    output = _checked_output(output, fmt)
+    where = _Where(output, fmt, report_path, force, partition_records)
+    hooks = _Hooks(progress=progress, on_start=on_start, on_text=on_text)
+    return _locked_release(table, mechanism, random_state, engine or Engine(), where, hooks)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where a dataset release goes (:func:`write_table_release`'s parameters of the same
+    names): the output (None: standard output), its format, the private report, ``force`` and
+    the records per partition."""
+
+    output: Path | None
+    fmt: str
+    report_path: Path | None
+    force: bool
+    partition_records: int
+
+
+@dataclass(frozen=True)
+class _Hooks:
+    """What the caller is told as a dataset release runs (:func:`write_table_release`)."""
+
+    progress: Callable[[int], None] | None
+    on_start: Callable[[int], None] | None
+    on_text: Callable[[str], None] | None
+
+
+def _checked_output(output: Path | None, fmt: str) -> Path | None:
+    """The output as a path, checked before anything is read: a known format, a folder for
+    Parquet, a file for JSONL, a name; standard output open where it goes there."""
     if fmt not in OUTPUT_FORMATS:
         raise InvalidParameterError(f"output format must be one of {', '.join(OUTPUT_FORMATS)}")
     if output is None and fmt != "jsonl":
@@ -306,29 +341,30 @@ def write_table_release(
             raise InputError(f"output path {output} has no name")
     else:
         check_stdout_open()
-    where = str(output) if output is not None else "standard output"
+    return output
+
+
+def _locked_release(
+    table: TableInput,
+    mechanism: Mechanism,
+    random_state: RandomState,
+    engine: Engine,
+    where: _Where,
+    hooks: _Hooks,
+) -> TableSummary:
+    """The release, holding the output's lock; a failure to write raises
+    :class:`~authormask.exceptions.InputError` naming the output."""
+    output = where.output
+    named = str(output) if output is not None else "standard output"
     try:
         with output_lock(output) if output is not None else contextlib.nullcontext():
-            return _write_table(
-                table,
-                mechanism,
-                output,
-                fmt=fmt,
-                engine=engine or Engine(),
-                random_state=random_state,
-                report_path=report_path,
-                force=force,
-                partition_records=partition_records,
-                progress=progress,
-                on_start=on_start,
-                on_text=on_text,
-            )
+            return _write_table(table, mechanism, random_state, engine, where, hooks)
     except BrokenPipeError:
         raise
     except OSError as exc:  # disk full, file too large, quota, I/O error...
-        named = f" (writing {exc.filename})" if exc.filename else ""
+        at = f" (writing {exc.filename})" if exc.filename else ""
         raise InputError(
-            f"cannot complete the release to {where}: {exc.strerror or exc}{named}"
+            f"cannot complete the release to {named}: {exc.strerror or exc}{at}"
         ) from None
 
 
@@ -359,32 +395,91 @@ def _identity(
     }
 
 
+@dataclass(frozen=True)
+class _TablePlan:
+    """What a dataset release is, decided before anything is written: where it goes, the
+    mechanism (its N resolved), the seed and its root, the statement (and its text as
+    written), the paths beside the output, and what names the command (its fingerprint and
+    identity)."""
+
+    where: _Where
+    mechanism: Mechanism
+    seed: SeedInfo
+    root: np.random.SeedSequence
+    statement: Any
+    statement_json: str
+    stmt_path: Path | None
+    staging: Path | None
+    run_id: str
+    identity: dict[str, Any]
+
+
 def _write_table(
     table: TableInput,
     mechanism: Mechanism,
-    output: Path | None,
-    *,
-    fmt: str,
-    engine: Engine,
     random_state: RandomState,
-    report_path: Path | None,
-    force: bool,
-    partition_records: int,
-    progress: Callable[[int], None] | None,
-    on_start: Callable[[int], None] | None,
-    on_text: Callable[[str], None] | None,
+    engine: Engine,
+    where: _Where,
+    hooks: _Hooks,
 ) -> TableSummary:
+    """A dataset release under its output's lock: its plan and the checks of its paths,
+    nothing to do where the same command finished it, else its partitions not kept from an
+    unfinished run released and the output published."""
+    plan = _plan(table, mechanism, random_state, where)
+    _check_paths(plan, table)
+    prior = Journal.resumable(
+        where.report_path,
+        fingerprint=plan.run_id,
+        force=where.force,
+        schema=TABLE_REPORT_SCHEMA,
+        identity=plan.identity,
+    )
+    if prior.complete:
+        assert where.report_path is not None
+        _check_complete(where.output, where.fmt, plan.stmt_path, where.report_path)
+        return _already_complete(plan)
+    # every record checked before anything is written (module notes)
+    count_records = sum(1 for _ in table.records())
+    if count_records == 0:
+        raise InputError(f"dataset {table.path} has no records")
+    if _ended_published(plan, prior.records or [], count_records):
+        return _already_complete(plan)
+    done = _kept_partitions(plan, prior.records or [])
+    if where.fmt == "parquet":  # every part file's columns typed as the whole input's values are
+        table = table.typed()
+    return _release_partitions(plan, table, engine, hooks, done, count_records)
+
+
+def _plan(
+    table: TableInput, mechanism: Mechanism, random_state: RandomState, where: _Where
+) -> _TablePlan:
+    """The release's plan (:class:`_TablePlan`): the mechanism resolved, its statement with
+    the dataset's columns declared, and the command's fingerprint and identity."""
+    output, fmt, partition_records = where.output, where.fmt, where.partition_records
     seed = describe_seed(random_state)
     mechanism = _resolved(mechanism, table)
     root = mechanism_root(random_state, mechanism)  # the seed and the public parameters
     statement = declare_columns(mechanism.statement(seeded=seed.seeded), table)
     statement_json = statement.to_json(indent=2) + "\n"
-    stmt_path = statement_path(output) if output is not None else None
-    staging = staging_path(output) if output is not None else None
-    run_id = _fingerprint(statement_json, seed.seed, table, output, fmt, partition_records)
-    identity = _identity(statement, seed.seed, table, output, fmt, partition_records)
+    return _TablePlan(
+        where=where,
+        mechanism=mechanism,
+        seed=seed,
+        root=root,
+        statement=statement,
+        statement_json=statement_json,
+        stmt_path=statement_path(output) if output is not None else None,
+        staging=staging_path(output) if output is not None else None,
+        run_id=_fingerprint(statement_json, seed.seed, table, output, fmt, partition_records),
+        identity=_identity(statement, seed.seed, table, output, fmt, partition_records),
+    )
 
-    # nothing the user owns is replaced by its own release, not even with --force
+
+def _check_paths(plan: _TablePlan, table: TableInput) -> None:
+    """Nothing the user owns is replaced by its own release, not even with ``force``: no
+    input, the report apart from what is published, nothing inside an input folder."""
+    output, fmt, report_path = plan.where.output, plan.where.fmt, plan.where.report_path
+    stmt_path, staging = plan.stmt_path, plan.staging
     check_not_inputs(
         table.input_files(),
         files=[report_path, stmt_path, *([output] if fmt == "jsonl" else [])],
@@ -406,38 +501,35 @@ def _write_table(
                 ("the partial output", staging),
             ],
         )
-    prior = Journal.resumable(
-        report_path,
-        fingerprint=run_id,
-        force=force,
-        schema=TABLE_REPORT_SCHEMA,
-        identity=identity,
+
+
+def _already_complete(plan: _TablePlan) -> TableSummary:
+    """The summary of a release the same command had already finished (nothing written)."""
+    return TableSummary(
+        statement=plan.statement,
+        report_path=plan.where.report_path,
+        statement_path=plan.stmt_path,
+        already_complete=True,
     )
-    if prior.complete:
-        assert report_path is not None
-        _check_complete(output, fmt, stmt_path, report_path)
-        return TableSummary(
-            statement=statement,
-            report_path=report_path,
-            statement_path=stmt_path,
-            already_complete=True,
-        )
-    # every record checked before anything is written (module notes)
-    count_records = sum(1 for _ in table.records())
-    if count_records == 0:
-        raise InputError(f"dataset {table.path} has no records")
+
+
+def _ended_published(plan: _TablePlan, records: list[dict[str, Any]], count_records: int) -> bool:
+    """Whether the release was killed after its output appeared, before the report's last
+    line (``records``: the report's lines): then the report is ended, and nothing released."""
+    output, fmt, report_path = plan.where.output, plan.where.fmt, plan.where.report_path
+    stmt_path, staging = plan.stmt_path, plan.staging
     if (
         report_path is not None
         and output is not None
         and staging is not None
         and stmt_path is not None
-        and _made_by(prior.records or [], output, fmt, count_records, partition_records)
+        and _made_by(records, output, fmt, count_records, plan.where.partition_records)
         and stmt_path.is_file()
         and not stmt_path.is_symlink()
-        and stmt_path.read_bytes() == statement_json.encode("utf-8")
+        and stmt_path.read_bytes() == plan.statement_json.encode("utf-8")
     ):  # killed after the output appeared, before the report's last line: end the report
         _clear_staging(staging)
-        parts = [r for r in prior.records or [] if "partition" in r]
+        parts = [r for r in records if "partition" in r]
         append_complete(
             report_path,
             {
@@ -448,17 +540,21 @@ def _write_table(
                 "warnings": [w for r in parts for w in r.get("warnings", [])],
             },
         )
-        return TableSummary(
-            statement=statement,
-            report_path=report_path,
-            statement_path=stmt_path,
-            already_complete=True,
-        )
+        return True
+    return False
+
+
+def _kept_partitions(plan: _TablePlan, records: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """The partitions of an unfinished run of this command (``records``: the report's lines)
+    whose files are still staged, by index; without any, the output and statement are
+    checked and the staging folder is cleared, else the killed run's temporary files go."""
+    output, fmt, force = plan.where.output, plan.where.fmt, plan.where.force
+    stmt_path, staging = plan.stmt_path, plan.staging
     done: dict[int, dict[str, Any]] = {}
     if staging is not None:
         done = {
             int(r["partition"]): r
-            for r in prior.records or []
+            for r in records
             if "partition" in r and (staging / str(r.get("file"))).is_file()
         }
     if output is not None and staging is not None:
@@ -473,88 +569,163 @@ def _write_table(
                     os.unlink(entry.path)
         if os.path.lexists(staging) and (staging.is_symlink() or not staging.is_dir()):
             raise InputError(f"{staging} is in the way (it is not a folder authormask made)")
-    if fmt == "parquet":  # every part file's columns typed as the whole input's values are
-        table = table.typed()
+    return done
+
+
+def _release_partitions(
+    plan: _TablePlan,
+    table: TableInput,
+    engine: Engine,
+    hooks: _Hooks,
+    done: dict[int, dict[str, Any]],
+    count_records: int,
+) -> TableSummary:
+    """Release the partitions not ``done`` (kept from an unfinished run) and publish the
+    output: the report started, the staging folder made, each partition released, then the
+    statement, the output and the report's last line."""
+    report_path, staging = plan.where.report_path, plan.staging
     summary = TableSummary(
-        statement=statement,
+        statement=plan.statement,
         resumed=len(done),
         report_path=report_path,
-        statement_path=stmt_path,
+        statement_path=plan.stmt_path,
     )
     numbers: list[int] | None = None
     secret: dict[str, Any] = {}
     if table.secret_ids:
-        entropy = _ids_entropy(root) if not done else _resumed_ids_entropy(report_path)
+        entropy = _ids_entropy(plan.root) if not done else _resumed_ids_entropy(report_path)
         numbers = _secret_numbers(entropy, count_records)
         secret["ids_entropy"] = entropy  # private: the order of the ids, to resume it
-    if on_start is not None:
-        on_start(len(done))
-    journal = Journal(report_path) if report_path is not None else None
-    if journal is not None:
-        journal.start(
-            Journal.header(
-                TABLE_REPORT_SCHEMA,
-                run_id,
-                statement,
-                seed,
-                input=str(table.path),
-                output=str(output) if output is not None else "<stdout>",
-                format=fmt,
-                engine=engine.describe(),
-                partition_records=partition_records,
-                identity=identity,
-                **secret,
-            ),
-            [done[k] for k in sorted(done)],
-        )
+    if hooks.on_start is not None:
+        hooks.on_start(len(done))
+    journal = _started_journal(plan, table, engine, done, secret)
     created = staging is not None and not staging.exists()
     if staging is not None:
         staging.mkdir(parents=True, exist_ok=True)
-    job = Job(
-        recipe=recipe_of(mechanism) if engine.kind == "dask" else None,
-        key="",
-        root=root,
-        seeded=seed.seeded,
-        output_format=fmt,
-        id_name=table.id_name,
-        text_name=table.text_column,
-        keep_names=table.keep_columns,
-        table=table,
-        statement_json=statement_json,
-        local=mechanism if engine.kind == "local" else None,
-    )
-    if job.recipe is not None:
-        job.key = job_key(job.recipe)
-    count = 0
+    job = _job(plan, table, engine)
     for info in done.values():
         summary.records += int(info.get("records", 0))
         summary.warnings.extend(info.get("warnings", []))
-
-    originals: dict[int, list[list[Any]]] = {}
-
-    def todo() -> Iterator[Partition]:
-        nonlocal count
-        for part in partitions(table.records(), size=partition_records):
-            count = part.index + 1
-            if on_text is not None:
-                for text in part.texts:
-                    on_text(text)
-            if part.index in done:
-                continue
-            if numbers is not None:  # the secret numbers replace the ids (private map kept)
-                ids = tuple(numbers[part.start + i] for i in range(len(part.ids)))
-                originals[part.index] = [
-                    [k, _json_id(i)] for k, i in zip(ids, part.ids, strict=True)
-                ]
-                part = dataclasses.replace(part, ids=ids)
-            yield part
+    run = _Partitions(table, plan.where.partition_records, hooks, done, numbers, journal, summary)
 
     def leave_nothing() -> None:
         if created and staging is not None:
             with contextlib.suppress(OSError):
                 _clear_staging(staging)
 
-    def finished(result: PartitionResult, name: str | None) -> None:
+    with cleanup_on_failure(
+        journal, report_path, released=lambda: bool(done), leave_nothing=leave_nothing
+    ):
+        _run_partitions(run, engine, job, staging, plan.where.fmt)
+        if run.count == 0:
+            raise InputError(f"dataset {table.path} has no records")
+        summary.partitions = run.count
+        _publish(plan, journal, summary, run.count)
+    return summary
+
+
+def _started_journal(
+    plan: _TablePlan,
+    table: TableInput,
+    engine: Engine,
+    done: dict[int, dict[str, Any]],
+    secret: dict[str, Any],
+) -> Journal | None:
+    """The private report, started: its header, then the lines of the partitions kept."""
+    report_path, output = plan.where.report_path, plan.where.output
+    journal = Journal(report_path) if report_path is not None else None
+    if journal is not None:
+        journal.start(
+            Journal.header(
+                TABLE_REPORT_SCHEMA,
+                plan.run_id,
+                plan.statement,
+                plan.seed,
+                input=str(table.path),
+                output=str(output) if output is not None else "<stdout>",
+                format=plan.where.fmt,
+                engine=engine.describe(),
+                partition_records=plan.where.partition_records,
+                identity=plan.identity,
+                **secret,
+            ),
+            [done[k] for k in sorted(done)],
+        )
+    return journal
+
+
+def _job(plan: _TablePlan, table: TableInput, engine: Engine) -> Job:
+    """What every partition's task is given: the mechanism (its recipe on Dask, itself
+    here), the root, the format and the columns."""
+    job = Job(
+        recipe=recipe_of(plan.mechanism) if engine.kind == "dask" else None,
+        key="",
+        root=plan.root,
+        seeded=plan.seed.seeded,
+        output_format=plan.where.fmt,
+        id_name=table.id_name,
+        text_name=table.text_column,
+        keep_names=table.keep_columns,
+        table=table,
+        statement_json=plan.statement_json,
+        local=plan.mechanism if engine.kind == "local" else None,
+    )
+    if job.recipe is not None:
+        job.key = job_key(job.recipe)
+    return job
+
+
+class _Partitions:
+    """The partitions of a dataset release as they run: those to release, read in the input's
+    order (:meth:`todo`), and each finished one recorded (:meth:`finished`)."""
+
+    def __init__(
+        self,
+        table: TableInput,
+        partition_records: int,
+        hooks: _Hooks,
+        done: dict[int, dict[str, Any]],
+        numbers: list[int] | None,
+        journal: Journal | None,
+        summary: TableSummary,
+    ) -> None:
+        self.table = table
+        self.partition_records = partition_records
+        self.hooks = hooks
+        #: the finished partitions' report lines, by index (those kept, then those released)
+        self.done = done
+        #: the secret numbers of the records, by position (None: not secret)
+        self.numbers = numbers
+        self.journal = journal
+        self.summary = summary
+        #: the partitions read so far
+        self.count = 0
+        #: private: which input record each number is, per partition released
+        self.originals: dict[int, list[list[Any]]] = {}
+
+    def todo(self) -> Iterator[Partition]:
+        """The partitions to release: every text read shown to ``on_text``, the partitions
+        kept skipped, the secret numbers put in place of the ids (the private map kept)."""
+        on_text = self.hooks.on_text
+        for part in partitions(self.table.records(), size=self.partition_records):
+            self.count = part.index + 1
+            if on_text is not None:
+                for text in part.texts:
+                    on_text(text)
+            if part.index in self.done:
+                continue
+            if self.numbers is not None:  # the secret numbers replace the ids (private map kept)
+                numbers = self.numbers
+                ids = tuple(numbers[part.start + i] for i in range(len(part.ids)))
+                self.originals[part.index] = [
+                    [k, _json_id(i)] for k, i in zip(ids, part.ids, strict=True)
+                ]
+                part = dataclasses.replace(part, ids=ids)
+            yield part
+
+    def finished(self, result: PartitionResult, name: str | None) -> None:
+        """Record a released partition (staged as ``name``, or written to standard output):
+        its report line, the summary and the progress."""
         record = {
             "partition": result.index,
             **({"file": name} if name is not None else {}),
@@ -563,58 +734,62 @@ def _write_table(
             **result.diagnostics,
             "warnings": list(result.warnings),
         }
-        if result.index in originals:  # private: which input record each number is
-            record["ids"] = originals.pop(result.index)
-        done[result.index] = record
-        if journal is not None:
-            journal.add(record)
-        summary.records += result.records
-        summary.warnings.extend(result.warnings)
-        if progress is not None:
-            progress(result.records)
+        if result.index in self.originals:  # private: which input record each number is
+            record["ids"] = self.originals.pop(result.index)
+        self.done[result.index] = record
+        if self.journal is not None:
+            self.journal.add(record)
+        self.summary.records += result.records
+        self.summary.warnings.extend(result.warnings)
+        if self.hooks.progress is not None:
+            self.hooks.progress(result.records)
 
+
+def _run_partitions(
+    run: _Partitions, engine: Engine, job: Job, staging: Path | None, fmt: str
+) -> None:
+    """Release every partition of ``run`` on ``engine``: each staged whole (temporary file and
+    rename), or, without a staging folder, written to standard output in the input's order."""
     waiting: dict[int, PartitionResult] = {}  # standard output: written in the input's order
-    with cleanup_on_failure(
-        journal, report_path, released=lambda: bool(done), leave_nothing=leave_nothing
-    ):
-        with open_executor(engine) as executor:
-            for _, result in executor.map(release_partition, todo(), shared=job):
-                assert isinstance(result.payload, bytes)
-                if staging is None:
-                    waiting[result.index] = result
-                    while len(done) in waiting:  # the next partition in the input's order
-                        ready = waiting.pop(len(done))
-                        assert isinstance(ready.payload, bytes)
-                        _write_stdout(ready.payload)
-                        finished(ready, None)
-                    continue
-                name = f"part-{result.index:05d}.{fmt}"
-                with atomic_path(staging / name, force=True) as tmp:
-                    tmp.write_bytes(result.payload)
-                finished(result, name)
-        if count == 0:
-            raise InputError(f"dataset {table.path} has no records")
-        summary.partitions = count
-        # the last steps are never cut in two by Ctrl-C: the statement (a rerun writes it
-        # again), then the output appears, then the report says the release is complete
-        with deferred_interrupt():
-            if output is not None and staging is not None:
-                assert stmt_path is not None
-                write_text_atomic(stmt_path, statement_json)
-                if journal is not None:  # a rerun after a kill checks the output against it
-                    journal.add({"publishing": _staged_digests(staging, fmt, count)})
-                _finish(staging, output, fmt, count, force=force)
-            if journal is not None:
-                journal.finish(
-                    {
-                        "complete": True,
-                        "records": summary.records,
-                        "partitions": summary.partitions,
-                        "resumed": summary.resumed,
-                        "warnings": summary.warnings,
-                    }
-                )
-    return summary
+    with open_executor(engine) as executor:
+        for _, result in executor.map(release_partition, run.todo(), shared=job):
+            assert isinstance(result.payload, bytes)
+            if staging is None:
+                waiting[result.index] = result
+                while len(run.done) in waiting:  # the next partition in the input's order
+                    ready = waiting.pop(len(run.done))
+                    assert isinstance(ready.payload, bytes)
+                    _write_stdout(ready.payload)
+                    run.finished(ready, None)
+                continue
+            name = f"part-{result.index:05d}.{fmt}"
+            with atomic_path(staging / name, force=True) as tmp:
+                tmp.write_bytes(result.payload)
+            run.finished(result, name)
+
+
+def _publish(plan: _TablePlan, journal: Journal | None, summary: TableSummary, count: int) -> None:
+    """The last steps, never cut in two by Ctrl-C: the statement (a rerun writes it again),
+    then the output appears, then the report says the release is complete."""
+    output, fmt, force = plan.where.output, plan.where.fmt, plan.where.force
+    stmt_path, staging = plan.stmt_path, plan.staging
+    with deferred_interrupt():
+        if output is not None and staging is not None:
+            assert stmt_path is not None
+            write_text_atomic(stmt_path, plan.statement_json)
+            if journal is not None:  # a rerun after a kill checks the output against it
+                journal.add({"publishing": _staged_digests(staging, fmt, count)})
+            _finish(staging, output, fmt, count, force=force)
+        if journal is not None:
+            journal.finish(
+                {
+                    "complete": True,
+                    "records": summary.records,
+                    "partitions": summary.partitions,
+                    "resumed": summary.resumed,
+                    "warnings": summary.warnings,
+                }
+            )
 
 
 def _write_stdout(payload: bytes) -> None:
