@@ -382,3 +382,23 @@ def test_vector_and_loop_tiles_agree_bit_for_bit(glove_20k: Embeddings, panel: i
     assert results[1][3] is not None and results[3][3] is not None
     assert np.array_equal(results[1][3], results[3][3])
     assert np.array_equal(results[1][2], np.argmin(results[1][3], axis=1))
+
+
+def test_a_one_sentence_default_release_loads_no_numba_and_no_torch(tmp_path) -> None:
+    """emp-write's default release of one sentence (entities replaced) searches with BLAS and
+    decodes with the numpy Viterbi, both the same words as the compiled kernels (issue 50:
+    loading numba and its caches was a second of every small release), and imports no torch."""
+    source = tmp_path / "one.txt"
+    source.write_text("Anna met Boris in Paris last winter.\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from authormask.cli.main import main\n"
+        "try:\n"
+        f"    main(['obfuscate', {str(source)!r}, '-o', {str(tmp_path / 'out.txt')!r},"
+        " '--epsilon', '7'])\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "print('numba' in sys.modules, 'torch' in sys.modules)"
+    )
+    assert _run(code).splitlines()[-1] == "False False"
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8").strip()

@@ -6,11 +6,12 @@ keeps, per query, the ``k`` smallest scores and their words in increasing order.
 checked with a branch-free count of scores below the current k-th score and skipped when there
 is none, so after the first panels almost no tile costs more than its multiply-adds.
 
-The result is a deterministic function of the query and the vocabulary (the kernel is
-compiled once per machine; ties keep the lower word first). The candidates it returns are not
-certified to be the exact k nearest in real arithmetic (two words whose float32 scores are
-within rounding of each other can swap at the k-th place): posterior decoding needs only a
-candidate set that is a function of the noisy vector and public data, which this is.
+The kernel's float32 scores are a screen: two words whose scores are within rounding of each
+other can swap at the k-th place. :meth:`~authormask.embeddings.neighbours.NearestWordIndex.
+k_nearest` asks it for more words than it needs and certifies, with the proven error bound,
+that no word left out can be among the k nearest (deciding the rest in float64 and by exact
+rationals), so the candidates of posterior decoding are exactly the k nearest whichever screen
+ran.
 
 Imported lazily, on the first posterior decoding; never by ``import authormask``.
 """

@@ -100,6 +100,11 @@ _TINY64 = float(np.finfo(np.float64).smallest_subnormal)
 _RESOLVE_BLOCK = 64
 #: queries an ``auto`` index screens with BLAS before it loads the fused kernel (and numba)
 SMALL_QUERIES = 2048
+#: the words :meth:`NearestWordIndex.k_nearest`'s screen lists beyond the ``k`` asked for (the
+#: margin that certifies that no word left out is among the ``k`` nearest)
+K_MARGIN = 16
+#: queries whose BLAS top-k scores are held at once (64 x a 100k vocabulary: 26 MB)
+_TOP_BLOCK = 64
 #: the fused kernel's ``scores`` argument when no score is to be kept
 _NO_SCORES = np.empty((0, 0), dtype=np.float32)
 #: beyond this float64 products overflow; mechanisms refuse epsilons that get anywhere near it
@@ -441,13 +446,20 @@ class NearestWordIndex:
         return self._prepare() == "fused"
 
     def k_nearest(self, queries: ArrayLike, k: int) -> NDArray[np.intp]:
-        """The ``k`` words with the smallest float32 scores ``||w||^2 - 2 z.w`` for each query,
-        nearest first (shape ``(len(queries), min(k, size))``).
+        """The ``k`` words nearest to each query, nearest first (shape ``(len(queries),
+        min(k, size))``): exactly the ``k`` smallest Euclidean distances in real arithmetic,
+        ties to the lowest row, whichever screen runs.
 
-        A candidate list, not a certified one: words within float32 rounding of each other may
-        swap places at the k-th place. It is a deterministic function of the query and the
-        vocabulary (what posterior decoding needs, :mod:`authormask.mechanisms.decoding`).
-        Queries too long for float32 are screened in float64.
+        Certified as :meth:`nearest` is: a float32 screen (the fused kernel, or BLAS for the
+        first :data:`SMALL_QUERIES` queries of an ``auto`` index and for a ``blas`` one) lists
+        the :data:`K_MARGIN` more than ``k`` smallest scores; when the last of them exceeds the
+        ``k``-th by more than twice the proven error bound, no word left out can be among the
+        ``k`` nearest, and the listed words are ranked by float64 distance, with exact rationals
+        where float64 cannot order the ``k``-th and the next. Queries the screen cannot certify
+        (or too long for float32) get their candidates from a float64 scan of the whole
+        vocabulary with its own bound. So the result is a function of the query and the
+        vocabulary alone: the same with the fused kernel, with BLAS and on any number of
+        threads (the order within the ``k`` is that of float64 distances).
 
         Parameters
         ----------
@@ -464,21 +476,14 @@ class NearestWordIndex:
         z = np.atleast_2d(np.asarray(queries, dtype=np.float64))
         k = min(int(k), self.size)
         out = np.empty((z.shape[0], k), dtype=np.intp)
-        if z.shape[0] == 0:
+        if z.shape[0] == 0 or k == 0:
             return out
-        backend = self._prepare()
+        fused = self._use_fused(z.shape[0])
         starts = list(range(0, z.shape[0], self._query_block))
-        m = self._max_norm
 
         def block(start: int) -> None:
             zb = z[start : start + self._query_block]
-            qnorm = _norms(zb)
-            unsafe = (qnorm > _FLOAT32_SAFE_NORM) | (2.0 * qnorm * m + m * m > _FLOAT32_SAFE_SCORE)
-            rows = self._k_nearest_fused(zb, k) if backend == "fused" else None
-            if rows is None or np.any(unsafe):
-                exact = self._k_nearest_float64(zb, k)
-                rows = exact if rows is None else np.where(unsafe[:, None], exact, rows)
-            out[start : start + zb.shape[0]] = rows
+            out[start : start + zb.shape[0]] = self._k_nearest_block(zb, k, fused)
 
         with single_threaded_blas():
             if self._n_jobs == 1 or len(starts) == 1:
@@ -489,39 +494,112 @@ class NearestWordIndex:
                     list(pool.map(block, starts))
         return out
 
-    def _k_nearest_fused(self, z: NDArray[np.float64], k: int) -> NDArray[np.intp]:
+    def _k_nearest_block(self, z: NDArray[np.float64], k: int, fused: bool) -> NDArray[np.intp]:
+        """The exact ``k`` nearest of one block of queries (:meth:`k_nearest`)."""
+        qnorm = _norms(z)
+        if np.any(qnorm > _FLOAT64_SAFE_NORM) or not np.all(np.isfinite(z)):
+            raise ValueError("queries must be finite and shorter than float64 can compare")
+        m = self._max_norm
+        unsafe = (qnorm > _FLOAT32_SAFE_NORM) | (2.0 * qnorm * m + m * m > _FLOAT32_SAFE_SCORE)
+        listed = min(self.size, k + K_MARGIN)
+        out = np.empty((z.shape[0], k), dtype=np.intp)
+        certified = np.zeros(z.shape[0], dtype=bool)
+        if listed < self.size and not np.all(unsafe):
+            zs = np.where(unsafe[:, None], 0.0, z)
+            top, arg = self._top_fused(zs, listed) if fused else self._top_blas(zs, listed)
+            gap = top[:, listed - 1].astype(np.float64) - top[:, k - 1].astype(np.float64)
+            certified = (gap > 2.0 * self._error_bound(qnorm)) & ~unsafe  # NaN: not certified
+            idx = np.flatnonzero(certified)
+            if idx.size:
+                out[idx] = self._exact_k(z[idx], arg[idx], k)
+        rest = np.flatnonzero(~certified)
+        for i in rest:
+            cand = self._k_candidates_float64(z[i], qnorm[i], k)
+            out[i] = self._exact_k(z[i : i + 1], cand[None, :], k)[0]
+        return out
+
+    def _top_fused(
+        self, z: NDArray[np.float64], listed: int
+    ) -> tuple[NDArray[np.float32], NDArray[np.intp]]:
+        """The ``listed`` smallest float32 scores per query, ascending, and their words (the
+        fused kernel: every word left out scores at least the last of them)."""
         from authormask.embeddings import _fused, _fused_topk
 
         assert self._panels is not None and self._panel_sq is not None
         b = z.shape[0]
         tile = _fused.QUERY_TILE
         y = np.zeros((-(-b // tile) * tile, self.dimension), dtype=np.float32)
-        y[:b] = np.where(np.isfinite(z), z, 0.0)
-        y *= -2.0
-        top = np.empty((y.shape[0], k), dtype=np.float32)
-        arg = np.empty((y.shape[0], k), dtype=np.int64)
+        y[:b] = z
+        y *= -2.0  # exact: a power of two
+        top = np.empty((y.shape[0], listed), dtype=np.float32)
+        arg = np.empty((y.shape[0], listed), dtype=np.int64)
         _fused_topk.topk(y, self._panels, self._panel_sq, top, arg)
-        return arg[:b].astype(np.intp)
+        return top[:b], arg[:b].astype(np.intp)
 
-    def _k_nearest_float64(self, z: NDArray[np.float64], k: int) -> NDArray[np.intp]:
-        """The k nearest by float64 distances (ties to the lowest row), in blocks."""
+    def _top_blas(
+        self, z: NDArray[np.float64], listed: int
+    ) -> tuple[NDArray[np.float32], NDArray[np.intp]]:
+        """The same by BLAS: float32 scores ``(-2 z) . w + ||w||^2`` (the error bound covers
+        any summation order), :data:`_TOP_BLOCK` queries at a time, partitioned."""
+        b = z.shape[0]
+        top = np.empty((b, listed), dtype=np.float32)
+        arg = np.empty((b, listed), dtype=np.intp)
+        sq = self._screen_sq()
+        for s in range(0, b, _TOP_BLOCK):
+            y = np.asarray(z[s : s + _TOP_BLOCK], dtype=np.float32) * np.float32(-2.0)
+            scores = y @ self._w.T
+            scores += sq
+            part = np.argpartition(scores, listed - 1, axis=1)[:, :listed]
+            values = np.take_along_axis(scores, part, axis=1)
+            order = np.lexsort((part, values), axis=1)
+            arg[s : s + _TOP_BLOCK] = np.take_along_axis(part, order, axis=1)
+            top[s : s + _TOP_BLOCK] = np.take_along_axis(values, order, axis=1)
+        return top, arg
+
+    def _k_candidates_float64(
+        self, z: NDArray[np.float64], qnorm: float, k: int
+    ) -> NDArray[np.intp]:
+        """Every word that can be among the ``k`` nearest of one query, from a float64 scan of
+        the whole vocabulary: those within twice the float64 bound of the ``k``-th score."""
         with self._lock:
             if self._w64 is None or self._sq64 is None:
                 self._w64 = self._w.astype(np.float64)
                 self._sq64 = np.einsum("ij,ij->i", self._w64, self._w64)
             w64, sq = self._w64, self._sq64
-        out = np.empty((z.shape[0], k), dtype=np.intp)
-        for start in range(0, z.shape[0], _RESOLVE_BLOCK):
-            zb = z[start : start + _RESOLVE_BLOCK]
-            scale = np.max(np.abs(zb), axis=1, keepdims=True)
-            scale = np.where(scale > 0, scale, 1.0)
-            # scores of z/scale against w/scale rank like the distances and cannot overflow
-            scores = sq[None, :] / scale**2 - 2.0 * ((zb / scale) @ w64.T) / scale
-            part = np.argpartition(scores, k - 1, axis=1)[:, :k] if k < self.size else None
-            for i in range(zb.shape[0]):
-                cand = np.arange(self.size) if part is None else np.sort(part[i])
-                order = np.lexsort((cand, scores[i, cand]))
-                out[start + i] = cand[order][:k]
+        tol = 2.0 * float(self._error_bound(np.array([qnorm]), _U64, _TINY64)[0])
+        scores = w64 @ z
+        scores *= -2.0
+        scores += sq
+        kth = float(np.partition(scores, k - 1)[k - 1])
+        return np.flatnonzero(scores <= kth + 2.0 * tol)
+
+    def _exact_k(self, z: NDArray[np.float64], cand: NDArray[np.intp], k: int) -> NDArray[np.intp]:
+        """The ``k`` nearest of each query among its candidates (a set that holds them all):
+        float64 distances, and exact rationals among the words float64 cannot place on either
+        side of the ``k``-th (ties to the lowest row); nearest first."""
+        w = self._w[cand].astype(np.float64)  # (queries, candidates, dimension)
+        diff = w - z[:, None, :]
+        scale = np.max(np.abs(diff), axis=2, keepdims=True)
+        scale = np.where(scale > 0, scale, 1.0)
+        dist = np.linalg.norm(diff / scale, axis=2) * scale[:, :, 0]
+        order = np.lexsort((cand, dist), axis=1)
+        ranked = np.take_along_axis(cand, order, axis=1)
+        d = np.take_along_axis(dist, order, axis=1)
+        out = ranked[:, :k].copy()
+        if cand.shape[1] == k:
+            return out
+        # each float64 distance is within a relative 1e-13 of the exact one (a correctly
+        # rounded difference per coordinate, then the norm): 1e-12 separates them
+        margin = 1e-12 * (d[:, k - 1] + 1.0)
+        unsure = ~(d[:, k] - d[:, k - 1] > margin)
+        for i in np.flatnonzero(unsure):
+            low, high = d[i, k - 1] - margin[i], d[i, k - 1] + margin[i]
+            sure = int(np.count_nonzero(d[i] < low))
+            between = np.flatnonzero((d[i] >= low) & (d[i] <= high))
+            rows = ranked[i, between]
+            exact = [(_exact_sq_distance(self._w[r], z[i]), int(r)) for r in rows.tolist()]
+            chosen = [r for _, r in sorted(exact)[: k - sure]]
+            out[i] = np.concatenate([ranked[i, :sure], np.array(chosen, dtype=np.intp)])
         return out
 
     def _screen_block(
@@ -695,6 +773,14 @@ def _norms(z: NDArray[np.float64]) -> NDArray[np.float64]:
     safe = np.where(scale > 0, scale, 1.0)
     out: NDArray[np.float64] = np.linalg.norm(z / safe[:, None], axis=1) * safe
     return out
+
+
+def _exact_sq_distance(word: NDArray[np.float32], query: NDArray[np.float64]) -> Fraction:
+    """The squared distance of a word and a query, exactly (rationals of the float inputs)."""
+    return sum(
+        ((Fraction(float(a)) - Fraction(float(b))) ** 2 for a, b in zip(word, query, strict=True)),
+        Fraction(0),
+    )
 
 
 def _exactly_nearest(words: NDArray[np.float64], query: NDArray[np.float64]) -> int:

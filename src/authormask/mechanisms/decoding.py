@@ -83,6 +83,9 @@ DECODERS = ("nearest", "posterior")
 CANDIDATES = 32
 #: rows scored together by the posterior decoder (bounds its memory)
 _CHUNK = 4096
+#: positions a call decodes with the numpy Viterbi (:func:`viterbi_path`) rather than its
+#: compiled kernel, which loads numba (the same path, bit for bit)
+SMALL_VITERBI = 2048
 #: positions whose candidates' distances are computed at once (the difference vectors are
 #: candidates x dimension floats a position: 512 positions of 64 x 50 are 13 MB)
 _DISTANCE_BLOCK = 512
@@ -609,7 +612,9 @@ class SequenceDecoder(_Indexed):
             emit[s : s + _DISTANCE_BLOCK] = self.within[c] - self.epsilon * dist
         start = 0
         begin = self.transitions.shape[0] - 1
-        viterbi = viterbi_kernel()
+        # a few positions are decoded by the numpy definition (milliseconds), more by the kernel
+        # it compiles (loading numba takes about a second): the same path bit for bit
+        viterbi = viterbi_path if z.shape[0] <= SMALL_VITERBI else viterbi_kernel()
         transitions = np.ascontiguousarray(self.transitions, dtype=np.float64)
         for k in sizes:
             rows = cand[start : start + k]
