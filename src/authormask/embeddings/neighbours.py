@@ -100,6 +100,9 @@ _TINY64 = float(np.finfo(np.float64).smallest_subnormal)
 _RESOLVE_BLOCK = 64
 #: queries an ``auto`` index screens with BLAS before it loads the fused kernel (and numba)
 SMALL_QUERIES = 2048
+#: the same for :meth:`NearestWordIndex.k_nearest` (its BLAS screen partitions every score of a
+#: query: about a millisecond a query on a 100k vocabulary, so the kernel pays off sooner)
+SMALL_K_QUERIES = 512
 #: the words :meth:`NearestWordIndex.k_nearest`'s screen lists beyond the ``k`` asked for (the
 #: margin that certifies that no word left out is among the ``k`` nearest)
 K_MARGIN = 16
@@ -433,14 +436,15 @@ class NearestWordIndex:
                 run(pool.map)
         return out
 
-    def _use_fused(self, n_queries: int) -> bool:
+    def _use_fused(self, n_queries: int, small: int = SMALL_QUERIES) -> bool:
         """Whether to screen these queries with the fused kernel. Before the kernel is loaded
         (importing numba costs more than screening a few thousand queries with BLAS), the first
-        :data:`SMALL_QUERIES` queries of an ``auto`` index are screened with BLAS; both screens
-        are certified, so the answers are the same."""
+        ``small`` queries of an ``auto`` index (:data:`SMALL_QUERIES`; :data:`SMALL_K_QUERIES`
+        for :meth:`k_nearest`, whose BLAS screen sorts every score) are screened with BLAS; both
+        screens are certified, so the answers are the same."""
         if self._backend is None and self._requested_backend == "auto":
             with self._lock:
-                if self._small_screened + n_queries <= SMALL_QUERIES:
+                if self._small_screened + n_queries <= small:
                     self._small_screened += n_queries
                     return False
         return self._prepare() == "fused"
@@ -478,7 +482,7 @@ class NearestWordIndex:
         out = np.empty((z.shape[0], k), dtype=np.intp)
         if z.shape[0] == 0 or k == 0:
             return out
-        fused = self._use_fused(z.shape[0])
+        fused = self._use_fused(z.shape[0], SMALL_K_QUERIES)
         starts = list(range(0, z.shape[0], self._query_block))
 
         def block(start: int) -> None:
