@@ -449,3 +449,50 @@ def test_a_run_on_sentence_or_a_ticker_is_not_a_link(text: str) -> None:
         "corriere.it/news",
         "www.corriere.it",
     ]
+
+
+def test_windows_cover_every_word_once_and_cut_after_sentence_ends() -> None:
+    from authormask.text.entities import recognition_windows
+
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" + ("." if rng.random() < 0.05 else "") for i in range(5000)]
+    text = "  ".join(" ".join(words[i : i + 7]) + "\n" for i in range(0, 5000, 7))
+    windows = recognition_windows(text, words=300)
+    covered = [w for a, b in windows for w in text[a:b].split()]
+    assert covered == text.split()  # every word once, in order
+    assert all(len(text[a:b].split()) <= 300 for a, b in windows)
+    assert all(text[a:b] == text[a:b].strip() for a, b in windows)
+    # every window but the last ends a sentence where its second half has a sentence end
+    for a, b in windows[:-1]:
+        inside = text[a:b].split()
+        if any(w.endswith(".") for w in inside[len(inside) // 2 :]):
+            assert inside[-1].endswith(".")
+    assert recognition_windows("A short text.") == [(0, len("A short text."))]
+
+
+def test_the_recogniser_never_reads_more_than_a_window_at_once(recogniser, monkeypatch) -> None:
+    """A long text is read in windows of at most WINDOW_WORDS words (issue 50: the recogniser's
+    memory grows with the words it reads at once, 364 MB more for a part of 8,192 words); the
+    names of every window are found, at their places in the text."""
+    import authormask.text.entities as entities
+
+    monkeypatch.setattr(entities, "_SEEN_TEXTS", 0)  # read it, even if read before
+    sentence = "Dear Ingrid Halvorsen, the ferry from Bergen leaves at noon for the island. "
+    text = sentence * 400  # 5,200 words
+    batches: list[int] = []
+    real = entities._pipeline()
+
+    class Counting:
+        def pipe(self, texts, batch_size):
+            texts = list(texts)
+            batches.append(sum(len(t.split()) for t in texts))
+            return real.pipe(texts, batch_size=batch_size)
+
+    monkeypatch.setattr(entities, "_pipeline", lambda: Counting())
+    found = recogniser.find(text)
+    assert len(batches) >= 5
+    assert max(batches) <= entities.WINDOW_WORDS
+    people = [e for e in found if e.text == "Ingrid Halvorsen"]
+    places = [e for e in found if e.text == "Bergen"]
+    assert len(people) == len(places) == 400
+    assert all(text[e.start : e.end] == e.text for e in found)

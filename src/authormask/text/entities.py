@@ -770,6 +770,84 @@ def checked_between(check: Callable[[], None]) -> Iterator[None]:
         _CHECK.reset(token)
 
 
+#: the most words the recogniser reads at once: a text is read in windows of at most this many
+#: words, each cut after a sentence end where one stands in its second half (else at the
+#: limit), and a batch holds at most this many words too. The recogniser's memory grows with
+#: the words it reads at once (its token-to-vector layer: about 17 KB a token, 364 MB more for
+#: one part of 8,192 words), so it stays within tens of megabytes however long the text
+#: (issue 50); the recogniser's context reaches a few tokens on either side, so a cut after a
+#: sentence end changes almost nothing it finds
+WINDOW_WORDS = 1024
+_WORD = re.compile(r"\S+")
+#: a word that ends a sentence: a full stop, question or exclamation mark, then closing quotes
+#: or brackets
+_SENTENCE_END_WORD = re.compile(r"[.!?][\"'\u2019\u201d)\]]*$")
+
+
+def recognition_windows(text: str, words: int = WINDOW_WORDS) -> list[tuple[int, int]]:
+    """The windows ``(start, end)`` of ``text`` the recogniser reads, in order: each at most
+    ``words`` words, cut after the last sentence end of its second half where there is one,
+    else after its last word; whitespace between two windows belongs to neither.
+
+    Parameters
+    ----------
+    text
+        The text.
+    words
+        The most words of a window, >= 1.
+
+    Returns
+    -------
+    list[tuple[int, int]]
+        The windows' character offsets (one ``(0, len(text))`` window for a short text).
+
+    Examples
+    --------
+    >>> recognition_windows("One two. Three four five. Six", words=3)
+    [(0, 8), (9, 25), (26, 29)]
+    """
+    spans = [m.span() for m in _WORD.finditer(text)]
+    if len(spans) <= words:
+        return [(0, len(text))]
+    out: list[tuple[int, int]] = []
+    first = 0
+    while first < len(spans):
+        last = min(first + words, len(spans)) - 1
+        if last < len(spans) - 1:
+            for i in range(last, first + words // 2 - 1, -1):
+                if _SENTENCE_END_WORD.search(text, spans[i][0], spans[i][1]):
+                    last = i
+                    break
+        out.append((spans[first][0], spans[last][1]))
+        first = last + 1
+    return out
+
+
+def _recognised(nlp: Any, texts: Sequence[str]) -> list[list[tuple[int, int, str]]]:
+    """The recogniser's spans ``(start, end, label)`` of each text, read window by window
+    (:func:`recognition_windows`), at most :data:`WINDOW_WORDS` words a batch."""
+    windows = [(i, a, b) for i, t in enumerate(texts) for a, b in recognition_windows(t)]
+    out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
+    group: list[tuple[int, int, int]] = []
+    size = 0
+
+    def read(group: list[tuple[int, int, int]]) -> None:
+        pieces = [texts[i][a:b] for i, a, b in group]
+        for (i, a, _), doc in zip(group, nlp.pipe(pieces, batch_size=len(pieces)), strict=True):
+            out[i].extend((a + e.start_char, a + e.end_char, e.label_) for e in doc.ents)
+
+    for i, a, b in windows:
+        n = len(_WORD.findall(texts[i], a, b))
+        if group and size + n > WINDOW_WORDS:
+            read(group)
+            group, size = [], 0
+        group.append((i, a, b))
+        size += n
+    if group:
+        read(group)
+    return out
+
+
 def _batches(texts: Iterable[str], size: int) -> Iterator[list[str]]:
     """``texts`` in batches of ``size`` texts, or fewer where they reach :data:`_BATCH_CHARS`
     characters; the check of :func:`checked_between` is called before each batch."""
@@ -888,14 +966,14 @@ class Recogniser:
             (self.stopwords, hashlib.blake2b(t.encode("utf-8", "surrogatepass")).digest())
             for t in texts
         ]
-        with _LOCK:
+        with _LOCK:  # one recognition at a time: the pipeline is shared by every thread
             found = [_SEEN.get(k) for k in keys]
             todo = [t for t, f in zip(texts, found, strict=True) if f is None]
-            docs = iter(list(nlp.pipe(todo, batch_size=batch_size)) if todo else [])
+            spans = iter(_recognised(nlp, todo) if todo else [])
         out: list[tuple[Entity, ...]] = []
         for text, key, seen in zip(texts, keys, found, strict=True):
             if seen is None:
-                seen = self._entities(text, next(docs))
+                seen = self._entities(text, next(spans))
                 with _LOCK:
                     _SEEN[key] = seen
                     while len(_SEEN) > _SEEN_TEXTS:
@@ -903,20 +981,20 @@ class Recogniser:
             out.append(seen)
         return out
 
-    def _entities(self, text: str, doc: Any) -> tuple[Entity, ...]:
+    def _entities(self, text: str, recognised: list[tuple[int, int, str]]) -> tuple[Entity, ...]:
         taken: list[Entity] = []
         patterns = find_patterns(text)
         for e in patterns:  # e-mail, URL, handle, hashtag and phone before any name
             if e.kind in ("email", "url", "handle", "hashtag", "phone"):
                 _take(taken, e)
         named: list[Entity] = []
-        for ent in doc.ents:
-            kind = NER_LABELS.get(ent.label_)
+        for ent_start, ent_end, label in recognised:
+            kind = NER_LABELS.get(label)
             if kind is None:
                 continue
             # a span across a line break (a signature: name, then company) is one entity per
             # line, so the layout stays; a mark the recogniser kept at its end stays outside
-            for m in _LINE.finditer(text, ent.start_char, ent.end_char):
+            for m in _LINE.finditer(text, ent_start, ent_end):
                 start, end = m.start(), m.end()
                 while end > start and not text[end - 1].isalnum():
                     end -= 1
