@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from authormask._io import (
     InputFile,
     check_file_output,
@@ -55,7 +57,7 @@ from authormask.core.journal import (
     write_text_atomic,
 )
 from authormask.core.sources import Source
-from authormask.core.stream import Piece, release_stream, resolve_length
+from authormask.core.stream import Piece, ReleaseStream, release_stream, resolve_length
 from authormask.core.targets import (
     FOLDER_STATEMENT,
     LAYOUTS,
@@ -71,7 +73,13 @@ from authormask.core.targets import (
 )
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
-from authormask.randomness import RandomState, describe_seed, mechanism_root, release_order
+from authormask.randomness import (
+    RandomState,
+    SeedInfo,
+    describe_seed,
+    mechanism_root,
+    release_order,
+)
 
 __all__ = [
     "FOLDER_STATEMENT",
@@ -249,6 +257,33 @@ def write_release(
         raise write_error(exc, target) from None
 
 
+@dataclass(frozen=True)
+class _Options:
+    """What :func:`write_release` was asked besides the documents, the mechanism and the
+    target (its parameters of the same names)."""
+
+    random_state: RandomState
+    report_path: Path | None
+    force: bool
+    progress: Callable[[int], None] | None
+    on_start: Callable[[int, int], None] | None
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a release is, decided before its output's lock is taken: the mechanism (its N
+    resolved), its statement (and its text as written), the command's fingerprint, the seed,
+    the secret root of the order and every document, and the files the inputs are read from."""
+
+    mechanism: Mechanism
+    statement: Any
+    statement_json: str
+    run_id: str
+    seed: SeedInfo
+    root: np.random.SeedSequence
+    inputs: list[InputFile]
+
+
 def _write_release(
     sources: Sequence[Source],
     mechanism: Mechanism,
@@ -261,6 +296,8 @@ def _write_release(
     on_start: Callable[[int, int], None] | None,
     input_folders: Sequence[Path] = (),
 ) -> ReleaseSummary:
+    """The release: its target checked, its plan, the checks of its paths, then the release
+    itself holding the output's lock (one release at a time into one output)."""
     n = len(sources)
     if target.layout not in LAYOUTS:
         raise InvalidParameterError(
@@ -268,10 +305,20 @@ def _write_release(
         )
     if (target.ids and len(target.ids) != n) or (target.mirrored and len(target.names) != n):
         raise InputError("one id and one name per document are needed")
-    seed = describe_seed(random_state)
+    plan = _plan(sources, mechanism, target, random_state)
+    _check_paths(plan.inputs, target, report_path, input_folders)
+    options = _Options(random_state, report_path, force, progress, on_start)
+    # one release at a time into one output
+    with output_lock(target.path) if target.path is not None else contextlib.nullcontext():
+        return _write_locked(sources, target, plan, options)
 
-    # the statement first: it depends on the parameters only (and N when it is 'shortest',
-    # resolved once here from every document)
+
+def _plan(
+    sources: Sequence[Source], mechanism: Mechanism, target: Target, random_state: RandomState
+) -> _Plan:
+    """The release's plan (:class:`_Plan`): the statement first, as it depends on the
+    parameters only (and N when it is 'shortest', resolved once here from every document)."""
+    seed = describe_seed(random_state)
     mechanism = resolve_length(mechanism, sources, progress=None)
     statement = mechanism.statement(seeded=seed.seeded)
     # the secret root of the order and every document: the seed and the public parameters
@@ -282,9 +329,19 @@ def _write_release(
         )
     statement_json = statement.to_json(indent=2) + "\n"
     run_id = _fingerprint(statement_json, seed.seed, sources, target)
+    return _Plan(
+        mechanism, statement, statement_json, run_id, seed, root, inputs=_input_files(sources)
+    )
 
-    # nothing the user owns is replaced by its own release, not even with --force
-    inputs = _input_files(sources)
+
+def _check_paths(
+    inputs: list[InputFile],
+    target: Target,
+    report_path: Path | None,
+    input_folders: Sequence[Path],
+) -> None:
+    """Nothing the user owns is replaced by its own release, not even with ``force``: no
+    input, the report apart from what is published, nothing inside an input folder."""
     check_not_inputs(
         inputs,
         report=report_path,
@@ -314,64 +371,78 @@ def _write_release(
         ],
     )
 
-    # one release at a time into one output
-    with output_lock(target.path) if target.path is not None else contextlib.nullcontext():
-        return _write_locked(
-            sources,
-            mechanism,
-            target,
-            statement=statement,
-            statement_json=statement_json,
-            run_id=run_id,
-            seed=seed,
-            root=root,
-            inputs=inputs,
-            random_state=random_state,
-            report_path=report_path,
-            force=force,
-            progress=progress,
-            on_start=on_start,
-        )
+
+@dataclass(frozen=True)
+class _Ordered:
+    """The documents in id order (position k: the document with the k-th id), the target with
+    its ids and names in that order, where each document goes, where the statement goes, and
+    the order (``order[k]``: the input position of the document with the k-th id, private)."""
+
+    sources: list[Source]
+    target: Target
+    paths: list[Path]
+    statement_path: Path | None
+    order: list[int]
 
 
 def _write_locked(
-    sources: Sequence[Source],
-    mechanism: Mechanism,
-    target: Target,
-    *,
-    statement: Any,
-    statement_json: str,
-    run_id: str,
-    seed: Any,
-    root: Any,
-    inputs: list[InputFile],
-    random_state: RandomState,
-    report_path: Path | None,
-    force: bool,
-    progress: Callable[[int], None] | None,
-    on_start: Callable[[int, int], None] | None,
+    sources: Sequence[Source], target: Target, plan: _Plan, options: _Options
 ) -> ReleaseSummary:
+    """The release under its output's lock: nothing to do where the same command finished it;
+    else the documents in their order, those an unfinished run finished kept, the report
+    started and the others released."""
     n = len(sources)
+    report_path = options.report_path
     resumable = target.kind in ("folder", "jsonl") and target.path is not None
-    identity = _identity(statement, seed.seed, sources, target)
-    done: set[int] = set()
-    kept: list[dict[str, Any]] = []
-    prior = Journal.resumable(report_path, fingerprint=run_id, force=force, identity=identity)
+    identity = _identity(plan.statement, plan.seed.seed, sources, target)
+    prior = Journal.resumable(
+        report_path, fingerprint=plan.run_id, force=options.force, identity=identity
+    )
     if prior.complete:
         assert report_path is not None
         _check_complete(target, report_path, n)
-        return ReleaseSummary(statement=statement, report_path=report_path, already_complete=True)
+        return ReleaseSummary(
+            statement=plan.statement, report_path=report_path, already_complete=True
+        )
     records = prior.records
     resuming = records is not None and resumable
-    order: list[int] | None = None
     if resuming:
         assert report_path is not None and records is not None
-        order = _resumed_order(report_path, n)
-        kept = records
+    ordered = _ordered(sources, target, plan.root, report_path if resuming else None)
+    check_not_inputs(plan.inputs, files=ordered.paths)
+    if records and _ended_published(ordered, plan, report_path, records):
+        return ReleaseSummary(
+            statement=plan.statement, report_path=report_path, already_complete=True
+        )
+    done: set[int] = set()
+    kept: list[dict[str, Any]] = []
+    if resuming:
+        assert records is not None
+        done, kept = _kept(ordered, records, report_path)
+    else:
+        _fresh(ordered, force=options.force)
+    summary = ReleaseSummary(statement=plan.statement, resumed=len(done), report_path=report_path)
+    journal = _started_journal(ordered, plan, identity, kept, report_path)
+    _stream(ordered, plan, options, done, summary, journal)
+    return summary
+
+
+def _ordered(
+    sources: Sequence[Source],
+    target: Target,
+    root: np.random.SeedSequence,
+    resumed_from: Path | None,
+) -> _Ordered:
+    """The documents in id order (:class:`_Ordered`): the order an unfinished release drew
+    (its report ``resumed_from``), else the given ids' order or a secret random one."""
+    n = len(sources)
+    order: list[int] | None = None
+    if resumed_from is not None:
+        order = _resumed_order(resumed_from, n)
     if order is None:
         order = list(range(n)) if target.ids else release_order(root, n)
     # the documents in id order: position k is the document with the k-th id
-    sources = [sources[p] for p in order]
+    ordered = [sources[p] for p in order]
     ids = tuple(target.ids[p] for p in order) if target.ids else tuple(map(str, range(1, n + 1)))
     names: tuple[str, ...] = ()
     if target.mirrored:
@@ -379,14 +450,19 @@ def _write_locked(
     elif target.kind == "folder":
         names = tuple(f"{i}.txt" for i in ids)
     target = dataclasses.replace(target, ids=ids, names=names)
-    paths = output_paths(target)
-    statement_path = target.statement_path()
-    check_not_inputs(inputs, files=paths)
+    return _Ordered(ordered, target, output_paths(target), target.statement_path(), order)
+
+
+def _ended_published(
+    ordered: _Ordered, plan: _Plan, report_path: Path | None, records: list[dict[str, Any]]
+) -> bool:
+    """Whether the release was killed after its output appeared, before the report's last
+    line (``records``: the report's lines): then the report is ended, and nothing released."""
+    target, n = ordered.target, len(ordered.sources)
     if (
-        records
-        and report_path is not None
+        report_path is not None
         and target.path is not None
-        and _made_by(records, target, paths, statement_path, statement_json, n)
+        and _made_by(records, target, ordered.paths, ordered.statement_path, plan.statement_json, n)
     ):  # killed after the output appeared, before the report's last line: end the report
         if target.kind == "jsonl":
             partial_path(target.path).unlink(missing_ok=True)
@@ -399,129 +475,207 @@ def _write_locked(
                 "warnings": [w for r in records for w in r.get("warnings", [])],
             },
         )
-        return ReleaseSummary(statement=statement, report_path=report_path, already_complete=True)
-    if resuming:
-        assert target.path is not None
-        remove_stale_temps([*paths, report_path] if report_path else paths)
-        if target.kind == "folder":
-            done = {i for i, p in enumerate(paths) if p.is_file() and not p.is_symlink()}
-        else:
-            partial = partial_path(target.path)
-            done = resume_jsonl(partial, target.ids) if partial.is_file() else set()
-        kept = [r for r in kept if r.get("position") in done]
-        known = {r.get("position") for r in kept}
-        for pos in sorted(done - known):
-            kept.append(
-                {
-                    "position": pos,
-                    "id": target.ids[pos],
-                    "input": sources[pos].name,
-                    "output": where(target, paths, pos),
-                    "resumed": True,
-                }
-            )
+        return True
+    return False
+
+
+def _kept(
+    ordered: _Ordered, records: list[dict[str, Any]], report_path: Path | None
+) -> tuple[set[int], list[dict[str, Any]]]:
+    """What an unfinished run of this command finished (``records``: its report's lines): the
+    positions whose output is there, and their report lines (a line for each one written
+    after its last line); its stale temporary files go."""
+    target, paths, sources = ordered.target, ordered.paths, ordered.sources
+    assert target.path is not None
+    remove_stale_temps([*paths, report_path] if report_path else paths)
+    if target.kind == "folder":
+        done = {i for i, p in enumerate(paths) if p.is_file() and not p.is_symlink()}
     else:
-        remove_stale_temps(paths)
-        for p in paths:
-            check_target(p, force=force)
-        if statement_path is not None:
-            check_target(statement_path, force=force)
-        if target.kind == "jsonl" and target.path is not None:
-            partial_path(target.path).unlink(missing_ok=True)
-    summary = ReleaseSummary(statement=statement, resumed=len(done), report_path=report_path)
+        partial = partial_path(target.path)
+        done = resume_jsonl(partial, target.ids) if partial.is_file() else set()
+    kept = [r for r in records if r.get("position") in done]
+    known = {r.get("position") for r in kept}
+    for pos in sorted(done - known):
+        kept.append(
+            {
+                "position": pos,
+                "id": target.ids[pos],
+                "input": sources[pos].name,
+                "output": where(target, paths, pos),
+                "resumed": True,
+            }
+        )
+    return done, kept
+
+
+def _fresh(ordered: _Ordered, *, force: bool) -> None:
+    """A release started afresh: stale temporary files go, every output (and the statement)
+    may be written (:func:`~authormask._io.check_target`), a JSONL's partial file goes."""
+    target = ordered.target
+    remove_stale_temps(ordered.paths)
+    for p in ordered.paths:
+        check_target(p, force=force)
+    if ordered.statement_path is not None:
+        check_target(ordered.statement_path, force=force)
+    if target.kind == "jsonl" and target.path is not None:
+        partial_path(target.path).unlink(missing_ok=True)
+
+
+def _started_journal(
+    ordered: _Ordered,
+    plan: _Plan,
+    identity: dict[str, Any],
+    kept: list[dict[str, Any]],
+    report_path: Path | None,
+) -> Journal | None:
+    """The private report, started: its header, then the lines of the documents ``kept``."""
+    target = ordered.target
     journal = Journal(report_path) if report_path is not None else None
     if journal is not None:
         journal.start(
             Journal.header(
                 RUN_REPORT_SCHEMA,
-                run_id,
-                statement,
-                seed,
+                plan.run_id,
+                plan.statement,
+                plan.seed,
                 output=str(target.path) if target.path is not None else "<stdout>",
-                documents=len(sources),
+                documents=len(ordered.sources),
                 layout=target.layout if target.kind == "folder" else None,
                 # order[k]: the input position of the document with the k-th id (private)
-                order=order,
+                order=ordered.order,
                 identity=identity,
             ),
             sorted(kept, key=lambda r: int(r.get("position", 0))),
         )
-    created = False  # the output folder, removed again if nothing is released into it
-    writer: Writer | None = None
-    complete = False  # the report says the release is complete (a Ctrl-C held back may follow)
+    return journal
 
-    def leave_nothing() -> None:
-        if writer is not None and writer.partial is not None:
-            writer.partial.unlink(missing_ok=True)
-        if created and target.path is not None:
+
+class _Writing:
+    """A release as it is written, for its cleanup after a failure (:func:`~authormask.core.
+    journal.cleanup_on_failure`): whether it made the output folder, its writer, and whether
+    the report says it is complete (a Ctrl-C held back may follow)."""
+
+    def __init__(self, target: Target, done: set[int], summary: ReleaseSummary) -> None:
+        self.target = target
+        self.done = done
+        self.summary = summary
+        #: the output folder, removed again if nothing is released into it
+        self.created = False
+        self.writer: Writer | None = None
+        self.complete = False
+
+    def released(self) -> bool:
+        """Whether anything is out to keep a report of (a file output appears only at the
+        end: until then nothing is)."""
+        summary, target = self.summary, self.target
+        return self.complete or bool(self.done) or (summary.released > 0 and target.kind != "file")
+
+    def leave_nothing(self) -> None:
+        """Remove the partial file, and the output folder if this run made it (only if empty)."""
+        if self.writer is not None and self.writer.partial is not None:
+            self.writer.partial.unlink(missing_ok=True)
+        if self.created and self.target.path is not None:
             with contextlib.suppress(OSError):  # only if empty
-                target.path.rmdir()
+                self.target.path.rmdir()
 
+
+def _stream(
+    ordered: _Ordered,
+    plan: _Plan,
+    options: _Options,
+    done: set[int],
+    summary: ReleaseSummary,
+    journal: Journal | None,
+) -> None:
+    """Release the documents not ``done`` as they stream and write each, then publish the
+    output; after a failure, nothing of this run is left where nothing was released."""
+    target = ordered.target
+    writing = _Writing(target, done, summary)
     with cleanup_on_failure(
         journal,
-        report_path,
-        # a file output appears only at the end: until then nothing is out to keep a report of
-        released=lambda: complete or bool(done) or (summary.released > 0 and target.kind != "file"),
-        leave_nothing=leave_nothing,
+        options.report_path,
+        released=writing.released,
+        leave_nothing=writing.leave_nothing,
     ):
         try:
             if target.kind == "folder":
                 assert target.path is not None
-                created = not target.path.exists()
+                writing.created = not target.path.exists()
                 target.path.mkdir(parents=True, exist_ok=True)
-            if on_start is not None:
-                on_start(sum(s.size for i, s in enumerate(sources) if i not in done), len(done))
+            if options.on_start is not None:
+                left = sum(s.size for i, s in enumerate(ordered.sources) if i not in done)
+                options.on_start(left, len(done))
             stream = release_stream(
-                sources,
-                mechanism,
-                random_state=random_state,
-                root=root,
+                ordered.sources,
+                plan.mechanism,
+                random_state=options.random_state,
+                root=plan.root,
                 skip=frozenset(done),
-                progress=progress,
+                progress=options.progress,
             )
-            writer = Writer(target, paths, statement)
-            for event in stream:
-                if isinstance(event, Piece):
-                    writer.piece(event.position, event.text)
-                    continue
-                writer.done(event)
-                summary.released += 1
-                summary.warnings.extend(event.warnings)
-                if journal is not None:
-                    journal.add(
-                        {
-                            "position": event.position,
-                            "id": target.ids[event.position],
-                            "input": sources[event.position].name,
-                            "output": where(target, paths, event.position),
-                            **event.diagnostics,
-                        }
-                    )
-            # the last steps are never cut in two by Ctrl-C: the statement (a rerun writes it
-            # again), then the output appears, then the report says the release is complete
-            with deferred_interrupt():
-                if statement_path is not None:
-                    write_text_atomic(statement_path, statement_json)
-                publishing = writer.pending_digest()
-                if journal is not None and publishing is not None:
-                    journal.add({"publishing": publishing})  # a rerun after a kill checks it
-                writer.close()
-                if journal is not None:
-                    journal.finish(
-                        {
-                            "complete": True,
-                            "released": summary.released,
-                            "resumed": summary.resumed,
-                            "warnings": summary.warnings,
-                        }
-                    )
-                complete = True
+            writing.writer = Writer(target, ordered.paths, plan.statement)
+            _write_documents(stream, writing.writer, ordered, summary, journal)
+            _publish(writing, ordered, plan.statement_json, journal)
         except BaseException:
-            if writer is not None:
+            if writing.writer is not None:
                 with contextlib.suppress(OSError):  # the first error is the one to report
-                    writer.abort()
+                    writing.writer.abort()
             raise
-    return summary
+
+
+def _write_documents(
+    stream: ReleaseStream,
+    writer: Writer,
+    ordered: _Ordered,
+    summary: ReleaseSummary,
+    journal: Journal | None,
+) -> None:
+    """Write every piece and document of ``stream``; each finished document is counted and
+    gets its line in the report."""
+    target, paths, sources = ordered.target, ordered.paths, ordered.sources
+    for event in stream:
+        if isinstance(event, Piece):
+            writer.piece(event.position, event.text)
+            continue
+        writer.done(event)
+        summary.released += 1
+        summary.warnings.extend(event.warnings)
+        if journal is not None:
+            journal.add(
+                {
+                    "position": event.position,
+                    "id": target.ids[event.position],
+                    "input": sources[event.position].name,
+                    "output": where(target, paths, event.position),
+                    **event.diagnostics,
+                }
+            )
+
+
+def _publish(
+    writing: _Writing, ordered: _Ordered, statement_json: str, journal: Journal | None
+) -> None:
+    """The last steps, never cut in two by Ctrl-C: the statement (a rerun writes it again),
+    then the output appears, then the report says the release is complete."""
+    writer, summary = writing.writer, writing.summary
+    assert writer is not None
+    with deferred_interrupt():
+        if ordered.statement_path is not None:
+            write_text_atomic(ordered.statement_path, statement_json)
+        publishing = writer.pending_digest()
+        if journal is not None and publishing is not None:
+            journal.add({"publishing": publishing})  # a rerun after a kill checks it
+        writer.close()
+        if journal is not None:
+            journal.finish(
+                {
+                    "complete": True,
+                    "released": summary.released,
+                    "resumed": summary.resumed,
+                    "warnings": summary.warnings,
+                }
+            )
+        writing.complete = True
 
 
 def _made_by(
