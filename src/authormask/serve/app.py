@@ -40,6 +40,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, TypeVar
@@ -101,8 +102,23 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
         The app.
     """
     state = loaded if loaded is not None else load(settings)
-    # one user's text must not make another's release faster (a timing side channel) nor
-    # move its sentence points: the page remembers no text and no sentence
+    _remember_nothing()
+    app = FastAPI(title="authormask", docs_url=None, redoc_url=None, openapi_url=None)
+    serving = _serving(settings, state)
+    app.state.pool = serving.pool  # the releases running and waiting (read by tests and the server)
+    # a plain ASGI middleware (not @app.middleware): the endpoints see the server's own
+    # receive, so that a release sees its client hang up (Request.is_disconnected)
+    app.add_middleware(_Guard, refusal=serving.refusal, error=_error)
+    _add_error_handlers(app)
+    _add_pages(app)
+    _add_mechanism_routes(app, serving)
+    _add_release_route(app, serving)
+    return app
+
+
+def _remember_nothing() -> None:
+    """One user's text must not make another's release faster (a timing side channel) nor
+    move its sentence points: the page remembers no text and no sentence."""
     from authormask.mechanisms.events import remember_events
     from authormask.models.sentence_bank import remember_sentences
     from authormask.text.entities import remember_texts
@@ -110,22 +126,30 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
     remember_texts(0)
     remember_sentences(0)
     remember_events(0)
-    app = FastAPI(title="authormask", docs_url=None, redoc_url=None, openapi_url=None)
-    hosts = {f"{settings.host}:{settings.port}", *settings.extra_hosts}
-    if settings.host.count(":") > 1:  # IPv6: [::1]:port
-        hosts.add(f"[{settings.host}]:{settings.port}")
-    max_body = settings.max_chars * 4 + 65_536  # UTF-8 and JSON escapes, and the parameters
-    pool = ReleasePool(workers=settings.workers, waiting=settings.waiting)
-    app.state.pool = pool  # the releases running and waiting (read by tests and the server)
 
-    def error(status: int, message: str) -> Response:
-        # a body too large is refused before it is read: the rest of it is still coming on the
-        # connection, so the connection closes with the answer (it answered 413, then 408)
-        headers = {"Connection": "close"} if status == 413 else None
-        return JSONResponse({"error": _shown(message)}, status_code=status, headers=headers)
 
-    def refusal(request: Request) -> Response | None:
+def _error(status: int, message: str) -> Response:
+    """The one-line JSON answer ``{"error": message}`` with ``status``."""
+    # a body too large is refused before it is read: the rest of it is still coming on the
+    # connection, so the connection closes with the answer (it answered 413, then 408)
+    headers = {"Connection": "close"} if status == 413 else None
+    return JSONResponse({"error": _shown(message)}, status_code=status, headers=headers)
+
+
+@dataclass(frozen=True)
+class _Serving:
+    """What the routes share: the settings, what was loaded, the ``Host`` headers answered,
+    the largest body read and the pool the releases run on."""
+
+    settings: ServeSettings
+    state: _Loaded
+    hosts: frozenset[str]
+    max_body: int
+    pool: ReleasePool
+
+    def refusal(self, request: Request) -> Response | None:
         """The answer to a request refused on its head alone (None: it goes on)."""
+        hosts, max_body, settings, error = self.hosts, self.max_body, self.settings, _error
         host = request.headers.get("host", "")
         length = request.headers.get("content-length")
         if host not in hosts:
@@ -145,24 +169,9 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
             )
         return None
 
-    # a plain ASGI middleware (not @app.middleware): the endpoints see the server's own
-    # receive, so that a release sees its client hang up (Request.is_disconnected)
-    app.add_middleware(_Guard, refusal=refusal, error=error)
-
-    @app.exception_handler(HTTPException)
-    async def http_error(_request: Request, exc: HTTPException) -> Response:
-        message = {404: "no such page", 405: "method not allowed"}.get(exc.status_code)
-        return error(exc.status_code, message or _one_line(exc))
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, exc: RequestValidationError) -> Response:
-        problems = [
-            f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg', '')}"
-            for e in exc.errors()
-        ]
-        return error(400, "; ".join(problems)[:200] or "invalid request")
-
-    async def read_body(request: Request) -> Any:
+    async def read_body(self, request: Request) -> Any:
+        """The request's body as JSON, read up to the largest body (refused past it)."""
+        max_body, settings = self.max_body, self.settings
         chunks: list[bytes] = []
         size = 0
         try:
@@ -188,14 +197,47 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
         except ValueError:
             raise _Refused(400, "the request body is not JSON") from None
 
-    def check_size(text: str) -> None:
-        if len(text) > settings.max_chars:
+    def check_size(self, text: str) -> None:
+        """Refuse a text longer than the server's ``max_chars``."""
+        if len(text) > self.settings.max_chars:
             raise _Refused(
                 413,
                 f"the text has {len(text):,} characters; this server releases at most "
-                f"{settings.max_chars:,} (start it with --max-chars to allow more)",
+                f"{self.settings.max_chars:,} (start it with --max-chars to allow more)",
             )
 
+
+def _serving(settings: ServeSettings, state: _Loaded) -> _Serving:
+    """What the routes share (:class:`_Serving`): the hosts answered (the address served, with
+    IPv6 brackets too, and ``extra_hosts``), the largest body, and the release pool."""
+    hosts = {f"{settings.host}:{settings.port}", *settings.extra_hosts}
+    if settings.host.count(":") > 1:  # IPv6: [::1]:port
+        hosts.add(f"[{settings.host}]:{settings.port}")
+    max_body = settings.max_chars * 4 + 65_536  # UTF-8 and JSON escapes, and the parameters
+    pool = ReleasePool(workers=settings.workers, waiting=settings.waiting)
+    return _Serving(settings, state, frozenset(hosts), max_body, pool)
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Answer an HTTP error and an invalid request in one line of JSON."""
+    error = _error
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, exc: HTTPException) -> Response:
+        message = {404: "no such page", 405: "method not allowed"}.get(exc.status_code)
+        return error(exc.status_code, message or _one_line(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> Response:
+        problems = [
+            f"{'.'.join(str(p) for p in e.get('loc', ())[1:]) or 'request'}: {e.get('msg', '')}"
+            for e in exc.errors()
+        ]
+        return error(400, "; ".join(problems)[:200] or "invalid request")
+
+
+def _add_pages(app: FastAPI) -> None:
+    """The page and its static files (``GET`` and ``HEAD``)."""
     for path, (name, media) in STATIC.items():
         content = files("authormask.serve").joinpath("static", name).read_bytes()
 
@@ -203,6 +245,12 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
             return Response(content, media_type=media)
 
         app.add_api_route(path, page, methods=["GET", "HEAD"], include_in_schema=False)
+
+
+def _add_mechanism_routes(app: FastAPI, serving: _Serving) -> None:
+    """``GET /api/mechanisms`` (what the page offers) and ``GET /api/calibrate`` (the change
+    expected at an epsilon)."""
+    settings, state, error = serving.settings, serving.state, _error
 
     @app.get("/api/mechanisms")
     def mechanisms() -> Any:
@@ -250,6 +298,12 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
             "measured": measured_at(mechanism, epsilon),
         }
 
+
+def _add_release_route(app: FastAPI, serving: _Serving) -> None:
+    """``POST /api/release``: a release on the pool, answered whole or streamed as JSON lines."""
+    state, pool, error = serving.state, serving.pool, _error
+    read_body, check_size = serving.read_body, serving.check_size
+
     @app.post("/api/release")
     async def release_endpoint(request: Request) -> Any:
         try:
@@ -285,8 +339,6 @@ def create_app(settings: ServeSettings, loaded: _Loaded | None = None) -> FastAP
             return error(400, _one_line(exc))
         except Cancelled:  # the client has gone: nobody reads this
             return error(400, "the client closed the connection")
-
-    return app
 
 
 def _shown(message: str) -> str:
