@@ -106,8 +106,9 @@ SMALL_K_QUERIES = 512
 #: the words :meth:`NearestWordIndex.k_nearest`'s screen lists beyond the ``k`` asked for (the
 #: margin that certifies that no word left out is among the ``k`` nearest)
 K_MARGIN = 16
-#: queries whose BLAS top-k scores are held at once (64 x a 100k vocabulary: 26 MB)
-_TOP_BLOCK = 64
+#: queries whose BLAS top-k scores are held at once (16 x a 100k vocabulary: 6 MB of scores,
+#: 13 MB of their partition)
+_TOP_BLOCK = 16
 #: the fused kernel's ``scores`` argument when no score is to be kept
 _NO_SCORES = np.empty((0, 0), dtype=np.float32)
 #: beyond this float64 products overflow; mechanisms refuse epsilons that get anywhere near it
