@@ -109,6 +109,9 @@ K_MARGIN = 16
 #: queries whose BLAS top-k scores are held at once (16 x a 100k vocabulary: 6 MB of scores,
 #: 13 MB of their partition)
 _TOP_BLOCK = 16
+#: queries whose candidates' float64 distances are computed at once (each holds candidates x
+#: dimension float64 twice: 256 x 80 x 50 x 8 bytes is 8 MB)
+_EXACT_BLOCK = 256
 #: the fused kernel's ``scores`` argument when no score is to be kept
 _NO_SCORES = np.empty((0, 0), dtype=np.float32)
 #: beyond this float64 products overflow; mechanisms refuse epsilons that get anywhere near it
@@ -515,8 +518,9 @@ class NearestWordIndex:
             gap = top[:, listed - 1].astype(np.float64) - top[:, k - 1].astype(np.float64)
             certified = (gap > 2.0 * self._error_bound(qnorm)) & ~unsafe  # NaN: not certified
             idx = np.flatnonzero(certified)
-            if idx.size:
-                out[idx] = self._exact_k(z[idx], arg[idx], k)
+            for s in range(0, idx.size, _EXACT_BLOCK):  # bounded memory: see _EXACT_BLOCK
+                part = idx[s : s + _EXACT_BLOCK]
+                out[part] = self._exact_k(z[part], arg[part], k)
         rest = np.flatnonzero(~certified)
         for i in rest:
             cand = self._k_candidates_float64(z[i], qnorm[i], k)
