@@ -87,7 +87,7 @@ def test_auditors_is_every_registered_mechanisms_cases() -> None:
 BROKEN = '''\
 """A plugin whose audit cases need a package that is not installed."""
 
-from authormask.core.factories import emp_text
+from authormask.mechanisms.earth_movers_spec import emp_text
 from authormask.core.specs import DECODER, TEXT_PARAMETERS, MechanismSpec
 
 

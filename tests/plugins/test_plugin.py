@@ -21,7 +21,7 @@ AUTHORMASK = Path(sys.executable).with_name("authormask")
 PLUGIN = '''\
 """A mechanism from another package: Earth Mover's noise on every content word, in place."""
 
-from authormask.core.factories import emp_text
+from authormask.mechanisms.earth_movers_spec import emp_text
 from authormask.core.specs import DECODER, TEXT_PARAMETERS, MechanismSpec
 
 

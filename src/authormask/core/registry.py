@@ -25,9 +25,11 @@ text): the command line, the page, the audit and the evaluation protocols read t
 declarations, never a mechanism's name or the names of its parameters. Parameters are
 keyword-only and validated here, in one place, against their declared intervals and choices
 (:func:`check_parameters`); a parameter a mechanism does not take is refused with the list of
-those it does. The specs and shared parameters are in :mod:`~authormask.core.specs`; how
-each mechanism is built (models and embeddings loaded and wired in, so mechanisms never import
-them) in :mod:`~authormask.core.factories`.
+those it does. The spec types and shared parameters are in :mod:`~authormask.core.specs`.
+Each built-in mechanism's spec and factory (which loads its models and embeddings and wires
+them in, so that its class never loads them) lie in its mechanism's module of
+:mod:`authormask.mechanisms`, and are registered as a plugin's are
+(:data:`BUILTIN_ENTRY_POINTS`).
 """
 
 from __future__ import annotations
@@ -37,51 +39,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from authormask.core.factories import (
-    emp_bag,
-    emp_doc,
-    emp_event,
-    emp_sentence,
-    emp_text,
-    emp_write,
-    peer_text,
-    random_r,
-    random_sub,
-    syntf,
-    token_model,
-    with_entities,
-)
-from authormask.core.specs import (
-    BATCH,
-    CACHE,
-    CANONICAL_PARAMETERS,
-    DECODER,
-    DOC_DECODER,
-    EMBEDDINGS,
-    EPSILON,
-    EVENT_RECOMMENDED,
-    MAX_LENGTH,
-    MODEL,
-    OOV_MAP_TO,
-    OUTPUT_SIZE,
-    RECOMMENDED,
-    SENTENCE_RECOMMENDED,
-    STOPWORDS,
-    TEXT_PARAMETERS,
-    VOCAB,
-    MechanismSpec,
-    Parameter,
-)
-from authormask.defaults import (
-    CONTENT,
-    DEFAULT_LENGTH,
-    DEFAULT_REGULARIZATION,
-    FRAME_WEIGHT,
-    MAX_WEIGHT,
-    NAME_WEIGHT,
-    PRIOR_WEIGHT,
-    SENTENCE_WEIGHT,
-)
+from authormask.core.factories import with_entities
+from authormask.core.specs import MechanismSpec, Parameter
 from authormask.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:  # the registry imports no numpy: the command line reads its parameters
@@ -139,20 +98,6 @@ class Recipe:
         return create_mechanism(self.name, **self.params)
 
 
-#: what is done with names, numbers and links before the mechanism runs (every mechanism that
-#: reads the text takes it; random-r releases no word of it)
-ENTITIES = Parameter(
-    "entities",
-    "names, places, organisations, numbers, dates, e-mail addresses, URLs, phone numbers, "
-    "handles, hashtags and codes, "
-    "before the mechanism runs: surrogate (each replaced by a random one of its type from "
-    "public lists, drawn afresh for every document), mask (replaced by its type, [PERSON]) or "
-    "keep (given to the mechanism; NOT protected beyond its noise)",
-    default="surrogate",
-    choices=("surrogate", "keep", "mask"),
-)
-
-
 def recipe_of(mechanism: Mechanism) -> Recipe:
     """The :class:`Recipe` of a mechanism made by :func:`create_mechanism`."""
     recipe = mechanism.recipe
@@ -170,457 +115,30 @@ logger = logging.getLogger(__name__)
 #: is a :class:`MechanismSpec`, or a callable of no argument that returns one
 PLUGIN_GROUP = "authormask.mechanisms"
 
-#: the built-in mechanisms, in their fixed order (their seed codes are 0 to 11)
-BUILTIN: dict[str, MechanismSpec] = {
-    spec.name: spec
-    for spec in (
-        MechanismSpec(
-            "emp-bag",
-            "Earth Mover's privacy (Fernandes et al. 2019, Algorithm 2): a bag of N noisy words",
-            (
-                EPSILON,
-                EMBEDDINGS,
-                VOCAB,
-                CACHE,
-                Parameter(
-                    "length",
-                    "N, the number of words per bag (a public parameter), or 'shortest' (the "
-                    "smallest document of the release; the statement says what that reveals)",
-                    default=DEFAULT_LENGTH,
-                    minimum=1,
-                    kind="count",
-                ),
-                Parameter(
-                    "fixed_length",
-                    "truncate (first N content words) or sample (N draws with replacement)",
-                    default="truncate",
-                    choices=("truncate", "sample"),
-                ),
-                STOPWORDS,
-                Parameter(
-                    "oov",
-                    "unknown words: drop, keep (NOT protected) or map",
-                    default="drop",
-                    choices=("drop", "keep", "map"),
-                ),
-                OOV_MAP_TO,
-                DECODER,
-                ENTITIES,
-            ),
-            emp_bag,
-            label="Earth Mover's (bag)",
-            release="bag",
-            epsilon_per="word",
-            noise_parameter="epsilon",
-            seed_code=0,
-            samplers=("kernel",),
-            per_word_form="emp-text",
-            audit="authormask.audit.by_mechanism:emp_bag",
-            help="a bag of N noisy words (Fernandes et al., Algorithm 2; guarantee epsilon*N*E "
-            "over bags).",
-        ),
-        MechanismSpec(
-            "emp-text",
-            "Earth Mover's privacy in place: every content word perturbed, the skeleton kept",
-            (*TEXT_PARAMETERS, DECODER, ENTITIES),
-            emp_text,
-            label="Earth Mover's (text)",
-            release="text",
-            epsilon_per="word",
-            noise_parameter="epsilon",
-            seed_code=1,
-            samplers=("kernel",),
-            audit="authormask.audit.by_mechanism:emp_text",
-            help="every content word replaced in place, stopwords, punctuation and layout kept "
-            "(readable).",
-        ),
-        MechanismSpec(
-            "erae",
-            "ER-AE (Bo et al. 2021): tokens drawn by the exponential mechanism from a model "
-            "trained with the embedding reward",
-            (EPSILON, MODEL, BATCH, ENTITIES),
-            token_model(True, "erae"),
-            label="ER-AE",
-            release="generated",
-            epsilon_per="token",
-            noise_parameter="epsilon",
-            seed_code=2,
-            model_kind="reward",
-            audit="authormask.audit.by_mechanism:erae",
-            help="text generated by a model trained with the embedding reward (`model`), each "
-            "token drawn by the exponential mechanism (Bo et al. 2021).",
-        ),
-        MechanismSpec(
-            "ae-dp",
-            "AE-DP: tokens drawn by the exponential mechanism from a model trained without the "
-            "embedding reward",
-            (EPSILON, MODEL, BATCH, ENTITIES),
-            token_model(False, "ae-dp"),
-            label="AE-DP",
-            release="generated",
-            epsilon_per="token",
-            noise_parameter="epsilon",
-            seed_code=3,
-            model_kind="plain",
-            audit="authormask.audit.by_mechanism:ae_dp",
-            help="the same with a model trained without the embedding reward (`model`).",
-        ),
-        MechanismSpec(
-            "syntf",
-            "SynTF: tokens drawn by the exponential mechanism over word-vector similarity",
-            (EPSILON, EMBEDDINGS, VOCAB, CACHE, OUTPUT_SIZE, MAX_LENGTH, ENTITIES),
-            syntf,
-            label="SynTF",
-            release="generated",
-            epsilon_per="token",
-            noise_parameter="epsilon",
-            seed_code=4,
-            audit="authormask.audit.by_mechanism:syntf",
-            help="tokens drawn by the exponential mechanism over word-vector similarity.",
-        ),
-        MechanismSpec(
-            "random-r",
-            "Random-R: uniform tokens from a fixed vocabulary (0-DP in the words)",
-            (
-                Parameter(
-                    "model",
-                    "take the output vocabulary and segment length from this model",
-                    kind="path",
-                    resource="model",
-                ),
-                EMBEDDINGS,
-                VOCAB,
-                CACHE,
-                OUTPUT_SIZE,
-                Parameter(
-                    "max_length",
-                    "tokens per segment (default: the model's, or 50)",
-                    default=None,
-                    minimum=1,
-                    kind="int",
-                ),
-            ),
-            random_r,
-            label="Random-R",
-            release="generated",
-            epsilon_per="none",
-            noise_parameter=None,
-            seed_code=5,
-            audit="authormask.audit.by_mechanism:random_r",
-            help="uniform tokens (takes no epsilon).",
-        ),
-        MechanismSpec(
-            "mahalanobis",
-            "Mahalanobis mechanism (Xu et al. 2020): elliptical noise shaped by the vectors' "
-            "regularized covariance, every content word replaced in place",
-            (
-                *TEXT_PARAMETERS,
-                Parameter(
-                    "regularization",
-                    "lambda in [0, 1]: the noise is shaped by lambda*Sigma + (1 - lambda)*I, "
-                    "Sigma the vectors' covariance scaled to trace n (0: Earth Mover's noise)",
-                    default=DEFAULT_REGULARIZATION,
-                    minimum=0.0,
-                    maximum=1.0,
-                    kind="number",
-                ),
-                ENTITIES,
-            ),
-            peer_text("mahalanobis"),
-            label="Mahalanobis",
-            release="text",
-            epsilon_per="word",
-            noise_parameter="epsilon",
-            seed_code=6,
-            samplers=("kernel",),
-            audit="authormask.audit.by_mechanism:mahalanobis",
-            help="in place like emp-text (Xu et al. 2020): elliptical noise shaped by the "
-            "vectors' covariance (`regularization`).",
-        ),
-        MechanismSpec(
-            "tem",
-            "TEM (Carvalho et al. 2021): truncated exponential mechanism over Euclidean "
-            "distances, every content word replaced in place",
-            (
-                *TEXT_PARAMETERS,
-                Parameter(
-                    "gamma",
-                    "truncation threshold (> 0): words farther than gamma all get the weight of "
-                    "gamma; default (2/epsilon) ln((1 - beta)(K - 1)/beta), beta = 0.001",
-                    default=None,
-                    minimum=0.0,
-                    exclusive_minimum=True,
-                    # far beyond any distance between word vectors: no truncation
-                    maximum=1e6,
-                    kind="number",
-                ),
-                ENTITIES,
-            ),
-            peer_text("tem"),
-            label="TEM",
-            release="text",
-            epsilon_per="word",
-            noise_parameter="epsilon",
-            seed_code=7,
-            samplers=("kernel",),
-            audit="authormask.audit.by_mechanism:tem",
-            help="in place like emp-text (Carvalho et al. 2021): truncated exponential mechanism "
-            "(`gamma`).",
-        ),
-        MechanismSpec(
-            "santext",
-            "SanText (Yue et al. 2021): exponential mechanism over Euclidean distances of word "
-            "vectors, every content word replaced in place",
-            (*TEXT_PARAMETERS, ENTITIES),
-            peer_text("santext"),
-            label="SanText",
-            release="text",
-            epsilon_per="word",
-            noise_parameter="epsilon",
-            seed_code=8,
-            samplers=("kernel",),
-            audit="authormask.audit.by_mechanism:santext",
-            help="in place like emp-text (Yue et al. 2021): exponential mechanism over "
-            "word-vector distances.",
-        ),
-        MechanismSpec(
-            "emp-doc",
-            "Earth Mover's privacy on every word of a canonical skeleton: content words over the "
-            "vocabulary, function words within their class; layout, marks and casing normalised",
-            (
-                EPSILON,
-                Parameter(
-                    "function_epsilon",
-                    "epsilon per function word (> 0; default: epsilon / 4: function words carry "
-                    "style more than meaning)",
-                    default=None,
-                    minimum=0.0,
-                    exclusive_minimum=True,
-                    kind="number",
-                ),
-                *CANONICAL_PARAMETERS,
-                DOC_DECODER,
-                ENTITIES,
-            ),
-            emp_doc,
-            label="Earth Mover's (doc)",
-            release="text",
-            epsilon_per="word",
-            noise_parameter="epsilon",
-            seed_code=9,
-            samplers=("kernel", "function_kernel"),
-            audit="authormask.audit.by_mechanism:emp_doc",
-            help="readable text whose guarantee covers style: every word perturbed (function "
-            "words within their class, `function_epsilon`), layout, marks and casing made "
-            "canonical; its skeleton (where function words and marks stand) is released "
-            "unchanged.",
-        ),
-        MechanismSpec(
-            "random-sub",
-            "Baseline with NO differential privacy: each word of the canonical skeleton replaced "
-            "with probability rate by a uniformly random word of its class",
-            (
-                Parameter(
-                    "rate",
-                    "probability in [0, 1] that a word is replaced (0: the canonical form)",
-                    required=True,
-                    minimum=0.0,
-                    maximum=1.0,
-                    kind="number",
-                ),
-                *CANONICAL_PARAMETERS,
-                ENTITIES,
-            ),
-            random_sub,
-            label="Random substitution",
-            release="text",
-            epsilon_per="none",
-            baseline=True,
-            noise_parameter="rate",
-            seed_code=10,
-            audit="authormask.audit.by_mechanism:random_sub",
-            help="a baseline with NO privacy guarantee (`rate`), for comparisons only.",
-        ),
-        MechanismSpec(
-            "emp-write",
-            "Earth Mover's privacy on the content words, in order; function words, punctuation "
-            "and sentence boundaries written by a public language model from the released words",
-            (
-                RECOMMENDED,
-                EMBEDDINGS,
-                VOCAB,
-                CACHE,
-                Parameter(
-                    "stopwords",
-                    "the function words, never released (the public writer writes its own): "
-                    "'english', a file of words, or a set of words",
-                    default="english",
-                ),
-                Parameter(
-                    "content",
-                    "which words are released: nouns (only the nouns of a public lexicon; the "
-                    "public writer writes everything else, verbs and adjectives too) or words "
-                    "(every content word)",
-                    default=CONTENT,
-                    choices=("nouns", "words"),
-                ),
-                Parameter(
-                    "decoder",
-                    "how the noisy vectors become words: context (the most probable word "
-                    "sequence under a public language model), posterior or nearest; all "
-                    "post-processing, same guarantee",
-                    default="context",
-                    choices=("context", "posterior", "nearest"),
-                ),
-                Parameter(
-                    "prior_weight",
-                    "weight (> 0) of the public language model against the noise in the context "
-                    "decoder: above 1, common words are kept and rare ones replaced more often "
-                    "(post-processing, same guarantee)",
-                    default=PRIOR_WEIGHT,
-                    minimum=0.0,
-                    exclusive_minimum=True,
-                    maximum=MAX_WEIGHT,
-                    kind="number",
-                ),
-                ENTITIES,
-            ),
-            emp_write,
-            label="Earth Mover's (written)",
-            release="text",
-            epsilon_per="word",
-            noise_parameter="epsilon",
-            seed_code=11,
-            samplers=("kernel",),
-            audit="authormask.audit.by_mechanism:emp_write",
-            help="readable text whose guarantee covers the skeleton: only the content words are "
-            "perturbed and released, in order; function words, punctuation and sentence "
-            "boundaries are written by a public language model from the released words "
-            "(`decoder` context).",
-        ),
-        MechanismSpec(
-            "emp-sentence",
-            "Earth Mover's privacy on each sentence (snapped to a real sentence of a public "
-            "bank) and on each noun (put in that sentence's noun slots), in order",
-            (
-                SENTENCE_RECOMMENDED,
-                EMBEDDINGS,
-                VOCAB,
-                CACHE,
-                Parameter(
-                    "stopwords",
-                    "the function words, never released as nouns: 'english', a file of words, "
-                    "or a set of words",
-                    default="english",
-                ),
-                Parameter(
-                    "decoder",
-                    "how the nouns' noisy vectors become words: context (the most probable "
-                    "sequence under a public language model), posterior or nearest; all "
-                    "post-processing, same guarantee",
-                    default="context",
-                    choices=("context", "posterior", "nearest"),
-                ),
-                Parameter(
-                    "prior_weight",
-                    "weight (> 0) of the public language model against the noise in the context "
-                    "decoder (post-processing, same guarantee)",
-                    default=PRIOR_WEIGHT,
-                    minimum=0.0,
-                    exclusive_minimum=True,
-                    maximum=MAX_WEIGHT,
-                    kind="number",
-                ),
-                Parameter(
-                    "sentence_weight",
-                    "weight (> 0) of a sentence's distance against a noun's: each sentence gets "
-                    "sentence_weight * epsilon per unit of sentence distance",
-                    default=SENTENCE_WEIGHT,
-                    minimum=0.0,
-                    exclusive_minimum=True,
-                    maximum=MAX_WEIGHT,
-                    kind="number",
-                ),
-                Parameter(
-                    "name_weight",
-                    "weight (> 0) of a name changed against a unit of noun distance: each name "
-                    "of the public name lists goes through randomized response at name_weight * "
-                    "epsilon",
-                    default=NAME_WEIGHT,
-                    minimum=0.0,
-                    exclusive_minimum=True,
-                    maximum=MAX_WEIGHT,
-                    kind="number",
-                ),
-                ENTITIES,
-            ),
-            emp_sentence,
-            label="Earth Mover's (sentences)",
-            release="text",
-            epsilon_per="word",
-            noise_parameter="epsilon",
-            seed_code=12,
-            samplers=("kernel", "sentence_noise", "name_noise"),
-            audit="authormask.audit.by_mechanism:emp_sentence",
-            help="readable text made of real sentences: each sentence snapped, after "
-            "Earth Mover's noise, to a sentence of a public bank, with the document's noisy "
-            "nouns in its noun slots (`sentence_weight`).",
-        ),
-        MechanismSpec(
-            "emp-event",
-            "Earth Mover's privacy on each event of the text (its agent, verb and theme; names "
-            "and frames by randomized response), written as plain sentences",
-            (
-                EVENT_RECOMMENDED,
-                EMBEDDINGS,
-                VOCAB,
-                CACHE,
-                Parameter(
-                    "stopwords",
-                    "the function words, never released as nouns or verbs: 'english', a file "
-                    "of words, or a set of words",
-                    default="english",
-                ),
-                Parameter(
-                    "name_weight",
-                    "weight (> 0) of a name changed against a unit of word distance: each name "
-                    "of the public name lists goes through randomized response at name_weight * "
-                    "epsilon",
-                    default=NAME_WEIGHT,
-                    minimum=0.0,
-                    exclusive_minimum=True,
-                    maximum=MAX_WEIGHT,
-                    kind="number",
-                ),
-                Parameter(
-                    "frame_weight",
-                    "weight (> 0) of a frame changed (direct object, a preposition, none) "
-                    "against a unit of word distance: randomized response at frame_weight * "
-                    "epsilon",
-                    default=FRAME_WEIGHT,
-                    minimum=0.0,
-                    exclusive_minimum=True,
-                    maximum=MAX_WEIGHT,
-                    kind="number",
-                ),
-                ENTITIES,
-            ),
-            emp_event,
-            label="Earth Mover's (events)",
-            release="text",
-            epsilon_per="word",
-            noise_parameter="epsilon",
-            seed_code=13,
-            samplers=("argument_kernel", "verb_kernel", "name_noise", "frame_noise"),
-            audit="authormask.audit.by_mechanism:emp_event",
-            help="readable text of the text's own events: each clause's agent, verb and theme "
-            "perturbed (Earth Mover's noise) and written as a plain sentence in the past tense.",
-        ),
-    )
+#: the built-in mechanisms, in their fixed order (their seed codes are 0 to 13): each an entry
+#: point's "module:attribute" reference to its spec, which lies beside its class and its factory
+#: in its mechanism's module, as a plugin's does. They are loaded as a plugin's entry points are
+#: (:func:`_plugin_spec`), from this table and never from an installed package's metadata (an
+#: install that is out of date keeps them all), the first time :data:`BUILTIN` is read
+BUILTIN_ENTRY_POINTS: dict[str, str] = {
+    "emp-bag": "authormask.mechanisms.earth_movers_spec:EMP_BAG",
+    "emp-text": "authormask.mechanisms.earth_movers_spec:EMP_TEXT",
+    "erae": "authormask.mechanisms.generation_spec:ERAE",
+    "ae-dp": "authormask.mechanisms.generation_spec:AE_DP",
+    "syntf": "authormask.mechanisms.generation_spec:SYNTF",
+    "random-r": "authormask.mechanisms.generation_spec:RANDOM_R",
+    "mahalanobis": "authormask.mechanisms.peers_spec:MAHALANOBIS",
+    "tem": "authormask.mechanisms.peers_spec:TEM",
+    "santext": "authormask.mechanisms.peers_spec:SANTEXT",
+    "emp-doc": "authormask.mechanisms.document_spec:SPEC",
+    "random-sub": "authormask.mechanisms.baselines_spec:SPEC",
+    "emp-write": "authormask.mechanisms.written_spec:SPEC",
+    "emp-sentence": "authormask.mechanisms.sentences_spec:SPEC",
+    "emp-event": "authormask.mechanisms.events_spec:SPEC",
 }
 
 
-def _check_codes(specs: dict[str, MechanismSpec]) -> None:
+def _check_codes(specs: Mapping[str, MechanismSpec]) -> None:
     """Every registered mechanism has its own seed code (:attr:`MechanismSpec.code`)."""
     owners: dict[int, str] = {}
     for spec in specs.values():
@@ -629,7 +147,67 @@ def _check_codes(specs: dict[str, MechanismSpec]) -> None:
             raise ValueError(f"mechanisms {owner} and {spec.name} have the same seed code")
 
 
-_check_codes(BUILTIN)
+def _builtin_specs(entry_points: Mapping[str, str]) -> dict[str, MechanismSpec]:
+    """The specs ``entry_points`` (:data:`BUILTIN_ENTRY_POINTS`) refer to, in their order, each
+    loaded as a plugin's (:func:`_plugin_spec`). A built-in mechanism that fails to load, or
+    whose spec has another name or a seed code already taken, is an error of this package:
+    raised, never skipped."""
+    from importlib.metadata import EntryPoint
+
+    specs: dict[str, MechanismSpec] = {}
+    for name, value in entry_points.items():
+        spec = _plugin_spec(EntryPoint(name, value, PLUGIN_GROUP))
+        if spec.name != name:
+            raise ValueError(f"built-in mechanism {name!r} ({value}) gives {spec.name!r}")
+        specs[name] = spec
+    _check_codes(specs)
+    return specs
+
+
+class _Loaded(Mapping[str, MechanismSpec]):
+    """Specs by name, loaded the first time they are read (:meth:`_all`)."""
+
+    #: the name its ``repr`` gives
+    _shown = ""
+
+    def _all(self) -> Mapping[str, MechanismSpec]:
+        raise NotImplementedError
+
+    def __getitem__(self, name: str) -> MechanismSpec:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._all()
+
+    def __repr__(self) -> str:
+        return f"{self._shown}({list(self._all())})"
+
+
+class _Builtin(_Loaded):
+    """The built-in mechanisms (:func:`_builtin_specs` of :data:`BUILTIN_ENTRY_POINTS`), loaded
+    the first time they are read: importing the registry imports no mechanism module."""
+
+    _shown = "BUILTIN"
+
+    def __init__(self, entry_points: Mapping[str, str]) -> None:
+        self._entry_points = entry_points
+        self._specs: dict[str, MechanismSpec] | None = None
+
+    def _all(self) -> Mapping[str, MechanismSpec]:
+        if self._specs is None:
+            self._specs = _builtin_specs(self._entry_points)
+        return self._specs
+
+
+#: the built-in mechanisms by name, in their fixed order (their seed codes are 0 to 13), loaded
+#: from :data:`BUILTIN_ENTRY_POINTS` the first time it is read
+BUILTIN: Mapping[str, MechanismSpec] = _Builtin(BUILTIN_ENTRY_POINTS)
 
 
 def _plugin_spec(entry_point: Any) -> MechanismSpec:
@@ -681,16 +259,18 @@ def load_plugins(
     return loaded
 
 
-class _Registry(Mapping[str, MechanismSpec]):
+class _Registry(_Loaded):
     """The registered mechanisms: the built-in ones, then those of plugins
     (:func:`load_plugins`), loaded the first time the registry is read."""
 
-    def __init__(self, builtin: dict[str, MechanismSpec]) -> None:
+    _shown = "MECHANISMS"
+
+    def __init__(self, builtin: Mapping[str, MechanismSpec]) -> None:
         self._builtin = builtin
         self._specs: dict[str, MechanismSpec] | None = None
         self._loading = False
 
-    def _all(self) -> dict[str, MechanismSpec]:
+    def _all(self) -> Mapping[str, MechanismSpec]:
         if self._specs is None:
             if self._loading:  # read while a plugin's module is imported: the built-in ones
                 return self._builtin
@@ -700,21 +280,6 @@ class _Registry(Mapping[str, MechanismSpec]):
             finally:
                 self._loading = False
         return self._specs
-
-    def __getitem__(self, name: str) -> MechanismSpec:
-        return self._all()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return len(self._all())
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._all()
-
-    def __repr__(self) -> str:
-        return f"MECHANISMS({list(self._all())})"
 
 
 #: every registered mechanism by name: the built-in ones (:data:`BUILTIN`), then those other

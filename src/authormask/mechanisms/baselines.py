@@ -18,6 +18,9 @@ step wrote.
 
 It is drawn on every frontier (``docs/emp-doc.md``): a mechanism is only worth its name if it
 keeps more utility than ``random-sub`` at the same attacker accuracy.
+
+Its spec (random-sub) and factory, as the registry offers it:
+:mod:`~authormask.mechanisms.baselines_spec`.
 """
 
 from __future__ import annotations

@@ -24,6 +24,9 @@ canonical skeleton (the same number of tokens, the same marks, function words an
 at the same positions), by sequential composition,
 ``P[out | v] <= exp(epsilon * sum_content d(v_i, v'_i) + function_epsilon * sum_function
 d(f_j, f'_j)) * P[out | v']`` (eq. 6 of the paper, over both classes).
+
+Its spec (emp-doc) and factory, as the registry offers it:
+:mod:`~authormask.mechanisms.document_spec`.
 """
 
 from __future__ import annotations

@@ -20,6 +20,9 @@ Where things live (this module only re-exports them, so every name keeps its imp
 * :mod:`~authormask.mechanisms.earth_movers_text`: the shared base of the word-level releases
   and :class:`EMPText`;
 * :mod:`~authormask.mechanisms.earth_movers_bag`: :class:`BagUnit` and :class:`EMPBag`.
+
+Their specs (emp-bag, emp-text) and factories, as the registry offers them:
+:mod:`~authormask.mechanisms.earth_movers_spec`.
 """
 
 from __future__ import annotations

@@ -45,6 +45,9 @@ argument lexicon is emp-write's noun lexicon and the pronouns. The parse reads t
 (casing, punctuation, context): it decides E and which positions exist, which the statement
 says; the guarantee compares documents with the same E. The tense is fixed (past), the
 preposition of a frame outside :data:`FRAMES` is dropped (``none``).
+
+Its spec (emp-event) and factory, as the registry offers it:
+:mod:`~authormask.mechanisms.events_spec`.
 """
 
 from __future__ import annotations

@@ -20,6 +20,9 @@ of Bo et al.) between texts that are segmented alike: the number of segments and
 are released. ``l`` is visible in the output, so it is a per-output figure, not part of the
 statement. The mechanisms are handed a loaded model; they never load or import one themselves
 (the registry wires models in).
+
+Their specs (erae, ae-dp, syntf, random-r) and factories, as the registry offers them:
+:mod:`~authormask.mechanisms.generation_spec`.
 """
 
 from __future__ import annotations

@@ -31,6 +31,9 @@ Where things live (this module only re-exports them, so every name keeps its imp
   is kept exact (with TEM's law: why one exact draw is Algorithm 1);
 * :mod:`~authormask.mechanisms.peer_texts`: the three releases in place
   (:class:`MahalanobisText`, :class:`TEMText`, :class:`SanText`).
+
+Their specs (mahalanobis, tem, santext) and factories, as the registry offers them:
+:mod:`~authormask.mechanisms.peers_spec`.
 """
 
 from __future__ import annotations

@@ -46,6 +46,9 @@ composition (eq. 6), ``P[out | v] <= exp(epsilon * (sum_j d_w(n_j, n'_j) + w * s
 s'_i) + u * #{l : m_l != m'_l})) * P[out | v']``: metric DP for the sum metric. The projection
 is a contraction of unit vectors, so ``d_s <= 2`` for any two sentences: a sentence changed in
 any way costs at most ``2 * w * epsilon``, a name ``u * epsilon``.
+
+Its spec (emp-sentence) and factory, as the registry offers it:
+:mod:`~authormask.mechanisms.sentences_spec`.
 """
 
 from __future__ import annotations

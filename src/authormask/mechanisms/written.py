@@ -34,6 +34,9 @@ content words, by sequential composition (eq. 6 of the paper),
 document beyond the noisy words is K (and so the number of units of :data:`UNIT_WORDS` content
 words a long document is cut into). Word order is released, so the bag-level ``epsilon*N*E``
 bound of Theorem 4 does not apply.
+
+Its spec (emp-write) and factory, as the registry offers it:
+:mod:`~authormask.mechanisms.written_spec`.
 """
 
 from __future__ import annotations
