@@ -1117,9 +1117,26 @@ def _whole_word(form: str) -> re.Pattern[str]:
 
 def _any_of(forms: tuple[str, ...]) -> re.Pattern[str]:
     """Where one of ``forms`` (of one length) starts as a whole word, in any case: an empty
-    match there (:meth:`Recogniser._elsewhere`)."""
-    alternatives = "|".join(re.escape(f) for f in forms)
-    return re.compile(rf"(?<!\w)(?=(?:{alternatives})(?!\w))", re.IGNORECASE)
+    match there (:meth:`Recogniser._elsewhere`). The forms are one alternation written as the
+    trie of their characters (:func:`_trie`): the same positions as ``form1|form2|...``, tried in
+    a time that grows with a form's length, not with the number of forms (a long document's
+    thousands of names took seconds a part)."""
+    return re.compile(rf"(?<!\w)(?=(?:{_trie(sorted(set(forms)))})(?!\w))", re.IGNORECASE)
+
+
+def _trie(forms: Sequence[str]) -> str:
+    """The regular expression of the alternation of ``forms`` (sorted, distinct, of one
+    length), factored by common prefixes: ``ab|ac`` is ``a(?:b|c)``."""
+    if len(forms) == 1:
+        return re.escape(forms[0])
+    groups: dict[str, list[str]] = {}
+    for form in forms:
+        groups.setdefault(form[:1], []).append(form[1:])
+    branches = []
+    for first, rests in groups.items():
+        rest = "" if rests == [""] else _trie(rests)
+        branches.append(re.escape(first) + rest)
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
 #: the kinds of entity whose other occurrences are names too (:meth:`Recogniser._elsewhere`)
