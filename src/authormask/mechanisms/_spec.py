@@ -418,7 +418,7 @@ class MechanismSpec:
     #: the mechanism's fixed code in the evaluations' seed derivations (so a cell's noise never
     #: depends on the order in which mechanisms are listed or registered); None: the first 4
     #: bytes of the SHA-256 of its name (:attr:`code`), for a mechanism registered from another
-    #: package. The built-in codes are 0 to 11 and never change: every seeded evaluation
+    #: package. The built-in codes are 0 to 13 and never change: every seeded evaluation
     #: output depends on them.
     seed_code: int | None = None
     #: the mechanism's samplers (the per-word kernels), which its noise-off form replaces by
