@@ -27,18 +27,30 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     writer_module._corpus_tokens.cache_clear()
 
 
-def test_a_prepared_writer_is_read_not_trained_and_writes_the_same(
-    glove_20k, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None
-) -> None:
-    words = frozenset(default_stopwords())
-    first = load_writer(glove_20k, words, cache_dir=tmp_path)
-    (prepared,) = tmp_path.glob("writer-*.npz")
+@pytest.fixture(scope="module")
+def prepared(glove_20k, tmp_path_factory: pytest.TempPathFactory):
+    """A writer trained once and its prepared file (the tests copy it, never change it)."""
+    folder = tmp_path_factory.mktemp("writer")
+    saved = dict(writer_module._WRITERS)
+    writer_module._WRITERS.clear()
+    try:
+        writer = load_writer(glove_20k, frozenset(default_stopwords()), cache_dir=folder)
+    finally:
+        writer_module._WRITERS.clear()
+        writer_module._WRITERS.update(saved)
+    (path,) = folder.glob("writer-*.npz")
+    return writer, path
 
-    monkeypatch.setattr(writer_module, "_WRITERS", {})
+
+def test_a_prepared_writer_is_read_not_trained_and_writes_the_same(
+    glove_20k, prepared, monkeypatch: pytest.MonkeyPatch, fresh: None
+) -> None:
+    first, path = prepared
     monkeypatch.setattr(writer_module, "_corpus_tokens", _refuse)
     monkeypatch.setattr(writer_module, "_fit_classes", _refuse)
     monkeypatch.setattr(writer_module, "_train", _refuse)
-    second = load_writer(glove_20k, words, cache_dir=tmp_path)
+    second = load_writer(glove_20k, frozenset(default_stopwords()), cache_dir=path.parent)
+    assert second is not first
     assert second.identity == first.identity
     assert np.array_equal(second.word_class, first.word_class)
     released = [w for w in WORDS if w in glove_20k]
@@ -50,34 +62,28 @@ def test_a_prepared_writer_is_read_not_trained_and_writes_the_same(
     for x, y in zip(first.content_prior(prior), second.content_prior(prior), strict=True):
         assert np.array_equal(x, y)
     assert render_tokens(second.write(released, np.random.default_rng(0)))
-    assert prepared.exists()
 
 
 def test_released_words_name_their_own_prepared_writer(
-    glove_20k, tmp_path: Path, fresh: None
+    glove_20k, prepared, tmp_path: Path, fresh: None
 ) -> None:
+    _, path = prepared
+    (tmp_path / path.name).write_bytes(path.read_bytes())
     words = frozenset(default_stopwords())
     nouns = frozenset(w for w in WORDS if w in glove_20k)
-    load_writer(glove_20k, words, cache_dir=tmp_path)
     load_writer(glove_20k, words, (nouns, "a test list of nine nouns"), cache_dir=tmp_path)
     assert len(list(tmp_path.glob("writer-*.npz"))) == 2
 
 
-@pytest.mark.parametrize("damage", ["cut", "flip", "foreign", "class out of range"])
-def test_a_damaged_or_foreign_prepared_writer_is_trained_and_written_again(
-    glove_20k, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None, damage: str
-) -> None:
-    words = frozenset(default_stopwords())
-    first = load_writer(glove_20k, words, cache_dir=tmp_path)
-    (prepared,) = tmp_path.glob("writer-*.npz")
-    data = prepared.read_bytes()
+def _damaged(path: Path, damage: str, out: Path) -> Path:
+    data = path.read_bytes()
     if damage == "cut":
-        prepared.write_bytes(data[: len(data) // 2])
+        out.write_bytes(data[: len(data) // 2])
     elif damage == "flip":  # a byte of an array changed: the digest no longer matches
         middle = len(data) // 2
-        prepared.write_bytes(data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1 :])
+        out.write_bytes(data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1 :])
     else:
-        with np.load(prepared, allow_pickle=False) as found:
+        with np.load(path, allow_pickle=False) as found:
             arrays = {name: np.array(found[name]) for name in found.files}
         if damage == "foreign":
             arrays["tokens"] = np.frombuffer(b"a\0b", dtype=np.uint8)
@@ -86,10 +92,26 @@ def test_a_damaged_or_foreign_prepared_writer_is_trained_and_written_again(
         # the digest made to match: only the range checks can refuse it
         arrays.pop("digest")
         digest = writer_module._arrays_digest(arrays).encode("ascii")
-        with open(prepared, "wb") as fh:
+        with open(out, "wb") as fh:
             np.savez(fh, digest=np.frombuffer(digest, dtype=np.uint8), **arrays)
-    assert writer_module._read_tables(prepared, len(glove_20k)) is None
+    return out
 
+
+@pytest.mark.parametrize("damage", ["cut", "flip", "foreign", "class out of range"])
+def test_a_damaged_or_foreign_prepared_writer_is_not_read(
+    glove_20k, prepared, tmp_path: Path, damage: str
+) -> None:
+    _, path = prepared
+    assert writer_module._read_tables(path, len(glove_20k)) is not None
+    bad = _damaged(path, damage, tmp_path / path.name)
+    assert writer_module._read_tables(bad, len(glove_20k)) is None
+
+
+def test_a_damaged_prepared_writer_is_trained_and_written_again(
+    glove_20k, prepared, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None
+) -> None:
+    first, path = prepared
+    bad = _damaged(path, "flip", tmp_path / path.name)
     trained: list[bool] = []
     real_train = writer_module._train
 
@@ -97,18 +119,18 @@ def test_a_damaged_or_foreign_prepared_writer_is_trained_and_written_again(
         trained.append(True)
         return real_train(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(writer_module, "_WRITERS", {})
     monkeypatch.setattr(writer_module, "_train", counting)
-    again = load_writer(glove_20k, words, cache_dir=tmp_path)
+    again = load_writer(glove_20k, frozenset(default_stopwords()), cache_dir=tmp_path)
     assert trained == [True]
     assert again.identity == first.identity
-    assert writer_module._read_tables(prepared, len(glove_20k)) is not None
+    assert writer_module._read_tables(bad, len(glove_20k)) is not None  # written again
 
 
 def test_without_a_cache_folder_nothing_is_written(
     glove_20k, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh: None
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    writer = load_writer(glove_20k, frozenset(default_stopwords()), cache_dir=None)
-    assert writer.write(["house"], np.random.default_rng(0))
+    monkeypatch.setattr(writer_module, "_corpus_tokens", _refuse)
+    with pytest.raises(AssertionError, match="trained again"):
+        load_writer(glove_20k, frozenset(default_stopwords()), cache_dir=None)
     assert list(tmp_path.iterdir()) == []
