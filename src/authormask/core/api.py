@@ -16,7 +16,7 @@ from authormask.core.executors import Engine, check_engine
 from authormask.core.journal import PRIVATE_BANNER
 from authormask.core.partitioned import release_on
 from authormask.core.sources import Source, TextSource
-from authormask.core.stream import Piece, release_stream, resolve_length
+from authormask.core.stream import Piece, ReleaseStream, release_stream, resolve_length
 from authormask.exceptions import InputError, InvalidParameterError
 from authormask.mechanisms._base import Mechanism
 from authormask.randomness import RandomState, describe_seed, mechanism_root
@@ -221,6 +221,37 @@ def release(
     InvalidParameterError
         If ``texts`` is one string or empty, or ``ids``/``sources`` do not match the documents.
     """
+    inputs = _inputs(texts, ids, sources)
+    chosen = _chosen_engine(engine, work_progress)
+    if chosen.kind != "local":
+        srcs, labels, names = inputs.sources, inputs.labels, inputs.names
+        return _release_on(chosen, srcs, labels, names, mechanism, random_state, progress)
+    stream = release_stream(
+        inputs.sources,
+        mechanism,
+        random_state=random_state,
+        collect_words=True,
+        progress=progress,
+        work_progress=work_progress,
+    )
+    return _collected(stream, inputs)
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """The documents to release, checked: each as a source, its public id (label) and its
+    name in the private report."""
+
+    sources: list[Source]
+    labels: list[str]
+    names: list[str]
+
+
+def _inputs(
+    texts: Iterable[str], ids: Sequence[str] | None, sources: Sequence[str] | None
+) -> _Inputs:
+    """The documents checked (a sequence of strings, not empty, one id and source each) and
+    labelled (:class:`_Inputs`)."""
     if isinstance(texts, str):
         raise InvalidParameterError("texts must be a sequence of strings, not one string")
     docs = list(texts)
@@ -233,6 +264,13 @@ def release(
         if not isinstance(text, str):
             raise InputError(f"{name}: a document must be a string, got {type(text).__name__}")
         srcs.append(TextSource(name, name, len(text), text))
+    return _Inputs(srcs, labels, names)
+
+
+def _chosen_engine(
+    engine: str | Engine | None, work_progress: Callable[[int], None] | None
+) -> Engine:
+    """The engine checked; ``work_progress`` is refused on an engine other than the local one."""
     chosen = check_engine(engine)
     if chosen.kind != "local":
         if work_progress is not None:
@@ -240,15 +278,12 @@ def release(
                 "work_progress is reported by the local engine only (the workers of "
                 f"{chosen.describe()} do the work); use progress, reported per partition"
             )
-        return _release_on(chosen, srcs, labels, names, mechanism, random_state, progress)
-    stream = release_stream(
-        srcs,
-        mechanism,
-        random_state=random_state,
-        collect_words=True,
-        progress=progress,
-        work_progress=work_progress,
-    )
+    return chosen
+
+
+def _collected(stream: ReleaseStream, inputs: _Inputs) -> Release:
+    """The local stream's documents collected in memory, with the private report."""
+    labels, names = inputs.labels, inputs.names
     pieces: dict[int, list[str]] = {}
     released: list[ReleasedDocument] = []
     reports: list[dict[str, Any]] = []

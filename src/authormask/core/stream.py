@@ -267,15 +267,92 @@ def run(
     InputError
         If a document cannot be read or released (naming it).
     """
-    queue: list[tuple[_Doc, Any] | tuple[_Doc, None]] = []
-    work = 0
+    batch = _Batch(mechanism, collect_words=collect_words, work_progress=work_progress)
+    for position, source in enumerate(sources, start=start):
+        if position in skip:
+            continue
+        doc = _open(source, position, root, keyed=keyed, collect_words=collect_words)
+        yield from _read(doc, mechanism, batch, progress)
+        yield from batch.end(doc)
+    yield from batch.flush()
 
-    def flush() -> Iterator[Piece | Done]:
-        nonlocal work
+
+def _open(
+    source: Source,
+    position: int,
+    root: np.random.SeedSequence,
+    *,
+    keyed: bool,
+    collect_words: bool,
+) -> _Doc:
+    """The document at ``position`` as it is released: its source (held in memory where it can
+    be read only once and its generator is keyed by its words) and its generator."""
+    try:
+        source, content = _keyed(source) if keyed else (source, None)
+    except _Located as exc:
+        raise InputError(str(exc)) from None
+    doc = _Doc(position, source, document_generator(root, position, content))
+    if collect_words:
+        doc.words = []
+    return doc
+
+
+def _read(
+    doc: _Doc,
+    mechanism: Mechanism,
+    batch: _Batch,
+    progress: Callable[[int], None] | None,
+) -> Iterator[Piece | Done]:
+    """Read ``doc`` unit by unit into ``batch``, releasing each batch as it fills; an error
+    (of the document's reading or of a batch's release) names the document."""
+    try:
+        for unit in units_of(mechanism, _located_parts(doc.source, progress)):
+            yield from batch.add(doc, unit)
+    except _Located as exc:
+        raise InputError(str(exc)) from None
+    except InputError as exc:
+        raise InputError(f"{doc.source.name}: {exc}") from None
+
+
+class _Batch:
+    """The prepared units waiting to be perturbed together (at most :data:`BATCH_UNITS` of
+    them and :data:`BATCH_WORK` work), each with its document; ``None`` is a document's end."""
+
+    def __init__(
+        self,
+        mechanism: Mechanism,
+        *,
+        collect_words: bool,
+        work_progress: Callable[[int], None] | None,
+    ) -> None:
+        self.mechanism = mechanism
+        self.collect_words = collect_words
+        self.work_progress = work_progress
+        self.queue: list[tuple[_Doc, Any] | tuple[_Doc, None]] = []
+        self.work = 0
+
+    def add(self, doc: _Doc, unit: Any) -> Iterator[Piece | Done]:
+        """Queue ``unit`` of ``doc`` (its diagnostics added), and release the batch if full."""
+        _add(doc.diagnostics, dict(self.mechanism.diagnostics(unit)))
+        self.queue.append((doc, unit))
+        self.work += max(self.mechanism.units(unit), 1)
+        if len(self.queue) >= BATCH_UNITS or self.work >= BATCH_WORK:
+            yield from self.flush()
+
+    def end(self, doc: _Doc) -> Iterator[Piece | Done]:
+        """Queue the end of ``doc``, and release the batch if full."""
+        self.queue.append((doc, None))
+        if len(self.queue) >= BATCH_UNITS:
+            yield from self.flush()
+
+    def flush(self) -> Iterator[Piece | Done]:
+        """Perturb the queued units together and hand on each document's pieces (held back
+        until it has a unit with work in it) and, at its end, its :class:`Done`."""
+        mechanism, queue = self.mechanism, self.queue
         items = [(doc, unit) for doc, unit in queue if unit is not None]
         outputs = (
             mechanism.perturb(
-                [u for _, u in items], [d.rng for d, _ in items], progress=work_progress
+                [u for _, u in items], [d.rng for d, _ in items], progress=self.work_progress
             )
             if items
             else []
@@ -289,7 +366,7 @@ def run(
                 continue
             out = next(it)
             doc.written += len(out.text) - sum(map(str.isspace, out.text))
-            if collect_words and doc.words is not None:
+            if self.collect_words and doc.words is not None:
                 doc.words.extend(out.words)
             doc.bag, doc.figures = out.bag, dict(out.figures)
             if doc.showing:
@@ -302,33 +379,7 @@ def run(
                     yield Piece(doc.position, "".join(doc.held))
                     doc.held.clear()
         queue.clear()
-        work = 0
-
-    for position, source in enumerate(sources, start=start):
-        if position in skip:
-            continue
-        try:
-            source, content = _keyed(source) if keyed else (source, None)
-        except _Located as exc:
-            raise InputError(str(exc)) from None
-        doc = _Doc(position, source, document_generator(root, position, content))
-        if collect_words:
-            doc.words = []
-        try:
-            for unit in units_of(mechanism, _located_parts(source, progress)):
-                _add(doc.diagnostics, dict(mechanism.diagnostics(unit)))
-                queue.append((doc, unit))
-                work += max(mechanism.units(unit), 1)
-                if len(queue) >= BATCH_UNITS or work >= BATCH_WORK:
-                    yield from flush()
-        except _Located as exc:
-            raise InputError(str(exc)) from None
-        except InputError as exc:
-            raise InputError(f"{source.name}: {exc}") from None
-        queue.append((doc, None))
-        if len(queue) >= BATCH_UNITS:
-            yield from flush()
-    yield from flush()
+        self.work = 0
 
 
 def _keyed(source: Source) -> tuple[Source, bytes]:
