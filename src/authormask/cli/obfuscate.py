@@ -538,10 +538,47 @@ def _release_table(
     :mod:`authormask.core.partitioned`), into a JSONL file, a Parquet folder or, with
     ``-o -``, JSONL on standard output."""
     from authormask.core.outputs import default_report_path
-    from authormask.core.partitioned import DEFAULT_PARTITION_RECORDS
-    from authormask.core.table_outputs import write_table_release
-    from authormask.core.tables import TableInput, detect_table_format
 
+    fmt = _dataset_format(inputs, output=output, to_stdout=to_stdout, fmt=fmt)
+    table = _open_table(
+        inputs,
+        text_column=text_column,
+        input_format=input_format,
+        id_column=id_column,
+        keep_columns=keep_columns,
+        secret_ids=secret_ids,
+    )
+    if report_path is None and output is not None:
+        report_path = default_report_path(output)
+    _warn_seed(seed)
+    _warn_published(table, id_column=id_column, keep_columns=keep_columns)
+    digests = history.digests() if history is not None else None
+    summary = _write_dataset(
+        table,
+        mech,
+        output,
+        fmt=fmt,
+        engine=engine,
+        seed=seed,
+        report_path=report_path,
+        force=force,
+        partition_size=partition_size,
+        digests=digests,
+    )
+    on_interrupt(None)
+    if summary.already_complete:
+        _complete(output, summary.statement_path, summary.report_path)
+        return
+    _report_dataset(summary, mech, output=output, fmt=fmt, explain=explain)
+    if history is not None and digests is not None:
+        _check_history(history, digests.all(), summary.statement)
+
+
+def _dataset_format(
+    inputs: tuple[str, ...], *, output: Path | None, to_stdout: bool, fmt: str | None
+) -> str:
+    """The dataset's output format (``--format``, else from the output's suffix), checked
+    with the call; a dataset whose format its name does not tell needs ``--input-format``."""
     _check_dataset_call(inputs, output=output, to_stdout=to_stdout)
     if fmt is None:
         parquet = output is not None and output.suffix.lower() in (".parquet", ".pq")
@@ -553,13 +590,29 @@ def _release_table(
             "-o - (standard output) takes a dataset as --format jsonl only: a Parquet release "
             "is a folder of part files; give -o FOLDER"
         )
+    return fmt
+
+
+def _open_table(
+    inputs: tuple[str, ...],
+    *,
+    text_column: str,
+    input_format: str | None,
+    id_column: str | None,
+    keep_columns: tuple[str, ...],
+    secret_ids: bool,
+) -> Any:
+    """The dataset opened (:meth:`~authormask.core.tables.TableInput.open`), its format told
+    by its name or ``--input-format``."""
+    from authormask.core.tables import TableInput, detect_table_format
+
     path = Path(inputs[0])
     if input_format is None and path.exists() and detect_table_format(path) is None:
         raise click.UsageError(
             f"cannot tell the format of dataset {path} from its name (.jsonl, .ndjson, .csv, "
             ".parquet or .pq, or a folder of .parquet files): give --input-format"
         )
-    table = TableInput.open(
+    return TableInput.open(
         inputs[0],
         text_column=text_column,
         id_column=id_column,
@@ -567,9 +620,10 @@ def _release_table(
         format=input_format,
         secret_ids=secret_ids,
     )
-    if report_path is None and output is not None:
-        report_path = default_report_path(output)
-    _warn_seed(seed)
+
+
+def _warn_published(table: Any, *, id_column: str | None, keep_columns: tuple[str, ...]) -> None:
+    """Warn of what a dataset release publishes unchanged: the ids, the kept columns."""
     if table.published_ids:
         click.echo(
             f"authormask: warning: --id-column publishes every record's {id_column!r} value "
@@ -584,7 +638,26 @@ def _release_table(
             "user name, a date or a place can identify the author; the statement says so)",
             err=True,
         )
-    digests = history.digests() if history is not None else None
+
+
+def _write_dataset(
+    table: Any,
+    mech: Any,
+    output: Path | None,
+    *,
+    fmt: str,
+    engine: Any,
+    seed: int | None,
+    report_path: Path | None,
+    force: bool,
+    partition_size: int | None,
+    digests: Any,
+) -> Any:
+    """The dataset released (:func:`~authormask.core.table_outputs.write_table_release`)
+    with a progress bar; its summary."""
+    from authormask.core.partitioned import DEFAULT_PARTITION_RECORDS
+    from authormask.core.table_outputs import write_table_release
+
     with Progress("releasing", "record", counts=False) as bar:
 
         def started(resumed: int) -> None:
@@ -594,7 +667,7 @@ def _release_table(
                     "are kept"
                 )
 
-        summary = write_table_release(
+        return write_table_release(
             table,
             mech,
             output,
@@ -608,10 +681,13 @@ def _release_table(
             on_start=started,
             on_text=digests.add_text if digests is not None else None,
         )
-    on_interrupt(None)
-    if summary.already_complete:
-        _complete(output, summary.statement_path, summary.report_path)
-        return
+
+
+def _report_dataset(
+    summary: Any, mech: Any, *, output: Path | None, fmt: str, explain: bool
+) -> None:
+    """Report a dataset release: its statement, where it went, the plain words
+    (``--explain``), its warnings and the private report."""
     if summary.statement_path is None:  # standard output: no statement file beside it
         click.echo(summary.statement.describe(), err=True)
     elif not is_quiet():  # the file holds every field: the terminal shows the short form
@@ -639,8 +715,6 @@ def _release_table(
             f"wrote the PRIVATE run report (do not publish; it holds the seed and "
             f"per-partition counts) to {summary.report_path}"
         )
-    if history is not None and digests is not None:
-        _check_history(history, digests.all(), summary.statement)
 
 
 def _complete(output: Path | None, statement: Path | None, report: Path | None) -> None:
