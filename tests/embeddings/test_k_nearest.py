@@ -141,3 +141,37 @@ def test_a_small_release_never_loads_the_kernel(glove_20k: Embeddings) -> None:
     assert np.array_equal(
         got, NearestWordIndex(glove_20k.vectors, backend="fused").k_nearest(z, 16)
     )
+
+
+def exact_order(vocab: np.ndarray, query: np.ndarray, rows: list[int]) -> list[int]:
+    """``rows`` by exact squared distance to ``query``, ties to the lowest row."""
+    from fractions import Fraction
+
+    def sq(r: int) -> Fraction:
+        return sum(
+            (Fraction(float(a)) - Fraction(float(b))) ** 2
+            for a, b in zip(vocab[r], query, strict=True)
+        )
+
+    return sorted(rows, key=lambda r: (sq(r), r))
+
+
+def test_the_order_within_the_k_is_exact_on_every_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two words exactly as far from a query, and a third within float64's error of them, come
+    in exact order, ties to the lowest row, whichever path found them (found by review: the
+    float64 scan and the screen ordered such words differently)."""
+    a, b = [0.0, 3.0, 3.0], [1.0, 1.0, 4.0]  # |a|^2 = |b|^2 = 18 exactly
+    e = 4 * 2.0**-22
+    x = [0.0, 3.0 + e, 3.0 - e]  # |x|^2 = 18 + 1.8e-12
+    fill = np.random.default_rng(0).normal(size=(20, 3))
+    fill *= 10.0 / np.linalg.norm(fill, axis=1, keepdims=True)
+    vocab = np.vstack([[a, b, x], fill]).astype(np.float32)
+    z = np.zeros((1, 3))
+    for k in (1, 2, 3):
+        (nearest,) = exact_k_nearest(vocab, z, k)
+        want = exact_order(vocab, z[0], sorted(nearest))
+        for margin in (16, 0):  # the screen certifies; or the float64 scan decides
+            monkeypatch.setattr(neighbours_module, "K_MARGIN", margin)
+            for index in [*indexes(vocab), NearestWordIndex(vocab[:18], n_jobs=1)]:
+                got = list(index.k_nearest(z, k)[0])
+                assert got == want, (k, margin, index.backend)

@@ -583,9 +583,10 @@ class NearestWordIndex:
         return np.flatnonzero(scores <= kth + 2.0 * tol)
 
     def _exact_k(self, z: NDArray[np.float64], cand: NDArray[np.intp], k: int) -> NDArray[np.intp]:
-        """The ``k`` nearest of each query among its candidates (a set that holds them all):
-        float64 distances, and exact rationals among the words float64 cannot place on either
-        side of the ``k``-th (ties to the lowest row); nearest first."""
+        """The ``k`` nearest of each query among its candidates (a set that holds them all),
+        nearest first, ties to the lowest row: float64 distances, and exact rationals wherever
+        float64 cannot order two words (at the ``k``-th place, which decides the set, and
+        between two of the ``k``, which decides their order)."""
         w = self._w[cand].astype(np.float64)  # (queries, candidates, dimension)
         diff = w - z[:, None, :]
         scale = np.max(np.abs(diff), axis=2, keepdims=True)
@@ -595,20 +596,44 @@ class NearestWordIndex:
         ranked = np.take_along_axis(cand, order, axis=1)
         d = np.take_along_axis(dist, order, axis=1)
         out = ranked[:, :k].copy()
-        if cand.shape[1] == k:
-            return out
         # each float64 distance is within a relative 1e-13 of the exact one (a correctly
         # rounded difference per coordinate, then the norm): 1e-12 separates them
         margin = 1e-12 * (d[:, k - 1] + 1.0)
-        unsure = ~(d[:, k] - d[:, k - 1] > margin)
-        for i in np.flatnonzero(unsure):
-            low, high = d[i, k - 1] - margin[i], d[i, k - 1] + margin[i]
-            sure = int(np.count_nonzero(d[i] < low))
-            between = np.flatnonzero((d[i] >= low) & (d[i] <= high))
-            rows = ranked[i, between]
-            exact = [(_exact_sq_distance(self._w[r], z[i]), int(r)) for r in rows.tolist()]
-            chosen = [r for _, r in sorted(exact)[: k - sure]]
-            out[i] = np.concatenate([ranked[i, :sure], np.array(chosen, dtype=np.intp)])
+        if cand.shape[1] > k:
+            unsure = ~(d[:, k] - d[:, k - 1] > margin)
+            for i in np.flatnonzero(unsure):
+                low, high = d[i, k - 1] - margin[i], d[i, k - 1] + margin[i]
+                sure = int(np.count_nonzero(d[i] < low))
+                between = np.flatnonzero((d[i] >= low) & (d[i] <= high))
+                exact = [
+                    (_exact_sq_distance(self._w[r], z[i]), int(r))
+                    for r in ranked[i, between].tolist()
+                ]
+                chosen = [r for _, r in sorted(exact)[: k - sure]]
+                out[i] = np.concatenate([ranked[i, :sure], np.array(chosen, dtype=np.intp)])
+        # the order within the k: where two neighbours are within float64's error of each
+        # other, their run is ordered exactly (so the order, too, is the same on every path)
+        close = ~(np.diff(d[:, :k], axis=1) > margin[:, None])
+        for i in np.flatnonzero(np.any(close, axis=1)):
+            out[i] = self._exactly_ordered(z[i], out[i])
+        return out
+
+    def _exactly_ordered(self, z: NDArray[np.float64], rows: NDArray[np.intp]) -> NDArray[np.intp]:
+        """``rows`` (nearest first by float64) with each run of neighbours that float64 cannot
+        order put in exact order (ties to the lowest row)."""
+        w = self._w[rows].astype(np.float64)
+        d = _norms(w - z)
+        margin = 1e-12 * (float(d.max()) + 1.0)
+        out = rows.copy()
+        start = 0
+        while start < len(rows):
+            stop = start + 1
+            while stop < len(rows) and not d[stop] - d[stop - 1] > margin:
+                stop += 1
+            if stop - start > 1:
+                run = [(_exact_sq_distance(self._w[r], z), int(r)) for r in rows[start:stop]]
+                out[start:stop] = [r for _, r in sorted(run)]
+            start = stop
         return out
 
     def _screen_block(
