@@ -75,6 +75,11 @@ def test_released_words_name_their_own_prepared_writer(
     assert len(list(tmp_path.glob("writer-*.npz"))) == 2
 
 
+def _key(path: Path) -> str:
+    """The key a prepared writer's file is named by (``writer-<key>.npz``)."""
+    return path.stem.removeprefix("writer-")
+
+
 def _damaged(path: Path, damage: str, out: Path) -> Path:
     data = path.read_bytes()
     if damage == "cut":
@@ -85,10 +90,27 @@ def _damaged(path: Path, damage: str, out: Path) -> Path:
     else:
         with np.load(path, allow_pickle=False) as found:
             arrays = {name: np.array(found[name]) for name in found.files}
-        if damage == "foreign":
+        if damage == "tokens out of range":
             arrays["tokens"] = np.frombuffer(b"a\0b", dtype=np.uint8)
-        else:
+        elif damage == "class out of range":
             arrays["word_class"][0] = writer_module.CLASSES
+        elif damage == "another key":  # a genuine file of another configuration, renamed
+            arrays["key"] = np.frombuffer(b"0" * 32, dtype=np.uint8)
+        elif damage == "float trigrams":
+            arrays["trigrams"] = arrays["trigrams"].astype(np.float64) + 0.5
+        elif damage == "tokens not UTF-8":
+            arrays["tokens"] = np.concatenate([arrays["tokens"], np.frombuffer(b"\xff", np.uint8)])
+        elif damage == "digest not ASCII":
+            arrays["tokens_sha256"] = np.frombuffer(b"\xff" * 64, dtype=np.uint8)
+        elif damage == "trigrams of two columns":
+            arrays["trigrams"] = np.zeros((5, 2), np.int32)
+            arrays["trigram_counts"] = np.ones(5, np.int64)
+        elif damage == "negative counts":
+            arrays["trigram_counts"] = -arrays["trigram_counts"]
+        elif damage == "float offsets":
+            arrays["gap_offsets"] = arrays["gap_offsets"].astype(np.float64)
+        else:
+            raise AssertionError(damage)
         # the digest made to match: only the range checks can refuse it
         arrays.pop("digest")
         digest = writer_module._arrays_digest(arrays).encode("ascii")
@@ -97,14 +119,29 @@ def _damaged(path: Path, damage: str, out: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize("damage", ["cut", "flip", "foreign", "class out of range"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "cut",
+        "flip",
+        "tokens out of range",
+        "class out of range",
+        "another key",
+        "float trigrams",
+        "tokens not UTF-8",
+        "digest not ASCII",
+        "trigrams of two columns",
+        "negative counts",
+        "float offsets",
+    ],
+)
 def test_a_damaged_or_foreign_prepared_writer_is_not_read(
     glove_20k, prepared, tmp_path: Path, damage: str
 ) -> None:
     _, path = prepared
-    assert writer_module._read_tables(path, len(glove_20k)) is not None
+    assert writer_module._read_tables(path, len(glove_20k), _key(path)) is not None
     bad = _damaged(path, damage, tmp_path / path.name)
-    assert writer_module._read_tables(bad, len(glove_20k)) is None
+    assert writer_module._read_tables(bad, len(glove_20k), _key(path)) is None
 
 
 def test_a_damaged_prepared_writer_is_trained_and_written_again(
@@ -123,7 +160,7 @@ def test_a_damaged_prepared_writer_is_trained_and_written_again(
     again = load_writer(glove_20k, frozenset(default_stopwords()), cache_dir=tmp_path)
     assert trained == [True]
     assert again.identity == first.identity
-    assert writer_module._read_tables(bad, len(glove_20k)) is not None  # written again
+    assert writer_module._read_tables(bad, len(glove_20k), _key(path)) is not None  # written again
 
 
 def test_without_a_cache_folder_nothing_is_written(
@@ -134,3 +171,23 @@ def test_without_a_cache_folder_nothing_is_written(
     with pytest.raises(AssertionError, match="trained again"):
         load_writer(glove_20k, frozenset(default_stopwords()), cache_dir=None)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_declaring_a_huge_array_is_not_read(glove_20k, prepared, tmp_path: Path) -> None:
+    """An array header claiming 10**17 items is refused, not allocated (found by review)."""
+    import io
+    import zipfile
+
+    _, path = prepared
+    bad = tmp_path / path.name
+    with np.load(path, allow_pickle=False) as found, zipfile.ZipFile(bad, "w") as out:
+        for name in found.files:
+            buffer = io.BytesIO()
+            if name == "trigram_counts":
+                header = {"descr": "<i8", "fortran_order": False, "shape": (10**17,)}
+                np.lib.format.write_array_header_1_0(buffer, header)
+                buffer.write(b"\0" * 64)
+            else:
+                np.save(buffer, found[name])
+            out.writestr(name + ".npy", buffer.getvalue())
+    assert writer_module._read_tables(bad, len(glove_20k), _key(path)) is None

@@ -174,19 +174,6 @@ class WriterIdentity:
 #: the prepared writer's file format (a change of what is stored or how it is trained renames
 #: every prepared file: they are keyed by it)
 TABLES_FORMAT = "authormask-writer-tables/1"
-_TABLE_ARRAYS = (
-    "tokens",
-    "trigrams",
-    "trigram_counts",
-    "gap_tokens",
-    "gap_offsets",
-    "pair",
-    "after",
-    "overall",
-    "class_bigram",
-    "word_class",
-    "tokens_sha256",
-)
 
 
 @dataclass(frozen=True)
@@ -256,9 +243,10 @@ def _tables_arrays(tables: _Tables) -> dict[str, NDArray[Any]] | None:
     }
 
 
-def _write_tables(path: Path, tables: _Tables) -> None:
-    """Write the prepared writer atomically, with the digest of its arrays; a folder that
-    cannot be written is left (the writer is trained again next time)."""
+def _write_tables(path: Path, tables: _Tables, key: str) -> None:
+    """Write the prepared writer atomically, with the key it is prepared for and the digest of
+    its arrays; a folder that cannot be written is left (the writer is trained again next
+    time)."""
     from authormask._io import atomic_path
     from authormask.exceptions import InputError
 
@@ -266,6 +254,7 @@ def _write_tables(path: Path, tables: _Tables) -> None:
     if arrays is None:
         logger.warning("writer not prepared: a training token holds a NUL character")
         return
+    arrays["key"] = np.frombuffer(key.encode("ascii"), dtype=np.uint8)
     digest = np.frombuffer(_arrays_digest(arrays).encode("ascii"), dtype=np.uint8)
     try:
         with atomic_path(path) as tmp, open(tmp, "wb") as fh:
@@ -275,41 +264,61 @@ def _write_tables(path: Path, tables: _Tables) -> None:
         logger.warning("writer not prepared in %s: %s", path.parent, exc)
 
 
-def _checked_arrays(path: Path, rows: int) -> dict[str, NDArray[Any]] | None:
-    """The prepared writer's arrays where the file is whole and its own (the digest of its
-    arrays matches; every number in range); None otherwise. Never a pickle."""
+#: each stored array's kind of number and number of dimensions
+_TABLE_TYPES = {
+    "tokens": ("u", 1),
+    "trigrams": ("i", 2),
+    "trigram_counts": ("i", 1),
+    "gap_tokens": ("i", 1),
+    "gap_offsets": ("i", 1),
+    "pair": ("i", 2),
+    "after": ("i", 2),
+    "overall": ("i", 1),
+    "class_bigram": ("f", 2),
+    "word_class": ("i", 1),
+    "tokens_sha256": ("u", 1),
+    "key": ("u", 1),
+}
+
+
+def _checked_arrays(path: Path, rows: int, key: str) -> dict[str, NDArray[Any]] | None:
+    """The prepared writer's arrays where the file is whole, prepared for ``key`` (a file
+    copied from another configuration is not read) and consistent (the digest of its arrays;
+    every array of its type and shape, every index in range, every count positive); None
+    otherwise. Never a pickle, and no content makes it raise."""
     try:
         with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as found:
-            arrays = {name: np.asarray(found[name]) for name in _TABLE_ARRAYS}
-            stored = bytes(np.asarray(found["digest"])).decode("ascii")
-    except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError, zipfile.BadZipFile):
-        return None
-    try:
-        if stored != _arrays_digest(arrays):
+            arrays = {name: np.asarray(found[name]) for name in _TABLE_TYPES}
+            stored = bytes(np.asarray(found["digest"], dtype=np.uint8)).decode("ascii")
+        for name, (kind, ndim) in _TABLE_TYPES.items():
+            if arrays[name].dtype.kind != kind or arrays[name].ndim != ndim:
+                return None
+        if bytes(arrays["key"]).decode("ascii") != key or stored != _arrays_digest(arrays):
             return None
-    except (TypeError, ValueError):
-        return None
-    n_tokens = len(bytes(arrays["tokens"]).split(b"\0"))
+        vocab = bytes(arrays["tokens"]).decode("utf-8").split("\0")
+        sha = bytes(arrays["tokens_sha256"]).decode("ascii")
+    except (OSError, ValueError, KeyError, TypeError, EOFError, MemoryError, zipfile.BadZipFile):
+        return None  # UnicodeDecodeError is a ValueError
+    n_tokens = len(vocab)
     offsets, word_class = arrays["gap_offsets"], arrays["word_class"]
     tables_ok = (
-        word_class.dtype == np.int16
+        re.fullmatch(r"[0-9a-f]{64}", sha) is not None
+        and word_class.dtype == np.int16
         and word_class.shape == (rows,)
         and (rows == 0 or (int(word_class.min()) >= 0 and int(word_class.max()) < CLASSES))
         and arrays["class_bigram"].shape == (CLASSES + 1, CLASSES)
         and bool(np.all(np.isfinite(arrays["class_bigram"])))
-        and offsets.ndim == 1
         and len(offsets) >= 1
         and offsets[0] == 0
         and bool(np.all(np.diff(offsets) >= 0))
         and int(offsets[-1]) == len(arrays["gap_tokens"])
-        and arrays["trigrams"].ndim == 2
+        and arrays["trigrams"].shape[1:] == (3,)
+        and arrays["pair"].shape[1:] == (3,)
+        and arrays["after"].shape[1:] == (2,)
         and len(arrays["trigrams"]) == len(arrays["trigram_counts"])
+        and (arrays["trigram_counts"].size == 0 or int(arrays["trigram_counts"].min()) > 0)
     )
     if not tables_ok:
-        return None
-    if arrays["pair"].ndim != 2 or arrays["pair"].shape[1] != 3:
-        return None
-    if arrays["after"].ndim != 2 or arrays["after"].shape[1] != 2:
         return None
     n_gaps = len(offsets) - 1
     for a, bound in (
@@ -326,10 +335,11 @@ def _checked_arrays(path: Path, rows: int) -> dict[str, NDArray[Any]] | None:
     return arrays
 
 
-def _read_tables(path: Path, rows: int) -> _Tables | None:
-    """The prepared writer at ``path`` for embeddings of ``rows`` rows, or None where the file
-    is missing, damaged or not one (it is then trained and written again)."""
-    arrays = _checked_arrays(path, rows)
+def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
+    """The prepared writer at ``path`` for embeddings of ``rows`` rows, prepared for ``key``,
+    or None where the file is missing, damaged or not one (it is then trained and written
+    again)."""
+    arrays = _checked_arrays(path, rows, key)
     if arrays is None:
         return None
     vocab = bytes(arrays["tokens"]).decode("utf-8").split("\0")
@@ -870,14 +880,15 @@ def load_writer(
 
                 folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
                 check_cache_dir(folder)
-                path = folder / f"writer-{_tables_key(embeddings, function_words, released)}.npz"
-                tables = _read_tables(path, len(embeddings))
+                name = _tables_key(embeddings, function_words, released)
+                path = folder / f"writer-{name}.npz"
+                tables = _read_tables(path, len(embeddings), name)
             if tables is None:
                 writer = SkeletonWriter(
                     embeddings, function_words, _corpus_tokens(), package, released
                 )
                 if path is not None:
-                    _write_tables(path, writer.tables)
+                    _write_tables(path, writer.tables, name)
             else:
                 writer = SkeletonWriter(embeddings, function_words, tables, package, released)
             _WRITERS[key] = writer
