@@ -491,7 +491,7 @@ def test_the_recogniser_never_reads_more_than_a_window_at_once(recogniser, monke
     monkeypatch.setattr(entities, "_pipeline", lambda: Counting())
     found = recogniser.find(text)
     assert len(batches) >= 5
-    assert max(batches) <= entities.WINDOW_WORDS
+    assert max(batches) <= entities.WINDOW_WORDS + 2 * entities.WINDOW_OVERLAP
     people = [e for e in found if e.text == "Ingrid Halvorsen"]
     places = [e for e in found if e.text == "Bergen"]
     assert len(people) == len(places) == 400
@@ -521,3 +521,21 @@ def test_the_names_trie_finds_the_positions_of_the_plain_alternation() -> None:
         )
         want = [m.start() for m in plain.finditer(text)]
         assert [m.start() for m in _any_of(forms).finditer(text)] == want, (trial, forms)
+
+
+def test_a_name_across_a_window_cut_is_read_whole(recogniser, monkeypatch) -> None:
+    """A cut at the word limit (lines without a sentence end: chat, lists, notes) fell between
+    ``Stephen`` and ``King``, and ``King`` stayed in the text (found by review); each window is
+    read with words of its neighbours, so the name is found whole, as in the whole text."""
+    import authormask.text.entities as entities
+
+    monkeypatch.setattr(entities, "_SEEN_TEXTS", 0)
+    text = "- ok see you then\n" * 204 + "- i met Stephen King at the station\n"
+    text += "- ok see you then\n" * 10
+    windows = entities.recognition_windows(text)
+    assert len(windows) == 2 and text[windows[0][0] : windows[0][1]].endswith("Stephen")
+    found = recogniser.find(text)
+    monkeypatch.setattr(entities, "WINDOW_WORDS", 10**6)
+    whole = recogniser.find(text + " ")  # another text: read again, in one window
+    assert [(e.text, e.kind) for e in found] == [(e.text, e.kind) for e in whole]
+    assert ("Stephen King", "person") in [(e.text, e.kind) for e in found]

@@ -778,16 +778,41 @@ def checked_between(check: Callable[[], None]) -> Iterator[None]:
 #: (issue 50); the recogniser's context reaches a few tokens on either side, so a cut after a
 #: sentence end changes almost nothing it finds
 WINDOW_WORDS = 1024
+#: the words read on either side of a window beyond it, so that a name across a cut (found by
+#: review: a cut at the word limit left ``King`` of ``Stephen King``) is read whole
+WINDOW_OVERLAP = 32
 _WORD = re.compile(r"\S+")
 #: a word that ends a sentence: a full stop, question or exclamation mark, then closing quotes
 #: or brackets
 _SENTENCE_END_WORD = re.compile(r"[.!?][\"'\u2019\u201d)\]]*$")
 
 
+def _window_words(text: str, words: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The spans of ``text``'s words and its windows as ``(first, last)`` word indices
+    (:func:`recognition_windows`)."""
+    spans = [m.span() for m in _WORD.finditer(text)]
+    if len(spans) <= words:
+        return spans, [(0, len(spans) - 1)]
+    out: list[tuple[int, int]] = []
+    first = 0
+    while first < len(spans):
+        last = min(first + words, len(spans)) - 1
+        if last < len(spans) - 1:
+            for i in range(last, first + words // 2 - 1, -1):
+                if _SENTENCE_END_WORD.search(text, spans[i][0], spans[i][1]):
+                    last = i
+                    break
+        out.append((first, last))
+        first = last + 1
+    return spans, out
+
+
 def recognition_windows(text: str, words: int = WINDOW_WORDS) -> list[tuple[int, int]]:
-    """The windows ``(start, end)`` of ``text`` the recogniser reads, in order: each at most
-    ``words`` words, cut after the last sentence end of its second half where there is one,
-    else after its last word; whitespace between two windows belongs to neither.
+    """The windows ``(start, end)`` of ``text`` whose entities the recogniser reports, in
+    order: each at most ``words`` words, cut after the last sentence end of its second half
+    where there is one, else after its last word; whitespace between two windows belongs to
+    neither. The recogniser reads each with :data:`WINDOW_OVERLAP` more words on either side,
+    so a name across a cut is read whole (:func:`_recognised`).
 
     Parameters
     ----------
@@ -806,42 +831,49 @@ def recognition_windows(text: str, words: int = WINDOW_WORDS) -> list[tuple[int,
     >>> recognition_windows("One two. Three four five. Six", words=3)
     [(0, 8), (9, 25), (26, 29)]
     """
-    spans = [m.span() for m in _WORD.finditer(text)]
-    if len(spans) <= words:
+    spans, windows = _window_words(text, words)
+    if len(windows) == 1:
         return [(0, len(text))]
-    out: list[tuple[int, int]] = []
-    first = 0
-    while first < len(spans):
-        last = min(first + words, len(spans)) - 1
-        if last < len(spans) - 1:
-            for i in range(last, first + words // 2 - 1, -1):
-                if _SENTENCE_END_WORD.search(text, spans[i][0], spans[i][1]):
-                    last = i
-                    break
-        out.append((spans[first][0], spans[last][1]))
-        first = last + 1
-    return out
+    return [(spans[first][0], spans[last][1]) for first, last in windows]
 
 
 def _recognised(nlp: Any, texts: Sequence[str]) -> list[list[tuple[int, int, str]]]:
     """The recogniser's spans ``(start, end, label)`` of each text, read window by window
-    (:func:`recognition_windows`), at most :data:`WINDOW_WORDS` words a batch."""
-    windows = [(i, a, b) for i, t in enumerate(texts) for a, b in recognition_windows(t)]
+    (:func:`recognition_windows`), each window with :data:`WINDOW_OVERLAP` words more on either
+    side; a span is reported by the window it starts in (a name across a cut is read whole
+    by the window before it, and the next, reading it whole too, leaves it), at most
+    :data:`WINDOW_WORDS` words a batch beyond the overlaps."""
+    reads: list[tuple[int, int, int, int, int]] = []  # text, read from, read to, own from, to
+    for i, text in enumerate(texts):
+        spans, windows = _window_words(text, WINDOW_WORDS)
+        if len(windows) == 1:
+            reads.append((i, 0, len(text), 0, len(text)))
+            continue
+        for j, (first, last) in enumerate(windows):
+            own_from = 0 if j == 0 else spans[first][0]
+            own_to = len(text) if j == len(windows) - 1 else spans[windows[j + 1][0]][0]
+            read_from = spans[max(0, first - WINDOW_OVERLAP)][0]
+            read_to = spans[min(len(spans) - 1, last + WINDOW_OVERLAP)][1]
+            reads.append((i, read_from, read_to, own_from, own_to))
     out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
-    group: list[tuple[int, int, int]] = []
+    group: list[tuple[int, int, int, int, int]] = []
     size = 0
 
-    def read(group: list[tuple[int, int, int]]) -> None:
-        pieces = [texts[i][a:b] for i, a, b in group]
-        for (i, a, _), doc in zip(group, nlp.pipe(pieces, batch_size=len(pieces)), strict=True):
-            out[i].extend((a + e.start_char, a + e.end_char, e.label_) for e in doc.ents)
+    def read(group: list[tuple[int, int, int, int, int]]) -> None:
+        pieces = [texts[i][a:b] for i, a, b, _, _ in group]
+        docs = nlp.pipe(pieces, batch_size=len(pieces))
+        for (i, a, _, own_from, own_to), doc in zip(group, docs, strict=True):
+            for e in doc.ents:
+                if own_from <= a + e.start_char < own_to:
+                    out[i].append((a + e.start_char, a + e.end_char, e.label_))
 
-    for i, a, b in windows:
+    for item in reads:
+        i, a, b, _, _ = item
         n = len(_WORD.findall(texts[i], a, b))
-        if group and size + n > WINDOW_WORDS:
+        if group and size + n > WINDOW_WORDS + 2 * WINDOW_OVERLAP:
             read(group)
             group, size = [], 0
-        group.append((i, a, b))
+        group.append(item)
         size += n
     if group:
         read(group)
