@@ -148,3 +148,27 @@ def test_memory_does_not_grow_with_the_document(tmp_path: Path, aaac_texts, cach
         peaks.append(peak)
     assert peaks[1] < 1.1 * peaks[0] + 65_536, peaks
     assert peaks[1] < 16_000_000, peaks  # a few parts' tokens, whatever the input size
+
+
+def test_documents_are_released_in_batches_of_the_work_they_hold(
+    monkeypatch: pytest.MonkeyPatch, cache_dir
+) -> None:
+    """Units are perturbed together until a batch holds BATCH_WORK units of work, then a new
+    batch starts with none: documents are not released one search at a time."""
+    from authormask.core import stream
+
+    mech = core_mechanism("emp-text", cache_dir=cache_dir, epsilon=10.0)
+    calls: list[int] = []
+    real = type(mech).perturb
+
+    def counting(self, documents, rngs, *, progress=None):  # type: ignore[no-untyped-def]
+        calls.append(len(documents))
+        return real(self, documents, rngs, progress=progress)
+
+    monkeypatch.setattr(type(mech), "perturb", counting)
+    monkeypatch.setattr(stream, "BATCH_WORK", 40)
+    texts = ["The river ran past the old mill and the quiet town by the hills."] * 30
+    released = am.release(texts, mech, random_state=3)
+    assert len(released.documents) == 30
+    assert sum(calls) == 30  # every document once
+    assert len(calls) <= 12, calls  # about 300 words of work in batches of 40, not 30 alone
