@@ -211,3 +211,25 @@ def test_an_invisible_character_inside_a_name_does_not_hide_it(glove_20k, recogn
     out = release([text], off, random_state=3).texts[0]
     for word in ("John", "Paris"):
         assert not _has(out, word), (word, out)
+
+
+def test_the_documents_of_a_batch_go_to_the_mechanism_together(glove_20k, monkeypatch) -> None:
+    """With the entity step the mechanism perturbs a batch's documents in one call (one search
+    and one decoding), as it does without it, not one call a document; the release is the same
+    as each document's alone at its position."""
+    texts = [f"Olga Petrova met Ivan in Oslo on day {i}. The river was cold." for i in range(12)]
+    mech = create_mechanism("emp-write", embeddings=glove_20k, epsilon=7.0)
+    calls: list[int] = []
+    inner = type(mech.inner)
+    real = inner.perturb
+
+    def counting(self, documents, rngs, *, progress=None):  # type: ignore[no-untyped-def]
+        calls.append(len(documents))
+        return real(self, documents, rngs, progress=progress)
+
+    monkeypatch.setattr(inner, "perturb", counting)
+    together = release(texts, mech, random_state=5)
+    assert len(calls) == 1 and calls[0] >= 12, calls
+    # each document's draws are its own: the same text as released alone at its position
+    alone = [release(texts[: i + 1], mech, random_state=5).documents[i].text for i in (0, 5, 11)]
+    assert [together.documents[i].text for i in (0, 5, 11)] == alone

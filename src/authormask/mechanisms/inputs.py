@@ -1094,12 +1094,19 @@ class EntityInputs(Mechanism):
         """
         if self.entities == "keep":
             return list(self.inner.perturb(documents, rngs, progress=progress))
-        out: list[Output] = []
+        # every document's units in one call of the mechanism (one search and one decoding a
+        # batch, not a document): each unit draws from its own document's generator, in order,
+        # so its draws do not depend on the batch (as the engine batches units with `keep`)
+        units: list[Any] = []
+        unit_rngs: list[np.random.Generator] = []
+        counts: list[int] = []
         for document, rng in zip(documents, rngs, strict=True):
-            units, inner_rng = self._units(document, rng)
-            outputs = self.inner.perturb(units, [inner_rng] * len(units), progress=progress)
-            out.append(_joined(outputs))
-        return out
+            mine, inner_rng = self._units(document, rng)
+            units.extend(mine)
+            unit_rngs.extend([inner_rng] * len(mine))
+            counts.append(len(mine))
+        outputs = iter(self.inner.perturb(units, unit_rngs, progress=progress))
+        return [_joined([next(outputs) for _ in range(n)]) for n in counts]
 
     def _units(self, document: EntityDocument, rng: np.random.Generator) -> tuple[list[Any], Any]:
         """The mechanism's units of the document with its entities replaced, and the generator
