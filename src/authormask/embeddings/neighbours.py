@@ -570,11 +570,7 @@ class NearestWordIndex:
     ) -> NDArray[np.intp]:
         """Every word that can be among the ``k`` nearest of one query, from a float64 scan of
         the whole vocabulary: those within twice the float64 bound of the ``k``-th score."""
-        with self._lock:
-            if self._w64 is None or self._sq64 is None:
-                self._w64 = self._w.astype(np.float64)
-                self._sq64 = np.einsum("ij,ij->i", self._w64, self._w64)
-            w64, sq = self._w64, self._sq64
+        w64, sq = self._float64_vocabulary()
         tol = 2.0 * float(self._error_bound(np.array([qnorm]), _U64, _TINY64)[0])
         scores = w64 @ z
         scores *= -2.0
@@ -587,11 +583,8 @@ class NearestWordIndex:
         nearest first, ties to the lowest row: float64 distances, and exact rationals wherever
         float64 cannot order two words (at the ``k``-th place, which decides the set, and
         between two of the ``k``, which decides their order)."""
-        w = self._w[cand].astype(np.float64)  # (queries, candidates, dimension)
-        diff = w - z[:, None, :]
-        scale = np.max(np.abs(diff), axis=2, keepdims=True)
-        scale = np.where(scale > 0, scale, 1.0)
-        dist = np.linalg.norm(diff / scale, axis=2) * scale[:, :, 0]
+        diff = self._w[cand].astype(np.float64) - z[:, None, :]  # (queries, candidates, dim)
+        dist = _norms(diff.reshape(-1, diff.shape[2])).reshape(cand.shape)
         order = np.lexsort((cand, dist), axis=1)
         ranked = np.take_along_axis(cand, order, axis=1)
         d = np.take_along_axis(dist, order, axis=1)
@@ -761,15 +754,19 @@ class NearestWordIndex:
                 out.append(np.flatnonzero(row <= row.min() + 2.0 * tol[start + i]))
         return out
 
-    def _candidates_float64(
-        self, z: NDArray[np.float64], qnorm: NDArray[np.float64]
-    ) -> list[NDArray[np.intp]]:
-        """The same from a float64 product with the whole vocabulary (long queries, BLAS)."""
+    def _float64_vocabulary(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The vocabulary in float64 and its squared norms, made on first use (thread-safe)."""
         with self._lock:
             if self._w64 is None or self._sq64 is None:
                 self._w64 = self._w.astype(np.float64)
                 self._sq64 = np.einsum("ij,ij->i", self._w64, self._w64)
-            w64, sq = self._w64, self._sq64
+            return self._w64, self._sq64
+
+    def _candidates_float64(
+        self, z: NDArray[np.float64], qnorm: NDArray[np.float64]
+    ) -> list[NDArray[np.intp]]:
+        """The same from a float64 product with the whole vocabulary (long queries, BLAS)."""
+        w64, sq = self._float64_vocabulary()
         tol = 2.0 * self._error_bound(qnorm, _U64, _TINY64)
         out: list[NDArray[np.intp]] = []
         for start in range(0, z.shape[0], _RESOLVE_BLOCK):
@@ -809,7 +806,7 @@ def _norms(z: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
-def _exact_sq_distance(word: NDArray[np.float32], query: NDArray[np.float64]) -> Fraction:
+def _exact_sq_distance(word: NDArray[Any], query: NDArray[np.float64]) -> Fraction:
     """The squared distance of a word and a query, exactly (rationals of the float inputs)."""
     return sum(
         ((Fraction(float(a)) - Fraction(float(b))) ** 2 for a, b in zip(word, query, strict=True)),
@@ -820,10 +817,9 @@ def _exact_sq_distance(word: NDArray[np.float32], query: NDArray[np.float64]) ->
 def _exactly_nearest(words: NDArray[np.float64], query: NDArray[np.float64]) -> int:
     """Index of the row nearest to ``query`` by exact rational arithmetic on the float64 inputs
     (ties to the lowest index)."""
-    q = [Fraction(float(x)) for x in query]
     best, best_d = 0, None
     for j, w in enumerate(words):
-        d = sum((Fraction(float(a)) - b) ** 2 for a, b in zip(w, q, strict=True))
+        d = _exact_sq_distance(w, query)
         if best_d is None or d < best_d:
             best, best_d = j, d
     return best
