@@ -281,11 +281,13 @@ _TABLE_TYPES = {
 }
 
 
-def _checked_arrays(path: Path, rows: int, key: str) -> dict[str, NDArray[Any]] | None:
-    """The prepared writer's arrays where the file is whole, prepared for ``key`` (a file
-    copied from another configuration is not read) and consistent (the digest of its arrays;
-    every array of its type and shape, every index in range, every count positive); None
-    otherwise. Never a pickle, and no content makes it raise."""
+def _checked_arrays(
+    path: Path, rows: int, key: str
+) -> tuple[dict[str, NDArray[Any]], list[str]] | None:
+    """The prepared writer's arrays and its tokens where the file is whole, prepared for
+    ``key`` (a file copied from another configuration is not read) and consistent (the digest
+    of its arrays; every array of its type and shape, every index in range, every count
+    positive); None otherwise. Never a pickle, and no content makes it raise."""
     try:
         with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as found:
             arrays = {name: np.asarray(found[name]) for name in _TABLE_TYPES}
@@ -332,17 +334,17 @@ def _checked_arrays(path: Path, rows: int, key: str) -> dict[str, NDArray[Any]] 
     ):
         if a.size and (int(a.min()) < 0 or int(a.max()) >= bound):
             return None
-    return arrays
+    return arrays, vocab
 
 
 def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
     """The prepared writer at ``path`` for embeddings of ``rows`` rows, prepared for ``key``,
     or None where the file is missing, damaged or not one (it is then trained and written
     again)."""
-    arrays = _checked_arrays(path, rows, key)
-    if arrays is None:
+    checked = _checked_arrays(path, rows, key)
+    if checked is None:
         return None
-    vocab = bytes(arrays["tokens"]).decode("utf-8").split("\0")
+    arrays, vocab = checked
     offsets = arrays["gap_offsets"].tolist()
     flat = [vocab[i] for i in arrays["gap_tokens"].tolist()]
     gaps = [tuple(flat[offsets[j] : offsets[j + 1]]) for j in range(len(offsets) - 1)]

@@ -843,33 +843,32 @@ def _recognised(nlp: Any, texts: Sequence[str]) -> list[list[tuple[int, int, str
     side; a span is reported by the window it starts in (a name across a cut is read whole
     by the window before it, and the next, reading it whole too, leaves it), at most
     :data:`WINDOW_WORDS` words a batch beyond the overlaps."""
-    reads: list[tuple[int, int, int, int, int]] = []  # text, read from, read to, own from, to
+    # text, read from, read to, own from, own to, words read
+    reads: list[tuple[int, int, int, int, int, int]] = []
     for i, text in enumerate(texts):
         spans, windows = _window_words(text, WINDOW_WORDS)
         if len(windows) == 1:
-            reads.append((i, 0, len(text), 0, len(text)))
+            reads.append((i, 0, len(text), 0, len(text), len(spans)))
             continue
         for j, (first, last) in enumerate(windows):
             own_from = 0 if j == 0 else spans[first][0]
             own_to = len(text) if j == len(windows) - 1 else spans[windows[j + 1][0]][0]
-            read_from = spans[max(0, first - WINDOW_OVERLAP)][0]
-            read_to = spans[min(len(spans) - 1, last + WINDOW_OVERLAP)][1]
-            reads.append((i, read_from, read_to, own_from, own_to))
+            lo, hi = max(0, first - WINDOW_OVERLAP), min(len(spans) - 1, last + WINDOW_OVERLAP)
+            reads.append((i, spans[lo][0], spans[hi][1], own_from, own_to, hi - lo + 1))
     out: list[list[tuple[int, int, str]]] = [[] for _ in texts]
-    group: list[tuple[int, int, int, int, int]] = []
+    group: list[tuple[int, int, int, int, int, int]] = []
     size = 0
 
-    def read(group: list[tuple[int, int, int, int, int]]) -> None:
-        pieces = [texts[i][a:b] for i, a, b, _, _ in group]
+    def read(group: list[tuple[int, int, int, int, int, int]]) -> None:
+        pieces = [texts[i][a:b] for i, a, b, _, _, _ in group]
         docs = nlp.pipe(pieces, batch_size=len(pieces))
-        for (i, a, _, own_from, own_to), doc in zip(group, docs, strict=True):
+        for (i, a, _, own_from, own_to, _), doc in zip(group, docs, strict=True):
             for e in doc.ents:
                 if own_from <= a + e.start_char < own_to:
                     out[i].append((a + e.start_char, a + e.end_char, e.label_))
 
     for item in reads:
-        i, a, b, _, _ = item
-        n = len(_WORD.findall(texts[i], a, b))
+        n = item[5]
         if group and size + n > WINDOW_WORDS + 2 * WINDOW_OVERLAP:
             read(group)
             group, size = [], 0
