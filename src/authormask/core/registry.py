@@ -395,13 +395,19 @@ class ParameterMismatchError(InvalidParameterError):
 
 
 def check_parameters(name: str, /, **params: Any) -> dict[str, Any]:
-    """The parameters of mechanism ``name`` with the defaults filled in, checked once, here, at
-    the boundary every front end passes: every one is a parameter of its spec, every required
-    one is given, and every value lies in what its :class:`Parameter` declares (one of its
-    choices, a number in its interval, a whole number for an ``int``: :meth:`Parameter.check`,
-    which also gives each number its type). A ``None`` value means the default.
+    """The parameters of mechanism ``name`` with the defaults filled in, checked here, at the
+    boundary every front end passes: every one is a parameter of its spec, every required one
+    is given, and every value lies in what its :class:`Parameter` declares (one of its choices,
+    a number in its interval, a whole number for an ``int``: :meth:`Parameter.check`, which
+    also gives each number its type). A ``None`` value means the default.
     :func:`create_mechanism` calls it; what no interval can say (SanText's epsilon times its
     vocabulary's diameter, a model's vocabulary) is checked when the mechanism is built.
+
+    Epsilon is checked by one function, :func:`authormask.validation.check_number`, which
+    :meth:`Parameter.check` calls with the spec's interval; no front end has a rule of its own.
+    The command line's ``--epsilon`` (to answer at once, before a mechanism is chosen) and a
+    mechanism's or sampler's constructor (the guard of one built directly from Python) call the
+    same function, through :func:`~authormask.validation.check_epsilon`.
 
     Raises :class:`ParameterMismatchError` (unknown or missing parameters) or
     ``InvalidParameterError`` (a value outside what its parameter allows, naming it between

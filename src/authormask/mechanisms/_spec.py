@@ -14,13 +14,13 @@ It lies below the mechanisms, which declare their specs beside their classes (a 
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from authormask.defaults import EVENT_EPSILON, RECOMMENDED_EPSILON, SENTENCE_EPSILON
 from authormask.exceptions import InvalidParameterError
+from authormask.validation import check_number, describe_interval, in_interval
 
 if TYPE_CHECKING:
     from authormask.mechanisms._base import Mechanism
@@ -223,16 +223,12 @@ class Parameter:
         >>> EPSILON.describe_range(), VOCAB.describe_range()
         ('> 0', '>= 1')
         """
-        low, high = self.minimum, self.maximum
-        if low is not None and high is not None:
-            left = "(" if self.exclusive_minimum else "["
-            right = ")" if self.exclusive_maximum else "]"
-            return f"in {left}{low:g}, {high:g}{right}"
-        if low is not None:
-            return f"{'>' if self.exclusive_minimum else '>='} {low:g}"
-        if high is not None:
-            return f"{'<' if self.exclusive_maximum else '<='} {high:g}"
-        return None
+        return describe_interval(
+            self.minimum,
+            self.maximum,
+            exclusive_minimum=self.exclusive_minimum,
+            exclusive_maximum=self.exclusive_maximum,
+        )
 
     def contains(self, value: float) -> bool:
         """Whether number ``value`` lies in the parameter's interval.
@@ -247,13 +243,13 @@ class Parameter:
         bool
             True if ``value`` is within the bounds.
         """
-        if self.minimum is not None:
-            if value < self.minimum or (self.exclusive_minimum and value == self.minimum):
-                return False
-        if self.maximum is not None:
-            if value > self.maximum or (self.exclusive_maximum and value == self.maximum):
-                return False
-        return True
+        return in_interval(
+            value,
+            self.minimum,
+            self.maximum,
+            exclusive_minimum=self.exclusive_minimum,
+            exclusive_maximum=self.exclusive_maximum,
+        )
 
     def check(self, value: Any) -> Any:
         """``value`` as the parameter takes it (a number as a float, a whole number as an int,
@@ -307,15 +303,16 @@ class Parameter:
         return InvalidParameterError(f"`{self.name}` must be {allowed}, got {_shown(value)}")
 
     def _number(self, value: Any) -> float:
-        if isinstance(value, bool):
-            raise self._refuse("a finite number", value)
-        try:
-            number = float(value)
-        except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond float64
-            raise self._refuse("a finite number", value) from None
-        if not math.isfinite(number) or not self.contains(number):
-            raise self._refuse("a finite number", value)
-        return number
+        """The one check of a number (:func:`~authormask.validation.check_number`) over this
+        parameter's interval: epsilon's, given to any front end, is checked here."""
+        return check_number(
+            value,
+            name=f"`{self.name}`",
+            minimum=self.minimum,
+            maximum=self.maximum,
+            exclusive_minimum=self.exclusive_minimum,
+            exclusive_maximum=self.exclusive_maximum,
+        )
 
     def _whole(self, value: Any, *, words: tuple[str, ...]) -> int | str:
         what = "an integer"

@@ -43,7 +43,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -53,7 +53,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from authormask.exceptions import AuthormaskError
+from authormask.exceptions import AuthormaskError, InvalidParameterError
 from authormask.serve.requests import (
     STATIC,
     _content_refusal,
@@ -73,6 +73,9 @@ from authormask.serve.state import (
     load,
 )
 from authormask.serve.work import Busy, Cancelled, ReleasePool, checked
+
+if TYPE_CHECKING:
+    from authormask.core.specs import MechanismSpec
 
 __all__ = ["DEFAULT_MAX_CHARS", "ServeSettings", "create_app", "load"]
 
@@ -278,11 +281,11 @@ def _add_mechanism_routes(app: FastAPI, serving: _Serving) -> None:
         try:
             if mechanism not in _available(state):
                 raise _Refused(400, f"unknown mechanism {mechanism!r}")
-            if not mechanism_spec(mechanism).takes_epsilon:
+            spec = mechanism_spec(mechanism)
+            if not spec.takes_epsilon:
                 return {"mechanism": mechanism, "epsilon": None, "changed": expected_change(
                     state, mechanism, 0.0), "measure": CHANGE_RATE_RULE}  # fmt: skip
-            if epsilon is None or not math.isfinite(epsilon) or epsilon <= 0:
-                raise _Refused(400, "epsilon must be a number > 0")
+            epsilon = _spec_epsilon(spec, epsilon)
             changed = expected_change(state, mechanism, epsilon)
         except _Refused as exc:
             return error(exc.status, exc.message)
@@ -297,6 +300,18 @@ def _add_mechanism_routes(app: FastAPI, serving: _Serving) -> None:
             "measure": CHANGE_RATE_RULE,
             "measured": measured_at(mechanism, epsilon),
         }
+
+
+def _spec_epsilon(spec: MechanismSpec, epsilon: float | None) -> float:
+    """``epsilon`` as the mechanism's spec reads it (its epsilon parameter's check, the one check
+    of every front end's epsilon), or the page's one-line refusal."""
+    parameter = spec.parameter(spec.noise_parameter or "")
+    if epsilon is None or parameter is None:
+        raise _Refused(400, "epsilon must be a number > 0")
+    try:
+        return float(parameter.check(epsilon))
+    except InvalidParameterError:
+        raise _Refused(400, "epsilon must be a number > 0") from None
 
 
 def _add_release_route(app: FastAPI, serving: _Serving) -> None:

@@ -13,6 +13,7 @@ from authormask.core import lineup, mechanism_names, mechanism_spec
 from authormask.evaluation.measures import BASE_ATTACKERS, attacker
 from authormask.evaluation.protocols._common import ProtocolConfig, epsilon_key, mechanism_code
 from authormask.exceptions import InvalidParameterError
+from authormask.validation import check_epsilon
 
 __all__ = [
     "BO2021_ATTACKERS",
@@ -194,7 +195,7 @@ class ReleaseConfig(ProtocolConfig):
             raise InvalidParameterError("mechanisms must not repeat")
         for name in ("epsilons", "em_epsilons"):
             values = getattr(self, name)
-            if not values or any(not (e > 0 and np.isfinite(e)) for e in values):
+            if not values or not _all_epsilons(values):
                 raise InvalidParameterError(f"{name} must be finite and > 0, got {values}")
         if self.docs_per_author < 1:
             raise InvalidParameterError("docs_per_author must be >= 1")
@@ -227,6 +228,17 @@ class ReleaseConfig(ProtocolConfig):
             The config of ``--quick``.
         """
         return cls(epsilons=(10.0, 100.0), em_epsilons=(5.0,), docs_per_author=2, max_authors=8)
+
+
+def _all_epsilons(values: tuple[float, ...]) -> bool:
+    """Whether every one of ``values`` passes the one check of an epsilon
+    (:func:`~authormask.validation.check_epsilon`)."""
+    try:
+        for e in values:
+            check_epsilon(e)
+    except InvalidParameterError:
+        return False
+    return True
 
 
 def release_settings(config: ReleaseConfig) -> list[tuple[str, float | None]]:
