@@ -128,6 +128,28 @@ def test_bad_pan_options_are_one_line_errors(
     one_line_error(code, err, "--similarity-texts does not apply to --protocol fernandes2019")
 
 
+def test_pan_refuses_a_mechanism_whose_release_is_not_a_text(
+    one_line_error, run, collection: Path, tmp_path: Path
+) -> None:
+    """Issue 48, item 4: a bag of words cannot be read by the PAN protocol's measures (fluency,
+    similarity, sentences, attackers trained on released texts), so a mechanism whose spec
+    declares that release is refused up front, in one line that names it and says why, as
+    bo2021 refuses it; fernandes2019 runs it."""
+    out = tmp_path / "o"
+    code, _, err = run(
+        "--protocol", "pan", "--dataset", str(collection), "--quick",
+        "--mechanisms", "emp-text,emp-bag", "-o", str(out),
+    )  # fmt: skip
+    one_line_error(
+        code,
+        err,
+        "mechanism emp-bag releases a bag of words, not a text",
+        "the PAN protocol reads released texts",
+        "--protocol fernandes2019 runs it",
+    )
+    assert not out.exists()
+
+
 def test_fernandes2019_runs_one_author_study_per_problem(
     check_page, run, collection: Path, tmp_path: Path, glove_20k: Embeddings
 ) -> None:

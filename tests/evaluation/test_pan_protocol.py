@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from authormask.audit.case_spec import core_mechanism
+from authormask.core import mechanism_names, mechanism_spec
 from authormask.datasets import UNKNOWN_AUTHOR, read_pan_collection
 from authormask.datasets.pan import PanCollection
 from authormask.embeddings import Embeddings
@@ -328,6 +329,18 @@ def test_bad_pan_settings_are_refused() -> None:
     with pytest.raises(InvalidParameterError, match="random-r takes no epsilon"):
         PanConfig(mechanisms=("random-r",))
     PanConfig(utilities=(), similarity_texts=None)  # no utility; every text when measured
+
+
+@pytest.mark.parametrize("name", mechanism_names())
+def test_what_a_mechanism_releases_decides_whether_pan_runs_it(name: str) -> None:
+    """Read from the registry spec (issue 48, item 4): a mechanism whose release is not a text
+    (a bag of words) is refused, naming it; every other release passes that check."""
+    spec = mechanism_spec(name)
+    if spec.release == "bag":
+        with pytest.raises(InvalidParameterError, match=f"^mechanism {name} releases a bag"):
+            PanConfig(mechanisms=(name,))
+    elif spec.takes_epsilon or spec.sweeps_rate:
+        PanConfig(mechanisms=(name,))
 
 
 def test_pooled_similarity_is_the_mean_over_every_text() -> None:

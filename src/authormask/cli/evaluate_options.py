@@ -200,8 +200,8 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         f"{','.join(lineup('fernandes2019'))}, the paper's; --quick: "
         f"{','.join(lineup('obfuscate'))}, the recommended]. bo2021: any mechanism that "
         f"releases text (not a bag), {_listed(protocol_mechanisms('bo2021'))} [default: "
-        f"{','.join(lineup('bo2021'))}, the paper's]. pan: any registry mechanism that takes an "
-        "epsilon (those that need a trained model, "
+        f"{','.join(lineup('bo2021'))}, the paper's]. pan: any registry mechanism that releases "
+        "text (not a bag) and takes an epsilon (those that need a trained model, "
         f"{_listed(_names(lambda s: s.model_kind is not None))}, with --model or --ae-dp-model), "
         "or a baseline swept over --rates ("
         f"{_listed(_names(lambda s: s.sweeps_rate))}) [default: {','.join(lineup('pan'))}].",
@@ -351,9 +351,7 @@ _OPTIONS: list[Callable[[Any], Any]] = [
         type=click.IntRange(min=1),
         default=None,
         help="fernandes2019: N content words per text and snippet (default: the shortest; "
-        "topic studies: 100). pan: N of mechanisms that release N words ("
-        f"{_listed(_names(lambda s: s.release == 'bag'))}; default: the shortest text of each "
-        "problem).",
+        "topic studies: 100).",
     ),
     click.option(
         "--per-topic",

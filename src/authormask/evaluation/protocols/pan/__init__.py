@@ -2,10 +2,13 @@
 obfuscation.
 
 Every problem of a PAN 2018/2019 collection is its own attribution task and is scored on its
-own; problems are never pooled. For each problem, mechanism, epsilon and repetition, the
-problem's known and unknown texts are released together through
-:func:`authormask.core.release` (one release, so a mechanism that fixes N from its inputs,
-``emp-bag`` with ``length="shortest"``, fixes one N for the problem). Then each attacker
+own; problems are never pooled. Every mechanism must release a text (its spec's
+:attr:`~authormask.core.specs.MechanismSpec.release`, "text" or "generated"): one that releases
+a bag of words (``emp-bag``) is refused up front, since the attackers and every utility read
+the released text (``--protocol fernandes2019`` runs it). For each problem, mechanism, epsilon
+and repetition, the problem's known and unknown texts are released together through
+:func:`authormask.core.release` (one release, so a mechanism that fixes something from its
+inputs fixes it once for the problem). Then each attacker
 
 * is trained on the known texts in the mechanism's *noise-off* form (its own preparation with
   the noise switched off, :mod:`authormask.evaluation.releases`), or, for

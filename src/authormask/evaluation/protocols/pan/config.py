@@ -11,7 +11,12 @@ from authormask.evaluation.measures import attacker_names
 from authormask.evaluation.measures.registry import plain_and_adaptive
 from authormask.evaluation.protocols._common import ProtocolConfig
 from authormask.evaluation.protocols._grid import Grid
-from authormask.evaluation.releases import DEFAULT_RATES, noise_off_by_sampler, sweeps_rate
+from authormask.evaluation.releases import (
+    DEFAULT_RATES,
+    noise_off_by_sampler,
+    releases_bag,
+    sweeps_rate,
+)
 from authormask.exceptions import InvalidParameterError
 from authormask.text.entities import check_entities_mode
 from authormask.validation import check_positive_int
@@ -91,8 +96,11 @@ SIMILARITY_TEXTS = 50
 @dataclass(frozen=True)
 class PanConfig(ProtocolConfig, Grid):
     """What to run on every problem. ``epsilons`` may hold ``None`` (noise off);
-    ``mechanisms`` are registry names; ``length`` is N for mechanisms that release N words
-    (default ``"shortest"``: the smallest content-word count of the problem's texts);
+    ``mechanisms`` are registry names, each releasing a text (its spec's
+    :attr:`~authormask.core.specs.MechanismSpec.release` "text" or "generated": a bag of words
+    is refused, since every measure reads the released text); ``length`` is N for mechanisms
+    that release N words (default ``"shortest"``: the smallest content-word count of the
+    problem's texts);
     ``entities`` what every release does with names, numbers and links (default the user's,
     ``"surrogate"``; ``"keep"`` or ``"mask"``);
     ``parameters`` adds registry parameters per mechanism (a mechanism that needs a trained
@@ -185,6 +193,12 @@ class PanConfig(ProtocolConfig, Grid):
         for m in self.mechanisms:
             spec = mechanism_spec(m)
             takes = spec.parameter_names
+            if releases_bag(m):
+                raise InvalidParameterError(
+                    f"mechanism {m} releases a bag of words, not a text: the PAN protocol "
+                    "reads released texts (fluency, similarity, sentences, and attackers "
+                    "trained on them); --protocol fernandes2019 runs it"
+                )
             if not spec.takes_epsilon and not sweeps_rate(m):
                 raise InvalidParameterError(
                     f"mechanism {m} takes no epsilon (it takes {', '.join(takes)}); the PAN "
