@@ -19,6 +19,7 @@ so one seed used for two different texts gives each its own noise.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,12 @@ EMPTY_RELEASE = (
 BATCH_UNITS = 64
 #: and at most this much work (words or tokens) per batch
 BATCH_WORK = 16_384
+#: documents handed to the mechanism ahead of the one being read (:class:`_ReadAhead`): more
+#: than a batch, so their preparation elsewhere (the entity step's recogniser in a second
+#: process) runs while this process perturbs the batch before
+AHEAD_DOCUMENTS = 2 * BATCH_UNITS
+#: and at most this many characters of them (held in memory until read)
+AHEAD_CHARS = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -268,13 +275,58 @@ def run(
         If a document cannot be read or released (naming it).
     """
     batch = _Batch(mechanism, collect_words=collect_words, work_progress=work_progress)
-    for position, source in enumerate(sources, start=start):
-        if position in skip:
-            continue
-        doc = _open(source, position, root, keyed=keyed, collect_words=collect_words)
-        yield from _read(doc, mechanism, batch, progress)
-        yield from batch.end(doc)
-    yield from batch.flush()
+    with contextlib.ExitStack() as stack:
+        ahead: _ReadAhead | None = None
+        if len(sources) - len(skip) > 1:  # one document: nothing to read while another is
+            expect = stack.enter_context(mechanism.reading_ahead())
+            if expect is not None:
+                ahead = _ReadAhead(sources, start, skip, expect)
+        for position, source in enumerate(sources, start=start):
+            if position in skip:
+                continue
+            if ahead is not None:
+                ahead.fill(position)
+            doc = _open(source, position, root, keyed=keyed, collect_words=collect_words)
+            yield from _read(doc, mechanism, batch, progress)
+            yield from batch.end(doc)
+        yield from batch.flush()
+
+
+class _ReadAhead:
+    """The documents after the one being read, handed to the mechanism ahead
+    (:meth:`~authormask.mechanisms._base.Mechanism.reading_ahead`): at most
+    :data:`AHEAD_DOCUMENTS` of them and :data:`AHEAD_CHARS` characters beyond it. Only a source
+    that can be read again is read ahead (standard input is read once, when its turn comes);
+    one that fails to read is left to fail in its turn."""
+
+    def __init__(
+        self,
+        sources: Sequence[Source],
+        start: int,
+        skip: frozenset[int],
+        expect: Callable[[list[str]], None],
+    ) -> None:
+        self.sources, self.start, self.skip, self.expect = sources, start, skip, expect
+        self.next = start  # the next position to hand ahead
+        self.handed: list[tuple[int, int]] = []  # (position, characters) handed, not yet read
+
+    def fill(self, position: int) -> None:
+        self.handed = [(p, n) for p, n in self.handed if p > position]
+        self.next = max(self.next, position)
+        end = self.start + len(self.sources)
+        while self.next < min(end, position + AHEAD_DOCUMENTS + 1):
+            if self.handed and sum(n for _, n in self.handed) >= AHEAD_CHARS:
+                return
+            at, self.next = self.next, self.next + 1
+            source = self.sources[at - self.start]
+            if at in self.skip or not source.rereadable:
+                continue
+            try:
+                parts = list(source.parts())
+            except (InputError, OSError, ValueError):
+                continue
+            self.expect(parts)
+            self.handed.append((at, sum(map(len, parts))))
 
 
 def _open(

