@@ -107,6 +107,33 @@ def test_the_names_are_found_here_when_the_second_process_dies(
         entities.remember_texts(remembered)
 
 
+def test_a_second_process_left_idle_is_taken_by_the_next_release_and_one_left_busy_is_not() -> None:
+    texts = _texts(3, 900)
+    remembered = entities._SEEN_TEXTS
+    entities.remember_texts(0)
+    try:
+        recogniser = entities.load_recogniser()
+        with recogniser.ahead() as submit:
+            assert submit is not None and recogniser._ahead is not None
+            first = recogniser._ahead._process.pid
+            submit(texts)
+            found = list(recogniser.find_all(texts))
+        with recogniser.ahead() as submit:  # every text handed on was read: kept
+            assert submit is not None and recogniser._ahead is not None
+            assert recogniser._ahead._process.pid == first
+            assert entities.load_recogniser().ahead().__enter__() is None  # held: read here
+            submit(texts)
+            assert list(recogniser.find_all(texts[:1])) == found[:1]
+            left = recogniser._ahead
+        assert not left._process.is_alive()  # a text handed on was never read: stopped
+        with recogniser.ahead() as submit:
+            assert submit is not None and recogniser._ahead is not None
+            assert recogniser._ahead._process.pid != first
+            assert list(recogniser.find_all(texts)) == found
+    finally:
+        entities.remember_texts(remembered)
+
+
 def _children(pid: int) -> set[int]:
     out: set[int] = set()
     for task in Path(f"/proc/{pid}/task").iterdir():

@@ -10,11 +10,14 @@ there (:meth:`RecognitionAhead.take`) instead of running the recogniser itself.
 Nothing a release publishes changes: the second process runs the same pipeline on the same
 texts, and the recogniser reads each text on its own (a text's spans do not depend on the
 texts read beside it; ``tests/text/test_ahead.py`` compares a release with and without it byte
-for byte). The second process reads only texts of the release that started it; it is started
-by the release (never where it cannot start children: a daemonic process, such as a Dask
-worker's, or a machine with one core), ignores Ctrl-C (the release's own process handles it)
-and is stopped when the release ends, fails or is interrupted. If it dies, the release goes on
-with the recogniser in its own process.
+for byte). The second process reads only texts of releases of the process that started it,
+one release at a time; it is started by the first release of many documents (never where it
+cannot start children: a daemonic process, such as a Dask worker's, or a machine with one
+core), ignores Ctrl-C (the release's own process handles it), is stopped when a release fails
+or is interrupted, and otherwise kept for the process's next release (a library releasing
+folder after folder loads the recogniser once; it holds about 300 MB while idle), until the
+process ends (it ends with it, even when killed). If it dies, the release goes on with the
+recogniser in its own process.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -118,6 +122,9 @@ class RecognitionAhead:
             daemon=True,
         )
         self._process.start()
+        self.stopwords = stopwords
+        #: whether a release holds it (:func:`start_ahead`)
+        self.in_use = False
         self._open = True
         self._number = 0
         self._pending: dict[bytes, tuple[int, int]] = {}
@@ -198,6 +205,27 @@ class RecognitionAhead:
             self._done[got] = found
         return self._done[number]
 
+    def reusable(self, stopwords: frozenset[str]) -> bool:
+        """Whether a release can take it as it is: running, holding nothing unread, reading
+        with ``stopwords``.
+
+        Parameters
+        ----------
+        stopwords
+            The function words of the recogniser that would take it.
+
+        Returns
+        -------
+        bool
+            Whether it can be taken.
+        """
+        return (
+            self._open
+            and not self._pending
+            and self._process.is_alive()
+            and self.stopwords == stopwords
+        )
+
     def close(self) -> None:
         """Stop the second process at once (what it was reading is dropped)."""
         if not self._open:
@@ -212,9 +240,18 @@ class RecognitionAhead:
             q.close()
 
 
+#: the second process of this one, kept from one release to the next (a library that releases
+#: folder after folder loads the recogniser once), and whether a release holds it now
+_SHARED: RecognitionAhead | None = None
+_SHARED_LOCK = threading.Lock()
+
+
 def start_ahead(stopwords: frozenset[str]) -> RecognitionAhead | None:
-    """A second process for the recogniser, or None where there is no second core or this
-    process cannot start one (a daemonic process: a Dask worker's).
+    """The second process for a release's recogniser: the one an earlier release of this
+    process left, where it is idle and reads with the same function words, else a new one;
+    None where there is no second core, where this process cannot start one (a daemonic
+    process: a Dask worker's), or where another release of this process holds it (that
+    release recognises here). Give it back with :func:`end_ahead`.
 
     Parameters
     ----------
@@ -224,12 +261,42 @@ def start_ahead(stopwords: frozenset[str]) -> RecognitionAhead | None:
     Returns
     -------
     RecognitionAhead | None
-        The second process, loading the recogniser's pipeline; None where there is none.
+        The second process (loading the recogniser's pipeline if new), or None.
     """
+    global _SHARED
     if _cores() < 2 or multiprocessing.current_process().daemon:
         return None
-    try:
-        return RecognitionAhead(multiprocessing.get_context("spawn"), stopwords)
-    except (OSError, ValueError, AssertionError) as exc:  # no processes to be had
-        log.info("the recogniser runs in this process: %s", exc)
-        return None
+    with _SHARED_LOCK:
+        shared = _SHARED
+        if shared is not None and shared.in_use:
+            return None
+        if shared is not None and shared.reusable(stopwords):
+            shared.in_use = True
+            return shared
+        if shared is not None:
+            shared.close()
+            _SHARED = None
+        try:
+            started = RecognitionAhead(multiprocessing.get_context("spawn"), stopwords)
+        except (OSError, ValueError, AssertionError) as exc:  # no processes to be had
+            log.info("the recogniser runs in this process: %s", exc)
+            return None
+        started.in_use = True
+        _SHARED = started
+        return started
+
+
+def end_ahead(ahead: RecognitionAhead) -> None:
+    """A release is done with ``ahead``: it is kept for the next release of this process if it
+    holds nothing unread (the release read every text it handed on), else stopped (a release
+    that failed or was interrupted: what it handed on is dropped with it).
+
+    Parameters
+    ----------
+    ahead
+        The second process :func:`start_ahead` gave.
+    """
+    with _SHARED_LOCK:
+        ahead.in_use = False
+        if not ahead.reusable(ahead.stopwords):
+            ahead.close()

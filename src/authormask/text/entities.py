@@ -1013,7 +1013,7 @@ class Recogniser:
         Callable[[Sequence[str]], None] | None
             The function that hands texts ahead, or None.
         """
-        from authormask.text.ahead import start_ahead
+        from authormask.text.ahead import end_ahead, start_ahead
 
         started = start_ahead(self.stopwords) if self._ahead is None else None
         if started is None:
@@ -1030,7 +1030,7 @@ class Recogniser:
             yield submit
         finally:
             self._ahead = None
-            started.close()
+            end_ahead(started)
 
     def _found(self, texts: list[str], keys: list[bytes]) -> list[tuple[Entity, ...]]:
         """The entities of ``texts``: found by the second process where there is one
