@@ -29,13 +29,15 @@ import os
 import queue
 import signal
 import threading
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
-if TYPE_CHECKING:
-    from authormask.text.entities import Entity
-
-    Found = tuple[Entity, ...]
+#: a text's entities (:class:`~authormask.text.entities.Entity`), as the recogniser gives them
+Found = tuple[Any, ...]
+#: what the second process calls on a job's texts: their entities (a function of a module, or
+#: a ``functools.partial`` of one, so that it can be handed to a new process); called on no
+#: text first, to load what it reads with
+Find = Callable[[list[str]], list[Found]]
 
 log = logging.getLogger(__name__)
 
@@ -66,18 +68,13 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _worker(
-    jobs: Any, results: Any, parent: int, stopwords: frozenset[str]
-) -> None:  # pragma: no cover - runs in the second process
-    """The second process: ignores Ctrl-C (the release's process stops it), loads the
-    recogniser's pipeline at once (while the release prepares its mechanism), then finds each
+def _worker(jobs: Any, results: Any, parent: int, find: Find) -> None:  # pragma: no cover
+    """The second process: ignores Ctrl-C (the release's process stops it), loads what
+    ``find`` reads with at once (while the release prepares its mechanism), then finds each
     job's texts' entities as the release's own process would and hands them back; it ends at a
     ``None`` job, or when the release's process is gone (killed: no job would come)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from authormask.text.entities import Recogniser, _pipeline, _recognised
-
-    nlp = _pipeline()
-    recogniser = Recogniser(stopwords=stopwords)
+    find([])
     while True:
         try:
             job = jobs.get(timeout=_POLL)
@@ -89,9 +86,7 @@ def _worker(
             return
         number, texts = job
         try:
-            spans = _recognised(nlp, texts)
-            found = [recogniser._entities(t, s) for t, s in zip(texts, spans, strict=True)]
-            results.put((number, found))
+            results.put((number, find(texts)))
         except Exception as exc:
             results.put((number, f"{type(exc).__name__}: {exc}"))
 
@@ -108,21 +103,24 @@ class RecognitionAhead:
     ----------
     context
         The ``spawn`` multiprocessing context it starts in.
-    stopwords
-        The recogniser's function words (:class:`~authormask.text.entities.Recogniser`).
+    find
+        What it calls on each job's texts (:data:`Find`).
+    key
+        What tells one ``find`` from another (the recogniser's function words): a release
+        whose ``key`` is another does not take it.
     """
 
-    def __init__(self, context: Any, stopwords: frozenset[str]) -> None:
+    def __init__(self, context: Any, find: Find, key: object) -> None:
         self._jobs = context.Queue()
         self._results = context.Queue()
         self._process = context.Process(
             target=_worker,
-            args=(self._jobs, self._results, os.getpid(), stopwords),
+            args=(self._jobs, self._results, os.getpid(), find),
             name="authormask-recogniser",
             daemon=True,
         )
         self._process.start()
-        self.stopwords = stopwords
+        self.key = key
         #: whether a release holds it (:func:`start_ahead`)
         self.in_use = False
         self._open = True
@@ -205,26 +203,21 @@ class RecognitionAhead:
             self._done[got] = found
         return self._done[number]
 
-    def reusable(self, stopwords: frozenset[str]) -> bool:
-        """Whether a release can take it as it is: running, holding nothing unread, reading
-        with ``stopwords``.
+    def reusable(self, key: object) -> bool:
+        """Whether a release can take it as it is: running, holding nothing unread, its
+        ``key`` the release's.
 
         Parameters
         ----------
-        stopwords
-            The function words of the recogniser that would take it.
+        key
+            The key of the release that would take it.
 
         Returns
         -------
         bool
             Whether it can be taken.
         """
-        return (
-            self._open
-            and not self._pending
-            and self._process.is_alive()
-            and self.stopwords == stopwords
-        )
+        return self._open and not self._pending and self._process.is_alive() and self.key == key
 
     def close(self) -> None:
         """Stop the second process at once (what it was reading is dropped)."""
@@ -246,17 +239,19 @@ _SHARED: RecognitionAhead | None = None
 _SHARED_LOCK = threading.Lock()
 
 
-def start_ahead(stopwords: frozenset[str]) -> RecognitionAhead | None:
+def start_ahead(find: Find, key: object) -> RecognitionAhead | None:
     """The second process for a release's recogniser: the one an earlier release of this
-    process left, where it is idle and reads with the same function words, else a new one;
+    process left, where it is idle and has the same ``key``, else a new one calling ``find``;
     None where there is no second core, where this process cannot start one (a daemonic
     process: a Dask worker's), or where another release of this process holds it (that
     release recognises here). Give it back with :func:`end_ahead`.
 
     Parameters
     ----------
-    stopwords
-        The recogniser's function words.
+    find
+        What the second process calls on each job's texts (:data:`Find`).
+    key
+        What tells one ``find`` from another (:class:`RecognitionAhead`).
 
     Returns
     -------
@@ -270,14 +265,14 @@ def start_ahead(stopwords: frozenset[str]) -> RecognitionAhead | None:
         shared = _SHARED
         if shared is not None and shared.in_use:
             return None
-        if shared is not None and shared.reusable(stopwords):
+        if shared is not None and shared.reusable(key):
             shared.in_use = True
             return shared
         if shared is not None:
             shared.close()
             _SHARED = None
         try:
-            started = RecognitionAhead(multiprocessing.get_context("spawn"), stopwords)
+            started = RecognitionAhead(multiprocessing.get_context("spawn"), find, key)
         except (OSError, ValueError, AssertionError) as exc:  # no processes to be had
             log.info("the recogniser runs in this process: %s", exc)
             return None
@@ -298,5 +293,5 @@ def end_ahead(ahead: RecognitionAhead) -> None:
     """
     with _SHARED_LOCK:
         ahead.in_use = False
-        if not ahead.reusable(ahead.stopwords):
+        if not ahead.reusable(ahead.key):
             ahead.close()

@@ -1015,7 +1015,8 @@ class Recogniser:
         """
         from authormask.text.ahead import end_ahead, start_ahead
 
-        started = start_ahead(self.stopwords) if self._ahead is None else None
+        find = functools.partial(_find_apart, self.stopwords)
+        started = start_ahead(find, key=self.stopwords) if self._ahead is None else None
         if started is None:
             yield None
             return
@@ -1189,6 +1190,16 @@ class Recogniser:
                 if word[0].isupper() or word in seen:
                     out.append(Entity(at, end, forms[form], word))
         return out
+
+
+def _find_apart(stopwords: frozenset[str], texts: list[str]) -> list[tuple[Entity, ...]]:
+    """The entities of ``texts`` as a recogniser with ``stopwords`` finds them here, for the
+    second process of :mod:`authormask.text.ahead` (loads the pipeline first, even for no
+    text)."""
+    nlp = _pipeline()
+    recogniser = Recogniser(stopwords=stopwords)
+    spans = _recognised(nlp, texts) if texts else []
+    return [recogniser._entities(t, s) for t, s in zip(texts, spans, strict=True)]
 
 
 @functools.lru_cache(maxsize=4096)
