@@ -72,6 +72,8 @@ def test_many_documents_are_read_in_a_second_process_and_release_the_same_bytes(
     here, _ = _release([*common, "-o", str(tmp_path / "here")], one_core=True)
     assert ahead == "False 0"  # the names were found in the second process
     assert here == "True 0"  # one core: found here
+    one = ["obfuscate", str(folder / "00.txt"), *common[2:], "-o", str(tmp_path / "one.txt")]
+    assert _release(one, one_core=False)[0] == "True 0"  # one document: found here
     names = sorted(p.name for p in (tmp_path / "here").iterdir())
     assert names == sorted(p.name for p in (tmp_path / "ahead").iterdir())
     assert len(names) == 6  # five texts and the statement
@@ -126,7 +128,10 @@ def test_a_second_process_left_idle_is_taken_by_the_next_release_and_one_left_bu
             assert list(recogniser.find_all(texts[:1])) == found[:1]
             left = recogniser._ahead
         assert not left._process.is_alive()  # a text handed on was never read: stopped
-        with recogniser.ahead() as submit:
+        with recogniser.ahead(start=False) as submit:  # none idle, none started
+            assert submit is None and recogniser._ahead is None
+        recogniser.start_elsewhere()  # as `obfuscate` does before it builds the mechanism
+        with recogniser.ahead(start=False) as submit:  # taken, not started
             assert submit is not None and recogniser._ahead is not None
             assert recogniser._ahead._process.pid != first
             assert list(recogniser.find_all(texts)) == found

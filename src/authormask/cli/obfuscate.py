@@ -179,6 +179,8 @@ def obfuscate(**options: Any) -> None:
     request = _Request.of(click.get_current_context(), options)
     explicit = _plan(request)  # the mechanism's parameters, checked once, before any input
     found = _check(request)  # the options agree, and the inputs are found
+    if len(found.sources) > 1:
+        _recognise_elsewhere(request, explicit)
     mech = create_mechanism(request.mechanism, **explicit)
     if request.spec.baseline:
         click.echo(
@@ -190,6 +192,24 @@ def obfuscate(**options: Any) -> None:
         _release_dataset(request, mech)
     else:
         _release_files(request, mech, found)
+
+
+def _recognise_elsewhere(request: _Request, explicit: dict[str, Any]) -> None:
+    """With the entity step and the local engine, a release of many documents starts its
+    recogniser's second process now, which loads the pipeline while this one builds the
+    mechanism (:mod:`authormask.text.ahead`; where no second core or process is to be had, the
+    recogniser loads here when the release needs it). A release of one document recognises
+    here: a second process would make it a few tenths of a second faster, for about 40 MB more
+    in all."""
+    entities = request.spec.parameter("entities")
+    mode = explicit.get("entities", None if entities is None else entities.default)
+    if mode in (None, "keep") or request.options["text_column"] is not None:
+        return
+    if request.engine is None or request.engine.kind != "local":
+        return
+    from authormask.text.entities import load_recogniser
+
+    load_recogniser().start_elsewhere()
 
 
 @dataclass

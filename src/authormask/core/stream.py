@@ -277,10 +277,9 @@ def run(
     batch = _Batch(mechanism, collect_words=collect_words, work_progress=work_progress)
     with contextlib.ExitStack() as stack:
         ahead: _ReadAhead | None = None
-        if len(sources) - len(skip) > 1:  # one document: nothing to read while another is
-            expect = stack.enter_context(mechanism.reading_ahead())
-            if expect is not None:
-                ahead = _ReadAhead(sources, start, skip, expect)
+        expect = stack.enter_context(mechanism.reading_ahead(many=len(sources) - len(skip) > 1))
+        if expect is not None:
+            ahead = _ReadAhead(sources, start, skip, expect)
         for position, source in enumerate(sources, start=start):
             if position in skip:
                 continue

@@ -129,13 +129,19 @@ class Mechanism:
         yield self.prepare("".join(parts))
 
     def reading_ahead(
-        self,
+        self, *, many: bool = True
     ) -> contextlib.AbstractContextManager[Callable[[list[str]], None] | None]:
         """A block within which a release hands the mechanism the parts of documents it will
         read later (the function yielded), so that it can prepare them elsewhere meanwhile
         (the entity step reads their names in a second process: :mod:`authormask.text.ahead`);
         by default None: nothing is read ahead. What is read ahead must change nothing the
         mechanism releases, only when it is ready.
+
+        Parameters
+        ----------
+        many
+            Whether the release has more than one document (one document gains from reading
+            elsewhere only where that is ready already).
 
         Returns
         -------

@@ -943,11 +943,17 @@ class EntityInputs(Mechanism):
         yield EntityDocument(texts, found, tuple(self.inner.prepare_parts(counted)))
 
     @contextlib.contextmanager
-    def reading_ahead(self) -> Iterator[Callable[[list[str]], None] | None]:
+    def reading_ahead(self, *, many: bool = True) -> Iterator[Callable[[list[str]], None] | None]:
         """With the entity step, where a second core is to be had, the recogniser runs in a
         second process and reads the documents handed ahead while this one perturbs
         (:meth:`~authormask.text.entities.Recogniser.ahead`); the texts it is handed are cut
         as :meth:`prepare_parts` cuts them, so the names found are the same.
+
+        Parameters
+        ----------
+        many
+            Whether the release has more than one document; with one, only a second process
+            started before is used (:meth:`~authormask.text.entities.Recogniser.start_elsewhere`).
 
         Yields
         ------
@@ -957,7 +963,7 @@ class EntityInputs(Mechanism):
         if self.entities == "keep":
             yield None
             return
-        with self.recogniser.ahead() as submit:
+        with self.recogniser.ahead(start=many) as submit:
             if submit is None:
                 yield None
                 return

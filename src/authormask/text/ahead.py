@@ -239,9 +239,10 @@ _SHARED: RecognitionAhead | None = None
 _SHARED_LOCK = threading.Lock()
 
 
-def start_ahead(find: Find, key: object) -> RecognitionAhead | None:
+def start_ahead(find: Find, key: object, *, start: bool = True) -> RecognitionAhead | None:
     """The second process for a release's recogniser: the one an earlier release of this
-    process left, where it is idle and has the same ``key``, else a new one calling ``find``;
+    process left (or :meth:`~authormask.text.entities.Recogniser.start_elsewhere` started),
+    where it is idle and has the same ``key``, else, with ``start``, a new one calling ``find``;
     None where there is no second core, where this process cannot start one (a daemonic
     process: a Dask worker's), or where another release of this process holds it (that
     release recognises here). Give it back with :func:`end_ahead`.
@@ -252,6 +253,10 @@ def start_ahead(find: Find, key: object) -> RecognitionAhead | None:
         What the second process calls on each job's texts (:data:`Find`).
     key
         What tells one ``find`` from another (:class:`RecognitionAhead`).
+    start
+        Whether to start one where none is idle (a release of one document does not: the
+        recogniser loads as fast here, and ``authormask serve``'s releases stay in its own
+        process, where a client that leaves stops its recognition).
 
     Returns
     -------
@@ -268,6 +273,8 @@ def start_ahead(find: Find, key: object) -> RecognitionAhead | None:
         if shared is not None and shared.reusable(key):
             shared.in_use = True
             return shared
+        if not start:
+            return None
         if shared is not None:
             shared.close()
             _SHARED = None

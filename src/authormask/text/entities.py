@@ -1001,12 +1001,29 @@ class Recogniser:
             out.append(tuple(sorted(taken, key=lambda e: e.start)))
         return tuple(out)
 
+    def start_elsewhere(self) -> None:
+        """Start the second process of :meth:`ahead` now, where one is to be had, so that it
+        loads the recogniser's pipeline while this process loads the mechanism; the next
+        release's :meth:`ahead` takes it (``authormask obfuscate`` calls this once the inputs
+        are found, before it builds the mechanism)."""
+        from authormask.text.ahead import end_ahead, start_ahead
+
+        started = start_ahead(functools.partial(_find_apart, self.stopwords), self.stopwords)
+        if started is not None:
+            end_ahead(started)
+
     @contextlib.contextmanager
-    def ahead(self) -> Iterator[Callable[[Sequence[str]], None] | None]:
+    def ahead(self, *, start: bool = True) -> Iterator[Callable[[Sequence[str]], None] | None]:
         """Within the block, where a second core and process are to be had, the recogniser
         runs in a second process (:mod:`authormask.text.ahead`), and the function given hands
         it a document's texts ahead of :meth:`find_document` (None where there is none);
         the entities found are the same.
+
+        Parameters
+        ----------
+        start
+            Whether to start a second process where none is idle (else only one started
+            before, by :meth:`start_elsewhere` or an earlier release, is taken).
 
         Yields
         ------
@@ -1016,7 +1033,7 @@ class Recogniser:
         from authormask.text.ahead import end_ahead, start_ahead
 
         find = functools.partial(_find_apart, self.stopwords)
-        started = start_ahead(find, key=self.stopwords) if self._ahead is None else None
+        started = start_ahead(find, self.stopwords, start=start) if self._ahead is None else None
         if started is None:
             yield None
             return
