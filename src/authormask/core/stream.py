@@ -65,6 +65,9 @@ BATCH_WORK = 16_384
 AHEAD_DOCUMENTS = 2 * BATCH_UNITS
 #: and at most this many characters of them (held in memory until read)
 AHEAD_CHARS = 1 << 21
+#: a document larger than this (bytes) is not read ahead: it is handed on in batches of its
+#: parts when its turn comes, so it is never held twice
+AHEAD_DOCUMENT_BYTES = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -295,8 +298,9 @@ class _ReadAhead:
     """The documents after the one being read, handed to the mechanism ahead
     (:meth:`~authormask.mechanisms._base.Mechanism.reading_ahead`): at most
     :data:`AHEAD_DOCUMENTS` of them and :data:`AHEAD_CHARS` characters beyond it. Only a source
-    that can be read again is read ahead (standard input is read once, when its turn comes);
-    one that fails to read is left to fail in its turn."""
+    that can be read again and holds at most :data:`AHEAD_DOCUMENT_BYTES` is read ahead
+    (standard input is read once, when its turn comes); one that fails to read is left to fail
+    in its turn."""
 
     def __init__(
         self,
@@ -318,7 +322,7 @@ class _ReadAhead:
                 return
             at, self.next = self.next, self.next + 1
             source = self.sources[at - self.start]
-            if at in self.skip or not source.rereadable:
+            if at in self.skip or not source.rereadable or source.size > AHEAD_DOCUMENT_BYTES:
                 continue
             try:
                 parts = list(source.parts())

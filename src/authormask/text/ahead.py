@@ -74,7 +74,11 @@ def _worker(jobs: Any, results: Any, parent: int, find: Find) -> None:  # pragma
     job's texts' entities as the release's own process would and hands them back; it ends at a
     ``None`` job, or when the release's process is gone (killed: no job would come)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    find([])
+    try:
+        find([])
+    except Exception as exc:  # said in the release, which recognises on its own
+        results.put((0, f"{type(exc).__name__}: {exc}"))
+        return
     while True:
         try:
             job = jobs.get(timeout=_POLL)

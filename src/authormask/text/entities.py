@@ -1040,9 +1040,9 @@ class Recogniser:
         self._ahead = started
 
         def submit(texts: Sequence[str]) -> None:
-            with _LOCK:
+            with _LOCK:  # the second process is handed texts and read under the lock
                 fresh = [t for t in texts if (self.stopwords, text_key(t)) not in _SEEN]
-            started.submit(fresh)
+                started.submit(fresh)
 
         try:
             yield submit
