@@ -1,5 +1,6 @@
 """Objects built once per process: the embeddings, models and mechanisms a worker of the Dask
-engine loads on its first task and keeps for the next ones."""
+engine loads on its first task and keeps for the next ones; and whether this process may start
+a second one (:func:`allow_second_process`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["process_memo"]
+__all__ = ["allow_second_process", "process_memo", "second_process_allowed"]
 
 T = TypeVar("T")
 
@@ -51,3 +52,33 @@ def process_memo(key: str, build: Callable[[], T]) -> T:
         with _MEMO_LOCK:
             _MEMO[key] = value
         return value
+
+
+#: whether this process may start a second one (:func:`allow_second_process`)
+_SECOND_PROCESS = [False]
+
+
+def allow_second_process(allowed: bool = True) -> None:
+    """Let this process's releases of many documents run their recogniser in a second process
+    (:mod:`authormask.text.ahead`); the ``authormask`` command does this as it starts. A library
+    call does not on its own: a new process (``spawn``) imports the main module again, which
+    runs a script's code a second time where it is not guarded by
+    ``if __name__ == "__main__":``. A script may call this from within that guard.
+
+    Parameters
+    ----------
+    allowed
+        Whether it may.
+    """
+    _SECOND_PROCESS[0] = bool(allowed)
+
+
+def second_process_allowed() -> bool:
+    """Whether :func:`allow_second_process` allowed it.
+
+    Returns
+    -------
+    bool
+        Whether this process may start a second one.
+    """
+    return _SECOND_PROCESS[0]

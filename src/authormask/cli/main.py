@@ -13,6 +13,7 @@ import sys
 
 import click
 
+from authormask._process import allow_second_process
 from authormask.cli.app import cli
 from authormask.cli.progress import INTERRUPT_HINT_KEY
 from authormask.exceptions import AuthormaskError
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     ctx: click.Context | None = None
     try:
         _search_from_environment()
+        allow_second_process()  # the command's own main: a second process may import it
         with cli.make_context("authormask", args) as ctx:
             rv = cli.invoke(ctx)
     except click.exceptions.Exit as exc:  # --help, --version

@@ -11,13 +11,13 @@ Nothing a release publishes changes: the second process runs the same pipeline o
 texts, and the recogniser reads each text on its own (a text's spans do not depend on the
 texts read beside it; ``tests/text/test_ahead.py`` compares a release with and without it byte
 for byte). The second process reads only texts of releases of the process that started it,
-one release at a time; it is started by the first release of many documents (never where it
-cannot start children: a daemonic process, such as a Dask worker's, or a machine with one
-core), ignores Ctrl-C (the release's own process handles it), is stopped when a release fails
-or is interrupted, and otherwise kept for the process's next release (a library releasing
-folder after folder loads the recogniser once; it holds about 300 MB while idle), until the
-process ends (it ends with it, even when killed). If it dies, the release goes on with the
-recogniser in its own process.
+one release at a time. It is started by the first release of many documents of the
+``authormask`` command (a library call starts none unless told, :func:`allow_second_process`),
+never where no children can be started (a daemonic process, such as a Dask worker's, or a
+machine with one core). It ignores Ctrl-C (the release's own process handles it), is stopped
+when a release fails or is interrupted, and is otherwise kept for the process's next release
+(it holds about 300 MB while idle) until the process ends (it ends with it, even when killed).
+If it dies, the release goes on with the recogniser in its own process.
 """
 
 from __future__ import annotations
@@ -31,6 +31,17 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from authormask._process import allow_second_process, second_process_allowed
+
+__all__ = [
+    "AheadFailed",
+    "RecognitionAhead",
+    "allow_second_process",
+    "end_ahead",
+    "start_ahead",
+    "text_key",
+]
 
 #: a text's entities (:class:`~authormask.text.entities.Entity`), as the recogniser gives them
 Found = tuple[Any, ...]
@@ -247,9 +258,10 @@ def start_ahead(find: Find, key: object, *, start: bool = True) -> RecognitionAh
     """The second process for a release's recogniser: the one an earlier release of this
     process left (or :meth:`~authormask.text.entities.Recogniser.start_elsewhere` started),
     where it is idle and has the same ``key``, else, with ``start``, a new one calling ``find``;
-    None where there is no second core, where this process cannot start one (a daemonic
-    process: a Dask worker's), or where another release of this process holds it (that
-    release recognises here). Give it back with :func:`end_ahead`.
+    None where this process may not start one (:func:`allow_second_process`), where there is
+    no second core, where it cannot (a daemonic process: a Dask worker's), or where another
+    release of this process holds it (that release recognises here). Give it back with
+    :func:`end_ahead`.
 
     Parameters
     ----------
@@ -268,7 +280,7 @@ def start_ahead(find: Find, key: object, *, start: bool = True) -> RecognitionAh
         The second process (loading the recogniser's pipeline if new), or None.
     """
     global _SHARED
-    if _cores() < 2 or multiprocessing.current_process().daemon:
+    if not second_process_allowed() or _cores() < 2 or multiprocessing.current_process().daemon:
         return None
     with _SHARED_LOCK:
         shared = _SHARED
