@@ -22,17 +22,22 @@ If it dies, the release goes on with the recogniser in its own process.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import multiprocessing
 import os
+import pickle
 import queue
-import signal
+import select
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from authormask._process import allow_second_process, second_process_allowed
+from authormask.text._ahead_process import frame, read_frame
 
 __all__ = [
     "AheadFailed",
@@ -79,33 +84,6 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _worker(jobs: Any, results: Any, parent: int, find: Find) -> None:  # pragma: no cover
-    """The second process: ignores Ctrl-C (the release's process stops it), loads what
-    ``find`` reads with at once (while the release prepares its mechanism), then finds each
-    job's texts' entities as the release's own process would and hands them back; it ends at a
-    ``None`` job, or when the release's process is gone (killed: no job would come)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        find([])
-    except Exception as exc:  # said in the release, which recognises on its own
-        results.put((0, f"{type(exc).__name__}: {exc}"))
-        return
-    while True:
-        try:
-            job = jobs.get(timeout=_POLL)
-        except queue.Empty:
-            if os.getppid() != parent:
-                return
-            continue
-        if job is None:
-            return
-        number, texts = job
-        try:
-            results.put((number, find(texts)))
-        except Exception as exc:
-            results.put((number, f"{type(exc).__name__}: {exc}"))
-
-
 class AheadFailed(RuntimeError):
     """The second process died or failed; the release recognises on its own."""
 
@@ -116,25 +94,36 @@ class RecognitionAhead:
 
     Parameters
     ----------
-    context
-        The ``spawn`` multiprocessing context it starts in.
     find
         What it calls on each job's texts (:data:`Find`).
     key
         What tells one ``find`` from another (the recogniser's function words): a release
         whose ``key`` is another does not take it.
+
+    Notes
+    -----
+    It is ``python -m authormask.text._ahead_process`` (which imports nothing of the main
+    script), in a session of its own (a terminal's Ctrl-C reaches the release's process only),
+    its standard error discarded; the kernel kills it when this process ends, however it ends
+    (Linux; elsewhere its input ends and it ends). Jobs are written to it by a thread of this
+    process, so handing on never waits for it.
     """
 
-    def __init__(self, context: Any, find: Find, key: object) -> None:
-        self._jobs = context.Queue()
-        self._results = context.Queue()
-        self._process = context.Process(
-            target=_worker,
-            args=(self._jobs, self._results, os.getpid(), find),
-            name="authormask-recogniser",
-            daemon=True,
+    def __init__(self, find: Find, key: object) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "authormask.text._ahead_process", str(os.getpid())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            bufsize=0,
+            start_new_session=True,
         )
-        self._process.start()
+        self._frames: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(
+            target=self._write, name="authormask-recogniser-feed", daemon=True
+        )
+        self._writer.start()
+        self._frames.put(frame(find))
         self.key = key
         #: whether a release holds it (:func:`start_ahead`)
         self.in_use = False
@@ -142,6 +131,16 @@ class RecognitionAhead:
         self._number = 0
         self._pending: dict[bytes, tuple[int, int]] = {}
         self._done: dict[int, list[Found]] = {}
+
+    def _write(self) -> None:
+        """Write the frames handed on to the second process, in order, until it is stopped."""
+        pipe = self._process.stdin
+        assert pipe is not None
+        while (data := self._frames.get()) is not None:
+            try:
+                pipe.write(data)
+            except (OSError, ValueError):  # stopped or gone: what is left is dropped
+                return
 
     def submit(self, texts: Sequence[str]) -> None:
         """Hand ``texts`` (one document's) to the second process; their entities wait there
@@ -162,7 +161,7 @@ class RecognitionAhead:
         if not todo:
             return
         self._number += 1
-        self._jobs.put((self._number, list(todo.values())))
+        self._frames.put(frame((self._number, list(todo.values()))))
         for i, key in enumerate(todo):
             self._pending[key] = (self._number, i)
 
@@ -201,17 +200,25 @@ class RecognitionAhead:
         return out
 
     def _results_of(self, number: int) -> list[Found]:
+        out = self._process.stdout
+        assert out is not None
         while number not in self._done:
             try:
-                got, found = self._results.get(timeout=_POLL)
-            except queue.Empty:
-                if not self._process.is_alive():
-                    self.close()
-                    raise AheadFailed("the second process ended") from None
-                continue
-            except (OSError, EOFError, ValueError) as exc:
+                ready, _, _ = select.select([out], [], [], _POLL)
+                if not ready:
+                    if self._process.poll() is not None:
+                        raise AheadFailed("the second process ended")
+                    continue
+                payload = read_frame(out)
+                if payload is None:
+                    raise AheadFailed("the second process ended")
+                got, found = pickle.loads(payload)
+            except AheadFailed:
                 self.close()
-                raise AheadFailed(str(exc)) from None
+                raise
+            except Exception as exc:  # a broken pipe or frame: stop it, recognise here
+                self.close()
+                raise AheadFailed(f"{type(exc).__name__}: {exc}") from None
             if isinstance(found, str):
                 self.close()
                 raise AheadFailed(found)
@@ -232,7 +239,7 @@ class RecognitionAhead:
         bool
             Whether it can be taken.
         """
-        return self._open and not self._pending and self._process.is_alive() and self.key == key
+        return self._open and not self._pending and self._process.poll() is None and self.key == key
 
     def close(self) -> None:
         """Stop the second process at once (what it was reading is dropped)."""
@@ -241,11 +248,15 @@ class RecognitionAhead:
         self._open = False
         self._pending.clear()
         self._done.clear()
-        self._process.terminate()
-        self._process.join(timeout=10)
-        for q in (self._jobs, self._results):
-            q.cancel_join_thread()  # nothing left to hand on: never wait on it at exit
-            q.close()
+        self._frames.put(None)
+        self._process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=10)
+        self._writer.join(timeout=10)
+        for pipe in (self._process.stdin, self._process.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
 
 
 #: the second process of this one, kept from one release to the next (a library that releases
@@ -295,8 +306,8 @@ def start_ahead(find: Find, key: object, *, start: bool = True) -> RecognitionAh
             shared.close()
             _SHARED = None
         try:
-            started = RecognitionAhead(multiprocessing.get_context("spawn"), find, key)
-        except (OSError, ValueError, AssertionError) as exc:  # no processes to be had
+            started = RecognitionAhead(find, key)
+        except OSError as exc:  # no processes to be had
             log.info("the recogniser runs in this process: %s", exc)
             return None
         started.in_use = True

@@ -926,7 +926,9 @@ class Recogniser:
 
             stopwords = load_stopwords(None)[0]
         self.stopwords = stopwords
-        self._ahead: RecognitionAhead | None = None
+        #: the second process each thread's release holds (:meth:`ahead`): a release on
+        #: another thread never hands its texts to it
+        self._aheads: dict[int, RecognitionAhead] = {}
 
     @property
     def identity(self) -> str:
@@ -1001,6 +1003,11 @@ class Recogniser:
             out.append(tuple(sorted(taken, key=lambda e: e.start)))
         return tuple(out)
 
+    @property
+    def _ahead(self) -> RecognitionAhead | None:
+        """The second process this thread's release holds, if any."""
+        return self._aheads.get(threading.get_ident())
+
     def start_elsewhere(self) -> None:
         """Start the second process of :meth:`ahead` now, where one is to be had, so that it
         loads the recogniser's pipeline while this process loads the mechanism; the next
@@ -1034,10 +1041,11 @@ class Recogniser:
 
         find = functools.partial(_find_apart, self.stopwords)
         started = start_ahead(find, self.stopwords, start=start) if self._ahead is None else None
+        thread = threading.get_ident()
         if started is None:
             yield None
             return
-        self._ahead = started
+        self._aheads[thread] = started
 
         def submit(texts: Sequence[str]) -> None:
             with _LOCK:  # the second process is handed texts and read under the lock
@@ -1047,20 +1055,21 @@ class Recogniser:
         try:
             yield submit
         finally:
-            self._ahead = None
+            self._aheads.pop(thread, None)
             end_ahead(started)
 
     def _found(self, texts: list[str], keys: list[bytes]) -> list[tuple[Entity, ...]]:
         """The entities of ``texts``: found by the second process where there is one
         (:meth:`ahead`), else here."""
-        if self._ahead is not None:
+        ahead = self._ahead
+        if ahead is not None:
             from authormask.text.ahead import AheadFailed
 
             try:
-                return self._ahead.take(texts, keys)
+                return ahead.take(texts, keys)
             except AheadFailed as exc:
                 log.warning("the recogniser's second process failed (%s): reading here", exc)
-                self._ahead = None
+                self._aheads.pop(threading.get_ident(), None)
         spans = _recognised(_pipeline(), texts)
         return [self._entities(t, s) for t, s in zip(texts, spans, strict=True)]
 
