@@ -275,3 +275,27 @@ def test_a_large_document_is_not_read_ahead() -> None:
     assert ["".join(parts) for parts in handed] == [small, small + "2"]  # not 1 (large), 3 (skip)
     ahead.fill(2)
     assert len(handed) == 2  # each handed once
+
+
+def test_a_release_on_another_thread_never_hands_its_texts_to_the_process_this_one_holds(
+    allowed: None,
+) -> None:
+    import threading
+
+    texts = _texts(2, 900)
+    remembered = entities._SEEN_TEXTS
+    entities.remember_texts(0)
+    try:
+        recogniser = entities.load_recogniser()
+        expected = list(recogniser.find_all(texts))
+        with recogniser.ahead() as submit:
+            assert submit is not None and recogniser._ahead is not None
+            held = recogniser._ahead
+            found: list[Any] = []
+            other = threading.Thread(target=lambda: found.extend(recogniser.find_all(texts)))
+            other.start()
+            other.join(timeout=120)
+            assert found == expected  # found in its own process
+            assert held._number == 0  # nothing was handed to the held one
+    finally:
+        entities.remember_texts(remembered)
