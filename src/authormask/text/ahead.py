@@ -62,7 +62,7 @@ _POLL = 1.0
 
 
 def text_key(text: str) -> bytes:
-    """The digest a text's spans are kept under.
+    """The digest a text's entities are kept under.
 
     Parameters
     ----------
