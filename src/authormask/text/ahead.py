@@ -14,10 +14,11 @@ for byte). The second process reads only texts of releases of the process that s
 one release at a time. It is started by the first release of many documents of the
 ``authormask`` command (a library call starts none unless told, :func:`allow_second_process`),
 never where no children can be started (a daemonic process, such as a Dask worker's, or a
-machine with one core). It ignores Ctrl-C (the release's own process handles it), is stopped
-when a release fails or is interrupted, and is otherwise kept for the process's next release
-(it holds about 300 MB while idle) until the process ends (it ends with it, even when killed).
-If it dies, the release goes on with the recogniser in its own process.
+machine with one core). It runs in a session of its own (a terminal's Ctrl-C reaches the
+release's process only, which stops it), is stopped when a release fails or is interrupted, and
+is otherwise kept for the process's next release (it holds about 230 MB, and the texts it read
+last, while idle) until the process ends; the kernel kills it then, however the process ends
+(Linux). If it dies, the release goes on with the recogniser in its own process.
 """
 
 from __future__ import annotations
