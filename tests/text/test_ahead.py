@@ -208,7 +208,7 @@ def test_no_second_process_outlives_a_release_stopped(
     Ctrl-C at a terminal (to the whole process group), a ``kill`` or a ``kill -9``."""
     folder = tmp_path / "news"  # many names: what the second process hands back is large
     folder.mkdir()
-    for i, d in enumerate(bbc_small.documents[:150]):
+    for i, d in enumerate(bbc_small.documents[:400]):
         (folder / f"{i:03d}.txt").write_text(d.text, encoding="utf-8")
     exe = Path(sys.executable).with_name("authormask")
     out = tmp_path / "out"
