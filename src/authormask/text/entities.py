@@ -1008,6 +1008,10 @@ class Recogniser:
         """The second process this thread's release holds, if any."""
         return self._aheads.get(threading.get_ident())
 
+    def _apart(self) -> Callable[[list[str]], list[tuple[Entity, ...]]]:
+        """What the second process calls: :func:`_find_apart` with these function words."""
+        return functools.partial(_find_apart, self.stopwords)
+
     def start_elsewhere(self) -> None:
         """Start the second process of :meth:`ahead` now, where one is to be had, so that it
         loads the recogniser's pipeline while this process loads the mechanism; the next
@@ -1015,7 +1019,7 @@ class Recogniser:
         are found, before it builds the mechanism)."""
         from authormask.text.ahead import end_ahead, start_ahead
 
-        started = start_ahead(functools.partial(_find_apart, self.stopwords), self.stopwords)
+        started = start_ahead(self._apart(), self.stopwords)
         if started is not None:
             end_ahead(started)
 
@@ -1039,8 +1043,9 @@ class Recogniser:
         """
         from authormask.text.ahead import end_ahead, start_ahead
 
-        find = functools.partial(_find_apart, self.stopwords)
-        started = start_ahead(find, self.stopwords, start=start) if self._ahead is None else None
+        started = (
+            start_ahead(self._apart(), self.stopwords, start=start) if self._ahead is None else None
+        )
         thread = threading.get_ident()
         if started is None:
             yield None
@@ -1070,7 +1075,13 @@ class Recogniser:
             except AheadFailed as exc:
                 log.warning("the recogniser's second process failed (%s): reading here", exc)
                 self._aheads.pop(threading.get_ident(), None)
-        spans = _recognised(_pipeline(), texts)
+        return self._find_here(texts)
+
+    def _find_here(self, texts: list[str]) -> list[tuple[Entity, ...]]:
+        """The entities of ``texts`` found in this process (the pipeline loaded first, even for
+        no text): what the second process runs too (:func:`_find_apart`)."""
+        nlp = _pipeline()
+        spans = _recognised(nlp, texts) if texts else []
         return [self._entities(t, s) for t, s in zip(texts, spans, strict=True)]
 
     def _batch(self, texts: list[str]) -> list[tuple[Entity, ...]]:
@@ -1219,13 +1230,10 @@ class Recogniser:
 
 
 def _find_apart(stopwords: frozenset[str], texts: list[str]) -> list[tuple[Entity, ...]]:
-    """The entities of ``texts`` as a recogniser with ``stopwords`` finds them here, for the
-    second process of :mod:`authormask.text.ahead` (loads the pipeline first, even for no
-    text)."""
-    nlp = _pipeline()
-    recogniser = Recogniser(stopwords=stopwords)
-    spans = _recognised(nlp, texts) if texts else []
-    return [recogniser._entities(t, s) for t, s in zip(texts, spans, strict=True)]
+    """The entities of ``texts`` as a recogniser with ``stopwords`` finds them in this process
+    (:meth:`Recogniser._find_here`): what the second process of :mod:`authormask.text.ahead`
+    calls (a function of a module, so that it can be handed to that process)."""
+    return Recogniser(stopwords=stopwords)._find_here(texts)
 
 
 @functools.lru_cache(maxsize=4096)
