@@ -312,13 +312,15 @@ class _ReadAhead:
         self.sources, self.start, self.skip, self.expect = sources, start, skip, expect
         self.next = start  # the next position to hand ahead
         self.handed: list[tuple[int, int]] = []  # (position, characters) handed, not yet read
+        self.chars = 0  # the characters of ``handed``
 
     def fill(self, position: int) -> None:
-        self.handed = [(p, n) for p, n in self.handed if p > position]
+        while self.handed and self.handed[0][0] <= position:
+            self.chars -= self.handed.pop(0)[1]
         self.next = max(self.next, position)
         end = self.start + len(self.sources)
         while self.next < min(end, position + AHEAD_DOCUMENTS + 1):
-            if self.handed and sum(n for _, n in self.handed) >= AHEAD_CHARS:
+            if self.handed and self.chars >= AHEAD_CHARS:
                 return
             at, self.next = self.next, self.next + 1
             source = self.sources[at - self.start]
@@ -330,6 +332,7 @@ class _ReadAhead:
                 continue
             self.expect(parts)
             self.handed.append((at, sum(map(len, parts))))
+            self.chars += self.handed[-1][1]
 
 
 def _open(
