@@ -201,8 +201,10 @@ def _recognise_elsewhere(request: _Request, explicit: dict[str, Any]) -> None:
     recogniser loads here when the release needs it). A release of one document recognises
     here: a second process would make it a few tenths of a second faster, for about 40 MB more
     in all."""
-    entities = request.spec.parameter("entities")
-    mode = explicit.get("entities", None if entities is None else entities.default)
+    from authormask.core.specs import ENTITIES
+
+    entities = request.spec.parameter(ENTITIES.name)  # the shared entity-step parameter
+    mode = explicit.get(ENTITIES.name, None if entities is None else entities.default)
     if mode in (None, "keep") or request.options["text_column"] is not None:
         return
     if request.engine is None or request.engine.kind != "local":
