@@ -106,13 +106,20 @@ MAX_GAP_RELEASED = 12
 #: candidates per context (class pair, next class) and overall
 CANDIDATES = 20
 #: the contexts whose gap law :meth:`SkeletonWriter.write` keeps (each a list of at most three
-#: times :data:`CANDIDATES` gaps and their probabilities: tens of megabytes at most)
-GAP_LAWS = 50_000
+#: times :data:`CANDIDATES` gaps and their probabilities): at most this many, in two generations
+#: (the contexts met since the last turn, and those of the turn before; a turn drops the older):
+#: about 7 MB, whatever the length of the text (issue 50: memory flat in input length)
+GAP_LAWS = 16_384
+#: the trigram log probabilities the gap laws are computed from that the writer keeps, in two
+#: generations as the gap laws: about 17 MB
+LOG_PROBABILITIES = 131_072
 #: the marks the writer may write (quotes and brackets are never written: they pair up)
 MARKS = frozenset(".,;:?!-")
 
 _START = "<s>"
 _END = "</s>"
+#: a context's gap law: its candidate gaps and their probabilities
+_GapLaw = tuple[list[tuple[str, ...]], NDArray[np.float64]]
 _NO_SPACE_BEFORE = frozenset(".,;:!?")
 
 
@@ -607,10 +614,13 @@ class SkeletonWriter:
         self.word_class = tables.word_class
         self._class_tok = np.array([f"C{k}" for k in range(CLASSES)], dtype=object)
         self.lm = _KneserNey(tables.trigrams, DISCOUNT)
+        # the caches of the gap laws and of their trigram log probabilities, two generations
+        # each (the newer, then the older): pure functions of public data, so what is kept
+        # changes the time a text takes, never its text
         self._log_p: dict[tuple[str, str, str], float] = {}
-        self._gap_laws: dict[
-            tuple[str, str, str], tuple[list[tuple[str, ...]], NDArray[np.float64]]
-        ] = {}
+        self._log_p_old: dict[tuple[str, str, str], float] = {}
+        self._gap_laws: dict[tuple[str, str, str], _GapLaw] = {}
+        self._gap_laws_old: dict[tuple[str, str, str], _GapLaw] = {}
         self._pair = tables.pair
         self._after = tables.after
         self._overall = tables.overall
@@ -678,36 +688,49 @@ class SkeletonWriter:
             seen[(".",) if nxt == _END else ()] = None
         return list(seen)
 
-    def _gap_law(
-        self, before: str, prev: str, nxt: str
-    ) -> tuple[list[tuple[str, ...]], NDArray[np.float64]]:
+    def _gap_law(self, before: str, prev: str, nxt: str) -> _GapLaw:
         """The gaps that may stand between ``prev`` (after ``before``) and ``nxt``, and the
         probability of each under the trigram model (what :meth:`write` draws from). A function
-        of public data only, so it is computed once per context and kept (at most
-        :data:`GAP_LAWS` contexts; then the table starts again)."""
+        of public data only, so it is computed once per context and kept: at most
+        :data:`GAP_LAWS` contexts and :data:`LOG_PROBABILITIES` trigram log probabilities, each
+        in two generations (a law or a probability met in the older one is carried into the
+        newer; when the newer holds half the bound it becomes the older, and the older is
+        dropped), so the memory a text takes does not grow with its length."""
         key = (before, prev, nxt)
         law = self._gap_laws.get(key)
         if law is not None:
             return law
+        law = self._gap_laws_old.get(key)
+        if law is None:
+            law = self._compute_law(before, prev, nxt)
+        self._gap_laws[key] = law
+        if len(self._gap_laws) >= GAP_LAWS // 2:
+            self._gap_laws_old, self._gap_laws = self._gap_laws, {}
+        if len(self._log_p) >= LOG_PROBABILITIES // 2:
+            self._log_p_old, self._log_p = self._log_p, {}
+        return law
+
+    def _compute_law(self, before: str, prev: str, nxt: str) -> _GapLaw:
+        """The gap law of a context (:meth:`_gap_law`), computed."""
         cands = self._candidates(prev, nxt)
         scores = np.empty(len(cands), dtype=np.float64)
+        new, old = self._log_p, self._log_p_old
         for j, gap in enumerate(cands):
             a, b = before, prev
             lp = 0.0
             for x in (*gap, nxt):
                 k = (a, b, x)
-                v = self._log_p.get(k)
+                v = new.get(k)
                 if v is None:
-                    v = self._log_p[k] = math.log(self.lm.p3(a, b, x))
+                    v = old.get(k)
+                    if v is None:
+                        v = math.log(self.lm.p3(a, b, x))
+                    new[k] = v
                 lp += v
                 a, b = b, x
             scores[j] = lp
         p = np.exp(scores - scores.max())
-        law = (cands, p / p.sum())
-        if len(self._gap_laws) >= GAP_LAWS:
-            self._gap_laws.clear()
-        self._gap_laws[key] = law
-        return law
+        return cands, p / p.sum()
 
     def write(self, words: Sequence[str], rng: np.random.Generator) -> list[str]:
         """The tokens of a text around the released ``words`` (module notes): each word in
