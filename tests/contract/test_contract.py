@@ -145,3 +145,86 @@ def test_every_mechanism_releases_on_dask_the_bytes_it_releases_here(
     assert out["dask"] == out["local"]
     assert out["dask statement"] == out["local statement"]
     assert len(out["local"].splitlines()) == len(records)
+
+
+def _handed_on_alone(
+    mechanism: Any, documents: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[tuple[str, tuple[str, ...]]], list[tuple[str, tuple[str, ...]]], list[int]]:
+    """The seeded release of ``documents`` with the default batches, then with every unit
+    handed to the mechanism alone, and the number of units in each call of the second."""
+    import numpy as np
+
+    from authormask.mechanisms import inputs
+
+    def release() -> list[tuple[str, tuple[str, ...]]]:
+        rngs = [np.random.default_rng(11 + i) for i in range(len(documents))]
+        return [(o.text, o.words) for o in mechanism.perturb(documents, rngs)]
+
+    batched = release()
+    monkeypatch.setattr(inputs, "PERTURB_WORK", 1)
+    calls: list[int] = []
+    inner_perturb = mechanism.inner.perturb
+
+    def counted(units: Any, rngs: Any, **kw: Any) -> Any:
+        calls.append(len(units))
+        return inner_perturb(units, rngs, **kw)
+
+    monkeypatch.setattr(mechanism.inner, "perturb", counted)
+    return batched, release(), calls
+
+
+def _with_entity_step() -> list[str]:
+    """The registered mechanisms that read the text behind the entity step."""
+    from authormask.core import mechanism_spec
+
+    return [
+        n
+        for n in mechanism_names()
+        if any(p.name == "entities" for p in mechanism_spec(n).parameters)
+    ]
+
+
+@pytest.mark.parametrize("name", _with_entity_step())
+def test_every_mechanism_releases_the_same_however_the_entity_step_batches_its_units(
+    name: str, battery: Battery, aaac_texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the entity step the units of a batch's documents go to the mechanism at most
+    ``PERTURB_WORK`` units of work at a time (issue 50: a long document's memory is a batch's),
+    so a release must not depend on where those calls are cut: three seeded documents (120
+    words of real essays each, with names) released with each unit handed on alone are byte for
+    byte the release with the default batches."""
+    import authormask as am
+    from authormask.mechanisms import inputs
+
+    mechanism = am.create_mechanism(name, **parameters(name, battery))
+    assert isinstance(mechanism, inputs.EntityInputs)
+    assert mechanism.entities == "surrogate"
+    texts = [" ".join(t.split()[:120]) + " Kofi Annan spoke in Geneva." for t in aaac_texts[:3]]
+    documents = [next(iter(mechanism.prepare_parts([t]))) for t in texts]
+    assert all(d.found > 0 for d in documents)
+    batched, alone, calls = _handed_on_alone(mechanism, documents, monkeypatch)
+    assert alone == batched
+    assert calls == [1, 1, 1]
+
+
+@pytest.mark.parametrize("name", ["emp-text", "emp-write"])
+def test_a_long_document_is_released_the_same_however_its_units_are_handed_on(
+    name: str, battery: Battery, aaac_texts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One document of many units (the units cut at 128 words here, to keep the test small:
+    a real one is cut at 4,096), released with every unit handed on alone, is byte for byte
+    the release with the default batches: its units draw in order from one generator."""
+    import authormask as am
+    from authormask.mechanisms import inputs, written
+    from authormask.text import canonical
+
+    monkeypatch.setattr(written, "UNIT_WORDS", 128)
+    monkeypatch.setattr(canonical, "UNIT_WORDS", 128)
+    monkeypatch.setattr(inputs, "PART_WORDS", 128)
+    mechanism = am.create_mechanism(name, **parameters(name, battery))
+    text = "\n\n".join(aaac_texts[:3]) + "\n\nMargaret Thatcher met Kofi Annan in Geneva."
+    (document,) = mechanism.prepare_parts([text])
+    assert document.found > 0 and len(document.masked) > 3
+    batched, alone, calls = _handed_on_alone(mechanism, [document], monkeypatch)
+    assert alone == batched
+    assert calls == [1] * len(document.masked)

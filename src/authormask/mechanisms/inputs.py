@@ -80,6 +80,7 @@ from authormask.text.tokens import CLITICS, Token, tokenize
 
 __all__ = [
     "PART_WORDS",
+    "PERTURB_WORK",
     "ContentKinds",
     "EntityDocument",
     "EntityInputs",
@@ -788,6 +789,10 @@ def on_tokens(text: str, entities: Sequence[Entity]) -> list[Entity]:
 
 #: the words of a part the recogniser reads at once (about 45 KB of English prose)
 PART_WORDS = 8192
+
+#: the mechanism's units of work :meth:`EntityInputs.perturb` hands it at once, at most (about
+#: a part's content words: the search and the decoder hold a few kilobytes a unit of work)
+PERTURB_WORK = 16_384
 #: a word longer than this counts as several (a run without whitespace is cut, as parts are)
 _WORD = re.compile(rf"\S{{1,{MAX_PART_CHARS}}}\s*")
 
@@ -1126,35 +1131,57 @@ class EntityInputs(Mechanism):
         """
         if self.entities == "keep":
             return list(self.inner.perturb(documents, rngs, progress=progress))
-        # every document's units in one call of the mechanism (one search and one decoding a
-        # batch, not a document): each unit draws from its own document's generator, in order,
-        # so its draws do not depend on the batch (as the engine batches units with `keep`)
-        units: list[Any] = []
-        unit_rngs: list[np.random.Generator] = []
-        counts: list[int] = []
-        for document, rng in zip(documents, rngs, strict=True):
-            mine, inner_rng = self._units(document, rng)
-            units.extend(mine)
-            unit_rngs.extend([inner_rng] * len(mine))
-            counts.append(len(mine))
-        outputs = iter(self.inner.perturb(units, unit_rngs, progress=progress))
-        return [_joined([next(outputs) for _ in range(n)]) for n in counts]
+        # the batch's units handed to the mechanism together (one search and one decoding for
+        # many documents, not one a document), but never more than PERTURB_WORK units of work
+        # at once: a long document's units are prepared and perturbed a batch at a time, so
+        # its memory is a batch's, not the document's (issue 50). Each unit draws from its own
+        # document's generator, in order, so its draws do not depend on the batching (as the
+        # engine batches units with `keep`)
+        outputs: list[list[Output]] = [[] for _ in documents]
+        pending: list[tuple[int, Any, np.random.Generator]] = []
+        work = 0
 
-    def _units(self, document: EntityDocument, rng: np.random.Generator) -> tuple[list[Any], Any]:
-        """The mechanism's units of the document with its entities replaced, and the generator
-        the mechanism draws from."""
+        def hand_on() -> None:
+            nonlocal work
+            if pending:
+                done = self.inner.perturb(
+                    [u for _, u, _ in pending], [r for _, _, r in pending], progress=progress
+                )
+                for (i, _, _), output in zip(pending, done, strict=True):
+                    outputs[i].append(output)
+                pending.clear()
+                work = 0
+
+        for i, (document, rng) in enumerate(zip(documents, rngs, strict=True)):
+            mine, inner_rng = self._units(document, rng)
+            for unit in mine:
+                pending.append((i, unit, inner_rng))
+                work += int(self.inner.units(unit))
+                if work >= PERTURB_WORK:
+                    hand_on()
+        hand_on()
+        return [_joined(o) for o in outputs]
+
+    def _units(
+        self, document: EntityDocument, rng: np.random.Generator
+    ) -> tuple[Iterable[Any], Any]:
+        """The mechanism's units of the document with its entities replaced (prepared as they
+        are taken, where the surrogates keep the mechanism's kinds), and the generator the
+        mechanism draws from."""
         if self.entities == "mask" or document.found == 0:
-            return list(document.masked), rng
+            return document.masked, rng
         mine, theirs = _children(rng)
         surrogates = self._surrogates(mine)
-        texts = [
+        # the surrogates are drawn in the order of the parts however the units are taken: the
+        # draws of the one generator and the mechanism's preparation are independent
+        texts = (
             surrogates.text(t, e) for t, e in zip(document.parts, document.entities, strict=True)
-        ]
+        )
+        if self._kinds_kept:  # never refused: the positions are those of the text, which it took
+            return self.inner.prepare_parts(texts), theirs
         try:
-            return list(self.inner.prepare_parts(iter(texts))), theirs
+            return list(self.inner.prepare_parts(texts)), theirs
         except InputError:  # a surrogate outside the vocabulary dropped (module docstring)
-            if self._kinds_kept:  # never: the positions are those of the text, which it took
-                raise
             return list(document.masked), theirs
 
     def stepped_text(self, parts: str | Iterable[str], rng: np.random.Generator) -> str:
