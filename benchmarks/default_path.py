@@ -13,7 +13,8 @@ one's ``ru_maxrss``) are measured. Four inputs:
   (default 10: 500 stories, 1.45M characters), given to the command as they are (folders in,
   a folder out);
 * a text of ``--large-chars`` characters (default 1,000,000), C50 test stories joined into one
-  document, written at run time into a temporary folder (never into the repository).
+  document, written at run time into a temporary folder (never into the repository), and its
+  first tenth (the pair whose peaks say whether memory is flat in input length).
 
 Beside each default run, in the same round: ``python -c "import numpy"`` (the reference; ratios
 are printed against its median) and the mechanism alone (``--entities keep``). One untimed
@@ -185,10 +186,13 @@ def build_inputs(opts: argparse.Namespace, work: Path) -> list[Input]:
         label = f"C50 corpus ({len(chosen)} authors)"
         inputs.append(Input(label, chosen, chars, len(files), True, opts.repeat_large))
     if not opts.skip_large:
-        large = make_large(corpus, work / "large.txt", opts.large_chars)
-        size = len(large.read_text(encoding="utf-8"))
-        label = f"{opts.large_chars / 1e6:g}M-character text"
-        inputs.append(Input(label, [large], size, 1, False, opts.repeat_large))
+        # the large text and its first tenth: the pair that says whether memory is flat in
+        # input length where both are long (the sentence loads less: no fused search kernel)
+        for chars in (opts.large_chars // 10, opts.large_chars):
+            large = make_large(corpus, work / f"large-{chars}.txt", chars)
+            size = len(large.read_text(encoding="utf-8"))
+            label = f"{chars:,}-character text"
+            inputs.append(Input(label, [large], size, 1, False, opts.repeat_large))
     return inputs
 
 
@@ -345,6 +349,14 @@ def report(inputs: list[Input], results: dict[str, dict[str, Runs]], reference: 
             f"ratio between inputs 10x apart or more {worst:.2f}, {ok}; peaks / the "
             f"sentence's: {peaks}"
         )
+        texts = [i for i in inputs if i.name.endswith("-character text")]
+        if len(texts) == 2:
+            ratio = results[texts[1].name][mode].peak / results[texts[0].name][mode].peak
+            ok = "met" if ratio <= 1.1 else "NOT met"
+            print(
+                f"  {mode}: the {texts[1].name} against its first tenth (both long: the "
+                f"same parts load): {ratio:.2f}x the memory, {ok}"
+            )
 
 
 if __name__ == "__main__":
