@@ -61,3 +61,59 @@ def test_a_long_text_keeps_at_most_the_bounds_and_writes_what_unbounded_caches_w
     # a turn happens after a law is computed: at most one law's probabilities beyond the bound
     one_law = 3 * writer_module.CANDIDATES * (writer_module.MAX_GAP_RELEASED + 1)
     assert 1000 < max(held_probabilities) <= 2000 + one_law
+
+
+def _reference_kneser_ney(c3, d):
+    """Interpolated Kneser-Ney over counts keyed by the tokens themselves, written from the
+    module notes' formulas (the form the writer had before its counts were numbered)."""
+    from collections import Counter
+
+    ctx2, types2, cont2 = Counter(), Counter(), Counter()
+    for (a, b, x), n in c3.items():
+        ctx2[(a, b)] += n
+        types2[(a, b)] += 1
+        cont2[(b, x)] += 1
+    ctx1, types1, cont1 = Counter(), Counter(), Counter()
+    for (b, x), n in cont2.items():
+        ctx1[b] += n
+        types1[b] += 1
+        cont1[x] += 1
+    total1, size = sum(cont1.values()), len(cont1) + 1
+
+    def p1(x):
+        return (cont1.get(x, 0) + 0.5) / (total1 + 0.5 * size)
+
+    def p2(b, x):
+        n = ctx1.get(b, 0)
+        if n == 0:
+            return p1(x)
+        return max(cont2.get((b, x), 0) - d, 0.0) / n + d * types1[b] / n * p1(x)
+
+    def p3(a, b, x):
+        n = ctx2.get((a, b), 0)
+        if n == 0:
+            return p2(b, x)
+        return max(c3.get((a, b, x), 0) - d, 0.0) / n + d * types2[(a, b)] / n * p2(b, x)
+
+    return p3
+
+
+def test_the_numbered_counts_give_every_probability_the_token_keyed_counts_give(writer) -> None:
+    """The writer's trigram counts are read as numbered arrays (issue 50: building them as
+    dictionaries of strings took a third of a one-sentence release's start-up); every
+    probability, of seen and unseen trigrams and tokens, is bit for bit the one of counts keyed
+    by the tokens."""
+    c3 = dict(writer.tables.trigrams.items())
+    assert len(c3) > 10_000
+    reference = _reference_kneser_ney(c3, writer_module.DISCOUNT)
+    tokens = sorted({t for trigram in c3 for t in trigram})
+    rng = np.random.default_rng(0)
+    seen = list(c3)
+    triples = [seen[i] for i in rng.choice(len(seen), 3000, replace=False)]
+    triples += [tuple(tokens[i] for i in rng.integers(len(tokens), size=3)) for _ in range(3000)]
+    triples += [(a, b, "never-a-token") for a, b, _ in triples[:200]]
+    triples += [("never-a-token", b, x) for _, b, x in triples[:200]]
+    triples += [(a, "never-a-token", x) for a, _, x in triples[:200]]
+    assert len({t for t in triples if t in c3}) >= 3000  # seen ones, and many unseen
+    for a, b, x in triples:
+        assert writer.lm.p3(a, b, x) == reference(a, b, x)

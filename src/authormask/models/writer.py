@@ -184,6 +184,38 @@ TABLES_FORMAT = "authormask-writer-tables/1"
 
 
 @dataclass(frozen=True)
+class _Trigrams:
+    """The training text's trigram counts by token number: trigram ``i`` is
+    ``(tokens[ids[i, 0]], tokens[ids[i, 1]], tokens[ids[i, 2]])``, seen ``counts[i]`` times
+    (each trigram once). Read from the prepared writer as arrays, never as a dictionary of
+    strings (issue 50: building that, and the counts derived from it, took a third of a
+    one-sentence release's start-up)."""
+
+    tokens: tuple[str, ...]
+    ids: NDArray[np.int32]
+    counts: NDArray[np.int64]
+
+    @classmethod
+    def from_counter(cls, c3: Counter[tuple[str, str, str]]) -> _Trigrams:
+        """The counts of ``c3``, numbered in the order its tokens are first met."""
+        number: dict[str, int] = {}
+        ids = [[number.setdefault(t, len(number)) for t in trigram] for trigram in c3]
+        return cls(
+            tuple(number),
+            np.array(ids, dtype=np.int32).reshape(-1, 3),
+            np.array(list(c3.values()), dtype=np.int64),
+        )
+
+    def items(self) -> list[tuple[tuple[str, str, str], int]]:
+        """Each trigram and its count, in order."""
+        t = self.tokens
+        return [
+            ((t[a], t[b], t[x]), n)
+            for (a, b, x), n in zip(self.ids.tolist(), self.counts.tolist(), strict=True)
+        ]
+
+
+@dataclass(frozen=True)
 class _Tables:
     """Everything a writer writes from (module notes 1-3): a function of the packaged corpus,
     the embeddings, the function words and the released words only, so it is prepared once
@@ -192,7 +224,7 @@ class _Tables:
 
     word_class: NDArray[np.int16]
     class_bigram: NDArray[np.float64]
-    trigrams: Counter[tuple[str, str, str]]
+    trigrams: _Trigrams
     pair: dict[tuple[str, str], list[tuple[str, ...]]]
     after: dict[str, list[tuple[str, ...]]]
     overall: list[tuple[str, ...]]
@@ -226,8 +258,9 @@ def _tables_arrays(tables: _Tables) -> dict[str, NDArray[Any]] | None:
                 at(tok)
         return gaps[g]
 
-    trigrams = [(at(a), at(b), at(x)) for a, b, x in tables.trigrams]
-    counts = list(tables.trigrams.values())
+    trigram_counts = tables.trigrams.items()
+    trigrams = [(at(a), at(b), at(x)) for (a, b, x), _ in trigram_counts]
+    counts = [n for _, n in trigram_counts]
     pair = [(at(p), at(n), gap(g)) for (p, n), gs in tables.pair.items() for g in gs]
     after = [(at(n), gap(g)) for n, gs in tables.after.items() for g in gs]
     overall = [gap(g) for g in tables.overall]
@@ -355,11 +388,6 @@ def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
     offsets = arrays["gap_offsets"].tolist()
     flat = [vocab[i] for i in arrays["gap_tokens"].tolist()]
     gaps = [tuple(flat[offsets[j] : offsets[j + 1]]) for j in range(len(offsets) - 1)]
-    trigrams: Counter[tuple[str, str, str]] = Counter()
-    for (a, b, x), n in zip(
-        arrays["trigrams"].tolist(), arrays["trigram_counts"].tolist(), strict=True
-    ):
-        trigrams[(vocab[a], vocab[b], vocab[x])] = n
     pair: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
     for p, n, g in arrays["pair"].tolist():
         pair[(vocab[p], vocab[n])].append(gaps[g])
@@ -369,7 +397,7 @@ def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
     return _Tables(
         word_class=arrays["word_class"],
         class_bigram=arrays["class_bigram"],
-        trigrams=trigrams,
+        trigrams=_Trigrams(tuple(vocab), arrays["trigrams"], arrays["trigram_counts"]),
         pair=dict(pair),
         after=dict(after),
         overall=[gaps[g] for g in arrays["overall"].tolist()],
@@ -406,46 +434,79 @@ def lexicon_reference(description: str) -> str:
 
 
 class _KneserNey:
-    """Interpolated Kneser-Ney trigram probabilities over a token stream (module notes)."""
+    """Interpolated Kneser-Ney trigram probabilities over a token stream (module notes).
 
-    def __init__(self, c3: Counter[tuple[str, str, str]], discount: float) -> None:
+    The counts are kept by token number (a pair ``(a, b)`` under ``a * V + b``, a trigram
+    ``(a, b, x)`` under ``(a * V + b) * V + x``, ``V`` the number of tokens) and derived from
+    the trigram table with numpy; each probability is the same sum of the same integer counts'
+    quotients as with counts keyed by the tokens themselves."""
+
+    def __init__(self, trigrams: _Trigrams, discount: float) -> None:
         self.d = discount
-        self.c3 = c3
-        self.ctx2: Counter[tuple[str, str]] = Counter()
-        self.types2: Counter[tuple[str, str]] = Counter()
-        cont2: Counter[tuple[str, str]] = Counter()
-        for (a, b, x), n in c3.items():
-            self.ctx2[(a, b)] += n
-            self.types2[(a, b)] += 1
-            cont2[(b, x)] += 1
-        self.cont2 = cont2
-        self.ctx1: Counter[str] = Counter()
-        self.types1: Counter[str] = Counter()
-        cont1: Counter[str] = Counter()
-        for (b, x), n in cont2.items():
-            self.ctx1[b] += n
-            self.types1[b] += 1
-            cont1[x] += 1
-        self.cont1 = cont1
-        self.total1 = sum(cont1.values())
-        self.size = len(cont1) + 1  # the types seen and one unseen
+        v = len(trigrams.tokens)
+        self._v = v
+        self._id = {t: i for i, t in enumerate(trigrams.tokens)}
+        ids = trigrams.ids.astype(np.int64).reshape(-1, 3)
+        n = trigrams.counts.astype(np.int64)
+        a, b, x = ids[:, 0], ids[:, 1], ids[:, 2]
+        self.c3 = dict(zip(((a * v + b) * v + x).tolist(), n.tolist(), strict=True))
+        # per context (a, b): the tokens seen after it, and how many distinct ones
+        contexts, of_context = np.unique(a * v + b, return_inverse=True)
+        self.ctx2 = _counts(contexts, of_context, n)
+        self.types2 = _counts(contexts, of_context, None)
+        # per pair (b, x): the distinct tokens seen before it (its continuation count)
+        pairs, of_pair = np.unique(b * v + x, return_inverse=True)
+        cont2 = np.bincount(of_pair.reshape(-1), minlength=len(pairs)).astype(np.int64)
+        self.cont2 = dict(zip(pairs.tolist(), cont2.tolist(), strict=True))
+        firsts, of_first = np.unique(pairs // v, return_inverse=True)
+        self.ctx1 = _counts(firsts, of_first, cont2)
+        self.types1 = _counts(firsts, of_first, None)
+        seconds, of_second = np.unique(pairs % v, return_inverse=True)
+        self.cont1 = _counts(seconds, of_second, None)
+        self.total1 = len(pairs)  # the continuation counts of every token, summed
+        self.size = len(seconds) + 1  # the types seen and one unseen
 
     def p1(self, x: str) -> float:
-        return (self.cont1.get(x, 0) + 0.5) / (self.total1 + 0.5 * self.size)
+        i = self._id.get(x)
+        seen = 0 if i is None else self.cont1.get(i, 0)
+        return (seen + 0.5) / (self.total1 + 0.5 * self.size)
 
     def p2(self, b: str, x: str) -> float:
-        n = self.ctx1.get(b, 0)
-        if n == 0:
+        ib = self._id.get(b)
+        n = 0 if ib is None else self.ctx1.get(ib, 0)
+        if ib is None or n == 0:
             return self.p1(x)
-        seen = max(self.cont2.get((b, x), 0) - self.d, 0.0) / n
-        return seen + self.d * self.types1[b] / n * self.p1(x)
+        ix = self._id.get(x)
+        pair = 0 if ix is None else self.cont2.get(ib * self._v + ix, 0)
+        seen = max(pair - self.d, 0.0) / n
+        return seen + self.d * self.types1[ib] / n * self.p1(x)
 
     def p3(self, a: str, b: str, x: str) -> float:
-        n = self.ctx2.get((a, b), 0)
+        ia, ib = self._id.get(a), self._id.get(b)
+        if ia is None or ib is None:
+            return self.p2(b, x)
+        context = ia * self._v + ib
+        n = self.ctx2.get(context, 0)
         if n == 0:
             return self.p2(b, x)
-        seen = max(self.c3.get((a, b, x), 0) - self.d, 0.0) / n
-        return seen + self.d * self.types2[(a, b)] / n * self.p2(b, x)
+        ix = self._id.get(x)
+        count = 0 if ix is None else self.c3.get(context * self._v + ix, 0)
+        seen = max(count - self.d, 0.0) / n
+        return seen + self.d * self.types2[context] / n * self.p2(b, x)
+
+
+def _counts(
+    keys: NDArray[np.int64], of_key: NDArray[np.intp], weights: NDArray[np.int64] | None
+) -> dict[int, int]:
+    """``keys[k]`` -> the sum of ``weights`` over the rows ``i`` with ``of_key[i] == k`` (the
+    number of such rows where ``weights`` is None), as Python integers."""
+    rows = of_key.reshape(-1)
+    if weights is None:
+        sums = np.bincount(rows, minlength=len(keys)).astype(np.int64)
+    else:
+        sums = np.zeros(len(keys), dtype=np.int64)
+        np.add.at(sums, rows, weights)
+    return dict(zip(keys.tolist(), sums.tolist(), strict=True))
 
 
 def _train(
@@ -516,7 +577,7 @@ def _train(
     return _Tables(
         word_class=word_class,
         class_bigram=np.log(bigram / bigram.sum(axis=1, keepdims=True)),
-        trigrams=c3,
+        trigrams=_Trigrams.from_counter(c3),
         pair={k: [g for g, _ in c.most_common(CANDIDATES)] for k, c in pair.items()},
         after={k: [g for g, _ in c.most_common(CANDIDATES)] for k, c in after.items()},
         overall=[g for g, _ in overall.most_common(CANDIDATES)],
