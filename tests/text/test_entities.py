@@ -539,3 +539,44 @@ def test_a_name_across_a_window_cut_is_read_whole(recogniser, monkeypatch) -> No
     whole = recogniser.find(text + " ")  # another text: read again, in one window
     assert [(e.text, e.kind) for e in found] == [(e.text, e.kind) for e in whole]
     assert ("Stephen King", "person") in [(e.text, e.kind) for e in found]
+
+
+def test_a_text_is_read_in_batches_of_its_own_whatever_is_read_beside_it(
+    recogniser, monkeypatch
+) -> None:
+    """The recogniser's products are numpy's (issue 50), whose sums for one row may depend on
+    how many rows the batch holds: so a batch never mixes texts, and a text is read in the same
+    batches whether it is read alone, among others (a second process reads a whole document's
+    parts at once) or after them; what is found in it is its own."""
+    import authormask.text.entities as entities
+
+    monkeypatch.setattr(entities, "_SEEN_TEXTS", 0)  # read each, even if read before
+    real = entities._pipeline()
+    calls: list[list[str]] = []
+
+    class Recording:
+        def pipe(self, texts, batch_size):
+            texts = list(texts)
+            calls.append(texts)
+            return real.pipe(texts, batch_size=batch_size)
+
+    monkeypatch.setattr(entities, "_pipeline", lambda: Recording())
+    short = "Kofi Annan met Ingrid Halvorsen in Geneva. They spoke of Bergen."
+    long = "Dear Ingrid Halvorsen, the ferry from Bergen leaves at noon for the island. " * 120
+    other = "Margaret Thatcher flew to Oslo on Tuesday with Jean-Paul Sartre."
+
+    third = "Oslo was cold when the delegation from Lagos arrived with Maria Santos."
+
+    def batches_of(texts: list[str], which: str) -> tuple[list[list[str]], tuple[Entity, ...]]:
+        calls.clear()
+        found = list(recogniser.find_all(texts))
+        mine = [c for c in calls if any(piece in which for piece in c)]
+        return mine, found[texts.index(which)]
+
+    for text in (short, long):
+        alone, found_alone = batches_of([text], text)
+        among, found_among = batches_of([other, text, third], text)
+        assert alone == among and found_alone == found_among
+        for call in calls:  # no batch reads two texts
+            assert any(all(piece in t for piece in call) for t in (other, text, third))
+    assert len(batches_of([long], long)[0]) >= 2  # the long one: several windows, its own

@@ -87,42 +87,14 @@ def test_the_lean_recogniser_finds_what_the_whole_pipeline_finds() -> None:
         print(len(lean.vocab.strings) < len(full.vocab.strings) // 100)
         print(sum(map(len, a)), a == b)
         def ops(nlp):
-            return sorted({type(n.ops).__name__ for n in nlp.get_pipe("ner").model.walk()})
+            return sorted({n.ops.use_blis for n in nlp.get_pipe("ner").model.walk()})
         print(ops(lean), ops(full))
         """
     )
     names, smaller, found, ops = out.strip().splitlines()
-    assert ops == "['NumpyProducts'] ['NumpyOps']"
+    assert ops == "[False] [True]"  # numpy's products for the recogniser, BLIS for the whole
     assert names == "['ner'] True"
     assert smaller == "True"
     count, same = found.split()
     assert int(count) > 50
     assert same == "True"
-
-
-def test_the_numpy_products_are_numpys_matrix_products() -> None:
-    """thinc's ``gemm`` contract (transposes, an output array) kept by the products the
-    recogniser is given: each is numpy's ``matmul`` of the same operands, bit for bit, and within
-    float32 rounding of thinc's own."""
-    import numpy as np
-    from thinc.api import NumpyOps
-
-    from authormask.text.pipeline import _numpy_products_ops
-
-    ops, thinc = _numpy_products_ops(), NumpyOps()
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((37, 19)).astype(np.float32)
-    for trans1 in (False, True):
-        for trans2 in (False, True):
-            a = x.T if trans1 else x
-            y = rng.standard_normal((11, a.shape[1]) if trans2 else (a.shape[1], 11))
-            y = y.astype(np.float32)
-            expected = np.matmul(a, y.T if trans2 else y)
-            got = ops.gemm(x, y, trans1=trans1, trans2=trans2)
-            assert got.dtype == np.float32 and got.flags.c_contiguous
-            assert np.array_equal(got, expected)
-            out = np.empty_like(expected)
-            assert ops.gemm(x, y, out=out, trans1=trans1, trans2=trans2) is out
-            assert np.array_equal(out, expected)
-            theirs = thinc.gemm(x, y, trans1=trans1, trans2=trans2)
-            assert np.allclose(got, theirs, rtol=1e-5, atol=1e-5)

@@ -855,7 +855,8 @@ def _recognised(nlp: Any, texts: Sequence[str]) -> list[list[tuple[int, int, str
     (:func:`recognition_windows`), each window with :data:`WINDOW_OVERLAP` words more on either
     side; a span is reported by the window it starts in (a name across a cut is read whole
     by the window before it, and the next, reading it whole too, leaves it), at most
-    :data:`WINDOW_WORDS` words a batch beyond the overlaps."""
+    :data:`WINDOW_WORDS` words a batch beyond the overlaps, and the windows of one text only: a
+    text's batches, and so what is found in it, are a function of the text alone."""
     from authormask.embeddings._blas import single_threaded_blas
 
     # text, read from, read to, own from, own to, words read
@@ -888,7 +889,9 @@ def _recognised(nlp: Any, texts: Sequence[str]) -> list[list[tuple[int, int, str
 
     for item in reads:
         n = item[5]
-        if group and size + n > WINDOW_WORDS + 2 * WINDOW_OVERLAP:
+        # a batch holds the windows of one text only (the products' sums may depend on the
+        # batch's size: pipeline.with_numpy_products), so a text's spans are its own
+        if group and (size + n > WINDOW_WORDS + 2 * WINDOW_OVERLAP or item[0] != group[-1][0]):
             read(group)
             group, size = [], 0
         group.append(item)

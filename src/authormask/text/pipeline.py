@@ -5,7 +5,6 @@ loaded with only the components a caller needs. Nothing is downloaded."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import importlib.abc
 import sys
 import threading
@@ -107,16 +106,21 @@ def load_pipeline(*, exclude: list[str], purpose: str, strings: bool = True) -> 
 
 def with_numpy_products(nlp: Any, component: str) -> None:
     """Let the pipeline's ``component`` multiply its matrices with numpy (the BLAS numpy is built
-    with: OpenBLAS) instead of thinc's own BLIS.
+    with: OpenBLAS) instead of BLIS: thinc's own switch, ``NumpyOps(use_blis=False)``, which
+    changes its matrix product (``gemm``) and nothing else.
 
-    thinc's ``NumpyOps.gemm`` calls BLIS, which on this project's machines (AVX2) multiplies the
-    recogniser's matrices (a batch's tokens by 96 to 288 features) about three times slower than
-    numpy's OpenBLAS on one thread: the products were 29% of the entity recogniser's time
-    (issue 50). Only ``gemm`` changes: every other operation is thinc's. The products are the
-    same float32 products summed in another order, so a score may differ in its last bits; the
-    recogniser found the same spans and labels both ways on 300 Reuters stories (17,117
-    entities), and ``tests/text/test_pipeline.py`` compares it with the whole pipeline as spaCy
-    runs it. The parser's own loop (Cython) keeps BLIS.
+    BLIS multiplies the recogniser's matrices (a batch's tokens by 96 to 288 features) about
+    three times slower than numpy's OpenBLAS on one thread on this project's machines (AVX2):
+    the products were 29% of the entity recogniser's time (issue 50). The products are the
+    same float32 products summed in another order, so a score may differ in its last bits;
+    the recogniser found the same spans and labels both ways on 300 Reuters stories (17,117
+    entities) and 400 PAN texts (18,822), and ``tests/text/test_pipeline.py`` compares it with
+    the whole pipeline as spaCy runs it. Unlike BLIS, OpenBLAS may sum a row of a product in
+    another order when the matrix has more or fewer rows: the recogniser therefore reads each
+    text in batches that are a function of that text alone (:func:`~authormask.text.entities.
+    recognition_windows`), never beside another text, so what it finds in a text does not
+    depend on what else it reads, nor in which process. The parser's own loop (Cython) keeps
+    BLIS.
 
     Parameters
     ----------
@@ -125,33 +129,8 @@ def with_numpy_products(nlp: Any, component: str) -> None:
     component
         The name of one of its components (``"ner"``).
     """
-    ops = _numpy_products_ops()
-    for node in nlp.get_pipe(component).model.walk():
-        node.ops = ops
-
-
-@functools.cache
-def _numpy_products_ops() -> Any:
-    """The one instance of :class:`NumpyOps` whose ``gemm`` is numpy's ``matmul``."""
-    import numpy as np
     from thinc.api import NumpyOps
 
-    class NumpyProducts(NumpyOps):  # type: ignore[misc]
-        name = "numpy-products"
-
-        def gemm(
-            self,
-            x: Any,
-            y: Any,
-            out: Any = None,
-            trans1: bool = False,
-            trans2: bool = False,
-        ) -> Any:
-            a = x.T if trans1 else x
-            b = y.T if trans2 else y
-            if out is None:
-                return np.matmul(a, b)
-            np.matmul(a, b, out=out)
-            return out
-
-    return NumpyProducts()
+    ops = NumpyOps(use_blis=False)
+    for node in nlp.get_pipe(component).model.walk():
+        node.ops = ops
