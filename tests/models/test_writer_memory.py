@@ -98,22 +98,60 @@ def _reference_kneser_ney(c3, d):
     return p3
 
 
-def test_the_numbered_counts_give_every_probability_the_token_keyed_counts_give(writer) -> None:
-    """The writer's trigram counts are read as numbered arrays (issue 50: building them as
-    dictionaries of strings took a third of a one-sentence release's start-up); every
-    probability, of seen and unseen trigrams and tokens, is bit for bit the one of counts keyed
-    by the tokens."""
-    c3 = dict(writer.tables.trigrams.items())
-    assert len(c3) > 10_000
-    reference = _reference_kneser_ney(c3, writer_module.DISCOUNT)
-    tokens = sorted({t for trigram in c3 for t in trigram})
-    rng = np.random.default_rng(0)
+def _probed(c3, tokens, rng):
+    """Seen trigrams, random ones, and ones with a token outside the table in each place."""
     seen = list(c3)
     triples = [seen[i] for i in rng.choice(len(seen), 3000, replace=False)]
     triples += [tuple(tokens[i] for i in rng.integers(len(tokens), size=3)) for _ in range(3000)]
     triples += [(a, b, "never-a-token") for a, b, _ in triples[:200]]
     triples += [("never-a-token", b, x) for _, b, x in triples[:200]]
     triples += [(a, "never-a-token", x) for a, _, x in triples[:200]]
-    assert len({t for t in triples if t in c3}) >= 3000  # seen ones, and many unseen
+    return triples
+
+
+def test_the_numbered_counts_give_every_probability_the_token_keyed_counts_give(
+    glove_20k, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer's trigram counts are numbered arrays (issue 50: building them as dictionaries
+    of strings took a third of a one-sentence release's start-up); every probability, of seen
+    and unseen trigrams and tokens, is bit for bit the one of counts keyed by the tokens, for
+    the writer trained (its counts numbered from the training's own) and for the writer read
+    from its prepared file (numbered as the file stores them)."""
+    from collections import Counter
+
+    captured: list[Counter] = []
+    numbered = writer_module._Trigrams.from_counter
+
+    def keep(c3):
+        captured.append(Counter(c3))
+        return numbered(c3)
+
+    monkeypatch.setattr(writer_module, "_WRITERS", {})
+    monkeypatch.setattr(writer_module._Trigrams, "from_counter", staticmethod(keep))
+    words = frozenset(default_stopwords())
+    trained = load_writer(glove_20k, words, cache_dir=tmp_path)
+    (c3,) = captured  # the training's own counts, keyed by the tokens
+    monkeypatch.setattr(writer_module, "_WRITERS", {})
+    read = load_writer(glove_20k, words, cache_dir=tmp_path)
+    assert read is not trained and len(captured) == 1  # read from the file, not trained
+    assert len(c3) > 10_000
+    assert dict(trained.tables.trigrams.items()) == dict(c3)
+    assert dict(read.tables.trigrams.items()) == dict(c3)
+    reference = _reference_kneser_ney(c3, writer_module.DISCOUNT)
+    tokens = sorted({t for trigram in c3 for t in trigram})
+    triples = _probed(c3, tokens, np.random.default_rng(0))
+    assert sum(t in c3 for t in triples) >= 3000 and sum(t not in c3 for t in triples) >= 3000
     for a, b, x in triples:
-        assert writer.lm.p3(a, b, x) == reference(a, b, x)
+        expected = reference(a, b, x)
+        assert trained.lm.p3(a, b, x) == expected
+        assert read.lm.p3(a, b, x) == expected
+
+
+def test_a_training_text_of_too_many_tokens_to_number_is_refused() -> None:
+    many = writer_module._Trigrams(
+        tuple(str(i) for i in range(writer_module._MAX_TOKENS + 1)),
+        np.zeros((1, 3), dtype=np.int32),
+        np.ones(1, dtype=np.int64),
+    )
+    with pytest.raises(ValueError, match="distinct tokens"):
+        writer_module._KneserNey(many, writer_module.DISCOUNT)

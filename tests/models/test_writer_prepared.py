@@ -109,6 +109,12 @@ def _damaged(path: Path, damage: str, out: Path) -> Path:
             arrays["trigram_counts"] = -arrays["trigram_counts"]
         elif damage == "float offsets":
             arrays["gap_offsets"] = arrays["gap_offsets"].astype(np.float64)
+        elif damage == "a token twice":  # its trigrams would be counted under another number
+            tokens = bytes(arrays["tokens"]).decode("utf-8").split("\0")
+            tokens[-1] = tokens[0]
+            arrays["tokens"] = np.frombuffer("\0".join(tokens).encode("utf-8"), dtype=np.uint8)
+        elif damage == "a trigram twice":
+            arrays["trigrams"][1] = arrays["trigrams"][0]
         else:
             raise AssertionError(damage)
         # the digest made to match: only the range checks can refuse it
@@ -133,6 +139,8 @@ def _damaged(path: Path, damage: str, out: Path) -> Path:
         "trigrams of two columns",
         "negative counts",
         "float offsets",
+        "a token twice",
+        "a trigram twice",
     ],
 )
 def test_a_damaged_or_foreign_prepared_writer_is_not_read(

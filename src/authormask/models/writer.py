@@ -327,7 +327,8 @@ def _checked_arrays(
     """The prepared writer's arrays and its tokens where the file is whole, prepared for
     ``key`` (a file copied from another configuration is not read) and consistent (the digest
     of its arrays; every array of its type and shape, every index in range, every count
-    positive); None otherwise. Never a pickle, and no content makes it raise."""
+    positive, every token and every trigram once); None otherwise. Never a pickle, and no
+    content makes it raise."""
     try:
         with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as found:
             arrays = {name: np.asarray(found[name]) for name in _TABLE_TYPES}
@@ -374,6 +375,13 @@ def _checked_arrays(
     ):
         if a.size and (int(a.min()) < 0 or int(a.max()) >= bound):
             return None
+    # each token and each trigram once (the counts are read by token number: a token stored
+    # twice, or a trigram, would give other probabilities than the tables it was written from)
+    if len(set(vocab)) != n_tokens or n_tokens > _MAX_TOKENS:
+        return None
+    t = arrays["trigrams"].astype(np.int64)
+    if len(np.unique((t[:, 0] * n_tokens + t[:, 1]) * n_tokens + t[:, 2])) != len(t):
+        return None
     return arrays, vocab
 
 
@@ -433,6 +441,11 @@ def lexicon_reference(description: str) -> str:
     return f"the noun lexicon ({m.group(1)} words, sha256 {m.group(2)})"
 
 
+#: the most distinct tokens a writer's trigram counts may hold: a trigram ``(a, b, x)`` is kept
+#: under ``(a * V + b) * V + x``, which must fit in 63 bits (the packaged corpus has about 8,000)
+_MAX_TOKENS = (1 << 21) - 1
+
+
 class _KneserNey:
     """Interpolated Kneser-Ney trigram probabilities over a token stream (module notes).
 
@@ -444,6 +457,11 @@ class _KneserNey:
     def __init__(self, trigrams: _Trigrams, discount: float) -> None:
         self.d = discount
         v = len(trigrams.tokens)
+        if v > _MAX_TOKENS:
+            raise ValueError(
+                f"a writer's training text of {v:,} distinct tokens (at most {_MAX_TOKENS:,}: "
+                "a trigram is numbered in 64 bits)"
+            )
         self._v = v
         self._id = {t: i for i, t in enumerate(trigrams.tokens)}
         ids = trigrams.ids.astype(np.int64).reshape(-1, 3)
@@ -753,10 +771,12 @@ class SkeletonWriter:
         """The gaps that may stand between ``prev`` (after ``before``) and ``nxt``, and the
         probability of each under the trigram model (what :meth:`write` draws from). A function
         of public data only, so it is computed once per context and kept: at most
-        :data:`GAP_LAWS` contexts and :data:`LOG_PROBABILITIES` trigram log probabilities, each
-        in two generations (a law or a probability met in the older one is carried into the
-        newer; when the newer holds half the bound it becomes the older, and the older is
-        dropped), so the memory a text takes does not grow with its length."""
+        :data:`GAP_LAWS` contexts and :data:`LOG_PROBABILITIES` trigram log probabilities (and
+        one context's more for each other thread writing with the same writer at that
+        moment), each in two generations (a law or a probability met in the older one is
+        carried into the newer; when the newer holds half the bound it becomes the older, and
+        the older is dropped), so the memory a text takes does not grow with its length. What
+        is kept changes the time a text takes, never its text."""
         key = (before, prev, nxt)
         law = self._gap_laws.get(key)
         if law is not None:
