@@ -27,12 +27,15 @@ most 250 MB peak; the entity step at most 30% of a C50 release (default minus ke
 default); peak memory flat in input length (10x the input at most 1.1x the memory).
 
     python benchmarks/default_path.py [--corpus /work/shared/data/reuters-c50]
-        [--c50-authors 10] [--large-chars 1000000] [--repeat 3] [--skip-large]
+        [--c50-authors 10] [--large-chars 1000000] [--repeat 3] [--repeat-large 1]
+        [--skip-large]
         [--cache-dir DIR] [--json FILE]
 
-On the 2-core machine, shared, the whole run took about 20 minutes (2026-11-29): each small
-release 20-30 s, the C50 corpus 3 minutes with the defaults, the 1M-character text 2 minutes;
-``--skip-large`` leaves out the 1M-character text, ``--c50-authors 0`` the corpus.
+On the 2-core machine, quiet, the whole run took about 8 minutes with ``--repeat-large 3``
+(2026-11-30): each small release 1-2 s, the C50 corpus 33 s with the defaults, the 1M-character
+text 32 s and its tenth 5 s; ``--skip-large`` leaves out both long texts, ``--c50-authors 0``
+the corpus. The flatness line compares every pair of inputs 10x apart or more (the sentence
+included, which loads no fused search kernel) and, apart, the long text and its first tenth.
 """
 
 from __future__ import annotations

@@ -18,10 +18,12 @@ the text, :mod:`authormask.core.factories`). With ``entities``:
 
 Under ``surrogate`` and ``mask`` a document is one unit of the wrapper: the mechanism's own units
 (a part, a canonical unit of a few thousand words) are prepared from the text with the
-surrogates in it when the document is released, so the whole document's text is held until
-then (a document of more than :data:`PART_WORDS` words is cut into parts of that many words for
-the recogniser, :func:`word_parts`: by words, so the layout never moves a cut; a name found in
-one part is taken wherever it stands in the document, :meth:`~authormask.text.entities.
+surrogates in it when the document is released, and handed to the mechanism at most
+:data:`PERTURB_WORK` units of work at a time (a long document's search and decoding hold a
+batch, not the document), so the whole document's text is held until then (a document of
+more than :data:`PART_WORDS` words is cut into parts of that many words for the recogniser,
+:func:`word_parts`: by words, so the layout never moves a cut; a name found in one part is
+taken wherever it stands in the document, :meth:`~authormask.text.entities.
 Recogniser.find_document`). The units, counts and whole-release
 parameters (``emp-bag``'s N ``"shortest"``) known before the release are those of the text
 itself where the surrogates keep the mechanism's positions (below), else of the masked text;
