@@ -108,11 +108,13 @@ CANDIDATES = 20
 #: the contexts whose gap law :meth:`SkeletonWriter.write` keeps (each a list of at most three
 #: times :data:`CANDIDATES` gaps and their probabilities): at most this many, in two generations
 #: (the contexts met since the last turn, and those of the turn before; a turn drops the older):
-#: about 7 MB, whatever the length of the text (issue 50: memory flat in input length)
-GAP_LAWS = 16_384
+#: about 28 MB at most, whatever the length of the text (issue 50: memory bounded). Half as
+#: many made a release of 500 Reuters stories 10-15% slower (a million characters of prose
+#: meet about 25,000 contexts and 280,000 trigrams)
+GAP_LAWS = 32_768
 #: the trigram log probabilities the gap laws are computed from that the writer keeps, in two
-#: generations as the gap laws: about 17 MB
-LOG_PROBABILITIES = 131_072
+#: generations as the gap laws: about 32 MB at most
+LOG_PROBABILITIES = 262_144
 #: the marks the writer may write (quotes and brackets are never written: they pair up)
 MARKS = frozenset(".,;:?!-")
 
