@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -36,6 +37,21 @@ Acme Corporation"""
 def recogniser():
     """The packaged pipeline's recogniser (loaded once per process: seconds)."""
     return load_recogniser()
+
+
+def _record_reads(monkeypatch: pytest.MonkeyPatch, on_read: Any) -> None:
+    """The packaged pipeline, with ``on_read`` called with the texts of each of its batches."""
+    import authormask.text.entities as entities
+
+    real = entities._pipeline()
+
+    class Recording:
+        def pipe(self, texts, batch_size):
+            texts = list(texts)
+            on_read(texts)
+            return real.pipe(texts, batch_size=batch_size)
+
+    monkeypatch.setattr(entities, "_pipeline", lambda: Recording())
 
 
 def _found(recogniser, text: str) -> dict[str, str]:
@@ -111,15 +127,7 @@ def test_a_text_read_again_is_not_read_by_the_pipeline_again(recogniser, monkeyp
     text = "Dear Ingrid Halvorsen, the ferry from Bergen leaves at noon. " * 3
     first = recogniser.find(text)
     read: list[str] = []
-    real = entities._pipeline()
-
-    class Counting:
-        def pipe(self, texts, batch_size):
-            texts = list(texts)
-            read.extend(texts)
-            return real.pipe(texts, batch_size=batch_size)
-
-    monkeypatch.setattr(entities, "_pipeline", lambda: Counting())
+    _record_reads(monkeypatch, read.extend)
     again = list(recogniser.find_all([text, "Olga flew to Oslo.", text]))
     assert again[0] == first == again[2]
     assert read == ["Olga flew to Oslo."]
@@ -480,15 +488,7 @@ def test_the_recogniser_never_reads_more_than_a_window_at_once(recogniser, monke
     sentence = "Dear Ingrid Halvorsen, the ferry from Bergen leaves at noon for the island. "
     text = sentence * 400  # 5,200 words
     batches: list[int] = []
-    real = entities._pipeline()
-
-    class Counting:
-        def pipe(self, texts, batch_size):
-            texts = list(texts)
-            batches.append(sum(len(t.split()) for t in texts))
-            return real.pipe(texts, batch_size=batch_size)
-
-    monkeypatch.setattr(entities, "_pipeline", lambda: Counting())
+    _record_reads(monkeypatch, lambda texts: batches.append(sum(len(t.split()) for t in texts)))
     found = recogniser.find(text)
     assert len(batches) >= 5
     assert max(batches) <= entities.WINDOW_WORDS + 2 * entities.WINDOW_OVERLAP
@@ -551,16 +551,8 @@ def test_a_text_is_read_in_batches_of_its_own_whatever_is_read_beside_it(
     import authormask.text.entities as entities
 
     monkeypatch.setattr(entities, "_SEEN_TEXTS", 0)  # read each, even if read before
-    real = entities._pipeline()
     calls: list[list[str]] = []
-
-    class Recording:
-        def pipe(self, texts, batch_size):
-            texts = list(texts)
-            calls.append(texts)
-            return real.pipe(texts, batch_size=batch_size)
-
-    monkeypatch.setattr(entities, "_pipeline", lambda: Recording())
+    _record_reads(monkeypatch, calls.append)
     short = "Kofi Annan met Ingrid Halvorsen in Geneva. They spoke of Bergen."
     long = "Dear Ingrid Halvorsen, the ferry from Bergen leaves at noon for the island. " * 120
     other = "Margaret Thatcher flew to Oslo on Tuesday with Jean-Paul Sartre."
