@@ -41,6 +41,17 @@ def allowed() -> Iterator[None]:
         allow_second_process(before)
 
 
+@pytest.fixture
+def read_afresh() -> Iterator[None]:
+    """Every text read afresh: the recogniser remembers none it has read."""
+    remembered = entities._SEEN_TEXTS
+    entities.remember_texts(0)
+    try:
+        yield
+    finally:
+        entities.remember_texts(remembered)
+
+
 def test_a_library_call_starts_no_second_process_unless_told() -> None:
     """A new process imports the main module again: a script without a ``__main__`` guard
     would run twice, so only the command (or a script that says so) starts one."""
@@ -121,61 +132,51 @@ def test_many_documents_are_read_in_a_second_process_and_release_the_same_bytes(
 
 
 def test_the_names_are_found_here_when_the_second_process_dies(
-    caplog: pytest.LogCaptureFixture, allowed: None
+    caplog: pytest.LogCaptureFixture, allowed: None, read_afresh: None
 ) -> None:
     texts = _texts(4, 1200)
-    remembered = entities._SEEN_TEXTS
-    entities.remember_texts(0)  # every text read afresh
-    try:
-        recogniser = entities.load_recogniser()
-        expected = list(recogniser.find_all(texts))
-        assert sum(map(len, expected)) > 5
-        with recogniser.ahead() as submit:
-            assert submit is not None
-            submit(texts[:2])
-            assert list(recogniser.find_all(texts[:1])) == expected[:1]  # found there
-            assert recogniser._ahead is not None
-            recogniser._ahead._process.kill()
-            with caplog.at_level(logging.WARNING, logger="authormask.text.entities"):
-                assert list(recogniser.find_all(texts)) == expected
-            assert "second process failed" in caplog.text
-            assert recogniser._ahead is None  # nothing more handed on
-            submit(texts)  # handing on after it died is no error
+    recogniser = entities.load_recogniser()
+    expected = list(recogniser.find_all(texts))
+    assert sum(map(len, expected)) > 5
+    with recogniser.ahead() as submit:
+        assert submit is not None
+        submit(texts[:2])
+        assert list(recogniser.find_all(texts[:1])) == expected[:1]  # found there
+        assert recogniser._ahead is not None
+        recogniser._ahead._process.kill()
+        with caplog.at_level(logging.WARNING, logger="authormask.text.entities"):
             assert list(recogniser.find_all(texts)) == expected
-    finally:
-        entities.remember_texts(remembered)
+        assert "second process failed" in caplog.text
+        assert recogniser._ahead is None  # nothing more handed on
+        submit(texts)  # handing on after it died is no error
+        assert list(recogniser.find_all(texts)) == expected
 
 
 def test_a_second_process_left_idle_is_taken_by_the_next_release_and_one_left_busy_is_not(
-    allowed: None,
+    allowed: None, read_afresh: None
 ) -> None:
     texts = _texts(3, 900)
-    remembered = entities._SEEN_TEXTS
-    entities.remember_texts(0)
-    try:
-        recogniser = entities.load_recogniser()
-        with recogniser.ahead() as submit:
-            assert submit is not None and recogniser._ahead is not None
-            first = recogniser._ahead._process.pid
-            submit(texts)
-            found = list(recogniser.find_all(texts))
-        with recogniser.ahead() as submit:  # every text handed on was read: kept
-            assert submit is not None and recogniser._ahead is not None
-            assert recogniser._ahead._process.pid == first
-            assert entities.load_recogniser().ahead().__enter__() is None  # held: read here
-            submit(texts)
-            assert list(recogniser.find_all(texts[:1])) == found[:1]
-            left = recogniser._ahead
-        assert left._process.poll() is not None  # a text handed on was never read: stopped
-        with recogniser.ahead(start=False) as submit:  # none idle, none started
-            assert submit is None and recogniser._ahead is None
-        recogniser.start_elsewhere()  # as `obfuscate` does before it builds the mechanism
-        with recogniser.ahead(start=False) as submit:  # taken, not started
-            assert submit is not None and recogniser._ahead is not None
-            assert recogniser._ahead._process.pid != first
-            assert list(recogniser.find_all(texts)) == found
-    finally:
-        entities.remember_texts(remembered)
+    recogniser = entities.load_recogniser()
+    with recogniser.ahead() as submit:
+        assert submit is not None and recogniser._ahead is not None
+        first = recogniser._ahead._process.pid
+        submit(texts)
+        found = list(recogniser.find_all(texts))
+    with recogniser.ahead() as submit:  # every text handed on was read: kept
+        assert submit is not None and recogniser._ahead is not None
+        assert recogniser._ahead._process.pid == first
+        assert entities.load_recogniser().ahead().__enter__() is None  # held: read here
+        submit(texts)
+        assert list(recogniser.find_all(texts[:1])) == found[:1]
+        left = recogniser._ahead
+    assert left._process.poll() is not None  # a text handed on was never read: stopped
+    with recogniser.ahead(start=False) as submit:  # none idle, none started
+        assert submit is None and recogniser._ahead is None
+    recogniser.start_elsewhere()  # as `obfuscate` does before it builds the mechanism
+    with recogniser.ahead(start=False) as submit:  # taken, not started
+        assert submit is not None and recogniser._ahead is not None
+        assert recogniser._ahead._process.pid != first
+        assert list(recogniser.find_all(texts)) == found
 
 
 def _children(pid: int) -> set[int]:
@@ -278,25 +279,20 @@ def test_a_large_document_is_not_read_ahead() -> None:
 
 
 def test_a_release_on_another_thread_never_hands_its_texts_to_the_process_this_one_holds(
-    allowed: None,
+    allowed: None, read_afresh: None
 ) -> None:
     import threading
 
     texts = _texts(2, 900)
-    remembered = entities._SEEN_TEXTS
-    entities.remember_texts(0)
-    try:
-        recogniser = entities.load_recogniser()
-        expected = list(recogniser.find_all(texts))
-        with recogniser.ahead() as submit:
-            assert submit is not None and recogniser._ahead is not None
-            held = recogniser._ahead
-            jobs = held._number  # an idle one an earlier release left may have read before
-            found: list[Any] = []
-            other = threading.Thread(target=lambda: found.extend(recogniser.find_all(texts)))
-            other.start()
-            other.join(timeout=120)
-            assert found == expected  # found in its own process
-            assert held._number == jobs  # nothing was handed to the held one
-    finally:
-        entities.remember_texts(remembered)
+    recogniser = entities.load_recogniser()
+    expected = list(recogniser.find_all(texts))
+    with recogniser.ahead() as submit:
+        assert submit is not None and recogniser._ahead is not None
+        held = recogniser._ahead
+        jobs = held._number  # an idle one an earlier release left may have read before
+        found: list[Any] = []
+        other = threading.Thread(target=lambda: found.extend(recogniser.find_all(texts)))
+        other.start()
+        other.join(timeout=120)
+        assert found == expected  # found in its own process
+        assert held._number == jobs  # nothing was handed to the held one
