@@ -381,8 +381,7 @@ def _checked_arrays(
     # twice, or a trigram, would give other probabilities than the tables it was written from)
     if len(set(vocab)) != n_tokens or n_tokens > _MAX_TOKENS:
         return None
-    t = arrays["trigrams"].astype(np.int64)
-    if len(np.unique((t[:, 0] * n_tokens + t[:, 1]) * n_tokens + t[:, 2])) != len(t):
+    if len(np.unique(_trigram_numbers(arrays["trigrams"], n_tokens))) != len(arrays["trigrams"]):
         return None
     return arrays, vocab
 
@@ -469,7 +468,7 @@ class _KneserNey:
         ids = trigrams.ids.astype(np.int64).reshape(-1, 3)
         n = trigrams.counts.astype(np.int64)
         a, b, x = ids[:, 0], ids[:, 1], ids[:, 2]
-        self.c3 = dict(zip(((a * v + b) * v + x).tolist(), n.tolist(), strict=True))
+        self.c3 = dict(zip(_trigram_numbers(ids, v).tolist(), n.tolist(), strict=True))
         # per context (a, b): the tokens seen after it, and how many distinct ones
         contexts, of_context = np.unique(a * v + b, return_inverse=True)
         self.ctx2 = _counts(contexts, of_context, n)
@@ -513,6 +512,13 @@ class _KneserNey:
         count = 0 if ix is None else self.c3.get(context * self._v + ix, 0)
         seen = max(count - self.d, 0.0) / n
         return seen + self.d * self.types2[context] / n * self.p2(b, x)
+
+
+def _trigram_numbers(ids: NDArray[Any], v: int) -> NDArray[np.int64]:
+    """The number of each trigram ``(a, b, x)`` of token numbers: ``(a * v + b) * v + x``
+    (``v`` at most :data:`_MAX_TOKENS`, so it fits in 64 bits)."""
+    t = np.asarray(ids, dtype=np.int64).reshape(-1, 3)
+    return (t[:, 0] * v + t[:, 1]) * v + t[:, 2]
 
 
 def _counts(
