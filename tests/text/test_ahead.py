@@ -90,14 +90,14 @@ def _folder(tmp_path: Path, n: int, chars: int) -> Path:
 
 
 #: runs the command in this process, one core or all of them, then says whether this process
-#: loaded spaCy (it does only where the recogniser runs here)
+#: loaded the recogniser's network (it does only where the recogniser runs here)
 _RUN = """
 import os, sys
 if {one_core}:
     os.sched_setaffinity(0, {{min(os.sched_getaffinity(0))}})
 from authormask.cli.main import main
 code = main({argv!r})
-print("spacy" in sys.modules, code)
+print("authormask.text.ner.network" in sys.modules, code)
 """
 
 

@@ -40,16 +40,16 @@ def recogniser():
 
 
 def _record_reads(monkeypatch: pytest.MonkeyPatch, on_read: Any) -> None:
-    """The packaged pipeline, with ``on_read`` called with the texts of each of its batches."""
+    """The packaged recogniser, with ``on_read`` called with the texts of each of its batches."""
     import authormask.text.entities as entities
 
     real = entities._pipeline()
 
     class Recording:
-        def pipe(self, texts, batch_size):
+        def pipe(self, texts):
             texts = list(texts)
             on_read(texts)
-            return real.pipe(texts, batch_size=batch_size)
+            return real.pipe(texts)
 
     monkeypatch.setattr(entities, "_pipeline", lambda: Recording())
 

