@@ -61,7 +61,7 @@ _SECOND_PROCESS = [False]
 def allow_second_process(allowed: bool = True) -> None:
     """Let this process's releases of many documents run their recogniser in a second process
     (:mod:`authormask.text.ahead`); the ``authormask`` command does this as it starts. A library
-    call does not on its own: that process holds about 230 MB and the texts it last read for as
+    call does not on its own: that process holds about 90 MB and the texts it last read for as
     long as the caller's process lives, which a program that uses the library should choose.
 
     Parameters

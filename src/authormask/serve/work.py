@@ -7,7 +7,7 @@ than queued without end. Each job is given a cancellation flag: the server sets 
 client hangs up, and the job's progress callback (:func:`checked`) stops the release at its next
 unit of work, so an abandoned release gives its thread back within moments instead of running
 to its end. Before a release's first unit of work comes its preparation, whose long step is the
-entity recogniser (spaCy over the whole text, about 3 s per 64 KiB of characters on one core):
+entity recogniser (over the whole text, about 0.3 s per 64 KiB of characters on one core):
 every job runs under :func:`~authormask.text.entities.checked_between`, so the recogniser too
 stops before its next part once the flag is set.
 """

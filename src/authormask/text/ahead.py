@@ -1,13 +1,13 @@
 """The recogniser in a second process, reading the documents of a release ahead of it (issue 50).
 
 A release of many documents spends most of its time in two steps that follow each other: the
-recogniser finds a document's names (spaCy, :mod:`authormask.text.entities`), then the
+recogniser finds a document's names (:mod:`authormask.text.entities`), then the
 mechanism perturbs a batch of documents. On a machine with a second core the two can overlap:
 the release hands the next documents' texts to a second process as it reads on
 (:meth:`RecognitionAhead.submit`), and when it comes to a document, takes the entities found
 there (:meth:`RecognitionAhead.take`) instead of running the recogniser itself.
 
-Nothing a release publishes changes: the second process runs the same pipeline on the same
+Nothing a release publishes changes: the second process runs the same recogniser on the same
 texts, and the recogniser reads each text on its own (a text's spans do not depend on the
 texts read beside it; ``tests/text/test_ahead.py`` compares a release with and without it byte
 for byte). The second process reads only texts of releases of the process that started it,
@@ -16,7 +16,7 @@ one release at a time. It is started by the first release of many documents of t
 never where no children can be started (a daemonic process, such as a Dask worker's, or a
 machine with one core). It runs in a session of its own (a terminal's Ctrl-C reaches the
 release's process only, which stops it), is stopped when a release fails or is interrupted, and
-is otherwise kept for the process's next release (it holds about 230 MB, and the texts it read
+is otherwise kept for the process's next release (it holds about 90 MB, and the texts it read
 last, while idle) until the process ends; the kernel kills it then, however the process ends
 (Linux). If it dies, the release goes on with the recogniser in its own process.
 """
@@ -289,7 +289,7 @@ def start_ahead(find: Find, key: object, *, start: bool = True) -> RecognitionAh
     Returns
     -------
     RecognitionAhead | None
-        The second process (loading the recogniser's pipeline if new), or None.
+        The second process (loading the recogniser if new), or None.
     """
     global _SHARED
     if not second_process_allowed() or _cores() < 2 or multiprocessing.current_process().daemon:

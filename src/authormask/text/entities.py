@@ -709,7 +709,8 @@ def _uncovered(entity: Entity, taken: Sequence[Entity]) -> list[Entity]:
     return out
 
 
-#: one pipeline per process; spaCy's pipelines are not meant to be called from two threads
+#: one recogniser per process, read by one thread at a time (its tokenizer and network keep
+#: caches of the words they have read)
 _LOCK = threading.Lock()
 #: the entities of the texts read last (a text's digest and the stopwords -> its entities),
 #: oldest first: a text read again (the same story at another epsilon of an evaluation, a
