@@ -572,3 +572,59 @@ def test_a_text_is_read_in_batches_of_its_own_whatever_is_read_beside_it(
         for call in calls:  # no batch reads two texts
             assert any(all(piece in t for piece in call) for t in (other, text, third))
     assert len(batches_of([long], long)[0]) >= 2  # the long one: several windows, its own
+
+
+def test_entities_are_taken_as_one_by_one_comparison_takes_them() -> None:
+    """The sorted index of entities taken (issue 50: quadratic in a long document's names)
+    keeps exactly what comparing each new entity with every one taken keeps."""
+    from authormask.text.entities import Entity, _take, _Taken
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        taken = _Taken()
+        plain: list[Entity] = []
+        for _ in range(int(rng.integers(1, 60))):
+            start = int(rng.integers(0, 100))
+            e = Entity(start, start + int(rng.integers(0, 8)), "person", "x")
+            kept = e.start < e.end and not any(e.start < o.end and o.start < e.end for o in plain)
+            if kept:
+                plain.append(e)
+            assert _take(taken, e) == kept
+        assert list(taken) == plain
+
+
+def test_other_occurrences_are_every_whole_word_match_of_each_form() -> None:
+    """The other occurrences of names (found in one pass for every form since issue 50, where
+    a long document's many lengths of names took a pass each) are, form by form, longest
+    first, every whole-word match in any case, as a form's own pattern finds them: in
+    non-ASCII text and forms too (a dotless i, a long s, the Kelvin sign, a ligature)."""
+    from authormask.text.entities import Entity, Recogniser
+
+    recogniser = Recogniser()
+    # a dotless i, a long s, the Kelvin sign, a fullwidth I
+    names = ["İstanbul", "\u0131van", "Straße", "Kelvin Smith", "Smith", "\u017fam", "SAM", "Ann",
+             "Anna", "Anna-Lena", "Ōsaka", "O'Neill", "Ivan", "ǅemal", "Jo"]  # fmt: skip
+    pieces = [*names, "ivan", "IVAN", "sam", "strasse", "istanbul", "\u212aelvin smith",
+              "smithy", "_smith", "Ann_", "annA", "ǆemal", "\uff29van", "jo", "Jo-Jo"]  # fmt: skip
+    rng = np.random.default_rng(9)
+
+    def reference(text: str, named: list[Entity]) -> list[Entity]:
+        forms, seen = recogniser._forms(named)
+        out = []
+        for form in sorted(forms, key=len, reverse=True):
+            pattern = re.compile(rf"(?<!\w){re.escape(form)}(?!\w)", re.IGNORECASE)
+            end = 0
+            for at in range(len(text)):
+                if at >= end and pattern.match(text, at):
+                    end = at + len(form)
+                    if text[at].isupper() or text[at:end] in seen:
+                        out.append(Entity(at, end, forms[form], text[at:end]))
+        return out
+
+    for _ in range(300):
+        words = rng.choice(pieces, size=int(rng.integers(1, 25)))
+        gaps = rng.choice([" ", "", ",", "\n", "-"], size=len(words))
+        text = "".join(w + g for w, g in zip(words, gaps, strict=True))
+        chosen = rng.choice(names, size=int(rng.integers(1, 5)))
+        named = [Entity(0, len(n), str(rng.choice(["person", "place"])), str(n)) for n in chosen]
+        assert recogniser._elsewhere(text, named) == reference(text, named)

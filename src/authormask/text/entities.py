@@ -97,6 +97,7 @@ letters and digits, ``B12``, an address written ``jane at example.com``) is not 
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import contextvars
 import functools
@@ -569,7 +570,7 @@ def find_patterns(text: str) -> list[Entity]:
     >>> [(e.kind, e.text) for e in find_patterns("@jo_k sent AB12 CDE on the 3rd")]
     [('handle', '@jo_k'), ('code', 'AB12 CDE'), ('number', '3')]
     """
-    taken: list[Entity] = []
+    taken = _Taken()
     for handle in _fediverse_handles(text):  # before the address inside it (module notes)
         _take(taken, handle)
     for kind in PATTERN_KINDS:
@@ -597,14 +598,38 @@ def _fediverse_handles(text: str) -> list[Entity]:
     return [h for h in found if not any(h.start < end and start < h.end for start, end in links)]
 
 
-def _take(taken: list[Entity], entity: Entity) -> bool:
-    """Add ``entity`` to ``taken`` unless it overlaps one already there."""
-    if entity.start >= entity.end:
+class _Taken(list[Entity]):
+    """Entities without overlaps in the order they were taken (:func:`_take`), with their spans
+    kept sorted too: whether a new one overlaps is two comparisons with its neighbours instead
+    of one with every entity taken (a long document's thousands of names took seconds)."""
+
+    def __init__(self, entities: Iterable[Entity] = ()) -> None:
+        super().__init__()
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        for e in entities:
+            _take(self, e)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` overlaps an entity taken."""
+        i = bisect.bisect_right(self._starts, start)
+        if i > 0 and self._ends[i - 1] > start:
+            return True
+        return i < len(self._starts) and self._starts[i] < end
+
+    def add(self, entity: Entity) -> None:
+        """Take ``entity`` (which overlaps none taken)."""
+        i = bisect.bisect_right(self._starts, entity.start)
+        self._starts.insert(i, entity.start)
+        self._ends.insert(i, entity.end)
+        self.append(entity)
+
+
+def _take(taken: _Taken, entity: Entity) -> bool:
+    """Add ``entity`` to ``taken`` unless it is empty or overlaps one already there."""
+    if entity.start >= entity.end or taken.overlaps(entity.start, entity.end):
         return False
-    for other in taken:
-        if entity.start < other.end and other.start < entity.end:
-            return False
-    taken.append(entity)
+    taken.add(entity)
     return True
 
 
@@ -1003,7 +1028,7 @@ class Recogniser:
         named = [e for part in found for e in part if e.kind in _NAMED_KINDS]
         out: list[tuple[Entity, ...]] = []
         for text, entities in zip(parts, found, strict=True):
-            taken = list(entities)
+            taken = _Taken(entities)
             for e in self._elsewhere(text, named):
                 _take(taken, e)
             out.append(tuple(sorted(taken, key=lambda e: e.start)))
@@ -1108,7 +1133,7 @@ class Recogniser:
         return out
 
     def _entities(self, text: str, recognised: list[tuple[int, int, str]]) -> tuple[Entity, ...]:
-        taken: list[Entity] = []
+        taken = _Taken()
         patterns = find_patterns(text)
         for e in patterns:  # e-mail, URL, handle, hashtag and phone before any name
             if e.kind in ("email", "url", "handle", "hashtag", "phone"):
@@ -1201,13 +1226,37 @@ class Recogniser:
             by_length.setdefault(len(form), []).append(form)
         places: dict[tuple[int, str], list[int]] = {}
         other: dict[int, list[int]] = {}
-        for length, group in by_length.items():
-            for m in _any_of(tuple(group)).finditer(text):
-                word = text[m.start() : m.start() + length]
-                if word.isascii():
-                    places.setdefault((length, word.lower()), []).append(m.start())
-                else:
-                    other.setdefault(length, []).append(m.start())
+        if forms:
+            # the places where some form starts, in one pass (the alternation of every form);
+            # at each, the forms of each length that stand there: an ASCII word of a length
+            # whose forms are all ASCII by its lower case (re.IGNORECASE is just that there),
+            # anything else by the length's own pattern, as a pass a length found them
+            lengths = sorted(by_length)
+            ascii_forms = {
+                n: frozenset(g) for n, g in by_length.items() if all(map(str.isascii, g))
+            }
+            patterns: dict[int, re.Pattern[str]] = {}
+            for m in _any_of(tuple(forms)).finditer(text):
+                at = m.start()
+                for length in lengths:
+                    if at + length > len(text):
+                        break
+                    word = text[at : at + length]
+                    plain = word.isascii()
+                    simple = ascii_forms.get(length)
+                    if plain and simple is not None:
+                        if word.lower() not in simple or _WORD_CHAR.match(text, at + length):
+                            continue
+                    else:
+                        pattern = patterns.get(length)
+                        if pattern is None:
+                            pattern = patterns[length] = _any_of(tuple(by_length[length]))
+                        if pattern.match(text, at) is None:
+                            continue
+                    if plain:
+                        places.setdefault((length, word.lower()), []).append(at)
+                    else:
+                        other.setdefault(length, []).append(at)
         out: list[Entity] = []
         for form in sorted(forms, key=len, reverse=True):  # longest first
             length = len(form)
@@ -1248,9 +1297,13 @@ def _whole_word(form: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(form)}(?!\w)", re.IGNORECASE)
 
 
+#: a word character, as ``\w`` in a pattern reads one
+_WORD_CHAR = re.compile(r"\w")
+
+
 def _any_of(forms: tuple[str, ...]) -> re.Pattern[str]:
-    """Where one of ``forms`` (of one length) starts as a whole word, in any case: an empty
-    match there (:meth:`Recogniser._elsewhere`). The forms are one alternation written as the
+    """Where one of ``forms`` starts as a whole word, in any case: an empty match there
+    (:meth:`Recogniser._elsewhere`). The forms are one alternation written as the
     trie of their characters (:func:`_trie`): the same positions as ``form1|form2|...``, tried in
     a time that grows with a form's length, not with the number of forms (a long document's
     thousands of names took seconds a part)."""
@@ -1258,8 +1311,8 @@ def _any_of(forms: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def _trie(forms: Sequence[str]) -> str:
-    """The regular expression of the alternation of ``forms`` (sorted, distinct, of one
-    length), factored by common prefixes: ``ab|ac`` is ``a(?:b|c)``."""
+    """The regular expression of the alternation of ``forms`` (sorted, distinct), factored by
+    common prefixes: ``ab|ac`` is ``a(?:b|c)``, and ``a|ab`` is ``a(?:|b)``."""
     if len(forms) == 1:
         return re.escape(forms[0])
     groups: dict[str, list[str]] = {}
