@@ -742,13 +742,15 @@ _LOCK = threading.Lock()
 #: document sent twice) is not read again; the recogniser is deterministic, so this changes no
 #: result, only the time
 _SEEN: dict[tuple[frozenset[str], bytes], tuple[Entity, ...]] = {}
-_SEEN_TEXTS = 4096
+_SEEN_TEXTS_DEFAULT = 4096
+_SEEN_TEXTS = _SEEN_TEXTS_DEFAULT
 
 
 def remember_texts(n: int) -> None:
     """How many texts' entities the recogniser remembers from now on (the remembered ones are
     forgotten): 0 for none, as ``authormask serve`` sets it, where one user's text must not
-    make another user's release answer faster.
+    make another user's release answer faster; with none, the recogniser keeps none of the
+    words it reads either (its tokenizer's chunks, its network's features).
 
     Parameters
     ----------
@@ -776,7 +778,10 @@ def _pipeline() -> Any:
     (0.8 s) or its pipeline (0.6 s, 110 MB)."""
     from authormask.text.ner.prepared import load_recogniser_files
 
-    return load_recogniser_files()
+    recogniser = load_recogniser_files()
+    # where no text is remembered, no word is either: what was read is forgotten before a batch
+    recogniser.remember_words(_SEEN_TEXTS > 0)
+    return recogniser
 
 
 #: a batch of the recogniser closes at this many characters too: a part of a long text (up to

@@ -75,8 +75,8 @@ def load_pipeline(*, exclude: list[str], purpose: str, strings: bool = True) -> 
         Whether the vocabulary's string table (776,469 strings: 0.9 s and about 145 MB) is
         read. Without it, a token's string is added as a text is read, and a component's
         labels as the component is loaded; what a pipeline computes from vectors and
-        features (hashes of strings) is the same. The entity recogniser reads no other string
-        (``tests/text/ner`` compares its entities with those of the whole pipeline).
+        features (hashes of strings) is the same (the entity recogniser is prepared from the
+        pipeline loaded without it, and finds what the whole pipeline finds: ``tests/text/ner``).
 
     Returns
     -------

@@ -138,3 +138,22 @@ def test_moves_are_valid_as_spacy_rules_them(ours: PackagedRecogniser) -> None:
                 at = end
     finally:
         a["upper_b"] = saved
+
+
+def test_where_no_text_is_remembered_no_word_is(ours: PackagedRecogniser) -> None:
+    """``authormask serve`` remembers no text (one user's text must not make another's release
+    answer faster): nor does the recogniser keep the words it read (the review); elsewhere it
+    keeps short words only (a cache of long ones would hold megabytes)."""
+    from authormask.text import entities
+
+    long_word = "x" * 100
+    try:
+        entities.remember_texts(0)
+        entities.load_recogniser().find(f"Alice Walker flew to Paris. {long_word}")
+        assert not ours.network._lexemes and not ours.network._ids
+        assert not ours.tokenizer._cache
+    finally:
+        entities.remember_texts(entities._SEEN_TEXTS_DEFAULT)
+    entities.load_recogniser().find(f"Bob Dylan sang in Rome. {long_word}")
+    assert "Dylan" in ours.network._lexemes and long_word not in ours.network._lexemes
+    assert "Rome." in ours.tokenizer._cache and long_word not in ours.tokenizer._cache

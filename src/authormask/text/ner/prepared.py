@@ -10,7 +10,10 @@ change) and of spaCy's installation, so a pipeline or spaCy installed again is p
 file that is damaged, of another key or inconsistent (the digest of its arrays, each array's
 type and shape) is not read: the recogniser is prepared again. Never a pickle.
 
-Where the cache folder cannot be written, the recogniser is prepared in memory each process.
+Where the cache folder cannot be written, or another user could write it (a file planted there
+would decide what is found), the recogniser is prepared in memory, each process, with a warning.
+It is the cache folder of :func:`~authormask.embeddings.cache.default_cache_dir`
+(``$AUTHORMASK_CACHE_DIR``, ...), whatever a release's ``--cache-dir``.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ import hashlib
 import importlib.util
 import json
 import logging
+import os
+import re
+import stat
 import threading
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -73,15 +78,23 @@ def pipeline_dir() -> Path:
             "(pip install authormask's dependencies)"
         )
     root = Path(next(iter(spec.submodule_search_locations)))
-    found = sorted(p for p in root.glob("en_core_web_md-*") if p.is_dir())
+    found = [p for p in root.glob("en_core_web_md-*") if p.is_dir()]
     if not found:
         raise InvalidParameterError(f"no en_core_web_md pipeline in {root}")
-    return found[-1]
+
+    def version(path: Path) -> tuple[int, ...]:
+        return tuple(int(n) for n in re.findall(r"\d+", path.name.rpartition("-")[2]))
+
+    return max(found, key=version)
 
 
 def _key(folder: Path) -> str:
-    """The prepared file's key: the format, the source files' sizes and times, spaCy's."""
+    """The prepared file's key: the format, the source files' sizes and times, spaCy's, and the
+    code that prepares and reads the file (this package's three modules)."""
     digest = hashlib.sha256(FORMAT.encode("ascii"))
+    here = Path(__file__).parent
+    for module in ("prepared.py", "network.py", "tokenizer.py"):
+        digest.update((here / module).read_bytes())
     for name in _SOURCES:
         st = (folder / name).stat()
         digest.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
@@ -185,6 +198,8 @@ def _from_spacy() -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
 
 
 def _digest(arrays: dict[str, NDArray[Any]], meta: bytes) -> str:
+    """The digest a prepared file keeps of its metadata and its arrays (name, type, shape and
+    bytes of each), which is checked when it is read."""
     digest = hashlib.sha256(meta)
     for name in sorted(arrays):
         a = np.ascontiguousarray(arrays[name])
@@ -213,24 +228,76 @@ def _write(path: Path, arrays: dict[str, NDArray[Any]], meta: dict[str, Any], ke
 
 
 def _read(path: Path, key: str) -> tuple[dict[str, NDArray[Any]], dict[str, Any]] | None:
-    """The prepared recogniser at ``path`` if it is whole, of ``key`` and consistent; else
-    None. No content makes it raise."""
+    """The prepared recogniser at ``path`` if it is a whole regular file of ``key`` and
+    consistent (:func:`_consistent`); else None. No content makes it raise or wait (a FIFO
+    is not opened for reading), and it never reads a pickle."""
     try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as found:
-            arrays = {name: np.asarray(found[name]) for name in ARRAYS if name != "vectors"}
-            blob = bytes(np.asarray(found[_META], dtype=np.uint8))
-            stored = bytes(np.asarray(found["digest"], dtype=np.uint8)).decode("ascii")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            with np.load(fh, allow_pickle=False) as found:
+                arrays = {name: np.asarray(found[name]) for name in ARRAYS if name != "vectors"}
+                blob = bytes(np.asarray(found[_META], dtype=np.uint8))
+                stored = bytes(np.asarray(found["digest"], dtype=np.uint8)).decode("ascii")
         if stored != _digest(arrays, blob):
             return None
         meta = json.loads(blob.decode("utf-8"))
         if not isinstance(meta, dict) or meta.get("key") != key or meta.get("format") != FORMAT:
             return None
-        for name, (kind, ndim) in ARRAYS.items():
-            if name != "vectors" and (arrays[name].dtype.kind != kind or arrays[name].ndim != ndim):
-                return None
-    except (OSError, ValueError, KeyError, TypeError, EOFError, MemoryError, zipfile.BadZipFile):
+        if not _consistent(arrays, meta):
+            return None
+    except Exception:  # whatever the damage (zip, npy, JSON, metadata): prepared again
         return None
     return arrays, meta
+
+
+def _consistent(arrays: dict[str, NDArray[Any]], meta: dict[str, Any]) -> bool:
+    """Whether the arrays and the metadata fit together: each array of its kind and number of
+    dimensions, the layers' shapes chained as the network reads them, the tables' lengths
+    those of their keys, and the metadata of its types."""
+    for name, (kind, ndim) in ARRAYS.items():
+        if name != "vectors" and (arrays[name].dtype.kind != kind or arrays[name].ndim != ndim):
+            return False
+    a = arrays
+    rows, width = (int(n) for n in meta["vectors_shape"])
+    tables = [a[f"embed_{n}"] for n in ("norm", "prefix", "suffix", "shape")]
+    n_out, n_pieces, n_in = a["reduce_W"].shape
+    layers = a["encode_W"].shape[0]
+    hidden = a["project_W"].shape[0]
+    n_f, n_h, n_p, _ = a["lower_W"].shape
+    moves = a["upper_W"].shape[0]
+    shapes = [
+        all(t.shape[1] == n_out and t.shape[0] > 0 for t in tables),
+        a["embed_seeds"].shape == (4,),
+        a["static_W"].shape == (n_out, width),
+        n_in == 5 * n_out,
+        a["reduce_b"].shape == (n_out, n_pieces),
+        a["reduce_G"].shape == a["reduce_beta"].shape == (n_out,),
+        a["encode_W"].shape == (layers, n_out, n_pieces, 3 * n_out),
+        a["encode_b"].shape == (layers, n_out, n_pieces),
+        a["encode_G"].shape == a["encode_beta"].shape == (layers, n_out),
+        a["project_W"].shape == (hidden, n_out),
+        a["project_b"].shape == (hidden,),
+        a["lower_W"].shape == (3, n_h, n_p, hidden),
+        a["lower_b"].shape == (n_h, n_p),
+        a["lower_pad"].shape == (1, n_f, n_h, n_p),
+        a["upper_W"].shape == (moves, n_h),
+        a["upper_b"].shape == a["seen"].shape == (moves,),
+        a["vector_keys"].shape == a["vector_rows"].shape,
+        bool(np.all(a["vector_keys"][1:] > a["vector_keys"][:-1])),
+        int(a["vector_rows"].min(initial=0)) >= 0,
+        int(a["vector_rows"].max(initial=-1)) < rows,
+        len(meta["moves"]) == moves,
+        len(meta["norm_values"]) == len(a["norm_keys"]),
+        all(isinstance(v, str) for v in meta["norm_values"]),
+        isinstance(meta["symbols"], dict) and isinstance(meta["base_norms"], dict),
+        isinstance(meta["tokenizer"], str),
+    ]
+    return all(shapes)
 
 
 class PackagedRecogniser:
@@ -243,13 +310,40 @@ class PackagedRecogniser:
         The network's arrays (:data:`~authormask.text.ner.network.ARRAYS`).
     meta
         The moves, symbols, norm tables and tokenizer rules (as prepared).
+
+    Attributes
+    ----------
+    tokenizer : Tokenizer
+        The pipeline's tokenizer.
+    network : Network
+        The recogniser's network.
+
+    Raises
+    ------
+    ValueError
+        If the arrays or the metadata are not those of a recogniser.
     """
 
     def __init__(self, arrays: dict[str, NDArray[Any]], meta: dict[str, Any]) -> None:
+        for array in arrays.values():
+            if array.flags.writeable:
+                array.setflags(write=False)
         self.tokenizer = Tokenizer(TokenizerRules.from_json(meta["tokenizer"]))
         self.network = Network(
             arrays, meta["moves"], meta["symbols"], meta["norm_values"], meta["base_norms"]
         )
+
+    def remember_words(self, keep: bool) -> None:
+        """Forget the words and chunks read so far, and keep those read from now on or not
+        (:meth:`Tokenizer.remember`, :meth:`Network.remember`).
+
+        Parameters
+        ----------
+        keep
+            Whether they are kept from now on.
+        """
+        self.tokenizer.remember(keep)
+        self.network.remember(keep)
 
     def pipe(self, texts: list[str]) -> list[list[tuple[int, int, str]]]:
         """The entities of texts read as one batch, each ``(start, end, label)`` in characters,
@@ -284,8 +378,9 @@ _LOADED: list[PackagedRecogniser] = []
 
 
 def load_recogniser_files(cache_dir: Path | str | None = "default") -> PackagedRecogniser:
-    """The packaged recogniser, read from its prepared file (prepared first where missing),
-    once per process.
+    """The packaged recogniser, read from its prepared file (prepared first where missing,
+    damaged or of another pipeline, spaCy or code), once per process: a later call returns the
+    recogniser of the first, whatever its folder.
 
     Parameters
     ----------
@@ -314,26 +409,45 @@ def load_recogniser_files(cache_dir: Path | str | None = "default") -> PackagedR
         read = None
         if cache_dir is not None:
             from authormask.embeddings.cache import check_cache_dir, default_cache_dir
+            from authormask.exceptions import EmbeddingsError
 
             cache = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
-            check_cache_dir(cache)
-            path = cache / f"ner-{key}.npz"
-            read = _read(path, key)
-        if read is None:
+            try:
+                check_cache_dir(cache)
+            except EmbeddingsError:
+                log.warning(
+                    "entity recogniser prepared in memory: the cache folder %s is writable by "
+                    "others (anyone who can write it could plant a recogniser there)",
+                    cache,
+                )
+            else:
+                path = cache / f"ner-{key}.npz"
+                read = _read(path, key)
+        vectors = np.load(folder / _VECTORS, mmap_mode="r", allow_pickle=False)
+        recogniser = None
+        if read is not None:
+            arrays, meta = read
+            try:
+                recogniser = _made(arrays, meta, vectors)
+            except ValueError:
+                recogniser = None
+        if recogniser is None:
             arrays, meta = _from_spacy()
             if path is not None:
                 _write(path, arrays, meta, key)
-        else:
-            arrays, meta = read
-        vectors = np.load(folder / _VECTORS, mmap_mode="r", allow_pickle=False)
-        if (
-            vectors.dtype != np.float32
-            or list(vectors.shape) != list(meta["vectors_shape"])
-            or int(arrays["vector_rows"].max(initial=-1)) >= vectors.shape[0]
-        ):
-            raise ValueError(
-                f"the pipeline's vectors ({folder / _VECTORS}) are not the prepared ones"
-            )
-        recogniser = PackagedRecogniser({**arrays, "vectors": vectors}, meta)
+            recogniser = _made(arrays, meta, vectors)
         _LOADED.append(recogniser)
         return recogniser
+
+
+def _made(
+    arrays: dict[str, NDArray[Any]], meta: dict[str, Any], vectors: NDArray[Any]
+) -> PackagedRecogniser:
+    """The recogniser of prepared arrays with the pipeline's vectors."""
+    if (
+        vectors.dtype != np.float32
+        or list(vectors.shape) != list(meta["vectors_shape"])
+        or int(arrays["vector_rows"].max(initial=-1)) >= vectors.shape[0]
+    ):
+        raise ValueError("the pipeline's vectors are not those the recogniser was prepared with")
+    return PackagedRecogniser({**arrays, "vectors": vectors}, meta)

@@ -44,6 +44,8 @@ from typing import Any
 
 __all__ = ["Tokenizer", "TokenizerRules", "Tokens"]
 
+#: the longest chunk whose tokens are kept
+_CACHED_CHARS = 64
 #: a special case's tokens: each its text (ORTH) and the norm it sets (NORM), or None
 SpecialCase = tuple[tuple[str, str | None], ...]
 
@@ -354,6 +356,7 @@ class Tokenizer:
             )
             self._specials[string] = entry
         self._cache: dict[str, _Split] = {}
+        self._keep = True
         # the special cases looked for again across tokens: each as the tokens that its string
         # gives without special cases (spaCy's PhraseMatcher patterns)
         patterns: set[tuple[str, ...]] = set()
@@ -376,6 +379,18 @@ class Tokenizer:
         self._pattern_lengths = {
             first: tuple(sorted(sizes, reverse=True)) for first, sizes in lengths.items()
         }
+
+    def remember(self, keep: bool) -> None:
+        """Forget the chunks kept so far, and keep those read from now on or not (``authormask
+        serve`` keeps none: one user's text must not make another's read faster).
+
+        Parameters
+        ----------
+        keep
+            Whether chunks are kept from now on.
+        """
+        self._cache.clear()
+        self._keep = keep
 
     def __call__(self, text: str) -> Tokens:
         """The tokens spaCy's tokenizer makes of ``text``.
@@ -459,9 +474,11 @@ class Tokenizer:
         self, chunk: str, specials: Mapping[str, _Split], cache: dict[str, _Split]
     ) -> _Split:
         """Step 2 for one chunk (spaCy's ``_split_affixes`` and ``_attach_tokens``), kept in
-        ``cache`` while it has room (as spaCy keeps its own)."""
+        ``cache`` while it has room (as spaCy keeps its own), unless it is longer than
+        :data:`_CACHED_CHARS` (a cache of long chunks would hold megabytes) or chunks are not
+        kept (:meth:`remember`)."""
         entry = specials.get(chunk) or self._split(chunk, specials)
-        if len(cache) < self._cache_size:
+        if self._keep and len(chunk) <= _CACHED_CHARS and len(cache) < self._cache_size:
             cache[chunk] = entry
         return entry
 
