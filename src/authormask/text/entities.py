@@ -1240,10 +1240,22 @@ class Recogniser:
             ascii_forms = {
                 n: frozenset(g) for n, g in by_length.items() if all(map(str.isascii, g))
             }
+            # the lengths to try where a word starts with an ASCII character: those of the
+            # forms that start with it in lower case, and every length with a non-ASCII form
+            # (a dotless i matches an I)
+            exotic = [n for n in lengths if n not in ascii_forms]
+            by_first: dict[str, list[int]] = {}
+            for n, group in by_length.items():
+                if n in ascii_forms:
+                    for first in {form[0] for form in group}:
+                        by_first.setdefault(first, []).append(n)
+            firsts = {c: sorted({*found, *exotic}) for c, found in by_first.items()}
             patterns: dict[int, re.Pattern[str]] = {}
             for m in _any_of(tuple(forms)).finditer(text):
                 at = m.start()
-                for length in lengths:
+                first = text[at]
+                tried = firsts.get(first.lower(), exotic) if first.isascii() else lengths
+                for length in tried:
                     if at + length > len(text):
                         break
                     word = text[at : at + length]
@@ -1306,6 +1318,7 @@ def _whole_word(form: str) -> re.Pattern[str]:
 _WORD_CHAR = re.compile(r"\w")
 
 
+@functools.lru_cache(maxsize=64)
 def _any_of(forms: tuple[str, ...]) -> re.Pattern[str]:
     """Where one of ``forms`` starts as a whole word, in any case: an empty match there
     (:meth:`Recogniser._elsewhere`). The forms are one alternation written as the
