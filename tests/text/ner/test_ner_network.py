@@ -155,5 +155,6 @@ def test_where_no_text_is_remembered_no_word_is(ours: PackagedRecogniser) -> Non
     finally:
         entities.remember_texts(entities._SEEN_TEXTS_DEFAULT)
     entities.load_recogniser().find(f"Bob Dylan sang in Rome. {long_word}")
+    entities.load_recogniser().find("Carla Bruni sang in Milan.")  # a batch more: still kept
     assert "Dylan" in ours.network._lexemes and long_word not in ours.network._lexemes
     assert "Rome." in ours.tokenizer._cache and long_word not in ours.tokenizer._cache

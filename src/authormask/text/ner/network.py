@@ -360,16 +360,17 @@ class Network:
             raise ValueError("the moves and the network's outputs differ in number")
 
     def remember(self, keep: bool) -> None:
-        """Forget the words' features kept so far, and keep those read from now on or not
+        """Keep the features of the words read from now on, or keep none and forget those kept
         (``authormask serve`` keeps none: one user's text must not make another's read faster).
 
         Parameters
         ----------
         keep
-            Whether words are kept from now on.
+            Whether words are kept from now on (if not, those kept so far are forgotten).
         """
-        self._ids.clear()
-        self._lexemes.clear()
+        if not keep:
+            self._ids.clear()
+            self._lexemes.clear()
         self._keep = keep
 
     @property

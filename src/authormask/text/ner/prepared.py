@@ -334,13 +334,13 @@ class PackagedRecogniser:
         )
 
     def remember_words(self, keep: bool) -> None:
-        """Forget the words and chunks read so far, and keep those read from now on or not
+        """Keep the words and chunks read from now on, or keep none and forget those kept
         (:meth:`Tokenizer.remember`, :meth:`Network.remember`).
 
         Parameters
         ----------
         keep
-            Whether they are kept from now on.
+            Whether they are kept from now on (if not, those kept so far are forgotten).
         """
         self.tokenizer.remember(keep)
         self.network.remember(keep)

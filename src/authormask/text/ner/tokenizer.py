@@ -381,15 +381,16 @@ class Tokenizer:
         }
 
     def remember(self, keep: bool) -> None:
-        """Forget the chunks kept so far, and keep those read from now on or not (``authormask
+        """Keep the chunks read from now on, or keep none and forget those kept (``authormask
         serve`` keeps none: one user's text must not make another's read faster).
 
         Parameters
         ----------
         keep
-            Whether chunks are kept from now on.
+            Whether chunks are kept from now on (if not, those kept so far are forgotten).
         """
-        self._cache.clear()
+        if not keep:
+            self._cache.clear()
         self._keep = keep
 
     def __call__(self, text: str) -> Tokens:
