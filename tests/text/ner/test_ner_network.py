@@ -158,3 +158,29 @@ def test_where_no_text_is_remembered_no_word_is(ours: PackagedRecogniser) -> Non
     entities.load_recogniser().find("Carla Bruni sang in Milan.")  # a batch more: still kept
     assert "Dylan" in ours.network._lexemes and long_word not in ours.network._lexemes
     assert "Rome." in ours.tokenizer._cache and long_word not in ours.tokenizer._cache
+
+
+def test_the_word_caches_stay_within_their_bounds(
+    ours: PackagedRecogniser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many new words a long stream brings, the caches keep at most their bounds (the
+    first words met), and what is found does not depend on them."""
+    from authormask.text.ner import network
+    from authormask.text.ner.tokenizer import Tokenizer
+
+    words = [f"Word{i}x" for i in range(300)]
+    text = "Alice Walker met " + " and ".join(words) + " in Paris."
+    before = ours.pipe([text])
+    monkeypatch.setattr(network, "_KEPT_WORDS", 10)
+    monkeypatch.setattr(network, "_KEPT_IDS", 10)
+    small = Tokenizer(ours.tokenizer.rules, cache_size=10)
+    monkeypatch.setattr(ours, "tokenizer", small)
+    ours.network.remember(False)  # forget, then keep again within the bounds
+    ours.network.remember(True)
+    try:
+        assert ours.pipe([text]) == before
+        assert len(small._cache) == 10
+        assert len(ours.network._lexemes) == 10 and len(ours.network._ids) == 10
+    finally:
+        ours.network.remember(False)
+        ours.network.remember(True)

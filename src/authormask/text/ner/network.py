@@ -209,8 +209,11 @@ ARRAYS: dict[str, tuple[str, int]] = {
 }
 
 _BEGIN, _IN, _LAST, _UNIT, _OUT = "B", "I", "L", "U", "O"
-#: the longest word whose features are kept (:meth:`Network.remember`)
+#: the longest word whose features are kept (:meth:`Network.remember`), and how many words'
+#: features and strings' ids are kept at most (the first met; a few megabytes each)
 _KEPT_CHARS = 64
+_KEPT_WORDS = 1 << 16
+_KEPT_IDS = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -399,7 +402,7 @@ class Network:
             else:
                 symbol = self._symbols.get(text)
                 found = hash_string(text) if symbol is None else symbol
-            if self._keep and len(text) <= _KEPT_CHARS and len(self._ids) < 1 << 20:
+            if self._keep and len(text) <= _KEPT_CHARS and len(self._ids) < _KEPT_IDS:
                 self._ids[text] = found
         return found
 
@@ -422,7 +425,7 @@ class Network:
                 sid(word_shape(word)),
                 word.isspace(),
             )
-            if self._keep and len(word) <= _KEPT_CHARS and len(self._lexemes) < 1 << 19:
+            if self._keep and len(word) <= _KEPT_CHARS and len(self._lexemes) < _KEPT_WORDS:
                 self._lexemes[word] = found
         return found
 

@@ -326,7 +326,8 @@ class Tokenizer:
     rules
         The tokenizer's rules (:meth:`TokenizerRules.from_spacy`, or its JSON).
     cache_size
-        How many chunks' tokens are kept (the first chunks met; spaCy keeps 10,000).
+        How many chunks' tokens are kept (the first chunks met, of at most 64 characters each;
+        spaCy keeps 10,000).
 
     Raises
     ------
@@ -334,7 +335,7 @@ class Tokenizer:
         If ``cache_size`` is below 1.
     """
 
-    def __init__(self, rules: TokenizerRules, *, cache_size: int = 100_000) -> None:
+    def __init__(self, rules: TokenizerRules, *, cache_size: int = 32_768) -> None:
         if cache_size < 1:
             raise ValueError(f"cache_size must be at least 1, not {cache_size}")
         self.rules = rules
