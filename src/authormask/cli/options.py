@@ -207,7 +207,8 @@ cache_option: Decorator[Any] = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help=(
-        "Where prepared vocabularies (filtered words, vectors, search index) are cached "
+        "Where prepared files are cached: vocabularies (filtered words, vectors, search "
+        "index), the noun lexicon, the writer and the entity recogniser "
         "(default: $AUTHORMASK_CACHE_DIR, else $XDG_CACHE_HOME/authormask or ~/.cache/authormask)."
     ),
 )

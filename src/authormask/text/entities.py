@@ -103,6 +103,7 @@ import contextvars
 import functools
 import hashlib
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -769,6 +770,24 @@ _DETERMINER = re.compile(r"(?:the|The|THE)\s+(?=\w)")
 _LINE = re.compile(r"[^\s](?:[^\n\r]*[^\s])?")
 
 
+#: the cache folder of the recogniser's prepared file (:func:`use_cache_dir`)
+_CACHE_DIR: list[Any] = ["default"]
+
+
+def use_cache_dir(folder: str | os.PathLike[str] | None) -> None:
+    """The cache folder the recogniser's prepared file (:mod:`authormask.text.ner.prepared`) is
+    read from, and written to, from now on: ``authormask obfuscate --cache-dir`` names it; None,
+    the default folder (:func:`~authormask.embeddings.cache.default_cache_dir`). The recogniser
+    is loaded once per process: a folder named after it has loaded changes nothing.
+
+    Parameters
+    ----------
+    folder
+        The folder, or None.
+    """
+    _CACHE_DIR[0] = "default" if folder is None else folder
+
+
 def _pipeline() -> Any:
     """The packaged ``en_core_web_md`` pipeline's named-entity recogniser, run without spaCy
     (:mod:`authormask.text.ner`): its tokenizer's rules in Python and its network in numpy,
@@ -778,7 +797,7 @@ def _pipeline() -> Any:
     (0.8 s) or its pipeline (0.6 s, 110 MB)."""
     from authormask.text.ner.prepared import load_recogniser_files
 
-    recogniser = load_recogniser_files()
+    recogniser = load_recogniser_files(_CACHE_DIR[0])
     # where no text is remembered, no word is either: what was read is forgotten before a batch
     recogniser.remember_words(_SEEN_TEXTS > 0)
     return recogniser
@@ -1045,8 +1064,9 @@ class Recogniser:
         return self._aheads.get(threading.get_ident())
 
     def _apart(self) -> Callable[[list[str]], list[tuple[Entity, ...]]]:
-        """What the second process calls: :func:`_find_apart` with these function words."""
-        return functools.partial(_find_apart, self.stopwords)
+        """What the second process calls: :func:`_find_apart` with these function words and the
+        recogniser's cache folder (:func:`use_cache_dir`)."""
+        return functools.partial(_find_apart, self.stopwords, _CACHE_DIR[0])
 
     def start_elsewhere(self) -> None:
         """Start the second process of :meth:`ahead` now, where one is to be had, so that it
@@ -1301,10 +1321,14 @@ class Recogniser:
         return out
 
 
-def _find_apart(stopwords: frozenset[str], texts: list[str]) -> list[tuple[Entity, ...]]:
+def _find_apart(
+    stopwords: frozenset[str], cache_dir: Any, texts: list[str]
+) -> list[tuple[Entity, ...]]:
     """The entities of ``texts`` as a recogniser with ``stopwords`` finds them in this process
-    (:meth:`Recogniser._find_here`): what the second process of :mod:`authormask.text.ahead`
-    calls (a function of a module, so that it can be handed to that process)."""
+    (:meth:`Recogniser._find_here`), its prepared file in ``cache_dir``: what the second process
+    of :mod:`authormask.text.ahead` calls (a function of a module, so that it can be handed to
+    that process)."""
+    use_cache_dir(None if cache_dir == "default" else cache_dir)
     return Recogniser(stopwords=stopwords)._find_here(texts)
 
 

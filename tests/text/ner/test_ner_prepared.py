@@ -157,3 +157,22 @@ def test_a_folder_that_cannot_be_written_prepares_in_memory(
     assert found == [[(0, 9, "PERSON")]]
     assert "not prepared" in caplog.text
     assert blocked.read_text(encoding="utf-8") == "not a folder"
+
+
+def test_the_commands_cache_folder_holds_the_recogniser_too(tmp_path: Path) -> None:
+    """``--cache-dir`` names where the recogniser is prepared, in the release's process and in
+    its second process (the newcomer's run: it went to the default folder)."""
+    named, default = tmp_path / "named", tmp_path / "default"
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for i, who in enumerate(["Alice Walker flew to Paris.", "Bob Dylan sang in Rome."]):
+        (inputs / f"{i}.txt").write_text(who * 3, encoding="utf-8")
+    argv = ["obfuscate", str(inputs), "-m", "emp-text", "-e", "10", "--vocab-size", "20000"]
+    argv += ["--seed", "1", "--cache-dir", str(named), "-o", str(tmp_path / "out")]
+    code = f"""
+        from authormask.cli.main import main
+        print(main({argv!r}))
+    """
+    assert _run(code, default).strip().splitlines()[-1] == "0"
+    assert [p.name for p in named.glob("ner-*.npz")] != []
+    assert not default.exists() or not list(default.glob("ner-*.npz"))

@@ -12,8 +12,9 @@ type and shape) is not read: the recogniser is prepared again. Never a pickle.
 
 Where the cache folder cannot be written, or another user could write it (a file planted there
 would decide what is found), the recogniser is prepared in memory, each process, with a warning.
-It is the cache folder of :func:`~authormask.embeddings.cache.default_cache_dir`
-(``$AUTHORMASK_CACHE_DIR``, ...), whatever a release's ``--cache-dir``.
+The folder is the one ``authormask obfuscate --cache-dir`` (or ``serve``) names
+(:func:`~authormask.text.entities.use_cache_dir`), else
+:func:`~authormask.embeddings.cache.default_cache_dir` (``$AUTHORMASK_CACHE_DIR``, ...).
 """
 
 from __future__ import annotations
