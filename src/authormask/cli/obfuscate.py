@@ -177,10 +177,6 @@ def obfuscate(**options: Any) -> None:
     from authormask.core import create_mechanism
 
     request = _Request.of(click.get_current_context(), options)
-    if request.options["cache_dir"] is not None:  # the recogniser's prepared file goes there too
-        from authormask.text.entities import use_cache_dir
-
-        use_cache_dir(request.options["cache_dir"])
     explicit = _plan(request)  # the mechanism's parameters, checked once, before any input
     found = _check(request)  # the options agree, and the inputs are found
     if len(found.sources) > 1:

@@ -202,10 +202,22 @@ embeddings_option: Decorator[Any] = click.option(
     "--embeddings", "embeddings", default="glove-6b-50d", show_default=True, help=EMB_HELP
 )
 vocab_option: Decorator[Any] = vocab_size_option()
+
+
+def _recogniser_cache(ctx: click.Context, param: click.Parameter, value: Path | None) -> Any:
+    """The command's cache folder holds the entity recogniser's prepared file too; without
+    ``--cache-dir``, the default folder (a folder an earlier command named is not kept)."""
+    from authormask.text.entities import use_cache_dir
+
+    use_cache_dir(value)
+    return value
+
+
 cache_option: Decorator[Any] = click.option(
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
+    callback=_recogniser_cache,
     help=(
         "Where prepared files are cached: vocabularies (filtered words, vectors, search "
         "index), the noun lexicon, the writer and the entity recogniser "

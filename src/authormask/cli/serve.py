@@ -112,10 +112,6 @@ def serve(
 
     from authormask.serve.app import ServeSettings, create_app, load
     from authormask.serve.server import serve as run_server
-    from authormask.text.entities import use_cache_dir
-
-    if cache_dir is not None:  # the recogniser's prepared file goes there too
-        use_cache_dir(cache_dir)
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)

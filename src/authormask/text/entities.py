@@ -605,6 +605,8 @@ class _Taken(list[Entity]):
     of one with every entity taken (a long document's thousands of names took seconds)."""
 
     def __init__(self, entities: Iterable[Entity] = ()) -> None:
+        # the entities given are taken as :func:`_take` takes them (those of a part, which
+        # overlap none another, all)
         super().__init__()
         self._starts: list[int] = []
         self._ends: list[int] = []
@@ -1064,9 +1066,14 @@ class Recogniser:
         return self._aheads.get(threading.get_ident())
 
     def _apart(self) -> Callable[[list[str]], list[tuple[Entity, ...]]]:
-        """What the second process calls: :func:`_find_apart` with these function words and the
-        recogniser's cache folder (:func:`use_cache_dir`)."""
-        return functools.partial(_find_apart, self.stopwords, _CACHE_DIR[0])
+        """What the second process calls: :func:`_find_apart` with these function words, the
+        recogniser's cache folder (:func:`use_cache_dir`) and whether it keeps the words it
+        reads (:func:`remember_texts`)."""
+        return functools.partial(_find_apart, self.stopwords, _CACHE_DIR[0], _SEEN_TEXTS > 0)
+
+    def _apart_key(self) -> object:
+        """What a second process must have been started with to be taken (:meth:`_apart`)."""
+        return (self.stopwords, _CACHE_DIR[0], _SEEN_TEXTS > 0)
 
     def start_elsewhere(self) -> None:
         """Start the second process of :meth:`ahead` now, where one is to be had, so that it
@@ -1075,7 +1082,7 @@ class Recogniser:
         are found, before it builds the mechanism)."""
         from authormask.text.ahead import end_ahead, start_ahead
 
-        started = start_ahead(self._apart(), self.stopwords)
+        started = start_ahead(self._apart(), self._apart_key())
         if started is not None:
             end_ahead(started)
 
@@ -1099,9 +1106,9 @@ class Recogniser:
         """
         from authormask.text.ahead import end_ahead, start_ahead
 
-        started = (
-            start_ahead(self._apart(), self.stopwords, start=start) if self._ahead is None else None
-        )
+        started = None
+        if self._ahead is None:
+            started = start_ahead(self._apart(), self._apart_key(), start=start)
         thread = threading.get_ident()
         if started is None:
             yield None
@@ -1271,7 +1278,9 @@ class Recogniser:
                         by_first.setdefault(first, []).append(n)
             firsts = {c: sorted({*found, *exotic}) for c, found in by_first.items()}
             patterns: dict[int, re.Pattern[str]] = {}
-            for m in _any_of(tuple(forms)).finditer(text):
+            # where no text is remembered, nor is the alternation of its names
+            any_of = _any_of if _SEEN_TEXTS > 0 else _any_of.__wrapped__
+            for m in any_of(tuple(forms)).finditer(text):
                 at = m.start()
                 first = text[at]
                 tried = firsts.get(first.lower(), exotic) if first.isascii() else lengths
@@ -1322,13 +1331,16 @@ class Recogniser:
 
 
 def _find_apart(
-    stopwords: frozenset[str], cache_dir: Any, texts: list[str]
+    stopwords: frozenset[str], cache_dir: Any, keep_words: bool, texts: list[str]
 ) -> list[tuple[Entity, ...]]:
     """The entities of ``texts`` as a recogniser with ``stopwords`` finds them in this process
-    (:meth:`Recogniser._find_here`), its prepared file in ``cache_dir``: what the second process
-    of :mod:`authormask.text.ahead` calls (a function of a module, so that it can be handed to
+    (:meth:`Recogniser._find_here`), its prepared file in ``cache_dir``, keeping the words it
+    reads or not (``keep_words``, :func:`remember_texts`): what the second process of
+    :mod:`authormask.text.ahead` calls (a function of a module, so that it can be handed to
     that process)."""
     use_cache_dir(None if cache_dir == "default" else cache_dir)
+    if not keep_words:
+        remember_texts(0)
     return Recogniser(stopwords=stopwords)._find_here(texts)
 
 

@@ -176,3 +176,42 @@ def test_the_commands_cache_folder_holds_the_recogniser_too(tmp_path: Path) -> N
     assert _run(code, default).strip().splitlines()[-1] == "0"
     assert [p.name for p in named.glob("ner-*.npz")] != []
     assert not default.exists() or not list(default.glob("ner-*.npz"))
+
+
+def test_a_named_cache_folder_lasts_one_command_and_serve_keeps_no_word_apart(
+    tmp_path: Path,
+) -> None:
+    """A folder ``--cache-dir`` named is not kept for the next command of the process, even one
+    that failed (review, helper-22); the second process is told where the recogniser lives and
+    whether it may keep the words it reads (``remember_texts(0)``: it kept them)."""
+    from authormask.cli.main import main
+    from authormask.text import entities
+
+    named = tmp_path / "named"
+    code = main(["obfuscate", str(tmp_path / "missing.txt"), "--cache-dir", str(named)])
+    assert code != 0
+    assert entities._CACHE_DIR[0] == named
+    recogniser = entities.Recogniser()
+    assert recogniser._apart().args[1:] == (named, True)
+    main(["obfuscate", str(tmp_path / "missing.txt")])
+    assert entities._CACHE_DIR[0] == "default"
+    keeping = recogniser._apart_key()
+    try:
+        entities.remember_texts(0)
+        assert recogniser._apart().args[1:] == ("default", False)
+        assert recogniser._apart_key() != keeping  # a second process that keeps is not taken
+    finally:
+        entities.remember_texts(entities._SEEN_TEXTS_DEFAULT)
+
+
+def test_the_second_process_keeps_no_word_where_it_is_told_so() -> None:
+    from authormask.text import entities
+
+    stopwords = entities.load_recogniser().stopwords
+    try:
+        found = entities._find_apart(stopwords, "default", False, ["Alice Walker saw Paris."])
+        assert [e.text for e in found[0]] == ["Alice Walker", "Paris"]
+        recogniser = prepared.load_recogniser_files()
+        assert not recogniser.network._lexemes and not recogniser.tokenizer._cache
+    finally:
+        entities.remember_texts(entities._SEEN_TEXTS_DEFAULT)
