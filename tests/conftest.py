@@ -3,8 +3,10 @@ from __future__ import annotations
 import logging
 import os
 import re
+import subprocess
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
@@ -44,6 +46,27 @@ if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     _share = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, str(_share))
+
+
+@pytest.fixture(scope="session")
+def run_python() -> Callable[..., str]:
+    """Runs Python code (dedented) in a fresh interpreter, with ``env`` added to the
+    environment: its standard output, once it has exited 0 (else the test fails with the end of
+    its standard error)."""
+
+    def run(code: str, **env: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            env={**os.environ, **env},
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+    return run
 
 
 @pytest.fixture(scope="session")

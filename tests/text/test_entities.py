@@ -591,6 +591,11 @@ def test_entities_are_taken_as_one_by_one_comparison_takes_them() -> None:
                 plain.append(e)
             assert _take(taken, e) == kept
         assert list(taken) == plain
+        for _ in range(20):  # and the spans overlapping a stretch are those found one by one
+            start = int(rng.integers(0, 100))
+            end = start + int(rng.integers(1, 30))
+            spans = sorted((o.start, o.end) for o in plain if o.start < end and start < o.end)
+            assert taken.overlapping(start, end) == spans
 
 
 def test_other_occurrences_are_every_whole_word_match_of_each_form() -> None:

@@ -4,26 +4,12 @@ it from no one else. (The entity recogniser runs without spaCy: ``tests/text/ner
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
+from typing import Any
 
 
-def _run(code: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
-
-
-def test_torch_imports_as_usual_beside_and_after_the_pipeline() -> None:
+def test_torch_imports_as_usual_beside_and_after_the_pipeline(run_python: Any) -> None:
     """A thread importing torch while spaCy is imported gets torch; so does code after it."""
-    out = _run(
+    out = run_python(
         """
         import threading
         from authormask.text import pipeline

@@ -620,6 +620,19 @@ class _Taken(list[Entity]):
             return True
         return i < len(self._starts) and self._starts[i] < end
 
+    def overlapping(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The spans ``(start, end)`` of the entities taken that overlap ``[start, end)``, in
+        text order."""
+        i = bisect.bisect_right(self._starts, start)
+        if i > 0 and self._ends[i - 1] > start:
+            i -= 1
+        out = []
+        while i < len(self._starts) and self._starts[i] < end:
+            if self._ends[i] > start:
+                out.append((self._starts[i], self._ends[i]))
+            i += 1
+        return out
+
     def add(self, entity: Entity) -> None:
         """Take ``entity`` (which overlaps none taken)."""
         i = bisect.bisect_right(self._starts, entity.start)
@@ -714,11 +727,11 @@ def _no_name(text: str, start: int, end: int) -> bool:
     return bool(runs) and all(run in _common_words() for run in runs)
 
 
-def _uncovered(entity: Entity, taken: Sequence[Entity]) -> list[Entity]:
+def _uncovered(entity: Entity, taken: _Taken) -> list[Entity]:
     """The parts of ``entity`` that no entity of ``taken`` covers, without the spaces and
     separators at their ends, as entities of its kind (the code ``AB12 CDE`` where the
     recogniser took ``CDE`` as an organisation: ``AB12``)."""
-    cuts = sorted((e.start, e.end) for e in taken if e.start < entity.end and entity.start < e.end)
+    cuts = taken.overlapping(entity.start, entity.end)
     out: list[Entity] = []
     at = entity.start
     for start, end in [*cuts, (entity.end, entity.end)]:

@@ -9,30 +9,14 @@ import logging
 import os
 import stat
 import struct
-import subprocess
-import sys
-import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from authormask.text.ner import prepared
-
-
-def _run(code: str, cache: Path) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "AUTHORMASK_CACHE_DIR": str(cache)},
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
-
 
 _FIND = """
     import sys
@@ -43,14 +27,14 @@ _FIND = """
 """
 
 
-def test_prepared_once_then_read_without_spacy(tmp_path: Path) -> None:
+def test_prepared_once_then_read_without_spacy(tmp_path: Path, run_python: Any) -> None:
     cache = tmp_path / "cache"
-    first = _run(_FIND, cache).strip().splitlines()
+    first = run_python(_FIND, AUTHORMASK_CACHE_DIR=str(cache)).strip().splitlines()
     files = sorted(p.name for p in cache.iterdir())
     assert len(files) == 1 and files[0].startswith("ner-") and files[0].endswith(".npz")
     assert first[1] == "['spacy', 'thinc']"  # preparing loads the pipeline with spaCy
     stamp = (cache / files[0]).stat().st_mtime_ns
-    again = _run(_FIND, cache).strip().splitlines()
+    again = run_python(_FIND, AUTHORMASK_CACHE_DIR=str(cache)).strip().splitlines()
     expected = str([("person", "Alice Walker"), ("place", "Paris"), ("person", "Bob Dylan")])
     assert first[0] == again[0] == expected
     assert again[1] == "[]"  # read: neither spaCy nor thinc nor torch
@@ -159,7 +143,9 @@ def test_a_folder_that_cannot_be_written_prepares_in_memory(
     assert blocked.read_text(encoding="utf-8") == "not a folder"
 
 
-def test_the_commands_cache_folder_holds_the_recogniser_too(tmp_path: Path) -> None:
+def test_the_commands_cache_folder_holds_the_recogniser_too(
+    tmp_path: Path, run_python: Any
+) -> None:
     """``--cache-dir`` names where the recogniser is prepared, in the release's process and in
     its second process (the newcomer's run: it went to the default folder)."""
     named, default = tmp_path / "named", tmp_path / "default"
@@ -173,7 +159,7 @@ def test_the_commands_cache_folder_holds_the_recogniser_too(tmp_path: Path) -> N
         from authormask.cli.main import main
         print(main({argv!r}))
     """
-    assert _run(code, default).strip().splitlines()[-1] == "0"
+    assert run_python(code, AUTHORMASK_CACHE_DIR=str(default)).strip().splitlines()[-1] == "0"
     assert [p.name for p in named.glob("ner-*.npz")] != []
     assert not default.exists() or not list(default.glob("ner-*.npz"))
 

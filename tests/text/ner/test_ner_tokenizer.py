@@ -8,9 +8,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
-import textwrap
 from importlib import resources
 from pathlib import Path
 from types import SimpleNamespace
@@ -277,7 +274,9 @@ def test_from_spacy_refuses_other_attributes_and_functions() -> None:
         TokenizerRules.from_spacy(_stub({}, url_match=re.compile("x").search))
 
 
-def test_runs_without_spacy(nlp: Any, rules: TokenizerRules, tmp_path: Path) -> None:
+def test_runs_without_spacy(
+    nlp: Any, rules: TokenizerRules, tmp_path: Path, run_python: Any
+) -> None:
     """Tokenizing imports neither spaCy nor thinc."""
     path = tmp_path / "rules.json"
     path.write_text(rules.to_json(), encoding="utf-8")
@@ -291,14 +290,6 @@ def test_runs_without_spacy(nlp: Any, rules: TokenizerRules, tmp_path: Path) -> 
         print(json.dumps(Tokenizer(rules)({text!r}).words))
         print(json.dumps(sorted(name for name in ("spacy", "thinc") if name in sys.modules)))
         """
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    words, imported = map(json.loads, done.stdout.strip().splitlines())
+    words, imported = map(json.loads, run_python(code).strip().splitlines())
     assert words == [token.text for token in nlp.tokenizer(text)]
     assert imported == []
