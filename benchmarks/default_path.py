@@ -33,9 +33,10 @@ default); peak memory flat in input length (10x the input at most 1.1x the memor
 
 On the 2-core machine the whole run took about 7 minutes with ``--repeat-large 2``
 (2026-11-30, the recogniser without spaCy): each small release about 1 s, the C50 corpus 28 s
-with the defaults, the 1M-character text 23 s and its tenth 4 s; ``--skip-large`` leaves out both long texts, ``--c50-authors 0``
-the corpus. The flatness line compares every pair of inputs 10x apart or more (the sentence
-included, which loads no fused search kernel) and, apart, the long text and its first tenth.
+with the defaults, the 1M-character text 23 s and its tenth 4 s; ``--skip-large`` leaves out
+both long texts, ``--c50-authors 0`` the corpus. The flatness line compares every pair of
+inputs 10x apart or more (the sentence included, which loads no fused search kernel) and,
+apart, the long text and its first tenth.
 """
 
 from __future__ import annotations
