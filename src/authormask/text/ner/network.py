@@ -226,7 +226,6 @@ class _Moves:
     last: NDArray[np.intp]
     unit: NDArray[np.intp]
     out: int
-    unlabelled_unit: tuple[int, ...]
     kind: tuple[str, ...]  # each move's kind
     label: tuple[int, ...]  # each move's label index (-1 for none)
 
@@ -265,11 +264,6 @@ def _moves(names: Sequence[str]) -> _Moves:
         last=by_kind[_LAST],
         unit=by_kind[_UNIT],
         out=outs[0],
-        unlabelled_unit=tuple(
-            i
-            for i, (k, lab) in enumerate(zip(kinds, label_of, strict=True))
-            if k == _UNIT and lab < 0
-        ),
         kind=tuple(kinds),
         label=tuple(label_of),
     )
@@ -361,6 +355,10 @@ class Network:
         n = self._a["upper_W"].shape[0]
         if len(moves) != n or self._a["seen"].shape != (n,):
             raise ValueError("the moves and the network's outputs differ in number")
+        if not bool(np.all(self._a["seen"] == 1)):
+            # spaCy scores a move it never saw in training as the batch's lowest score; the
+            # packaged recogniser has none, and that rule is not written here
+            raise ValueError("the network has moves it never saw in training")
 
     def remember(self, keep: bool) -> None:
         """Keep the features of the words read from now on, or keep none and forget those kept
@@ -596,9 +594,6 @@ class Network:
         # rounds a row of 16 rows or fewer otherwise than one of a larger product)
         scores = blis.py.gemm(hidden, self._upper_w, trans2=True, beta=0.0)
         scores += a["upper_b"]
-        seen = a["seen"]
-        if not bool(np.all(seen)):
-            scores[:, seen == 0] = scores.min()
         return np.asarray(scores, dtype=np.float32)
 
     def _parse(
@@ -646,13 +641,14 @@ class Network:
                 state += own[start, 1]
                 state += own[b - 1, 2]
                 row = self._scores(state)[0]
-                choices = [int(mv.last[label])]
-                if n - b >= 2:
-                    choices.insert(0, int(mv.inside[label]))
-                choices.sort()
-                pick = max(choices, key=lambda i: (row[i], -i))
+                # In (with two tokens left) or Last of the label: the higher score, the first
+                # move of equal ones (spaCy's arg_max_if_valid)
+                inside, last = int(mv.inside[label]), int(mv.last[label])
+                go_on = n - b >= 2 and (
+                    row[inside] > row[last] or (row[inside] == row[last] and inside < last)
+                )
                 b += 1
-                if kind[pick] == _LAST:
+                if not go_on:
                     out.append((start, b, mv.labels[label]))
                     break
         return out

@@ -179,15 +179,7 @@ class TokenizerRules:
             if not isinstance(tokens, list) or not all(_is_token(token) for token in tokens):
                 raise ValueError(f"special case {string!r}: [orth, norm or null] pairs needed")
             rules[string] = tuple((token[0], token[1]) for token in tokens)
-        return cls(
-            prefix=patterns["prefix"],
-            suffix=patterns["suffix"],
-            infix=patterns["infix"],
-            token_match=patterns["token_match"],
-            url_match=patterns["url_match"],
-            rules=rules,
-            faster_heuristics=heuristics,
-        )
+        return cls._of(patterns, rules, heuristics)
 
     @classmethod
     def from_spacy(cls, tokenizer: Any) -> TokenizerRules:
@@ -250,6 +242,13 @@ class TokenizerRules:
                     orth = tokenizer.vocab.strings[orth]
                 case.append((orth, norm))
             rules[string] = tuple(case)
+        return cls._of(patterns, rules, bool(tokenizer.faster_heuristics))
+
+    @classmethod
+    def _of(
+        cls, patterns: Mapping[str, str | None], rules: dict[str, SpecialCase], heuristics: bool
+    ) -> TokenizerRules:
+        """The rules of the patterns (by :data:`_METHODS` name), special cases and heuristics."""
         return cls(
             prefix=patterns["prefix"],
             suffix=patterns["suffix"],
@@ -257,7 +256,7 @@ class TokenizerRules:
             token_match=patterns["token_match"],
             url_match=patterns["url_match"],
             rules=rules,
-            faster_heuristics=bool(tokenizer.faster_heuristics),
+            faster_heuristics=heuristics,
         )
 
 
