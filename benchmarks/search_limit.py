@@ -82,8 +82,11 @@ def uniform_file(emb: Embeddings, n_words: int, out: Path) -> list[str]:
 
 
 def content_rows(mech: Any, emb: Embeddings, text: str) -> np.ndarray:
+    """The rows of the content words the release perturbs (under the default entity step, those
+    of its masked units: the surrogates stand where the names were)."""
     doc = mech.prepare(text)
-    return np.array([emb.index_of(w) for w in doc.content_words], dtype=np.intp)
+    units = getattr(doc, "masked", (doc,))
+    return np.array([emb.index_of(w) for u in units for w in u.content_words], dtype=np.intp)
 
 
 def sgemm_search(w: np.ndarray, sq: np.ndarray, z: np.ndarray, block: int = 256) -> np.ndarray:

