@@ -262,8 +262,9 @@ def test_a_second_process_that_cannot_load_is_said_once_and_stopped(
 
 
 def test_a_large_document_is_not_read_ahead() -> None:
-    """Documents are read ahead up to their limits; one larger than
-    ``AHEAD_DOCUMENT_BYTES`` is not (handed on in batches of its parts in its turn)."""
+    """Documents after the one being read are read ahead up to their limits; one larger than
+    ``AHEAD_DOCUMENT_BYTES`` is not (handed on in batches of its parts in its turn), nor the
+    one being read (its parts are shared between the processes in its turn)."""
     small = "Charlotte wrote to Emily.\n"
     large = "Anne " * (stream.AHEAD_DOCUMENT_BYTES // 5 + 1)
     sources = [
@@ -273,9 +274,9 @@ def test_a_large_document_is_not_read_ahead() -> None:
     handed: list[list[str]] = []
     ahead = stream._ReadAhead(sources, 0, frozenset({3}), handed.append)
     ahead.fill(0)
-    assert ["".join(parts) for parts in handed] == [small, small + "2"]  # not 1 (large), 3 (skip)
+    assert ["".join(parts) for parts in handed] == [small + "2"]  # not 0 (read now), 1, 3 (skip)
     ahead.fill(2)
-    assert len(handed) == 2  # each handed once
+    assert len(handed) == 1  # each handed once
 
 
 def test_a_release_on_another_thread_never_hands_its_texts_to_the_process_this_one_holds(
@@ -296,3 +297,51 @@ def test_a_release_on_another_thread_never_hands_its_texts_to_the_process_this_o
         other.join(timeout=120)
         assert found == expected  # found in its own process
         assert held._number == jobs  # nothing was handed to the held one
+
+
+def test_a_long_document_is_read_half_there_half_here_with_the_same_names(
+    allowed: None, read_afresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One document's parts: every other one is handed to the second process, one job each,
+    and the rest read here meanwhile (the release waited while the second process read them
+    all); the names are those found here alone."""
+    parts = _texts(6, 2500)
+    recogniser = entities.load_recogniser()
+    expected = recogniser.find_document(parts)
+    assert sum(map(len, expected)) > 10
+    jobs: list[list[str]] = []
+    submit = RecognitionAhead.submit
+
+    def counted(self: RecognitionAhead, texts: Any) -> None:
+        if texts:  # (taking hands on what was not handed on: nothing here)
+            jobs.append(list(texts))
+        submit(self, texts)
+
+    monkeypatch.setattr(RecognitionAhead, "submit", counted)
+    with recogniser.ahead() as hand_on:
+        assert hand_on is not None
+        assert recogniser.find_document(parts) == expected
+    assert jobs == [[p] for p in parts[1::2]]
+    jobs.clear()
+    with recogniser.ahead() as hand_on:  # a document handed on before is read there whole
+        assert hand_on is not None
+        hand_on(parts)
+        assert recogniser.find_document(parts) == expected
+    assert jobs == [parts]
+
+
+def test_one_long_document_releases_the_same_bytes_with_a_second_process(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    from authormask.cli.obfuscate import _SHARED_BYTES
+
+    text = "".join(_texts(60, 2500))
+    assert len(text.encode("utf-8")) >= _SHARED_BYTES
+    (tmp_path / "long.txt").write_text(text, encoding="utf-8")
+    common = ["obfuscate", str(tmp_path / "long.txt"), "-m", "emp-text", "-e", "10"]
+    common += ["--vocab-size", "20000", "--cache-dir", str(cache_dir), "--seed", "3"]
+    shared, _ = _release([*common, "-o", str(tmp_path / "shared.txt")], one_core=False)
+    here, _ = _release([*common, "-o", str(tmp_path / "here.txt")], one_core=True)
+    assert shared == here == "True 0"  # read here too
+    assert (tmp_path / "shared.txt").read_bytes() == (tmp_path / "here.txt").read_bytes()
+    assert (tmp_path / "shared.txt").read_text(encoding="utf-8") != text

@@ -179,7 +179,7 @@ def obfuscate(**options: Any) -> None:
     request = _Request.of(click.get_current_context(), options)
     explicit = _plan(request)  # the mechanism's parameters, checked once, before any input
     found = _check(request)  # the options agree, and the inputs are found
-    if len(found.sources) > 1:
+    if len(found.sources) > 1 or found.sources[0].size >= _SHARED_BYTES:
         _recognise_elsewhere(request, explicit)
     mech = create_mechanism(request.mechanism, **explicit)
     if request.spec.baseline:
@@ -194,13 +194,18 @@ def obfuscate(**options: Any) -> None:
         _release_files(request, mech, found)
 
 
+#: a release of one document this long (bytes) or longer shares its recognition with a second
+#: process (:meth:`~authormask.text.entities.Recogniser.find_document`): it has several parts
+_SHARED_BYTES = 1 << 16
+
+
 def _recognise_elsewhere(request: _Request, explicit: dict[str, Any]) -> None:
-    """With the entity step and the local engine, a release of many documents starts its
-    recogniser's second process now, which loads the pipeline while this one builds the
-    mechanism (:mod:`authormask.text.ahead`; where no second core or process is to be had, the
-    recogniser loads here when the release needs it). A release of one document recognises
-    here: a second process would make it a few tenths of a second faster, for about 40 MB more
-    in all."""
+    """With the entity step and the local engine, a release of many documents, or of one long
+    one, starts its recogniser's second process now, which loads the pipeline while this one
+    builds the mechanism (:mod:`authormask.text.ahead`; where no second core or process is to
+    be had, the recogniser loads here when the release needs it); a long document's parts are
+    then read half there, half here. A release of one short document recognises here: a second
+    process would make it a few tenths of a second faster, for about 40 MB more in all."""
     from authormask.core.specs import ENTITIES
 
     entities = request.spec.parameter(ENTITIES.name)  # the shared entity-step parameter

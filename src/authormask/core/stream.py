@@ -317,7 +317,9 @@ class _ReadAhead:
     def fill(self, position: int) -> None:
         while self.handed and self.handed[0][0] <= position:
             self.chars -= self.handed.pop(0)[1]
-        self.next = max(self.next, position)
+        # the one being read now is read when its turn comes (a long one's parts are shared
+        # between the two processes then: Recogniser.find_document), only later ones ahead
+        self.next = max(self.next, position + 1)
         end = self.start + len(self.sources)
         while self.next < min(end, position + AHEAD_DOCUMENTS + 1):
             if self.handed and self.chars >= AHEAD_CHARS:

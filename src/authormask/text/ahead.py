@@ -166,6 +166,21 @@ class RecognitionAhead:
         for i, key in enumerate(todo):
             self._pending[key] = (self._number, i)
 
+    def holds(self, key: bytes) -> bool:
+        """Whether a text handed on and not yet taken has the digest ``key``.
+
+        Parameters
+        ----------
+        key
+            A text's digest (:func:`text_key`).
+
+        Returns
+        -------
+        bool
+            Whether its entities wait here for :meth:`take`.
+        """
+        return key in self._pending
+
     def take(self, texts: Sequence[str], keys: Sequence[bytes]) -> list[Found]:
         """The entities of ``texts``: those handed on before, as found there; the others
         found there now.

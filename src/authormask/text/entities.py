@@ -1107,7 +1107,8 @@ class Recogniser:
         tuple[tuple[Entity, ...], ...]
             The entities of each part, in text order, without overlaps.
         """
-        found = list(self.find_all(parts, batch_size=batch_size))
+        shared = self._share(parts)
+        found = [f for b in _batches(parts, batch_size) for f in self._batch(b, shared=shared)]
         if len(found) < 2:
             return tuple(found)
         named = [e for part in found for e in part if e.kind in _NAMED_KINDS]
@@ -1118,6 +1119,27 @@ class Recogniser:
                 _take(taken, e)
             out.append(tuple(sorted(taken, key=lambda e: e.start)))
         return tuple(out)
+
+    def _share(self, parts: Sequence[str]) -> bool:
+        """Where this thread's release holds a second process, hand it every other part of a
+        document that it does not hold already and that was not read before, and say whether
+        any was handed (the others are then read here meanwhile: the mechanism waits for the
+        whole document, and a document too long to be read ahead, or the only one, was read
+        there alone while this process waited)."""
+        ahead = self._ahead
+        if ahead is None or len(parts) < 2:
+            return False
+        with _LOCK:
+            fresh: dict[bytes, str] = {}
+            for part in parts:
+                key = text_key(part)
+                if (self.stopwords, key) not in _SEEN and not ahead.holds(key):
+                    fresh.setdefault(key, part)
+            if len(fresh) < 2:
+                return False
+            for part in list(fresh.values())[1::2]:
+                ahead.submit([part])  # one job each: each part's names come back when found
+        return True
 
     @property
     def _ahead(self) -> RecognitionAhead | None:
@@ -1185,19 +1207,33 @@ class Recogniser:
             self._aheads.pop(thread, None)
             end_ahead(started)
 
-    def _found(self, texts: list[str], keys: list[bytes]) -> list[tuple[Entity, ...]]:
+    def _found(
+        self, texts: list[str], keys: list[bytes], *, shared: bool = False
+    ) -> list[tuple[Entity, ...]]:
         """The entities of ``texts``: found by the second process where there is one
-        (:meth:`ahead`), else here."""
+        (:meth:`ahead`), else here; ``shared`` (:meth:`_share`): only those handed to it
+        there, the others here first."""
         ahead = self._ahead
-        if ahead is not None:
+        there = list(range(len(texts)))
+        if ahead is not None and shared:
+            there = [i for i, k in enumerate(keys) if ahead.holds(k)]
+        out: list[tuple[Entity, ...] | None] = [None] * len(texts)
+        here = sorted(set(range(len(texts))) - set(there)) if ahead is not None else there
+        if here:
+            for i, found in zip(here, self._find_here([texts[i] for i in here]), strict=True):
+                out[i] = found
+        if ahead is not None and there:
             from authormask.text.ahead import AheadFailed
 
             try:
-                return ahead.take(texts, keys)
+                taken = ahead.take([texts[i] for i in there], [keys[i] for i in there])
             except AheadFailed as exc:
                 log.warning("the recogniser's second process failed (%s): reading here", exc)
                 self._aheads.pop(threading.get_ident(), None)
-        return self._find_here(texts)
+                taken = self._find_here([texts[i] for i in there])
+            for i, found in zip(there, taken, strict=True):
+                out[i] = found
+        return [f for f in out if f is not None]
 
     def _find_here(self, texts: list[str]) -> list[tuple[Entity, ...]]:
         """The entities of ``texts`` found in this process (the pipeline loaded first, even for
@@ -1206,12 +1242,16 @@ class Recogniser:
         spans = _recognised(nlp, texts) if texts else []
         return [self._entities(t, s) for t, s in zip(texts, spans, strict=True)]
 
-    def _batch(self, texts: list[str]) -> list[tuple[Entity, ...]]:
+    def _batch(self, texts: list[str], *, shared: bool = False) -> list[tuple[Entity, ...]]:
         keys = [(self.stopwords, text_key(t)) for t in texts]
         with _LOCK:  # one recognition at a time: the pipeline is shared by every thread
             found = [_SEEN.get(k) for k in keys]
             todo = [(t, k[1]) for t, k, f in zip(texts, keys, found, strict=True) if f is None]
-            fresh = iter(self._found([t for t, _ in todo], [k for _, k in todo]) if todo else [])
+            fresh = iter(
+                self._found([t for t, _ in todo], [k for _, k in todo], shared=shared)
+                if todo
+                else []
+            )
         out: list[tuple[Entity, ...]] = []
         for key, seen in zip(keys, found, strict=True):
             if seen is None:
