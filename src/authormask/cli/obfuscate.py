@@ -179,7 +179,7 @@ def obfuscate(**options: Any) -> None:
     request = _Request.of(click.get_current_context(), options)
     explicit = _plan(request)  # the mechanism's parameters, checked once, before any input
     found = _check(request)  # the options agree, and the inputs are found
-    if len(found.sources) > 1 or found.sources[0].size >= _SHARED_BYTES:
+    if len(found.sources) > 1 or sum(s.size for s in found.sources) >= _SHARED_BYTES:
         _recognise_elsewhere(request, explicit)
     mech = create_mechanism(request.mechanism, **explicit)
     if request.spec.baseline:
