@@ -103,10 +103,16 @@ def test_a_composition_in_different_units_names_each_release() -> None:
         mechanisms=("emp-bag", "emp-write", "emp-write"),
         unit=None,
     ).describe()
-    assert "emp-bag 7, emp-write 7, emp-write 7" in line
+    assert "emp-bag 7, emp-write 7 (2 releases)" in line
     assert "at least" not in line and "do not add" in line
     same = Composition(1, 1, (10.0, 7.0), ("emp-text", "emp-text"), "per word").describe()
     assert "10 + 7 = 17 per word" in same
+    # a text released again and again is said once with its count, not once per release
+    many = Composition(1, 1, (7.0,) * 14 + (10.0, 7.0), ("emp-write",) * 16, "per word")
+    line = many.describe()
+    assert "(emp-write epsilon 7 (14 releases), emp-write epsilon 10)" in line
+    assert "14 x 7 + 10 + 7 = 115 per word" in line
+    assert line.count("emp-write") == 2
 
 
 def test_the_library_never_releases_a_report_or_statement_given_as_a_string(mech: Any) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import itertools
 import json
 import os
 import secrets
@@ -256,21 +257,29 @@ class Composition:
         """
         from authormask.accounting.statement import exact
 
-        pairs = ", ".join(
-            f"{m} epsilon {exact(e)}"
-            for m, e in zip(self.mechanisms[:-1], self.epsilons[:-1], strict=True)
-        )
+        def runs(items: list[tuple[str, float]], say: str) -> str:
+            # the same release run again and again is said once, with its count (a text
+            # released fourteen times listed "emp-write epsilon 7" fourteen times)
+            grouped = [(k, len(list(g))) for k, g in itertools.groupby(items)]
+            return ", ".join(
+                say.format(m=m, e=exact(e)) + (f" ({n} releases)" if n > 1 else "")
+                for (m, e), n in grouped
+            )
+
+        earlier = list(zip(self.mechanisms[:-1], self.epsilons[:-1], strict=True))
+        pairs = runs(earlier, "{m} epsilon {e}")
         were = "was" if self.repeated == 1 else "were"
         if self.unit is not None:
-            total = (
-                f"{' + '.join(exact(e) for e in self.epsilons)} = {exact(sum(self.epsilons))}"
-                + (f" {self.unit}" if self.unit else "")
+            terms = [
+                exact(e) if n == 1 else f"{n} x {exact(e)}"
+                for e, n in ((e, len(list(g))) for e, g in itertools.groupby(self.epsilons))
+            ]
+            total = f"{' + '.join(terms)} = {exact(sum(self.epsilons))}" + (
+                f" {self.unit}" if self.unit else ""
             )
             adds = f"the epsilons add (for such a text at least {total})"
         else:  # per word and per token: no sum; each release's guarantee is spent
-            each = ", ".join(
-                f"{m} {exact(e)}" for m, e in zip(self.mechanisms, self.epsilons, strict=True)
-            )
+            each = runs(list(zip(self.mechanisms, self.epsilons, strict=True)), "{m} {e}")
             adds = f"each release spends its own guarantee, in units that do not add ({each})"
         return (
             f"{self.repeated} of the {self.texts} text(s) of this release {were} released "
