@@ -223,6 +223,33 @@ def test_dates_get_random_numbers_and_months_in_the_same_style() -> None:
         assert re.fullmatch(r"[A-Z][a-z]{2} \d{4}", short), short
 
 
+def test_a_month_alone_is_a_date_where_the_recogniser_reads_one(recogniser) -> None:
+    # a newcomer's "in June" was left as written: the patterns take a month with a day or a
+    # year only; the recogniser's DATE decides, so a verb or an adjective stays
+    months = set(
+        "January February March April May June July August September October November "
+        "December".split()
+    )
+
+    def dates(text: str) -> list[str]:
+        return [e.text for e in recogniser.find(text) if e.kind == "date"]
+
+    assert dates("We met in June and again last March.") == ["June", "March"]
+    assert dates("The report is due in August.") == ["August"]
+    assert dates("IN JUNE WE LEFT.") == ["JUNE"]
+    assert dates("May I come in? We march on.") == []
+    assert dates("He was august and wise.") == []  # lower case: no month, whatever it reads
+    assert dates("April Smith came in May 2020.") == ["May 2020"]  # a person, then a date
+    drawn = set()
+    for seed in range(80):
+        s = Surrogates(np.random.default_rng(seed))
+        word = s.surrogate(Entity(0, 4, "date", "June"))
+        assert word in months, word
+        drawn.add(word)
+        assert s.surrogate(Entity(0, 4, "date", "JUNE")).isupper()
+    assert drawn == months  # every month is drawn: not the entity's own
+
+
 def test_a_weekday_is_part_of_a_date_and_gets_a_random_weekday() -> None:
     # a newcomer's "last Tuesday" and "Saturday, 14 March 2026" kept their weekdays (which, with
     # the day and month, can give the year); a weekday is now a date, alone or before one

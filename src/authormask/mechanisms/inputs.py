@@ -143,7 +143,8 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
         "elsewhere in the document, and each word of a person's name) and e-mail addresses, "
         "URLs, handles (@name, u/name, r/name), hashtags (#tag), codes (letters mixed with "
         "digits: postcodes, IBANs, passport and order numbers, identifiers), phone numbers, "
-        "dates and numbers (patterns)"
+        "dates and numbers (patterns), and a month's name alone where the recogniser reads a "
+        "date (DATE: in June; never May I)"
     )
     misses = (
         "what the recogniser misses (names in lower case, unusual names and nicknames, numbers "

@@ -43,8 +43,9 @@ Two kinds of entity are found (:func:`find_entities`):
   ``5pm``, ``10km``, ``mp3`` (:data:`NUMBER_SUFFIXES`, :data:`NUMBER_PREFIXES`; at most three
   digits after a prefix, five before a suffix), is a number, but a letter beside more digits
   is a code's, ``X12345678``, ``12345678X``),
-  phone numbers, dates (numeric, or with a month or weekday name) and every other number (a
-  run of digits with inner ``.``, ``,`` or ``:`` between digits).
+  phone numbers, dates (numeric, or with a month or weekday name; a month's name alone where
+  the recogniser reads a date) and every other number (a run of digits with inner ``.``, ``,``
+  or ``:`` between digits).
 
 Where two overlap, the first of e-mail, URL, handle, hashtag, phone number, named entity, code,
 date, number is kept; but a fediverse handle is found before an e-mail address (the address
@@ -239,6 +240,8 @@ _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
+#: a month's name as a whole word (taken only inside a date the recogniser reads, capitalised)
+_MONTH_WORD_ALONE = re.compile(rf"(?<!\w)(?i:{_MONTH})(?!\w)")
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 #: a weekday's full name, any case ("Saturday, 14 March 2026" is one date; "last Tuesday" a date)
 _WEEKDAY = r"(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -1302,6 +1305,14 @@ class Recogniser:
         for e in patterns:  # dates and numbers last: a number inside a name goes with it
             if e.kind in ("date", "number"):
                 _take(taken, e)
+        for ent_start, ent_end, label in recognised:
+            # a month's name alone ("in June", "last March") is a date where the recogniser
+            # reads one there: the patterns take a month with a day or a year only, and
+            # "May I" or "march on" are no dates
+            if label == "DATE":
+                for m in _MONTH_WORD_ALONE.finditer(text, ent_start, ent_end):
+                    if m.group(0)[0].isupper():  # a month is written with its capital
+                        _take(taken, Entity(m.start(), m.end(), "date", m.group(0)))
         return tuple(sorted(taken, key=lambda e: e.start))
 
     def _widened(self, text: str, start: int, end: int) -> tuple[int, int]:
