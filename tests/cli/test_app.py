@@ -171,3 +171,22 @@ def test_console_script_entry_point() -> None:
     assert proc.returncode == 0 and "authormask" in proc.stdout
     proc = subprocess.run([str(exe), "nope"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stderr.startswith("authormask: error: No such command")
+
+
+def test_a_library_warning_reads_as_the_commands_own() -> None:
+    """A newcomer's report: the recogniser's warning (logged by the library) was printed bare,
+    unlike the command's own ``authormask: warning:`` lines."""
+    import logging
+
+    from authormask.cli.app import _Prefixed
+
+    form = _Prefixed("%(message)s")
+
+    def line(level: int, message: str) -> str:
+        return form.format(logging.LogRecord("authormask.x", level, __file__, 1, message, (), None))
+
+    assert line(logging.WARNING, "prepared in memory") == "authormask: warning: prepared in memory"
+    assert line(logging.ERROR, "gone") == "authormask: error: gone"
+    assert line(logging.INFO, "loaded") == "loaded"  # --verbose's lines stay as logged
+    said = "authormask: warning: a plugin skipped"
+    assert line(logging.WARNING, said) == said  # never twice

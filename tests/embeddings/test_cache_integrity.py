@@ -223,6 +223,8 @@ def test_a_cache_folder_others_can_write_is_refused(tmp_path: Path, mode: int) -
     assert list(cache.iterdir()) == []  # nothing read, nothing written
     run = _cli(tmp_path, "--cache-dir", str(cache))
     _one_line_error(run, str(cache), "chmod 700")
+    # the error names the option that chose the folder, not --embeddings (a newcomer's report)
+    assert run.stderr.startswith("authormask: error: --cache-dir: cache folder"), run.stderr
 
 
 # -- special files are refused, never waited on ---------------------------------------------------

@@ -32,7 +32,20 @@ __all__ = ["cli"]
 def cli(verbose: bool) -> None:
     """Rewrite text so its author cannot be identified, with a stated differential-privacy
     guarantee (Earth Mover's privacy, Fernandes, Dras & McIver 2019)."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(_Prefixed("%(message)s"))
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])
+
+
+class _Prefixed(logging.Formatter):
+    """The library's warnings and errors read as the command's own (``authormask: warning:
+    ...``); what ``--verbose`` adds stays as logged."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        if record.levelno < logging.WARNING or text.startswith("authormask: "):
+            return text
+        return f"authormask: {record.levelname.lower()}: {text}"
 
 
 for _module in (

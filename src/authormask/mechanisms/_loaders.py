@@ -34,10 +34,15 @@ def embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
         raise InvalidParameterError(
             f"`embeddings` must be a name, a path or an Embeddings object, got {value!r}"
         )
+    from authormask.embeddings.cache import check_cache_dir, default_cache_dir
+
+    folder = cache_dir if cache_dir else "default"
+    try:  # a folder refused is the cache folder's error, not the vectors' (a newcomer's report)
+        check_cache_dir(default_cache_dir() if folder == "default" else Path(folder))
+    except (EmbeddingsError, InputError) as exc:
+        raise naming(exc, "cache_dir") from None
     try:
-        return load_embeddings(
-            str(value), vocab_size=vocab_size, cache_dir=cache_dir if cache_dir else "default"
-        )
+        return load_embeddings(str(value), vocab_size=vocab_size, cache_dir=folder)
     except (EmbeddingsError, InputError) as exc:
         raise naming(exc, "embeddings") from None
 
