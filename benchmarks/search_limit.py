@@ -26,7 +26,11 @@ Each timing is repeated ``--repeat`` times, the methods taking turns; the median
 
     python benchmarks/search_limit.py [--prose-bytes 700000] [--uniform-words 100000]
         [--epsilon 10] [--vocab-size 100000] [--repeat 3] [--dataset-path DIR] [--cache-dir DIR]
-    [--inputs prose uniform]
+    [--inputs prose uniform] [--entities keep]
+
+The CLI releases run with the default entity step (``surrogate``: names found and replaced
+before the noise) unless ``--entities`` says otherwise; the references search the same number of
+noisy vectors either way.
 """
 
 from __future__ import annotations
@@ -114,6 +118,8 @@ def cli_release(path: Path, args: argparse.Namespace, cache: Path, out: Path) ->
     cmd = [EXE, "obfuscate", str(path), "--mechanism", "emp-text", "--epsilon", str(args.epsilon)]
     cmd += ["--vocab-size", str(args.vocab_size), "--seed", "1", "--cache-dir", str(cache)]
     cmd += ["-o", str(out), "--force", "-q"]
+    if args.entities is not None:
+        cmd += ["--entities", args.entities]
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True)
     return time.perf_counter() - t0
@@ -134,6 +140,12 @@ def main() -> None:
     p.add_argument("--reference-words", type=int, default=200)
     p.add_argument("--dataset-path", type=Path, default=DEFAULT_DATA)
     p.add_argument("--cache-dir", type=Path, default=None)
+    p.add_argument(
+        "--entities",
+        choices=("surrogate", "mask", "keep"),
+        default=None,
+        help="the CLI release's entity step (default: the release's own default, surrogate)",
+    )
     p.add_argument(
         "--inputs", nargs="+", choices=("prose", "uniform"), default=["prose", "uniform"]
     )
