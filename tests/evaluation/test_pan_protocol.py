@@ -3,6 +3,7 @@ collection (written from real essays) scored on its own, with obfuscation."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -591,10 +592,12 @@ def test_emp_writes_identity_names_its_noun_lexicon(
     first = mechanism_identity("emp-write", at_default)
     assert identities()[0] == before[0] != first
     assert mechanism_identity("emp-write", at_default) == first
-    source, sha, tags = lexicon.packaged_tags()
+    source, _, tags = lexicon.packaged_tags()
     fewer = {w: c for w, c in tags.items() if w != "house"}
     fewer["house"] = Counter({"VERB": 5})  # "house" a verb now: another lexicon
-    monkeypatch.setattr(lexicon, "packaged_tags", lambda: (source, sha, fewer))
+    other = hashlib.sha256(b"another tag file").hexdigest()  # other counts: another file
+    monkeypatch.setattr(lexicon, "packaged_tags", lambda: (source, other, fewer))
+    monkeypatch.setattr(lexicon, "_packaged_head", lambda: (source, other))
     after = identities()
     assert after[0] != before[0] and after[1] != before[1]
 
