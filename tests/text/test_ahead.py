@@ -262,9 +262,8 @@ def test_a_second_process_that_cannot_load_is_said_once_and_stopped(
 
 
 def test_a_large_document_is_not_read_ahead() -> None:
-    """Documents after the one being read are read ahead up to their limits; one larger than
-    ``AHEAD_DOCUMENT_BYTES`` is not (handed on in batches of its parts in its turn), nor the
-    one being read (its parts are shared between the processes in its turn)."""
+    """Documents are read ahead up to their limits; one larger than
+    ``AHEAD_DOCUMENT_BYTES`` is not (handed on in batches of its parts in its turn)."""
     small = "Charlotte wrote to Emily.\n"
     large = "Anne " * (stream.AHEAD_DOCUMENT_BYTES // 5 + 1)
     sources = [
@@ -274,9 +273,9 @@ def test_a_large_document_is_not_read_ahead() -> None:
     handed: list[list[str]] = []
     ahead = stream._ReadAhead(sources, 0, frozenset({3}), handed.append)
     ahead.fill(0)
-    assert ["".join(parts) for parts in handed] == [small + "2"]  # not 0 (read now), 1, 3 (skip)
+    assert ["".join(parts) for parts in handed] == [small, small + "2"]  # not 1 (large), 3 (skip)
     ahead.fill(2)
-    assert len(handed) == 1  # each handed once
+    assert len(handed) == 2  # each handed once
 
 
 def test_a_release_on_another_thread_never_hands_its_texts_to_the_process_this_one_holds(
@@ -345,3 +344,35 @@ def test_one_long_document_releases_the_same_bytes_with_a_second_process(
     assert shared == here == "True 0"  # read here too
     assert (tmp_path / "shared.txt").read_bytes() == (tmp_path / "here.txt").read_bytes()
     assert (tmp_path / "shared.txt").read_text(encoding="utf-8") != text
+
+
+def test_the_first_document_is_read_before_any_is_handed_ahead(
+    allowed: None, read_afresh: None, monkeypatch: pytest.MonkeyPatch, glove_20k: Any
+) -> None:
+    """The second process reads in order: a first document handed on after the ones behind it
+    waited for them all (a review's finding). A long first document's parts are shared, then
+    the later documents are handed on; a short one is read there first."""
+    from authormask.core import create_mechanism, release
+    from authormask.mechanisms.inputs import PART_WORDS, word_parts
+    from authormask.text.clean import clean_text
+
+    jobs: list[list[str]] = []
+    submit = RecognitionAhead.submit
+
+    def counted(self: RecognitionAhead, texts: Any) -> None:
+        if texts:
+            jobs.append(list(texts))
+        submit(self, texts)
+
+    monkeypatch.setattr(RecognitionAhead, "submit", counted)
+    mech = create_mechanism("emp-text", epsilon=10, embeddings=glove_20k)
+    long = "".join(_texts(60, 2500))
+    small = _texts(3, 800)
+    parts = list(word_parts([clean_text(long)], PART_WORDS))
+    assert len(parts) >= 3 and len(long.encode()) < stream.AHEAD_DOCUMENT_BYTES
+    release([long, *small], mech, random_state=1)
+    assert jobs[: len(parts[1::2])] == [[p] for p in parts[1::2]]  # shared, first
+    assert jobs[len(parts[1::2]) :] == [[clean_text(t)] for t in small]  # then the others
+    jobs.clear()
+    release([*small, long], mech, random_state=1)
+    assert jobs[0] == [clean_text(small[0])]  # a short first document: there, first

@@ -45,7 +45,8 @@ class _Prefixed(logging.Formatter):
         text = super().format(record)
         if record.levelno < logging.WARNING or text.startswith("authormask: "):
             return text
-        return f"authormask: {record.levelname.lower()}: {text}"
+        level = record.levelname.lower()
+        return f"authormask: {level}: {text.removeprefix(f'{level}: ')}"
 
 
 for _module in (

@@ -283,11 +283,16 @@ def run(
         expect = stack.enter_context(mechanism.reading_ahead(many=len(sources) - len(skip) > 1))
         if expect is not None:
             ahead = _ReadAhead(sources, start, skip, expect)
+        first = True
         for position, source in enumerate(sources, start=start):
             if position in skip:
                 continue
-            if ahead is not None:
+            if ahead is not None and not first:
+                # the first document is read before any is handed ahead: it would wait behind
+                # them (the second process reads in order), and a long one's parts are shared
+                # between the processes in its turn (Recogniser.find_document)
                 ahead.fill(position)
+            first = False
             doc = _open(source, position, root, keyed=keyed, collect_words=collect_words)
             yield from _read(doc, mechanism, batch, progress)
             yield from batch.end(doc)
@@ -317,9 +322,7 @@ class _ReadAhead:
     def fill(self, position: int) -> None:
         while self.handed and self.handed[0][0] <= position:
             self.chars -= self.handed.pop(0)[1]
-        # the one being read now is read when its turn comes (a long one's parts are shared
-        # between the two processes then: Recogniser.find_document), only later ones ahead
-        self.next = max(self.next, position + 1)
+        self.next = max(self.next, position)
         end = self.start + len(self.sources)
         while self.next < min(end, position + AHEAD_DOCUMENTS + 1):
             if self.handed and self.chars >= AHEAD_CHARS:

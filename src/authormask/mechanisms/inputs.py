@@ -143,14 +143,14 @@ def entities_policy(mode: str, lists: PublicLists | None = None, *, kinds_kept: 
         "elsewhere in the document, and each word of a person's name) and e-mail addresses, "
         "URLs, handles (@name, u/name, r/name), hashtags (#tag), codes (letters mixed with "
         "digits: postcodes, IBANs, passport and order numbers, identifiers), phone numbers, "
-        "dates and numbers (patterns), and a month's name alone where the recogniser reads a "
-        "date (DATE: in June; never May I)"
+        "dates and numbers (patterns), and a month's name alone, capitalised, where the "
+        "recogniser reads a date (DATE: in June, last March; not where it reads none: May I)"
     )
     misses = (
         "what the recogniser misses (names in lower case, unusual names and nicknames, numbers "
         "written in words, codes of fewer than four letters and digits such as B12, an address "
-        "written 'jane at example.com') reaches the mechanism unchanged and is protected by its "
-        "noise only"
+        "written 'jane at example.com', a month it does not read as a date, seasons and "
+        "holidays) reaches the mechanism unchanged and is protected by its noise only"
     )
     if mode == "keep":
         return (

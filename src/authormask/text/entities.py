@@ -93,7 +93,8 @@ What remains in the text: that an entity stood there, its type, its number of wo
 of a number or code (its length, separators and, for a code, the case of its letters), and which
 occurrences within a document are the same entity. What the recogniser misses (names written
 in lower case, unusual names and nicknames, numbers written in words, codes of fewer than four
-letters and digits, ``B12``, an address written ``jane at example.com``) is not replaced.
+letters and digits, ``B12``, an address written ``jane at example.com``, a month it does not
+read as a date, seasons and holidays) is not replaced.
 """
 
 from __future__ import annotations
@@ -1247,8 +1248,14 @@ class Recogniser:
 
     def _batch(self, texts: list[str], *, shared: bool = False) -> list[tuple[Entity, ...]]:
         keys = [(self.stopwords, text_key(t)) for t in texts]
+        ahead = self._ahead
         with _LOCK:  # one recognition at a time: the pipeline is shared by every thread
-            found = [_SEEN.get(k) for k in keys]
+            # a text handed to this release's second process is taken from it even where
+            # another thread's release has read it since: left there, it would stop the
+            # process at the release's end (it holds a text never taken)
+            found = [
+                None if ahead is not None and ahead.holds(k[1]) else _SEEN.get(k) for k in keys
+            ]
             todo = [(t, k[1]) for t, k, f in zip(texts, keys, found, strict=True) if f is None]
             fresh = iter(
                 self._found([t for t, _ in todo], [k for _, k in todo], shared=shared)
