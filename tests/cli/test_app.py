@@ -192,3 +192,35 @@ def test_a_library_warning_reads_as_the_commands_own() -> None:
     assert line(logging.WARNING, said) == said  # never twice
     stale = "warning: not using prepared vocabulary x (stale); rebuilding"
     assert line(logging.WARNING, stale) == "authormask: " + stale
+
+
+def test_a_first_release_says_what_it_prepares_once(tmp_path: Path) -> None:
+    """A newcomer's first release spent eight seconds in silence: each file prepared into the
+    cache folder is said once (not under --quiet), and a later release prepares nothing."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    argv = [sys.executable, "-m", "authormask", "obfuscate", "-", "-m", "emp-text", "-e", "10"]
+    argv += ["--vocab-size", "20000", "--cache-dir", str(cache), "--no-history"]
+
+    def run(*extra: str) -> list[str]:
+        done = subprocess.run(
+            [*argv, *extra],
+            input="John Smith met Mary in London.\n",
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return [line for line in done.stderr.splitlines() if "preparing" in line]
+
+    assert run("-q") == []  # quiet: only errors and warnings (the files are prepared all the same)
+    for name in list(cache.iterdir()):
+        name.unlink()
+    first = run()
+    assert len(first) == 2, first  # the vocabulary and the recogniser
+    assert all(line.startswith("authormask: preparing ") for line in first)
+    assert all(str(cache) in line and "once" in line for line in first)
+    assert any("vocabulary" in line for line in first)
+    assert any("entity recogniser" in line for line in first)
+    assert run() == []  # read, not prepared

@@ -8,6 +8,7 @@ import logging
 
 import click
 
+from authormask._preparing import LOGGER_NAME
 from authormask._version import __version__
 from authormask.cli import (
     audit,
@@ -21,6 +22,7 @@ from authormask.cli import (
     train,
 )
 from authormask.cli.options import quiet_option
+from authormask.cli.progress import say
 
 __all__ = ["cli"]
 
@@ -35,6 +37,18 @@ def cli(verbose: bool) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(_Prefixed("%(message)s"))
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])
+    notes = logging.getLogger(LOGGER_NAME)  # "preparing ... once": printed unless --quiet
+    notes.setLevel(logging.INFO)
+    notes.propagate = False
+    notes.handlers = [_Said()]
+
+
+class _Said(logging.Handler):
+    """The library's notes that it prepares a file once, printed as the command's own
+    informative lines (:func:`~authormask.cli.progress.say`: not under ``--quiet``)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        say(f"authormask: {record.getMessage()}")
 
 
 class _Prefixed(logging.Formatter):

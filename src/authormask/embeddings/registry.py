@@ -272,6 +272,11 @@ def load_embeddings(
         if emb is not None:
             return emb
     recorded = sources.record() if entry is not None else None
+    if cdir is not None:
+        from authormask._preparing import preparing
+
+        words = "every word" if vocab_size is None else f"{vocab_size:,} words"
+        preparing(f"the vocabulary of {label} ({words})", cdir)
     emb = _build(key, vocab_size, file_fmt, policy, cdir, origin)
     if entry is not None and recorded is not None:
         if sources.unchanged_since(recorded):

@@ -376,6 +376,10 @@ def load_noun_lexicon(
                     nouns, source, sha, digest, describe_filter(embeddings.vocabulary_filter)
                 )
             else:
+                if path is not None:
+                    from authormask._preparing import preparing
+
+                    preparing("the noun lexicon", path.parent)
                 source, sha, tags = packaged_tags()
                 lexicon = build_noun_lexicon(
                     embeddings, tags, source=source, tags_sha256=sha, function_words=function_words

@@ -1008,6 +1008,10 @@ def load_writer(
                 path = folder / f"writer-{name}.npz"
                 tables = _read_tables(path, len(embeddings), name)
             if tables is None:
+                if path is not None:
+                    from authormask._preparing import preparing
+
+                    preparing("emp-write's writer", path.parent)
                 writer = SkeletonWriter(
                     embeddings, function_words, _corpus_tokens(), package, released
                 )

@@ -433,6 +433,10 @@ def load_recogniser_files(cache_dir: Path | str | None = "default") -> PackagedR
             except ValueError:
                 recogniser = None
         if recogniser is None:
+            if path is not None:
+                from authormask._preparing import preparing
+
+                preparing("the entity recogniser", path.parent)
             arrays, meta = _from_spacy()
             if path is not None:
                 _write(path, arrays, meta, key)
