@@ -106,34 +106,3 @@ def test_many_words_of_prior_zero_search_the_allowed_words_alone(glove_20k: Embe
     for q, row in zip(z[widened], cand[widened], strict=True):
         dist = np.linalg.norm(w64[ok_rows] - q, axis=1)
         assert list(row) == sorted(ok_rows[np.argsort(dist, kind="stable")[:CANDIDATES]])
-
-
-def test_a_few_rows_to_widen_search_the_nearest_of_all_without_an_index(
-    glove_20k: Embeddings,
-) -> None:
-    """A few rows with no allowed word among their k nearest read the k + E nearest of all
-    (a few MiB), not an index over the allowed words (a copy of their vectors, kept): the same
-    k nearest allowed words."""
-    from authormask.mechanisms import decoding
-
-    rng = np.random.default_rng(1)
-    dec = PosteriorDecoder(glove_20k, epsilon=7)
-    z = glove_20k.vectors[rng.choice(len(glove_20k), 60, replace=False)].astype(np.float64)
-    # three of the rows have none of their 64 nearest words allowed, and 5,000 others are not
-    allowed = rng.random(len(glove_20k)) >= 0.25
-    allowed[dec.index.k_nearest(z[:3], 2 * CANDIDATES).ravel()] = False
-    excluded = int((~allowed).sum())
-    assert excluded > decoding.WIDE_SEARCH
-    plain = np.sort(dec.index.k_nearest(z, CANDIDATES), axis=1)
-    widened = ~np.any(allowed[plain], axis=1)
-    n = int(widened.sum())
-    assert 1 <= n and n * (CANDIDATES + excluded) <= decoding.WIDE_ENTRIES
-    decoding._ALLOWED_INDEX.clear()
-    cand = candidate_rows(dec.index, z, CANDIDATES, allowed)
-    assert decoding._ALLOWED_INDEX == {}  # no index over the allowed words was built
-    assert np.array_equal(cand[~widened], plain[~widened])
-    w64 = glove_20k.vectors.astype(np.float64)
-    ok_rows = np.flatnonzero(allowed)
-    for q, row in zip(z[widened], cand[widened], strict=True):
-        dist = np.linalg.norm(w64[ok_rows] - q, axis=1)
-        assert list(row) == sorted(ok_rows[np.argsort(dist, kind="stable")[:CANDIDATES]])

@@ -214,18 +214,12 @@ def candidate_rows(
         return cand
     none = ~np.any(allowed[cand], axis=1)
     excluded = int(np.count_nonzero(~allowed))
-    widened = int(np.count_nonzero(none))
-    if (
-        widened
-        and excluded > WIDE_SEARCH
-        and widened * (k + excluded) > WIDE_ENTRIES
-        and np.count_nonzero(allowed) >= k
-    ):
+    if np.any(none) and excluded > WIDE_SEARCH and np.count_nonzero(allowed) >= k:
         # many words of prior 0 (emp-write's content="nouns"): the k nearest allowed words
         # from an index over the allowed words alone, not from the k + E nearest of all
         sub, rows = _allowed_index(index, allowed)
         cand[none] = np.sort(rows[sub.k_nearest(z[none], k)], axis=1)
-    elif widened:
+    elif np.any(none):
         wide = index.k_nearest(z[none], k + excluded)
         ok = allowed[wide]
         keep = ok & (np.cumsum(ok, axis=1) <= k)
@@ -239,11 +233,6 @@ def candidate_rows(
 #: above this many words of prior 0, :func:`candidate_rows` searches an index over the allowed
 #: words instead of the ``k + E`` nearest of all (memory ``queries * (k + E)`` otherwise)
 WIDE_SEARCH = 4096
-#: but only when the ``k + E`` nearest of the rows to widen would hold more than this many
-#: entries (8 MiB): for a few rows they are cheaper than that index, a copy of the allowed
-#: words' vectors (18 MiB for emp-write over GloVe 100k) built once and kept, which made a long
-#: release's memory depend on whether one noisy vector had no allowed word among its nearest
-WIDE_ENTRIES = 1 << 20
 
 _ALLOWED_INDEX: dict[tuple[int, str], tuple[Any, NearestWordIndex, NDArray[np.intp]]] = {}
 _ALLOWED_LOCK = threading.Lock()
