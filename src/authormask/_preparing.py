@@ -1,25 +1,33 @@
 """Saying that a file is prepared once (issue 50, a newcomer's report: a first release spent
 eight seconds in silence). The vocabulary, emp-write's writer and noun lexicon and the entity
 recogniser are each prepared into the cache folder the first time they are needed, in seconds,
-and read in a fraction of a second after; the library says so on the ``authormask.preparing``
-logger, at ``INFO``, and a front end shows it (the command line prints it, unless
-``--quiet``)."""
+and read in a fraction of a second after; where preparing one takes longer than
+:data:`NOTE_AFTER`, the library says so on the ``authormask.preparing`` logger, at ``INFO``, and
+a front end shows it (the command line prints it, unless ``--quiet``). A preparation that fails
+at once (a malformed vector file) says nothing: its error stays the only line."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import threading
+from collections.abc import Iterator
 
-__all__ = ["LOGGER_NAME", "preparing"]
+__all__ = ["LOGGER_NAME", "NOTE_AFTER", "preparing"]
 
 #: the logger the notes go to
 LOGGER_NAME = "authormask.preparing"
+#: seconds a preparation runs before it is said
+NOTE_AFTER = 0.5
 
 _log = logging.getLogger(LOGGER_NAME)
 
 
-def preparing(what: str, folder: str | os.PathLike[str]) -> None:
-    """Say that ``what`` is being prepared once into ``folder``.
+@contextlib.contextmanager
+def preparing(what: str, folder: str | os.PathLike[str]) -> Iterator[None]:
+    """Within the block, ``what`` is prepared once into ``folder``: said if the block runs
+    longer than :data:`NOTE_AFTER` seconds.
 
     Parameters
     ----------
@@ -27,5 +35,20 @@ def preparing(what: str, folder: str | os.PathLike[str]) -> None:
         What is prepared (``"the noun lexicon"``).
     folder
         The cache folder it is prepared into.
+
+    Yields
+    ------
+    None
+        Nothing; the block prepares.
     """
-    _log.info("preparing %s once, into %s (seconds; later releases read it)", what, folder)
+    note = threading.Timer(
+        NOTE_AFTER,
+        _log.info,
+        args=("preparing %s once, into %s (seconds; later releases read it)", what, folder),
+    )
+    note.daemon = True
+    note.start()
+    try:
+        yield
+    finally:
+        note.cancel()

@@ -269,3 +269,33 @@ def test_another_releases_output_is_never_taken_for_the_reruns_own(
     assert code != 0 and "already complete" not in err
     assert out.read_bytes() == older
     assert '"complete"' not in report.read_text(encoding="utf-8").splitlines()[-1]
+
+
+def test_ctrl_c_on_one_document_promises_nothing_kept(
+    tmp_path: Path, cache_dir: Path, aaac_texts: list[str]
+) -> None:
+    """A newcomer's report: Ctrl-C on the release of one long file said the same command would
+    finish it, 'what is done is kept'; one document is released whole or not at all, so the
+    rerun starts over, and the line no longer says otherwise."""
+    text = "\n\n".join(aaac_texts)
+    while len(text) < 1_000_000:
+        text += "\n\n" + text
+    doc = tmp_path / "long.txt"
+    doc.write_text(text, encoding="utf-8")
+    out = tmp_path / "long.out.txt"
+    argv = [EXE, "obfuscate", str(doc), "-m", "emp-text", "-e", "6", "--vocab-size", "20000"]
+    argv += ["--cache-dir", str(cache_dir), "-o", str(out), "--no-history"]
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(2.0)  # well inside a release of a million characters
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    (line,) = [line for line in err.splitlines() if "interrupted" in line]
+    assert "what is done is kept" not in line and "again to finish" not in line
+    assert not out.exists()

@@ -22,7 +22,7 @@ from authormask.cli import (
     train,
 )
 from authormask.cli.options import quiet_option
-from authormask.cli.progress import say
+from authormask.cli.progress import QUIET_KEY
 
 __all__ = ["cli"]
 
@@ -40,15 +40,21 @@ def cli(verbose: bool) -> None:
     notes = logging.getLogger(LOGGER_NAME)  # "preparing ... once": printed unless --quiet
     notes.setLevel(logging.INFO)
     notes.propagate = False
-    notes.handlers = [_Said()]
+    notes.handlers = [_Said(click.get_current_context())]
 
 
 class _Said(logging.Handler):
     """The library's notes that it prepares a file once, printed as the command's own
-    informative lines (:func:`~authormask.cli.progress.say`: not under ``--quiet``)."""
+    informative lines, not under ``--quiet`` (read from the command's context: a note comes
+    from a timer's thread, where click has no context)."""
+
+    def __init__(self, ctx: click.Context) -> None:
+        super().__init__()
+        self.ctx = ctx
 
     def emit(self, record: logging.LogRecord) -> None:
-        say(f"authormask: {record.getMessage()}")
+        if not self.ctx.meta.get(QUIET_KEY):
+            click.echo(f"authormask: {record.getMessage()}", err=True)
 
 
 class _Prefixed(logging.Formatter):

@@ -179,6 +179,7 @@ def obfuscate(**options: Any) -> None:
     request = _Request.of(click.get_current_context(), options)
     explicit = _plan(request)  # the mechanism's parameters, checked once, before any input
     found = _check(request)  # the options agree, and the inputs are found
+    _say_default_epsilon(request)  # after the checks: an error stays the only line
     if len(found.sources) > 1 or sum(s.size for s in found.sources) >= _SHARED_BYTES:
         _recognise_elsewhere(request, explicit)
     mech = create_mechanism(request.mechanism, **explicit)
@@ -192,6 +193,16 @@ def obfuscate(**options: Any) -> None:
         _release_dataset(request, mech)
     else:
         _release_files(request, mech, found)
+
+
+def _say_default_epsilon(request: _Request) -> None:
+    """Say the epsilon the mechanism takes when none is given (its recommended start)."""
+    eps = request.spec.parameter("epsilon")
+    if request.options["epsilon"] is None and eps is not None and eps.default is not None:
+        say(
+            f"epsilon {eps.default:g}: {request.mechanism}'s default (the recommended start); "
+            "give --epsilon to choose"
+        )
 
 
 #: a release of one document this long (bytes) or longer shares its recognition with a second
@@ -290,12 +301,6 @@ def _plan(request: _Request) -> dict[str, Any]:
         cache=o["cache_dir"],
     )
     explicit = {**resource_parameters(spec, resources, given=chosen), **chosen}
-    eps_parameter = spec.parameter("epsilon")
-    if o["epsilon"] is None and eps_parameter is not None and eps_parameter.default is not None:
-        say(
-            f"epsilon {eps_parameter.default:g}: {mechanism}'s default (the recommended start); "
-            "give --epsilon to choose"
-        )
     try:
         check_parameters(mechanism, **explicit)
     except ParameterMismatchError as exc:
@@ -322,13 +327,17 @@ def _check(request: _Request) -> Inputs:
     o["to_stdout"] = o["output"] is not None and str(o["output"]) == "-"
     if o["to_stdout"]:
         o["output"] = None  # -o -: standard output, as without -o
-    if o["output"] is not None:  # Ctrl-C from now on: the same command finishes the release
-        on_interrupt(FINISH_HINT)
     if o["text_column"] is None:
         _refuse_dataset_options(request)
+    elif o["output"] is not None:  # Ctrl-C from now on: the same command finishes the release
+        on_interrupt(FINISH_HINT)
     inputs = o["inputs"]
     if inputs and o["text_column"] is None:
         found = sources_of(inputs)
+        if o["output"] is not None and len(found.sources) > 1:
+            # Ctrl-C from now on: the same command finishes the release (one document is
+            # released whole or not at all: nothing of it would be kept)
+            on_interrupt(FINISH_HINT)
         if (note := skipped_note(found)) is not None:
             say(note)
         if (warning := passed_over_note(found)) is not None:

@@ -191,7 +191,8 @@ class _Decoder:
                 at = self._offset + exc.start
                 raise InputError(
                     f"{self.label} is not valid UTF-8 (byte {at}: "
-                    f"{exc.object[exc.start : exc.start + 1]!r})"
+                    f"{exc.object[exc.start : exc.start + 1]!r}); convert it first, e.g. "
+                    "iconv -f latin1 -t utf-8 (for a Latin-1 text)"
                 ) from None
             raise InputError(
                 f"{self.label} starts with a {self._encoding} byte order mark but is not valid "

@@ -5,6 +5,7 @@ Nothing is downloaded: named sets come from installed PyPI packages, anything el
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -272,12 +273,15 @@ def load_embeddings(
         if emb is not None:
             return emb
     recorded = sources.record() if entry is not None else None
-    if cdir is not None:
-        from authormask._preparing import preparing
+    from authormask._preparing import preparing
 
-        words = "every word" if vocab_size is None else f"{vocab_size:,} words"
+    words = "every word" if vocab_size is None else f"{vocab_size:,} words"
+    with (
         preparing(f"the vocabulary of {label} ({words})", cdir)
-    emb = _build(key, vocab_size, file_fmt, policy, cdir, origin)
+        if cdir is not None
+        else contextlib.nullcontext()
+    ):
+        emb = _build(key, vocab_size, file_fmt, policy, cdir, origin)
     if entry is not None and recorded is not None:
         if sources.unchanged_since(recorded):
             _store_prepared(entry, recipe, emb, recorded)

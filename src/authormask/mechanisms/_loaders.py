@@ -5,6 +5,7 @@ when a mechanism is built, so a module that declares a spec stays light (no nump
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +35,17 @@ def embeddings(value: Any, vocab_size: int | None, cache_dir: Any) -> Any:
         raise InvalidParameterError(
             f"`embeddings` must be a name, a path or an Embeddings object, got {value!r}"
         )
-    from authormask.embeddings.cache import check_cache_dir, default_cache_dir
+    from authormask.embeddings.cache import CACHE_ENV, check_cache_dir, default_cache_dir
 
     folder = cache_dir if cache_dir else "default"
     try:  # a folder refused is the cache folder's error, not the vectors' (a newcomer's report)
         check_cache_dir(default_cache_dir() if folder == "default" else Path(folder))
     except (EmbeddingsError, InputError) as exc:
-        raise naming(exc, "cache_dir") from None
+        if folder != "default":
+            raise naming(exc, "cache_dir") from None
+        if os.environ.get(CACHE_ENV, "").strip():  # the folder the environment chose
+            raise type(exc)(f"${CACHE_ENV}: {exc}") from None
+        raise
     try:
         return load_embeddings(str(value), vocab_size=vocab_size, cache_dir=folder)
     except (EmbeddingsError, InputError) as exc:

@@ -42,6 +42,7 @@ its size and the SHA-256 of its sorted words) goes in every statement that uses 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import hashlib
 import json
@@ -376,14 +377,21 @@ def load_noun_lexicon(
                     nouns, source, sha, digest, describe_filter(embeddings.vocabulary_filter)
                 )
             else:
-                if path is not None:
-                    from authormask._preparing import preparing
+                from authormask._preparing import preparing
 
+                with (
                     preparing("the noun lexicon", path.parent)
-                source, sha, tags = packaged_tags()
-                lexicon = build_noun_lexicon(
-                    embeddings, tags, source=source, tags_sha256=sha, function_words=function_words
-                )
+                    if path is not None
+                    else contextlib.nullcontext()
+                ):
+                    source, sha, tags = packaged_tags()
+                    lexicon = build_noun_lexicon(
+                        embeddings,
+                        tags,
+                        source=source,
+                        tags_sha256=sha,
+                        function_words=function_words,
+                    )
                 if path is not None:
                     _write_prepared(path, lexicon.nouns)
             _LEXICONS[key] = lexicon

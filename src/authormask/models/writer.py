@@ -54,6 +54,7 @@ model's constants; the privacy statement carries it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.metadata
@@ -1008,13 +1009,16 @@ def load_writer(
                 path = folder / f"writer-{name}.npz"
                 tables = _read_tables(path, len(embeddings), name)
             if tables is None:
-                if path is not None:
-                    from authormask._preparing import preparing
+                from authormask._preparing import preparing
 
+                with (
                     preparing("emp-write's writer", path.parent)
-                writer = SkeletonWriter(
-                    embeddings, function_words, _corpus_tokens(), package, released
-                )
+                    if path is not None
+                    else contextlib.nullcontext()
+                ):
+                    writer = SkeletonWriter(
+                        embeddings, function_words, _corpus_tokens(), package, released
+                    )
                 if path is not None:
                     _write_tables(path, writer.tables, name)
             else:

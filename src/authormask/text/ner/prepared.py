@@ -19,6 +19,7 @@ The folder is the one ``authormask obfuscate --cache-dir`` (or ``serve``) names
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -433,11 +434,14 @@ def load_recogniser_files(cache_dir: Path | str | None = "default") -> PackagedR
             except ValueError:
                 recogniser = None
         if recogniser is None:
-            if path is not None:
-                from authormask._preparing import preparing
+            from authormask._preparing import preparing
 
+            with (
                 preparing("the entity recogniser", path.parent)
-            arrays, meta = _from_spacy()
+                if path is not None
+                else contextlib.nullcontext()
+            ):
+                arrays, meta = _from_spacy()
             if path is not None:
                 _write(path, arrays, meta, key)
             recogniser = _made(arrays, meta, vectors)
