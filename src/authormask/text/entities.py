@@ -708,8 +708,8 @@ def _run_length(text: str, start: int, end: int) -> int:
     What ``(?:(?<!\\w)WORD[ \\t]+)+$`` searched in the 4,096 characters before the span and
     ``(?:[ \\t]+WORD(?!\\w))+`` matched in the 4,096 after it find, case-insensitively as
     ``re`` compares (a word of the text's equal to the span's in length): walked word by word
-    from the span (a search compiled per word and tried at every position cost a second on a
-    story of a thousand names)."""
+    from the span (a search compiled per word and tried at every position cost 0.7 s of a
+    700 KB release)."""
     words = text[start:end].split()
     if len({w.casefold() for w in words}) != 1:
         return 0
