@@ -1218,15 +1218,15 @@ class Recogniser:
         (:meth:`ahead`), else here; ``shared`` (:meth:`_share`): only those handed to it
         there, the others here first."""
         ahead = self._ahead
-        there = list(range(len(texts)))
-        if ahead is not None and shared:
-            there = [i for i, k in enumerate(keys) if ahead.holds(k)]
-        out: list[tuple[Entity, ...] | None] = [None] * len(texts)
-        here = sorted(set(range(len(texts))) - set(there)) if ahead is not None else there
-        if here:
-            for i, found in zip(here, self._find_here([texts[i] for i in here]), strict=True):
-                out[i] = found
-        if ahead is not None and there:
+        if ahead is None:
+            return self._find_here(texts)
+        there = [i for i, k in enumerate(keys) if not shared or ahead.holds(k)]
+        held = set(there)
+        here = [i for i in range(len(texts)) if i not in held]
+        out: dict[int, tuple[Entity, ...]] = {}
+        if here:  # read here while the second process reads its own
+            out.update(zip(here, self._find_here([texts[i] for i in here]), strict=True))
+        if there:
             from authormask.text.ahead import AheadFailed
 
             try:
@@ -1235,9 +1235,8 @@ class Recogniser:
                 log.warning("the recogniser's second process failed (%s): reading here", exc)
                 self._aheads.pop(threading.get_ident(), None)
                 taken = self._find_here([texts[i] for i in there])
-            for i, found in zip(there, taken, strict=True):
-                out[i] = found
-        return [f for f in out if f is not None]
+            out.update(zip(there, taken, strict=True))
+        return [out[i] for i in range(len(texts))]
 
     def _find_here(self, texts: list[str]) -> list[tuple[Entity, ...]]:
         """The entities of ``texts`` found in this process (the pipeline loaded first, even for
