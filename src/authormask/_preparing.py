@@ -25,22 +25,26 @@ _log = logging.getLogger(LOGGER_NAME)
 
 
 @contextlib.contextmanager
-def preparing(what: str, folder: str | os.PathLike[str]) -> Iterator[None]:
+def preparing(what: str, folder: str | os.PathLike[str] | None) -> Iterator[None]:
     """Within the block, ``what`` is prepared once into ``folder``: said if the block runs
-    longer than :data:`NOTE_AFTER` seconds.
+    longer than :data:`NOTE_AFTER` seconds (nothing is said where there is no folder: it is
+    built in memory, for this process only).
 
     Parameters
     ----------
     what
         What is prepared (``"the noun lexicon"``).
     folder
-        The cache folder it is prepared into.
+        The cache folder it is prepared into, or None.
 
     Yields
     ------
     None
         Nothing; the block prepares.
     """
+    if folder is None:
+        yield
+        return
     note = threading.Timer(
         NOTE_AFTER,
         _log.info,

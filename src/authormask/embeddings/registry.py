@@ -5,7 +5,6 @@ Nothing is downloaded: named sets come from installed PyPI packages, anything el
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import json
@@ -276,11 +275,7 @@ def load_embeddings(
     from authormask._preparing import preparing
 
     words = "every word" if vocab_size is None else f"{vocab_size:,} words"
-    with (
-        preparing(f"the vocabulary of {label} ({words})", cdir)
-        if cdir is not None
-        else contextlib.nullcontext()
-    ):
+    with preparing(f"the vocabulary of {label} ({words})", cdir):
         emb = _build(key, vocab_size, file_fmt, policy, cdir, origin)
     if entry is not None and recorded is not None:
         if sources.unchanged_since(recorded):

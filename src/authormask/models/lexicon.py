@@ -42,7 +42,6 @@ its size and the SHA-256 of its sorted words) goes in every statement that uses 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import hashlib
 import json
@@ -379,11 +378,7 @@ def load_noun_lexicon(
             else:
                 from authormask._preparing import preparing
 
-                with (
-                    preparing("the noun lexicon", path.parent)
-                    if path is not None
-                    else contextlib.nullcontext()
-                ):
+                with preparing("the noun lexicon", None if path is None else path.parent):
                     source, sha, tags = packaged_tags()
                     lexicon = build_noun_lexicon(
                         embeddings,

