@@ -453,10 +453,15 @@ class NearestWordIndex:
                     return False
         return self._prepare() == "fused"
 
-    def k_nearest(self, queries: ArrayLike, k: int) -> NDArray[np.intp]:
+    def k_nearest(
+        self, queries: ArrayLike, k: int, *, among: NDArray[np.bool_] | None = None
+    ) -> NDArray[np.intp]:
         """The ``k`` words nearest to each query, nearest first (shape ``(len(queries),
         min(k, size))``): exactly the ``k`` smallest Euclidean distances in real arithmetic,
-        ties to the lowest row, whichever screen runs.
+        ties to the lowest row, whichever screen runs. With ``among`` (one flag per word), the
+        ``k`` nearest of the flagged words alone (``min(k, flagged)`` of them): the BLAS screen
+        scores every other word +inf, so nothing is built or kept for the subset (for a few
+        queries: :func:`~authormask.mechanisms.decoding.candidate_rows`).
 
         Certified as :meth:`nearest` is: a float32 screen (the fused kernel, or BLAS for the
         first :data:`SMALL_QUERIES` queries of an ``auto`` index and for a ``blas`` one) lists
@@ -475,23 +480,43 @@ class NearestWordIndex:
             The query vectors, one row each.
         k
             The number of words per query.
+        among
+            One flag per word: the words to search among, or None (every word).
 
         Returns
         -------
         NDArray[np.intp]
             The rows of the words, nearest first, one row of them per query.
+
+        Raises
+        ------
+        ValueError
+            If ``among`` does not hold one flag per word.
         """
         z = np.atleast_2d(np.asarray(queries, dtype=np.float64))
-        k = min(int(k), self.size)
+        sq: NDArray[np.float32] | None = None
+        searched = self.size
+        if among is not None:
+            among = np.asarray(among, dtype=bool)
+            if among.shape != (self.size,):
+                raise ValueError(f"among must hold one flag per word ({self.size})")
+            searched = int(np.count_nonzero(among))
+        k = min(int(k), searched)
         out = np.empty((z.shape[0], k), dtype=np.intp)
         if z.shape[0] == 0 or k == 0:
             return out
-        fused = self._use_fused(z.shape[0], SMALL_K_QUERIES)
+        if among is not None:  # the BLAS screen, every word not searched scored +inf
+            fused = False
+            sq = np.where(among, self._screen_sq(), np.float32(np.inf)).astype(np.float32)
+        else:
+            fused = self._use_fused(z.shape[0], SMALL_K_QUERIES)
         starts = list(range(0, z.shape[0], self._query_block))
 
         def block(start: int) -> None:
             zb = z[start : start + self._query_block]
-            out[start : start + zb.shape[0]] = self._k_nearest_block(zb, k, fused)
+            out[start : start + zb.shape[0]] = self._k_nearest_block(
+                zb, k, fused, among=among, sq=sq, searched=searched
+            )
 
         with single_threaded_blas():
             if self._n_jobs == 1 or len(starts) == 1:
@@ -502,19 +527,32 @@ class NearestWordIndex:
                     list(pool.map(block, starts))
         return out
 
-    def _k_nearest_block(self, z: NDArray[np.float64], k: int, fused: bool) -> NDArray[np.intp]:
-        """The exact ``k`` nearest of one block of queries (:meth:`k_nearest`)."""
+    def _k_nearest_block(
+        self,
+        z: NDArray[np.float64],
+        k: int,
+        fused: bool,
+        *,
+        among: NDArray[np.bool_] | None = None,
+        sq: NDArray[np.float32] | None = None,
+        searched: int | None = None,
+    ) -> NDArray[np.intp]:
+        """The exact ``k`` nearest of one block of queries (:meth:`k_nearest`), among the
+        ``searched`` words flagged by ``among`` (scored ``sq`` by the screen) where given: the
+        certificate is the same, since every word left out of the listed ones, flagged or
+        not, scores at least the last of them."""
         qnorm = _norms(z)
         if np.any(qnorm > _FLOAT64_SAFE_NORM) or not np.all(np.isfinite(z)):
             raise ValueError("queries must be finite and shorter than float64 can compare")
         m = self._max_norm
         unsafe = (qnorm > _FLOAT32_SAFE_NORM) | (2.0 * qnorm * m + m * m > _FLOAT32_SAFE_SCORE)
-        listed = min(self.size, k + K_MARGIN)
+        n = self.size if searched is None else searched
+        listed = min(n, k + K_MARGIN)
         out = np.empty((z.shape[0], k), dtype=np.intp)
         certified = np.zeros(z.shape[0], dtype=bool)
-        if listed < self.size and not np.all(unsafe):
+        if listed < n and not np.all(unsafe):
             zs = np.where(unsafe[:, None], 0.0, z)
-            top, arg = self._top_fused(zs, listed) if fused else self._top_blas(zs, listed)
+            top, arg = self._top_fused(zs, listed) if fused else self._top_blas(zs, listed, sq)
             gap = top[:, listed - 1].astype(np.float64) - top[:, k - 1].astype(np.float64)
             certified = (gap > 2.0 * self._error_bound(qnorm)) & ~unsafe  # NaN: not certified
             idx = np.flatnonzero(certified)
@@ -523,7 +561,7 @@ class NearestWordIndex:
                 out[part] = self._exact_k(z[part], arg[part], k)
         rest = np.flatnonzero(~certified)
         for i in rest:
-            cand = self._k_candidates_float64(z[i], qnorm[i], k)
+            cand = self._k_candidates_float64(z[i], qnorm[i], k, among)
             out[i] = self._exact_k(z[i : i + 1], cand[None, :], k)[0]
         return out
 
@@ -546,14 +584,16 @@ class NearestWordIndex:
         return top[:b], arg[:b].astype(np.intp)
 
     def _top_blas(
-        self, z: NDArray[np.float64], listed: int
+        self, z: NDArray[np.float64], listed: int, sq: NDArray[np.float32] | None = None
     ) -> tuple[NDArray[np.float32], NDArray[np.intp]]:
         """The same by BLAS: float32 scores ``(-2 z) . w + ||w||^2`` (the error bound covers
-        any summation order), :data:`_TOP_BLOCK` queries at a time, partitioned."""
+        any summation order), :data:`_TOP_BLOCK` queries at a time, partitioned (``sq``: the
+        squared norms to add, +inf for a word not searched)."""
         b = z.shape[0]
         top = np.empty((b, listed), dtype=np.float32)
         arg = np.empty((b, listed), dtype=np.intp)
-        sq = self._screen_sq()
+        if sq is None:
+            sq = self._screen_sq()
         for s in range(0, b, _TOP_BLOCK):
             y = np.asarray(z[s : s + _TOP_BLOCK], dtype=np.float32) * np.float32(-2.0)
             scores = y @ self._w.T
@@ -566,15 +606,22 @@ class NearestWordIndex:
         return top, arg
 
     def _k_candidates_float64(
-        self, z: NDArray[np.float64], qnorm: float, k: int
+        self,
+        z: NDArray[np.float64],
+        qnorm: float,
+        k: int,
+        among: NDArray[np.bool_] | None = None,
     ) -> NDArray[np.intp]:
         """Every word that can be among the ``k`` nearest of one query, from a float64 scan of
-        the whole vocabulary: those within twice the float64 bound of the ``k``-th score."""
+        the whole vocabulary: those within twice the float64 bound of the ``k``-th score (of
+        the words flagged by ``among`` alone, where given)."""
         w64, sq = self._float64_vocabulary()
         tol = 2.0 * float(self._error_bound(np.array([qnorm]), _U64, _TINY64)[0])
         scores = w64 @ z
         scores *= -2.0
         scores += sq
+        if among is not None:
+            scores[~among] = np.inf
         kth = float(np.partition(scores, k - 1)[k - 1])
         return np.flatnonzero(scores <= kth + 2.0 * tol)
 

