@@ -110,8 +110,9 @@ K_MARGIN = 16
 #: 13 MB of their partition)
 _TOP_BLOCK = 16
 #: queries whose candidates' float64 distances are computed at once (each holds candidates x
-#: dimension float64 twice: 256 x 80 x 50 x 8 bytes is 8 MB)
-_EXACT_BLOCK = 256
+#: dimension float64 a few times: 64 x 48 x 50 x 8 bytes is 1.2 MB; with 256, on each of two
+#: threads, a long text's peak was 8 MB higher)
+_EXACT_BLOCK = 64
 #: the fused kernel's ``scores`` argument when no score is to be kept
 _NO_SCORES = np.empty((0, 0), dtype=np.float32)
 #: beyond this float64 products overflow; mechanisms refuse epsilons that get anywhere near it

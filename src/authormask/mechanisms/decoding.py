@@ -85,8 +85,9 @@ _CHUNK = 4096
 #: compiled kernel, which loads numba (the same path, bit for bit)
 SMALL_VITERBI = 2048
 #: positions whose candidates' distances are computed at once (the difference vectors are
-#: candidates x dimension floats a position: 512 positions of 64 x 50 are 13 MB)
-_DISTANCE_BLOCK = 512
+#: candidates x dimension floats a position, held a few times: 128 positions of 32 x 50 are
+#: 1.6 MB; 512 made a long text's peak 11 MB higher, at no gain in time)
+_DISTANCE_BLOCK = 128
 
 
 class Decoder(Protocol):

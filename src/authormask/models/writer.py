@@ -121,7 +121,7 @@ MARKS = frozenset(".,;:?!-")
 _START = "<s>"
 _END = "</s>"
 #: a context's gap law: its candidate gaps and their probabilities
-_GapLaw = tuple[list[tuple[str, ...]], NDArray[np.float64]]
+_GapLaw = tuple[tuple[tuple[str, ...], ...], NDArray[np.float64]]
 _NO_SPACE_BEFORE = frozenset(".,;:!?")
 
 
@@ -708,6 +708,7 @@ class SkeletonWriter:
         self._log_p_old: dict[tuple[str, str, str], float] = {}
         self._gap_laws: dict[tuple[str, str, str], _GapLaw] = {}
         self._gap_laws_old: dict[tuple[str, str, str], _GapLaw] = {}
+        self._pair_candidates: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {}
         self._pair = tables.pair
         self._after = tables.after
         self._overall = tables.overall
@@ -762,7 +763,17 @@ class SkeletonWriter:
 
     # --- writing ----------------------------------------------------------------------------
 
-    def _candidates(self, prev: str, nxt: str) -> list[tuple[str, ...]]:
+    def _candidates(self, prev: str, nxt: str) -> tuple[tuple[str, ...], ...]:
+        """The candidate gaps between ``prev`` and ``nxt``: one tuple per pair of classes,
+        made once and shared by every gap law of that pair (:data:`CLASSES` squared pairs at
+        most; a law per ``before`` class would otherwise hold a list of its own)."""
+        key = (prev, nxt)
+        found = self._pair_candidates.get(key)
+        if found is None:
+            found = self._pair_candidates[key] = tuple(self._list_candidates(prev, nxt))
+        return found
+
+    def _list_candidates(self, prev: str, nxt: str) -> list[tuple[str, ...]]:
         seen: dict[tuple[str, ...], None] = dict.fromkeys(self._pair.get((prev, nxt), ()))
         seen.update(dict.fromkeys(self._after.get(nxt, ())))
         if nxt != _END:
