@@ -224,3 +224,51 @@ def test_the_prepared_writer_is_named_by_its_training_texts_bytes(
     assert files[1].stat().st_size == times.st_size
     assert files[1].stat().st_mtime_ns == times.st_mtime_ns
     assert writer_module._tables_key(glove_20k, words, None) != before
+
+
+def test_a_prepared_writer_holds_its_trigrams_in_order_and_an_older_file_is_still_read(
+    glove_20k, prepared, tmp_path: Path
+) -> None:
+    """The trigrams are written in the order of their numbers, so a reader checks each is
+    there once by its neighbour; a file written before (in another order) is still read, by
+    the slower check."""
+    _, path = prepared
+    with np.load(path, allow_pickle=False) as found:
+        arrays = {name: np.array(found[name]) for name in found.files}
+    n_tokens = len(bytes(arrays["tokens"]).decode("utf-8").split("\0"))
+    numbers = writer_module._trigram_numbers(arrays["trigrams"], n_tokens)
+    assert bool(np.all(numbers[1:] > numbers[:-1]))
+    shuffled = np.random.default_rng(0).permutation(len(numbers))
+    arrays["trigrams"] = arrays["trigrams"][shuffled]
+    arrays["trigram_counts"] = arrays["trigram_counts"][shuffled]
+    arrays.pop("digest")
+    digest = writer_module._arrays_digest(arrays).encode("ascii")
+    older = tmp_path / path.name
+    with open(older, "wb") as fh:
+        np.savez(fh, digest=np.frombuffer(digest, dtype=np.uint8), **arrays)
+    read = writer_module._read_tables(older, len(glove_20k), _key(path))
+    assert read is not None
+    assert dict(read.trigrams.items()) == dict(prepared[0].tables.trigrams.items())
+
+
+def test_the_noun_lexicons_description_names_its_words_exactly(glove_20k) -> None:
+    """A prepared writer for released words is named by their description where it ends with
+    their number and the SHA-256 of the sorted words, a line each (not by sorting 94,000
+    words again): the premise, checked on a real lexicon's description."""
+    import hashlib
+
+    from authormask.models.lexicon import load_noun_lexicon
+
+    lexicon = load_noun_lexicon(glove_20k, frozenset(default_stopwords()))
+    released = (lexicon.nouns, lexicon.describe())
+    assert writer_module._names_its_words(released)
+    listed = "\n".join(sorted(lexicon.nouns)).encode("utf-8")
+    assert released[1].endswith(f"sha256 {hashlib.sha256(listed).hexdigest()}")
+    # a description that does not end so, or counts other words: the words themselves
+    assert not writer_module._names_its_words((lexicon.nouns, "some nouns"))
+    fewer = frozenset(sorted(lexicon.nouns)[1:])
+    assert not writer_module._names_its_words((fewer, lexicon.describe()))
+    words = frozenset(default_stopwords())
+    assert writer_module._tables_key(glove_20k, words, (fewer, "some nouns")) != (
+        writer_module._tables_key(glove_20k, words, (lexicon.nouns, "some nouns"))
+    )
