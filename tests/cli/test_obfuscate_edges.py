@@ -715,3 +715,27 @@ def test_a_named_pipe_is_read_once(tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8").strip()
+
+
+def test_standard_input_redirected_from_a_file_has_its_size(tmp_path) -> None:
+    """``authormask obfuscate - < FILE`` knows the length of its text (a long one then shares
+    its names' recognition with a second process, as the file itself would): the bytes left
+    on standard input; a pipe's length is unknown (0). Before, standard input was always of
+    unknown length: 700 KB on standard input took 13.9 s where the file took 12.4 s."""
+    text = tmp_path / "long.txt"
+    text.write_bytes(b"a word " * 20_000)
+    code = "from authormask.cli.io import sources_of; print(sources_of(('-',)).sources[0].size)"
+    with open(text, "rb") as fh:
+        fh.seek(7)  # what is left is what will be read
+        redirected = subprocess.run(
+            [sys.executable, "-c", code], stdin=fh, capture_output=True, text=True, check=True
+        )
+    assert int(redirected.stdout) == 20_000 * 7 - 7
+    piped = subprocess.run(
+        [sys.executable, "-c", code],
+        input="a word " * 20,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert int(piped.stdout) == 0

@@ -279,3 +279,58 @@ def test_a_large_source_is_checked_by_its_status_then_its_content(
     again = load_embeddings(path, vocab_size=100, cache_dir=cache)
     assert again.identity != first.identity
     assert again.words[:2] == (first.words[1], first.words[0])
+
+
+def test_a_source_whose_status_changed_but_not_its_content_is_hashed_once(
+    tmp_path: Path, glove_20k: Embeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hard link made to a large source (another install's, as pip and uv make them) gives
+    it a new change time, not new content: the next load hashes it and finds it the same, and
+    the loads after do not hash it again (before, every load did: 0.1 s of every release with
+    the packaged GloVe once another virtual environment linked its files)."""
+    from authormask.embeddings import registry
+    from authormask.embeddings.registry import FULL_HASH_BYTES
+
+    path = tmp_path / "vectors.txt"
+    _write_vectors(path, glove_20k, n=len(glove_20k))
+    assert path.stat().st_size > FULL_HASH_BYTES
+    cache = tmp_path / "cache"
+    first = load_embeddings(path, vocab_size=100, cache_dir=cache)
+    hashed: list[Path] = []
+    real = registry._file_sha256
+
+    def counting(p: Path) -> str:
+        hashed.append(p)
+        return real(p)
+
+    monkeypatch.setattr(registry, "_file_sha256", counting)
+    assert load_embeddings(path, vocab_size=100, cache_dir=cache).identity == first.identity
+    assert hashed == []  # the status recorded with the entry
+    os.link(path, tmp_path / "another-install.txt")  # a new change time, the same bytes
+    for _ in range(3):
+        assert load_embeddings(path, vocab_size=100, cache_dir=cache).identity == first.identity
+    assert len(hashed) == 1
+    # and a change of content after that is still found (its status is new again)
+    before = os.stat(path)
+    data = path.read_bytes()
+    cut = data.index(b"\n") + 1
+    second = data.index(b"\n", cut) + 1
+    path.write_bytes(data[cut:second] + data[:cut] + data[second:])  # rows 0 and 1 swapped
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    again = load_embeddings(path, vocab_size=100, cache_dir=cache)
+    assert again.words[:2] == (first.words[1], first.words[0])
+
+
+def test_a_damaged_record_of_the_sources_statuses_only_costs_a_hash(
+    tmp_path: Path, glove_20k: Embeddings
+) -> None:
+    path = tmp_path / "vectors.txt"
+    _write_vectors(path, glove_20k, n=len(glove_20k))
+    cache = tmp_path / "cache"
+    first = load_embeddings(path, vocab_size=100, cache_dir=cache)
+    os.link(path, tmp_path / "another-install.txt")
+    load_embeddings(path, vocab_size=100, cache_dir=cache)
+    (kept,) = cache.glob("*.sources")
+    for junk in (b"", b"\xff\xfe", b"[1, 2]", b'{"x": 1}', b"{" * 100):
+        kept.write_bytes(junk)
+        assert load_embeddings(path, vocab_size=100, cache_dir=cache).identity == first.identity

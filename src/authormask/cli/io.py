@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -155,6 +156,20 @@ def _listed(entries: tuple[tuple[str, str], ...] | list[tuple[str, str]], most: 
     return shown + (f" and {len(entries) - most} more" if len(entries) > most else "")
 
 
+def _stdin_size() -> int:
+    """The bytes left on standard input where it is redirected from a file (``< FILE``): for
+    progress, and for the choice of a second process for a long text; 0 where it is a pipe or
+    a terminal (unknown)."""
+    try:
+        fd = sys.stdin.fileno()
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return 0
+        return max(0, st.st_size - os.lseek(fd, 0, os.SEEK_CUR))
+    except (OSError, ValueError, AttributeError):  # closed, replaced or not a file
+        return 0
+
+
 def sources_of(inputs: tuple[str, ...]) -> Inputs:
     """Files, folders (their non-hidden files, recursively, in sorted order, without
     authormask's own reports, statements and outputs: see :attr:`Inputs.skipped`) or ``-`` for
@@ -167,7 +182,7 @@ def sources_of(inputs: tuple[str, ...]) -> Inputs:
     any_folder = False
     for item in inputs:
         if item == "-":
-            sources.append(StdinSource("<stdin>", "stdin.txt", 0))
+            sources.append(StdinSource("<stdin>", "stdin.txt", _stdin_size()))
             relpaths.append("stdin.txt")
             continue
         if not item:  # Path("") is the current folder: never release it by accident

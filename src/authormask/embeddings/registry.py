@@ -26,7 +26,7 @@ from authormask.embeddings.cache import check_cache_dir, default_cache_dir, spec
 from authormask.embeddings.formats import detect_format, read_vectors_file
 from authormask.embeddings.prepared import PreparedEntry, entry_name, read_entry, write_entry
 from authormask.embeddings.vocabulary import DEFAULT_FILTER, resolve_filter, word_predicate
-from authormask.exceptions import EmbeddingsError
+from authormask.exceptions import EmbeddingsError, InputError
 
 __all__ = [
     "DEFAULT_EMBEDDINGS",
@@ -361,22 +361,54 @@ class _Sources:
                 return False
         return True
 
-    def mismatch(self, recorded: Any) -> str | None:
+    def mismatch(self, recorded: Any, verified: Path | None = None) -> str | None:
         """Why the source is not the one ``recorded`` with an entry (None: it is). Contents are
         hashed on every call when they total at most :data:`FULL_HASH_BYTES`, else when a
-        file's status differs from the recorded one."""
+        file's status differs from the recorded one and from the one last found to hold the
+        recorded content (kept in the file ``verified``, beside the entry: a file whose status
+        changes without its content, as a hard link made by another install does, is hashed
+        once, not on every load)."""
         if not isinstance(recorded, list) or len(recorded) != len(self.files):
             return "no record of its source"
         stats = [_check_regular(path, "embeddings source") for _, path in self.files]
         full = sum(st.st_size for st in stats) <= FULL_HASH_BYTES
+        seen = {} if full or verified is None else _read_verified(verified)
+        hashed: dict[str, Any] = {}
         for (name, path), st, rec in zip(self.files, stats, recorded, strict=True):
             if not isinstance(rec, dict) or rec.get("file") != name:
                 return "no record of its source"
-            if not full and _signature(st) == rec.get("stat"):
+            status = [_signature(st), rec.get("sha256")]
+            if not full and (_signature(st) == rec.get("stat") or seen.get(name) == status):
                 continue
             if self.sha256(name, path) != rec.get("sha256"):
                 return f"its source {name} has changed since it was built"
+            hashed[name] = status
+        if hashed and not full and verified is not None:
+            _write_verified(verified, {**seen, **hashed})
         return None
+
+
+def _read_verified(path: Path) -> dict[str, Any]:
+    """The statuses last found to hold each source file's recorded content (empty where the
+    file is missing or not one of these: the sources are then hashed)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            found = json.loads(fh.read(1 << 16))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _write_verified(path: Path, statuses: dict[str, Any]) -> None:
+    """Keep ``statuses`` (atomically; a folder that cannot be written is left: the sources are
+    hashed again next time)."""
+    from authormask._io import atomic_path
+
+    try:
+        with atomic_path(path) as tmp:
+            tmp.write_text(json.dumps(statuses, sort_keys=True), encoding="utf-8")
+    except (OSError, InputError) as exc:
+        logger.info("not keeping the sources' statuses in %s: %s", path.parent, exc)
 
 
 def _package_files(name: str) -> list[tuple[str, Path]]:
@@ -418,7 +450,7 @@ def _load_prepared(
     found = read_entry(entry, {"recipe": recipe}, writable=frozenset({"vectors"}))
     if found is None:
         return None
-    why = _distrust(found, sources)
+    why = _distrust(found, sources, entry.with_suffix(".sources"))
     if why is not None:
         logger.warning("warning: not using prepared vocabulary %s (%s); rebuilding", entry, why)
         return None
@@ -452,7 +484,7 @@ def _load_prepared(
     return emb
 
 
-def _distrust(found: PreparedEntry, sources: _Sources) -> str | None:
+def _distrust(found: PreparedEntry, sources: _Sources, verified: Path) -> str | None:
     """Why the entry must not be used (None: it may): the hashes its header names are not
     those of the arrays it holds, its source changed, or a packaged set's vectors are not the
     pinned ones."""
@@ -470,7 +502,7 @@ def _distrust(found: PreparedEntry, sources: _Sources) -> str | None:
     pin = _pinned(found.header.get("recipe"))
     if pin is not None and (held["words_sha256"], held["vectors"]) != pin:
         return f"its vectors {held['vectors']} are not the packaged set's ({pin[1]})"
-    return sources.mismatch(found.header.get("source_files"))
+    return sources.mismatch(found.header.get("source_files"), verified)
 
 
 #: The identity hashes (words, vectors) of the packaged sets in the sizes the CLI and the paper
