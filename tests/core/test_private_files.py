@@ -107,6 +107,10 @@ def test_a_composition_in_different_units_names_each_release() -> None:
     assert "at least" not in line and "do not add" in line
     same = Composition(1, 1, (10.0, 7.0), ("emp-text", "emp-text"), "per word").describe()
     assert "10 + 7 = 17 per word" in same
+    # the same parameters again: the new noise of an unseeded release is what composes, said
+    # first (a newcomer who had changed nothing read "other public parameters" as wrong)
+    assert "released again with new noise (every unseeded release draws its own)" in same
+    assert "fresh randomness" not in same
     # a text released again and again is said once with its count, not once per release
     many = Composition(1, 1, (7.0,) * 14 + (10.0, 7.0), ("emp-write",) * 16, "per word")
     line = many.describe()

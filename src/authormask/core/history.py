@@ -281,10 +281,13 @@ class Composition:
         else:  # per word and per token: no sum; each release's guarantee is spent
             each = runs(list(zip(self.mechanisms, self.epsilons, strict=True)), "{m} {e}")
             adds = f"each release spends its own guarantee, in units that do not add ({each})"
+        # "other public parameters or fresh randomness" read as wrong to a newcomer who had
+        # changed no parameter: the new noise of an unseeded release is said first, as it is
         return (
             f"{self.repeated} of the {self.texts} text(s) of this release {were} released "
-            f"before on this machine with other public parameters or fresh randomness "
-            f"({pairs}): releasing a text again composes, {adds}"
+            f"before on this machine ({pairs}); released again with new noise (every unseeded "
+            f"release draws its own) or other public parameters, a text's releases compose: "
+            f"{adds}"
         )
 
 
