@@ -161,3 +161,24 @@ def test_train_progress_counts_batches_of_every_epoch(run, tmp_path: Path, cache
     last = [ln for ln in lines if ln.startswith("training:")][-1]
     done, total = re.match(r"training: ([\d,]+) batches of ([\d,]+) \(100%\)", last).groups()  # type: ignore[union-attr]
     assert done == total and int(total) % 2 == 0  # the same number of batches in both epochs
+
+
+def test_a_terminal_bar_is_drawn_again_while_nothing_is_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its time runs while no work is counted (a long document's names are found before any
+    of it is released): the bar is drawn again every TICK seconds, and not after it is closed."""
+    from authormask.cli import progress as progress_module
+
+    monkeypatch.setattr(progress_module, "TICK", 0.02)
+    term = Terminal()
+    with Progress("releasing", "character", file=term, quiet=False, counts=False) as bar:
+        bar.total = 100
+        drawn = term.getvalue().count("\r")
+        deadline = time.monotonic() + 10
+        while term.getvalue().count("\r") < drawn + 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert term.getvalue().count("\r") >= drawn + 3
+    closed = term.getvalue()
+    time.sleep(0.1)
+    assert term.getvalue() == closed

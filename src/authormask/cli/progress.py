@@ -19,6 +19,7 @@ a terminal the bar shows the share and its ETA while it runs and leaves nothing 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
@@ -30,6 +31,8 @@ __all__ = ["INTERRUPT_HINT_KEY", "QUIET_KEY", "Progress", "is_quiet", "on_interr
 
 #: key of ``click.Context.meta`` (shared by a command and its parent group) set by --quiet
 QUIET_KEY = "authormask.quiet"
+#: seconds between two drawings of a terminal bar when nothing is counted
+TICK = 1.0
 #: key of ``click.Context.meta``: what the interrupted line adds (how to finish the job)
 INTERRUPT_HINT_KEY = "authormask.on-interrupt"
 
@@ -110,8 +113,21 @@ class Progress:
                 dynamic_ncols=True,
                 bar_format=None if counts else _SHARE_ONLY[False],
             )
+        self._ticking: tuple[threading.Event, threading.Thread] | None = None
+        if self._bar is not None:
+            # the bar is drawn again every second, so its time runs while nothing is counted
+            # (a long document's names are found before any of it is released: seconds)
+            stop = threading.Event()
+            ticker = threading.Thread(target=self._tick, args=(self._bar, stop), daemon=True)
+            ticker.start()
+            self._ticking = (stop, ticker)
         if total is not None:
             self.total = total
+
+    @staticmethod
+    def _tick(bar: Any, stop: threading.Event) -> None:
+        while not stop.wait(TICK):
+            bar.refresh(lock_args=(False,))  # skipped where the bar is being drawn
 
     @property
     def total(self) -> int | None:
@@ -175,6 +191,11 @@ class Progress:
     def close(self, *, failed: bool = False) -> None:
         """Close the bar (terminal) or print the last line (file or pipe) unless ``failed``."""
         if self._bar is not None:
+            if self._ticking is not None:
+                stop, ticker = self._ticking
+                stop.set()
+                ticker.join()  # no drawing after the bar is closed
+                self._ticking = None
             self._bar.close()
             self._bar = None
         elif not self.quiet and not failed and self.n != self._printed:

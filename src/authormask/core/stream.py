@@ -180,6 +180,11 @@ class _Doc:
     figures: dict[str, float] = field(default_factory=dict)
     #: characters of released text so far that are not whitespace
     written: int = 0
+    #: characters read so far (for progress), and those counted for progress: a unit's are
+    #: counted as it is perturbed, not as it is read (a long document is read at once, for its
+    #: names, and then perturbed for seconds: a bar counting reads stood still meanwhile)
+    read: int = 0
+    counted: int = 0
 
 
 def resolve_length(
@@ -242,8 +247,10 @@ def run(
 
     A document's pieces are held back until it has a unit with work in it (a content word, a
     token), so a document that is refused (no content words) never shows any of its text.
-    ``progress`` is called with the characters read, ``work_progress`` with the units of work
-    done as the mechanism does them (words snapped, tokens drawn). Errors name the document.
+    ``progress`` is called with the characters released: those of the units perturbed, as the
+    mechanism does its work (their share of it), and at each document's end the rest of the
+    document; ``work_progress`` with the units of work done as the mechanism does them (words
+    snapped, tokens drawn). Errors name the document.
 
     Parameters
     ----------
@@ -258,7 +265,7 @@ def run(
     collect_words
         Whether :class:`Done` carries the released words.
     progress
-        Called with the characters read.
+        Called with the characters released.
     start
         The release position of the first source.
     work_progress
@@ -277,7 +284,9 @@ def run(
     InputError
         If a document cannot be read or released (naming it).
     """
-    batch = _Batch(mechanism, collect_words=collect_words, work_progress=work_progress)
+    batch = _Batch(
+        mechanism, collect_words=collect_words, work_progress=work_progress, progress=progress
+    )
     with contextlib.ExitStack() as stack:
         ahead: _ReadAhead | None = None
         expect = stack.enter_context(mechanism.reading_ahead(many=len(sources) - len(skip) > 1))
@@ -294,7 +303,7 @@ def run(
                 ahead.fill(position)
             first = False
             doc = _open(source, position, root, keyed=keyed, collect_words=collect_words)
-            yield from _read(doc, mechanism, batch, progress)
+            yield from _read(doc, mechanism, batch, counting=progress is not None)
             yield from batch.end(doc)
         yield from batch.flush()
 
@@ -361,15 +370,17 @@ def _open(
 
 
 def _read(
-    doc: _Doc,
-    mechanism: Mechanism,
-    batch: _Batch,
-    progress: Callable[[int], None] | None,
+    doc: _Doc, mechanism: Mechanism, batch: _Batch, *, counting: bool
 ) -> Iterator[Piece | Done]:
-    """Read ``doc`` unit by unit into ``batch``, releasing each batch as it fills; an error
-    (of the document's reading or of a batch's release) names the document."""
+    """Read ``doc`` unit by unit into ``batch``, releasing each batch as it fills (with
+    ``counting``, the characters read are kept in ``doc.read``, for progress); an error (of the
+    document's reading or of a batch's release) names the document."""
+
+    def read(n: int) -> None:
+        doc.read += n
+
     try:
-        for unit in units_of(mechanism, _located_parts(doc.source, progress)):
+        for unit in units_of(mechanism, _located_parts(doc.source, read if counting else None)):
             yield from batch.add(doc, unit)
     except _Located as exc:
         raise InputError(str(exc)) from None
@@ -387,17 +398,22 @@ class _Batch:
         *,
         collect_words: bool,
         work_progress: Callable[[int], None] | None,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         self.mechanism = mechanism
         self.collect_words = collect_words
         self.work_progress = work_progress
+        self.progress = progress
         self.queue: list[tuple[_Doc, Any] | tuple[_Doc, None]] = []
+        #: the characters of each queued unit's document read when it was queued
+        self.read: list[int] = []
         self.work = 0
 
     def add(self, doc: _Doc, unit: Any) -> Iterator[Piece | Done]:
         """Queue ``unit`` of ``doc`` (its diagnostics added), and release the batch if full."""
         _add(doc.diagnostics, dict(self.mechanism.diagnostics(unit)))
         self.queue.append((doc, unit))
+        self.read.append(doc.read)
         self.work += max(self.mechanism.units(unit), 1)
         if len(self.queue) >= BATCH_UNITS or self.work >= BATCH_WORK:
             yield from self.flush()
@@ -405,6 +421,7 @@ class _Batch:
     def end(self, doc: _Doc) -> Iterator[Piece | Done]:
         """Queue the end of ``doc``, and release the batch if full."""
         self.queue.append((doc, None))
+        self.read.append(doc.read)
         if len(self.queue) >= BATCH_UNITS:
             yield from self.flush()
 
@@ -413,16 +430,17 @@ class _Batch:
         until it has a unit with work in it) and, at its end, its :class:`Done`."""
         mechanism, queue = self.mechanism, self.queue
         items = [(doc, unit) for doc, unit in queue if unit is not None]
+        counted, finish = self._counted(items)
         outputs = (
-            mechanism.perturb(
-                [u for _, u in items], [d.rng for d, _ in items], progress=self.work_progress
-            )
+            mechanism.perturb([u for _, u in items], [d.rng for d, _ in items], progress=counted)
             if items
             else []
         )
         it = iter(outputs)
         for doc, unit in queue:
             if unit is None:  # the document's end
+                self._count(doc.read - doc.counted)
+                doc.counted = doc.read
                 if not doc.showing and doc.held:
                     yield Piece(doc.position, "".join(doc.held))
                 yield _done(doc, mechanism)
@@ -441,8 +459,46 @@ class _Batch:
                     doc.showing = True
                     yield Piece(doc.position, "".join(doc.held))
                     doc.held.clear()
+        finish()
         queue.clear()
+        self.read.clear()
         self.work = 0
+
+    def _count(self, characters: int) -> None:
+        if self.progress is not None and characters > 0:
+            self.progress(characters)
+
+    def _counted(
+        self, items: list[tuple[_Doc, Any]]
+    ) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
+        """The mechanism's ``progress`` for this batch, and what counts the rest when the batch
+        is done: the units of work go on to ``work_progress``, and the characters of the
+        queued units (read before each was queued, not counted yet) to ``progress``, in the
+        share of the batch's work done."""
+        characters = 0
+        for (doc, unit), read in zip(self.queue, self.read, strict=True):
+            if unit is not None and read > doc.counted:
+                characters += read - doc.counted
+                doc.counted = read
+        total = max(self.work, 1)
+        done = [0, 0]  # work, characters
+
+        def counted(n: int) -> None:
+            if self.work_progress is not None:
+                self.work_progress(n)
+            done[0] += n
+            share = min(characters, characters * done[0] // total)
+            if share > done[1]:
+                self._count(share - done[1])
+                done[1] = share
+
+        def finish() -> None:
+            self._count(characters - done[1])
+            done[1] = characters
+
+        if not items or (self.progress is None and self.work_progress is None):
+            return None, finish
+        return counted, finish
 
 
 def _keyed(source: Source) -> tuple[Source, bytes]:
@@ -494,7 +550,7 @@ class ReleaseStream:
     collect_words
         Whether :class:`Done` carries the released words.
     progress
-        Called with the characters read.
+        Called with the characters released.
     start
         The release position of the first source.
     work_progress
@@ -572,7 +628,7 @@ def release_stream(
     collect_words
         Whether :class:`Done` carries the released words.
     progress
-        Called with the characters read.
+        Called with the characters released.
     start
         The release position of the first source.
     work_progress
