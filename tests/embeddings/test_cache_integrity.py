@@ -331,6 +331,11 @@ def test_a_damaged_record_of_the_sources_statuses_only_costs_a_hash(
     os.link(path, tmp_path / "another-install.txt")
     load_embeddings(path, vocab_size=100, cache_dir=cache)
     (kept,) = cache.glob("*.sources")
-    for junk in (b"", b"\xff\xfe", b"[1, 2]", b'{"x": 1}', b"{" * 100):
+    junks = (b"", b"\xff\xfe", b"[1, 2]", b'{"x": 1}', b"{" * 100, b"[" * 5000, b'{"a": [' * 3000)
+    for junk in junks:  # the deeply nested ones raised RecursionError (a review's finding)
         kept.write_bytes(junk)
         assert load_embeddings(path, vocab_size=100, cache_dir=cache).identity == first.identity
+    kept.unlink()
+    os.mkfifo(kept)  # never read, never blocking
+    assert load_embeddings(path, vocab_size=100, cache_dir=cache).identity == first.identity
+    assert stat.S_ISFIFO(os.lstat(kept).st_mode)

@@ -1,7 +1,10 @@
 """Where authormask keeps what it builds once: the user's cache folder.
 
 Prepared vocabularies (:mod:`authormask.embeddings.prepared`) live there, one ``.vocab`` file
-and its ``.index`` files per embeddings, vocabulary size and filter.
+and its ``.index`` files per embeddings, vocabulary size and filter, with a ``.sources`` file
+where a large source was hashed again and found unchanged (its status then, so it is not hashed
+on every load: :meth:`authormask.embeddings.registry._Sources.mismatch`); and the other files
+prepared once: the writer's tables, the noun lexicon, the recogniser's arrays.
 
 **Private.** The folder is created owner-only (0700). An existing folder that another user can
 write (owned by someone else, or group- or world-writable, as ``/tmp`` is) is refused with one

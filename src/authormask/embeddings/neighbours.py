@@ -506,6 +506,19 @@ class NearestWordIndex:
         out = np.empty((z.shape[0], k), dtype=np.intp)
         if z.shape[0] == 0 or k == 0:
             return out
+        if among is not None and searched <= k + K_MARGIN:
+            # as few words as a screen would list: each query ranks them all, exactly (a
+            # screen could certify none of its queries, and a float64 scan of the whole
+            # vocabulary would follow for each)
+            if np.any(_norms(z) > _FLOAT64_SAFE_NORM) or not np.all(np.isfinite(z)):
+                raise ValueError("queries must be finite and shorter than float64 can compare")
+            rows = np.flatnonzero(among)
+            for s in range(0, z.shape[0], _EXACT_BLOCK):
+                part = z[s : s + _EXACT_BLOCK]
+                out[s : s + part.shape[0]] = self._exact_k(
+                    part, np.broadcast_to(rows, (part.shape[0], rows.size)), k
+                )
+            return out
         if among is not None:  # the BLAS screen, every word not searched scored +inf
             fused = False
             sq = np.where(among, self._screen_sq(), np.float32(np.inf)).astype(np.float32)
@@ -624,7 +637,10 @@ class NearestWordIndex:
         if among is not None:
             scores[~among] = np.inf
         kth = float(np.partition(scores, k - 1)[k - 1])
-        return np.flatnonzero(scores <= kth + 2.0 * tol)
+        keep = scores <= kth + 2.0 * tol
+        if among is not None:
+            keep &= among  # (a bound that overflows to inf would take the others too)
+        return np.flatnonzero(keep)
 
     def _exact_k(self, z: NDArray[np.float64], cand: NDArray[np.intp], k: int) -> NDArray[np.intp]:
         """The ``k`` nearest of each query among its candidates (a set that holds them all),

@@ -382,7 +382,10 @@ class _Sources:
                 continue
             if self.sha256(name, path) != rec.get("sha256"):
                 return f"its source {name} has changed since it was built"
-            hashed[name] = status
+            # kept only where the status after the hash is the one before (a write while it
+            # was hashed is not taken for the bytes hashed)
+            if _signature(_check_regular(path, "embeddings source")) == _signature(st):
+                hashed[name] = status
         if hashed and not full and verified is not None:
             _write_verified(verified, {**seen, **hashed})
         return None
@@ -391,10 +394,14 @@ class _Sources:
 def _read_verified(path: Path) -> dict[str, Any]:
     """The statuses last found to hold each source file's recorded content (empty where the
     file is missing or not one of these: the sources are then hashed)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        with open(path, encoding="utf-8") as fh:
+        fd = os.open(path, flags)  # a FIFO planted there never blocks the load
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return {}
             found = json.loads(fh.read(1 << 16))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a deeply nested document: RecursionError
         return {}
     return found if isinstance(found, dict) else {}
 

@@ -216,7 +216,10 @@ def candidate_rows(
     if np.any(none) and np.count_nonzero(allowed) >= k:
         # the k nearest allowed words: a screen of the whole vocabulary with the others
         # scored +inf (nothing built or kept: the rows are few)
-        cand[none] = np.sort(index.k_nearest(z[none], k, among=allowed), axis=1)
+        widened = np.sort(index.k_nearest(z[none], k, among=allowed), axis=1)
+        if not bool(np.all(allowed[widened])):  # never: a word of prior 0 is never a candidate
+            raise RuntimeError("a widened candidate has prior 0")
+        cand[none] = widened
     elif np.any(none):
         excluded = int(np.count_nonzero(~allowed))
         wide = index.k_nearest(z[none], k + excluded)
