@@ -15,6 +15,9 @@ def test_explain_prints_the_statement_in_plain_words(invoke, tmp_path) -> None:
     assert "What is protected" in plain and "epsilon 9" in plain
     assert "times likelier" in plain  # the worked example from the mechanism's vectors
     assert "replaced by random ones" in plain  # the default entity step
+    # and what of them remains, as the statement's policy says (it said less: a newcomer's)
+    for remains in ("its number of words", "length and separators", "the same entity"):
+        assert remains in plain
     code, _, err = invoke(["obfuscate", str(src), "-m", "emp-text", "--epsilon", "9"])
     assert code == 0 and "In plain words" not in err
 

@@ -111,10 +111,14 @@ _KINDS = (
 )
 #: the entity step in plain words, by its mode (the statement's line says it in full)
 _ENTITIES = {
+    # what remains as the statement's policy says it (a newcomer found this line said less:
+    # that one stood there and its type, not its number of words, form or repetitions)
     "surrogate": f"The {_KINDS} found in the text were replaced by random ones before the noise: "
-    "what remains is that one stood there, and its type. A name the recogniser misses (in "
-    "lower case, a nickname) is protected by the noise only: remove the names you know of "
-    "first.",
+    "what remains is that one stood there, its type and its number of words, the form of a "
+    "number, date, code or phone number (its length and separators), and which occurrences in "
+    "one document are the same entity. A name the recogniser misses (in lower case, a "
+    "nickname, a month it does not read as a date) is protected by the noise only: remove the "
+    "names you know of first.",
     "mask": f"The {_KINDS} found in the text were replaced by their type ([PERSON], [NUMBER], "
     "...) before the noise: what remains is that one stood there, and its type.",
     "keep": f"The {_KINDS} were NOT replaced: they are protected by the noise only, and a name "
