@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -167,18 +168,36 @@ def test_a_terminal_bar_is_drawn_again_while_nothing_is_counted(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Its time runs while no work is counted (a long document's names are found before any
-    of it is released): the bar is drawn again every TICK seconds, and not after it is closed."""
+    of it is released): the bar is drawn again every TICK seconds, the work counted after is
+    drawn too, and nothing is drawn after the bar is closed. A tick that asked tqdm not to wait
+    for its lock took it and never gave it back: every release of more than a second hung on a
+    terminal (a newcomer's finding); the scenario runs in a thread, so a hang fails the test."""
     from authormask.cli import progress as progress_module
 
     monkeypatch.setattr(progress_module, "TICK", 0.02)
     term = Terminal()
-    with Progress("releasing", "character", file=term, quiet=False, counts=False) as bar:
-        bar.total = 100
-        drawn = term.getvalue().count("\r")
-        deadline = time.monotonic() + 10
-        while term.getvalue().count("\r") < drawn + 3 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert term.getvalue().count("\r") >= drawn + 3
+    seen: list[str] = []
+
+    def scenario() -> None:
+        with Progress("releasing", "character", file=term, quiet=False, counts=False) as bar:
+            bar.total = 100
+            drawn = term.getvalue().count("\r")
+            deadline = time.monotonic() + 10
+            while term.getvalue().count("\r") < drawn + 3 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            seen.append(f"ticks {term.getvalue().count(chr(13)) - drawn}")
+            bar.update(50)
+            time.sleep(0.15)  # tqdm draws an update at most every 0.1 s
+            bar.update(1)
+            seen.append("updated")
+        seen.append("closed")
+
+    worker = threading.Thread(target=scenario, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), f"the bar hung after {seen}"
+    assert seen[1:] == ["updated", "closed"] and int(seen[0].split()[1]) >= 3, seen
+    assert re.search(r"releasing:\s+51%", term.getvalue())
     closed = term.getvalue()
     time.sleep(0.1)
     assert term.getvalue() == closed

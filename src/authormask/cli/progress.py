@@ -127,7 +127,9 @@ class Progress:
     @staticmethod
     def _tick(bar: Any, stop: threading.Event) -> None:
         while not stop.wait(TICK):
-            bar.refresh(lock_args=(False,))  # skipped where the bar is being drawn
+            # (never lock_args=(False,): tqdm's lock then answers None, is taken and never
+            # given back, and every update after hung: a newcomer's finding)
+            bar.refresh()
 
     @property
     def total(self) -> int | None:
