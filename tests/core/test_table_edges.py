@@ -257,3 +257,13 @@ def test_release_on_dask_reports_progress_as_the_local_engine(
     assert sum(counted["dask"]) == sum(counted["local"]) == sum(len(t) for t in TEXTS)
     with pytest.raises(InvalidParameterError, match="work_progress is reported by the local"):
         am.release(TEXTS, mechanism, work_progress=lambda n: None, engine=engine)
+
+
+def test_other_inputs_are_named_without_calling_the_recorded_release_finished() -> None:
+    """A report may record an unfinished release (a killed one, to resume): the message said
+    "the finished one read ..." of it (a newcomer's finding)."""
+    old = {"inputs": [["long.txt", 10, 1]]}
+    new = {"inputs": [["other.txt", 10, 1]]}
+    said = describe_change(old, new)
+    assert said is not None and "long.txt" in said and "other.txt" in said
+    assert "finished" not in said

@@ -520,7 +520,7 @@ def _inputs_change(old: Any, new: Any, *, unverifiable: bool) -> str | None:
         if not isinstance(a, list) or not isinstance(b, list) or len(a) != 3 or len(b) != 3:
             return None if a == b else "other inputs"
         if a[0] != b[0]:
-            return f"other inputs (the finished one read {a[0]}, this one reads {b[0]})"
+            return f"other inputs (the release recorded read {a[0]}, this one reads {b[0]})"
         if unverifiable and (b[1] is None or b[2] is None):
             return f"an input that cannot be compared with the one it read: {b[0]}"
         if a[1:] != b[1:]:
