@@ -57,6 +57,18 @@ def _write_vectors(path: Path, emb: Embeddings, n: int = 300) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def _swap_first_rows(path: Path) -> os.stat_result:
+    """Swap the file's first two rows, keeping its size and modification time; its status
+    before."""
+    before = os.stat(path)
+    data = path.read_bytes()
+    cut = data.index(b"\n") + 1
+    second = data.index(b"\n", cut) + 1
+    path.write_bytes(data[cut:second] + data[:cut] + data[second:])  # rows 0 and 1 swapped
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    return before
+
+
 def _only(cache: Path, suffix: str = ".vocab") -> Path:
     (entry,) = cache.glob(f"*{suffix}")
     return entry
@@ -266,12 +278,7 @@ def test_a_large_source_is_checked_by_its_status_then_its_content(
     cache = tmp_path / "cache"
     first = load_embeddings(path, vocab_size=100, cache_dir=cache)
     assert load_embeddings(path, vocab_size=100, cache_dir=cache).identity == first.identity
-    before = os.stat(path)
-    data = path.read_bytes()
-    cut = data.index(b"\n") + 1
-    second = data.index(b"\n", cut) + 1
-    path.write_bytes(data[cut:second] + data[:cut] + data[second:])  # rows 0 and 1 swapped
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    before = _swap_first_rows(path)
     assert (os.stat(path).st_size, os.stat(path).st_mtime_ns) == (
         before.st_size,
         before.st_mtime_ns,
@@ -311,12 +318,7 @@ def test_a_source_whose_status_changed_but_not_its_content_is_hashed_once(
         assert load_embeddings(path, vocab_size=100, cache_dir=cache).identity == first.identity
     assert len(hashed) == 1
     # and a change of content after that is still found (its status is new again)
-    before = os.stat(path)
-    data = path.read_bytes()
-    cut = data.index(b"\n") + 1
-    second = data.index(b"\n", cut) + 1
-    path.write_bytes(data[cut:second] + data[:cut] + data[second:])  # rows 0 and 1 swapped
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    _swap_first_rows(path)
     again = load_embeddings(path, vocab_size=100, cache_dir=cache)
     assert again.words[:2] == (first.words[1], first.words[0])
 
