@@ -208,6 +208,12 @@ def candidate_rows(
     -------
     NDArray[np.intp]
         ``k`` vocabulary rows per vector, sorted.
+
+    Raises
+    ------
+    RuntimeError
+        If a widened row's candidate had prior 0 (never: checked, as the decoder's promise
+        that such a word is never released rests on it).
     """
     cand = np.sort(index.k_nearest(z, k), axis=1)
     if allowed is None or z.shape[0] == 0:
