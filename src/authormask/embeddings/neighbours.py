@@ -510,8 +510,7 @@ class NearestWordIndex:
             # as few words as a screen would list: each query ranks them all, exactly (a
             # screen could certify none of its queries, and a float64 scan of the whole
             # vocabulary would follow for each)
-            if np.any(_norms(z) > _FLOAT64_SAFE_NORM) or not np.all(np.isfinite(z)):
-                raise ValueError("queries must be finite and shorter than float64 can compare")
+            _checked_norms(z)
             rows = np.flatnonzero(among)
             for s in range(0, z.shape[0], _EXACT_BLOCK):
                 part = z[s : s + _EXACT_BLOCK]
@@ -555,9 +554,7 @@ class NearestWordIndex:
         ``searched`` words flagged by ``among`` (scored ``sq`` by the screen) where given: the
         certificate is the same, since every word left out of the listed ones, flagged or
         not, scores at least the last of them."""
-        qnorm = _norms(z)
-        if np.any(qnorm > _FLOAT64_SAFE_NORM) or not np.all(np.isfinite(z)):
-            raise ValueError("queries must be finite and shorter than float64 can compare")
+        qnorm = _checked_norms(z)
         m = self._max_norm
         unsafe = (qnorm > _FLOAT32_SAFE_NORM) | (2.0 * qnorm * m + m * m > _FLOAT32_SAFE_SCORE)
         n = self.size if searched is None else searched
@@ -860,6 +857,14 @@ class NearestWordIndex:
 
 def _sha256(a: NDArray[Any]) -> str:
     return hashlib.sha256(np.ascontiguousarray(a).data.cast("B")).hexdigest()[:16]
+
+
+def _checked_norms(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The queries' norms; ``ValueError`` where one is not finite or too long to compare."""
+    qnorm = _norms(z)
+    if np.any(qnorm > _FLOAT64_SAFE_NORM) or not np.all(np.isfinite(z)):
+        raise ValueError("queries must be finite and shorter than float64 can compare")
+    return qnorm
 
 
 def _norms(z: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -24,7 +24,13 @@ from authormask._process import process_memo
 from authormask.embeddings._base import Embeddings, EmbeddingsIdentity, set_reloader
 from authormask.embeddings.cache import check_cache_dir, default_cache_dir, special_file_kind
 from authormask.embeddings.formats import detect_format, read_vectors_file
-from authormask.embeddings.prepared import PreparedEntry, entry_name, read_entry, write_entry
+from authormask.embeddings.prepared import (
+    PreparedEntry,
+    _open_regular,
+    entry_name,
+    read_entry,
+    write_entry,
+)
 from authormask.embeddings.vocabulary import DEFAULT_FILTER, resolve_filter, word_predicate
 from authormask.exceptions import EmbeddingsError, InputError
 
@@ -394,14 +400,13 @@ class _Sources:
 def _read_verified(path: Path) -> dict[str, Any]:
     """The statuses last found to hold each source file's recorded content (empty where the
     file is missing or not one of these: the sources are then hashed)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)  # a FIFO planted there never blocks the load
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return {}
+        fh = _open_regular(path)  # a FIFO planted there is refused, never blocks the load
+        if fh is None:
+            return {}
+        with fh:
             found = json.loads(fh.read(1 << 16))
-    except (OSError, ValueError, RecursionError):  # a deeply nested document: RecursionError
+    except (OSError, ValueError, RecursionError, EmbeddingsError):  # deep nesting: Recursion
         return {}
     return found if isinstance(found, dict) else {}
 

@@ -420,7 +420,7 @@ def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
     )
 
 
-_LEXICON_ID = re.compile(r"(\d+) words, sha256 ([0-9a-f]{16})[0-9a-f]*\s*$")
+_LEXICON_ID = re.compile(r"(\d+) words, sha256 ([0-9a-f]{16})([0-9a-f]*)\s*$")
 
 
 def lexicon_reference(description: str) -> str:
@@ -921,15 +921,14 @@ _LOCK = threading.Lock()
 _WRITERS: dict[tuple[Any, ...], SkeletonWriter] = {}
 
 
-_FULL_ID = re.compile(r"(\d+) words, sha256 ([0-9a-f]{64})\s*$")
-
-
 def _names_its_words(released: tuple[frozenset[str], str]) -> bool:
     """Whether the description of the released words ends with their number and the SHA-256
     of the sorted words, a line each (as a noun lexicon's does): it then names them exactly,
     checked here by their number (a hash of 94,000 sorted words is what the check would save)."""
-    m = _FULL_ID.search(released[1])
-    return m is not None and int(m.group(1)) == len(released[0])
+    m = _LEXICON_ID.search(released[1])
+    if m is None or len(m.group(2) + m.group(3)) != 64:  # the whole SHA-256, not a reference
+        return False
+    return int(m.group(1)) == len(released[0])
 
 
 @functools.cache
