@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -46,13 +47,15 @@ def docs(tmp_path: Path) -> tuple[str, str]:
 
 def _leaves(group: click.Group) -> list[click.Command]:
     out: list[click.Command] = []
-    for command in group.commands.values():
+    ctx = click.Context(group)
+    for command in (group.get_command(ctx, name) for name in group.list_commands(ctx)):
+        assert command is not None
         out.extend(_leaves(command) if isinstance(command, click.Group) else [command])
     return out
 
 
 def test_the_app_assembles_every_command(run) -> None:
-    assert set(cli.commands) == set(COMMANDS)
+    assert set(cli.list_commands(click.Context(cli))) == set(COMMANDS)
     code, out, _ = run("--help")
     assert code == 0 and all(name in out for name in COMMANDS)
     code, out, _ = run()  # no command: the help, not an error
@@ -243,3 +246,48 @@ def test_a_preparation_is_said_only_when_it_takes_time(caplog: pytest.LogCapture
             time.sleep(_preparing.NOTE_AFTER + 0.5)
     (record,) = caplog.records
     assert record.getMessage().startswith("preparing a slow thing once, into /cache")
+
+
+def test_a_command_imports_no_other_commands_module() -> None:
+    """``authormask obfuscate`` imports obfuscate's module, not evaluate's or audit's (issue 50:
+    evaluate's options cost every release 0.03 s); ``--help`` lists every command."""
+    probe = (
+        "import sys\nfrom authormask.cli.main import main\nsys.argv = ['authormask', "
+        "'obfuscate', '--help']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('authormask.cli.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    loaded = out.stdout.splitlines()[-1]
+    assert "authormask.cli.obfuscate" in loaded
+    for other in ("evaluate", "audit", "train", "serve", "calibrate", "distance"):
+        assert f"authormask.cli.{other}'" not in loaded, other
+
+
+def test_a_default_release_imports_no_distribution_metadata(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    """A release with the defaults (emp-write, names replaced) reads the versions and plugins
+    it needs without importing ``importlib.metadata`` (0.03 s of its start, issue 50)."""
+    source = tmp_path / "in.txt"
+    source.write_text("Maria walked to the harbour in Lisbon with her brother.\n")
+    probe = (
+        "import sys\nfrom authormask.cli.main import main\n"
+        f"sys.argv = ['authormask', 'obfuscate', {str(source)!r}, '-o', "
+        f"{str(tmp_path / 'out.txt')!r}, '-q', '--force', '--cache-dir', {str(cache_dir)!r}]\n"
+        "code = 0\ntry:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        "print(code, 'importlib.metadata' in sys.modules)"
+    )
+    env = {**os.environ, "AUTHORMASK_STATE_DIR": str(tmp_path / "state")}
+    for _ in range(2):  # the first prepares what the cache lacks (which may read them)
+        out = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=env,
+        )
+        assert out.stdout.split()[-2] == "0", out.stderr
+    assert out.stdout.split()[-1] == "False", out.stderr
+    assert (tmp_path / "out.txt").read_text().strip()

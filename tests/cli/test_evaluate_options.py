@@ -254,10 +254,14 @@ def test_all_known_takes_every_document_and_refuses_the_snippet_options(
 
 
 def test_the_options_a_protocol_reads_are_options_of_the_command() -> None:
+    import click
+
     from authormask.cli.app import cli
     from authormask.evaluation.protocols import PROTOCOLS
 
-    params = {p.name for p in cli.commands["evaluate"].params}
+    command = cli.get_command(click.Context(cli), "evaluate")
+    assert command is not None
+    params = {p.name for p in command.params}
     for module in PROTOCOLS.values():
         assert set(module.Config.OPTIONS) <= params
 

@@ -34,7 +34,7 @@ def _command_of(args: list[str]) -> click.Command:
     for word in args:
         if not isinstance(command, click.Group):
             break
-        sub = command.commands.get(word)
+        sub = command.get_command(click.Context(command), word)
         if sub is not None:
             command = sub
     return command
@@ -45,7 +45,7 @@ def as_flags(message: str, command: click.Command) -> str:
     written as the command's option for it (``--force``): the option whose destination is that
     name, else the name with dashes (``vocab_size`` -> ``--vocab-size``).
 
-    >>> as_flags("use `force` to overwrite", cli.commands["obfuscate"])
+    >>> as_flags("use `force` to overwrite", _command_of(["obfuscate"]))
     'use --force to overwrite'
     """
     flags = {

