@@ -60,6 +60,8 @@ def _info_folders() -> Iterator[str]:
         if getattr(finder, "find_distributions", None) is not None and not _reads_the_path(finder):
             raise _Unsure
     for entry in sys.path:
+        if not isinstance(entry, str):  # a path-like or bytes entry: importlib reads it
+            raise _Unsure
         folder = entry or "."
         if folder.lower().endswith(".egg"):  # an egg's own EGG-INFO
             raise _Unsure
@@ -77,8 +79,8 @@ def _info_folders() -> Iterator[str]:
 
 
 def version(dist: str) -> str | None:
-    """The version of installed distribution ``dist`` (:func:`importlib.metadata.version`),
-    or None if none is installed.
+    """The version of installed distribution ``dist`` as :func:`importlib.metadata.version`
+    gives it (where it is read by importlib, its errors too), or None if none is installed.
 
     Parameters
     ----------
@@ -113,23 +115,40 @@ def version(dist: str) -> str | None:
         return None
 
 
+#: a header line as the email parser reads it: a name of printable characters but the colon
+#: and the space, a colon, the value (``email.feedparser``'s ``headerRE``)
+_HEADER = re.compile(r"([\041-\071\073-\176]+):[ \t]*(.*)")
+
+
 def _metadata_version(info: str) -> str | None:
-    """The ``Version`` header of a ``.dist-info`` folder's ``METADATA`` or an ``.egg-info``'s
-    ``PKG-INFO`` (an ``.egg-info`` file is its own ``PKG-INFO``), or None if there is none."""
+    """The ``Version`` header of a distribution's metadata as :mod:`importlib.metadata` reads
+    it (``METADATA``, else ``PKG-INFO``, of a folder; an ``.egg-info`` file is its own), or
+    None wherever the answer is not plain (a line folded onto the one before, a line that is no
+    header before the version, no version or an empty one, text that is not UTF-8): the caller
+    then asks importlib itself."""
     if os.path.isdir(info):
-        name = "METADATA" if info.lower().endswith(".dist-info") else "PKG-INFO"
-        path = os.path.join(info, name)
+        paths = [os.path.join(info, "METADATA"), os.path.join(info, "PKG-INFO")]
     else:
-        path = info
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if not line.strip():  # the end of the headers
-                    break
-                key, colon, value = line.partition(":")
-                if colon and key.strip().lower() == "version":
-                    return value.strip()
-    except (OSError, UnicodeDecodeError):
+        paths = [info]
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not text:
+            continue  # importlib reads the next file where one is empty
+        for line in text.split("\n"):  # read with universal newlines, as importlib reads it
+            if not line.strip():  # the end of the headers
+                return None
+            match = _HEADER.fullmatch(line)
+            if match is None:  # a folded line, a BOM, a line that is no header
+                return None
+            if match.group(1).lower() == "version":
+                value = match.group(2)
+                return value if value and value == value.strip() else None
         return None
     return None
 
@@ -149,7 +168,6 @@ def may_declare(group: str) -> bool:
     bool
         False where surely none does.
     """
-    header = f"[{group}]".encode()
     try:
         for info in _info_folders():
             try:
@@ -161,8 +179,24 @@ def may_declare(group: str) -> bool:
                 if os.path.isdir(info):  # a folder whose file cannot be read
                     return True
                 continue  # an .egg-info file: no entry points
-            if header in text.replace(b" ", b"").replace(b"\t", b""):
+            if group.encode() in text and _names_section(text, group):
                 return True
     except _Unsure:
         return True
+    return False
+
+
+def _names_section(text: bytes, group: str) -> bool:
+    """Whether an ``entry_points.txt`` has a section ``group`` (as importlib reads a section
+    name: a stripped line between brackets, the brackets stripped; here with the spaces
+    around the name stripped too, so that no section importlib would read is missed), or
+    cannot be read as UTF-8."""
+    try:
+        lines = text.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return True
+    for line in lines:
+        value = line.strip()
+        if value.startswith("[") and value.endswith("]") and value.strip("[]").strip() == group:
+            return True
     return False

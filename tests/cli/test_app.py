@@ -291,3 +291,10 @@ def test_a_default_release_imports_no_distribution_metadata(
         assert out.stdout.split()[-2] == "0", out.stderr
     assert out.stdout.split()[-1] == "False", out.stderr
     assert (tmp_path / "out.txt").read_text().strip()
+
+
+def test_a_mistyped_command_is_told_the_nearest(run) -> None:
+    """The commands are imported when named; a name that is none still gets click's "Did you
+    mean" (helper-27: it had no commands to suggest from)."""
+    code, _, err = run("obfuscat")
+    assert code == 2 and "Did you mean 'obfuscate'" in err

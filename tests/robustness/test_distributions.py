@@ -93,3 +93,79 @@ def test_the_backports_finder_of_the_same_folders_is_no_reason_to_doubt() -> Non
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.split() == ["True", "False"]
+
+
+def _dist(root: Path, folder: str, files: dict[str, bytes]) -> None:
+    info = root / folder
+    info.mkdir()
+    for name, data in files.items():
+        (info / name).write_bytes(data)
+
+
+#: metadata whose version only importlib's email parser reads right (helper-27's cases): each
+#: must be answered as importlib answers it (by deferring to it)
+_ODD_METADATA = {
+    "folded": b"Metadata-Version: 2.1\nName: am-odd\nSummary: a\n\tVersion: 9\nVersion: 1.0\n",
+    "bom": b"\xef\xbb\xbfMetadata-Version: 2.1\nName: am-odd\nVersion: 1.0\n",
+    "junk line": b"Metadata-Version: 2.1\nnot a header\nVersion: 1.0\n",
+    "spaced name": b"Metadata-Version: 2.1\nVersion : 1.0\n",
+    "trailing space": b"Metadata-Version: 2.1\nVersion: 1.0 \n",
+    "empty then folded": b"Metadata-Version: 2.1\nVersion:\n 1.0\n",
+    "crlf": b"Metadata-Version: 2.1\r\nName: am-odd\r\nVersion: 1.0\r\n",
+    "cr only": b"Metadata-Version: 2.1\rName: am-odd\rVersion: 1.0\r",
+    "second version": b"Metadata-Version: 2.1\nVersion: 1.0\nVersion: 2.0\n",
+    "no version": b"Metadata-Version: 2.1\nName: am-odd\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(_ODD_METADATA))
+def test_odd_metadata_is_read_as_importlib_reads_it(tmp_path: Path, case: str) -> None:
+    _dist(tmp_path, "am_odd-1.0.dist-info", {"METADATA": _ODD_METADATA[case]})
+    code = (
+        "from authormask import _distributions as d\nimport importlib.metadata as m\n"
+        "print(repr(d.version('am-odd')), repr(m.version('am-odd')), sep='|')"
+    )
+    mine, theirs = _probe(tmp_path, code).split("|")
+    assert mine == theirs
+
+
+def test_an_egg_info_folder_is_read_metadata_first(tmp_path: Path) -> None:
+    _dist(
+        tmp_path,
+        "am_egg-1.0.egg-info",
+        {"METADATA": b"Version: 1.0\n", "PKG-INFO": b"Version: 2.0\n"},
+    )
+    code = (
+        "from authormask import _distributions as d\nimport importlib.metadata as m\n"
+        "print(d.version('am-egg'), m.version('am-egg'))"
+    )
+    assert _probe(tmp_path, code).split() == ["1.0", "1.0"]
+
+
+def test_a_path_like_entry_on_the_path_defers_to_importlib(tmp_path: Path) -> None:
+    """importlib reads a ``pathlib.Path`` on ``sys.path``; the registry must not fail on it."""
+    _dist(
+        tmp_path,
+        "am_probe-1.2.3.dist-info",
+        {"METADATA": b"Version: 1.2.3\n", "entry_points.txt": b"[amtest.group]\nx = a:b\n"},
+    )
+    code = (
+        f"import pathlib, sys\nsys.path.append(pathlib.Path({str(tmp_path)!r}))\n"
+        "from authormask import _distributions as d\nimport authormask as am\n"
+        "print(d.version('am-probe'), d.may_declare('amtest.group'), len(am.mechanism_names()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    version, declared, count = out.stdout.split()
+    assert (version, declared) == ("1.2.3", "True") and int(count) >= 14
+
+
+def test_a_group_whose_name_has_a_space_is_seen(tmp_path: Path) -> None:
+    _dist(
+        tmp_path,
+        "am_probe-1.0.dist-info",
+        {"METADATA": b"Version: 1.0\n", "entry_points.txt": b"[amtest g]\nx = a:b\n"},
+    )
+    code = "from authormask import _distributions as d\nprint(d.may_declare('amtest g'))"
+    assert _probe(tmp_path, code) == "True"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import threading
 
 import click
 
@@ -35,12 +36,22 @@ COMMAND_MODULES = {
 
 class _Commands(click.Group):
     """The command group, each command added (from its module, with ``-q/--quiet``) when it is
-    first named or the commands are listed."""
+    first named or the commands are listed (a name that is no command lists them: click's
+    "Did you mean" reads the commands added)."""
+
+    _lock = threading.Lock()
 
     def get_command(self, ctx: click.Context | None, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
             self._add(cmd_name)
         return self.commands.get(cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in COMMAND_MODULES:
+            self.load_all()
+        return super().resolve_command(ctx, args)
 
     def list_commands(self, ctx: click.Context | None) -> list[str]:
         self.load_all()
@@ -53,9 +64,12 @@ class _Commands(click.Group):
                 self._add(name)
 
     def _add(self, name: str) -> None:
-        module = importlib.import_module(f"authormask.cli.{COMMAND_MODULES[name]}")
-        module.register(self)
-        _with_quiet(self.commands[name])
+        with self._lock:  # one thread adds a command and its -q/--quiet
+            if name in self.commands:
+                return
+            module = importlib.import_module(f"authormask.cli.{COMMAND_MODULES[name]}")
+            module.register(self)
+            _with_quiet(self.commands[name])
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
