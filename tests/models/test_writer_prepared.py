@@ -272,3 +272,24 @@ def test_the_noun_lexicons_description_names_its_words_exactly(glove_20k) -> Non
     assert writer_module._tables_key(glove_20k, words, (fewer, "some nouns")) != (
         writer_module._tables_key(glove_20k, words, (lexicon.nouns, "some nouns"))
     )
+
+
+def test_the_content_prior_is_each_classs_log_softmax(prepared) -> None:
+    """``content_prior``'s third array: within each class, the word prior normalised as a log
+    softmax over the class's finite rows (-inf rows left), computed here per class by a mask
+    of every row, as it was before it was grouped by a sort (issue 50): the same bits."""
+    import math
+
+    writer, _ = prepared
+    rng = np.random.default_rng(20261130)
+    prior = -np.log1p(np.arange(len(writer.word_class), dtype=np.float64))
+    prior[rng.random(len(prior)) < 0.1] = -np.inf
+    classes, _, within = writer.content_prior(prior)
+    expected = prior.copy()
+    for k in np.unique(classes):
+        members = (classes == k) & np.isfinite(prior)
+        if members.any():
+            top = prior[members].max()
+            expected[members] -= top + math.log(np.exp(prior[members] - top).sum())
+    assert np.array_equal(within, expected)
+    assert np.array_equal(np.isinf(within), np.isinf(prior))

