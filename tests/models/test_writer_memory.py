@@ -125,16 +125,19 @@ def _probed(c3, tokens, rng):
     return triples
 
 
+@pytest.mark.parametrize("reads", [1, 4096, 10**9])
 def test_the_numbered_counts_give_every_probability_the_token_keyed_counts_give(
-    glove_20k, tmp_path, monkeypatch: pytest.MonkeyPatch
+    glove_20k, tmp_path, monkeypatch: pytest.MonkeyPatch, reads: int
 ) -> None:
     """The writer's trigram counts are numbered arrays (issue 50: building them as dictionaries
     of strings took a third of a one-sentence release's start-up); every probability, of seen
     and unseen trigrams and tokens, is bit for bit the one of counts keyed by the tokens, for
     the writer trained (its counts numbered from the training's own) and for the writer read
-    from its prepared file (numbered as the file stores them)."""
+    from its prepared file (numbered as the file stores them), whether the counts are read by
+    bisection of their arrays, as dicts, or first one and then the other (``LOOKUP_READS``)."""
     from collections import Counter
 
+    monkeypatch.setattr(writer_module, "LOOKUP_READS", reads)
     captured: list[Counter] = []
     numbered = writer_module._Trigrams.from_counter
 

@@ -240,3 +240,24 @@ def test_cleaning_part_by_part_is_cleaning_whole_around_a_carriage_return(
             pieces = [q for ch in text for q in splitter.feed(ch)]
             assert "".join(clean_text(p) for p in [*pieces, *splitter.close()]) == whole
             assert clean_text(join_line_breaks(text)) == whole, repr(text)
+
+
+def test_the_rarely_needed_expressions_are_compiled_on_first_use() -> None:
+    """Importing the text modules compiles none of the expressions only some texts need (a
+    ``\\r``, a removed character, a part over 64K characters; issue 50: 15 ms of every start),
+    and they work when needed."""
+    import subprocess
+    import sys
+
+    probe = (
+        "from authormask.text import clean, parts, tokens\n"
+        "sizes = lambda *fs: [f.cache_info().currsize for f in fs]\n"
+        "before = sizes(clean._cr_lf, clean._removed_run, parts._ws, tokens._compiled)\n"
+        "assert clean.clean_text('a\\r\\u200b\\nb\\u200bc') == 'a\\nbc'\n"
+        "print(before, *sizes(clean._cr_lf, clean._removed_run))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.split("]")[0] == "[0, 0, 0, 0"
+    assert out.stdout.split("]")[1].split() == ["1", "1"]

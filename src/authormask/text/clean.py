@@ -179,13 +179,19 @@ _ALL = _ranges(_removed())
 _BMP = [(a, min(b, 0xFFFF)) for a, b in _ALL if a <= 0xFFFF]
 _ASTRAL_RANGES = [(max(a, 0x10000), b) for a, b in _ALL if b > 0xFFFF]
 _ASTRAL_FIRSTS = [a for a, _ in _ASTRAL_RANGES]
-_REMOVED = re.compile(f"[{_escaped(_BMP)}]+")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 #: a character that steps 1-3 may change (to skip their work on a text that has none)
 _ANY = re.compile(
     f"[{_escaped(_BMP)}\t\r\v\f\x1c-\x1f\x85\u2028\u2029\u00a0\u1680\u2000-\u200a\u202f"
     f"\u205f\u3000{SPACE_LIKE}\U00010000-\U0010ffff]"
 )
+
+
+@functools.cache
+def _removed_run() -> re.Pattern[str]:
+    """A run of removed code points of the Basic Multilingual Plane (compiled on first use: a
+    text with none of them, most texts, never needs it; 2 ms of every start, issue 50)."""
+    return re.compile(f"[{_escaped(_BMP)}]+")
 
 
 def _marks() -> str:
@@ -222,8 +228,14 @@ def _without(ranges: list[tuple[int, int]], drop: frozenset[int]) -> list[tuple[
 #: a character that steps 3 and 4 remove after a ``\r`` (a combining mark after a line break
 #: is unattached), as a regex character-class body
 INVISIBLE_IN_LINE_BREAK = _escaped(_without([*_ALL, *_ranges(_marks())], _WRITTEN))
-#: a ``\r`` and what lies between it and its ``\n`` (group 1), then that ``\n``
-_CR_LF = re.compile(f"(\r[{INVISIBLE_IN_LINE_BREAK}]*)\n")
+
+
+@functools.cache
+def _cr_lf() -> re.Pattern[str]:
+    """A ``\\r`` and what lies between it and its ``\\n`` (group 1), then that ``\\n``
+    (compiled on first use: only a text with a ``\\r`` needs it; 5 ms of every start, issue
+    50)."""
+    return re.compile(f"(\r[{INVISIBLE_IN_LINE_BREAK}]*)\n")
 
 
 def join_line_breaks(text: str) -> str:
@@ -251,7 +263,7 @@ def join_line_breaks(text: str) -> str:
     """
     if "\r" not in text:
         return text
-    return _CR_LF.sub(r"\1", text).replace("\r", "\n")
+    return _cr_lf().sub(r"\1", text).replace("\r", "\n")
 
 
 @functools.lru_cache(maxsize=256)
@@ -275,7 +287,7 @@ def _strip(text: str) -> str:
     """Steps 1-4 (module notes)."""
     if _ANY.search(text) is not None:
         # a \r and its \n, whatever invisible lies between, are one break
-        text = _REMOVED.sub("", join_line_breaks(text).translate(_LINE_BREAKS))
+        text = _removed_run().sub("", join_line_breaks(text).translate(_LINE_BREAKS))
         if _ASTRAL.search(text):
             text = _ASTRAL.sub(_astral, text)
     if text.isascii():  # no combining mark

@@ -12,6 +12,7 @@ without any whitespace is cut at that length.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -25,10 +26,14 @@ PART_CHARS = 1 << 16
 #: (no word is that long; it bounds memory on a file with no whitespace at all)
 MAX_PART_CHARS = 1 << 20
 
-#: a whitespace character a part may end after: not a ``\r`` before a ``\n`` or before a
-#: character cleaning removes (which may lie between it and its ``\n``), nor a ``\r`` whose next
-#: character has not arrived yet
-_WS = re.compile(f"[^\\S\\r]|\\r(?=[^\\n{INVISIBLE_IN_LINE_BREAK}])")
+
+@functools.cache
+def _ws() -> re.Pattern[str]:
+    """A whitespace character a part may end after: not a ``\\r`` before a ``\\n`` or before
+    a character cleaning removes (which may lie between it and its ``\\n``), nor a ``\\r``
+    whose next character has not arrived yet (compiled on first use: only a part longer than
+    :data:`PART_CHARS` needs it; 5 ms of every start, issue 50)."""
+    return re.compile(f"[^\\S\\r]|\\r(?=[^\\n{INVISIBLE_IN_LINE_BREAK}])")
 
 
 class PartSplitter:
@@ -55,7 +60,7 @@ class PartSplitter:
         start = 0
         buf = self._buf
         while len(buf) - start > PART_CHARS:
-            m = _WS.search(buf, start + self._scanned, start + MAX_PART_CHARS)
+            m = _ws().search(buf, start + self._scanned, start + MAX_PART_CHARS)
             if m is not None:
                 cut = m.end()
             elif len(buf) - start >= MAX_PART_CHARS:

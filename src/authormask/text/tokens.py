@@ -22,6 +22,7 @@ or address is never split into clitics.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -72,7 +73,7 @@ _W = rf"(?:[^\W_]|[{_MARKS}])"
 _RUN = rf"[^\W_]+(?:[{_MARKS}]+[^\W_]*)*"
 
 # A word: runs joined by inner apostrophes or hyphens ("don't", "state-of-the-art").
-_TOKEN = re.compile(rf"{_RUN}(?:['\u2019\-]{_RUN})*|[^\w\s]|_+", re.UNICODE)
+_TOKEN = rf"{_RUN}(?:['\u2019\-]{_RUN})*|[^\w\s]|_+"
 
 # compounds=True: a run may go on across a '.', ',' or ':' between two digits; a number may
 # start with a '.' after a space or an opening mark and end in '%'. Links first, each bounded
@@ -85,11 +86,10 @@ _URL = (
 )
 _LABEL = r"[^\W_](?:[\w\-]*[^\W_])?"
 _EMAIL = rf"[^\W_][\w.+\-]{{0,63}}@{_LABEL}(?:\.{_LABEL})+"
-_TOKEN_COMPOUND = re.compile(
+_TOKEN_COMPOUND = (
     rf"(?P<link>{_URL}|{_EMAIL})"
     rf"|(?:(?<![^\s(\[{{$])\.(?=\d))?{_RUN_NUMBER}(?:['\u2019\-]{_RUN_NUMBER})*(?:(?<=\d)%)?"
-    r"|[^\w\s]|_+",
-    re.UNICODE,
+    r"|[^\w\s]|_+"
 )
 
 #: The clitics split off the end of a word, in their normalised (lower-case, ASCII ') form.
@@ -97,9 +97,14 @@ CLITICS = ("n't", "'s", "'m", "'ll", "'re", "'ve", "'d")
 
 # A word ending in a clitic: group 1 the stem (at least one character, ending in a letter or
 # digit), group 2 the clitic. Greedy stem, so only the last clitic is taken; repeat for more.
-_CLITIC_END = re.compile(
-    rf"(.*{_W})(n['\u2019]t|['\u2019](?:s|m|ll|re|ve|d))", re.UNICODE | re.IGNORECASE
-)
+_CLITIC_END = rf"(.*{_W})(n['\u2019]t|['\u2019](?:s|m|ll|re|ve|d))"
+
+
+@functools.cache
+def _compiled(pattern: str, flags: int = re.UNICODE) -> re.Pattern[str]:
+    """One of the expressions above, compiled on first use (each 2-4 ms, of every start where
+    they were compiled at import; a release uses one of the two token expressions, issue 50)."""
+    return re.compile(pattern, flags)
 
 
 @dataclass(frozen=True)
@@ -137,7 +142,8 @@ def _split_clitics(word: str, start: int) -> list[Token]:
     """``word`` (at offset ``start``) as its stem followed by its clitics, spans kept."""
     tail: list[Token] = []
     stem = word
-    while (m := _CLITIC_END.fullmatch(stem)) is not None:
+    clitic_end = _compiled(_CLITIC_END, re.UNICODE | re.IGNORECASE)
+    while (m := clitic_end.fullmatch(stem)) is not None:
         stem = m.group(1)
         tail.append(Token(m.group(2), start + len(stem), start + m.end(2), is_word=True))
     return [Token(stem, start, start + len(stem), is_word=True), *reversed(tail)]
@@ -169,7 +175,7 @@ def tokenize(text: str, *, compounds: bool = False) -> list[Token]:
     ['Up', '12.4%', 'at', '10:30', ',', 'see', 'www.x.org', '.']
     """
     out: list[Token] = []
-    for m in (_TOKEN_COMPOUND if compounds else _TOKEN).finditer(text):
+    for m in _compiled(_TOKEN_COMPOUND if compounds else _TOKEN).finditer(text):
         s = m.group(0)
         # a word run starts with a letter or digit; a punctuation token is one character or a
         # run of underscores (the any() only runs for those)
