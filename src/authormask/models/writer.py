@@ -63,7 +63,7 @@ import re
 import threading
 import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -227,8 +227,8 @@ class _Tables:
     word_class: NDArray[np.int16]
     class_bigram: NDArray[np.float64]
     trigrams: _Trigrams
-    pair: dict[tuple[str, str], list[tuple[str, ...]]]
-    after: dict[str, list[tuple[str, ...]]]
+    pair: Mapping[tuple[str, str], list[tuple[str, ...]]]
+    after: Mapping[str, list[tuple[str, ...]]]
     overall: list[tuple[str, ...]]
     tokens_sha256: str
 
@@ -400,24 +400,93 @@ def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
     if checked is None:
         return None
     arrays, vocab = checked
-    offsets = arrays["gap_offsets"].tolist()
-    flat = [vocab[i] for i in arrays["gap_tokens"].tolist()]
-    gaps = [tuple(flat[offsets[j] : offsets[j + 1]]) for j in range(len(offsets) - 1)]
-    pair: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
-    for p, n, g in arrays["pair"].tolist():
-        pair[(vocab[p], vocab[n])].append(gaps[g])
-    after: dict[str, list[tuple[str, ...]]] = defaultdict(list)
-    for n, g in arrays["after"].tolist():
-        after[vocab[n]].append(gaps[g])
+    gaps = _StoredGaps(vocab, arrays["gap_tokens"], arrays["gap_offsets"])
     return _Tables(
         word_class=arrays["word_class"],
         class_bigram=arrays["class_bigram"],
         trigrams=_Trigrams(tuple(vocab), arrays["trigrams"], arrays["trigram_counts"]),
-        pair=dict(pair),
-        after=dict(after),
-        overall=[gaps[g] for g in arrays["overall"].tolist()],
+        pair=_StoredLists(gaps, arrays["pair"][:, :2], arrays["pair"][:, 2]),
+        after=_StoredLists(gaps, arrays["after"][:, :1], arrays["after"][:, 1]),
+        overall=[gaps.gap(g) for g in arrays["overall"].tolist()],
         tokens_sha256=bytes(arrays["tokens_sha256"]).decode("ascii"),
     )
+
+
+class _StoredGaps:
+    """The gaps of a prepared file (tokens by number, a flat table with offsets), each made a
+    tuple of its tokens when first read and kept (every list holding it holds that tuple)."""
+
+    def __init__(self, vocab: list[str], tokens: NDArray[Any], offsets: NDArray[Any]) -> None:
+        self.vocab = vocab
+        self.ids = {t: i for i, t in enumerate(vocab)}
+        self._tokens = tokens
+        self._offsets = offsets
+        self._made: dict[int, tuple[str, ...]] = {}
+
+    def gap(self, j: int) -> tuple[str, ...]:
+        """Gap ``j``."""
+        found = self._made.get(j)
+        if found is None:
+            start, end = int(self._offsets[j]), int(self._offsets[j + 1])
+            found = tuple(self.vocab[t] for t in self._tokens[start:end].tolist())
+            found = self._made.setdefault(j, found)
+        return found
+
+
+class _StoredLists(Mapping[Any, list[tuple[str, ...]]]):
+    """The candidate gaps of a prepared file under their key (a pair of tokens, or one token),
+    in the file's order, each list made when first read: the lists of every key, made as the
+    file was read, took 0.02-0.03 s of every start (issue 50); a text reads those of the
+    pairs of classes it meets."""
+
+    def __init__(self, gaps: _StoredGaps, keys: NDArray[Any], gap_ids: NDArray[Any]) -> None:
+        self._gaps = gaps
+        self._width = keys.shape[1]
+        v = len(gaps.vocab)
+        numbers = keys[:, 0].astype(np.int64)
+        if self._width == 2:
+            numbers = numbers * v + keys[:, 1]
+        order = np.argsort(numbers, kind="stable")  # a key's rows in the file's order
+        self._numbers = numbers[order]
+        self._gap_ids = gap_ids[order]
+        self._first_rows = order  # where each row stood in the file
+
+    def _number(self, key: Any) -> int | None:
+        ids = self._gaps.ids
+        if self._width == 1:
+            return ids.get(key) if isinstance(key, str) else None
+        if not (isinstance(key, tuple) and len(key) == 2):
+            return None
+        a, b = ids.get(key[0]), ids.get(key[1])
+        return None if a is None or b is None else a * len(self._gaps.vocab) + b
+
+    def __getitem__(self, key: Any) -> list[tuple[str, ...]]:
+        number = self._number(key)
+        if number is not None:
+            start = int(self._numbers.searchsorted(number, side="left"))
+            end = int(self._numbers.searchsorted(number, side="right"))
+            if end > start:
+                return [self._gaps.gap(j) for j in self._gap_ids[start:end].tolist()]
+        raise KeyError(key)
+
+    def _keys_in_order(self) -> list[Any]:
+        """The keys, in the order of their first row in the file (the order they were
+        written in)."""
+        numbers, first = np.unique(self._numbers, return_index=True)
+        rows = self._first_rows[first]
+        vocab, v = self._gaps.vocab, len(self._gaps.vocab)
+        keys: list[Any] = []
+        for number in numbers[np.argsort(rows, kind="stable")].tolist():
+            keys.append(
+                vocab[number] if self._width == 1 else (vocab[number // v], vocab[number % v])
+            )
+        return keys
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._keys_in_order())
+
+    def __len__(self) -> int:
+        return len(np.unique(self._numbers))
 
 
 _LEXICON_ID = re.compile(r"(\d+) words, sha256 ([0-9a-f]{16})([0-9a-f]*)\s*$")
