@@ -110,6 +110,9 @@ def test_help_imports_nothing_heavy() -> None:
         ("-2", "epsilon must be a finite number > 0, got -2.0"),
         ("nan", "epsilon must be a finite number > 0, got nan"),
         ("inf", "epsilon must be a finite number > 0, got inf"),
+        # helper-26: said "got inf" of 1e400
+        ("1e400", "'1e400' is out of range: it reads as inf"),
+        ("1e-400", "'1e-400' is out of range: it reads as 0"),
     ],
 )
 def test_every_epsilon_is_validated_the_same_way(

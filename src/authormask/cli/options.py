@@ -10,6 +10,7 @@ loader, ...) is imported when the command runs.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -79,9 +80,17 @@ class NumberType(click.ParamType):  # type: ignore[type-arg]
         if isinstance(value, float):
             return value
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
             self.fail(f"{value!r} is not a number", param, ctx)
+        # a number too large or too small for a float reads as inf or 0: said as written,
+        # not as what it became (`--epsilon 1e400` said "got inf")
+        text = str(value).strip().lower().lstrip("+-")
+        if (math.isinf(number) and not text.startswith("inf")) or (
+            number == 0 and any(c in "123456789" for c in text.split("e")[0])
+        ):
+            self.fail(f"{value!r} is out of range: it reads as {number:g}", param, ctx)
+        return number
 
 
 class EpsilonType(NumberType):
@@ -118,11 +127,11 @@ class EpsilonListType(click.ParamType):  # type: ignore[type-arg]
                 out.append(None)
                 continue
             try:
-                number = float(part)
+                float(part)
             except ValueError:
                 alt = " or 'none'" if self.allow_none else ""
                 self.fail(f"epsilon {part!r} is not a number{alt}", param, ctx)
-            out.append(EpsilonType().convert(number, param, ctx))
+            out.append(EpsilonType().convert(part, param, ctx))
         if not out:
             self.fail("give at least one epsilon", param, ctx)
         return tuple(out)
