@@ -174,3 +174,23 @@ def test_a_training_text_of_too_many_tokens_to_number_is_refused() -> None:
     )
     with pytest.raises(ValueError, match="distinct tokens"):
         writer_module._KneserNey(many, writer_module.DISCOUNT)
+
+
+def test_a_count_table_read_as_a_dict_holds_no_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Kneser-Ney count table is read by bisection, then as a dict once read often; from
+    then on it holds the dict only (helper-28: it kept the arrays too, a fifth more memory on a
+    long text), and every read gives what the arrays gave."""
+    monkeypatch.setattr(writer_module, "LOOKUP_READS", 4)
+    keys = np.array([3, 7, 2**40, 2**62 + 5], dtype=np.int64)
+    values = np.array([1, 2, 3, 4], dtype=np.int64)
+    lookup = writer_module._Lookup(keys, values)
+    probes = [3, 7, 2**40, 2**62 + 5, 0, 8, 2**63 - 1, -1]
+    expected = [1, 2, 3, 4, 0, 0, 0, 0]
+    assert [lookup.get(k) for k in probes] == expected  # the arrays, then the dict
+    assert [lookup.get(k) for k in probes] == expected
+    assert lookup[7] == 2 and lookup.get(8, -5) == -5
+    held = [getattr(lookup, name, None) for name in type(lookup).__slots__]
+    assert not any(isinstance(x, (np.ndarray, tuple)) for x in held)
+    assert any(isinstance(x, dict) and len(x) == 4 for x in held)
+    with pytest.raises(KeyError):
+        lookup[8]

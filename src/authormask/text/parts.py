@@ -32,7 +32,7 @@ def _ws() -> re.Pattern[str]:
     """A whitespace character a part may end after: not a ``\\r`` before a ``\\n`` or before
     a character cleaning removes (which may lie between it and its ``\\n``), nor a ``\\r``
     whose next character has not arrived yet (compiled on first use: only a part longer than
-    :data:`PART_CHARS` needs it; 5 ms of every start, issue 50)."""
+    :data:`PART_CHARS` needs it; 5 ms of every start before, issue 50)."""
     return re.compile(f"[^\\S\\r]|\\r(?=[^\\n{INVISIBLE_IN_LINE_BREAK}])")
 
 
