@@ -2,8 +2,8 @@
 one library call in its own module. Command modules import click and :mod:`authormask.cli.options`
 only; their heavy dependencies are imported when they run, so ``authormask --help`` is instant.
 A command's module is imported when the command is named (``authormask obfuscate`` imports no
-other command's module: ``evaluate``'s options alone cost a release 0.03 s, issue 50), or when
-the commands are listed (``--help``)."""
+other command's module, issue 50), or when the commands are listed (``--help``, or a name that
+is no command)."""
 
 from __future__ import annotations
 
