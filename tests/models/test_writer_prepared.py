@@ -274,6 +274,39 @@ def test_the_noun_lexicons_description_names_its_words_exactly(glove_20k) -> Non
     )
 
 
+def test_other_words_under_a_lexicons_description_are_not_taken_for_its_words(
+    glove_20k,
+) -> None:
+    """helper-25: words of the same number as a lexicon's, passed with its description, were
+    taken for its words by their count alone, so they got its prepared writer (whose
+    statement names the lexicon's words) in a file and in the process. Only the very set the
+    process loaded (its hash checked against it) is named by the description now; any other
+    set names its own tables, in the file's key and in the process's."""
+    from authormask.models.lexicon import load_noun_lexicon
+
+    lexicon = load_noun_lexicon(glove_20k, frozenset(default_stopwords()))
+    description = lexicon.describe()
+    swapped = sorted(lexicon.nouns)
+    outside = next(w for w in glove_20k.words if w not in lexicon.nouns)
+    forged = frozenset([*swapped[1:], outside])  # as many words, one of them another
+    assert len(forged) == len(lexicon.nouns)
+    assert writer_module._names_its_words((lexicon.nouns, description))
+    assert not writer_module._names_its_words((forged, description))
+    copy = frozenset(set(lexicon.nouns))  # the same words, not the set the lexicon vouched for
+    assert not writer_module._names_its_words((copy, description))
+    words = frozenset(default_stopwords())
+    assert writer_module._tables_key(glove_20k, words, (forged, description)) != (
+        writer_module._tables_key(glove_20k, words, (lexicon.nouns, description))
+    )
+    # the same words under the same description name the same tables, vouched for or not
+    assert writer_module._tables_key(glove_20k, words, (copy, description)) == (
+        writer_module._tables_key(glove_20k, words, (frozenset(set(copy)), description))
+    )
+    assert writer_module._released_id((forged, description)) != writer_module._released_id(
+        (lexicon.nouns, description)
+    )
+
+
 def test_the_content_prior_is_each_classs_log_softmax(prepared) -> None:
     """``content_prior``'s third array: within each class, the word prior normalised as a log
     softmax over the class's finite rows (-inf rows left), computed here per class by a mask

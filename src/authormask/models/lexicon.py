@@ -403,6 +403,28 @@ def load_noun_lexicon(
         return lexicon
 
 
+def verified_digest(nouns: frozenset[str]) -> str | None:
+    """The SHA-256 of ``nouns`` where they are (the very set of) a lexicon this process loaded
+    or built with :func:`load_noun_lexicon`, whose hash was computed from, or checked against,
+    its words; else None (a set passed in from elsewhere is not vouched for).
+
+    Parameters
+    ----------
+    nouns
+        The words.
+
+    Returns
+    -------
+    str or None
+        The SHA-256 of the sorted words, one per line.
+    """
+    with _LOCK:
+        for lexicon in _LEXICONS.values():
+            if lexicon.nouns is nouns:
+                return lexicon.nouns_sha256
+    return None
+
+
 def write_tags_file(path: Path) -> int:
     """Tag the writer's packaged corpus and write its tag counts to ``path`` (what is packaged
     as :data:`TAGS_FILE`): one word per line, sorted, so a change reads as a diff.

