@@ -35,16 +35,22 @@ def test_may_declare_is_true_for_every_group_that_has_entry_points() -> None:
     assert not _distributions.may_declare("authormask.no-such-group")
 
 
-def _probe(path: Path, code: str) -> str:
+def _python(code: str, env: dict[str, str] | None = None) -> str:
+    """What ``code`` prints in a fresh interpreter (with ``env``, else this one's)."""
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         check=True,
         timeout=120,
-        env={"PYTHONPATH": str(path), "PATH": ""},
+        env=env,
     )
     return out.stdout.strip()
+
+
+def _probe(path: Path, code: str) -> str:
+    """What ``code`` prints with only ``path`` added to the interpreter's path."""
+    return _python(code, {"PYTHONPATH": str(path), "PATH": ""})
 
 
 @pytest.mark.parametrize("header", ["[amtest.group]", "[ amtest.group ]"])
@@ -89,10 +95,7 @@ def test_the_backports_finder_of_the_same_folders_is_no_reason_to_doubt() -> Non
         "getattr(f, '__module__', '') for f in sys.meta_path), "
         "d.may_declare('authormask.no-such-group'))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert out.stdout.split() == ["True", "False"]
+    assert _python(code).split() == ["True", "False"]
 
 
 def _dist(root: Path, folder: str, files: dict[str, bytes]) -> None:
@@ -154,10 +157,7 @@ def test_a_path_like_entry_on_the_path_defers_to_importlib(tmp_path: Path) -> No
         "from authormask import _distributions as d\nimport authormask as am\n"
         "print(d.version('am-probe'), d.may_declare('amtest.group'), len(am.mechanism_names()))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    version, declared, count = out.stdout.split()
+    version, declared, count = _python(code).split()
     assert (version, declared) == ("1.2.3", "True") and int(count) >= 14
 
 
