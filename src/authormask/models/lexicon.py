@@ -60,6 +60,7 @@ import numpy as np
 from authormask.embeddings import Embeddings
 from authormask.embeddings.vocabulary import describe_filter
 from authormask.exceptions import InputError, InvalidParameterError
+from authormask.models._vouched import vouch
 
 __all__ = [
     "MIN_COUNT",
@@ -400,29 +401,8 @@ def load_noun_lexicon(
                 if path is not None:
                     _write_prepared(path, lexicon.nouns)
             _LEXICONS[key] = lexicon
+            vouch(lexicon.nouns, lexicon.nouns_sha256)  # hashed from, or checked against, them
         return lexicon
-
-
-def verified_digest(nouns: frozenset[str]) -> str | None:
-    """The SHA-256 of ``nouns`` where they are (the very set of) a lexicon this process loaded
-    or built with :func:`load_noun_lexicon`, whose hash was computed from, or checked against,
-    its words; else None (a set passed in from elsewhere is not vouched for).
-
-    Parameters
-    ----------
-    nouns
-        The words.
-
-    Returns
-    -------
-    str or None
-        The SHA-256 of the sorted words, one per line.
-    """
-    with _LOCK:
-        for lexicon in _LEXICONS.values():
-            if lexicon.nouns is nouns:
-                return lexicon.nouns_sha256
-    return None
 
 
 def write_tags_file(path: Path) -> int:

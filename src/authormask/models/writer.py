@@ -74,6 +74,7 @@ from numpy.typing import NDArray
 from authormask._distributions import version as installed_version
 from authormask._version import __version__
 from authormask.embeddings._base import Embeddings
+from authormask.models._vouched import vouched_digest
 from authormask.text.canonical import SENTENCE_END, canonical_tokens
 from authormask.text.tokens import CLITICS
 
@@ -1054,7 +1055,7 @@ def _names_its_words(released: tuple[frozenset[str], str]) -> bool:
     """Whether the description of the released words ends with their number and the SHA-256
     of the sorted words (as a noun lexicon's does) and the words are a lexicon this process
     loaded, whose hash was checked against them (:func:`~authormask.models.lexicon.
-    verified_digest`): the description then names them exactly (a hash of 94,000 sorted words
+    vouched_digest`): the description then names them exactly (a hash of 94,000 sorted words
     is what the check saves). Words from elsewhere under a lexicon's description are not
     taken for its words (helper-25: the description alone would have named another set's
     prepared tables)."""
@@ -1063,9 +1064,7 @@ def _names_its_words(released: tuple[frozenset[str], str]) -> bool:
         return False
     if int(m.group(1)) != len(released[0]):
         return False
-    from authormask.models.lexicon import verified_digest
-
-    return verified_digest(released[0]) == m.group(2) + m.group(3)
+    return vouched_digest(released[0]) == m.group(2) + m.group(3)
 
 
 def _released_id(released: tuple[frozenset[str], str] | None) -> str:
