@@ -325,9 +325,22 @@ SUMMARY_WIDTH = 100
 
 
 def _first(text: str, width: int = SUMMARY_WIDTH) -> str:
-    """The first clause of ``text`` (up to its first ``;``), cut at a word before ``width``
-    characters with an ellipsis when longer."""
-    clause = text.split("; ", 1)[0].strip()
+    """The first clause of ``text`` (up to its first ``;`` outside brackets), cut at a word
+    before ``width`` characters with an ellipsis when longer.
+
+    >>> _first("seeded (reproducible; keep the seed secret); more")
+    'seeded (reproducible; keep the seed secret)'
+    """
+    depth, end = 0, len(text)
+    for i, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and text.startswith("; ", i):
+            end = i
+            break
+    clause = text[:end].strip()
     if len(clause) <= width:
         return clause
     cut = clause.rfind(" ", 0, width - 1)
