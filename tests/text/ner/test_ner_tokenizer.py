@@ -34,7 +34,20 @@ def rules(nlp: Any) -> TokenizerRules:
 
 @pytest.fixture(scope="module")
 def tokenizer(rules: TokenizerRules) -> Tokenizer:
-    return Tokenizer(rules)
+    # its expressions made from the code kept for them, read back through JSON, as a prepared
+    # recogniser's are: every test below compares them with spaCy's
+    return Tokenizer(rules, compiled=json.loads(json.dumps(rules.compiled())))
+
+
+def test_kept_expressions_are_the_very_programs_re_compiles(rules: TokenizerRules) -> None:
+    kept = json.loads(json.dumps(rules.compiled()))
+    assert sorted(kept) == ["infix", "prefix", "suffix", "url_match"]  # token_match is None
+    tokenizer = Tokenizer(rules, compiled=kept)
+    plain = Tokenizer(rules)
+    for name, method in (("prefix", "_prefix"), ("suffix", "_suffix"), ("infix", "_infix")):
+        made, compiled = getattr(tokenizer, method).__self__, getattr(plain, method).__self__
+        assert made is not compiled  # not re's cache: made from the code kept
+        assert made == compiled == re.compile(getattr(rules, name))  # flags, pattern, code
 
 
 def _differences(nlp: Any, tokenizer: Tokenizer, text: str) -> list[str]:

@@ -1,14 +1,16 @@
 """The recogniser prepared once from the packaged pipeline into a file, read after without spaCy.
 
 Preparing loads the pipeline with spaCy (about two seconds, once per installation) and writes
-its tokenizer's rules, the ``ner`` component's weights, the vectors' key table, the norm tables
-and spaCy's reserved strings to ``ner-<key>.npz`` in the cache folder
-(:func:`~authormask.embeddings.cache.default_cache_dir`); the vectors themselves are read
-memory-mapped from the pipeline package's own ``vocab/vectors`` file (a ``.npy``). The key is
-a digest of this file format, of the package files it is made from (name, size, time of last
-change) and of spaCy's installation, so a pipeline or spaCy installed again is prepared again. A
-file that is damaged, of another key or inconsistent (the digest of its arrays, each array's
-type and shape) is not read: the recogniser is prepared again. Never a pickle.
+its tokenizer's rules (with its expressions as this interpreter compiles them, so that a release
+does not compile them again: :mod:`authormask.text._compiled`), the ``ner`` component's weights,
+the vectors' key table, the norm tables and spaCy's reserved strings to ``ner-<key>.npz`` in the
+cache folder (:func:`~authormask.embeddings.cache.default_cache_dir`); the vectors themselves
+are read memory-mapped from the pipeline package's own ``vocab/vectors`` file (a ``.npy``). The
+key is a digest of this file format, of the interpreter, of the package files it is made from
+(name, size, time of last change) and of spaCy's installation, so a pipeline or spaCy installed
+again is prepared again. A file that is damaged, of another key or inconsistent (the digest of
+its arrays, each array's type and shape) is not read: the recogniser is prepared again. Never a
+pickle.
 
 Where the cache folder cannot be written, or another user could write it (a file planted there
 would decide what is found), the recogniser is prepared in memory, each process, with a warning.
@@ -33,6 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from authormask.text._compiled import INTERPRETER
 from authormask.text.ner.network import ARRAYS, Network
 from authormask.text.ner.tokenizer import Tokenizer, TokenizerRules
 
@@ -41,7 +44,7 @@ __all__ = ["FORMAT", "PackagedRecogniser", "load_recogniser_files", "pipeline_di
 log = logging.getLogger(__name__)
 
 #: the prepared file's format
-FORMAT = "authormask-ner/1"
+FORMAT = "authormask-ner/2"
 #: the package files the prepared recogniser is made from (their size and time enter its key)
 _SOURCES = (
     "config.cfg",
@@ -90,11 +93,13 @@ def pipeline_dir() -> Path:
 
 
 def _key(folder: Path) -> str:
-    """The prepared file's key: the format, the source files' sizes and times, spaCy's, and the
-    code that prepares and reads the file (this package's three modules)."""
+    """The prepared file's key: the format, the interpreter (whose compiled expressions the file
+    keeps), the source files' sizes and times, spaCy's, and the code that prepares and reads the
+    file (this package's three modules and :mod:`authormask.text._compiled`)."""
     digest = hashlib.sha256(FORMAT.encode("ascii"))
+    digest.update(f"{INTERPRETER}\0".encode())
     here = Path(__file__).parent
-    for module in ("prepared.py", "network.py", "tokenizer.py"):
+    for module in ("prepared.py", "network.py", "tokenizer.py", "../_compiled.py"):
         digest.update((here / module).read_bytes())
     for name in _SOURCES:
         st = (folder / name).stat()
@@ -186,13 +191,15 @@ def _from_spacy() -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
         "norm_keys": np.fromiter(table.keys(), dtype=np.uint64, count=len(table)),
     }
     arrays = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
+    rules = TokenizerRules.from_spacy(nlp.tokenizer)
     meta = {
         "format": FORMAT,
         "moves": [ner.moves.get_class_name(i) for i in range(ner.moves.n_moves)],
         "symbols": {str(k): int(v) for k, v in IDS.items()},
         "norm_values": [str(v) for v in table.values()],
         "base_norms": {str(k): str(v) for k, v in BASE_NORMS.items()},
-        "tokenizer": TokenizerRules.from_spacy(nlp.tokenizer).to_json(),
+        "tokenizer": rules.to_json(),
+        "compiled": rules.compiled(),
         "vectors_shape": list(vectors.data.shape),
     }
     return arrays, meta
@@ -329,7 +336,9 @@ class PackagedRecogniser:
         for array in arrays.values():
             if array.flags.writeable:
                 array.setflags(write=False)
-        self.tokenizer = Tokenizer(TokenizerRules.from_json(meta["tokenizer"]))
+        self.tokenizer = Tokenizer(
+            TokenizerRules.from_json(meta["tokenizer"]), compiled=meta.get("compiled")
+        )
         self.network = Network(
             arrays, meta["moves"], meta["symbols"], meta["norm_values"], meta["base_norms"]
         )

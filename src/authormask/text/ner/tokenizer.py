@@ -42,6 +42,8 @@ from operator import add, contains
 from types import MappingProxyType
 from typing import Any
 
+from authormask.text._compiled import restored, stored
+
 __all__ = ["Tokenizer", "TokenizerRules", "Tokens"]
 
 #: the longest chunk whose tokens are kept
@@ -138,6 +140,24 @@ class TokenizerRules:
             },
         }
         return json.dumps(data, ensure_ascii=False, indent=0)
+
+    def compiled(self) -> dict[str, Any]:
+        """The expressions compiled by this interpreter, as a prepared file keeps them for
+        :class:`Tokenizer` (``compiled``): each :func:`authormask.text._compiled.stored`.
+
+        Returns
+        -------
+        dict
+            Each expression's name (``prefix``...) to its JSON-able entry; an expression that is
+            None, or that this interpreter cannot keep, has none.
+        """
+        kept: dict[str, Any] = {}
+        for name in _METHODS:
+            pattern = getattr(self, name)
+            entry = None if pattern is None else stored(pattern)
+            if entry is not None:
+                kept[name] = entry
+        return kept
 
     @classmethod
     def from_json(cls, text: str) -> TokenizerRules:
@@ -327,6 +347,10 @@ class Tokenizer:
     cache_size
         How many chunks' tokens are kept (the first chunks met, of at most 64 characters each;
         spaCy keeps 10,000).
+    compiled
+        The expressions kept compiled (:meth:`TokenizerRules.compiled`, read back from a
+        prepared file): each one kept by this interpreter for this very expression is made
+        without compiling it again (:mod:`authormask.text._compiled`); any other is compiled.
 
     Raises
     ------
@@ -334,18 +358,30 @@ class Tokenizer:
         If ``cache_size`` is below 1.
     """
 
-    def __init__(self, rules: TokenizerRules, *, cache_size: int = 32_768) -> None:
+    def __init__(
+        self,
+        rules: TokenizerRules,
+        *,
+        cache_size: int = 32_768,
+        compiled: Mapping[str, object] | None = None,
+    ) -> None:
         if cache_size < 1:
             raise ValueError(f"cache_size must be at least 1, not {cache_size}")
         self.rules = rules
         self._cache_size = cache_size
-        self._prefix = None if rules.prefix is None else re.compile(rules.prefix).search
-        self._suffix = None if rules.suffix is None else re.compile(rules.suffix).search
-        self._infix = None if rules.infix is None else re.compile(rules.infix).finditer
-        self._token_match = (
-            None if rules.token_match is None else re.compile(rules.token_match).match
-        )
-        self._url_match = None if rules.url_match is None else re.compile(rules.url_match).match
+        kept = {} if compiled is None else compiled
+
+        def expression(name: str) -> re.Pattern[str] | None:
+            pattern: str | None = getattr(rules, name)
+            return None if pattern is None else restored(kept.get(name), pattern)
+
+        prefix, suffix, infix = expression("prefix"), expression("suffix"), expression("infix")
+        token_match, url_match = expression("token_match"), expression("url_match")
+        self._prefix = None if prefix is None else prefix.search
+        self._suffix = None if suffix is None else suffix.search
+        self._infix = None if infix is None else infix.finditer
+        self._token_match = None if token_match is None else token_match.match
+        self._url_match = None if url_match is None else url_match.match
         # a special case's own tokens (for a whole chunk, or what its affixes leave)
         self._specials: dict[str, _Split] = {}
         for string, case in rules.rules.items():
