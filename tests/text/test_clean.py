@@ -73,6 +73,18 @@ def test_precomputed_table_equals_the_scan() -> None:
     assert precomputed.REMOVED == clean_module._removed_code_points()
 
 
+def test_the_ascii_test_of_a_change_is_the_whole_class_on_ascii() -> None:
+    # an ASCII text is tested by a small class (the whole one is compiled on first use by a
+    # text that is not ASCII): the two agree on every ASCII character, alone and in a text
+    whole = clean_module._any()
+    for cp in range(128):
+        char = chr(cp)
+        assert (clean_module._ASCII_ANY.search(char) is None) == (whole.search(char) is None)
+        assert clean_module._may_change(f"plain {char} text") == (whole.search(char) is not None)
+    assert not clean_module._may_change("a plain line\n")
+    assert clean_module._may_change("caf\u00e9\u00a0ok") and clean_module._may_change("x\ty")
+
+
 def test_nothing_invisible_is_left_anywhere_in_the_code_space() -> None:
     """Every code point, each after a letter: the result holds none of them, and cleaning is a
     fixed point (so doing it twice, in two layers, changes nothing)."""

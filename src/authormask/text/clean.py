@@ -180,11 +180,31 @@ _BMP = [(a, min(b, 0xFFFF)) for a, b in _ALL if a <= 0xFFFF]
 _ASTRAL_RANGES = [(max(a, 0x10000), b) for a, b in _ALL if b > 0xFFFF]
 _ASTRAL_FIRSTS = [a for a, _ in _ASTRAL_RANGES]
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-#: a character that steps 1-3 may change (to skip their work on a text that has none)
-_ANY = re.compile(
-    f"[{_escaped(_BMP)}\t\r\v\f\x1c-\x1f\x85\u2028\u2029\u00a0\u1680\u2000-\u200a\u202f"
-    f"\u205f\u3000{SPACE_LIKE}\U00010000-\U0010ffff]"
+#: the characters steps 1-3 may change besides the removed ones of the BMP (class body)
+_CHANGED = (
+    "\t\r\v\f\x1c-\x1f\x85\u2028\u2029\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+    f"{SPACE_LIKE}\U00010000-\U0010ffff"
 )
+
+
+@functools.cache
+def _any() -> re.Pattern[str]:
+    """A character that steps 1-3 may change (to skip their work on a text that has none;
+    compiled on first use, by the first text that is not ASCII: 6 ms)."""
+    return re.compile(f"[{_escaped(_BMP)}{_CHANGED}]")
+
+
+#: the ASCII characters of :func:`_any`'s class: the removed controls and those steps 1 and 2
+#: write (every ASCII control but the line feed)
+_ASCII_ANY = re.compile(
+    f"[{_escaped([(a, min(b, 0x7F)) for a, b in _BMP if a <= 0x7F])}\t\r\v\f\x1c-\x1f]"
+)
+
+
+def _may_change(text: str) -> bool:
+    """Whether ``text`` has a character that steps 1-3 may change."""
+    pattern = _ASCII_ANY if text.isascii() else _any()
+    return pattern.search(text) is not None
 
 
 @functools.cache
@@ -285,7 +305,7 @@ def _astral(match: re.Match[str]) -> str:
 
 def _strip(text: str) -> str:
     """Steps 1-4 (module notes)."""
-    if _ANY.search(text) is not None:
+    if _may_change(text):
         # a \r and its \n, whatever invisible lies between, are one break
         text = _removed_run().sub("", join_line_breaks(text).translate(_LINE_BREAKS))
         if _ASTRAL.search(text):
