@@ -3,9 +3,7 @@ an environment whose scripts folder is not on ``PATH``."""
 
 from __future__ import annotations
 
-import sys
-
-from authormask.cli.main import main
+from authormask.cli.main import run
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    run()
