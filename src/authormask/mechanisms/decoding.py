@@ -176,7 +176,9 @@ def frequency_log_prior(
     """
     prior = -np.log1p(np.arange(len(words), dtype=np.float64))
     if excluded:
-        prior[[i for i, w in enumerate(words) if w in excluded]] = -np.inf
+        prior[
+            np.fromiter(map(excluded.__contains__, words), dtype=bool, count=len(words))
+        ] = -np.inf
     return prior
 
 
@@ -529,7 +531,9 @@ class SequenceDecoder(_Indexed):
         self._allowed = _allowed(self.within)
         self.prior_name = prior_name
         self.candidates = min(int(candidates), n)
-        self._w64 = embeddings.vectors.astype(np.float64)
+        # the candidates' vectors are widened to float64 where their distances are taken (the
+        # same values: a 40 MB float64 copy of the vocabulary was made here for every release)
+        self._vectors = embeddings.vectors
 
     @staticmethod
     def check_weight(weight: object) -> float:
@@ -590,7 +594,8 @@ class SequenceDecoder(_Indexed):
             )
         for s in range(0, z.shape[0], _DISTANCE_BLOCK):
             c = cand[s : s + _DISTANCE_BLOCK]
-            dist = np.linalg.norm(self._w64[c] - z[s : s + _DISTANCE_BLOCK, None, :], axis=2)
+            near = self._vectors[c].astype(np.float64)
+            dist = np.linalg.norm(near - z[s : s + _DISTANCE_BLOCK, None, :], axis=2)
             # every position has a candidate of prior > 0 (candidate_rows)
             emit[s : s + _DISTANCE_BLOCK] = self.within[c] - self.epsilon * dist
         start = 0

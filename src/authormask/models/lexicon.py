@@ -46,6 +46,7 @@ import hashlib
 import itertools
 import json
 import logging
+import operator
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -312,7 +313,7 @@ def _read_prepared(path: Path) -> tuple[frozenset[str], str] | None:
         return None
     lines = body.split("\n")
     nouns = frozenset(lines)
-    if not all(a < b for a, b in itertools.pairwise(lines)):
+    if not all(map(operator.lt, lines, itertools.islice(lines, 1, None))):  # each after the last
         digest = hashlib.sha256("\n".join(sorted(nouns)).encode("utf-8")).hexdigest()
     return nouns, digest
 
