@@ -226,29 +226,53 @@ def test_the_prepared_writer_is_named_by_its_training_texts_bytes(
     assert writer_module._tables_key(glove_20k, words, None) != before
 
 
-def test_a_prepared_writer_holds_its_trigrams_in_order_and_an_older_file_is_still_read(
+def _resigned(arrays: dict[str, np.ndarray], path: Path) -> Path:
+    """``arrays`` written to ``path`` with their own digest (as a consistent file would be)."""
+    arrays = {k: v for k, v in arrays.items() if k != "digest"}
+    digest = writer_module._arrays_digest(arrays).encode("ascii")
+    with open(path, "wb") as fh:
+        np.savez(fh, digest=np.frombuffer(digest, dtype=np.uint8), **arrays)
+    return path
+
+
+def test_a_prepared_writer_holds_its_trigrams_in_order_and_their_kneser_ney_counts(
     glove_20k, prepared, tmp_path: Path
 ) -> None:
-    """The trigrams are written in the order of their numbers, so a reader checks each is
-    there once by its neighbour; a file written before (in another order) is still read, by
-    the slower check."""
+    """The trigrams are written in the order of their numbers (a reader checks each is there
+    once by its neighbour) with the Kneser-Ney counts derived from them, which a reader takes
+    as they are: they are those the trigrams give, and a file whose trigrams are out of order
+    or whose counts are not keyed in order is prepared again."""
     _, path = prepared
     with np.load(path, allow_pickle=False) as found:
         arrays = {name: np.array(found[name]) for name in found.files}
-    n_tokens = len(bytes(arrays["tokens"]).decode("utf-8").split("\0"))
-    numbers = writer_module._trigram_numbers(arrays["trigrams"], n_tokens)
+    tokens = tuple(bytes(arrays["tokens"]).decode("utf-8").split("\0"))
+    numbers = writer_module._trigram_numbers(arrays["trigrams"], len(tokens))
     assert bool(np.all(numbers[1:] > numbers[:-1]))
-    shuffled = np.random.default_rng(0).permutation(len(numbers))
-    arrays["trigrams"] = arrays["trigrams"][shuffled]
-    arrays["trigram_counts"] = arrays["trigram_counts"][shuffled]
-    arrays.pop("digest")
-    digest = writer_module._arrays_digest(arrays).encode("ascii")
-    older = tmp_path / path.name
-    with open(older, "wb") as fh:
-        np.savez(fh, digest=np.frombuffer(digest, dtype=np.uint8), **arrays)
-    read = writer_module._read_tables(older, len(glove_20k), _key(path))
-    assert read is not None
+    derived = writer_module._kn_counts(
+        writer_module._Trigrams(tokens, arrays["trigrams"], arrays["trigram_counts"])
+    )
+    assert sorted(derived) == sorted(k for k in arrays if k.startswith("kn_"))
+    for name, values in derived.items():
+        assert np.array_equal(arrays[name], values), name
+    read = writer_module._read_tables(path, len(glove_20k), _key(path))
+    assert read is not None and read.trigrams.kn is not None
     assert dict(read.trigrams.items()) == dict(prepared[0].tables.trigrams.items())
+    shuffled = np.random.default_rng(0).permutation(len(numbers))
+    out_of_order = {
+        **arrays,
+        "trigrams": arrays["trigrams"][shuffled],
+        "trigram_counts": arrays["trigram_counts"][shuffled],
+    }
+    older = _resigned(out_of_order, tmp_path / "shuffled.npz")
+    assert writer_module._read_tables(older, len(glove_20k), _key(path)) is None
+    swapped = arrays["kn_pair_keys"].copy()
+    swapped[[0, 1]] = swapped[[1, 0]]
+    unordered = _resigned({**arrays, "kn_pair_keys": swapped}, tmp_path / "unordered.npz")
+    assert writer_module._read_tables(unordered, len(glove_20k), _key(path)) is None
+    zero = arrays["kn_ctx1_types"].copy()
+    zero[0] = 0
+    none_seen = _resigned({**arrays, "kn_ctx1_types": zero}, tmp_path / "zero.npz")
+    assert writer_module._read_tables(none_seen, len(glove_20k), _key(path)) is None
 
 
 def test_the_noun_lexicons_description_names_its_words_exactly(glove_20k) -> None:

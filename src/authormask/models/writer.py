@@ -64,7 +64,7 @@ import threading
 import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +183,7 @@ class WriterIdentity:
 
 #: the prepared writer's file format (a change of what is stored or how it is trained renames
 #: every prepared file: they are keyed by it)
-TABLES_FORMAT = "authormask-writer-tables/1"
+TABLES_FORMAT = "authormask-writer-tables/2"
 
 
 @dataclass(frozen=True)
@@ -197,6 +197,9 @@ class _Trigrams:
     tokens: tuple[str, ...]
     ids: NDArray[np.int32]
     counts: NDArray[np.int64]
+    #: the Kneser-Ney counts derived from them (:func:`_kn_counts`), as a prepared writer keeps
+    #: them; None: derived when the model is made
+    kn: Mapping[str, NDArray[np.int64]] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_counter(cls, c3: Counter[tuple[str, str, str]]) -> _Trigrams:
@@ -275,10 +278,15 @@ def _tables_arrays(tables: _Tables) -> dict[str, NDArray[Any]] | None:
     # by comparing neighbours (np.unique sorted them: a tenth of reading the file)
     ids = np.array(trigrams, dtype=np.int32).reshape(-1, 3)
     order = np.argsort(_trigram_numbers(ids, len(vocab)), kind="stable")
+    ids, ordered_counts = ids[order], np.array(counts, dtype=np.int64)[order]
+    # the Kneser-Ney counts of the trigrams as numbered here, as a reader would derive them
+    # (four sorts of every trigram: 0.02 s of every start)
+    kn = _kn_counts(_Trigrams(tuple(vocab), ids, ordered_counts))
     return {
+        **kn,
         "tokens": np.frombuffer("\0".join(vocab).encode("utf-8"), dtype=np.uint8),
-        "trigrams": ids[order],
-        "trigram_counts": np.array(counts, dtype=np.int64)[order],
+        "trigrams": ids,
+        "trigram_counts": ordered_counts,
         "gap_tokens": np.array([vocab[t] for g in gaps for t in g], dtype=np.int32),
         "gap_offsets": offsets,
         "pair": np.array(pair, dtype=np.int32).reshape(-1, 3),
@@ -325,6 +333,31 @@ _TABLE_TYPES = {
     "word_class": ("i", 1),
     "tokens_sha256": ("u", 1),
     "key": ("u", 1),
+    **dict.fromkeys(
+        (
+            "kn_c3_keys",
+            "kn_c3_counts",
+            "kn_ctx2_keys",
+            "kn_ctx2_counts",
+            "kn_ctx2_types",
+            "kn_pair_keys",
+            "kn_pair_counts",
+            "kn_ctx1_keys",
+            "kn_ctx1_counts",
+            "kn_ctx1_types",
+            "kn_cont1_keys",
+            "kn_cont1_counts",
+        ),
+        ("i", 1),
+    ),
+}
+#: the Kneser-Ney counts' groups: each keys array (ascending) and the values under its keys
+_KN_GROUPS = {
+    "kn_c3_keys": ("kn_c3_counts",),
+    "kn_ctx2_keys": ("kn_ctx2_counts", "kn_ctx2_types"),
+    "kn_pair_keys": ("kn_pair_counts",),
+    "kn_ctx1_keys": ("kn_ctx1_counts", "kn_ctx1_types"),
+    "kn_cont1_keys": ("kn_cont1_counts",),
 }
 
 
@@ -387,8 +420,24 @@ def _checked_arrays(
     if len(set(vocab)) != n_tokens or n_tokens > _MAX_TOKENS:
         return None
     numbers = _trigram_numbers(arrays["trigrams"], n_tokens)
-    ascending = bool(np.all(numbers[1:] > numbers[:-1]))  # as written (each once)
-    if not ascending and len(np.unique(numbers)) != len(numbers):
+    if not bool(np.all(numbers[1:] > numbers[:-1])):  # as written: in order, each once
+        return None
+    # the Kneser-Ney counts: whole numbers, each key once and in order, a value per key, every
+    # count positive (a pair's, a context's...), the trigrams' own as stored
+    for keys_name, value_names in _KN_GROUPS.items():
+        keys = arrays[keys_name]
+        if keys.dtype != np.int64 or not bool(np.all(keys[1:] > keys[:-1])):
+            return None
+        for name in value_names:
+            values = arrays[name]
+            if values.dtype != np.int64 or values.shape != keys.shape:
+                return None
+            if values.size and int(values.min()) <= 0:
+                return None
+    if not (
+        np.array_equal(arrays["kn_c3_keys"], numbers)
+        and np.array_equal(arrays["kn_c3_counts"], arrays["trigram_counts"])
+    ):
         return None
     return arrays, vocab
 
@@ -405,7 +454,12 @@ def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
     return _Tables(
         word_class=arrays["word_class"],
         class_bigram=arrays["class_bigram"],
-        trigrams=_Trigrams(tuple(vocab), arrays["trigrams"], arrays["trigram_counts"]),
+        trigrams=_Trigrams(
+            tuple(vocab),
+            arrays["trigrams"],
+            arrays["trigram_counts"],
+            kn={name: arrays[name] for name in _TABLE_TYPES if name.startswith("kn_")},
+        ),
         pair=_StoredLists(gaps, arrays["pair"][:, :2], arrays["pair"][:, 2]),
         after=_StoredLists(gaps, arrays["after"][:, :1], arrays["after"][:, 1]),
         overall=[gaps.gap(g) for g in arrays["overall"].tolist()],
@@ -542,30 +596,18 @@ class _KneserNey:
             )
         self._v = v
         self._id = {t: i for i, t in enumerate(trigrams.tokens)}
-        ids = trigrams.ids.astype(np.int64).reshape(-1, 3)
-        n = trigrams.counts.astype(np.int64)
-        a, b, x = ids[:, 0], ids[:, 1], ids[:, 2]
-        numbers = _trigram_numbers(ids, v)
-        if bool(np.all(numbers[1:] > numbers[:-1])):  # as written (each once)
-            self.c3 = _Lookup(numbers, n)
-        else:
-            order = np.argsort(numbers, kind="stable")
-            self.c3 = _Lookup(numbers[order], n[order])
+        kn = _kn_counts(trigrams) if trigrams.kn is None else trigrams.kn
+        self.c3 = _Lookup(kn["kn_c3_keys"], kn["kn_c3_counts"])
         # per context (a, b): the tokens seen after it, and how many distinct ones
-        contexts, of_context = np.unique(a * v + b, return_inverse=True)
-        self.ctx2 = _counts(contexts, of_context, n)
-        self.types2 = _counts(contexts, of_context, None)
+        self.ctx2 = _Lookup(kn["kn_ctx2_keys"], kn["kn_ctx2_counts"])
+        self.types2 = _Lookup(kn["kn_ctx2_keys"], kn["kn_ctx2_types"])
         # per pair (b, x): the distinct tokens seen before it (its continuation count)
-        pairs, of_pair = np.unique(b * v + x, return_inverse=True)
-        cont2 = np.bincount(of_pair.reshape(-1), minlength=len(pairs)).astype(np.int64)
-        self.cont2 = _Lookup(pairs, cont2)
-        firsts, of_first = np.unique(pairs // v, return_inverse=True)
-        self.ctx1 = _counts(firsts, of_first, cont2)
-        self.types1 = _counts(firsts, of_first, None)
-        seconds, of_second = np.unique(pairs % v, return_inverse=True)
-        self.cont1 = _counts(seconds, of_second, None)
-        self.total1 = len(pairs)  # the continuation counts of every token, summed
-        self.size = len(seconds) + 1  # the types seen and one unseen
+        self.cont2 = _Lookup(kn["kn_pair_keys"], kn["kn_pair_counts"])
+        self.ctx1 = _Lookup(kn["kn_ctx1_keys"], kn["kn_ctx1_counts"])
+        self.types1 = _Lookup(kn["kn_ctx1_keys"], kn["kn_ctx1_types"])
+        self.cont1 = _Lookup(kn["kn_cont1_keys"], kn["kn_cont1_counts"])
+        self.total1 = len(kn["kn_pair_keys"])  # the continuation counts of every token, summed
+        self.size = len(kn["kn_cont1_keys"]) + 1  # the types seen and one unseen
 
     def p1(self, x: str) -> float:
         i = self._id.get(x)
@@ -596,6 +638,42 @@ class _KneserNey:
         return seen + self.d * self.types2[context] / n * self.p2(b, x)
 
 
+def _kn_counts(trigrams: _Trigrams) -> dict[str, NDArray[np.int64]]:
+    """The counts interpolated Kneser-Ney reads (:class:`_KneserNey`), by token number, each
+    group a keys array (ascending) and the values under its keys: the trigrams' counts
+    (``kn_c3``), per context ``(a, b)`` the count of its trigrams and of the distinct tokens
+    seen after it (``kn_ctx2``), per pair ``(b, x)`` the distinct tokens seen before it
+    (``kn_pair``), per token ``b`` the sum of its pairs' counts and their number (``kn_ctx1``),
+    per token ``x`` the number of pairs it ends (``kn_cont1``)."""
+    v = len(trigrams.tokens)
+    ids = trigrams.ids.astype(np.int64).reshape(-1, 3)
+    n = trigrams.counts.astype(np.int64)
+    a, b, x = ids[:, 0], ids[:, 1], ids[:, 2]
+    numbers = _trigram_numbers(ids, v)
+    if not bool(np.all(numbers[1:] > numbers[:-1])):  # not as a prepared writer writes them
+        order = np.argsort(numbers, kind="stable")
+        numbers, n, a, b, x = numbers[order], n[order], a[order], b[order], x[order]
+    contexts, of_context = np.unique(a * v + b, return_inverse=True)
+    pairs, of_pair = np.unique(b * v + x, return_inverse=True)
+    cont2 = _sums(len(pairs), of_pair, None)
+    firsts, of_first = np.unique(pairs // v, return_inverse=True)
+    seconds, of_second = np.unique(pairs % v, return_inverse=True)
+    return {
+        "kn_c3_keys": numbers,
+        "kn_c3_counts": n,
+        "kn_ctx2_keys": contexts,
+        "kn_ctx2_counts": _sums(len(contexts), of_context, n),
+        "kn_ctx2_types": _sums(len(contexts), of_context, None),
+        "kn_pair_keys": pairs,
+        "kn_pair_counts": cont2,
+        "kn_ctx1_keys": firsts,
+        "kn_ctx1_counts": _sums(len(firsts), of_first, cont2),
+        "kn_ctx1_types": _sums(len(firsts), of_first, None),
+        "kn_cont1_keys": seconds,
+        "kn_cont1_counts": _sums(len(seconds), of_second, None),
+    }
+
+
 def _trigram_numbers(ids: NDArray[Any], v: int) -> NDArray[np.int64]:
     """The number of each trigram ``(a, b, x)`` of token numbers: ``(a * v + b) * v + x``
     (``v`` at most :data:`_MAX_TOKENS`, so it fits in 64 bits)."""
@@ -603,18 +681,17 @@ def _trigram_numbers(ids: NDArray[Any], v: int) -> NDArray[np.int64]:
     return (t[:, 0] * v + t[:, 1]) * v + t[:, 2]
 
 
-def _counts(
-    keys: NDArray[np.int64], of_key: NDArray[np.intp], weights: NDArray[np.int64] | None
-) -> _Lookup:
-    """``keys[k]`` (ascending) -> the sum of ``weights`` over the rows ``i`` with
+def _sums(
+    size: int, of_key: NDArray[np.intp], weights: NDArray[np.int64] | None
+) -> NDArray[np.int64]:
+    """For each of ``size`` keys ``k``, the sum of ``weights`` over the rows ``i`` with
     ``of_key[i] == k`` (the number of such rows where ``weights`` is None)."""
     rows = of_key.reshape(-1)
     if weights is None:
-        sums = np.bincount(rows, minlength=len(keys)).astype(np.int64)
-    else:
-        sums = np.zeros(len(keys), dtype=np.int64)
-        np.add.at(sums, rows, weights)
-    return _Lookup(keys, sums)
+        return np.bincount(rows, minlength=size).astype(np.int64)
+    sums = np.zeros(size, dtype=np.int64)
+    np.add.at(sums, rows, weights)
+    return sums
 
 
 #: the reads of a :class:`_Lookup` after which it is read as a dict
