@@ -34,20 +34,25 @@ def rules(nlp: Any) -> TokenizerRules:
 
 @pytest.fixture(scope="module")
 def tokenizer(rules: TokenizerRules) -> Tokenizer:
-    # its expressions made from the code kept for them, read back through JSON, as a prepared
-    # recogniser's are: every test below compares them with spaCy's
-    return Tokenizer(rules, compiled=json.loads(json.dumps(rules.compiled())))
+    # made from what a prepared recogniser keeps, read back through JSON (its expressions from
+    # the code kept for them, its phrases as kept): every test below compares it with spaCy
+    return Tokenizer(rules, prepared=json.loads(json.dumps(Tokenizer(rules).prepared())))
 
 
 def test_kept_expressions_are_the_very_programs_re_compiles(rules: TokenizerRules) -> None:
-    kept = json.loads(json.dumps(rules.compiled()))
-    assert sorted(kept) == ["infix", "prefix", "suffix", "url_match"]  # token_match is None
-    tokenizer = Tokenizer(rules, compiled=kept)
     plain = Tokenizer(rules)
+    kept = json.loads(json.dumps(plain.prepared()))
+    assert sorted(kept["expressions"]) == ["infix", "prefix", "suffix", "url_match"]
+    tokenizer = Tokenizer(rules, prepared=kept)
     for name, method in (("prefix", "_prefix"), ("suffix", "_suffix"), ("infix", "_infix")):
         made, compiled = getattr(tokenizer, method).__self__, getattr(plain, method).__self__
         assert made is not compiled  # not re's cache: made from the code kept
         assert made == compiled == re.compile(getattr(rules, name))  # flags, pattern, code
+    # the phrases as kept are those found again, and anything else kept is found again
+    assert tokenizer._patterns == plain._patterns and len(plain._patterns) > 100
+    for phrases in (None, "x", [[]], [["a", 1]], [("a",)]):
+        again = Tokenizer(rules, prepared={"phrases": phrases, "expressions": 5})
+        assert again._patterns == plain._patterns
 
 
 def _differences(nlp: Any, tokenizer: Tokenizer, text: str) -> list[str]:

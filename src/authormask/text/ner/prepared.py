@@ -1,8 +1,9 @@
 """The recogniser prepared once from the packaged pipeline into a file, read after without spaCy.
 
 Preparing loads the pipeline with spaCy (about two seconds, once per installation) and writes
-its tokenizer's rules (with its expressions as this interpreter compiles them, so that a release
-does not compile them again: :mod:`authormask.text._compiled`), the ``ner`` component's weights,
+its tokenizer's rules (with its expressions as this interpreter compiles them and the special
+cases it looks for across tokens, so that a release does not make them again:
+:meth:`~authormask.text.ner.tokenizer.Tokenizer.prepared`), the ``ner`` component's weights,
 the vectors' key table, the norm tables and spaCy's reserved strings to ``ner-<key>.npz`` in the
 cache folder (:func:`~authormask.embeddings.cache.default_cache_dir`); the vectors themselves
 are read memory-mapped from the pipeline package's own ``vocab/vectors`` file (a ``.npy``). The
@@ -199,7 +200,7 @@ def _from_spacy() -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
         "norm_values": [str(v) for v in table.values()],
         "base_norms": {str(k): str(v) for k, v in BASE_NORMS.items()},
         "tokenizer": rules.to_json(),
-        "compiled": rules.compiled(),
+        "tokenizer_prepared": Tokenizer(rules).prepared(),
         "vectors_shape": list(vectors.data.shape),
     }
     return arrays, meta
@@ -337,7 +338,7 @@ class PackagedRecogniser:
             if array.flags.writeable:
                 array.setflags(write=False)
         self.tokenizer = Tokenizer(
-            TokenizerRules.from_json(meta["tokenizer"]), compiled=meta.get("compiled")
+            TokenizerRules.from_json(meta["tokenizer"]), prepared=meta.get("tokenizer_prepared")
         )
         self.network = Network(
             arrays, meta["moves"], meta["symbols"], meta["norm_values"], meta["base_norms"]

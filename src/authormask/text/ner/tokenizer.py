@@ -141,24 +141,6 @@ class TokenizerRules:
         }
         return json.dumps(data, ensure_ascii=False, indent=0)
 
-    def compiled(self) -> dict[str, Any]:
-        """The expressions compiled by this interpreter, as a prepared file keeps them for
-        :class:`Tokenizer` (``compiled``): each :func:`authormask.text._compiled.stored`.
-
-        Returns
-        -------
-        dict
-            Each expression's name (``prefix``...) to its JSON-able entry; an expression that is
-            None, or that this interpreter cannot keep, has none.
-        """
-        kept: dict[str, Any] = {}
-        for name in _METHODS:
-            pattern = getattr(self, name)
-            entry = None if pattern is None else stored(pattern)
-            if entry is not None:
-                kept[name] = entry
-        return kept
-
     @classmethod
     def from_json(cls, text: str) -> TokenizerRules:
         """Rules from the JSON text :meth:`to_json` writes.
@@ -280,6 +262,12 @@ class TokenizerRules:
         )
 
 
+def _is_phrase(phrase: object) -> bool:
+    """Whether ``phrase`` is a special case's tokens as :meth:`Tokenizer.prepared` keeps them:
+    a list of at least one string."""
+    return isinstance(phrase, list) and bool(phrase) and all(type(t) is str for t in phrase)
+
+
 def _is_token(token: object) -> bool:
     """Whether a JSON value is an ``[orth, norm or null]`` pair."""
     return (
@@ -347,10 +335,12 @@ class Tokenizer:
     cache_size
         How many chunks' tokens are kept (the first chunks met, of at most 64 characters each;
         spaCy keeps 10,000).
-    compiled
-        The expressions kept compiled (:meth:`TokenizerRules.compiled`, read back from a
-        prepared file): each one kept by this interpreter for this very expression is made
-        without compiling it again (:mod:`authormask.text._compiled`); any other is compiled.
+    prepared
+        What :meth:`prepared` kept of a tokenizer of the same rules (read back from a prepared
+        file): each expression kept compiled by this interpreter for this very expression is
+        made without compiling it again (:mod:`authormask.text._compiled`), any other is
+        compiled; the special cases looked for across tokens are taken as kept where they are
+        a list of token lists, else found again.
 
     Raises
     ------
@@ -363,17 +353,20 @@ class Tokenizer:
         rules: TokenizerRules,
         *,
         cache_size: int = 32_768,
-        compiled: Mapping[str, object] | None = None,
+        prepared: Mapping[str, Any] | None = None,
     ) -> None:
         if cache_size < 1:
             raise ValueError(f"cache_size must be at least 1, not {cache_size}")
         self.rules = rules
         self._cache_size = cache_size
-        kept = {} if compiled is None else compiled
+        kept = {} if prepared is None else prepared
+        expressions = kept.get("expressions")
+        if not isinstance(expressions, Mapping):
+            expressions = {}
 
         def expression(name: str) -> re.Pattern[str] | None:
             pattern: str | None = getattr(rules, name)
-            return None if pattern is None else restored(kept.get(name), pattern)
+            return None if pattern is None else restored(expressions.get(name), pattern)
 
         prefix, suffix, infix = expression("prefix"), expression("suffix"), expression("infix")
         token_match, url_match = expression("token_match"), expression("url_match")
@@ -395,6 +388,23 @@ class Tokenizer:
         self._keep = True
         # the special cases looked for again across tokens: each as the tokens that its string
         # gives without special cases (spaCy's PhraseMatcher patterns)
+        phrases = kept.get("phrases")
+        if isinstance(phrases, list) and all(_is_phrase(p) for p in phrases):
+            patterns = {tuple(p) for p in phrases}
+        else:
+            patterns = self._phrases()
+        self._patterns = frozenset(patterns)
+        lengths: dict[str, set[int]] = {}
+        for pattern in patterns:
+            lengths.setdefault(pattern[0], set()).add(len(pattern))
+        #: a pattern's first token -> the lengths of the patterns it starts, longest first
+        self._pattern_lengths = {
+            first: tuple(sorted(sizes, reverse=True)) for first, sizes in lengths.items()
+        }
+
+    def _phrases(self) -> set[tuple[str, ...]]:
+        """The special cases looked for again across tokens, each as its tokens (step 3)."""
+        rules = self.rules
         patterns: set[tuple[str, ...]] = set()
         for string in rules.rules:
             if (
@@ -407,14 +417,27 @@ class Tokenizer:
                 words = self._first_pass(string, {}, {})[0]
                 if words:
                     patterns.add(tuple(words))
-        self._patterns = frozenset(patterns)
-        lengths: dict[str, set[int]] = {}
-        for pattern in patterns:
-            lengths.setdefault(pattern[0], set()).add(len(pattern))
-        #: a pattern's first token -> the lengths of the patterns it starts, longest first
-        self._pattern_lengths = {
-            first: tuple(sorted(sizes, reverse=True)) for first, sizes in lengths.items()
-        }
+        return patterns
+
+    def prepared(self) -> dict[str, Any]:
+        """What a prepared file keeps so that a tokenizer of the same rules is made faster
+        (:class:`Tokenizer`'s ``prepared``; JSON-able): its expressions as this interpreter
+        compiles them (:func:`authormask.text._compiled.stored`), and the special cases looked
+        for across tokens (step 3), found once.
+
+        Returns
+        -------
+        dict
+            ``expressions`` (each expression's name to its entry; one that is None, or that
+            this interpreter cannot keep, has none) and ``phrases`` (token lists, sorted).
+        """
+        expressions: dict[str, Any] = {}
+        for name in _METHODS:
+            pattern = getattr(self.rules, name)
+            entry = None if pattern is None else stored(pattern)
+            if entry is not None:
+                expressions[name] = entry
+        return {"expressions": expressions, "phrases": [list(p) for p in sorted(self._patterns)]}
 
     def remember(self, keep: bool) -> None:
         """Keep the chunks read from now on, or keep none and forget those kept (``authormask
