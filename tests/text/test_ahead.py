@@ -66,6 +66,42 @@ def test_a_library_call_starts_no_second_process_unless_told() -> None:
         allow_second_process(before)
 
 
+def _starts_from_a_daemon(results: Any) -> None:
+    from authormask.text import ahead
+
+    allow_second_process(True)
+    results.put(ahead.start_ahead(entities.Recogniser.find, "key") is None)
+
+
+def test_a_daemon_process_starts_no_second_process() -> None:
+    """A daemon process of ``multiprocessing`` cannot have children: it starts none (a process
+    that never imported ``multiprocessing`` is no such process, and does not import it)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    child = context.Process(target=_starts_from_a_daemon, args=(results,), daemon=True)
+    child.start()
+    try:
+        assert results.get(timeout=120) is True
+    finally:
+        child.join(timeout=60)
+
+
+def test_a_release_imports_no_multiprocessing_to_ask_whether_it_is_a_daemon(
+    run_python: Any,
+) -> None:
+    code = """
+        import sys
+        from authormask._process import allow_second_process
+        from authormask.text import ahead
+        allow_second_process(True)
+        ahead.start_ahead(print, "key", start=False)
+        print("multiprocessing" in sys.modules)
+    """
+    assert run_python(code).strip() == "False"
+
+
 def _texts(n: int, chars: int) -> list[str]:
     """``n`` texts of real prose, each cut at a full stop before ``chars`` characters: the
     openings of the novels' chapters, or every piece of them where ``n`` asks for more."""

@@ -306,11 +306,12 @@ def start_ahead(find: Find, key: object, *, start: bool = True) -> RecognitionAh
         The second process (loading the recogniser if new), or None.
     """
     global _SHARED
+    # a daemon process of multiprocessing's (which cannot have children) has it imported: a
+    # process that has not is no such process, and need not import it (8 ms) to know
+    multiprocessing = sys.modules.get("multiprocessing")
     if not second_process_allowed() or _cores() < 2:
         return None
-    import multiprocessing  # here: a release that starts no second process never needs it
-
-    if multiprocessing.current_process().daemon:
+    if multiprocessing is not None and multiprocessing.current_process().daemon:
         return None
     with _SHARED_LOCK:
         shared = _SHARED
