@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,8 +41,12 @@ sys.dont_write_bytecode = False
 # computes on its share of them, as torch's and OpenBLAS's thread pools spin when they outnumber
 # the cores. Set before numpy or torch is first imported in the process.
 # the local release history (release/history.py) of every test, subprocesses included, lives in
-# a temporary folder, never in the user's ~/.local/state
-os.environ.setdefault("AUTHORMASK_STATE_DIR", tempfile.mkdtemp(prefix="authormask-state-"))
+# a temporary folder, never in the user's ~/.local/state; the process that made it (pytest's own,
+# whose workers inherit it) removes it as it ends (449 were left in /tmp before)
+if not os.environ.get("AUTHORMASK_STATE_DIR"):
+    _STATE_DIR = tempfile.mkdtemp(prefix="authormask-state-")
+    os.environ["AUTHORMASK_STATE_DIR"] = _STATE_DIR
+    atexit.register(shutil.rmtree, _STATE_DIR, ignore_errors=True)
 
 if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     _share = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
