@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import operator
-import threading
-from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -26,88 +22,6 @@ __all__ = ["Embeddings", "EmbeddingsIdentity", "set_reloader"]
 _RELOADER: Callable[[tuple[Any, ...], dict[str, Any]], Embeddings] | None = None
 #: the rows whose squared norms are computed together (:meth:`Embeddings.squared_norms`)
 _NORM_BLOCK = 4096
-#: the lookups of a prepared vocabulary's words by bisection after which they are made a dict
-WORD_LOOKUPS = 4096
-
-
-class _WordRows:
-    """The row of each word of a vocabulary: a dict of its words, or (a prepared vocabulary's)
-    its words in sorted order and the row of each, looked up by bisection until
-    :data:`WORD_LOOKUPS` lookups, then made the dict (the sorted words dropped). The dict of
-    100,000 words took 0.02 s of every release's start (issue 50), which reads a few dozen."""
-
-    __slots__ = ("_lock", "_lookups", "_n", "_sorted", "_table")
-
-    def __init__(
-        self,
-        table: dict[str, int] | None,
-        n: int,
-        in_order: tuple[tuple[str, ...], NDArray[np.int64]] | None = None,
-    ) -> None:
-        self._table = table
-        self._sorted = in_order
-        self._n = n
-        self._lookups = 0
-        self._lock = threading.Lock()
-
-    @classmethod
-    def of_prepared(cls, words: tuple[str, ...], order: NDArray[Any]) -> _WordRows:
-        """The rows of ``words`` given ``order``, the rows in the order of their words (as a
-        prepared vocabulary keeps it).
-
-        Raises
-        ------
-        EmbeddingsError
-            If ``order`` is not every row once, in the order of strictly increasing words (a
-            word twice, or an order that is not theirs).
-        """
-        n = len(words)
-        rows = np.asarray(order)
-        if rows.shape != (n,) or rows.dtype.kind not in "iu":
-            raise EmbeddingsError("a prepared vocabulary's word order is not one row per word")
-        rows = rows.astype(np.int64, copy=False)
-        if n and (int(rows.min()) < 0 or int(rows.max()) >= n):
-            raise EmbeddingsError("a prepared vocabulary's word order names rows it has not")
-        listed = rows.tolist()
-        in_order = tuple(map(words.__getitem__, listed))
-        # each word after the one before: every row once (n rows in range, none twice, as no
-        # word is), and no word twice
-        if not all(map(operator.lt, in_order, islice(in_order, 1, None))):
-            raise EmbeddingsError("a prepared vocabulary's words repeat or are not in order")
-        return cls(None, n, (in_order, rows))
-
-    def get(self, word: object) -> int | None:
-        """The row of ``word``, or None (for anything but a string too)."""
-        if not isinstance(word, str):
-            return None
-        table = self._table
-        if table is None:
-            with self._lock:
-                table = self._table
-                if table is None:
-                    assert self._sorted is not None
-                    in_order, rows = self._sorted
-                    self._lookups += 1
-                    if self._lookups < WORD_LOOKUPS:
-                        at = bisect_left(in_order, word)
-                        if at < self._n and in_order[at] == word:
-                            return int(rows[at])
-                        return None
-                    table = dict(zip(in_order, rows.tolist(), strict=True))
-                    self._table, self._sorted = table, None
-        return table.get(word)
-
-    def __contains__(self, word: object) -> bool:
-        return self.get(word) is not None
-
-    def __getitem__(self, word: str) -> int:
-        row = self.get(word)
-        if row is None:
-            raise KeyError(word)
-        return row
-
-    def __len__(self) -> int:
-        return self._n
 
 
 def set_reloader(reloader: Callable[[tuple[Any, ...], dict[str, Any]], Embeddings]) -> None:
@@ -226,7 +140,7 @@ class Embeddings:
     #: format, cache folder, filter): a copy sent to another process (a Dask worker) is this
     #: recipe, loaded there once per process and checked against the identity, never the matrix
     origin: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
-    _index: _WordRows = field(init=False, repr=False)
+    _index: dict[str, int] = field(init=False, repr=False)
     _identity: EmbeddingsIdentity = field(init=False, repr=False)
     #: float64 squared norms of the vectors (from a prepared entry, or computed on first use)
     _norms: NDArray[np.float64] | None = field(init=False, repr=False, default=None)
@@ -250,7 +164,7 @@ class Embeddings:
             index.setdefault(w, i)
         if len(index) != len(self.words):
             raise EmbeddingsError(f"embeddings {self.name!r} contain duplicate words")
-        object.__setattr__(self, "_index", _WordRows(index, len(index)))
+        object.__setattr__(self, "_index", index)
         if self.vocabulary_filter is not None:
             policy = resolve_filter(self.vocabulary_filter)
             object.__setattr__(self, "vocabulary_filter", policy)
@@ -286,16 +200,13 @@ class Embeddings:
         origin: tuple[Any, ...] | None,
         identity: EmbeddingsIdentity,
         index_path: Path | None,
-        order: NDArray[Any],
     ) -> Embeddings:
         """Embeddings from a prepared entry (:mod:`authormask.embeddings.prepared`).
 
         ``identity`` must hold the hashes of ``words`` and ``vectors`` computed as they were
         loaded (the registry computes them; a header's claim is never an identity). The other
         checks of ``__post_init__`` (finite values, the vocabulary filter) were made when the
-        entry was built; the squared norms are computed from these vectors on first use.
-        ``order`` is the rows in the order of their words, checked (:class:`_WordRows`): a
-        word is looked up by bisection, and no word repeats."""
+        entry was built; the squared norms are computed from these vectors on first use."""
         if (
             vectors.dtype != np.float32
             or vectors.ndim != 2
@@ -311,12 +222,14 @@ class Embeddings:
             ("vectors", vectors),
             ("vocabulary_filter", vocabulary_filter),
             ("origin", origin),
-            ("_index", _WordRows.of_prepared(words, order)),
+            ("_index", dict(zip(words, range(len(words)), strict=True))),
             ("_identity", identity),
             ("_norms", None),
             ("_index_path", index_path),
         ):
             object.__setattr__(obj, key, value)
+        if len(obj._index) != len(words):
+            raise EmbeddingsError(f"embeddings {name!r} contain duplicate words")
         return obj
 
     def squared_norms(self) -> NDArray[np.float64]:

@@ -2,8 +2,7 @@
 
 Loading a vocabulary from its source is slow (GloVe: read 400k entries, run the vocabulary
 filter, convert, hash; then build the search index), and it was paid on every run. A prepared
-entry keeps the result: the filtered words, the float32 vectors and the rows in the order of
-their words (a word is looked up by bisection: :class:`~authormask.embeddings._base.Embeddings`)
+entry keeps the result: the filtered words, the float32 vectors and their float64 squared norms
 in one ``.vocab`` file, and the search kernel's panel layout of those vectors in one ``.index``
 file beside it. A later load maps them read-only (``mmap``), so processes on one machine (Dask
 workers, ``serve``, repeated CLI runs) share their pages.
@@ -62,8 +61,8 @@ __all__ = ["FORMAT_VERSION", "PreparedEntry", "entry_name", "read_entry", "write
 logger = logging.getLogger(__name__)
 
 #: the layout version; a change of layout or of what is stored gets a new one
-FORMAT_VERSION = 3
-_MAGIC = b"AMPREP\x00\x03"
+FORMAT_VERSION = 2
+_MAGIC = b"AMPREP\x00\x02"
 _ALIGN = 64
 _PREFIX = len(_MAGIC) + 8 + 32
 

@@ -488,7 +488,6 @@ def _load_prepared(
             origin=origin,
             identity=identity,
             index_path=entry.with_suffix(".index"),
-            order=arrays["order"],
         )
     except (KeyError, TypeError, ValueError, EmbeddingsError) as exc:
         logger.warning("warning: ignoring unusable prepared vocabulary %s (%s)", entry, exc)
@@ -502,7 +501,7 @@ def _distrust(found: PreparedEntry, sources: _Sources, verified: Path) -> str | 
     those of the arrays it holds, its source changed, or a packaged set's vectors are not the
     pinned ones."""
     named = found.header.get("identity")
-    if not isinstance(named, dict) or set(found.sha256) != {"words", "vectors", "order"}:
+    if not isinstance(named, dict) or set(found.sha256) != {"words", "vectors"}:
         return "not a prepared vocabulary of this version"
     held = {"words_sha256": found.sha256["words"][:16], "vectors": found.sha256["vectors"][:16]}
     if named.get("words_sha256") != held["words_sha256"]:
@@ -565,10 +564,7 @@ def _store_prepared(
         "source_files": recorded,
     }
     blob = np.frombuffer("\n".join(emb.words).encode("utf-8"), dtype=np.uint8)
-    # the rows in the order of their words: a load looks a word up by bisection, not by a dict
-    # of every word
-    order = np.array(sorted(range(len(emb.words)), key=emb.words.__getitem__), dtype=np.int64)
-    if write_entry(entry, header, {"words": blob, "vectors": emb.vectors, "order": order}):
+    if write_entry(entry, header, {"words": blob, "vectors": emb.vectors}):
         emb._attach_index_path(entry.with_suffix(".index"))
 
 
