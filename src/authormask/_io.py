@@ -38,6 +38,7 @@ __all__ = [
     "checked_stdout",
     "commit",
     "file_identity",
+    "flush_or_discard_stdout",
     "lock_folder",
     "same_times",
     "temporary_beside",
@@ -326,6 +327,17 @@ def atomic_path(path: Path, *, force: bool = True, private: bool = False) -> Ite
 
 
 # --- standard output ---------------------------------------------------------------------------
+
+
+def flush_or_discard_stdout() -> None:
+    """Flush standard output; where it cannot be written (a full disk, a closed pipe), point it
+    at the null device (:func:`_discard_stdout`) so that nothing fails again as the process
+    ends."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        _discard_stdout()
 
 
 def _discard_stdout() -> None:

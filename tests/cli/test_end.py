@@ -98,3 +98,60 @@ def test_the_console_script_and_python_m_end_through_it(tmp_path: Path) -> None:
         assert proc.returncode == 0 and proc.stdout.startswith("authormask")
         proc = subprocess.run([*cmd, "nope"], capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2 and proc.stderr.startswith("authormask: error: No such command")
+
+
+_FREED = """
+import sys
+from pathlib import Path
+
+
+class Freed:
+    def __del__(self):
+        Path(sys.argv[1]).write_text("freed")
+
+
+kept = Freed()
+sys.argv = ["authormask", "--version"]
+from authormask.cli.main import run
+
+run()
+"""
+
+
+def test_the_command_as_the_program_ends_at_once_and_inside_another_goes_on(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "program.py"
+    script.write_text(_FREED, encoding="utf-8")
+    marker = tmp_path / "freed"
+    # the program itself: nothing is freed one by one (the object's __del__ never runs)
+    proc = subprocess.run([sys.executable, str(script), str(marker)], capture_output=True)
+    assert proc.returncode == 0 and proc.stdout.startswith(b"authormask")
+    assert not marker.exists()
+    # under a profiler, Python's own end: the profiler writes its profile after the program
+    profile = tmp_path / "profile.out"
+    cmd = [sys.executable, "-m", "cProfile", "-o", str(profile), str(script), str(marker)]
+    proc = subprocess.run(cmd, capture_output=True)
+    assert proc.returncode == 0 and profile.stat().st_size > 0
+    # run inside another program: SystemExit, which that program may catch and go on after
+    host = (
+        "import runpy, sys\n"
+        "sys.argv = ['authormask', '--version']\n"
+        "try:\n"
+        "    runpy.run_module('authormask', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    print('the program goes on', exc.code)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", host], capture_output=True, text=True)
+    assert proc.stdout.splitlines()[-1] == "the program goes on 0"
+
+
+def test_output_that_cannot_be_written_is_one_line_and_status_1() -> None:
+    exe = Path(sys.executable).with_name("authormask")
+    for args in (["--help"], ["embeddings"]):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run(
+                [str(exe), *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
+            )
+        assert proc.returncode == 1, args
+        assert proc.stderr == "authormask: error: No space left on device\n", proc.stderr

@@ -273,6 +273,16 @@ def test_a_prepared_writer_holds_its_trigrams_in_order_and_their_kneser_ney_coun
     zero[0] = 0
     none_seen = _resigned({**arrays, "kn_ctx1_types": zero}, tmp_path / "zero.npz")
     assert writer_module._read_tables(none_seen, len(glove_20k), _key(path)) is None
+    # counts moved from one key to another, in order and positive: not the trigrams' sums
+    for name in ("kn_ctx2_counts", "kn_pair_counts", "kn_ctx1_types", "kn_cont1_counts"):
+        more = arrays[name].copy()
+        more[0] += 1
+        altered = _resigned({**arrays, name: more}, tmp_path / f"{name}.npz")
+        assert writer_module._read_tables(altered, len(glove_20k), _key(path)) is None, name
+    beyond = arrays["kn_cont1_keys"].copy()
+    beyond[-1] = len(tokens)
+    outside = _resigned({**arrays, "kn_cont1_keys": beyond}, tmp_path / "beyond.npz")
+    assert writer_module._read_tables(outside, len(glove_20k), _key(path)) is None
 
 
 def test_the_noun_lexicons_description_names_its_words_exactly(glove_20k) -> None:

@@ -136,17 +136,27 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # output that cannot be written (a full disk, /dev/full): one line
+        from authormask._io import flush_or_discard_stdout
+
+        flush_or_discard_stdout()
+        _error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        return 1
     return rv if isinstance(rv, int) else 0
 
 
 def run() -> NoReturn:
     """The ``authormask`` command (and ``python -m authormask``): :func:`main` on the process
-    arguments, then the process ends with its status (:func:`end`)."""
-    end(main())
+    arguments, then the process ends with its status: at once (:func:`end`) where the command
+    is the program itself, else by ``SystemExit``. It does not return."""
+    status = main()
+    caller = sys._getframe(1).f_globals
+    main_module = sys.modules.get("__main__")
+    end(status, at_once=main_module is not None and caller is vars(main_module))
 
 
-def end(status: int) -> NoReturn:
-    """End the process with ``status`` without Python's own end, where that is safe.
+def end(status: int, *, at_once: bool = True) -> NoReturn:
+    """End the process with ``status``, without Python's own end where that is safe.
 
     Python frees every object and module one by one as it ends: 50-60 ms after a release (its
     vocabulary's 100,000-word index, the writer's tables, the recogniser's), a tenth of a
@@ -155,30 +165,48 @@ def end(status: int) -> NoReturn:
     :mod:`atexit` holds: logging's, ``weakref.finalize``'s, temporary folders', a second
     process's; then the standard streams flushed), and the process ends with ``os._exit``
     (the technique of "Dismissing Python Garbage Collection at Instagram", 2017). Every file
-    the command writes is closed (and renamed into place) before :func:`main` returns. Where
-    another thread that Python would wait for still runs, or a stream cannot be flushed (a
-    closed pipe: Python then reports it and ends with 120), Python ends the process itself.
+    the command writes is closed (and renamed into place) before :func:`main` returns; what a
+    third-party object would do only as it is freed is not done.
+
+    ``SystemExit`` ends the process instead (Python's own end) where the command runs inside
+    another program that must go on or finish its work (``at_once`` False: :func:`run` called
+    from anything but the ``__main__`` module, as ``runpy.run_module`` or ``cProfile -m`` do),
+    under a tracer or profiler (coverage, a debugger), in interactive mode (``python -i``),
+    while another thread that Python would wait for runs, or where a stream cannot be flushed
+    (a closed pipe, a full disk: Python then reports it and ends with 120).
 
     Parameters
     ----------
     status
         The exit status (:func:`main`'s).
+    at_once
+        Whether the process may end without Python's own end.
     """
+    if (
+        not at_once
+        or sys.flags.inspect
+        or sys.gettrace() is not None
+        or sys.getprofile() is not None
+        or "coverage" in sys.modules
+        or _waited()
+    ):
+        sys.exit(status)
+    atexit._run_exitfuncs()
+    if _waited():  # an exit handler started one: Python waits for it
+        sys.exit(status)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except Exception:  # Python's own end reports it (and ends with 120)
+        sys.exit(status)
+    os._exit(status)
+
+
+def _waited() -> bool:
+    """Whether a thread that Python waits for as it ends (not a daemon) still runs."""
     main_thread = threading.main_thread()
-    waited = [t for t in threading.enumerate() if t is not main_thread and not t.daemon]
-    if not waited:
-        atexit._run_exitfuncs()
-        waited = [t for t in threading.enumerate() if t is not main_thread and not t.daemon]
-    if not waited:
-        try:
-            for stream in (sys.stdout, sys.stderr):
-                if stream is not None:
-                    stream.flush()
-        except (OSError, ValueError):
-            pass  # Python's own end reports it (and its status)
-        else:
-            os._exit(status)
-    sys.exit(status)
+    return any(t is not main_thread and not t.daemon for t in threading.enumerate())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -439,6 +439,27 @@ def _checked_arrays(
         and np.array_equal(arrays["kn_c3_counts"], arrays["trigram_counts"])
     ):
         return None
+    # the others as the trigrams make them, in what can be checked without making them: every
+    # key a context, pair or token, and the sums each group must have (each trigram counted once
+    # per context and per pair, each pair once per token before and after it)
+    v, trigrams, pairs = n_tokens, len(numbers), len(arrays["kn_pair_keys"])
+
+    def total(name: str) -> int:
+        return int(np.sum(arrays[name], dtype=np.int64))
+
+    bounds = {"kn_ctx2_keys": v * v, "kn_pair_keys": v * v, "kn_ctx1_keys": v, "kn_cont1_keys": v}
+    if any(
+        arrays[name].size and (int(arrays[name][0]) < 0 or int(arrays[name][-1]) >= bound)
+        for name, bound in bounds.items()
+    ):
+        return None
+    if not (
+        total("kn_ctx2_counts") == total("trigram_counts")
+        and total("kn_ctx2_types") == total("kn_pair_counts") == trigrams
+        and total("kn_ctx1_counts") == trigrams
+        and total("kn_ctx1_types") == total("kn_cont1_counts") == pairs
+    ):
+        return None
     return arrays, vocab
 
 

@@ -18,7 +18,8 @@ engine that refuses it, an implementation without ``_sre``) compiles the pattern
 does. Two patterns compare equal in CPython only if their flags, pattern and code are equal
 (``pattern_richcompare``), so a restored pattern that equals ``re.compile(pattern, flags)`` is
 the very program :mod:`re` makes (``tests/text/test_compiled.py`` checks this for every
-expression kept).
+expression kept). The entries come from a prepared file whose digest was checked; the engine's
+own check keeps a damaged program from running, not a well-formed program of another pattern.
 """
 
 from __future__ import annotations
@@ -75,11 +76,14 @@ def stored(pattern: str, flags: int = 0) -> dict[str, Any] | None:
             "compiled_flags": int(flags | state.flags),
             "code": [int(c) for c in code],
             "groups": int(state.groups),
-            "groupindex": {str(k): int(v) for k, v in state.groupdict.items()},
+            # the named groups as pairs, in their order (a JSON object written with sorted
+            # keys would give them back in another order: groupdict()'s)
+            "groupindex": [[str(k), int(v)] for k, v in state.groupdict.items()],
         }
     except Exception:  # pragma: no cover - a compiler of another shape: nothing kept
         return None
-    return entry if restored(entry, pattern, flags) == re.compile(pattern, flags) else None
+    made = _made(entry, pattern, flags)
+    return entry if made is not None and made == re.compile(pattern, flags) else None
 
 
 def restored(entry: object, pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -124,20 +128,33 @@ def _made(entry: object, pattern: str, flags: int) -> re.Pattern[str] | None:
     if (
         type(compiled_flags) is not int
         or type(groups) is not int
-        or groups < 1
         or not isinstance(code, list)
+        # every group is opened and closed by a MARK of the program: no more groups than that
+        or not 1 <= groups <= len(code) // 2 + 1
         or not all(type(c) is int for c in code)
-        or not isinstance(index, dict)
-        or not all(type(k) is str and type(v) is int and 0 < v < groups for k, v in index.items())
+        or not isinstance(index, list)
+        or not all(_is_named_group(pair, groups) for pair in index)
     ):
         return None
-    names: list[str | None] = [None] * groups
-    for name, at in index.items():
-        names[at] = name
     try:  # the engine checks the program (``_validate``) and refuses one that is not well formed
+        names: list[str | None] = [None] * groups
+        for name, at in index:
+            names[at] = name
         made: re.Pattern[str] = _sre.compile(
             pattern, compiled_flags, code, groups - 1, dict(index), tuple(names)
         )
     except Exception:
         return None
     return made
+
+
+def _is_named_group(pair: object, groups: int) -> bool:
+    """Whether ``pair`` is a named group as :func:`stored` keeps it: ``[name, number]``, the
+    number one of the pattern's groups."""
+    return (
+        isinstance(pair, list)
+        and len(pair) == 2
+        and type(pair[0]) is str
+        and type(pair[1]) is int
+        and 0 < pair[1] < groups
+    )
