@@ -252,7 +252,14 @@ def test_no_second_process_outlives_a_release_stopped(
     argv = [str(exe), "obfuscate", str(folder), "-o", str(out), "-m", "emp-text"]
     argv += ["-e", "10", "--vocab-size", "20000", "--cache-dir", str(cache_dir)]
     proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        # Ctrl-C as at a terminal: a suite started in the background (a shell's `&`, as CI may
+        # run it) ignores SIGINT, and a process started from it would too (as test_resume)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         end = time.monotonic() + 300
