@@ -55,6 +55,8 @@ def test_kept_expressions_are_the_very_programs_re_compiles(rules: TokenizerRule
     for phrases in (None, "x", [[]], [["a", 1]], [("a",)]):
         again = Tokenizer(rules, prepared={"phrases": phrases, "expressions": 5})
         assert again._patterns == plain._patterns
+    for damaged in ("x", [1, 2], 3):  # not what prepared() keeps: everything made again
+        assert Tokenizer(rules, prepared=damaged)._patterns == plain._patterns  # type: ignore[arg-type]
 
 
 def _differences(nlp: Any, tokenizer: Tokenizer, text: str) -> list[str]:

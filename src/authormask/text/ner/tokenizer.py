@@ -359,7 +359,7 @@ class Tokenizer:
             raise ValueError(f"cache_size must be at least 1, not {cache_size}")
         self.rules = rules
         self._cache_size = cache_size
-        kept = {} if prepared is None else prepared
+        kept: Mapping[str, Any] = prepared if isinstance(prepared, Mapping) else {}
         expressions = kept.get("expressions")
         if not isinstance(expressions, Mapping):
             expressions = {}
