@@ -531,9 +531,6 @@ class SequenceDecoder(_Indexed):
         self._allowed = _allowed(self.within)
         self.prior_name = prior_name
         self.candidates = min(int(candidates), n)
-        # the candidates' vectors are widened to float64 where their distances are taken (the
-        # same values: a 40 MB float64 copy of the vocabulary was made here for every release)
-        self._vectors = embeddings.vectors
 
     @staticmethod
     def check_weight(weight: object) -> float:
@@ -594,7 +591,9 @@ class SequenceDecoder(_Indexed):
             )
         for s in range(0, z.shape[0], _DISTANCE_BLOCK):
             c = cand[s : s + _DISTANCE_BLOCK]
-            near = self._vectors[c].astype(np.float64)
+            # the candidates' vectors widened to float64 here (the same values: a 40 MB float64
+            # copy of the vocabulary was made for every release)
+            near = self._embeddings.vectors[c].astype(np.float64)
             dist = np.linalg.norm(near - z[s : s + _DISTANCE_BLOCK, None, :], axis=2)
             # every position has a candidate of prior > 0 (candidate_rows)
             emit[s : s + _DISTANCE_BLOCK] = self.within[c] - self.epsilon * dist

@@ -200,6 +200,9 @@ class _Trigrams:
     #: the Kneser-Ney counts derived from them (:func:`_kn_counts`), as a prepared writer keeps
     #: them; None: derived when the model is made
     kn: Mapping[str, NDArray[np.int64]] | None = field(default=None, compare=False, repr=False)
+    #: each token's number (``tokens`` by position), where the reader made it already; None:
+    #: made when the model is made
+    index: Mapping[str, int] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_counter(cls, c3: Counter[tuple[str, str, str]]) -> _Trigrams:
@@ -319,6 +322,17 @@ def _write_tables(path: Path, tables: _Tables, key: str) -> None:
         logger.warning("writer not prepared in %s: %s", path.parent, exc)
 
 
+#: the Kneser-Ney counts' groups: each keys array (ascending) and the values under its keys
+_KN_GROUPS = {
+    "kn_c3_keys": ("kn_c3_counts",),
+    "kn_ctx2_keys": ("kn_ctx2_counts", "kn_ctx2_types"),
+    "kn_pair_keys": ("kn_pair_counts",),
+    "kn_ctx1_keys": ("kn_ctx1_counts", "kn_ctx1_types"),
+    "kn_cont1_keys": ("kn_cont1_counts",),
+}
+#: their arrays' names
+_KN_NAMES = tuple(name for keys, values in _KN_GROUPS.items() for name in (keys, *values))
+
 #: each stored array's kind of number and number of dimensions
 _TABLE_TYPES = {
     "tokens": ("u", 1),
@@ -333,31 +347,7 @@ _TABLE_TYPES = {
     "word_class": ("i", 1),
     "tokens_sha256": ("u", 1),
     "key": ("u", 1),
-    **dict.fromkeys(
-        (
-            "kn_c3_keys",
-            "kn_c3_counts",
-            "kn_ctx2_keys",
-            "kn_ctx2_counts",
-            "kn_ctx2_types",
-            "kn_pair_keys",
-            "kn_pair_counts",
-            "kn_ctx1_keys",
-            "kn_ctx1_counts",
-            "kn_ctx1_types",
-            "kn_cont1_keys",
-            "kn_cont1_counts",
-        ),
-        ("i", 1),
-    ),
-}
-#: the Kneser-Ney counts' groups: each keys array (ascending) and the values under its keys
-_KN_GROUPS = {
-    "kn_c3_keys": ("kn_c3_counts",),
-    "kn_ctx2_keys": ("kn_ctx2_counts", "kn_ctx2_types"),
-    "kn_pair_keys": ("kn_pair_counts",),
-    "kn_ctx1_keys": ("kn_ctx1_counts", "kn_ctx1_types"),
-    "kn_cont1_keys": ("kn_cont1_counts",),
+    **dict.fromkeys(_KN_NAMES, ("i", 1)),
 }
 
 
@@ -479,7 +469,8 @@ def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
             tuple(vocab),
             arrays["trigrams"],
             arrays["trigram_counts"],
-            kn={name: arrays[name] for name in _TABLE_TYPES if name.startswith("kn_")},
+            kn={name: arrays[name] for name in _KN_NAMES},
+            index=gaps.ids,
         ),
         pair=_StoredLists(gaps, arrays["pair"][:, :2], arrays["pair"][:, 2]),
         after=_StoredLists(gaps, arrays["after"][:, :1], arrays["after"][:, 1]),
@@ -616,7 +607,11 @@ class _KneserNey:
                 "a trigram is numbered in 64 bits)"
             )
         self._v = v
-        self._id = {t: i for i, t in enumerate(trigrams.tokens)}
+        self._id = (
+            {t: i for i, t in enumerate(trigrams.tokens)}
+            if trigrams.index is None
+            else trigrams.index
+        )
         kn = _kn_counts(trigrams) if trigrams.kn is None else trigrams.kn
         self.c3 = _Lookup(kn["kn_c3_keys"], kn["kn_c3_counts"])
         # per context (a, b): the tokens seen after it, and how many distinct ones
