@@ -420,3 +420,67 @@ def test_context_decoder_memory_is_bounded_per_chunk(glove_20k) -> None:
     alone = [dec.decode_sequences([p])[0] for p in pieces]
     for got, want in zip(rows, alone, strict=True):
         assert np.array_equal(got, want)
+
+
+def test_context_decoder_holds_one_group_of_sequences_at_a_time(glove_20k) -> None:
+    """A batch of many sequences is decoded a group of at most ``_CHUNK`` positions at a time
+    (issue 50: the candidates and scores of a whole batch, about 2 KB a position, made a long
+    text's peak grow with its batches past its first tenth's): 40 sequences of 600 positions
+    take about the memory 7 of them take, and each decodes to the rows it decodes to alone."""
+    import tracemalloc
+
+    from authormask.mechanisms import decoding
+
+    rng = np.random.default_rng(12)
+    classes = rng.integers(0, 4, size=len(glove_20k)).astype(np.int16)
+    dec = SequenceDecoder(
+        glove_20k,
+        epsilon=5.0,
+        classes=classes,
+        transitions=np.log(rng.dirichlet(np.ones(4), size=5)),
+        within=np.log(rng.dirichlet(np.ones(len(glove_20k)))),
+        prior_name="random",
+        candidates=32,
+    )
+    rows = rng.integers(0, len(glove_20k), size=(40, 600))
+    seqs = [glove_20k.vectors[r].astype(np.float64) + rng.normal(0, 0.3, (600, 50)) for r in rows]
+    assert 7 * 600 > decoding._CHUNK  # a group holds at most 7 of them
+    dec.decode_sequences(seqs[:7])  # the search index and the kernel built before measuring
+
+    def peak(batch):
+        tracemalloc.start()
+        try:
+            dec.decode_sequences(batch)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    assert peak(seqs) < 1.5 * peak(seqs[:7])
+    together = dec.decode_sequences(seqs[:12])
+    for got, seq in zip(together, seqs[:12], strict=True):
+        assert np.array_equal(got, dec.decode_sequences([seq])[0])
+
+
+def test_a_batch_of_units_is_perturbed_a_group_at_a_time(
+    mech, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """emp-write draws, decodes and writes a batch's units in groups of at most UNIT_WORDS
+    content words (issue 50: the batch's noisy vectors were all held at once), with the same
+    draws as the batch's units released one by one."""
+    monkeypatch.setattr(written, "UNIT_WORDS", 4)
+    units = list(mech.prepare_parts(["the dragon and the cat, a horse; sheep and goats run"] * 5))
+    assert len(units) >= 5
+    seen: list[int] = []
+    snap = mech.kernel.snap_sequences
+
+    def spy(noisy, **kwargs):
+        seen.append(sum(len(z) for z in noisy))
+        return snap(noisy, **kwargs)
+
+    monkeypatch.setattr(mech.kernel, "snap_sequences", spy)
+    together = mech.perturb(units, [np.random.default_rng(i) for i in range(len(units))])
+    assert len(seen) > 1 and max(seen) <= 4
+    alone = [mech.perturb([u], [np.random.default_rng(i)])[0] for i, u in enumerate(units)]
+    assert [(o.text, o.words) for o in together] == [(o.text, o.words) for o in alone]
+    with pytest.raises(ValueError, match="generators"):
+        mech.perturb(units, [np.random.default_rng(0)])

@@ -1,7 +1,8 @@
 """The writer's caches are bounded (issue 50: memory flat in input length). A long text met
 ever more contexts and kept every gap law and trigram probability it computed (about 55 MB
-after a million characters); now each cache holds two generations of at most half its bound,
-and what is kept changes the time a text takes, never its text."""
+after a million characters); now the laws are kept in two generations of at most half their
+bound, each law computed from what its pair of classes shares (no cache of trigram
+probabilities), and what is kept changes the time a text takes, never its text."""
 
 from __future__ import annotations
 
@@ -25,8 +26,7 @@ def writer(glove_20k, tmp_path_factory: pytest.TempPathFactory):
 def _fresh(writer):
     """A copy of the writer with empty caches of its own."""
     mine = copy.copy(writer)
-    mine._log_p, mine._log_p_old, mine._gap_laws, mine._gap_laws_old = {}, {}, {}, {}
-    mine._pair_candidates = {}
+    mine._gap_laws, mine._gap_laws_old, mine._pairs = {}, {}, {}
     return mine
 
 
@@ -37,31 +37,87 @@ def test_a_long_text_keeps_at_most_the_bounds_and_writes_what_unbounded_caches_w
     words = [w for w in glove_20k.words[200:4000] if w.isalpha()][:3000]
     unbounded = _fresh(writer)
     monkeypatch.setattr(writer_module, "GAP_LAWS", 10**9)
-    monkeypatch.setattr(writer_module, "LOG_PROBABILITIES", 10**9)
     expected = unbounded.write(words, np.random.default_rng(3))
     many_laws = len(unbounded._gap_laws)
-    many_probabilities = len(unbounded._log_p)
-    assert many_laws > 400 and many_probabilities > 4000  # the text met many contexts
+    assert many_laws > 400  # the text met many contexts
 
     monkeypatch.setattr(writer_module, "GAP_LAWS", 200)
-    monkeypatch.setattr(writer_module, "LOG_PROBABILITIES", 2000)
     bounded = _fresh(writer)
     held_laws: list[int] = []
-    held_probabilities: list[int] = []
     law = bounded._gap_law
 
     def watched(*args: str):
         out = law(*args)
         held_laws.append(len(bounded._gap_laws) + len(bounded._gap_laws_old))
-        held_probabilities.append(len(bounded._log_p) + len(bounded._log_p_old))
         return out
 
     bounded._gap_law = watched
     assert bounded.write(words, np.random.default_rng(3)) == expected
-    assert max(held_laws) <= 200
-    # a turn happens after a law is computed: at most one law's probabilities beyond the bound
-    one_law = 3 * writer_module.CANDIDATES * (writer_module.MAX_GAP_RELEASED + 1)
-    assert 1000 < max(held_probabilities) <= 2000 + one_law
+    assert 100 <= max(held_laws) <= 200
+    assert not hasattr(bounded, "_log_p")  # no cache of trigram probabilities beside the laws
+
+
+def _scalar_law(mine, before: str, prev: str, nxt: str):
+    """A gap law as the writer computed it before its pairs shared anything: each candidate's
+    score the sum from 0.0, in order, of ``math.log`` of the scalar ``p3`` of its trigrams."""
+    import math
+
+    cands = tuple(mine._list_candidates(prev, nxt))
+    scores = np.empty(len(cands), dtype=np.float64)
+    for j, gap in enumerate(cands):
+        a, b = before, prev
+        lp = 0.0
+        for x in (*gap, nxt):
+            lp += math.log(mine.lm.p3(a, b, x))
+            a, b = b, x
+        scores[j] = lp
+    p = np.exp(scores - scores.max())
+    return cands, p / p.sum()
+
+
+def test_every_gap_law_is_bit_for_bit_the_scalar_sums(writer, glove_20k) -> None:
+    """A law is computed from its pair's shared trigrams (issue 50: the cache of every trigram
+    probability was a third of a long text's growth): each law's candidates and probabilities
+    are those of the scalar sums, bit for bit, for the contexts a text meets, a text's start,
+    its end, and tokens outside the training text before, between and after."""
+    words = [w for w in glove_20k.words[300:1500] if w.isalpha()][:600]
+    mine = _fresh(writer)
+    mine.write(words, np.random.default_rng(8))
+    contexts = list({**mine._gap_laws_old, **mine._gap_laws})
+    classes = sorted({c for _, prev, nxt in contexts for c in (prev, nxt) if c.startswith("C")})
+    start, end = writer_module._START, writer_module._END
+    contexts += [(start, start, c) for c in classes[:8]] + [(c, c, end) for c in classes[:8]]
+    contexts += [("never-a-token", classes[0], classes[1]), (".", "never-a-token", classes[2])]
+    contexts += [(classes[3], classes[4], "never-a-token")]
+    assert len(contexts) > 300
+    fresh = _fresh(writer)
+    for before, prev, nxt in contexts:
+        cands, p = fresh._compute_law(before, prev, nxt)
+        want_cands, want_p = _scalar_law(fresh, before, prev, nxt)
+        assert cands == want_cands
+        assert np.array_equal(p, want_p), (before, prev, nxt)
+
+
+def test_a_long_text_reads_the_counts_without_a_dict_of_them(writer, glove_20k) -> None:
+    """The gap laws read the Kneser-Ney counts as arrays (:meth:`_Lookup.get_many`): a long
+    text no longer turns the count tables into dicts of Python integers (issue 50: about 22 MB
+    more for any text past a few thousand reads), and writes what a writer reading dicts
+    writes."""
+    words = [w for w in glove_20k.words[200:4000] if w.isalpha()][:3000]
+    mine = _fresh(writer)
+    mine.lm = writer_module._KneserNey(writer.tables.trigrams, writer_module.DISCOUNT)
+    text = mine.write(words, np.random.default_rng(4))
+    lookups = [v for v in vars(mine.lm).values() if isinstance(v, writer_module._Lookup)]
+    assert len(lookups) == 7
+    assert all(lookup._table is None and lookup._arrays is not None for lookup in lookups)
+    as_dicts = _fresh(writer)
+    as_dicts.lm = writer_module._KneserNey(writer.tables.trigrams, writer_module.DISCOUNT)
+    for lookup in vars(as_dicts.lm).values():
+        if isinstance(lookup, writer_module._Lookup):
+            for _ in range(writer_module.LOOKUP_READS):
+                lookup.get(0)
+            assert lookup._table is not None and lookup._arrays is None
+    assert as_dicts.write(words, np.random.default_rng(4)) == text
 
 
 def test_the_laws_of_one_pair_of_classes_share_their_candidates(writer, glove_20k) -> None:
@@ -164,6 +220,18 @@ def test_the_numbered_counts_give_every_probability_the_token_keyed_counts_give(
         expected = reference(a, b, x)
         assert trained.lm.p3(a, b, x) == expected
         assert read.lm.p3(a, b, x) == expected
+    # the same probabilities for arrays of token numbers (what the gap laws read)
+    for lm in (trained.lm, read.lm):
+        a, b, x = (lm.numbers(column) for column in zip(*triples, strict=True))
+        assert (a < 0).sum() >= 200 and (b < 0).sum() >= 200 and (x < 0).sum() >= 200
+        want3 = np.array([reference(*t) for t in triples])
+        assert np.array_equal(lm.p3_many(a, b, x), want3)
+        assert np.array_equal(lm.p2_many(b, x), [lm.p2(t[1], t[2]) for t in triples])
+        assert np.array_equal(lm.p1_many(x), [lm.p1(t[2]) for t in triples])
+        for before, prev in sorted({(t[0], t[1]) for t in triples[:40]} | {triples[-1][:2]}):
+            lower = lm.p2_many(np.full(len(x), lm.numbers([prev])[0]), x)
+            after = lm.p3_after(before, prev, x, lower)
+            assert np.array_equal(after, [lm.p3(before, prev, t[2]) for t in triples])
 
 
 def test_a_training_text_of_too_many_tokens_to_number_is_refused() -> None:

@@ -577,9 +577,36 @@ class SequenceDecoder(_Indexed):
             Each document's vocabulary rows.
         """
         sizes = [int(s.shape[0]) for s in sequences]
-        out: list[NDArray[np.intp]] = []
         if sum(sizes) == 0:
             return [np.zeros(0, dtype=np.intp) for _ in sizes]
+        # a few positions are decoded by the numpy definition (milliseconds), more by the kernel
+        # it compiles (loading numba takes about a second): the same path bit for bit
+        viterbi = viterbi_path if sum(sizes) <= SMALL_VITERBI else viterbi_kernel()
+        # the sequences in groups of at most _CHUNK positions (or one longer sequence): what a
+        # group holds (its candidates, their scores and classes, about 2 KB a position) is
+        # bounded by that, not by the batch a mechanism hands in (issue 50: memory flat in
+        # input length); each position's candidates and scores are its own, so the same rows
+        out: list[NDArray[np.intp]] = []
+        group: list[NDArray[np.float64]] = []
+        held = 0
+        for seq, k in zip(sequences, sizes, strict=True):
+            if group and held + k > _CHUNK:
+                out.extend(self._decode_group(group, viterbi, progress))
+                group, held = [], 0
+            group.append(seq)
+            held += k
+        out.extend(self._decode_group(group, viterbi, progress))
+        return out
+
+    def _decode_group(
+        self,
+        sequences: list[NDArray[np.float64]],
+        viterbi: Callable[..., NDArray[np.int64]],
+        progress: Callable[[int], None] | None,
+    ) -> list[NDArray[np.intp]]:
+        """:meth:`decode_sequences` of a group of sequences."""
+        sizes = [int(s.shape[0]) for s in sequences]
+        out: list[NDArray[np.intp]] = []
         z = np.concatenate([np.asarray(s, dtype=np.float64) for s in sequences])
         cand = np.empty((z.shape[0], self.candidates), dtype=np.intp)
         emit = np.empty((z.shape[0], self.candidates), dtype=np.float64)
@@ -599,9 +626,6 @@ class SequenceDecoder(_Indexed):
             emit[s : s + _DISTANCE_BLOCK] = self.within[c] - self.epsilon * dist
         start = 0
         begin = self.transitions.shape[0] - 1
-        # a few positions are decoded by the numpy definition (milliseconds), more by the kernel
-        # it compiles (loading numba takes about a second): the same path bit for bit
-        viterbi = viterbi_path if z.shape[0] <= SMALL_VITERBI else viterbi_kernel()
         transitions = np.ascontiguousarray(self.transitions, dtype=np.float64)
         for k in sizes:
             rows = cand[start : start + k]

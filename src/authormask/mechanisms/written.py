@@ -609,19 +609,47 @@ class EMPWrite(Mechanism):
         list[Output]
             One output per unit.
         """
+        if len(rngs) != len(documents):
+            raise ValueError(f"{len(documents)} units but {len(rngs)} generators")
+        # the units in groups of at most UNIT_WORDS content words (or one unit): what a group
+        # holds (its noisy vectors, their candidates) is bounded by that, not by the batch
+        # (issue 50: memory flat in input length); a unit's draws are its generator's alone,
+        # so the same draws however the units are grouped
+        out: list[Output] = []
+        group: list[int] = []
+        held = 0
+        for i, unit in enumerate(documents):
+            k = len(unit.words)
+            if group and held + k > UNIT_WORDS:
+                out.extend(self._perturb_group(documents, rngs, group, progress))
+                group, held = [], 0
+            group.append(i)
+            held += k
+        if group:
+            out.extend(self._perturb_group(documents, rngs, group, progress))
+        return out
+
+    def _perturb_group(
+        self,
+        documents: Sequence[ContentUnit],
+        rngs: Sequence[np.random.Generator],
+        group: list[int],
+        progress: Callable[[int], None] | None,
+    ) -> list[Output]:
+        """:meth:`perturb` of the units ``group`` (positions in ``documents``)."""
         emb = self.embeddings
         noisy: list[np.ndarray] = []
         writer_seeds: list[int] = []
-        for unit, rng in zip(documents, rngs, strict=True):
-            rows_in = [emb.index_of(w) for w in unit.words]
+        for i in group:
+            rng = rngs[i]
+            rows_in = [emb.index_of(w) for w in documents[i].words]
             noisy.append(self.kernel.noisy_vectors(rows_in, random_state=rng))
             writer_seeds.append(int(rng.integers(0, 2**63 - 1)))
-        if not documents:
-            return []
         rows = self.kernel.snap_sequences(noisy, progress=progress)
         out: list[Output] = []
-        for unit, seed, r in zip(documents, writer_seeds, rows, strict=True):
-            words = tuple(emb.words[int(i)] for i in r)
+        for i, seed, r in zip(group, writer_seeds, rows, strict=True):
+            unit = documents[i]
+            words = tuple(emb.words[int(row)] for row in r)
             tokens = self.writer.write(words, np.random.default_rng(seed))
             out.append(Output(render_tokens(tokens, first=unit.first), words))
         return out

@@ -63,7 +63,7 @@ import re
 import threading
 import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,9 +113,6 @@ CANDIDATES = 20
 #: many made a release of 500 Reuters stories 10-15% slower (a million characters of prose
 #: meet about 25,000 contexts and 280,000 trigrams)
 GAP_LAWS = 32_768
-#: the trigram log probabilities the gap laws are computed from that the writer keeps, in two
-#: generations as the gap laws: about 32 MB at most
-LOG_PROBABILITIES = 262_144
 #: the marks the writer may write (quotes and brackets are never written: they pair up)
 MARKS = frozenset(".,;:?!-")
 
@@ -123,6 +120,28 @@ _START = "<s>"
 _END = "</s>"
 #: a context's gap law: its candidate gaps and their probabilities
 _GapLaw = tuple[tuple[tuple[str, ...], ...], NDArray[np.float64]]
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class _Pair:
+    """What the gap laws of one pair of classes ``(prev, nxt)`` share (:meth:`SkeletonWriter.
+    _shared`): the candidate gaps; the distinct tokens that begin them (``nxt`` for the empty
+    gap), by token number (``first_ids``; ``-1`` outside the table), and the bigram
+    probability of each after ``prev`` (``first_lower``, what the first trigram's falls back
+    on); the candidates longest first (``order``: stable) and which of those tokens begins
+    each in that order (``first_of``); and the log probabilities of the candidates' trigrams
+    after the first, by place (``later``: the second trigrams of the candidates that have one,
+    in that order, then the third...; run ``i`` ends at ``ends[i]``)."""
+
+    candidates: tuple[tuple[str, ...], ...]
+    first_ids: NDArray[np.int64]
+    first_of: NDArray[np.intp]
+    first_lower: NDArray[np.float64]
+    order: NDArray[np.intp]
+    later: NDArray[np.float64]
+    ends: tuple[int, ...]
+
+
 _NO_SPACE_BEFORE = frozenset(".,;:!?")
 
 
@@ -653,6 +672,74 @@ class _KneserNey:
         seen = max(count - self.d, 0.0) / n
         return seen + self.d * self.types2[context] / n * self.p2(b, x)
 
+    # --- the same probabilities for arrays of token numbers ---------------------------------
+    # Each is the scalar method's expression on float64 arrays, operation for operation (an
+    # integer count converted to a float, then the same products, quotients and sums in the
+    # same order, each rounded as Python rounds it): the same bits. ``-1``: a token outside
+    # the table (the scalar methods' ``None``).
+
+    def numbers(self, tokens: Iterable[str]) -> NDArray[np.int64]:
+        """The token numbers of ``tokens`` (``-1`` for a token outside the table)."""
+        get = self._id.get
+        return np.fromiter((get(t, -1) for t in tokens), dtype=np.int64)
+
+    def _keys(self, first: NDArray[np.int64], second: NDArray[np.int64]) -> NDArray[np.int64]:
+        """``first * V + second`` where both are token numbers (or keys), ``-1`` elsewhere."""
+        return np.where((first >= 0) & (second >= 0), first * self._v + second, -1)
+
+    def p1_many(self, x: NDArray[np.int64]) -> NDArray[np.float64]:
+        """:meth:`p1` of each token number."""
+        seen = self.cont1.get_many(x)
+        return np.asarray((seen + 0.5) / (self.total1 + 0.5 * self.size), dtype=np.float64)
+
+    def p2_many(self, b: NDArray[np.int64], x: NDArray[np.int64]) -> NDArray[np.float64]:
+        """:meth:`p2` of each pair of token numbers."""
+        lower = self.p1_many(x)
+        n = self.ctx1.get_many(b)
+        at = n > 0
+        if not at.any():
+            return lower
+        n, bb, lower_at = n[at], b[at], lower[at]
+        pair = self.cont2.get_many(self._keys(bb, x[at]))
+        seen = np.maximum(pair - self.d, 0.0) / n
+        out = lower.copy()
+        out[at] = seen + self.d * self.types1.get_many(bb) / n * lower_at
+        return out
+
+    def p3_many(
+        self, a: NDArray[np.int64], b: NDArray[np.int64], x: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
+        """:meth:`p3` of each triple of token numbers."""
+        lower = self.p2_many(b, x)
+        context = self._keys(a, b)
+        n = self.ctx2.get_many(context)
+        at = n > 0
+        if not at.any():
+            return lower
+        n, context, lower_at = n[at], context[at], lower[at]
+        count = self.c3.get_many(self._keys(context, x[at]))
+        seen = np.maximum(count - self.d, 0.0) / n
+        out = lower.copy()
+        out[at] = seen + self.d * self.types2.get_many(context) / n * lower_at
+        return out
+
+    def p3_after(
+        self, a: str, b: str, x: NDArray[np.int64], lower: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """:meth:`p3` of ``(a, b, x)`` for each token number ``x``, given ``lower``, the
+        :meth:`p2` of each ``(b, x)``."""
+        ia, ib = self._id.get(a), self._id.get(b)
+        if ia is None or ib is None:
+            return lower
+        context = ia * self._v + ib
+        n = self.ctx2.one(context)
+        if n == 0:
+            return lower
+        count = self.c3.get_many(np.where(x >= 0, context * self._v + x, -1))
+        seen = np.maximum(count - self.d, 0.0) / n
+        out: NDArray[np.float64] = seen + self.d * self.types2.one(context) / n * lower
+        return out
+
 
 def _kn_counts(trigrams: _Trigrams) -> dict[str, NDArray[np.int64]]:
     """The counts interpolated Kneser-Ney reads (:class:`_KneserNey`), by token number, each
@@ -756,6 +843,37 @@ class _Lookup:
         if found < 0:
             raise KeyError(key)
         return found
+
+    def one(self, key: int) -> int:
+        """The number under ``key`` (0 if none), by bisection while the arrays are held: not
+        counted as a read (:meth:`get`), so a writer that reads only this way and
+        :meth:`get_many` keeps the arrays and builds no dict."""
+        arrays = self._arrays
+        if arrays is None:
+            table = self._table
+            assert table is not None
+            return table.get(key, 0)
+        keys, values = arrays
+        at = int(keys.searchsorted(key))
+        if at < len(keys) and int(keys[at]) == key:
+            return int(values[at])
+        return 0
+
+    def get_many(self, wanted: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The number under each key of ``wanted`` (0 where none; a negative key has none),
+        as :meth:`one` reads one."""
+        arrays = self._arrays
+        if arrays is None:
+            table = self._table
+            assert table is not None
+            return np.fromiter(
+                (table.get(k, 0) for k in wanted.tolist()), dtype=np.int64, count=len(wanted)
+            )
+        keys, values = arrays
+        if len(keys) == 0:
+            return np.zeros(len(wanted), dtype=np.int64)
+        at = np.minimum(keys.searchsorted(wanted), len(keys) - 1)
+        return np.where(keys[at] == wanted, values[at], 0).astype(np.int64, copy=False)
 
 
 def _train(
@@ -924,14 +1042,12 @@ class SkeletonWriter:
         self.word_class = tables.word_class
         self._class_tok = np.array([f"C{k}" for k in range(CLASSES)], dtype=object)
         self.lm = _KneserNey(tables.trigrams, DISCOUNT)
-        # the caches of the gap laws and of their trigram log probabilities, two generations
-        # each (the newer, then the older): pure functions of public data, so what is kept
-        # changes the time a text takes, never its text
-        self._log_p: dict[tuple[str, str, str], float] = {}
-        self._log_p_old: dict[tuple[str, str, str], float] = {}
+        # the cache of the gap laws, two generations (the newer, then the older), and what
+        # every law of a pair of classes shares: pure functions of public data, so what is
+        # kept changes the time a text takes, never its text
         self._gap_laws: dict[tuple[str, str, str], _GapLaw] = {}
         self._gap_laws_old: dict[tuple[str, str, str], _GapLaw] = {}
-        self._pair_candidates: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {}
+        self._pairs: dict[tuple[str, str], _Pair] = {}
         self._pair = tables.pair
         self._after = tables.after
         self._overall = tables.overall
@@ -994,13 +1110,53 @@ class SkeletonWriter:
 
     def _candidates(self, prev: str, nxt: str) -> tuple[tuple[str, ...], ...]:
         """The candidate gaps between ``prev`` and ``nxt``: one tuple per pair of classes,
-        made once and shared by every gap law of that pair (:data:`CLASSES` squared pairs at
-        most; a law per ``before`` class would otherwise hold a list of its own)."""
+        shared by every gap law of that pair (:meth:`_shared`)."""
+        return self._shared(prev, nxt).candidates
+
+    def _shared(self, prev: str, nxt: str) -> _Pair:
+        """What every gap law between ``prev`` and ``nxt`` shares, whatever the token before
+        ``prev``, made once (at most ``(CLASSES + 1)`` squared pairs): its candidate gaps (a
+        law per ``before`` class would otherwise hold a list of its own), and each gap's
+        trigram probabilities that do not depend on that token (:class:`_Pair`)."""
         key = (prev, nxt)
-        found = self._pair_candidates.get(key)
+        found = self._pairs.get(key)
         if found is None:
-            found = self._pair_candidates[key] = tuple(self._list_candidates(prev, nxt))
+            found = self._pairs[key] = self._make_pair(prev, nxt)
         return found
+
+    def _make_pair(self, prev: str, nxt: str) -> _Pair:
+        cands = tuple(self._list_candidates(prev, nxt))
+        lm = self.lm
+        firsts = list(dict.fromkeys(g[0] if g else nxt for g in cands))
+        first_ids = lm.numbers(firsts)
+        place = {t: i for i, t in enumerate(firsts)}
+        first_of = np.fromiter(
+            (place[g[0] if g else nxt] for g in cands), dtype=np.intp, count=len(cands)
+        )
+        # every candidate's trigrams after its first, (prev, g1, g2) ... (gk-1, gk, nxt), by
+        # place: the candidates in order of length (longest first, ``order``), so the i-th
+        # trigrams of those that have one are a prefix of that order, one run of ``later``
+        # per place (``ends``); a candidate's sum then adds its own trigrams, in order
+        longest_first = sorted(range(len(cands)), key=lambda j: -len(cands[j]))
+        order = np.array(longest_first, dtype=np.intp)
+        triples: list[str] = []
+        ends: list[int] = []
+        for i in range(len(cands[longest_first[0]])):
+            for j in longest_first:
+                gap = cands[j]
+                if len(gap) <= i:
+                    break
+                triples.extend((prev, *gap, nxt)[i : i + 3])
+            ends.append(len(triples) // 3)
+        later = np.zeros(0, dtype=np.float64)
+        if triples:
+            ids = lm.numbers(triples).reshape(-1, 3)
+            probabilities = lm.p3_many(ids[:, 0], ids[:, 1], ids[:, 2])
+            later = np.fromiter(
+                map(math.log, probabilities.tolist()), dtype=np.float64, count=len(ids)
+            )
+        lower = lm.p2_many(np.full(len(first_ids), lm.numbers((prev,))[0]), first_ids)
+        return _Pair(cands, first_ids, first_of[order], lower, order, later, tuple(ends))
 
     def _list_candidates(self, prev: str, nxt: str) -> list[tuple[str, ...]]:
         seen: dict[tuple[str, ...], None] = dict.fromkeys(self._pair.get((prev, nxt), ()))
@@ -1019,12 +1175,11 @@ class SkeletonWriter:
         """The gaps that may stand between ``prev`` (after ``before``) and ``nxt``, and the
         probability of each under the trigram model (what :meth:`write` draws from). A function
         of public data only, so it is computed once per context and kept: at most
-        :data:`GAP_LAWS` contexts and :data:`LOG_PROBABILITIES` trigram log probabilities (and
-        one context's more for each other thread writing with the same writer at that
-        moment), each in two generations (a law or a probability met in the older one is
-        carried into the newer; when the newer holds half the bound it becomes the older, and
-        the older is dropped), so the memory a text takes does not grow with its length. What
-        is kept changes the time a text takes, never its text."""
+        :data:`GAP_LAWS` contexts (and one more for each other thread writing with the same
+        writer at that moment), in two generations (a law met in the older one is carried into
+        the newer; when the newer holds half the bound it becomes the older, and the older is
+        dropped), so the memory a text takes does not grow with its length. What is kept
+        changes the time a text takes, never its text."""
         key = (before, prev, nxt)
         law = self._gap_laws.get(key)
         if law is not None:
@@ -1035,31 +1190,26 @@ class SkeletonWriter:
         self._gap_laws[key] = law
         if len(self._gap_laws) >= GAP_LAWS // 2:
             self._gap_laws_old, self._gap_laws = self._gap_laws, {}
-        if len(self._log_p) >= LOG_PROBABILITIES // 2:
-            self._log_p_old, self._log_p = self._log_p, {}
         return law
 
     def _compute_law(self, before: str, prev: str, nxt: str) -> _GapLaw:
-        """The gap law of a context (:meth:`_gap_law`), computed."""
-        cands = self._candidates(prev, nxt)
-        scores = np.empty(len(cands), dtype=np.float64)
-        new, old = self._log_p, self._log_p_old
-        for j, gap in enumerate(cands):
-            a, b = before, prev
-            lp = 0.0
-            for x in (*gap, nxt):
-                k = (a, b, x)
-                v = new.get(k)
-                if v is None:
-                    v = old.get(k)
-                    if v is None:
-                        v = math.log(self.lm.p3(a, b, x))
-                    new[k] = v
-                lp += v
-                a, b = b, x
-            scores[j] = lp
+        """The gap law of a context (:meth:`_gap_law`), computed: each candidate's score is
+        the sum, in order, of the log probabilities of its trigrams, ``(before, prev, g1)``
+        first (the only one that depends on ``before``), then its pair's (:meth:`_shared`)."""
+        pair = self._shared(prev, nxt)
+        first = self.lm.p3_after(before, prev, pair.first_ids, pair.first_lower)
+        logs = np.fromiter(map(math.log, first.tolist()), dtype=np.float64, count=len(first))
+        # in the pair's order: 0.0 + the first log probability (a sum from 0.0), then each
+        # place's run of the later ones
+        ordered = logs[pair.first_of]
+        start = 0
+        for end in pair.ends:
+            ordered[: end - start] += pair.later[start:end]
+            start = end
+        scores = np.empty_like(ordered)
+        scores[pair.order] = ordered
         p = np.exp(scores - scores.max())
-        return cands, p / p.sum()
+        return pair.candidates, p / p.sum()
 
     def write(self, words: Sequence[str], rng: np.random.Generator) -> list[str]:
         """The tokens of a text around the released ``words`` (module notes): each word in
