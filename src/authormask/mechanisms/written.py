@@ -608,6 +608,11 @@ class EMPWrite(Mechanism):
         -------
         list[Output]
             One output per unit.
+
+        Raises
+        ------
+        ValueError
+            If there is not one generator per unit.
         """
         if len(rngs) != len(documents):
             raise ValueError(f"{len(documents)} units but {len(rngs)} generators")
