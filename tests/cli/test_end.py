@@ -106,8 +106,11 @@ from pathlib import Path
 
 
 class Freed:
+    def __init__(self):
+        self.marker = sys.argv[1]  # sys.argv is the command's below
+
     def __del__(self):
-        Path(sys.argv[1]).write_text("freed")
+        Path(self.marker).write_text("freed")
 
 
 kept = Freed()
@@ -131,8 +134,11 @@ def test_the_command_as_the_program_ends_at_once_and_inside_another_goes_on(
     # under a profiler, Python's own end: the profiler writes its profile after the program
     profile = tmp_path / "profile.out"
     cmd = [sys.executable, "-m", "cProfile", "-o", str(profile), str(script), str(marker)]
-    proc = subprocess.run(cmd, capture_output=True)
+    proc = subprocess.run(cmd, capture_output=True, cwd=tmp_path)
     assert proc.returncode == 0 and profile.stat().st_size > 0
+    # what the program frees at its end goes where it was told, never beside it (the marker
+    # was written to "--version", the command's argument, in the folder the suite ran in)
+    assert not (tmp_path / "--version").exists()
     # run inside another program: SystemExit, which that program may catch and go on after
     host = (
         "import runpy, sys\n"
