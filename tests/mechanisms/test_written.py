@@ -484,3 +484,15 @@ def test_a_batch_of_units_is_perturbed_a_group_at_a_time(
     assert [(o.text, o.words) for o in together] == [(o.text, o.words) for o in alone]
     with pytest.raises(ValueError, match="generators"):
         mech.perturb(units, [np.random.default_rng(0)])
+
+
+def test_a_documents_units_hold_the_vocabularys_own_words(mech, glove_20k: Embeddings) -> None:
+    """A unit's content words are the vocabulary's own strings, one object per word however
+    often it occurs (issue 50: a long document's units are held until it is released, and
+    each occurrence held a lower-cased string of its own, about 60 bytes a word)."""
+    text = "The Dragon and the dragon met a DRAGON; the river, the River and a cat. " * 40
+    units = list(mech.prepare_parts([text]))
+    words = [w for u in units for w in u.words]
+    assert words.count("dragon") == 120 and words.count("river") == 80
+    assert all(w is glove_20k.words[glove_20k.index_of(w)] for w in words)
+    assert len({id(w) for w in words}) == len(set(words))

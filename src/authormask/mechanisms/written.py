@@ -174,6 +174,7 @@ class ContentPreparer:
         """
         state: Any = None  # the reading state of the canonical tokeniser between parts
         pending: list[str] = []
+        vocabulary, row_of = self.embeddings.words, self.embeddings.index_of
         counts = {"words": 0, "function_words": 0, "not_released": 0, "dropped": 0}  # private
         first = True
         for part in parts:
@@ -187,7 +188,10 @@ class ContentPreparer:
                 elif self.released is not None and tok not in self.released:
                     counts["not_released"] += 1
                 elif tok in self.embeddings:
-                    pending.append(tok)
+                    # the vocabulary's own string, shared by every occurrence: a unit holds 8
+                    # bytes a content word, not a string of its own (issue 50: a long
+                    # document's units are held until it is released)
+                    pending.append(vocabulary[row_of(tok)])
                     if len(pending) == UNIT_WORDS:
                         yield self._unit(pending, first, counts)
                         pending, first = [], False
