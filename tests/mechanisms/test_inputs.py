@@ -233,3 +233,36 @@ def test_the_documents_of_a_batch_go_to_the_mechanism_together(glove_20k, monkey
     # each document's draws are its own: the same text as released alone at its position
     alone = [release(texts[: i + 1], mech, random_state=5).documents[i].text for i in (0, 5, 11)]
     assert [together.documents[i].text for i in (0, 5, 11)] == alone
+
+
+@pytest.mark.parametrize("name", ["emp-text", "emp-write"])
+def test_a_documents_units_are_counted_not_held_where_the_surrogates_keep_kinds(
+    glove_20k, name: str
+) -> None:
+    """Under ``surrogate`` (the default), where the surrogates keep the mechanism's kinds, a
+    prepared document holds what its units count, not the units (issue 50: a long document's
+    units, every token of it for ``emp-text``, were held until it was released: 55 MB for a
+    million characters); the counts are those of its units, and a document without entities
+    (its units prepared again when it is released) is released as with ``keep``."""
+    mech = create_mechanism(name, epsilon=9, embeddings=glove_20k)
+    assert isinstance(mech, EntityInputs) and mech.entities == "surrogate"
+    (document,) = mech.prepare_parts([EMAIL])
+    assert isinstance(document, EntityDocument) and document.found > 0
+    assert document.masked is None
+    units = list(mech.inner.prepare_parts(document.parts))
+    assert mech.units(document) == sum(mech.inner.units(u) for u in units) > 0
+    words = mech.diagnostics(document)
+    assert words["entities_replaced"] == document.found
+    for key, value in mech.inner.diagnostics(units[0]).items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            assert words[key] == sum(mech.inner.diagnostics(u)[key] for u in units)
+    masked = create_mechanism(name, epsilon=9, embeddings=glove_20k, entities="mask")
+    (held,) = masked.prepare_parts([EMAIL])
+    assert held.masked is not None and len(held.masked) >= 1
+    plain = "the river ran past the old mill and the children watched the water for hours."
+    (none,) = mech.prepare_parts([plain])
+    assert none.found == 0 and none.masked is None
+    ours = mech.perturb([none], [np.random.default_rng(5)])
+    own = list(mech.inner.prepare_parts([plain]))
+    theirs = mech.inner.perturb(own, [np.random.default_rng(5)] * len(own))
+    assert [(o.text, o.words) for o in ours] == [(o.text, o.words) for o in theirs]

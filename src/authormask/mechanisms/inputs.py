@@ -54,7 +54,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -96,8 +96,13 @@ __all__ = [
 @dataclass(frozen=True)
 class EntityDocument:
     """A document as :class:`EntityInputs` prepares it: its parts, the entities of each, and
-    the mechanism's units of the masked text (for counts, progress and whole-release
-    parameters before the release; the release itself under ``mask``).
+    what the mechanism's units of the masked text count (for progress and the private report
+    before the release), with the units themselves where they are held: for whole-release
+    parameters, the release itself under ``mask``, and a mechanism whose surrogates do not
+    keep its kinds (a refused surrogate text is released masked). Where the surrogates keep
+    the mechanism's kinds, the units counted are those of the text itself, prepared again
+    from ``parts`` when they are needed (issue 50: a long document's units, every token of it
+    for ``emp-text``, were held until it was released: 55 MB for a million characters).
 
     Attributes
     ----------
@@ -106,12 +111,18 @@ class EntityDocument:
     entities
         The entities of each part.
     masked
-        The mechanism's units of the masked text.
+        The mechanism's units of the masked text, or None where they are not held.
+    work
+        The units' units of work, summed.
+    counts
+        The units' private counts (numbers summed, anything else the last unit's).
     """
 
     parts: tuple[str, ...]
     entities: tuple[tuple[Entity, ...], ...]
-    masked: tuple[Any, ...]
+    masked: tuple[Any, ...] | None
+    work: int = 0
+    counts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def found(self) -> int:
@@ -948,7 +959,33 @@ class EntityInputs(Mechanism):
             counted: Iterable[str] = texts
         else:
             counted = (mask_entities(t, e) for t, e in zip(texts, found, strict=True))
-        yield EntityDocument(texts, found, tuple(self.inner.prepare_parts(counted)))
+        # every unit prepared here (the mechanism refuses what it would refuse), counted, and
+        # held only where it is needed again as prepared (EntityDocument)
+        held: list[Any] | None = (
+            None if self._kinds_kept and not self.inner.needs_all_documents else []
+        )
+        work = 0
+        counts: dict[str, Any] = {}
+        for unit in self.inner.prepare_parts(counted):
+            work += int(self.inner.units(unit))
+            for key, value in self.inner.diagnostics(unit).items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    counts[key] = counts.get(key, 0) + value
+                else:
+                    counts[key] = value
+            if held is not None:
+                held.append(unit)
+        yield EntityDocument(
+            texts, found, None if held is None else tuple(held), work=work, counts=counts
+        )
+
+    def _masked_units(self, document: EntityDocument) -> Iterable[Any]:
+        """The mechanism's units of the document's masked text: those held, else prepared
+        again from its parts (only where the surrogates keep the mechanism's kinds, whose
+        units counted are the text's own), as they are taken."""
+        if document.masked is not None:
+            return document.masked
+        return self.inner.prepare_parts(document.parts)
 
     @contextlib.contextmanager
     def reading_ahead(self, *, many: bool = True) -> Iterator[Callable[[list[str]], None] | None]:
@@ -1002,13 +1039,7 @@ class EntityInputs(Mechanism):
         """
         if self.entities == "keep":
             return dict(self.inner.diagnostics(document))
-        out: dict[str, Any] = {}
-        for unit in document.masked:
-            for key, value in self.inner.diagnostics(unit).items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    out[key] = out.get(key, 0) + value
-                else:
-                    out[key] = value
+        out = dict(document.counts)
         out["entities_replaced"] = document.found
         return out
 
@@ -1027,7 +1058,7 @@ class EntityInputs(Mechanism):
         """
         if self.entities == "keep":
             return int(self.inner.units(document))
-        return sum(int(self.inner.units(u)) for u in document.masked)
+        return int(document.work)
 
     def released_words(self, document: Any) -> tuple[str, ...]:
         """The mechanism's words of each masked unit, in order (the surrogates among them).
@@ -1044,7 +1075,7 @@ class EntityInputs(Mechanism):
         """
         if self.entities == "keep":
             return tuple(self.inner.released_words(document))
-        return tuple(w for u in document.masked for w in self.inner.released_words(u))
+        return tuple(w for u in self._masked_units(document) for w in self.inner.released_words(u))
 
     # --- whole-release parameters ---------------------------------------------------------------
 
@@ -1075,7 +1106,11 @@ class EntityInputs(Mechanism):
         EntityInputs
             The mechanism, resolved.
         """
-        units = documents if self.entities == "keep" else (u for d in documents for u in d.masked)
+        units = (
+            documents
+            if self.entities == "keep"
+            else (u for d in documents for u in self._masked_units(d))
+        )
         resolved = copy.copy(self)
         resolved.inner = self.inner.with_length_from(units)
         return resolved
@@ -1172,7 +1207,7 @@ class EntityInputs(Mechanism):
         are taken, where the surrogates keep the mechanism's kinds), and the generator the
         mechanism draws from."""
         if self.entities == "mask" or document.found == 0:
-            return document.masked, rng
+            return self._masked_units(document), rng
         mine, theirs = _children(rng)
         surrogates = self._surrogates(mine)
         # the surrogates are drawn in the order of the parts however the units are taken: the
@@ -1185,7 +1220,7 @@ class EntityInputs(Mechanism):
         try:
             return list(self.inner.prepare_parts(texts)), theirs
         except InputError:  # a surrogate outside the vocabulary dropped (module docstring)
-            return list(document.masked), theirs
+            return list(self._masked_units(document)), theirs
 
     def stepped_text(self, parts: str | Iterable[str], rng: np.random.Generator) -> str:
         """The text the mechanism is given when the document ``parts`` is released with the
