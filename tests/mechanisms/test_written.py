@@ -386,6 +386,19 @@ def test_a_writer_trained_for_other_words_is_refused(nouns_mech, mech) -> None:
         )
 
 
+def _random_decoder(glove_20k, rng: np.random.Generator, k: int) -> SequenceDecoder:
+    """A context decoder of 4 random classes, random transitions and a random prior."""
+    return SequenceDecoder(
+        glove_20k,
+        epsilon=5.0,
+        classes=rng.integers(0, 4, size=len(glove_20k)).astype(np.int16),
+        transitions=np.log(rng.dirichlet(np.ones(4), size=5)),
+        within=np.log(rng.dirichlet(np.ones(len(glove_20k)))),
+        prior_name="random",
+        candidates=k,
+    )
+
+
 def test_context_decoder_memory_is_bounded_per_chunk(glove_20k) -> None:
     """The context decoder never holds every position's candidate vectors at once (issue 50:
     they were 25 KB a noun, 3.4 GB for a 1M-character text): decoding 24,000 positions with
@@ -395,16 +408,7 @@ def test_context_decoder_memory_is_bounded_per_chunk(glove_20k) -> None:
 
     rng = np.random.default_rng(11)
     n, k = 24_000, 32
-    classes = rng.integers(0, 4, size=len(glove_20k)).astype(np.int16)
-    dec = SequenceDecoder(
-        glove_20k,
-        epsilon=5.0,
-        classes=classes,
-        transitions=np.log(rng.dirichlet(np.ones(4), size=5)),
-        within=np.log(rng.dirichlet(np.ones(len(glove_20k)))),
-        prior_name="random",
-        candidates=k,
-    )
+    dec = _random_decoder(glove_20k, rng, k)
     z = glove_20k.vectors[rng.integers(0, len(glove_20k), size=n)].astype(np.float64)
     z += rng.normal(scale=0.3, size=z.shape)
     pieces = [z[: n // 2], z[n // 2 :]]
@@ -432,16 +436,7 @@ def test_context_decoder_holds_one_group_of_sequences_at_a_time(glove_20k) -> No
     from authormask.mechanisms import decoding
 
     rng = np.random.default_rng(12)
-    classes = rng.integers(0, 4, size=len(glove_20k)).astype(np.int16)
-    dec = SequenceDecoder(
-        glove_20k,
-        epsilon=5.0,
-        classes=classes,
-        transitions=np.log(rng.dirichlet(np.ones(4), size=5)),
-        within=np.log(rng.dirichlet(np.ones(len(glove_20k)))),
-        prior_name="random",
-        candidates=32,
-    )
+    dec = _random_decoder(glove_20k, rng, 32)
     rows = rng.integers(0, len(glove_20k), size=(40, 600))
     seqs = [glove_20k.vectors[r].astype(np.float64) + rng.normal(0, 0.3, (600, 50)) for r in rows]
     assert 7 * 600 > decoding._CHUNK  # a group holds at most 7 of them

@@ -695,33 +695,37 @@ class _KneserNey:
 
     def p2_many(self, b: NDArray[np.int64], x: NDArray[np.int64]) -> NDArray[np.float64]:
         """:meth:`p2` of each pair of token numbers."""
-        lower = self.p1_many(x)
-        n = self.ctx1.get_many(b)
-        at = n > 0
-        if not at.any():
-            return lower
-        n, bb, lower_at = n[at], b[at], lower[at]
-        pair = self.cont2.get_many(self._keys(bb, x[at]))
-        seen = np.maximum(pair - self.d, 0.0) / n
-        out = lower.copy()
-        out[at] = seen + self.d * self.types1.get_many(bb) / n * lower_at
-        return out
+        return self._mixed(self.p1_many(x), b, x, self.ctx1, self.cont2, self.types1)
 
     def p3_many(
         self, a: NDArray[np.int64], b: NDArray[np.int64], x: NDArray[np.int64]
     ) -> NDArray[np.float64]:
         """:meth:`p3` of each triple of token numbers."""
         lower = self.p2_many(b, x)
-        context = self._keys(a, b)
-        n = self.ctx2.get_many(context)
+        return self._mixed(lower, self._keys(a, b), x, self.ctx2, self.c3, self.types2)
+
+    def _mixed(
+        self,
+        lower: NDArray[np.float64],
+        context: NDArray[np.int64],
+        x: NDArray[np.int64],
+        totals: _Lookup,
+        counts: _Lookup,
+        types: _Lookup,
+    ) -> NDArray[np.float64]:
+        """One order's interpolation over the order below (``lower``), as :meth:`p2` and
+        :meth:`p3` make it: where the context has a total count ``n`` (``totals``), the
+        discounted count of ``x`` after it (``counts``) over ``n``, plus the discount times
+        its ``types`` over ``n`` times ``lower``; elsewhere ``lower``."""
+        n = totals.get_many(context)
         at = n > 0
         if not at.any():
             return lower
         n, context, lower_at = n[at], context[at], lower[at]
-        count = self.c3.get_many(self._keys(context, x[at]))
+        count = counts.get_many(self._keys(context, x[at]))
         seen = np.maximum(count - self.d, 0.0) / n
         out = lower.copy()
-        out[at] = seen + self.d * self.types2.get_many(context) / n * lower_at
+        out[at] = seen + self.d * types.get_many(context) / n * lower_at
         return out
 
     def p3_after(
