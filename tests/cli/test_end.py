@@ -139,6 +139,7 @@ def test_the_command_as_the_program_ends_at_once_and_inside_another_goes_on(
     # what the program frees at its end goes where it was told, never beside it (the marker
     # was written to "--version", the command's argument, in the folder the suite ran in)
     assert not (tmp_path / "--version").exists()
+    assert marker.read_text() == "freed"  # Python's own end freed it, where it was told
     # run inside another program: SystemExit, which that program may catch and go on after
     host = (
         "import runpy, sys\n"

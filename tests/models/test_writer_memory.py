@@ -262,3 +262,18 @@ def test_a_count_table_read_as_a_dict_holds_no_arrays(monkeypatch: pytest.Monkey
     assert any(isinstance(x, dict) and len(x) == 4 for x in held)
     with pytest.raises(KeyError):
         lookup[8]
+
+
+def test_what_a_pair_shares_cannot_be_written(writer) -> None:
+    """The arrays every law of a pair reads (in every thread, for every text) are read-only: an
+    edit in place would make later texts' gaps depend on earlier ones (helper-31)."""
+    mine = _fresh(writer)
+    start, end = writer_module._START, writer_module._END
+    pair = mine._shared(start, end)
+    arrays = [pair.first_ids, pair.first_of, pair.first_lower, pair.order, pair.later]
+    for array in arrays:
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0
+    law = mine._compute_law(start, start, end)[1]
+    law[...] = 0  # a law is the caller's own
+    assert mine._compute_law(start, start, end)[1].sum() == pytest.approx(1.0)

@@ -54,7 +54,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -121,8 +121,8 @@ class EntityDocument:
     parts: tuple[str, ...]
     entities: tuple[tuple[Entity, ...], ...]
     masked: tuple[Any, ...] | None
-    work: int = 0
-    counts: dict[str, Any] = field(default_factory=dict)
+    work: int
+    counts: dict[str, Any]
 
     @property
     def found(self) -> int:
@@ -1061,7 +1061,10 @@ class EntityInputs(Mechanism):
         return int(document.work)
 
     def released_words(self, document: Any) -> tuple[str, ...]:
-        """The mechanism's words of each masked unit, in order (the surrogates among them).
+        """The mechanism's words of each unit of the masked text, in order: of the text with
+        its entities masked, or, where the surrogates keep the mechanism's kinds, of the text
+        itself (its names among them, not the surrogates a release draws: the noise-off
+        release matches them where no entity is found).
 
         Parameters
         ----------

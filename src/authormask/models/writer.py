@@ -1142,6 +1142,7 @@ class SkeletonWriter:
         # place: the candidates in order of length (longest first, ``order``), so the i-th
         # trigrams of those that have one are a prefix of that order, one run of ``later``
         # per place (``ends``); a candidate's sum then adds its own trigrams, in order
+        # never empty: _list_candidates falls back on one gap
         longest_first = sorted(range(len(cands)), key=lambda j: -len(cands[j]))
         order = np.array(longest_first, dtype=np.intp)
         triples: list[str] = []
@@ -1161,7 +1162,10 @@ class SkeletonWriter:
                 map(math.log, probabilities.tolist()), dtype=np.float64, count=len(ids)
             )
         lower = lm.p2_many(np.full(len(first_ids), lm.numbers((prev,))[0]), first_ids)
-        return _Pair(cands, first_ids, first_of[order], lower, order, later, tuple(ends))
+        shared = (first_ids, first_of[order], lower, order, later)
+        for array in shared:  # read by every law of the pair, in every thread: never written
+            array.flags.writeable = False
+        return _Pair(cands, *shared, tuple(ends))
 
     def _list_candidates(self, prev: str, nxt: str) -> list[tuple[str, ...]]:
         seen: dict[tuple[str, ...], None] = dict.fromkeys(self._pair.get((prev, nxt), ()))
