@@ -14,7 +14,9 @@ one's ``ru_maxrss``) are measured. Four inputs:
   a folder out);
 * a text of ``--large-chars`` characters (default 1,000,000), C50 test stories joined into one
   document, written at run time into a temporary folder (never into the repository), and its
-  first tenth (the pair whose peaks say whether memory is flat in input length).
+  first tenth (the pair whose peaks say whether memory is flat in input length), released
+  with the defaults and also with ``--mechanism emp-text --epsilon E`` (``--emp-text-epsilon``,
+  default 10; the goal names emp-write and emp-text), each with and without the entity step.
 
 Beside each default run, in the same round: ``python -c "import numpy"`` (the reference; ratios
 are printed against its median) and the mechanism alone (``--entities keep``). One untimed
@@ -60,6 +62,11 @@ EXE = str(Path(sys.executable).with_name("authormask"))
 SENTENCE = "The ship sailed down the river.\n"
 NUMPY = "python -c 'import numpy'"
 MODES = ("default", "--entities keep")
+#: emp-text's modes, for the long text and its tenth only ({e}: its epsilon)
+TEXT_MODES = (
+    "--mechanism emp-text --epsilon {e}",
+    "--mechanism emp-text --epsilon {e} --entities keep",
+)
 
 
 @dataclass
@@ -222,6 +229,9 @@ def main() -> None:
         "--cache-dir", type=Path, default=None, help="AUTHORMASK_CACHE_DIR (default: the user's)"
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the raw runs here")
+    parser.add_argument(
+        "--emp-text-epsilon", type=float, default=10.0, help="emp-text's epsilon (long texts)"
+    )
     opts = parser.parse_args()
     if not (opts.corpus / "C50train").is_dir() or not (opts.corpus / "C50test").is_dir():
         parser.error(f"{opts.corpus} holds no C50train/ and C50test/ folders")
@@ -251,19 +261,21 @@ def main() -> None:
 
         reference = Runs()
         results: dict[str, dict[str, Runs]] = {}
+        text_modes = [m.format(e=f"{opts.emp_text_epsilon:g}") for m in TEXT_MODES]
         for item in inputs:
-            runs = results.setdefault(item.name, {mode: Runs() for mode in MODES})
+            modes = [*MODES, *(text_modes if item.name.endswith("-character text") else [])]
+            runs = results.setdefault(item.name, {mode: Runs() for mode in modes})
             for _ in range(item.repeat):  # the commands take turns: load changes hit all alike
                 reference.add(*measure(numpy_cmd, env))
-                for mode in MODES:
+                for mode in modes:
                     runs[mode].add(*release(item, mode))
             print(
                 f"{item.name}: "
-                + ", ".join(f"{mode} {runs[mode].median_s:.2f} s" for mode in MODES),
+                + ", ".join(f"{mode} {runs[mode].median_s:.2f} s" for mode in modes),
                 flush=True,
             )
 
-    report(inputs, results, reference)
+    report(inputs, results, reference, text_modes)
     before, after = (" / ".join(f"{x:.1f}" for x in t) for t in (load_before, os.getloadavg()))
     print(f"load average (1 / 5 / 15 min) before: {before}, after: {after}")
     if opts.json is not None:
@@ -284,7 +296,12 @@ def main() -> None:
         opts.json.write_text(json.dumps(raw, indent=1) + "\n", encoding="utf-8")
 
 
-def report(inputs: list[Input], results: dict[str, dict[str, Runs]], reference: Runs) -> None:
+def report(
+    inputs: list[Input],
+    results: dict[str, dict[str, Runs]],
+    reference: Runs,
+    text_modes: list[str],
+) -> None:
     """The markdown table and the goals, on standard output."""
     ref = reference.median_s
     print()
@@ -299,7 +316,7 @@ def report(inputs: list[Input], results: dict[str, dict[str, Runs]], reference: 
     for item in inputs:
         docs = f", {item.documents} documents" if item.documents > 1 else ""
         size = f"{item.chars:,} chars{docs}"
-        for mode in MODES:
+        for mode in results[item.name]:
             r = results[item.name][mode]
             spread = (
                 f" ({min(r.seconds):.2f}-{max(r.seconds):.2f}, {len(r.seconds)} runs)"
@@ -353,8 +370,9 @@ def report(inputs: list[Input], results: dict[str, dict[str, Runs]], reference: 
             f"ratio between inputs 10x apart or more {worst:.2f}, {ok}; peaks / the "
             f"sentence's: {peaks}"
         )
-        texts = [i for i in inputs if i.name.endswith("-character text")]
-        if len(texts) == 2:
+    texts = [i for i in inputs if i.name.endswith("-character text")]
+    if len(texts) == 2:
+        for mode in [*MODES, *text_modes]:
             ratio = results[texts[1].name][mode].peak / results[texts[0].name][mode].peak
             ok = "met" if ratio <= 1.1 else "NOT met"
             print(
