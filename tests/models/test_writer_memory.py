@@ -101,23 +101,19 @@ def test_every_gap_law_is_bit_for_bit_the_scalar_sums(writer, glove_20k) -> None
 def test_a_long_text_reads_the_counts_without_a_dict_of_them(writer, glove_20k) -> None:
     """The gap laws read the Kneser-Ney counts as arrays (:meth:`_Lookup.get_many`): a long
     text no longer turns the count tables into dicts of Python integers (issue 50: about 22 MB
-    more for any text past a few thousand reads), and writes what a writer reading dicts
-    writes."""
+    more for any text past a few thousand reads); they hold their two arrays and nothing
+    else, whatever was read."""
     words = [w for w in glove_20k.words[200:4000] if w.isalpha()][:3000]
     mine = _fresh(writer)
     mine.lm = writer_module._KneserNey(writer.tables.trigrams, writer_module.DISCOUNT)
-    text = mine.write(words, np.random.default_rng(4))
+    mine.write(words, np.random.default_rng(4))
     lookups = [v for v in vars(mine.lm).values() if isinstance(v, writer_module._Lookup)]
     assert len(lookups) == 7
-    assert all(lookup._table is None and lookup._arrays is not None for lookup in lookups)
-    as_dicts = _fresh(writer)
-    as_dicts.lm = writer_module._KneserNey(writer.tables.trigrams, writer_module.DISCOUNT)
-    for lookup in vars(as_dicts.lm).values():
-        if isinstance(lookup, writer_module._Lookup):
-            for _ in range(writer_module.LOOKUP_READS):
-                lookup.get(0)
-            assert lookup._table is not None and lookup._arrays is None
-    assert as_dicts.write(words, np.random.default_rng(4)) == text
+    for lookup in lookups:
+        for _ in range(5000):
+            lookup.get(0)
+        held = [getattr(lookup, name) for name in type(lookup).__slots__]
+        assert len(held) == 2 and all(isinstance(x, np.ndarray) for x in held)
 
 
 def test_the_laws_of_one_pair_of_classes_share_their_candidates(writer, glove_20k) -> None:
@@ -181,19 +177,17 @@ def _probed(c3, tokens, rng):
     return triples
 
 
-@pytest.mark.parametrize("reads", [1, 4096, 10**9])
 def test_the_numbered_counts_give_every_probability_the_token_keyed_counts_give(
-    glove_20k, tmp_path, monkeypatch: pytest.MonkeyPatch, reads: int
+    glove_20k, tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The writer's trigram counts are numbered arrays (issue 50: building them as dictionaries
     of strings took a third of a one-sentence release's start-up); every probability, of seen
     and unseen trigrams and tokens, is bit for bit the one of counts keyed by the tokens, for
     the writer trained (its counts numbered from the training's own) and for the writer read
-    from its prepared file (numbered as the file stores them), whether the counts are read by
-    bisection of their arrays, as dicts, or first one and then the other (``LOOKUP_READS``)."""
+    from its prepared file (numbered as the file stores them), one key at a time and many at
+    once."""
     from collections import Counter
 
-    monkeypatch.setattr(writer_module, "LOOKUP_READS", reads)
     captured: list[Counter] = []
     numbered = writer_module._Trigrams.from_counter
 
@@ -244,24 +238,24 @@ def test_a_training_text_of_too_many_tokens_to_number_is_refused() -> None:
         writer_module._KneserNey(many, writer_module.DISCOUNT)
 
 
-def test_a_count_table_read_as_a_dict_holds_no_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A Kneser-Ney count table is read by bisection, then as a dict once read often; from
-    then on it holds the dict only (helper-28: it kept the arrays too, a fifth more memory on a
-    long text), and every read gives what the arrays gave."""
-    monkeypatch.setattr(writer_module, "LOOKUP_READS", 4)
+def test_a_count_table_reads_each_key_as_its_arrays_hold_it() -> None:
+    """A Kneser-Ney count table is read by bisection of its arrays, one key at a time and many
+    at once, to the largest keys and past them (helper-28: a table once kept a dict beside its
+    arrays, a fifth more memory on a long text; it holds its arrays only)."""
     keys = np.array([3, 7, 2**40, 2**62 + 5], dtype=np.int64)
     values = np.array([1, 2, 3, 4], dtype=np.int64)
     lookup = writer_module._Lookup(keys, values)
     probes = [3, 7, 2**40, 2**62 + 5, 0, 8, 2**63 - 1, -1]
     expected = [1, 2, 3, 4, 0, 0, 0, 0]
-    assert [lookup.get(k) for k in probes] == expected  # the arrays, then the dict
     assert [lookup.get(k) for k in probes] == expected
+    assert lookup.get_many(np.array(probes, dtype=np.int64)).tolist() == expected
     assert lookup[7] == 2 and lookup.get(8, -5) == -5
-    held = [getattr(lookup, name, None) for name in type(lookup).__slots__]
-    assert not any(isinstance(x, (np.ndarray, tuple)) for x in held)
-    assert any(isinstance(x, dict) and len(x) == 4 for x in held)
+    held = [getattr(lookup, name) for name in type(lookup).__slots__]
+    assert len(held) == 2 and not any(isinstance(x, dict) for x in held)
     with pytest.raises(KeyError):
         lookup[8]
+    empty = writer_module._Lookup(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    assert empty.get(3) == 0 and empty.get_many(np.array([3, -1])).tolist() == [0, 0]
 
 
 def test_what_a_pair_shares_cannot_be_written(writer) -> None:

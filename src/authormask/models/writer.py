@@ -737,12 +737,12 @@ class _KneserNey:
         if ia is None or ib is None:
             return lower
         context = ia * self._v + ib
-        n = self.ctx2.one(context)
+        n = self.ctx2.get(context)
         if n == 0:
             return lower
         count = self.c3.get_many(np.where(x >= 0, context * self._v + x, -1))
         seen = np.maximum(count - self.d, 0.0) / n
-        out: NDArray[np.float64] = seen + self.d * self.types2.one(context) / n * lower
+        out: NDArray[np.float64] = seen + self.d * self.types2.get(context) / n * lower
         return out
 
 
@@ -802,46 +802,25 @@ def _sums(
     return sums
 
 
-#: the reads of a :class:`_Lookup` after which it is read as a dict
-LOOKUP_READS = 4096
-
-
 class _Lookup:
     """Whole numbers under ascending whole-number keys (Python integers in, Python integers
-    out, as a dict of them gives them), read by bisection of the arrays until
-    :data:`LOOKUP_READS` reads, then as a dict made of them (the arrays dropped): a short text
-    reads a few hundred counts, and the dicts of every count took 0.03-0.05 s of every start
-    (issue 50); a long text reads the dict, as before, and holds no more."""
+    out, as a dict of them gives them), read by bisection of the arrays: the dicts of every
+    count took 0.03-0.05 s of every start and 22 MB on a long text (issue 50), and the gap
+    laws read many keys at once (:meth:`get_many`)."""
 
-    __slots__ = ("_arrays", "_reads", "_table")
+    __slots__ = ("_keys", "_values")
 
     def __init__(self, keys: NDArray[np.int64], values: NDArray[np.int64]) -> None:
-        self._arrays: tuple[NDArray[np.int64], NDArray[np.int64]] | None = (keys, values)
-        self._table: dict[int, int] | None = None
-        self._reads = 0
+        self._keys = keys
+        self._values = values
 
     def get(self, key: int, default: int = 0) -> int:
         """The number under ``key``, or ``default``."""
-        table = self._table
-        if table is None:
-            arrays = self._arrays
-            if arrays is not None:
-                keys, values = arrays
-                self._reads += 1
-                if self._reads < LOOKUP_READS:
-                    at = int(keys.searchsorted(key))
-                    if at < len(keys) and int(keys[at]) == key:
-                        return int(values[at])
-                    return default
-                table = dict(zip(keys.tolist(), values.tolist(), strict=True))
-                # the dict is published before the arrays go: a thread that finds no arrays
-                # finds the dict
-                self._table = table
-                self._arrays = None
-            else:
-                table = self._table
-                assert table is not None
-        return table.get(key, default)
+        keys = self._keys
+        at = int(keys.searchsorted(key))
+        if at < len(keys) and int(keys[at]) == key:
+            return int(self._values[at])
+        return default
 
     def __getitem__(self, key: int) -> int:
         found = self.get(key, -1)
@@ -849,32 +828,9 @@ class _Lookup:
             raise KeyError(key)
         return found
 
-    def one(self, key: int) -> int:
-        """The number under ``key`` (0 if none), by bisection while the arrays are held: not
-        counted as a read (:meth:`get`), so a writer that reads only this way and
-        :meth:`get_many` keeps the arrays and builds no dict."""
-        arrays = self._arrays
-        if arrays is None:
-            table = self._table
-            assert table is not None
-            return table.get(key, 0)
-        keys, values = arrays
-        at = int(keys.searchsorted(key))
-        if at < len(keys) and int(keys[at]) == key:
-            return int(values[at])
-        return 0
-
     def get_many(self, wanted: NDArray[np.int64]) -> NDArray[np.int64]:
-        """The number under each key of ``wanted`` (0 where none; a negative key has none),
-        as :meth:`one` reads one."""
-        arrays = self._arrays
-        if arrays is None:
-            table = self._table
-            assert table is not None
-            return np.fromiter(
-                (table.get(k, 0) for k in wanted.tolist()), dtype=np.int64, count=len(wanted)
-            )
-        keys, values = arrays
+        """The number under each key of ``wanted`` (0 where none; a negative key has none)."""
+        keys, values = self._keys, self._values
         if len(keys) == 0:
             return np.zeros(len(wanted), dtype=np.int64)
         at = np.minimum(keys.searchsorted(wanted), len(keys) - 1)
