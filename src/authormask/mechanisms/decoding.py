@@ -50,7 +50,7 @@ is over the whole class. A decoder whose every word has prior 0 is refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -69,6 +69,7 @@ __all__ = [
     "NearestDecoder",
     "PosteriorDecoder",
     "SequenceDecoder",
+    "bounded_groups",
     "candidate_rows",
     "check_decoder",
     "frequency_log_prior",
@@ -88,6 +89,39 @@ SMALL_VITERBI = 2048
 #: candidates x dimension floats a position, held a few times: 128 positions of 32 x 50 are
 #: 1.6 MB; 512 made a long text's peak 11 MB higher, at no gain in time)
 _DISTANCE_BLOCK = 128
+
+
+def bounded_groups(sizes: Sequence[int], bound: int) -> Iterator[list[int]]:
+    """The positions of ``sizes``, in order, in groups whose sizes add up to at most ``bound``
+    (a group of one where one size alone is over it); none for no sizes.
+
+    Parameters
+    ----------
+    sizes
+        The size of each item.
+    bound
+        The most a group holds.
+
+    Yields
+    ------
+    list[int]
+        The positions of each group's items.
+
+    Examples
+    --------
+    >>> list(bounded_groups([3, 2, 4, 9, 1], 5))
+    [[0, 1], [2], [3], [4]]
+    """
+    group: list[int] = []
+    held = 0
+    for i, k in enumerate(sizes):
+        if group and held + k > bound:
+            yield group
+            group, held = [], 0
+        group.append(i)
+        held += k
+    if group:
+        yield group
 
 
 class Decoder(Protocol):
@@ -587,15 +621,8 @@ class SequenceDecoder(_Indexed):
         # bounded by that, not by the batch a mechanism hands in (issue 50: memory flat in
         # input length); each position's candidates and scores are its own, so the same rows
         out: list[NDArray[np.intp]] = []
-        group: list[NDArray[np.float64]] = []
-        held = 0
-        for seq, k in zip(sequences, sizes, strict=True):
-            if group and held + k > _CHUNK:
-                out.extend(self._decode_group(group, viterbi, progress))
-                group, held = [], 0
-            group.append(seq)
-            held += k
-        out.extend(self._decode_group(group, viterbi, progress))
+        for group in bounded_groups(sizes, _CHUNK):
+            out.extend(self._decode_group([sequences[i] for i in group], viterbi, progress))
         return out
 
     def _decode_group(

@@ -55,7 +55,12 @@ from authormask.defaults import PRIOR_WEIGHT
 from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InvalidParameterError
 from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
-from authormask.mechanisms.decoding import PosteriorDecoder, SequenceDecoder, frequency_log_prior
+from authormask.mechanisms.decoding import (
+    PosteriorDecoder,
+    SequenceDecoder,
+    bounded_groups,
+    frequency_log_prior,
+)
 from authormask.mechanisms.earth_movers import FLOATING_POINT, EarthMoversMechanism
 from authormask.models.writer import SkeletonWriter, render_tokens
 from authormask.randomness import SEEDED, UNSEEDED
@@ -625,16 +630,7 @@ class EMPWrite(Mechanism):
         # (issue 50: memory flat in input length); a unit's draws are its generator's alone,
         # so the same draws however the units are grouped
         out: list[Output] = []
-        group: list[int] = []
-        held = 0
-        for i, unit in enumerate(documents):
-            k = len(unit.words)
-            if group and held + k > UNIT_WORDS:
-                out.extend(self._perturb_group(documents, rngs, group, progress))
-                group, held = [], 0
-            group.append(i)
-            held += k
-        if group:
+        for group in bounded_groups([len(u.words) for u in documents], UNIT_WORDS):
             out.extend(self._perturb_group(documents, rngs, group, progress))
         return out
 
