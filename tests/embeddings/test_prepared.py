@@ -144,6 +144,67 @@ def test_an_entry_made_for_another_recipe_is_not_used(tmp_path: Path) -> None:
     assert found.arrays["v"].tolist() == [0, 1, 2, 3, 4]
 
 
+def _entry_of_two(path: Path) -> dict[str, np.ndarray]:
+    arrays = {
+        "v": np.arange(300_000, dtype=np.float32).reshape(-1, 3),
+        "w": np.frombuffer(b"alpha\nbeta", dtype=np.uint8),
+    }
+    assert write_entry(path, {"recipe": {"a": 1}}, arrays)
+    return arrays
+
+
+def test_what_a_reader_makes_meanwhile_is_handed_out_with_a_whole_entry(tmp_path: Path) -> None:
+    """``meanwhile`` is called on the header and the arrays, read-only (even those handed out
+    writable), while they are hashed; what it returns is the entry's ``made``."""
+    path = tmp_path / "x.vocab"
+    arrays = _entry_of_two(path)
+    seen: list[object] = []
+
+    def meanwhile(header: dict, stored: dict[str, np.ndarray]) -> tuple[str, ...]:
+        seen.append(
+            (header["recipe"], sorted(stored), [a.flags.writeable for a in stored.values()])
+        )
+        return tuple(bytes(stored["w"]).decode().split("\n"))
+
+    found = read_entry(path, {"recipe": {"a": 1}}, writable=frozenset({"v"}), meanwhile=meanwhile)
+    assert found is not None
+    assert found.made == ("alpha", "beta")
+    assert seen == [({"a": 1}, ["v", "w"], [False, False])]
+    assert found.arrays["v"].flags.writeable and not found.arrays["w"].flags.writeable
+    assert np.array_equal(found.arrays["v"], arrays["v"])
+    plain = read_entry(path, {"recipe": {"a": 1}})
+    assert plain is not None and plain.made is None and plain.sha256 == found.sha256
+
+
+@pytest.mark.parametrize("raises", [False, True])
+def test_nothing_made_of_a_damaged_entry_is_handed_out(tmp_path: Path, raises: bool) -> None:
+    """A byte of an array flipped: what ``meanwhile`` made of it (or the error it raised) is
+    dropped and the entry is damaged (None), whatever it made."""
+    path = tmp_path / "x.vocab"
+    _entry_of_two(path)
+    data = bytearray(path.read_bytes())
+    data[-20] ^= 0xFF  # in the payload's last array
+    path.write_bytes(bytes(data))
+
+    def meanwhile(header: dict, stored: dict[str, np.ndarray]) -> str:
+        if raises:
+            raise ValueError("made of what was read")
+        return "made"
+
+    assert read_entry(path, {}, meanwhile=meanwhile) is None
+
+
+def test_an_error_of_what_a_reader_makes_of_a_whole_entry_is_raised(tmp_path: Path) -> None:
+    path = tmp_path / "x.vocab"
+    _entry_of_two(path)
+
+    def meanwhile(header: dict, stored: dict[str, np.ndarray]) -> None:
+        raise KeyError("no such array")
+
+    with pytest.raises(KeyError, match="no such array"):
+        read_entry(path, {}, meanwhile=meanwhile)
+
+
 def test_unwritable_cache_builds_in_memory_with_one_warning(
     tmp_path: Path, vectors_file: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

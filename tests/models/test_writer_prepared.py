@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from authormask.embeddings.prepared import read_entry, write_entry
 from authormask.models import writer as writer_module
 from authormask.models.writer import load_writer, render_tokens
 from authormask.text.stopwords import default_stopwords
@@ -38,7 +39,7 @@ def prepared(glove_20k, tmp_path_factory: pytest.TempPathFactory):
     finally:
         writer_module._WRITERS.clear()
         writer_module._WRITERS.update(saved)
-    (path,) = folder.glob("writer-*.npz")
+    (path,) = folder.glob("writer-*.prepared")
     return writer, path
 
 
@@ -72,30 +73,36 @@ def test_released_words_name_their_own_prepared_writer(
     words = frozenset(default_stopwords())
     nouns = frozenset(w for w in WORDS if w in glove_20k)
     load_writer(glove_20k, words, (nouns, "a test list of nine nouns"), cache_dir=tmp_path)
-    assert len(list(tmp_path.glob("writer-*.npz"))) == 2
+    assert len(list(tmp_path.glob("writer-*.prepared"))) == 2
 
 
 def _key(path: Path) -> str:
-    """The key a prepared writer's file is named by (``writer-<key>.npz``)."""
+    """The key a prepared writer's file is named by (``writer-<key>.prepared``)."""
     return path.stem.removeprefix("writer-")
+
+
+def _arrays(path: Path) -> dict[str, np.ndarray]:
+    """A prepared writer's arrays (copies)."""
+    found = read_entry(path, {})
+    assert found is not None
+    return {name: np.array(a) for name, a in found.arrays.items()}
 
 
 def _damaged(path: Path, damage: str, out: Path) -> Path:
     data = path.read_bytes()
     if damage == "cut":
         out.write_bytes(data[: len(data) // 2])
-    elif damage == "flip":  # a byte of an array changed: the digest no longer matches
+    elif damage == "flip":  # a byte of an array changed: its hash no longer matches
         middle = len(data) // 2
         out.write_bytes(data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1 :])
+    elif damage == "another key":  # a genuine file of another configuration, renamed
+        write_entry(out, {"key": "0" * 32}, _arrays(path))
     else:
-        with np.load(path, allow_pickle=False) as found:
-            arrays = {name: np.array(found[name]) for name in found.files}
+        arrays = _arrays(path)
         if damage == "tokens out of range":
             arrays["tokens"] = np.frombuffer(b"a\0b", dtype=np.uint8)
         elif damage == "class out of range":
             arrays["word_class"][0] = writer_module.CLASSES
-        elif damage == "another key":  # a genuine file of another configuration, renamed
-            arrays["key"] = np.frombuffer(b"0" * 32, dtype=np.uint8)
         elif damage == "float trigrams":
             arrays["trigrams"] = arrays["trigrams"].astype(np.float64) + 0.5
         elif damage == "tokens not UTF-8":
@@ -115,13 +122,14 @@ def _damaged(path: Path, damage: str, out: Path) -> Path:
             arrays["tokens"] = np.frombuffer("\0".join(tokens).encode("utf-8"), dtype=np.uint8)
         elif damage == "a trigram twice":
             arrays["trigrams"][1] = arrays["trigrams"][0]
+        elif damage == "an array missing":
+            del arrays["overall"]
+        elif damage == "an array more":
+            arrays["extra"] = np.zeros(3, np.int32)
         else:
             raise AssertionError(damage)
-        # the digest made to match: only the range checks can refuse it
-        arrays.pop("digest")
-        digest = writer_module._arrays_digest(arrays).encode("ascii")
-        with open(out, "wb") as fh:
-            np.savez(fh, digest=np.frombuffer(digest, dtype=np.uint8), **arrays)
+        # hashed as written: only the checks of what the arrays hold can refuse it
+        _resigned(arrays, out, _key(path))
     return out
 
 
@@ -141,6 +149,8 @@ def _damaged(path: Path, damage: str, out: Path) -> Path:
         "float offsets",
         "a token twice",
         "a trigram twice",
+        "an array missing",
+        "an array more",
     ],
 )
 def test_a_damaged_or_foreign_prepared_writer_is_not_read(
@@ -182,22 +192,21 @@ def test_without_a_cache_folder_nothing_is_written(
 
 
 def test_a_file_declaring_a_huge_array_is_not_read(glove_20k, prepared, tmp_path: Path) -> None:
-    """An array header claiming 10**17 items is refused, not allocated (found by review)."""
-    import io
-    import zipfile
+    """An array header claiming 10**17 items is refused, not allocated (found by review): its
+    header whole and its checksum made to match."""
+    import hashlib
+    import json
 
     _, path = prepared
+    data = path.read_bytes()
+    head_len = int.from_bytes(data[8:16], "little")
+    header = json.loads(data[48 : 48 + head_len])
+    header["arrays"]["trigram_counts"]["shape"] = [10**17]
+    head = json.dumps(header, sort_keys=True).encode("utf-8")
+    head += b" " * (head_len - len(head))
+    assert len(head) == head_len
     bad = tmp_path / path.name
-    with np.load(path, allow_pickle=False) as found, zipfile.ZipFile(bad, "w") as out:
-        for name in found.files:
-            buffer = io.BytesIO()
-            if name == "trigram_counts":
-                header = {"descr": "<i8", "fortran_order": False, "shape": (10**17,)}
-                np.lib.format.write_array_header_1_0(buffer, header)
-                buffer.write(b"\0" * 64)
-            else:
-                np.save(buffer, found[name])
-            out.writestr(name + ".npy", buffer.getvalue())
+    bad.write_bytes(data[:16] + hashlib.sha256(head).digest() + head + data[48 + head_len :])
     assert writer_module._read_tables(bad, len(glove_20k), _key(path)) is None
 
 
@@ -226,12 +235,9 @@ def test_the_prepared_writer_is_named_by_its_training_texts_bytes(
     assert writer_module._tables_key(glove_20k, words, None) != before
 
 
-def _resigned(arrays: dict[str, np.ndarray], path: Path) -> Path:
-    """``arrays`` written to ``path`` with their own digest (as a consistent file would be)."""
-    arrays = {k: v for k, v in arrays.items() if k != "digest"}
-    digest = writer_module._arrays_digest(arrays).encode("ascii")
-    with open(path, "wb") as fh:
-        np.savez(fh, digest=np.frombuffer(digest, dtype=np.uint8), **arrays)
+def _resigned(arrays: dict[str, np.ndarray], path: Path, key: str) -> Path:
+    """``arrays`` written to ``path`` with their own hashes (as a consistent file would be)."""
+    assert write_entry(path, {"key": key}, arrays)
     return path
 
 
@@ -243,8 +249,7 @@ def test_a_prepared_writer_holds_its_trigrams_in_order_and_their_kneser_ney_coun
     as they are: they are those the trigrams give, and a file whose trigrams are out of order
     or whose counts are not keyed in order is prepared again."""
     _, path = prepared
-    with np.load(path, allow_pickle=False) as found:
-        arrays = {name: np.array(found[name]) for name in found.files}
+    arrays = _arrays(path)
     tokens = tuple(bytes(arrays["tokens"]).decode("utf-8").split("\0"))
     numbers = writer_module._trigram_numbers(arrays["trigrams"], len(tokens))
     assert bool(np.all(numbers[1:] > numbers[:-1]))
@@ -263,25 +268,29 @@ def test_a_prepared_writer_holds_its_trigrams_in_order_and_their_kneser_ney_coun
         "trigrams": arrays["trigrams"][shuffled],
         "trigram_counts": arrays["trigram_counts"][shuffled],
     }
-    older = _resigned(out_of_order, tmp_path / "shuffled.npz")
+    older = _resigned(out_of_order, tmp_path / "shuffled.prepared", _key(path))
     assert writer_module._read_tables(older, len(glove_20k), _key(path)) is None
     swapped = arrays["kn_pair_keys"].copy()
     swapped[[0, 1]] = swapped[[1, 0]]
-    unordered = _resigned({**arrays, "kn_pair_keys": swapped}, tmp_path / "unordered.npz")
+    unordered = _resigned(
+        {**arrays, "kn_pair_keys": swapped}, tmp_path / "unordered.prepared", _key(path)
+    )
     assert writer_module._read_tables(unordered, len(glove_20k), _key(path)) is None
     zero = arrays["kn_ctx1_types"].copy()
     zero[0] = 0
-    none_seen = _resigned({**arrays, "kn_ctx1_types": zero}, tmp_path / "zero.npz")
+    none_seen = _resigned({**arrays, "kn_ctx1_types": zero}, tmp_path / "zero.prepared", _key(path))
     assert writer_module._read_tables(none_seen, len(glove_20k), _key(path)) is None
     # counts moved from one key to another, in order and positive: not the trigrams' sums
     for name in ("kn_ctx2_counts", "kn_pair_counts", "kn_ctx1_types", "kn_cont1_counts"):
         more = arrays[name].copy()
         more[0] += 1
-        altered = _resigned({**arrays, name: more}, tmp_path / f"{name}.npz")
+        altered = _resigned({**arrays, name: more}, tmp_path / f"{name}.prepared", _key(path))
         assert writer_module._read_tables(altered, len(glove_20k), _key(path)) is None, name
     beyond = arrays["kn_cont1_keys"].copy()
     beyond[-1] = len(tokens)
-    outside = _resigned({**arrays, "kn_cont1_keys": beyond}, tmp_path / "beyond.npz")
+    outside = _resigned(
+        {**arrays, "kn_cont1_keys": beyond}, tmp_path / "beyond.prepared", _key(path)
+    )
     assert writer_module._read_tables(outside, len(glove_20k), _key(path)) is None
 
 

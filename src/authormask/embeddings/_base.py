@@ -200,11 +200,13 @@ class Embeddings:
         origin: tuple[Any, ...] | None,
         identity: EmbeddingsIdentity,
         index_path: Path | None,
+        index: dict[str, int] | None = None,
     ) -> Embeddings:
         """Embeddings from a prepared entry (:mod:`authormask.embeddings.prepared`).
 
         ``identity`` must hold the hashes of ``words`` and ``vectors`` computed as they were
-        loaded (the registry computes them; a header's claim is never an identity). The other
+        loaded (the registry computes them; a header's claim is never an identity); ``index``,
+        where given, is ``words``' own (each word's row: made while the entry was hashed). The other
         checks of ``__post_init__`` (finite values, the vocabulary filter) were made when the
         entry was built; the squared norms are computed from these vectors on first use."""
         if (
@@ -214,6 +216,8 @@ class Embeddings:
             or len(words) != identity.vocab_size
         ):
             raise EmbeddingsError(f"prepared embeddings {name!r} do not match their identity")
+        if index is None:
+            index = dict(zip(words, range(len(words)), strict=True))
         obj = object.__new__(cls)
         for key, value in (
             ("name", name),
@@ -222,7 +226,7 @@ class Embeddings:
             ("vectors", vectors),
             ("vocabulary_filter", vocabulary_filter),
             ("origin", origin),
-            ("_index", dict(zip(words, range(len(words)), strict=True))),
+            ("_index", index),
             ("_identity", identity),
             ("_norms", None),
             ("_index_path", index_path),

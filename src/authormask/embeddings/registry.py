@@ -459,7 +459,9 @@ def _load_prepared(
     """
     # copy-on-write pages: writable like vectors built in memory (torch.from_numpy wants that),
     # shared with every other process until written, and a write never reaches the file
-    found = read_entry(entry, {"recipe": recipe}, writable=frozenset({"vectors"}))
+    found = read_entry(
+        entry, {"recipe": recipe}, writable=frozenset({"vectors"}), meanwhile=_words_of
+    )
     if found is None:
         return None
     why = _distrust(found, sources, entry.with_suffix(".sources"))
@@ -468,7 +470,7 @@ def _load_prepared(
         return None
     header, arrays = found.header, found.arrays
     try:
-        words = arrays["words"].tobytes().decode("utf-8").split("\n")
+        words, index = found.made
         named = EmbeddingsIdentity(**header["identity"])
         identity = EmbeddingsIdentity(
             name=named.name,
@@ -482,7 +484,8 @@ def _load_prepared(
         emb = Embeddings._from_prepared(
             name=header["name"],
             source=header["source"],
-            words=tuple(words),
+            words=words,
+            index=index,
             vectors=arrays["vectors"],
             vocabulary_filter=header["vocabulary_filter"],
             origin=origin,
@@ -494,6 +497,15 @@ def _load_prepared(
         return None
     logger.info("loaded prepared vocabulary %s", entry)
     return emb
+
+
+def _words_of(
+    header: dict[str, Any], arrays: dict[str, NDArray[Any]]
+) -> tuple[tuple[str, ...], dict[str, int]]:
+    """A prepared entry's words and each word's row (made while its arrays are hashed:
+    :func:`~authormask.embeddings.prepared.read_entry`)."""
+    words = tuple(arrays["words"].tobytes().decode("utf-8").split("\n"))
+    return words, dict(zip(words, range(len(words)), strict=True))
 
 
 def _distrust(found: PreparedEntry, sources: _Sources, verified: Path) -> str | None:

@@ -61,7 +61,6 @@ import logging
 import math
 import re
 import threading
-import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -260,16 +259,6 @@ class _Tables:
     tokens_sha256: str
 
 
-def _arrays_digest(arrays: dict[str, NDArray[Any]]) -> str:
-    """The SHA-256 of the named arrays (names, types, shapes and bytes, in name order)."""
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        a = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}\0{a.dtype.str}\0{a.shape}\0".encode())
-        digest.update(a.tobytes())
-    return digest.hexdigest()
-
-
 def _tables_arrays(tables: _Tables) -> dict[str, NDArray[Any]] | None:
     """The tables as plain arrays (no pickle): tokens by number, gaps as a flat table with
     offsets, the candidate lists in their order; None where a token cannot be stored."""
@@ -322,24 +311,21 @@ def _tables_arrays(tables: _Tables) -> dict[str, NDArray[Any]] | None:
 
 
 def _write_tables(path: Path, tables: _Tables, key: str) -> None:
-    """Write the prepared writer atomically, with the key it is prepared for and the digest of
-    its arrays; a folder that cannot be written is left (the writer is trained again next
-    time)."""
-    from authormask._io import atomic_path
-    from authormask.exceptions import InputError
+    """Write the prepared writer atomically, with the key it is prepared for, in the prepared
+    vocabularies' format (:func:`~authormask.embeddings.prepared.write_entry`: each array's
+    SHA-256 in a header of its own checksum); a folder that cannot be written is left (one
+    warning: the writer is trained again next time)."""
+    from authormask.embeddings.prepared import write_entry
 
     arrays = _tables_arrays(tables)
     if arrays is None:
         logger.warning("writer not prepared: a training token holds a NUL character")
         return
-    arrays["key"] = np.frombuffer(key.encode("ascii"), dtype=np.uint8)
-    digest = np.frombuffer(_arrays_digest(arrays).encode("ascii"), dtype=np.uint8)
-    try:
-        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            stored: dict[str, Any] = {"digest": digest, **arrays}
-            np.savez(fh, **stored)
-    except (OSError, InputError) as exc:
-        logger.warning("writer not prepared in %s: %s", path.parent, exc)
+    write_entry(path, {"key": key}, arrays, what=_WHAT)
+
+
+#: what the prepared file is called in log lines
+_WHAT = "prepared writer"
 
 
 #: the Kneser-Ney counts' groups: each keys array (ascending) and the values under its keys
@@ -366,32 +352,23 @@ _TABLE_TYPES = {
     "class_bigram": ("f", 2),
     "word_class": ("i", 1),
     "tokens_sha256": ("u", 1),
-    "key": ("u", 1),
     **dict.fromkeys(_KN_NAMES, ("i", 1)),
 }
 
 
 def _checked_arrays(
-    path: Path, rows: int, key: str
+    arrays: dict[str, NDArray[Any]], rows: int
 ) -> tuple[dict[str, NDArray[Any]], list[str]] | None:
-    """The prepared writer's arrays and its tokens where the file is whole, prepared for
-    ``key`` (a file copied from another configuration is not read) and consistent (the digest
-    of its arrays; every array of its type and shape, every index in range, every count
-    positive, every token and every trigram once); None otherwise. Never a pickle, and no
-    content makes it raise."""
-    try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as found:
-            arrays = {name: np.asarray(found[name]) for name in _TABLE_TYPES}
-            stored = bytes(np.asarray(found["digest"], dtype=np.uint8)).decode("ascii")
-        for name, (kind, ndim) in _TABLE_TYPES.items():
-            if arrays[name].dtype.kind != kind or arrays[name].ndim != ndim:
-                return None
-        if bytes(arrays["key"]).decode("ascii") != key or stored != _arrays_digest(arrays):
+    """A prepared writer's arrays and its tokens where they are consistent (every array there,
+    of its type and shape, every index in range, every count positive, every token and every
+    trigram once); None otherwise."""
+    if set(arrays) != set(_TABLE_TYPES):
+        return None
+    for name, (kind, ndim) in _TABLE_TYPES.items():
+        if arrays[name].dtype.kind != kind or arrays[name].ndim != ndim:
             return None
-        vocab = bytes(arrays["tokens"]).decode("utf-8").split("\0")
-        sha = bytes(arrays["tokens_sha256"]).decode("ascii")
-    except (OSError, ValueError, KeyError, TypeError, EOFError, MemoryError, zipfile.BadZipFile):
-        return None  # UnicodeDecodeError is a ValueError
+    vocab = bytes(arrays["tokens"]).decode("utf-8").split("\0")
+    sha = bytes(arrays["tokens_sha256"]).decode("ascii")
     n_tokens = len(vocab)
     offsets, word_class = arrays["gap_offsets"], arrays["word_class"]
     tables_ok = (
@@ -475,9 +452,27 @@ def _checked_arrays(
 
 def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
     """The prepared writer at ``path`` for embeddings of ``rows`` rows, prepared for ``key``,
-    or None where the file is missing, damaged or not one (it is then trained and written
-    again)."""
-    checked = _checked_arrays(path, rows, key)
+    or None where the file is missing, damaged, inconsistent or not one (it is then trained and
+    written again). It is memory-mapped and its arrays hashed in a second thread while they are
+    checked and the tables made of them (:func:`~authormask.embeddings.prepared.read_entry`:
+    nothing made is used unless every hash is the file's). Never a pickle, and no content makes
+    it raise."""
+    from authormask.embeddings.prepared import read_entry
+    from authormask.exceptions import EmbeddingsError
+
+    try:
+        found = read_entry(
+            path, {"key": key}, meanwhile=lambda _header, a: _tables_of(a, rows), what=_WHAT
+        )
+    except (EmbeddingsError, ValueError, KeyError, TypeError, IndexError, MemoryError) as exc:
+        logger.info("prepared writer %s not read (%s: %s)", path, type(exc).__name__, exc)
+        return None  # UnicodeDecodeError is a ValueError
+    return None if found is None else found.made
+
+
+def _tables_of(stored: dict[str, NDArray[Any]], rows: int) -> _Tables | None:
+    """The tables of a prepared writer's arrays, or None where they are not consistent."""
+    checked = _checked_arrays(stored, rows)
     if checked is None:
         return None
     arrays, vocab = checked
@@ -1349,9 +1344,9 @@ def load_writer(
 ) -> SkeletonWriter:
     """The writer over ``embeddings`` with ``function_words`` (module notes), trained from the
     packaged corpus on first use and kept for the process (a few seconds); with ``cache_dir``
-    its tables are prepared once into a file there (``writer-<key>.npz``, keyed by everything
-    they are a function of, checked by the digest of its arrays) and read after (a tenth of a
-    second).
+    its tables are prepared once into a file there (``writer-<key>.prepared``, keyed by
+    everything they are a function of, checked by the hashes of its arrays) and read after (a
+    hundredth of a second).
 
     Parameters
     ----------
@@ -1389,7 +1384,7 @@ def load_writer(
                 folder = default_cache_dir() if cache_dir == "default" else Path(cache_dir)
                 check_cache_dir(folder)
                 name = _tables_key(embeddings, function_words, released, released_id=released_id)
-                path = folder / f"writer-{name}.npz"
+                path = folder / f"writer-{name}.prepared"
                 tables = _read_tables(path, len(embeddings), name)
             if tables is None:
                 from authormask._preparing import preparing

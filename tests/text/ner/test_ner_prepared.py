@@ -4,11 +4,9 @@ a damaged file, or one prepared for another pipeline, is not read but prepared a
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import stat
-import struct
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from authormask.embeddings.prepared import read_entry
 from authormask.text.ner import prepared
 
 _FIND = """
@@ -31,7 +30,7 @@ def test_prepared_once_then_read_without_spacy(tmp_path: Path, run_python: Any) 
     cache = tmp_path / "cache"
     first = run_python(_FIND, AUTHORMASK_CACHE_DIR=str(cache)).strip().splitlines()
     files = sorted(p.name for p in cache.iterdir())
-    assert len(files) == 1 and files[0].startswith("ner-") and files[0].endswith(".npz")
+    assert len(files) == 1 and files[0].startswith("ner-") and files[0].endswith(".prepared")
     assert first[1] == "['spacy', 'thinc']"  # preparing loads the pipeline with spaCy
     stamp = (cache / files[0]).stat().st_mtime_ns
     again = run_python(_FIND, AUTHORMASK_CACHE_DIR=str(cache)).strip().splitlines()
@@ -47,47 +46,42 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(prepared, "_LOADED", [])
 
 
+def _stored(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray], int]:
+    """A prepared file's header, its arrays (copies) and where its arrays start."""
+    found = read_entry(path, {})
+    assert found is not None
+    head_len = int.from_bytes(path.read_bytes()[8:16], "little")
+    return found.header, {k: np.array(v) for k, v in found.arrays.items()}, 48 + head_len
+
+
 def _damaged(path: Path, kind: str) -> None:
     data = bytearray(path.read_bytes())
+    header, arrays, start = _stored(path)
     if kind == "truncated":
         path.write_bytes(bytes(data[: len(data) // 2]))
-    elif kind == "a weight changed":
-        with np.load(path, allow_pickle=False) as found:
-            arrays = {name: np.asarray(found[name]) for name in found.files}
-        arrays["upper_b"] = arrays["upper_b"] + np.float32(1.0)
-        with open(path, "wb") as fh:
-            np.savez(fh, **arrays)
-    elif kind == "not a zip":
-        path.write_bytes(b"\x00" * 64)
-    elif kind in ("an unknown compression", "an encrypted entry"):
-        # the first entry's compression method (99) or its encryption flag, in its local
-        # header and in the central directory (the review: zipfile raised other errors)
-        central = data.find(b"PK\x01\x02")
-        if kind == "an unknown compression":
-            struct.pack_into("<H", data, central + 10, 99)
-            struct.pack_into("<H", data, 8, 99)
-        else:
-            flags = struct.unpack_from("<H", data, central + 8)[0] | 1
-            struct.pack_into("<H", data, central + 8, flags)
-            struct.pack_into("<H", data, 6, flags)
+    elif kind == "a weight changed":  # a byte of an array: its hash is no longer the header's
+        data[start + header["arrays"]["upper_b"]["offset"]] ^= 0xFF
         path.write_bytes(bytes(data))
+    elif kind == "a header changed":  # a byte of the header: its checksum no longer matches
+        data[60] ^= 0x01
+        path.write_bytes(bytes(data))
+    elif kind == "not a prepared file":
+        path.write_bytes(b"\x00" * 64)
     elif kind == "a FIFO":
         path.unlink()
         os.mkfifo(path)  # opening it for reading would wait for a writer for ever
-    elif kind == "a shape changed":  # whole and digested, but not a network (planted)
-        with np.load(path, allow_pickle=False) as found:
-            arrays = {name: np.asarray(found[name]) for name in found.files}
-        meta = json.loads(bytes(arrays.pop("meta_json")))
-        del arrays["digest"]
-        key = meta.pop("key")
+    elif kind == "a shape changed":  # whole and hashed, but not a network (planted)
         arrays["upper_W"] = arrays["upper_W"][:-1]
-        prepared._write(path, arrays, meta, key)
+        prepared._write(path, arrays, header["meta"], header["key"])
+    elif kind == "an array missing":  # whole and hashed, but not a network (planted)
+        del arrays["upper_b"]
+        prepared._write(path, arrays, header["meta"], header["key"])
+    elif kind == "not its format":  # whole and hashed, of another version of this code
+        prepared._write(
+            path, arrays, {**header["meta"], "format": "authormask-ner/0"}, header["key"]
+        )
     else:  # "another key": whole, but prepared for another pipeline or spaCy
-        with np.load(path, allow_pickle=False) as found:
-            arrays = {name: np.asarray(found[name]) for name in found.files}
-        meta = json.loads(bytes(arrays.pop("meta_json")))
-        del arrays["digest"], meta["key"]
-        prepared._write(path, arrays, meta, "0" * 32)
+        prepared._write(path, arrays, header["meta"], "0" * 32)
 
 
 def _read_soon(path: Path, key: str) -> object:
@@ -105,12 +99,13 @@ def _read_soon(path: Path, key: str) -> object:
     [
         "truncated",
         "a weight changed",
-        "not a zip",
+        "a header changed",
+        "not a prepared file",
         "another key",
-        "an unknown compression",
-        "an encrypted entry",
         "a FIFO",
         "a shape changed",
+        "an array missing",
+        "not its format",
     ],
 )
 def test_a_damaged_file_is_not_read_but_prepared_again(
@@ -136,10 +131,10 @@ def test_a_folder_that_cannot_be_written_prepares_in_memory(
 ) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("not a folder", encoding="utf-8")
-    with caplog.at_level(logging.WARNING, logger="authormask.text.ner.prepared"):
+    with caplog.at_level(logging.WARNING):
         found = prepared.load_recogniser_files(blocked / "cache").pipe(["Bob Dylan sang."])
     assert found == [[(0, 9, "PERSON")]]
-    assert "not prepared" in caplog.text
+    assert "cannot write the prepared-recogniser cache" in caplog.text
     assert blocked.read_text(encoding="utf-8") == "not a folder"
 
 
@@ -160,8 +155,8 @@ def test_the_commands_cache_folder_holds_the_recogniser_too(
         print(main({argv!r}))
     """
     assert run_python(code, AUTHORMASK_CACHE_DIR=str(default)).strip().splitlines()[-1] == "0"
-    assert [p.name for p in named.glob("ner-*.npz")] != []
-    assert not default.exists() or not list(default.glob("ner-*.npz"))
+    assert [p.name for p in named.glob("ner-*.prepared")] != []
+    assert not default.exists() or not list(default.glob("ner-*.prepared"))
 
 
 def test_a_named_cache_folder_lasts_one_command_and_serve_keeps_no_word_apart(

@@ -4,14 +4,16 @@ Preparing loads the pipeline with spaCy (about two seconds, once per installatio
 its tokenizer's rules (with its expressions as this interpreter compiles them and the special
 cases it looks for across tokens, so that a release does not make them again:
 :meth:`~authormask.text.ner.tokenizer.Tokenizer.prepared`), the ``ner`` component's weights,
-the vectors' key table, the norm tables and spaCy's reserved strings to ``ner-<key>.npz`` in the
-cache folder (:func:`~authormask.embeddings.cache.default_cache_dir`); the vectors themselves
-are read memory-mapped from the pipeline package's own ``vocab/vectors`` file (a ``.npy``). The
-key is a digest of this file format, of the interpreter, of the package files it is made from
-(name, size, time of last change) and of spaCy's installation, so a pipeline or spaCy installed
-again is prepared again. A file that is damaged, of another key or inconsistent (the digest of
-its arrays, each array's type and shape) is not read: the recogniser is prepared again. Never a
-pickle.
+the vectors' key table, the norm tables and spaCy's reserved strings to ``ner-<key>.prepared``
+in the cache folder (:func:`~authormask.embeddings.cache.default_cache_dir`), in the prepared
+vocabularies' format (:mod:`authormask.embeddings.prepared`: read memory-mapped, each array's
+SHA-256 in a header of its own checksum, the arrays hashed in a second thread while the
+recogniser is made of them); the vectors themselves are read memory-mapped from the pipeline
+package's own ``vocab/vectors`` file (a ``.npy``). The key is a digest of this file format, of
+the interpreter, of the package files it is made from (name, size, time of last change) and of
+spaCy's installation, so a pipeline or spaCy installed again is prepared again. A file that is
+damaged, of another key or inconsistent (a hash, each array's type and shape) is not read: the
+recogniser is prepared again. Never a pickle.
 
 Where the cache folder cannot be written, or another user could write it (a file planted there
 would decide what is found), the recogniser is prepared in memory, each process, with a warning.
@@ -24,11 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import logging
-import os
 import re
-import stat
 import threading
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,9 @@ __all__ = ["FORMAT", "PackagedRecogniser", "load_recogniser_files", "pipeline_di
 log = logging.getLogger(__name__)
 
 #: the prepared file's format
-FORMAT = "authormask-ner/2"
+FORMAT = "authormask-ner/3"
+#: what the prepared file is called in log lines
+_WHAT = "prepared recogniser"
 #: the package files the prepared recogniser is made from (their size and time enter its key)
 _SOURCES = (
     "config.cfg",
@@ -57,7 +58,6 @@ _SOURCES = (
     "vocab/vectors",
 )
 _VECTORS = "vocab/vectors"
-_META = "meta_json"
 
 
 def pipeline_dir() -> Path:
@@ -206,62 +206,44 @@ def _from_spacy() -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
     return arrays, meta
 
 
-def _digest(arrays: dict[str, NDArray[Any]], meta: bytes) -> str:
-    """The digest a prepared file keeps of its metadata and its arrays (name, type, shape and
-    bytes of each), which is checked when it is read."""
-    digest = hashlib.sha256(meta)
-    for name in sorted(arrays):
-        a = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}\0{a.dtype.str}\0{a.shape}\0".encode())
-        digest.update(a.tobytes())
-    return digest.hexdigest()
-
-
 def _write(path: Path, arrays: dict[str, NDArray[Any]], meta: dict[str, Any], key: str) -> None:
-    """Write the prepared recogniser atomically; a folder that cannot be written is left (it is
-    prepared again next time)."""
-    from authormask._io import atomic_path
-    from authormask.exceptions import InputError
+    """Write the prepared recogniser atomically
+    (:func:`~authormask.embeddings.prepared.write_entry`: each array's SHA-256 in a header of
+    its own checksum); a folder that cannot be written is left (one warning: it is prepared
+    again next time)."""
+    from authormask.embeddings.prepared import write_entry
 
-    blob = json.dumps({**meta, "key": key}, sort_keys=True).encode("utf-8")
-    stored: dict[str, Any] = {
-        **arrays,
-        _META: np.frombuffer(blob, dtype=np.uint8),
-        "digest": np.frombuffer(_digest(arrays, blob).encode("ascii"), dtype=np.uint8),
-    }
-    try:
-        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            np.savez(fh, **stored)
-    except (OSError, InputError) as exc:
-        log.warning("entity recogniser not prepared in %s: %s", path.parent, exc)
+    write_entry(path, {"key": key, "meta": meta}, arrays, what=_WHAT)
 
 
-def _read(path: Path, key: str) -> tuple[dict[str, NDArray[Any]], dict[str, Any]] | None:
-    """The prepared recogniser at ``path`` if it is a whole regular file of ``key`` and
-    consistent (:func:`_consistent`); else None. No content makes it raise or wait (a FIFO
-    is not opened for reading), and it never reads a pickle."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
-            with np.load(fh, allow_pickle=False) as found:
-                arrays = {name: np.asarray(found[name]) for name in ARRAYS if name != "vectors"}
-                blob = bytes(np.asarray(found[_META], dtype=np.uint8))
-                stored = bytes(np.asarray(found["digest"], dtype=np.uint8)).decode("ascii")
-        if stored != _digest(arrays, blob):
+def _read(path: Path, key: str, vectors: NDArray[Any] | None = None) -> PackagedRecogniser | None:
+    """The recogniser prepared at ``path`` if it is a whole regular file of ``key``, consistent
+    (:func:`_consistent`) and of the pipeline's ``vectors`` (read from the package where not
+    given); else None. It is memory-mapped and its arrays hashed in a second thread while the
+    recogniser is made of them (:func:`~authormask.embeddings.prepared.read_entry`: nothing
+    made is used unless every hash is the file's). No content makes it raise or wait (a FIFO
+    is not opened), and it never reads a pickle."""
+    from authormask.embeddings.prepared import read_entry
+
+    if vectors is None:
+        vectors = np.load(pipeline_dir() / _VECTORS, mmap_mode="r", allow_pickle=False)
+    pipeline_vectors = vectors
+
+    def made(header: dict[str, Any], stored: dict[str, NDArray[Any]]) -> PackagedRecogniser | None:
+        meta = header.get("meta")
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             return None
-        meta = json.loads(blob.decode("utf-8"))
-        if not isinstance(meta, dict) or meta.get("key") != key or meta.get("format") != FORMAT:
-            return None
+        arrays = {name: stored[name] for name in ARRAYS if name != "vectors"}
         if not _consistent(arrays, meta):
             return None
-    except Exception:  # whatever the damage (zip, npy, JSON, metadata): prepared again
+        return _made(arrays, meta, pipeline_vectors)
+
+    try:
+        found = read_entry(path, {"key": key}, meanwhile=made, what=_WHAT)
+    except Exception as exc:  # whatever the damage (a FIFO, an array missing, the vectors): again
+        log.info("prepared recogniser %s not read (%s: %s)", path, type(exc).__name__, exc)
         return None
-    return arrays, meta
+    return None if found is None else found.made
 
 
 def _consistent(arrays: dict[str, NDArray[Any]], meta: dict[str, Any]) -> bool:
@@ -417,7 +399,6 @@ def load_recogniser_files(cache_dir: Path | str | None = "default") -> PackagedR
         folder = pipeline_dir()
         key = _key(folder)
         path: Path | None = None
-        read = None
         if cache_dir is not None:
             from authormask.embeddings.cache import check_cache_dir, default_cache_dir
             from authormask.exceptions import EmbeddingsError
@@ -432,16 +413,9 @@ def load_recogniser_files(cache_dir: Path | str | None = "default") -> PackagedR
                     cache,
                 )
             else:
-                path = cache / f"ner-{key}.npz"
-                read = _read(path, key)
+                path = cache / f"ner-{key}.prepared"
         vectors = np.load(folder / _VECTORS, mmap_mode="r", allow_pickle=False)
-        recogniser = None
-        if read is not None:
-            arrays, meta = read
-            try:
-                recogniser = _made(arrays, meta, vectors)
-            except ValueError:
-                recogniser = None
+        recogniser = None if path is None else _read(path, key, vectors)
         if recogniser is None:
             from authormask._preparing import preparing
 
