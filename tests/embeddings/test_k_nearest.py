@@ -175,3 +175,36 @@ def test_the_order_within_the_k_is_exact_on_every_path(monkeypatch: pytest.Monke
             for index in [*indexes(vocab), NearestWordIndex(vocab[:18], n_jobs=1)]:
                 got = list(index.k_nearest(z, k)[0])
                 assert got == want, (k, margin, index.backend)
+
+
+def _smallest_values(row: np.ndarray, listed: int) -> list[float]:
+    return sorted(row.tolist())[:listed]
+
+
+@pytest.mark.parametrize("listed", [1, 17, 48])
+def test_the_screens_partition_lists_each_rows_smallest_scores(listed: int) -> None:
+    """The BLAS screen partitions only the scores at or below a bound sampled from each row
+    (``_smallest_columns``): the same columns as numpy's partition of the whole row where no
+    scores tie, the same scores where many do, every word not searched (+inf) last, and a row
+    with fewer scores than asked below the bound (a NaN) partitioned whole."""
+    rng = np.random.default_rng(5)
+    n = 100_000
+    plain = rng.standard_normal((6, n)).astype(np.float32)
+    got = neighbours_module._smallest_columns(plain, listed)
+    want = np.argpartition(plain, listed - 1, axis=1)[:, :listed]
+    assert got.shape == (6, listed)
+    for g, w in zip(got, want, strict=True):
+        assert set(g.tolist()) == set(w.tolist())
+    tied = np.round(rng.standard_normal((4, n)) * 4).astype(np.float32)  # few distinct scores
+    searched = np.full((3, n), np.inf, dtype=np.float32)
+    searched[0, rng.choice(n, 500, replace=False)] = rng.standard_normal(500)
+    searched[1, :5] = np.arange(5)  # fewer words searched than listed: +inf ones fill in
+    searched[2] = rng.standard_normal(n)
+    searched[2, ::7] = np.inf
+    nan = rng.standard_normal((2, n)).astype(np.float32)
+    nan[0, ::2] = np.nan
+    for rows in (tied, searched, nan):
+        for row, cols in zip(rows, neighbours_module._smallest_columns(rows, listed), strict=True):
+            assert len(set(cols.tolist())) == listed
+            finite = np.where(np.isnan(row), np.inf, row)
+            assert sorted(finite[cols].tolist()) == _smallest_values(finite, listed)
