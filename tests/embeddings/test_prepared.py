@@ -195,14 +195,23 @@ def test_nothing_made_of_a_damaged_entry_is_handed_out(tmp_path: Path, raises: b
 
 
 def test_an_error_of_what_a_reader_makes_of_a_whole_entry_is_raised(tmp_path: Path) -> None:
+    """... and the interpreter's switch interval, shortened while the reader and the hashing
+    thread run, is given back (here and after a whole read)."""
     path = tmp_path / "x.vocab"
     _entry_of_two(path)
+    before = sys.getswitchinterval()
+    during: list[float] = []
 
     def meanwhile(header: dict, stored: dict[str, np.ndarray]) -> None:
+        during.append(sys.getswitchinterval())
         raise KeyError("no such array")
 
     with pytest.raises(KeyError, match="no such array"):
         read_entry(path, {}, meanwhile=meanwhile)
+    assert sys.getswitchinterval() == before
+    assert during and during[0] < before
+    assert read_entry(path, {}, meanwhile=lambda header, stored: None) is not None
+    assert sys.getswitchinterval() == before
 
 
 def test_unwritable_cache_builds_in_memory_with_one_warning(

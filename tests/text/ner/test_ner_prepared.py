@@ -4,6 +4,7 @@ a damaged file, or one prepared for another pipeline, is not read but prepared a
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import stat
@@ -47,11 +48,14 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _stored(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray], int]:
-    """A prepared file's header, its arrays (copies) and where its arrays start."""
+    """A prepared file's header (with its metadata, ``meta``), its arrays (copies, the metadata's
+    left out) and where its arrays start."""
     found = read_entry(path, {})
     assert found is not None
     head_len = int.from_bytes(path.read_bytes()[8:16], "little")
-    return found.header, {k: np.array(v) for k, v in found.arrays.items()}, 48 + head_len
+    arrays = {k: np.array(v) for k, v in found.arrays.items()}
+    meta = json.loads(bytes(arrays.pop("meta_json")))
+    return {**found.header, "meta": meta}, arrays, 48 + head_len
 
 
 def _damaged(path: Path, kind: str) -> None:

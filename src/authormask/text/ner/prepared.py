@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import logging
 import re
 import threading
@@ -44,7 +45,7 @@ __all__ = ["FORMAT", "PackagedRecogniser", "load_recogniser_files", "pipeline_di
 log = logging.getLogger(__name__)
 
 #: the prepared file's format
-FORMAT = "authormask-ner/3"
+FORMAT = "authormask-ner/4"
 #: what the prepared file is called in log lines
 _WHAT = "prepared recogniser"
 #: the package files the prepared recogniser is made from (their size and time enter its key)
@@ -58,6 +59,8 @@ _SOURCES = (
     "vocab/vectors",
 )
 _VECTORS = "vocab/vectors"
+#: the array that holds the metadata (JSON)
+_META = "meta_json"
 
 
 def pipeline_dir() -> Path:
@@ -213,7 +216,8 @@ def _write(path: Path, arrays: dict[str, NDArray[Any]], meta: dict[str, Any], ke
     again next time)."""
     from authormask.embeddings.prepared import write_entry
 
-    write_entry(path, {"key": key, "meta": meta}, arrays, what=_WHAT)
+    blob = np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)
+    write_entry(path, {"key": key}, {**arrays, _META: blob}, what=_WHAT)
 
 
 def _read(path: Path, key: str, vectors: NDArray[Any] | None = None) -> PackagedRecogniser | None:
@@ -230,7 +234,9 @@ def _read(path: Path, key: str, vectors: NDArray[Any] | None = None) -> Packaged
     pipeline_vectors = vectors
 
     def made(header: dict[str, Any], stored: dict[str, NDArray[Any]]) -> PackagedRecogniser | None:
-        meta = header.get("meta")
+        # the metadata (a third of a megabyte of JSON) is an array of the file, not its header,
+        # so that it is parsed while the arrays are hashed
+        meta = json.loads(stored[_META].tobytes().decode("utf-8"))
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             return None
         arrays = {name: stored[name] for name in ARRAYS if name != "vectors"}
