@@ -195,6 +195,14 @@ def test_non_finite_vocabulary_rejected() -> None:
         NearestWordIndex(vocab)
     with pytest.raises(ValueError, match="NaN or infinite"):
         NearestWordIndex(np.full((2, 2), 1e39))  # not finite as float32
+    # tested by the rows' squared norms: one infinite value, one NaN, whatever else the row holds
+    for bad in (np.inf, -np.inf, np.nan):
+        for row in ([bad, 0.0, 1.0, -1.0], [1e38, bad, -1e38, 3.4e38]):
+            vectors = np.array([[1.0, 2.0, 3.0, 4.0], row], dtype=np.float32)
+            with pytest.raises(ValueError, match="NaN or infinite"):
+                NearestWordIndex(vectors)
+    finite_extremes = np.array([[3.4e38, -3.4e38, 1e-45, 0.0]], dtype=np.float32)
+    assert NearestWordIndex(finite_extremes).size == 1  # squares of float32 do not overflow
     with pytest.raises(ValueError, match="backend"):
         NearestWordIndex(np.ones((2, 2)), backend="gpu")
 

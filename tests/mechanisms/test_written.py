@@ -491,3 +491,20 @@ def test_a_documents_units_hold_the_vocabularys_own_words(mech, glove_20k: Embed
     assert words.count("dragon") == 120 and words.count("river") == 80
     assert all(w is glove_20k.words[glove_20k.index_of(w)] for w in words)
     assert len({id(w) for w in words}) == len(set(words))
+
+
+def test_the_words_never_sent_are_flagged_as_they_are_listed(nouns_mech, glove_20k) -> None:
+    """Under content="nouns" the kernel is handed the words no content position holds twice,
+    as words and as one flag per vocabulary word (so that the decoder's prior does not test
+    each word again): the two say the same, and the prior made from either is the same."""
+    from authormask.mechanisms.decoding import frequency_log_prior
+
+    kernel = nouns_mech.kernel
+    never, rows = kernel._never_sent, kernel._never_sent_rows
+    assert rows is not None and rows.shape == (len(glove_20k),) and rows.any()
+    assert rows.tolist() == [w in never for w in glove_20k.words]
+    by_words = frequency_log_prior(glove_20k.words, excluded=never)
+    by_rows = frequency_log_prior(glove_20k.words, excluded=never, excluded_rows=rows)
+    assert np.array_equal(by_words, by_rows)
+    with pytest.raises(ValueError, match="one flag per word"):
+        frequency_log_prior(glove_20k.words, excluded_rows=rows[:-1])

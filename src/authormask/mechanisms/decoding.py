@@ -184,7 +184,10 @@ def check_decoder(value: object) -> str:
 
 
 def frequency_log_prior(
-    words: tuple[str, ...], *, excluded: frozenset[str] = frozenset()
+    words: tuple[str, ...],
+    *,
+    excluded: frozenset[str] = frozenset(),
+    excluded_rows: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.float64]:
     """``log prior`` of the vocabulary ``words`` (in frequency order) under Zipf's law on
     frequency ranks, ``-log(rank + 1)`` (unnormalised: a constant does not change an argmax),
@@ -197,6 +200,9 @@ def frequency_log_prior(
         The vocabulary, in frequency order.
     excluded
         The words of prior 0.
+    excluded_rows
+        The same words as one flag per word of ``words``, where the caller has them (each of
+        the 100,000 words is not looked up in ``excluded`` again).
 
     Returns
     -------
@@ -209,7 +215,11 @@ def frequency_log_prior(
     [-inf, -0.693, -1.099]
     """
     prior = -np.log1p(np.arange(len(words), dtype=np.float64))
-    if excluded:
+    if excluded_rows is not None:
+        if excluded_rows.shape != (len(words),):
+            raise ValueError(f"excluded_rows must hold one flag per word ({len(words)})")
+        prior[excluded_rows] = -np.inf
+    elif excluded:
         prior[
             np.fromiter(map(excluded.__contains__, words), dtype=bool, count=len(words))
         ] = -np.inf

@@ -45,7 +45,7 @@ import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import filterfalse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -72,6 +72,9 @@ from authormask.text.stopwords import list_words
 from authormask.text.token_rules import CANONICAL_RULES
 from authormask.text.tokens import CLITICS
 from authormask.validation import check_epsilon
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 __all__ = [
     "UNIT_WORDS",
@@ -237,6 +240,8 @@ class ContextKernel:
         With the ``nearest`` decoder: the nearest word a content position may hold (not in
         ``never_sent``; ``content="nouns"``), found among the candidates of the posterior
         decoder with a flat prior, rather than the nearest word of the vocabulary.
+    never_sent_rows
+        ``never_sent`` as one flag per word of the vocabulary, where the caller has it.
     """
 
     def __init__(
@@ -249,6 +254,7 @@ class ContextKernel:
         never_sent: frozenset[str],
         prior_weight: float = PRIOR_WEIGHT,
         nearest_allowed: bool = False,
+        never_sent_rows: NDArray[np.bool_] | None = None,
     ) -> None:
         if decoder not in WRITE_DECODERS:
             raise InvalidParameterError(
@@ -267,6 +273,7 @@ class ContextKernel:
         self.nearest_allowed = nearest_allowed and decoder == "nearest"
         self._writer = writer
         self._never_sent = never_sent
+        self._never_sent_rows = never_sent_rows
         self.prior_weight = prior_weight
         if decoder == "context":  # checked now, not at the first release
             SequenceDecoder.check_weight(prior_weight)
@@ -278,7 +285,11 @@ class ContextKernel:
     @property
     def sequence_decoder(self) -> SequenceDecoder:
         if self._sequence is None:
-            zipf = frequency_log_prior(self.embeddings.words, excluded=self._never_sent)
+            zipf = frequency_log_prior(
+                self.embeddings.words,
+                excluded=self._never_sent,
+                excluded_rows=self._never_sent_rows,
+            )
             classes, transitions, within = self._writer.content_prior(zipf)
             self._sequence = SequenceDecoder(
                 self.embeddings,
@@ -315,7 +326,11 @@ class ContextKernel:
         """The ``nearest`` decoder under ``nearest_allowed``: a flat prior over the words a
         content position may hold, so ``argmax -epsilon * ||z - Vec(w)||`` among them."""
         if self._nearest_allowed is None:
-            excluded = frequency_log_prior(self.embeddings.words, excluded=self._never_sent)
+            excluded = frequency_log_prior(
+                self.embeddings.words,
+                excluded=self._never_sent,
+                excluded_rows=self._never_sent_rows,
+            )
             flat = np.where(np.isfinite(excluded), 0.0, -np.inf)
             self._nearest_allowed = PosteriorDecoder(
                 self.embeddings,
@@ -439,11 +454,17 @@ class EMPWrite(Mechanism):
             released=None if released is None else released[0],
         )
         never_sent = self.preparer.function_words
+        never_sent_rows = None
         if released is not None:
-            # filterfalse: the vocabulary's 100,000 words tested in C, not in a generator
-            never_sent = never_sent | frozenset(
-                filterfalse(released[0].__contains__, embeddings.words)
-            )
+            # filterfalse: the vocabulary's 100,000 words tested once, in C; the words never
+            # sent are flagged too, for the decoder's prior (which would test each word again)
+            unsent = list(filterfalse(released[0].__contains__, embeddings.words))
+            never_sent = never_sent | frozenset(unsent)
+            never_sent_rows = np.zeros(len(embeddings), dtype=bool)
+            never_sent_rows[list(map(embeddings.index_of, unsent))] = True
+            for word in self.preparer.function_words:
+                if word in embeddings:
+                    never_sent_rows[embeddings.index_of(word)] = True
         self.function_words_description = function_words_description
         self.writer = writer
         self.decoder = decoder
@@ -460,6 +481,7 @@ class EMPWrite(Mechanism):
             never_sent=never_sent,
             prior_weight=prior_weight,
             nearest_allowed=released is not None,
+            never_sent_rows=never_sent_rows,
         )
 
     def without_noise(self) -> EMPWrite:
