@@ -87,9 +87,13 @@ def uniform_file(emb: Embeddings, n_words: int, out: Path) -> list[str]:
 
 def content_rows(mech: Any, emb: Embeddings, text: str) -> np.ndarray:
     """The rows of the content words the release perturbs (under the default entity step, those
-    of its masked units: the surrogates stand where the names were)."""
+    of its masked units where the document holds them, the surrogates standing where the names
+    were; else the text's own units, as many as the release perturbs: the surrogates keep the
+    mechanism's kinds, and the document holds only their count)."""
     doc = mech.prepare(text)
     units = getattr(doc, "masked", (doc,))
+    if units is None:
+        units = mech.inner.prepare_parts(doc.parts)
     return np.array([emb.index_of(w) for u in units for w in u.content_words], dtype=np.intp)
 
 
