@@ -209,6 +209,11 @@ def frequency_log_prior(
     NDArray[np.float64]
         One log prior per word.
 
+    Raises
+    ------
+    ValueError
+        If ``excluded_rows`` does not hold one flag per word.
+
     Examples
     --------
     >>> frequency_log_prior(("the", "cat", "sat"), excluded=frozenset({"the"})).round(3).tolist()
