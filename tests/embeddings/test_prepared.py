@@ -350,3 +350,36 @@ def test_cli_prepare_builds_the_entry_and_index(
     assert sorted(p.suffix for p in cache.iterdir()) == [".index", ".vocab"]
     assert main(args) == 0  # a second time only checks
     assert capsys.readouterr().out.splitlines()[0] == out.splitlines()[0]
+
+
+def test_readers_of_two_threads_give_back_the_switch_interval_they_found(tmp_path: Path) -> None:
+    """Two readers at once (``serve``'s threads), the first to start ending first: the interval
+    is the one found before either (each giving back what it found left the second's short
+    one for good)."""
+    path = tmp_path / "x.vocab"
+    _entry_of_two(path)
+    before = sys.getswitchinterval()
+    first_in, second_in = threading.Event(), threading.Event()
+
+    def first_meanwhile(header: dict, stored: dict[str, np.ndarray]) -> str:
+        first_in.set()
+        assert second_in.wait(30)
+        return "first"
+
+    found: list[object] = []
+    first = threading.Thread(
+        target=lambda: found.append(read_entry(path, {}, meanwhile=first_meanwhile))
+    )
+    first.start()
+    assert first_in.wait(30)
+
+    def second_meanwhile(header: dict, stored: dict[str, np.ndarray]) -> str:
+        second_in.set()
+        first.join(30)  # the first reader ends while this one still reads
+        assert not first.is_alive()
+        return "second"
+
+    second = read_entry(path, {}, meanwhile=second_meanwhile)
+    assert second is not None and second.made == "second"
+    assert len(found) == 1 and getattr(found[0], "made", None) == "first"
+    assert sys.getswitchinterval() == before

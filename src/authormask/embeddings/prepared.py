@@ -54,7 +54,8 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -379,12 +380,7 @@ def _hashed(
     if meanwhile is None:
         hash_all()
         return digests, None, None
-    # between two arrays the hashing thread waits for the interpreter's lock, which the reader
-    # holds until the switch interval (5 ms) has passed: a file of 26 arrays was hashed in 15
-    # ms instead of 8, so the interval is shortened while both run
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, _SWITCH_INTERVAL))
-    try:
+    with _short_switches():
         hashing = threading.Thread(target=hash_all, name="authormask-prepared-hash", daemon=True)
         hashing.start()
         made, failed = None, None
@@ -393,9 +389,33 @@ def _hashed(
         except Exception as exc:  # held until the hashes say whether the file is whole
             failed = exc
         hashing.join()
-    finally:
-        sys.setswitchinterval(interval)
     return digests, made, failed
+
+
+#: readers hashing now, and the switch interval before the first of them
+_SWITCHING: list[Any] = [0, None]
+_SWITCHING_LOCK = threading.Lock()
+
+
+@contextmanager
+def _short_switches() -> Iterator[None]:
+    """The interpreter's switch interval shortened (:data:`_SWITCH_INTERVAL`) while a reader and
+    its hashing thread run: between two arrays the hashing thread waits for the interpreter's
+    lock, which the reader holds until the interval (5 ms) has passed (a file of 26 arrays was
+    hashed in 15 ms instead of 8). Readers of several threads at once (``serve``) share it: the
+    first shortens it, the last gives back what the first found."""
+    with _SWITCHING_LOCK:
+        if _SWITCHING[0] == 0:
+            _SWITCHING[1] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_SWITCHING[1], _SWITCH_INTERVAL))
+        _SWITCHING[0] += 1
+    try:
+        yield
+    finally:
+        with _SWITCHING_LOCK:
+            _SWITCHING[0] -= 1
+            if _SWITCHING[0] == 0:
+                sys.setswitchinterval(_SWITCHING[1])
 
 
 def _damaged(path: Path, why: str, what: str) -> PreparedEntry | None:
