@@ -9,6 +9,7 @@ reviewer wrote one: the entry's arrays replaced, its (unsigned) checksums recomp
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import stat
@@ -341,3 +342,45 @@ def test_a_damaged_record_of_the_sources_statuses_only_costs_a_hash(
     os.mkfifo(kept)  # never read, never blocking
     assert load_embeddings(path, vocab_size=100, cache_dir=cache).identity == first.identity
     assert stat.S_ISFIFO(os.lstat(kept).st_mode)
+
+
+@pytest.mark.parametrize("damage", ["words not UTF-8", "no words", "a date array", "no hash"])
+def test_a_whole_entry_whose_arrays_are_not_a_vocabulary_is_rebuilt(
+    tmp_path: Path, glove_20k: Embeddings, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Whole, its checksums its own, but its words not UTF-8, or missing; an array without
+    bytes to hash (a date type) or without its hash in the header: one warning line and the
+    vocabulary built again, never an error (the words are made while the arrays are hashed,
+    issue 50: an error there was raised)."""
+    path, cache = tmp_path / "vectors.txt", tmp_path / "cache"
+    _write_vectors(path, glove_20k)
+    built = load_embeddings(path, cache_dir=cache)
+    (entry,) = cache.glob("*.vocab")
+    found = read_entry(entry, {})
+    assert found is not None
+    header = {k: v for k, v in found.header.items() if k not in _COMPUTED}
+    arrays: dict[str, Any] = {k: np.array(v) for k, v in found.arrays.items()}
+    if damage == "words not UTF-8":
+        arrays["words"] = np.frombuffer(b"\xff\xfe" + arrays["words"].tobytes(), dtype=np.uint8)
+    elif damage == "no words":
+        del arrays["words"]
+    assert write_entry(entry, header, arrays)
+    if damage in ("a date array", "no hash"):  # the header rewritten, its checksum made to match
+        data = entry.read_bytes()
+        head_len = int.from_bytes(data[8:16], "little")
+        full = json.loads(data[48 : 48 + head_len])
+        if damage == "a date array":
+            full["arrays"]["words"]["dtype"] = "<M8[s]"
+            full["arrays"]["words"]["shape"] = [full["arrays"]["words"]["shape"][0] // 8]
+        else:
+            del full["arrays"]["words"]["sha256"]
+        head = json.dumps(full, sort_keys=True).encode("utf-8")
+        head += b" " * (head_len - len(head))
+        assert len(head) == head_len
+        body = data[48 + head_len :]
+        entry.write_bytes(data[:16] + hashlib.sha256(head).digest() + head + body)
+    with caplog.at_level(logging.WARNING):
+        again = load_embeddings(path, cache_dir=cache)
+    assert again.identity == built.identity
+    assert "prepared vocabulary" in caplog.text
+    assert read_entry(entry, {}) is not None  # written again, whole

@@ -203,6 +203,13 @@ def test_non_finite_vocabulary_rejected() -> None:
                 NearestWordIndex(vectors)
     finite_extremes = np.array([[3.4e38, -3.4e38, 1e-45, 0.0]], dtype=np.float32)
     assert NearestWordIndex(finite_extremes).size == 1  # squares of float32 do not overflow
+    # norms handed in are not the values' test (a review's finding): values beyond float32's
+    # range with their float64 norms, and NaN with finite norms of other vectors
+    beyond = np.array([[1e39, 0.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        NearestWordIndex(beyond, norms=np.einsum("ij,ij->i", beyond, beyond))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        NearestWordIndex(np.array([[np.nan, 1.0]]), norms=np.array([1.0]))
     with pytest.raises(ValueError, match="backend"):
         NearestWordIndex(np.ones((2, 2)), backend="gpu")
 

@@ -114,8 +114,8 @@ _TOP_BLOCK = 16
 #: dimension float64 a few times: 64 x 48 x 50 x 8 bytes is 1.2 MB; with 256, on each of two
 #: threads, a long text's peak was 8 MB higher)
 _EXACT_BLOCK = 64
-#: :func:`_smallest_columns` bounds each row's ``listed`` smallest by the smallest of every
-#: ``_SAMPLE_STRIDE``-th score (about ``listed x _SAMPLE_STRIDE`` scores are then partitioned)
+#: :func:`_smallest_columns` bounds each row's ``listed`` smallest by the ``listed``-th smallest
+#: of every ``_SAMPLE_STRIDE``-th score (about ``listed x _SAMPLE_STRIDE`` are then partitioned)
 _SAMPLE_STRIDE = 32
 #: the fused kernel's ``scores`` argument when no score is to be kept
 _NO_SCORES = np.empty((0, 0), dtype=np.float32)
@@ -215,6 +215,11 @@ class NearestWordIndex:
         and checked, :mod:`authormask.embeddings.prepared`); None: built in memory.
     vectors_sha256
         The SHA-256 of ``vectors``, as the index file's header names them (else computed).
+    finite
+        Whether the caller knows every value of ``vectors`` to be finite as float32 (an
+        :class:`~authormask.embeddings.Embeddings`' own vectors, checked when they were made or
+        loaded): not tested again where ``norms`` are given (without ``norms``, the squared
+        norms computed here test them: finite exactly where every value of the row is).
 
     Raises
     ------
@@ -234,6 +239,7 @@ class NearestWordIndex:
         norms: ArrayLike | None = None,
         index_path: Path | None = None,
         vectors_sha256: str | None = None,
+        finite: bool = False,
     ) -> None:
         with np.errstate(over="ignore"):  # beyond float32's range: refused just below
             w = np.ascontiguousarray(np.asarray(vectors), dtype=np.float32)
@@ -245,13 +251,17 @@ class NearestWordIndex:
         if norms is None:
             w64 = w.astype(np.float64)
             sq = np.einsum("ij,ij->i", w64, w64)
+            # a row's squared norm (a sum of squares of float32 values, in float64: it cannot
+            # overflow) is finite exactly where every value of the row is: one test a word
+            checked = sq
         else:  # the float64 squared norms of these vectors, computed the same way elsewhere
             sq = np.asarray(norms, dtype=np.float64)
             if sq.shape != (w.shape[0],):
                 raise ValueError(f"norms must have shape ({w.shape[0]},), got {sq.shape}")
-        # a row's squared norm (a sum of squares, in float64: it cannot overflow) is finite
-        # exactly where every value of the row is: one test a word, not one a value (3 ms)
-        if not np.all(np.isfinite(sq)):
+            # norms handed in say nothing of the values (they may be of other vectors, or of
+            # values beyond float32's range): each value is tested, unless known (3 ms)
+            checked = sq if finite else w
+        if not np.all(np.isfinite(checked)):
             raise ValueError("vectors contain NaN or infinite values (as float32)")
         self._sq = sq
         self._index_path = index_path
@@ -1039,6 +1049,7 @@ def shared_index(embeddings: Embeddings) -> NearestWordIndex:
                 norms=embeddings.squared_norms(),
                 index_path=embeddings.index_path,
                 vectors_sha256=embeddings.identity.vectors_sha256,
+                finite=True,  # an Embeddings' vectors are finite (checked when made or loaded)
             )
             _SHARED[embeddings] = index
         return index

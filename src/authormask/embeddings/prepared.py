@@ -109,6 +109,12 @@ def _aligned(n: int) -> int:
     return -(-n // _ALIGN) * _ALIGN
 
 
+def _bytes_of(array: NDArray[Any]) -> memoryview:
+    """The bytes of a C-contiguous array without Python objects, whatever its type and shape
+    (``array.data.cast("B")`` refuses a date type and an empty array of two dimensions)."""
+    return array.reshape(-1).view(np.uint8).data
+
+
 def write_entry(
     path: Path,
     header: Mapping[str, Any],
@@ -149,7 +155,7 @@ def write_entry(
         if a.dtype.hasobject:
             raise TypeError(f"array {name!r} holds Python objects")
         start = _aligned(end)
-        data = a.data.cast("B")
+        data = _bytes_of(a)
         layout[name] = {
             "offset": start,
             "dtype": a.dtype.str,
@@ -351,11 +357,12 @@ def read_entry(
             array.flags.writeable = False
             arrays[name] = array
             named[name] = spec.get("sha256")
-    except (ValueError, TypeError, KeyError) as exc:
+    except (ValueError, TypeError, KeyError, OverflowError) as exc:
         return _damaged(path, f"bad array layout ({exc})", what)
     digests, made, failed = _hashed(arrays, None if meanwhile is None else (header, meanwhile))
     for name in arrays:
-        if digests.get(name) != named[name]:
+        digest = digests.get(name)
+        if digest is None or not isinstance(named[name], str) or digest != named[name]:
             return _damaged(path, f"checksum mismatch in {name}", what)
     if failed is not None:
         raise failed
@@ -375,7 +382,10 @@ def _hashed(
 
     def hash_all() -> None:
         for name, array in arrays.items():
-            digests[name] = hashlib.sha256(array.data.cast("B")).hexdigest()
+            try:
+                digests[name] = hashlib.sha256(_bytes_of(array)).hexdigest()
+            except Exception:  # an array without bytes to hash: no digest, so damaged
+                return
 
     if meanwhile is None:
         hash_all()

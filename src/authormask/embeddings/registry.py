@@ -459,9 +459,15 @@ def _load_prepared(
     """
     # copy-on-write pages: writable like vectors built in memory (torch.from_numpy wants that),
     # shared with every other process until written, and a write never reaches the file
-    found = read_entry(
-        entry, {"recipe": recipe}, writable=frozenset({"vectors"}), meanwhile=_words_of
-    )
+    try:
+        found = read_entry(
+            entry, {"recipe": recipe}, writable=frozenset({"vectors"}), meanwhile=_words_of
+        )
+    except EmbeddingsError:  # a FIFO or device in its place: refused in one line
+        raise
+    except (KeyError, TypeError, ValueError) as exc:  # whole, but its words are not words
+        logger.warning("warning: ignoring unusable prepared vocabulary %s (%s)", entry, exc)
+        return None
     if found is None:
         return None
     why = _distrust(found, sources, entry.with_suffix(".sources"))

@@ -464,7 +464,15 @@ def _read_tables(path: Path, rows: int, key: str) -> _Tables | None:
         found = read_entry(
             path, {"key": key}, meanwhile=lambda _header, a: _tables_of(a, rows), what=_WHAT
         )
-    except (EmbeddingsError, ValueError, KeyError, TypeError, IndexError, MemoryError) as exc:
+    except (
+        EmbeddingsError,
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        MemoryError,
+        OverflowError,
+    ) as exc:
         logger.info("prepared writer %s not read (%s: %s)", path, type(exc).__name__, exc)
         return None  # UnicodeDecodeError is a ValueError
     return None if found is None else found.made

@@ -18,8 +18,11 @@ engine that refuses it, an implementation without ``_sre``) compiles the pattern
 does. Two patterns compare equal in CPython only if their flags, pattern and code are equal
 (``pattern_richcompare``), so a restored pattern that equals ``re.compile(pattern, flags)`` is
 the very program :mod:`re` makes (``tests/text/test_compiled.py`` checks this for every
-expression kept). The entries come from a prepared file whose digest was checked; the engine's
-own check keeps a damaged program from running, not a well-formed program of another pattern.
+expression kept). The entries come from a prepared file, and are handed to the engine while its
+arrays are still being hashed (:func:`~authormask.embeddings.prepared.read_entry`'s
+``meanwhile``): what is made of them is used only where every hash is the file's, and until
+then the engine's own check keeps a damaged program from running (it does not tell a
+well-formed program of another pattern; the hashes, and the file's key, do).
 """
 
 from __future__ import annotations
