@@ -75,3 +75,34 @@ def test_start_reads_no_distribution_metadata() -> None:
             [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
         )
         assert out.stdout.split()[-1] == "False", code
+
+
+def test_a_release_of_one_text_imports_what_it_reads_with(tmp_path) -> None:
+    """A one-sentence release with the defaults (emp-write, names replaced) does not import the
+    dataset readers, emp-bag's and emp-text's modules, ``subprocess`` (the recogniser's second
+    process is not started) nor ``fractions`` (exact ties): each a millisecond or two of a start
+    that is 4x ``import numpy`` at most (issue 50)."""
+    text = tmp_path / "one.txt"
+    text.write_text("The authors propose a method for estimating rainfall.\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from authormask.cli.main import main\n"
+        f"status = main(['obfuscate', {str(text)!r}, '-o', {str(tmp_path / 'out.txt')!r}, '-q'])\n"
+        "import json\n"
+        "print(status, json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    status, modules = out.stdout.splitlines()[-1].split(" ", 1)
+    loaded = set(json.loads(modules))
+    assert status == "0"
+    assert "authormask.text.entities" in loaded  # names were looked for
+    unread = {
+        "authormask.core.tables",
+        "authormask.mechanisms.earth_movers_bag",
+        "authormask.mechanisms.earth_movers_text",
+        "subprocess",
+        "fractions",
+    }
+    assert not loaded & unread, sorted(loaded & unread)

@@ -520,7 +520,7 @@ def _warn_seed(seed: int | None) -> None:
 def _refuse_datasets(inputs: tuple[str, ...]) -> None:
     """A JSONL, CSV or Parquet file given without --text-column would be released as one text,
     its structure and every column with it: refused."""
-    from authormask.core.tables import detect_table_format
+    from authormask.core.table_formats import detect_table_format
 
     for item in inputs:
         if item in ("", "-"):

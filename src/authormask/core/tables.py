@@ -31,7 +31,6 @@ import dataclasses
 import io
 import json
 import math
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from typing import Any
 
 from authormask._csv import strict_csv
 from authormask._io import InputFile, file_identity
+from authormask.core.table_formats import TABLE_FORMATS, detect_table_format, parquet_files
 from authormask.exceptions import InputError
 
 __all__ = [
@@ -49,14 +49,6 @@ __all__ = [
     "detect_table_format",
 ]
 
-TABLE_FORMATS = ("jsonl", "csv", "parquet")
-_SUFFIXES = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".csv": "csv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
 #: columns the release writes besides the id and the text (public per-output figures)
 RESERVED_COLUMNS = ("bag", "tokens", "epsilon_total")
 #: the largest CSV field read (a text column holds whole documents)
@@ -87,41 +79,6 @@ class Record:
     text: str
     keep: tuple[Any, ...]
     where: str
-
-
-def detect_table_format(path: Path) -> str | None:
-    """``jsonl``, ``csv`` or ``parquet`` from a file's suffix, ``parquet`` for a folder of
-    ``.parquet`` files; ``None`` otherwise.
-
-    Parameters
-    ----------
-    path
-        The dataset's file or folder.
-
-    Returns
-    -------
-    str | None
-        The format, or None.
-    """
-    if path.is_dir():
-        return "parquet" if _parquet_files(path, required=False) else None
-    return _SUFFIXES.get(path.suffix.lower())
-
-
-def _parquet_files(path: Path, *, required: bool = True) -> list[Path]:
-    if path.is_file():
-        return [path]
-    found: list[Path] = []
-    for root, dirs, names in os.walk(path):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        found.extend(
-            Path(root) / n
-            for n in sorted(names)
-            if n.endswith((".parquet", ".pq")) and not n.startswith((".", "_"))
-        )
-    if required and not found:
-        raise InputError(f"no .parquet files in folder {path}")
-    return found
 
 
 @dataclass(frozen=True)
@@ -274,7 +231,7 @@ class TableInput:
         list[tuple[str, int, int]]
             ``(resolved path, size, modification time in ns)`` per file.
         """
-        files = _parquet_files(self.path) if self.format == "parquet" else [self.path]
+        files = parquet_files(self.path) if self.format == "parquet" else [self.path]
         out = []
         for f in files:
             st = f.stat()
@@ -289,7 +246,7 @@ class TableInput:
         list[InputFile]
             The files, with their identities.
         """
-        files = _parquet_files(self.path) if self.format == "parquet" else [self.path]
+        files = parquet_files(self.path) if self.format == "parquet" else [self.path]
         return [
             InputFile(str(f), ident, f) for f in files if (ident := file_identity(f)) is not None
         ]
@@ -426,7 +383,7 @@ class TableInput:
             import pyarrow.parquet as pq
 
             wanted = [c for c in cols if c is not None]
-            for f in _parquet_files(self.path):
+            for f in parquet_files(self.path):
                 try:
                     reader = pq.ParquetFile(f)
                     row = 0
@@ -677,7 +634,7 @@ def _open_text(path: Path) -> io.TextIOWrapper:
 def _parquet_schema(path: Path) -> Any:
     import pyarrow.parquet as pq
 
-    files = _parquet_files(path)
+    files = parquet_files(path)
     try:
         schema = pq.read_schema(files[0])
     except (OSError, ValueError) as exc:

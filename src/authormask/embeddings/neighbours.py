@@ -60,9 +60,8 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -70,6 +69,9 @@ from numpy.typing import ArrayLike, NDArray
 from authormask.embeddings._base import Embeddings
 from authormask.embeddings._blas import single_threaded_blas
 from authormask.exceptions import InvalidParameterError
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 __all__ = [
     "BACKENDS",
@@ -937,6 +939,8 @@ def _norms(z: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _exact_sq_distance(word: NDArray[Any], query: NDArray[np.float64]) -> Fraction:
     """The squared distance of a word and a query, exactly (rationals of the float inputs)."""
+    from fractions import Fraction  # here: exact ties are rare, and a release imports less
+
     return sum(
         ((Fraction(float(a)) - Fraction(float(b))) ** 2 for a, b in zip(word, query, strict=True)),
         Fraction(0),

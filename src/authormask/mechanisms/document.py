@@ -44,7 +44,11 @@ from authormask.embeddings._base import Embeddings
 from authormask.exceptions import InputError
 from authormask.mechanisms._base import IdentityKernel, Mechanism, Output
 from authormask.mechanisms.decoding import check_decoder
-from authormask.mechanisms.earth_movers import FLOATING_POINT, REFERENCE, EarthMoversMechanism
+from authormask.mechanisms.earth_movers_kernel import (
+    FLOATING_POINT,
+    REFERENCE,
+    EarthMoversMechanism,
+)
 from authormask.mechanisms.unknown import UnknownWords, describe_unknown_policy
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import UNIT_WORDS, CanonicalPreparer, CanonicalUnit, render_canonical

@@ -61,7 +61,7 @@ from authormask.mechanisms.decoding import (
     bounded_groups,
     frequency_log_prior,
 )
-from authormask.mechanisms.earth_movers import FLOATING_POINT, EarthMoversMechanism
+from authormask.mechanisms.earth_movers_kernel import FLOATING_POINT, EarthMoversMechanism
 from authormask.models.writer import SkeletonWriter, render_tokens
 from authormask.randomness import SEEDED, UNSEEDED
 from authormask.text.canonical import canonical_tokens

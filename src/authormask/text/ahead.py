@@ -30,7 +30,6 @@ import os
 import pickle
 import queue
 import select
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -110,6 +109,8 @@ class RecognitionAhead:
     """
 
     def __init__(self, find: Find, key: object) -> None:
+        import subprocess  # here: a release that starts no second process does not import it
+
         self._process = subprocess.Popen(
             [sys.executable, "-m", "authormask.text._ahead_process", str(os.getpid())],
             stdin=subprocess.PIPE,
@@ -265,6 +266,8 @@ class RecognitionAhead:
         self._done.clear()
         self._frames.put(None)
         self._process.kill()
+        import subprocess
+
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=10)
         self._writer.join(timeout=10)
