@@ -9,7 +9,6 @@ reviewer wrote one: the entry's arrays replaced, its (unsigned) checksums recomp
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import stat
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from prepared_files import forge_header
 
 from authormask.embeddings import Embeddings, brute_force_nearest, load_embeddings
 from authormask.embeddings.neighbours import NearestWordIndex
@@ -366,19 +366,15 @@ def test_a_whole_entry_whose_arrays_are_not_a_vocabulary_is_rebuilt(
         del arrays["words"]
     assert write_entry(entry, header, arrays)
     if damage in ("a date array", "no hash"):  # the header rewritten, its checksum made to match
-        data = entry.read_bytes()
-        head_len = int.from_bytes(data[8:16], "little")
-        full = json.loads(data[48 : 48 + head_len])
-        if damage == "a date array":
-            full["arrays"]["words"]["dtype"] = "<M8[s]"
-            full["arrays"]["words"]["shape"] = [full["arrays"]["words"]["shape"][0] // 8]
-        else:
-            del full["arrays"]["words"]["sha256"]
-        head = json.dumps(full, sort_keys=True).encode("utf-8")
-        head += b" " * (head_len - len(head))
-        assert len(head) == head_len
-        body = data[48 + head_len :]
-        entry.write_bytes(data[:16] + hashlib.sha256(head).digest() + head + body)
+
+        def edit(full: dict) -> None:
+            if damage == "a date array":
+                full["arrays"]["words"]["dtype"] = "<M8[s]"
+                full["arrays"]["words"]["shape"] = [full["arrays"]["words"]["shape"][0] // 8]
+            else:
+                del full["arrays"]["words"]["sha256"]
+
+        forge_header(entry, edit)
     with caplog.at_level(logging.WARNING):
         again = load_embeddings(path, cache_dir=cache)
     assert again.identity == built.identity

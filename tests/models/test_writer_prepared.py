@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from prepared_files import forge_header
 
 from authormask.embeddings.prepared import read_entry, write_entry
 from authormask.models import writer as writer_module
@@ -194,19 +195,12 @@ def test_without_a_cache_folder_nothing_is_written(
 def test_a_file_declaring_a_huge_array_is_not_read(glove_20k, prepared, tmp_path: Path) -> None:
     """An array header claiming 10**17 items is refused, not allocated (found by review): its
     header whole and its checksum made to match."""
-    import hashlib
-    import json
-
     _, path = prepared
-    data = path.read_bytes()
-    head_len = int.from_bytes(data[8:16], "little")
-    header = json.loads(data[48 : 48 + head_len])
-    header["arrays"]["trigram_counts"]["shape"] = [10**17]
-    head = json.dumps(header, sort_keys=True).encode("utf-8")
-    head += b" " * (head_len - len(head))
-    assert len(head) == head_len
-    bad = tmp_path / path.name
-    bad.write_bytes(data[:16] + hashlib.sha256(head).digest() + head + data[48 + head_len :])
+
+    def huge(header: dict) -> None:
+        header["arrays"]["trigram_counts"]["shape"] = [10**17]
+
+    bad = forge_header(path, huge, tmp_path / path.name)
     assert writer_module._read_tables(bad, len(glove_20k), _key(path)) is None
 
 

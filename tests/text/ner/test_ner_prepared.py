@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from prepared_files import header_of
 
 from authormask.embeddings.prepared import read_entry
 from authormask.text.ner import prepared
@@ -52,10 +53,9 @@ def _stored(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray], int]:
     left out) and where its arrays start."""
     found = read_entry(path, {})
     assert found is not None
-    head_len = int.from_bytes(path.read_bytes()[8:16], "little")
     arrays = {k: np.array(v) for k, v in found.arrays.items()}
     meta = json.loads(bytes(arrays.pop("meta_json")))
-    return {**found.header, "meta": meta}, arrays, 48 + head_len
+    return {**found.header, "meta": meta}, arrays, header_of(path)[1]
 
 
 def _damaged(path: Path, kind: str) -> None:
