@@ -13,7 +13,7 @@ import pytest
 import authormask as am
 from authormask.audit.case_spec import core_mechanism
 from authormask.core.outputs import Target, write_release
-from authormask.core.sources import FileSource, TextSource, _decoded_parts, decode_bytes
+from authormask.core.sources import _BLOCK, FileSource, TextSource, _decoded_parts, decode_bytes
 from authormask.exceptions import InputError
 from authormask.text.parts import MAX_PART_CHARS, PART_CHARS, PartSplitter, split_parts
 
@@ -148,6 +148,36 @@ def test_memory_does_not_grow_with_the_document(tmp_path: Path, aaac_texts, cach
         peaks.append(peak)
     assert peaks[1] < 1.1 * peaks[0] + 65_536, peaks
     assert peaks[1] < 16_000_000, peaks  # a few parts' tokens, whatever the input size
+
+
+def test_a_text_ten_times_longer_peaks_where_its_tenth_does(
+    tmp_path: Path, aaac_texts, cache_dir
+) -> None:
+    """emp-text's search holds a batch, and a batch is full within a few thousand content
+    words: 600,000 characters peak within 10% of their first 60,000 (about 6,000 content
+    words), the reader's blocks aside. With batches of 16,384 units of work the tenth filled
+    none, and the longer text peaked 2.7x higher (issue 50: memory flat in input length)."""
+    mech = core_mechanism("emp-text", epsilon=10.0, vocab_size=20_000, cache_dir=cache_dir)
+    text = "\n\n".join(aaac_texts)
+    while len(text) < 600_000:
+        text += "\n\n" + text
+    am.release([text[:60_000]], mech)  # loads the search kernel before measuring
+    peaks = []
+    for size in (60_000, 600_000):
+        src = tmp_path / f"{size}.txt"
+        src.write_text(text[:size], encoding="utf-8")
+        tracemalloc.start()
+        try:
+            write_release(
+                [FileSource.of(src)], mech, Target("file", tmp_path / f"{size}.out", ("1",))
+            )
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        peaks.append(peak)
+    # plus 8 of the reader's blocks: the longer file is read in blocks of 256 KiB, decoded and
+    # cut into parts as it is read (the tenth fits in one)
+    assert peaks[1] < 1.1 * peaks[0] + 8 * _BLOCK, peaks
 
 
 def test_documents_are_released_in_batches_of_the_work_they_hold(

@@ -57,8 +57,11 @@ EMPTY_RELEASE = (
 )
 #: prepared units perturbed together at most (one batched search / model pass per batch)
 BATCH_UNITS = 64
-#: and at most this much work (words or tokens) per batch
-BATCH_WORK = 16_384
+#: and at most this much work (words or tokens) per batch: a batch's search and decoding hold
+#: about a kilobyte a unit of work, so a text of a few thousand content words already fills
+#: one, and a text ten times longer peaks where it does (16,384 held 16 MB more at the peak
+#: of a 1M-character text than of its first tenth, which filled no batch: issue 50)
+BATCH_WORK = 4_096
 #: documents handed to the mechanism ahead of the one being read (:class:`_ReadAhead`): more
 #: than a batch, so their preparation elsewhere (the entity step's recogniser in a second
 #: process) runs while this process perturbs the batch before

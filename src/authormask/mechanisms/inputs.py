@@ -804,9 +804,11 @@ def on_tokens(text: str, entities: Sequence[Entity]) -> list[Entity]:
 #: the words of a part the recogniser reads at once (about 45 KB of English prose)
 PART_WORDS = 8192
 
-#: the mechanism's units of work :meth:`EntityInputs.perturb` hands it at once, at most (about
-#: a part's content words: the search and the decoder hold a few kilobytes a unit of work)
-PERTURB_WORK = 16_384
+#: the mechanism's units of work :meth:`EntityInputs.perturb` hands it at once, at most (the
+#: engine's batch, :data:`~authormask.core.stream.BATCH_WORK`: the search and the decoder hold
+#: about a kilobyte a unit of work, so a long document peaks where a text of a few thousand
+#: content words does)
+PERTURB_WORK = 4_096
 #: a word longer than this counts as several (a run without whitespace is cut, as parts are)
 _WORD = re.compile(rf"\S{{1,{MAX_PART_CHARS}}}\s*")
 
