@@ -96,6 +96,28 @@ def test_the_features_and_the_token_vectors_are_spacys_bit_for_bit(
     assert np.array_equal(mine, theirs)
 
 
+@pytest.mark.parametrize(
+    "batch",
+    [
+        ["Paris " * 100],  # one distinct token, a hundred times: padded to 64 rows
+        ["Anna met Bob in Rome. " * 40, "a b c", "Bob"],  # few distinct, then 16 or fewer
+        [" ".join(f"w{i} the" for i in range(300))],  # many distinct, each with "the"
+    ],
+)
+def test_each_distinct_token_is_embedded_once_and_the_vectors_stay_spacys(
+    spacy_ner: Any, ours: PackagedRecogniser, batch: list[str]
+) -> None:
+    """The embedding step computes a batch's distinct tokens once each (issue 50: 77,601
+    tokens of C50 prose hold 6,928); the token vectors are still spaCy's bit for bit, where
+    a batch has fewer distinct tokens than the products' fewest rows, and where it is short."""
+    docs = [spacy_ner.make_doc(t) for t in batch]
+    tokenized = [ours.tokenizer(t) for t in batch]
+    theirs = spacy_ner.get_pipe("ner").model.get_ref("tok2vec").predict(docs)
+    mine = ours.network.token_vectors([(t.words, t.norms) for t in tokenized])
+    assert len(mine) == sum(len(d) for d in docs)
+    assert np.array_equal(mine, theirs)
+
+
 def test_the_entities_are_spacys_with_numpy_or_blis_products(
     spacy_ner: Any, ours: PackagedRecogniser, texts: list[str]
 ) -> None:

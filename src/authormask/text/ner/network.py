@@ -13,7 +13,8 @@ What it computes, as the pipeline does (``config.cfg`` of the package; thinc 8.3
 2. **Embedding** (``MultiHashEmbed.v2``): each feature hashed with MurmurHash3 x86 128 (the
    8 bytes of the id, the table's seed) into four rows of its table, summed; the token's static
    vector (its ``ORTH`` id's row of the pipeline's vectors, zero where it has none) times a
-   projection; the five concatenated, a maxout of 3 pieces and a layer norm.
+   projection; the five concatenated, a maxout of 3 pieces and a layer norm. Each is a row's
+   own, so a batch's distinct tokens are embedded once each (prose repeats its words).
 3. **Encoding** (``MaxoutWindowEncoder.v2``): four residual layers, each the token with its two
    neighbours (zero rows at a document's ends: the documents of a batch are read as one array
    with four zero rows around each, as thinc's ``with_array`` pads them), a maxout of 3 pieces
@@ -30,8 +31,10 @@ What it computes, as the pipeline does (``config.cfg`` of the package; thinc 8.3
    of its label; ``Unit`` (labelled) with none open and not on whitespace; ``Out`` with none
    open; the unlabelled ``Unit`` never.
 
-Every array operation is the one thinc and spaCy make, on arrays of the same shapes and layouts,
-so its float32 results are the same bits: the token vectors are numpy's products, as thinc's
+Every array operation is the one thinc and spaCy make, on arrays of the same shapes and layouts
+(the embedding's on the batch's distinct tokens, at least 64 rows: a row of numpy's product is
+the same bits whatever rows are beside it in a product of more than 16 rows), so its float32
+results are the same bits: the token vectors are numpy's products, as thinc's
 ``NumpyOps(use_blis=False)`` makes them (``tests/text/ner`` compares them bit for bit), and the
 moves' scores BLIS's, the product spaCy's Cython parser loop makes with BLIS whatever thinc's
 ops (BLIS gives a row the same bits whatever the rows multiplied beside it, which numpy's
@@ -214,6 +217,10 @@ _BEGIN, _IN, _LAST, _UNIT, _OUT = "B", "I", "L", "U", "O"
 _KEPT_CHARS = 64
 _KEPT_WORDS = 1 << 16
 _KEPT_IDS = 1 << 17
+#: the fewest rows the embedding's products are made of when a batch's distinct tokens are
+#: embedded once each (:meth:`Network._embed`): well above the 16 rows or fewer that OpenBLAS
+#: may round otherwise than a row of a larger product
+_DISTINCT_ROWS = 64
 
 
 @dataclass(frozen=True)
@@ -461,7 +468,31 @@ class Network:
         return feats, orth, space
 
     def _embed(self, feats: NDArray[np.uint64], orth: NDArray[np.uint64]) -> Any:
-        """``MultiHashEmbed.v2`` over a batch's tokens (step 2 of the module notes)."""
+        """``MultiHashEmbed.v2`` over a batch's tokens (step 2 of the module notes), each
+        distinct token once: a token's row depends on its five ids alone (tables, projection,
+        maxout and layer norm are each row's own), and a row of numpy's product is the same
+        bits whatever rows are beside it in a product of more than 16 rows, so the embeddings
+        of the distinct tokens (at least :data:`_DISTINCT_ROWS` rows, the first repeated where
+        fewer) are those of every token. Prose repeats its words: 77,601 tokens of C50 stories
+        hold 6,928 distinct ones, and this step took 0.47 s of their 1.3 s."""
+        n = len(orth)
+        if n > _DISTINCT_ROWS:
+            ids = np.empty((n, 5), dtype=np.uint64)
+            ids[:, :4] = feats
+            ids[:, 4] = orth
+            _, first, back = np.unique(
+                ids.view(np.dtype((np.void, 40))).ravel(), return_index=True, return_inverse=True
+            )
+            if len(first) < n:
+                if len(first) < _DISTINCT_ROWS:
+                    first = np.concatenate(
+                        [first, np.full(_DISTINCT_ROWS - len(first), first[0], dtype=first.dtype)]
+                    )
+                return self._embedded(feats[first], orth[first])[back.ravel()]
+        return self._embedded(feats, orth)
+
+    def _embedded(self, feats: NDArray[np.uint64], orth: NDArray[np.uint64]) -> Any:
+        """:meth:`_embed` of every row of ``feats`` and ``orth``, as spaCy computes it."""
         a = self._a
         parts = []
         for column, (table, seed) in enumerate(zip(self._tables, self._seeds, strict=True)):
