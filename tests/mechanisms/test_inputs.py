@@ -235,6 +235,46 @@ def test_the_documents_of_a_batch_go_to_the_mechanism_together(glove_20k, monkey
     assert [together.documents[i].text for i in (0, 5, 11)] == alone
 
 
+def test_the_next_batch_is_prepared_while_one_is_perturbed(glove_20k, monkeypatch) -> None:
+    """Under the entity step a long document is handed to the mechanism a batch at a time, and
+    the next batch's units (surrogates drawn, text prepared: Python) are taken while the
+    mechanism perturbs one (its search leaves the interpreter's lock): the first batch's
+    perturbation waits until a unit of the next is taken, which a release that prepared after
+    perturbing never did (issue 50). The release is the one made a batch at a time in order."""
+    import threading
+
+    from authormask.mechanisms import inputs
+
+    text = " ".join(f"Olga Petrova saw the {w} river near Oslo." for w in ("cold", "wide") * 20)
+    mech = create_mechanism("emp-text", embeddings=glove_20k, epsilon=10.0)
+    monkeypatch.setattr(inputs, "PART_WORDS", 40)  # parts of 40 words, a unit each
+    expected = release([text], mech, random_state=4).documents[0].text
+    monkeypatch.setattr(inputs, "PERTURB_WORK", 30)
+    inner = type(mech.inner)
+    real_perturb, real_units = inner.perturb, inner.units
+    started, taken_meanwhile = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def perturb(self, documents, rngs, *, progress=None):  # type: ignore[no-untyped-def]
+        first = not started.is_set()
+        started.set()
+        calls.append(threading.current_thread().name)
+        if first and not taken_meanwhile.wait(10):
+            raise AssertionError("no unit of the next batch was taken meanwhile")
+        return real_perturb(self, documents, rngs, progress=progress)
+
+    def units(self, unit):  # type: ignore[no-untyped-def]
+        if started.is_set():
+            taken_meanwhile.set()
+        return real_units(self, unit)
+
+    monkeypatch.setattr(inner, "perturb", perturb)
+    monkeypatch.setattr(inner, "units", units)
+    released = release([text], mech, random_state=4).documents[0].text
+    assert len(calls) >= 3, calls
+    assert released == expected
+
+
 @pytest.mark.parametrize("name", ["emp-text", "emp-write"])
 def test_a_documents_units_are_counted_not_held_where_the_surrogates_keep_kinds(
     glove_20k, name: str

@@ -20,10 +20,11 @@ Under ``surrogate`` and ``mask`` a document is one unit of the wrapper: the mech
 (a part, a canonical unit of a few thousand words) are prepared from the text with the
 surrogates in it when the document is released, and handed to the mechanism at most
 :data:`PERTURB_WORK` units of work at a time (a long document's search and decoding hold a
-batch, not the document), so the whole document's text is held until then (a document of
-more than :data:`PART_WORDS` words is cut into parts of that many words for the recogniser,
-:func:`word_parts`: by words, so the layout never moves a cut; a name found in one part is
-taken wherever it stands in the document, :meth:`~authormask.text.entities.
+batch, not the document; each batch is perturbed in a second thread while the next is
+prepared, one at a time and in order), so the whole document's text is held until then (a
+document of more than :data:`PART_WORDS` words is cut into parts of that many words for the
+recogniser, :func:`word_parts`: by words, so the layout never moves a cut; a name found in one
+part is taken wherever it stands in the document, :meth:`~authormask.text.entities.
 Recogniser.find_document`). The units, counts and whole-release
 parameters (``emp-bag``'s N ``"shortest"``) known before the release are those of the text
 itself where the surrogates keep the mechanism's positions (below), else of the masked text;
@@ -54,6 +55,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -1180,29 +1182,48 @@ class EntityInputs(Mechanism):
         # its memory is a batch's, not the document's (issue 50). Each unit draws from its own
         # document's generator, in order, so its draws do not depend on the batching (as the
         # engine batches units with `keep`)
+        #
+        # Each batch is perturbed in a second thread while this one prepares the next (the
+        # surrogates drawn, the text prepared: Python that would leave the second core idle
+        # while the search, which releases the interpreter's lock, waits for it): one batch
+        # at a time and in order, so the mechanism's draws are those of one thread
         outputs: list[list[Output]] = [[] for _ in documents]
         pending: list[tuple[int, Any, np.random.Generator]] = []
         work = 0
+        running: tuple[list[int], Future[list[Output]]] | None = None
 
-        def hand_on() -> None:
-            nonlocal work
-            if pending:
-                done = self.inner.perturb(
-                    [u for _, u, _ in pending], [r for _, _, r in pending], progress=progress
-                )
-                for (i, _, _), output in zip(pending, done, strict=True):
+        def collect() -> None:
+            nonlocal running
+            if running is not None:
+                owners, future = running
+                running = None
+                for i, output in zip(owners, future.result(), strict=True):
                     outputs[i].append(output)
+
+        def hand_on(pool: ThreadPoolExecutor) -> None:
+            nonlocal work, running
+            if pending:
+                collect()
+                units, their_rngs = [u for _, u, _ in pending], [r for _, _, r in pending]
+                future = pool.submit(self.inner.perturb, units, their_rngs, progress=progress)
+                running = ([i for i, _, _ in pending], future)
                 pending.clear()
                 work = 0
 
-        for i, (document, rng) in enumerate(zip(documents, rngs, strict=True)):
-            mine, inner_rng = self._units(document, rng)
-            for unit in mine:
-                pending.append((i, unit, inner_rng))
-                work += int(self.inner.units(unit))
-                if work >= PERTURB_WORK:
-                    hand_on()
-        hand_on()
+        pool = ThreadPoolExecutor(1, thread_name_prefix="authormask-perturb")
+        try:
+            for i, (document, rng) in enumerate(zip(documents, rngs, strict=True)):
+                mine, inner_rng = self._units(document, rng)
+                for unit in mine:
+                    pending.append((i, unit, inner_rng))
+                    work += int(self.inner.units(unit))
+                    if work >= PERTURB_WORK:
+                        hand_on(pool)
+            hand_on(pool)
+            collect()
+        finally:
+            # an error here (or Ctrl-C) leaves at most the batch at work to finish
+            pool.shutdown(wait=running is None, cancel_futures=True)
         return [_joined(o) for o in outputs]
 
     def _units(
