@@ -341,13 +341,14 @@ def test_a_release_on_another_thread_never_hands_its_texts_to_the_process_this_o
         assert held._number == jobs  # nothing was handed to the held one
 
 
-def test_a_long_document_is_read_half_there_half_here_with_the_same_names(
+def test_a_long_document_is_read_in_both_processes_with_the_same_names(
     allowed: None, read_afresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One document's parts: every other one is handed to the second process, one job each,
-    and the rest read here meanwhile (the release waited while the second process read them
-    all); the names are those found here alone."""
-    parts = _texts(6, 2500)
+    """One document's parts: the second process is handed them from the last back, one job
+    each, a few at a time, while this one reads from the first on, and they meet where the
+    parts run out (the release waited while the second process read every other part); the
+    names are those found here alone. A document handed on before is read there whole."""
+    parts = _texts(8, 2500)
     recogniser = entities.load_recogniser()
     expected = recogniser.find_document(parts)
     assert sum(map(len, expected)) > 10
@@ -363,13 +364,71 @@ def test_a_long_document_is_read_half_there_half_here_with_the_same_names(
     with recogniser.ahead() as hand_on:
         assert hand_on is not None
         assert recogniser.find_document(parts) == expected
-    assert jobs == [[p] for p in parts[1::2]]
+    assert all(len(job) == 1 for job in jobs)
+    there = [job[0] for job in jobs]
+    assert 1 <= len(there) < len(parts)
+    assert there == parts[::-1][: len(there)]  # from the last back
     jobs.clear()
-    with recogniser.ahead() as hand_on:  # a document handed on before is read there whole
+    with recogniser.ahead() as hand_on:
         assert hand_on is not None
         hand_on(parts)
         assert recogniser.find_document(parts) == expected
     assert jobs == [parts]
+
+
+def test_what_this_process_does_meanwhile_is_balanced_by_parts_read_there(
+    allowed: None, read_afresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever the release does while a long document's names are read (the entity step
+    counts the mechanism's units meanwhile) is balanced by parts the second process reads in
+    its place: while this process is held up, the second reads on, and it reads more than
+    half of the parts (a static half, as before, left it idle). The names do not change."""
+    parts = _texts(10, 2500)
+    recogniser = entities.load_recogniser()
+    expected = recogniser.find_document(parts)
+    jobs: list[str] = []
+    submit = RecognitionAhead.submit
+
+    def counted(self: RecognitionAhead, texts: Any) -> None:
+        jobs.extend(texts)
+        submit(self, texts)
+
+    monkeypatch.setattr(RecognitionAhead, "submit", counted)
+    called: list[int] = []
+
+    def held_up() -> None:  # until the second process has read three parts
+        called.append(len(jobs))
+        ahead = recogniser._ahead
+        assert ahead is not None
+        deadline = time.monotonic() + 60
+        while len(ahead.found([text_key(t) for t in jobs])) < 3:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+    with recogniser.ahead() as hand_on:
+        assert hand_on is not None
+        assert recogniser.find_document(parts, meanwhile=held_up) == expected
+    assert called == [entities._HANDED_PARTS]  # once, both processes reading
+    assert len(jobs) > len(parts) // 2
+
+
+def test_a_long_documents_names_are_found_here_when_the_second_process_dies_meanwhile(
+    caplog: pytest.LogCaptureFixture, allowed: None, read_afresh: None
+) -> None:
+    parts = _texts(6, 2500)
+    recogniser = entities.load_recogniser()
+    expected = recogniser.find_document(parts)
+
+    def kill() -> None:
+        assert recogniser._ahead is not None
+        recogniser._ahead._process.kill()
+
+    with recogniser.ahead() as hand_on:
+        assert hand_on is not None
+        with caplog.at_level(logging.WARNING, logger="authormask.text.entities"):
+            assert recogniser.find_document(parts, meanwhile=kill) == expected
+        assert "second process failed" in caplog.text
+        assert recogniser._ahead is None
 
 
 def test_one_long_document_releases_the_same_bytes_with_a_second_process(
@@ -393,8 +452,9 @@ def test_the_first_document_is_read_before_any_is_handed_ahead(
     allowed: None, read_afresh: None, monkeypatch: pytest.MonkeyPatch, glove_20k: Any
 ) -> None:
     """The second process reads in order: a first document handed on after the ones behind it
-    waited for them all (a review's finding). A long first document's parts are shared, then
-    the later documents are handed on; a short one is read there first."""
+    waited for them all (a review's finding). A long first document's parts are shared (the
+    second process reads from its last part back), then the later documents are handed on; a
+    short one is read there first."""
     from authormask.core import create_mechanism, release
     from authormask.mechanisms.inputs import PART_WORDS, word_parts
     from authormask.text.clean import clean_text
@@ -414,8 +474,10 @@ def test_the_first_document_is_read_before_any_is_handed_ahead(
     parts = list(word_parts([clean_text(long)], PART_WORDS))
     assert len(parts) >= 3 and len(long.encode()) < stream.AHEAD_DOCUMENT_BYTES
     release([long, *small], mech, random_state=1)
-    assert jobs[: len(parts[1::2])] == [[p] for p in parts[1::2]]  # shared, first
-    assert jobs[len(parts[1::2]) :] == [[clean_text(t)] for t in small]  # then the others
+    there = len(jobs) - len(small)
+    assert 1 <= there < len(parts)
+    assert jobs[:there] == [[p] for p in parts[::-1][:there]]  # shared, first (from the last)
+    assert jobs[there:] == [[clean_text(t)] for t in small]  # then the others
     jobs.clear()
     release([*small, long], mech, random_state=1)
     assert jobs[0] == [clean_text(small[0])]  # a short first document: there, first

@@ -955,22 +955,43 @@ class EntityInputs(Mechanism):
         # inside a name must not hide it from the recogniser; then cut by words, not by
         # characters, so the layout never moves a cut (issue 47, W1b)
         texts = word_parts((clean_text(p) for p in parts), PART_WORDS)
-        found = self.recogniser.find_document(texts)
         if self._kinds_kept:
             # the surrogates keep every position and its kind, so the text as it is has the
             # counts (and the refusals) of the text the mechanism is given, whatever the
-            # recogniser found; the masked text's ("[PLACE]-based") would depend on it
-            counted: Iterable[str] = texts
+            # recogniser found (the masked text's, "[PLACE]-based", would depend on it): they
+            # are counted while a second process reads names, and a refusal is raised after
+            counting: list[tuple[int, dict[str, Any], list[Any] | None]] = []
+            failed: list[Exception] = []
+
+            def count_texts() -> None:
+                try:
+                    counting.append(self._count(texts))
+                except Exception as exc:  # raised once the names are found, as before
+                    failed.append(exc)
+
+            found = self.recogniser.find_document(texts, meanwhile=count_texts)
+            if failed:
+                raise failed[0]
+            work, counts, held = counting[0]
         else:
-            counted = (mask_entities(t, e) for t, e in zip(texts, found, strict=True))
-        # every unit prepared here (the mechanism refuses what it would refuse), counted, and
-        # held only where it is needed again as prepared (EntityDocument)
+            found = self.recogniser.find_document(texts)
+            work, counts, held = self._count(
+                mask_entities(t, e) for t, e in zip(texts, found, strict=True)
+            )
+        yield EntityDocument(
+            texts, found, None if held is None else tuple(held), work=work, counts=counts
+        )
+
+    def _count(self, texts: Iterable[str]) -> tuple[int, dict[str, Any], list[Any] | None]:
+        """The units of work and the diagnostics of the mechanism's units of ``texts``, and
+        the units where they are needed again as prepared (:class:`EntityDocument`), else
+        None: every unit is prepared (the mechanism refuses what it would refuse)."""
         held: list[Any] | None = (
             None if self._kinds_kept and not self.inner.needs_all_documents else []
         )
         work = 0
         counts: dict[str, Any] = {}
-        for unit in self.inner.prepare_parts(counted):
+        for unit in self.inner.prepare_parts(texts):
             work += int(self.inner.units(unit))
             for key, value in self.inner.diagnostics(unit).items():
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -979,9 +1000,7 @@ class EntityInputs(Mechanism):
                     counts[key] = value
             if held is not None:
                 held.append(unit)
-        yield EntityDocument(
-            texts, found, None if held is None else tuple(held), work=work, counts=counts
-        )
+        return work, counts, held
 
     def _masked_units(self, document: EntityDocument) -> Iterable[Any]:
         """The mechanism's units of the document's masked text: those held, else prepared

@@ -215,31 +215,62 @@ class RecognitionAhead:
             del self._done[number]
         return out
 
+    def found(self, keys: Sequence[bytes]) -> list[bytes]:
+        """Which of ``keys`` (texts handed on, not yet taken) have their entities here now,
+        without waiting: what :meth:`take` would give at once.
+
+        Parameters
+        ----------
+        keys
+            Digests of texts handed on (:func:`text_key`).
+
+        Returns
+        -------
+        list[bytes]
+            Those whose entities came back, in the order given.
+
+        Raises
+        ------
+        AheadFailed
+            If the second process is gone or failed (it is stopped).
+        """
+        if not self._open:
+            raise AheadFailed("the second process was stopped")
+        while self._receive(0.0):
+            pass
+        return [k for k in keys if k in self._pending and self._pending[k][0] in self._done]
+
     def _results_of(self, number: int) -> list[Found]:
+        while number not in self._done:
+            self._receive(_POLL)
+        return self._done[number]
+
+    def _receive(self, timeout: float) -> bool:
+        """Read one answer of the second process if one comes within ``timeout`` seconds;
+        whether one came."""
         out = self._process.stdout
         assert out is not None
-        while number not in self._done:
-            try:
-                ready, _, _ = select.select([out], [], [], _POLL)
-                if not ready:
-                    if self._process.poll() is not None:
-                        raise AheadFailed("the second process ended")
-                    continue
-                payload = read_frame(out)
-                if payload is None:
+        try:
+            ready, _, _ = select.select([out], [], [], timeout)
+            if not ready:
+                if self._process.poll() is not None:
                     raise AheadFailed("the second process ended")
-                got, found = pickle.loads(payload)
-            except AheadFailed:
-                self.close()
-                raise
-            except Exception as exc:  # a broken pipe or frame: stop it, recognise here
-                self.close()
-                raise AheadFailed(f"{type(exc).__name__}: {exc}") from None
-            if isinstance(found, str):
-                self.close()
-                raise AheadFailed(found)
-            self._done[got] = found
-        return self._done[number]
+                return False
+            payload = read_frame(out)
+            if payload is None:
+                raise AheadFailed("the second process ended")
+            got, found = pickle.loads(payload)
+        except AheadFailed:
+            self.close()
+            raise
+        except Exception as exc:  # a broken pipe or frame: stop it, recognise here
+            self.close()
+            raise AheadFailed(f"{type(exc).__name__}: {exc}") from None
+        if isinstance(found, str):
+            self.close()
+            raise AheadFailed(found)
+        self._done[got] = found
+        return True
 
     def reusable(self, key: object) -> bool:
         """Whether a release can take it as it is: running, holding nothing unread, its

@@ -810,6 +810,10 @@ _LOCK = threading.Lock()
 _SEEN: dict[tuple[frozenset[str], bytes], tuple[Entity, ...]] = {}
 _SEEN_TEXTS_DEFAULT = 4096
 _SEEN_TEXTS = _SEEN_TEXTS_DEFAULT
+#: a long document's parts handed to the second process at a time (one read there, two
+#: waiting: it does not wait for this process, which looks between two of its own parts, to
+#: notice that one came back)
+_HANDED_PARTS = 3
 
 
 def remember_texts(n: int) -> None:
@@ -1092,7 +1096,11 @@ class Recogniser:
             yield from self._batch(batch)
 
     def find_document(
-        self, parts: Sequence[str], *, batch_size: int = 16
+        self,
+        parts: Sequence[str],
+        *,
+        batch_size: int = 16,
+        meanwhile: Callable[[], None] | None = None,
     ) -> tuple[tuple[Entity, ...], ...]:
         """The entities of one document read in ``parts`` (:meth:`find_all` on each), then every
         other occurrence, in every part, of a name found in any part (as :meth:`find` does
@@ -1105,14 +1113,20 @@ class Recogniser:
             The document's parts, in order.
         batch_size
             How many parts the recogniser reads at a time.
+        meanwhile
+            Called once, while the second process (where this release holds one) reads parts
+            of the document: this process's other work on it, which then takes the place of
+            parts read there (:meth:`_read_together`).
 
         Returns
         -------
         tuple[tuple[Entity, ...], ...]
             The entities of each part, in text order, without overlaps.
         """
-        shared = self._share(parts)
-        found = [f for b in _batches(parts, batch_size) for f in self._batch(b, shared=shared)]
+        known = self._read_together(parts, meanwhile)
+        if known is None and meanwhile is not None:
+            meanwhile()
+        found = [f for b in _batches(parts, batch_size) for f in self._batch(b, known=known)]
         if len(found) < 2:
             return tuple(found)
         named = [e for part in found for e in part if e.kind in _NAMED_KINDS]
@@ -1124,26 +1138,78 @@ class Recogniser:
             out.append(tuple(sorted(taken, key=lambda e: e.start)))
         return tuple(out)
 
-    def _share(self, parts: Sequence[str]) -> bool:
-        """Where this thread's release holds a second process, hand it every other part of a
-        document that it does not hold already and that was not read before, and say whether
-        any was handed (the others are then read here meanwhile: the mechanism waits for the
-        whole document, and a document too long to be read ahead, or the only one, was read
-        there alone while this process waited)."""
+    def _read_together(
+        self, parts: Sequence[str], meanwhile: Callable[[], None] | None
+    ) -> dict[bytes, tuple[Entity, ...]] | None:
+        """Where this thread's release holds a second process and the document has two parts
+        or more neither read before nor handed on, their entities (by digest), read in both
+        processes at once, else None.
+
+        This process reads the parts from the first on, one at a time; the second from the
+        last back, handed :data:`_HANDED_PARTS` at a time and handed another whenever one
+        comes back; they meet where the parts run out. The mechanism waits for the whole
+        document, so a part read there is a part this process does not wait for, and whatever
+        else this process does meanwhile (``meanwhile``, called once both are reading) is
+        balanced by the parts the second process then reads in its place. A part's entities
+        do not depend on the parts read beside it, so they are those either process finds."""
         ahead = self._ahead
         if ahead is None or len(parts) < 2:
-            return False
+            return None
         with _LOCK:
             fresh: dict[bytes, str] = {}
             for part in parts:
                 key = text_key(part)
                 if (self.stopwords, key) not in _SEEN and not ahead.holds(key):
                     fresh.setdefault(key, part)
-            if len(fresh) < 2:
-                return False
-            for part in list(fresh.values())[1::2]:
-                ahead.submit([part])  # one job each: each part's names come back when found
-        return True
+        if len(fresh) < 2:
+            return None
+        from authormask.text.ahead import AheadFailed
+
+        items = list(fresh.items())
+        out: dict[bytes, tuple[Entity, ...]] = {}
+        handed: dict[bytes, str] = {}  # handed to the second process, not yet taken
+        front, back = 0, len(items)  # this process reads items[front:], that one from back
+
+        def hand_on() -> None:
+            nonlocal back
+            while back - front > 1 and len(handed) < _HANDED_PARTS:
+                back -= 1
+                key, text = items[back]
+                with _LOCK:
+                    ahead.submit([text])
+                handed[key] = text
+
+        def take(keys: list[bytes]) -> None:
+            with _LOCK:
+                found = ahead.take([handed[k] for k in keys], keys)
+            for key, entities in zip(keys, found, strict=True):
+                out[key] = entities
+                del handed[key]
+
+        try:
+            hand_on()
+            if meanwhile is not None:
+                meanwhile()
+            while front < back:
+                key, text = items[front]
+                front += 1
+                with _LOCK:
+                    out[key] = self._find_here([text])[0]
+                if handed:
+                    back_already = ahead.found(list(handed))
+                    if back_already:
+                        take(back_already)
+                hand_on()
+            if handed:
+                take(list(handed))
+        except AheadFailed as exc:
+            log.warning("the recogniser's second process failed (%s): reading here", exc)
+            self._aheads.pop(threading.get_ident(), None)
+            rest = [(k, t) for k, t in items if k not in out]
+            with _LOCK:
+                found = self._find_here([t for _, t in rest])
+            out.update(zip([k for k, _ in rest], found, strict=True))
+        return out
 
     @property
     def _ahead(self) -> RecognitionAhead | None:
@@ -1211,32 +1277,20 @@ class Recogniser:
             self._aheads.pop(thread, None)
             end_ahead(started)
 
-    def _found(
-        self, texts: list[str], keys: list[bytes], *, shared: bool = False
-    ) -> list[tuple[Entity, ...]]:
+    def _found(self, texts: list[str], keys: list[bytes]) -> list[tuple[Entity, ...]]:
         """The entities of ``texts``: found by the second process where there is one
-        (:meth:`ahead`), else here; ``shared`` (:meth:`_share`): only those handed to it
-        there, the others here first."""
+        (:meth:`ahead`), else here."""
         ahead = self._ahead
         if ahead is None:
             return self._find_here(texts)
-        there = [i for i, k in enumerate(keys) if not shared or ahead.holds(k)]
-        held = set(there)
-        here = [i for i in range(len(texts)) if i not in held]
-        out: dict[int, tuple[Entity, ...]] = {}
-        if here:  # read here while the second process reads its own
-            out.update(zip(here, self._find_here([texts[i] for i in here]), strict=True))
-        if there:
-            from authormask.text.ahead import AheadFailed
+        from authormask.text.ahead import AheadFailed
 
-            try:
-                taken = ahead.take([texts[i] for i in there], [keys[i] for i in there])
-            except AheadFailed as exc:
-                log.warning("the recogniser's second process failed (%s): reading here", exc)
-                self._aheads.pop(threading.get_ident(), None)
-                taken = self._find_here([texts[i] for i in there])
-            out.update(zip(there, taken, strict=True))
-        return [out[i] for i in range(len(texts))]
+        try:
+            return ahead.take(texts, keys)
+        except AheadFailed as exc:
+            log.warning("the recogniser's second process failed (%s): reading here", exc)
+            self._aheads.pop(threading.get_ident(), None)
+            return self._find_here(texts)
 
     def _find_here(self, texts: list[str]) -> list[tuple[Entity, ...]]:
         """The entities of ``texts`` found in this process (the pipeline loaded first, even for
@@ -1245,22 +1299,26 @@ class Recogniser:
         spans = _recognised(nlp, texts) if texts else []
         return [self._entities(t, s) for t, s in zip(texts, spans, strict=True)]
 
-    def _batch(self, texts: list[str], *, shared: bool = False) -> list[tuple[Entity, ...]]:
+    def _batch(
+        self, texts: list[str], *, known: dict[bytes, tuple[Entity, ...]] | None = None
+    ) -> list[tuple[Entity, ...]]:
         keys = [(self.stopwords, text_key(t)) for t in texts]
         ahead = self._ahead
+        known = known or {}
         with _LOCK:  # one recognition at a time: the pipeline is shared by every thread
             # a text handed to this release's second process is taken from it even where
             # another thread's release has read it since: left there, it would stop the
             # process at the release's end (it holds a text never taken)
             found = [
-                None if ahead is not None and ahead.holds(k[1]) else _SEEN.get(k) for k in keys
+                known[k[1]]
+                if k[1] in known
+                else None
+                if ahead is not None and ahead.holds(k[1])
+                else _SEEN.get(k)
+                for k in keys
             ]
             todo = [(t, k[1]) for t, k, f in zip(texts, keys, found, strict=True) if f is None]
-            fresh = iter(
-                self._found([t for t, _ in todo], [k for _, k in todo], shared=shared)
-                if todo
-                else []
-            )
+            fresh = iter(self._found([t for t, _ in todo], [k for _, k in todo]) if todo else [])
         out: list[tuple[Entity, ...]] = []
         for key, seen in zip(keys, found, strict=True):
             if seen is None:
