@@ -275,6 +275,50 @@ def test_the_next_batch_is_prepared_while_one_is_perturbed(glove_20k, monkeypatc
     assert released == expected
 
 
+def test_an_error_while_the_next_batch_is_prepared_stops_the_batch_at_work(
+    glove_20k, monkeypatch
+) -> None:
+    """An error (or Ctrl-C) while the next batch is prepared ends the release with it, and the
+    batch perturbed meanwhile stops at its next progress: the release does not return while a
+    thread of it still perturbs, and leaves none behind."""
+    import threading
+
+    from authormask.mechanisms import inputs
+
+    text = " ".join(f"Olga Petrova saw the {w} river near Oslo." for w in ("cold", "wide") * 20)
+    mech = create_mechanism("emp-text", embeddings=glove_20k, epsilon=10.0)
+    monkeypatch.setattr(inputs, "PART_WORDS", 40)
+    monkeypatch.setattr(inputs, "PERTURB_WORK", 30)
+    inner = type(mech.inner)
+    real_perturb, real_units = inner.perturb, inner.units
+    started, failed = threading.Event(), threading.Event()
+    ended: list[str] = []
+
+    def perturb(self, documents, rngs, *, progress=None):  # type: ignore[no-untyped-def]
+        started.set()
+        assert failed.wait(10)  # the error comes while this batch is at work
+        try:
+            progress(1)  # stops here: the release was given up
+            ended.append("went on")
+            return real_perturb(self, documents, rngs, progress=progress)
+        except BaseException:
+            ended.append("stopped")
+            raise
+
+    def units(self, unit):  # type: ignore[no-untyped-def]
+        if started.is_set():
+            failed.set()
+            raise RuntimeError("a unit that cannot be prepared")
+        return real_units(self, unit)
+
+    monkeypatch.setattr(inner, "perturb", perturb)
+    monkeypatch.setattr(inner, "units", units)
+    with pytest.raises(RuntimeError, match="cannot be prepared"):
+        release([text], mech, random_state=4)
+    assert ended == ["stopped"]
+    assert not [t for t in threading.enumerate() if t.name.startswith("authormask-perturb")]
+
+
 @pytest.mark.parametrize("name", ["emp-text", "emp-write"])
 def test_a_documents_units_are_counted_not_held_where_the_surrogates_keep_kinds(
     glove_20k, name: str

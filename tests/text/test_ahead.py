@@ -412,6 +412,57 @@ def test_what_this_process_does_meanwhile_is_balanced_by_parts_read_there(
     assert len(jobs) > len(parts) // 2
 
 
+def test_a_long_document_with_parts_that_repeat_is_read_once_a_part(
+    allowed: None, read_afresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parts that repeat (a letter pasted twice) are read once, here or there, and each keeps
+    the names found in it."""
+    a, b, c, d = _texts(4, 2500)
+    parts = [a, b, a, c, b, d, a]
+    recogniser = entities.load_recogniser()
+    expected = recogniser.find_document(parts)
+    read: list[str] = []
+    submit, here = RecognitionAhead.submit, entities.Recogniser._find_here
+
+    def counted(self: RecognitionAhead, texts: Any) -> None:
+        read.extend(texts)
+        submit(self, texts)
+
+    def counted_here(self: entities.Recogniser, texts: list[str]) -> Any:
+        read.extend(texts)
+        return here(self, texts)
+
+    monkeypatch.setattr(RecognitionAhead, "submit", counted)
+    monkeypatch.setattr(entities.Recogniser, "_find_here", counted_here)
+    with recogniser.ahead() as hand_on:
+        assert hand_on is not None
+        assert recogniser.find_document(parts) == expected
+    assert sorted(read) == sorted([a, b, c, d])
+
+
+def test_a_long_document_read_in_both_processes_is_remembered(
+    allowed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The names of the parts read in both processes are remembered as those read here alone
+    are: the same document read again (an evaluation's next epsilon, its stepped text) is not
+    read again (a review's finding: they were not)."""
+    parts = _texts(6, 2600)
+    recogniser = entities.load_recogniser()
+    with recogniser.ahead() as hand_on:
+        assert hand_on is not None
+        first = recogniser.find_document(parts)
+    read: list[str] = []
+    here = entities.Recogniser._find_here
+
+    def counted_here(self: entities.Recogniser, texts: list[str]) -> Any:
+        read.extend(texts)
+        return here(self, texts)
+
+    monkeypatch.setattr(entities.Recogniser, "_find_here", counted_here)
+    assert recogniser.find_document(parts) == first
+    assert read == []
+
+
 def test_a_long_documents_names_are_found_here_when_the_second_process_dies_meanwhile(
     caplog: pytest.LogCaptureFixture, allowed: None, read_afresh: None
 ) -> None:

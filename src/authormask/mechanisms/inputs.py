@@ -53,6 +53,7 @@ import copy
 import dataclasses
 import functools
 import re
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -1198,7 +1199,8 @@ class EntityInputs(Mechanism):
         # the batch's units handed to the mechanism together (one search and one decoding for
         # many documents, not one a document), but never more than PERTURB_WORK units of work
         # at once: a long document's units are prepared and perturbed a batch at a time, so
-        # its memory is a batch's, not the document's (issue 50). Each unit draws from its own
+        # its memory is two batches' (one perturbed, the next prepared), not the document's
+        # (issue 50). Each unit draws from its own
         # document's generator, in order, so its draws do not depend on the batching (as the
         # engine batches units with `keep`)
         #
@@ -1210,13 +1212,23 @@ class EntityInputs(Mechanism):
         pending: list[tuple[int, Any, np.random.Generator]] = []
         work = 0
         running: tuple[list[int], Future[list[Output]]] | None = None
+        given_up = threading.Event()
+
+        def reported(n: int) -> None:
+            """The mechanism's progress, where a batch whose release was given up (an error
+            or Ctrl-C in this thread) stops: the release does not end before it does."""
+            if given_up.is_set():
+                raise _GivenUp
+            if progress is not None:
+                progress(n)
 
         def collect() -> None:
             nonlocal running
             if running is not None:
                 owners, future = running
+                done = future.result()
                 running = None
-                for i, output in zip(owners, future.result(), strict=True):
+                for i, output in zip(owners, done, strict=True):
                     outputs[i].append(output)
 
         def hand_on(pool: ThreadPoolExecutor) -> None:
@@ -1224,7 +1236,7 @@ class EntityInputs(Mechanism):
             if pending:
                 collect()
                 units, their_rngs = [u for _, u, _ in pending], [r for _, _, r in pending]
-                future = pool.submit(self.inner.perturb, units, their_rngs, progress=progress)
+                future = pool.submit(self.inner.perturb, units, their_rngs, progress=reported)
                 running = ([i for i, _, _ in pending], future)
                 pending.clear()
                 work = 0
@@ -1241,8 +1253,9 @@ class EntityInputs(Mechanism):
             hand_on(pool)
             collect()
         finally:
-            # an error here (or Ctrl-C) leaves at most the batch at work to finish
-            pool.shutdown(wait=running is None, cancel_futures=True)
+            # after an error here (or Ctrl-C) the batch at work stops at its next progress
+            given_up.set()
+            pool.shutdown(wait=True, cancel_futures=True)
         return [_joined(o) for o in outputs]
 
     def _units(
@@ -1366,6 +1379,10 @@ class EntityInputs(Mechanism):
             released_unchanged=unchanged,
             policies={**statement.policies, "entities": policy},
         )
+
+
+class _GivenUp(Exception):
+    """Raised in a batch's thread where the release it belongs to was given up."""
 
 
 def _joined(outputs: Sequence[Output]) -> Output:

@@ -1112,11 +1112,13 @@ class Recogniser:
         parts
             The document's parts, in order.
         batch_size
-            How many parts the recogniser reads at a time.
+            How many parts the recogniser reads at a time (where no second process reads
+            some of them: :meth:`_read_together`).
         meanwhile
-            Called once, while the second process (where this release holds one) reads parts
-            of the document: this process's other work on it, which then takes the place of
-            parts read there (:meth:`_read_together`).
+            This process's other work on the document, called once: while the second process
+            reads parts of it, where this thread's release holds one and two parts or more
+            were neither read before nor handed on (parts read there then take its place:
+            :meth:`_read_together`); else before the parts are read.
 
         Returns
         -------
@@ -1186,9 +1188,11 @@ class Recogniser:
                 out[key] = entities
                 del handed[key]
 
+        called = False
         try:
             hand_on()
             if meanwhile is not None:
+                called = True
                 meanwhile()
             while front < back:
                 key, text = items[front]
@@ -1205,6 +1209,8 @@ class Recogniser:
         except AheadFailed as exc:
             log.warning("the recogniser's second process failed (%s): reading here", exc)
             self._aheads.pop(threading.get_ident(), None)
+            if meanwhile is not None and not called:
+                meanwhile()
             rest = [(k, t) for k, t in items if k not in out]
             with _LOCK:
                 found = self._find_here([t for _, t in rest])
@@ -1321,8 +1327,9 @@ class Recogniser:
             fresh = iter(self._found([t for t, _ in todo], [k for _, k in todo]) if todo else [])
         out: list[tuple[Entity, ...]] = []
         for key, seen in zip(keys, found, strict=True):
-            if seen is None:
-                seen = next(fresh)
+            if seen is None or key[1] in known:  # read now, here or there: remembered
+                if seen is None:
+                    seen = next(fresh)
                 with _LOCK:
                     _SEEN[key] = seen
                     while len(_SEEN) > _SEEN_TEXTS:
