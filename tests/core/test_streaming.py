@@ -125,6 +125,16 @@ def test_a_refused_document_shows_none_of_its_text(cache_dir, capsys) -> None:
     assert capsys.readouterr().out == ""
 
 
+def _traced_peak(mech: object, src: Path, out: Path) -> int:
+    """The peak of the memory traced while ``src`` is released by ``mech`` into ``out``."""
+    tracemalloc.start()
+    try:
+        write_release([FileSource.of(src)], mech, Target("file", out, ("1",)))
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_memory_does_not_grow_with_the_document(tmp_path: Path, aaac_texts, cache_dir) -> None:
     """Peak allocation of a one-document bag release does not grow with the document: 1.5 MB
     peaks within 10% of 0.5 MB (plus 64 KiB), each many times the 64 KiB part."""
@@ -137,15 +147,7 @@ def test_memory_does_not_grow_with_the_document(tmp_path: Path, aaac_texts, cach
         with open(src, "wb") as fh:
             while fh.tell() < size:
                 fh.write(chunk)
-        tracemalloc.start()
-        try:
-            write_release(
-                [FileSource.of(src)], mech, Target("file", tmp_path / f"{size}.out", ("1",))
-            )
-            _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
-        peaks.append(peak)
+        peaks.append(_traced_peak(mech, src, tmp_path / f"{size}.out"))
     assert peaks[1] < 1.1 * peaks[0] + 65_536, peaks
     assert peaks[1] < 16_000_000, peaks  # a few parts' tokens, whatever the input size
 
@@ -166,15 +168,7 @@ def test_a_text_ten_times_longer_peaks_where_its_tenth_does(
     for size in (60_000, 600_000):
         src = tmp_path / f"{size}.txt"
         src.write_text(text[:size], encoding="utf-8")
-        tracemalloc.start()
-        try:
-            write_release(
-                [FileSource.of(src)], mech, Target("file", tmp_path / f"{size}.out", ("1",))
-            )
-            _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
-        peaks.append(peak)
+        peaks.append(_traced_peak(mech, src, tmp_path / f"{size}.out"))
     # plus 8 of the reader's blocks: the longer file is read in blocks of 256 KiB, decoded and
     # cut into parts as it is read (the tenth fits in one)
     assert peaks[1] < 1.1 * peaks[0] + 8 * _BLOCK, peaks

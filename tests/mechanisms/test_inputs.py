@@ -5,6 +5,7 @@ secret randomness, never from the text, and differ between documents."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from authormask.cli.mechanism_options import parameter_flag
 from authormask.core import MECHANISMS, create_mechanism, release
 from authormask.core.registry import create_noise_off
+from authormask.mechanisms import inputs
 from authormask.mechanisms.inputs import EntityDocument, EntityInputs
 from authormask.text.entities import load_recogniser, public_lists
 
@@ -235,6 +237,18 @@ def test_the_documents_of_a_batch_go_to_the_mechanism_together(glove_20k, monkey
     assert [together.documents[i].text for i in (0, 5, 11)] == alone
 
 
+def _in_small_batches(glove_20k, monkeypatch) -> tuple[str, Any, type, str]:  # type: ignore[no-untyped-def]
+    """A text of 40 sentences with names, emp-text with the entity step reading it in parts of
+    40 words (a unit each), its mechanism's class and its release (seed 4) in one batch; then
+    batches of 30 units of work, a unit or so each."""
+    monkeypatch.setattr(inputs, "PART_WORDS", 40)
+    text = " ".join(f"Olga Petrova saw the {w} river near Oslo." for w in ("cold", "wide") * 20)
+    mech = create_mechanism("emp-text", embeddings=glove_20k, epsilon=10.0)
+    whole = release([text], mech, random_state=4).documents[0].text
+    monkeypatch.setattr(inputs, "PERTURB_WORK", 30)
+    return text, mech, type(mech.inner), whole
+
+
 def test_the_next_batch_is_prepared_while_one_is_perturbed(glove_20k, monkeypatch) -> None:
     """Under the entity step a long document is handed to the mechanism a batch at a time, and
     the next batch's units (surrogates drawn, text prepared: Python) are taken while the
@@ -243,14 +257,7 @@ def test_the_next_batch_is_prepared_while_one_is_perturbed(glove_20k, monkeypatc
     perturbing never did (issue 50). The release is the one made a batch at a time in order."""
     import threading
 
-    from authormask.mechanisms import inputs
-
-    text = " ".join(f"Olga Petrova saw the {w} river near Oslo." for w in ("cold", "wide") * 20)
-    mech = create_mechanism("emp-text", embeddings=glove_20k, epsilon=10.0)
-    monkeypatch.setattr(inputs, "PART_WORDS", 40)  # parts of 40 words, a unit each
-    expected = release([text], mech, random_state=4).documents[0].text
-    monkeypatch.setattr(inputs, "PERTURB_WORK", 30)
-    inner = type(mech.inner)
+    text, mech, inner, expected = _in_small_batches(glove_20k, monkeypatch)
     real_perturb, real_units = inner.perturb, inner.units
     started, taken_meanwhile = threading.Event(), threading.Event()
     calls: list[str] = []
@@ -283,13 +290,7 @@ def test_an_error_while_the_next_batch_is_prepared_stops_the_batch_at_work(
     thread of it still perturbs, and leaves none behind."""
     import threading
 
-    from authormask.mechanisms import inputs
-
-    text = " ".join(f"Olga Petrova saw the {w} river near Oslo." for w in ("cold", "wide") * 20)
-    mech = create_mechanism("emp-text", embeddings=glove_20k, epsilon=10.0)
-    monkeypatch.setattr(inputs, "PART_WORDS", 40)
-    monkeypatch.setattr(inputs, "PERTURB_WORK", 30)
-    inner = type(mech.inner)
+    text, mech, inner, _ = _in_small_batches(glove_20k, monkeypatch)
     real_perturb, real_units = inner.perturb, inner.units
     started, failed = threading.Event(), threading.Event()
     ended: list[str] = []
