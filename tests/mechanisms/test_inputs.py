@@ -282,6 +282,25 @@ def test_the_next_batch_is_prepared_while_one_is_perturbed(glove_20k, monkeypatc
     assert released == expected
 
 
+def test_a_release_of_one_batch_is_perturbed_in_its_own_thread(glove_20k, monkeypatch) -> None:
+    """Where the documents hold one batch (a sentence, a post), the mechanism perturbs it in
+    the release's thread: a second thread cost a one-sentence release 3-8 ms (issue 50)."""
+    import threading
+
+    mech = create_mechanism("emp-text", embeddings=glove_20k, epsilon=10.0)
+    inner = type(mech.inner)
+    real = inner.perturb
+    threads: list[str] = []
+
+    def perturb(self, documents, rngs, *, progress=None):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread().name)
+        return real(self, documents, rngs, progress=progress)
+
+    monkeypatch.setattr(inner, "perturb", perturb)
+    release(["Olga Petrova saw the cold river near Oslo."], mech, random_state=1)
+    assert threads == [threading.current_thread().name]
+
+
 def test_an_error_while_the_next_batch_is_prepared_stops_the_batch_at_work(
     glove_20k, monkeypatch
 ) -> None:

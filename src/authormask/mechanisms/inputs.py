@@ -1204,10 +1204,12 @@ class EntityInputs(Mechanism):
         # document's generator, in order, so its draws do not depend on the batching (as the
         # engine batches units with `keep`)
         #
-        # Each batch is perturbed in a second thread while this one prepares the next (the
-        # surrogates drawn, the text prepared: Python that would leave the second core idle
-        # while the search, which releases the interpreter's lock, waits for it): one batch
-        # at a time and in order, so the mechanism's draws are those of one thread
+        # Where the documents hold more than one batch, each is perturbed in a second thread
+        # while this one prepares the next (the surrogates drawn, the text prepared: Python
+        # that would leave the second core idle while the search, which releases the
+        # interpreter's lock, waits for it): one batch at a time and in order, so the
+        # mechanism's draws are those of one thread. One batch is perturbed here (a thread
+        # would cost a short release milliseconds: a sentence's took 3-8 ms longer in one)
         outputs: list[list[Output]] = [[] for _ in documents]
         pending: list[tuple[int, Any, np.random.Generator]] = []
         work = 0
@@ -1231,17 +1233,24 @@ class EntityInputs(Mechanism):
                 for i, output in zip(owners, done, strict=True):
                     outputs[i].append(output)
 
-        def hand_on(pool: ThreadPoolExecutor) -> None:
+        def hand_on(pool: ThreadPoolExecutor | None) -> None:
             nonlocal work, running
             if pending:
                 collect()
+                owners = [i for i, _, _ in pending]
                 units, their_rngs = [u for _, u, _ in pending], [r for _, _, r in pending]
-                future = pool.submit(self.inner.perturb, units, their_rngs, progress=reported)
-                running = ([i for i, _, _ in pending], future)
+                if pool is None:
+                    done = self.inner.perturb(units, their_rngs, progress=progress)
+                    for i, output in zip(owners, done, strict=True):
+                        outputs[i].append(output)
+                else:
+                    future = pool.submit(self.inner.perturb, units, their_rngs, progress=reported)
+                    running = (owners, future)
                 pending.clear()
                 work = 0
 
-        pool = ThreadPoolExecutor(1, thread_name_prefix="authormask-perturb")
+        many = sum(int(document.work) for document in documents) > PERTURB_WORK
+        pool = ThreadPoolExecutor(1, thread_name_prefix="authormask-perturb") if many else None
         try:
             for i, (document, rng) in enumerate(zip(documents, rngs, strict=True)):
                 mine, inner_rng = self._units(document, rng)
@@ -1255,7 +1264,8 @@ class EntityInputs(Mechanism):
         finally:
             # after an error here (or Ctrl-C) the batch at work stops at its next progress
             given_up.set()
-            pool.shutdown(wait=True, cancel_futures=True)
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
         return [_joined(o) for o in outputs]
 
     def _units(
