@@ -357,17 +357,17 @@ def _make_screen(panel: int, on_stack: bool) -> Callable[..., None]:
     return _screen
 
 
-def _jit(function: Callable[..., None]) -> tuple[Any, bool]:
+def _jit(function: Callable[..., None], signature: str = _SIGNATURE) -> tuple[Any, bool]:
     """Compile with numba's on-disk cache where there is one; (kernel, cached)."""
     try:
         # numba caches next to this file, else in NUMBA_CACHE_DIR or the user's cache folder;
         # a cache it cannot write is reported as a warning, which is no reason to fail here
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return numba.njit(_SIGNATURE, cache=True, **_OPTIONS)(function), True
+            return numba.njit(signature, cache=True, **_OPTIONS)(function), True
     except Exception as exc:  # no writable cache location at all: compile in memory
         logger.debug("numba cache unavailable (%s); compiling without it", exc)
-    return numba.njit(_SIGNATURE, cache=False, **_OPTIONS)(function), False
+    return numba.njit(signature, cache=False, **_OPTIONS)(function), False
 
 
 def _compile() -> tuple[Any, int, str, bool, float]:

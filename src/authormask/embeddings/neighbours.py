@@ -60,6 +60,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -123,6 +124,19 @@ _SAMPLE_STRIDE = 32
 _NO_SCORES = np.empty((0, 0), dtype=np.float32)
 #: beyond this float64 products overflow; mechanisms refuse epsilons that get anywhere near it
 _FLOAT64_SAFE_NORM = 1e290
+
+
+@dataclass(frozen=True)
+class _IntegerPanels:
+    """The integer screen's vocabulary (:func:`._fused16.quantise_vocabulary`): its panels,
+    ``||w||^2`` in float32 by panel (padding +inf), the scale ``s_w``, the largest
+    quantisation error and the largest ``||w||_1``."""
+
+    panels: NDArray[np.int16]
+    sq: NDArray[np.float32]
+    scale: float
+    error: float
+    l1: float
 
 
 def brute_force_nearest(vocab: ArrayLike, queries: ArrayLike) -> NDArray[np.intp]:
@@ -242,6 +256,7 @@ class NearestWordIndex:
         index_path: Path | None = None,
         vectors_sha256: str | None = None,
         finite: bool = False,
+        integer_screen: bool = True,
     ) -> None:
         with np.errstate(over="ignore"):  # beyond float32's range: refused just below
             w = np.ascontiguousarray(np.asarray(vectors), dtype=np.float32)
@@ -278,6 +293,8 @@ class NearestWordIndex:
         self._backend: str | None = None  # chosen on the first search (imports numba lazily)
         self._panels: NDArray[np.float32] | None = None  # fused: words in panels of 64
         self._panel_sq: NDArray[np.float32] | None = None
+        self._integer_screen = bool(integer_screen)
+        self._int16: _IntegerPanels | None = None  # fused with AVX2: the integer screen's words
         self.n_fallback = 0  # queries that needed the float64 reference (for diagnostics)
         self._lock = threading.Lock()
         self._w64: NDArray[np.float64] | None = None  # built on the first float64 fallback
@@ -321,6 +338,8 @@ class NearestWordIndex:
                 else:
                     backend = "fused"
                     self._panels, self._panel_sq = self._load_panels(_fused.PANEL)
+                    if self._integer_screen:
+                        self._int16 = self._integer_panels()
             self._backend = backend
             return backend
 
@@ -331,6 +350,20 @@ class NearestWordIndex:
         if self._sq32 is None:
             self._sq32 = np.minimum(self._sq, _FLOAT32_SAFE_SCORE).astype(np.float32)
         return self._sq32
+
+    def _integer_panels(self) -> _IntegerPanels | None:
+        """The integer screen's words (:mod:`._fused16`), or None where it does not run (no
+        AVX2, or it cannot be compiled here)."""
+        from authormask.embeddings import _fused16
+
+        if not _fused16.AVAILABLE:
+            return None
+        panels, scale, error, l1 = _fused16.quantise_vocabulary(self._w)
+        v = self.size
+        sq = np.full(panels.shape[0] * _fused16.PANEL, np.inf, dtype=np.float32)
+        sq[:v] = self._screen_sq()
+        by_panel = sq.reshape(panels.shape[0], _fused16.PANEL)
+        return _IntegerPanels(panels, by_panel, scale, error, l1)
 
     def _build_panels(self, panel: int) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """The fused kernel's layout: words in panels of ``panel``, coordinates major."""
@@ -764,14 +797,106 @@ class NearestWordIndex:
         if np.all(unsafe):
             return np.zeros(z.shape[0], dtype=np.intp), unsafe
         zs = np.where(unsafe[:, None], 0.0, z)
+        if fused and self._int16 is not None:
+            # the integer screen first; the float32 screen takes what it cannot certify
+            arg, left = self._screen_integer(zs, qnorm, self._int16)
+            redo = np.flatnonzero(left & ~unsafe)
+            if redo.size:
+                arg[redo], left[redo] = self._screen_float32(zs[redo], qnorm[redo], True)
+            return arg, left | unsafe
+        arg, uncertain = self._screen_float32(zs, qnorm, fused)
+        return arg, uncertain | unsafe
+
+    def _screen_float32(
+        self, z: NDArray[np.float64], qnorm: NDArray[np.float64], fused: bool
+    ) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+        """The float32 screen (fused kernel or BLAS) of queries safe for it: the best row of
+        each and whether it is not certified (a gap to the runner-up within twice the bound)."""
         if fused:
-            best, second, arg = self._screen_fused(zs)
+            best, second, arg = self._screen_fused(z)
         else:
-            best, second, arg = self._screen_blas(zs)
+            best, second, arg = self._screen_blas(z)
         tol = self._error_bound(qnorm)
         gap = second.astype(np.float64) - best.astype(np.float64)
-        uncertain: NDArray[np.bool_] = ~(gap > 2.0 * tol) | unsafe  # a NaN gap is uncertain
+        uncertain: NDArray[np.bool_] = ~(gap > 2.0 * tol)  # a NaN gap is uncertain
         return arg, uncertain
+
+    def _integer_bound(
+        self,
+        z: NDArray[np.float64],
+        qnorm: NDArray[np.float64],
+        s_q: NDArray[np.float64],
+        words: _IntegerPanels,
+    ) -> NDArray[np.float64]:
+        """Bound on |approximate - exact score| of every word under the integer screen.
+
+        With ``y = -2 z = s_q Y + d`` (|d_k| <= e_q = s_q / 2) and ``w = s_w W + e``
+        (|e_k| <= e_w, the vocabulary's largest quantisation error),
+        ``|y.w - s_q s_w Y.W| <= e_q ||w||_1 + e_w ||y||_1 + n e_q e_w`` (expand the product),
+        with ``||w||_1`` at most the vocabulary's largest (``l1``). ``D = Y.W`` is exact in
+        int32 (no overflow, by the choice of the limit); ``float32(D)`` rounds once, the product
+        by the power of two ``s_q s_w`` is exact (a normal float32, checked by the caller) and
+        the addition of ``||w||^2`` (rounded to float32 once; its float64 sum's error is far
+        below that) rounds once more: at most ``4 u (P + M^2)`` together, with
+        ``P = sum |s_q Y_k| |s_w W_k| <= ||y|| M + e_q l1 + e_w ||y||_1 + n e_q e_w``. The sum,
+        doubled for good measure, plus :meth:`_error_bound`'s term for gradual underflow.
+        """
+        u = _U32
+        n = self.dimension
+        m = self._max_norm
+        e_q = s_q / 2.0
+        e_w = words.error
+        y1 = 2.0 * np.abs(z).sum(axis=1)
+        quantised = e_q * words.l1 + e_w * y1 + n * e_q * e_w
+        products = 2.0 * qnorm * m + quantised
+        bound: NDArray[np.float64] = 2.0 * (quantised + 4.0 * u * (products + m * m))
+        return bound + (n + 3) * 4 * _TINY32 * (1.0 + m)
+
+    def _screen_integer(
+        self, z: NDArray[np.float64], qnorm: NDArray[np.float64], words: _IntegerPanels
+    ) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+        """The integer screen (:mod:`._fused16`) of queries safe for float32: the exact nearest
+        word of each query it certifies, and which it does not (to be screened in float32).
+
+        The kernel lists each query's :data:`~._fused16.LISTED` smallest approximate scores;
+        every word left out scores at least the last listed ``a``, so at least ``a - E``
+        exactly (``E``: :meth:`_integer_bound`). The listed words' scores are computed in
+        float64 (bound ``t``, :meth:`_error_bound`); the best of them is the exact nearest word
+        when it is below ``a - E`` by more than ``t`` and below the second listed by more than
+        ``2 t``. Anything else, a near-tie among the listed included, is left to the float32
+        screen and, past it, to the exact decision."""
+        from authormask.embeddings import _fused16
+
+        b = z.shape[0]
+        y, s_q = _fused16.quantise_queries(z, words.panels.shape[1])
+        scale = s_q * words.scale  # a power of two: exact in float32 where it is normal
+        usable = (scale >= 2.0**-120) & (scale <= 2.0**60)
+        scale32 = np.zeros(y.shape[0], dtype=np.float32)
+        scale32[:b] = np.where(usable, scale, 0.0)
+        top = np.empty((y.shape[0], _fused16.LISTED), dtype=np.float32)
+        rows = np.empty((y.shape[0], _fused16.LISTED), dtype=np.int64)
+        _fused16.screen(y, words.panels, words.sq, scale32, top, rows, _NO_SCORES)
+        top, rows = top[:b], rows[:b]
+        listed = rows >= 0
+        cand = np.where(listed, rows, 0)
+        w64 = self._w[cand].astype(np.float64)  # (b, LISTED, n)
+        exact = self._sq[cand] - 2.0 * np.einsum("bln,bn->bl", w64, z)
+        exact[~listed] = np.inf
+        order = np.argsort(exact, axis=1, kind="stable")
+        first = np.take_along_axis(exact, order[:, :1], axis=1)[:, 0]
+        second = np.take_along_axis(exact, order[:, 1:2], axis=1)[:, 0]
+        t = self._error_bound(qnorm, _U64, _TINY64)
+        bound = self._integer_bound(z, qnorm, s_q, words)
+        last = top[:, -1].astype(np.float64)
+        with np.errstate(invalid="ignore"):  # inf - inf where fewer words than listed
+            certified = (
+                usable
+                & np.isfinite(first)
+                & (first + t < last - bound)
+                & (second - first > 2.0 * t)
+            )
+        arg = np.take_along_axis(cand, order[:, :1], axis=1)[:, 0].astype(np.intp)
+        return arg, ~certified
 
     def _screen_fused(
         self, z: NDArray[np.float64]
