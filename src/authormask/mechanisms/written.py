@@ -44,7 +44,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import filterfalse
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -456,12 +456,13 @@ class EMPWrite(Mechanism):
         never_sent = self.preparer.function_words
         never_sent_rows = None
         if released is not None:
-            # filterfalse: the vocabulary's 100,000 words tested once, in C; the words never
-            # sent are flagged too, for the decoder's prior (which would test each word again)
-            unsent = list(filterfalse(released[0].__contains__, embeddings.words))
-            never_sent = never_sent | frozenset(unsent)
-            never_sent_rows = np.zeros(len(embeddings), dtype=bool)
-            never_sent_rows[list(map(embeddings.index_of, unsent))] = True
+            # the vocabulary's 100,000 words tested once, in C (a flag a row: the words never
+            # sent, for the decoder's prior, which would test each word again), and the words
+            # taken by their flags (a row's word is found without a lookup a word: 13 ms)
+            words = embeddings.words
+            sent = np.fromiter(map(released[0].__contains__, words), dtype=bool, count=len(words))
+            never_sent_rows = ~sent
+            never_sent = never_sent | frozenset(compress(words, never_sent_rows.tolist()))
             for word in self.preparer.function_words:
                 if word in embeddings:
                     never_sent_rows[embeddings.index_of(word)] = True
