@@ -32,7 +32,7 @@ def _fused16() -> Any:
 def _scores(index: NearestWordIndex, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every word's approximate score under the integer screen, and each query's scale."""
     f16 = _fused16()
-    words = index._int16
+    words = index._integer_words()
     assert words is not None
     y, s_q = f16.quantise_queries(z, words.panels.shape[1])
     scale = np.zeros(y.shape[0], dtype=np.float32)
@@ -50,13 +50,18 @@ def _prepared(vocab: np.ndarray) -> NearestWordIndex:
     return index
 
 
-def test_the_integer_screen_runs_on_an_avx2_machine() -> None:
+def test_the_integer_screen_runs_on_an_avx2_machine(glove_20k: Embeddings) -> None:
+    """Made on the first search by the fused kernel, and never for :meth:`k_nearest` alone
+    (posterior decoding: 10 MB it would not read)."""
     assert _fused16().AVAILABLE
-    index = _prepared(np.eye(3, dtype=np.float32))
-    assert index._int16 is not None
+    index = NearestWordIndex(glove_20k.vectors, backend="fused")
+    index.k_nearest(glove_20k.vectors[:3000].astype(np.float64) + 0.01, 4)
+    assert index._int16 is None
+    index.nearest(glove_20k.vectors[:3000].astype(np.float64) + 0.01)
+    assert index._int16 is not None and index._integer_words() is index._int16
     off = NearestWordIndex(np.eye(3, dtype=np.float32), backend="fused", integer_screen=False)
     off.prepare_index()
-    assert off._int16 is None
+    assert off._integer_words() is None
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 5.0, 20.0, 1e3])
@@ -71,8 +76,8 @@ def test_the_bound_holds_for_every_word(glove_20k: Embeddings, epsilon: float) -
     w64 = vocab.astype(np.float64)
     exact = (w64 * w64).sum(axis=1)[None, :] - 2.0 * z @ w64.T
     qnorm = np.linalg.norm(z, axis=1)
-    assert index._int16 is not None
-    bound = index._integer_bound(z, qnorm, s_q, index._int16)
+    assert index._integer_words() is not None
+    bound = index._integer_bound(z, qnorm, s_q, index._integer_words())
     # the float64 reference's own error is below 1e-9 here
     error = np.abs(approx.astype(np.float64) - exact).max(axis=1)
     assert np.all(error + 1e-9 <= bound)
@@ -88,8 +93,8 @@ def test_the_bound_holds_in_300_dimensions(spacy_md: Embeddings) -> None:
     approx, s_q = _scores(index, z)
     w64 = vocab.astype(np.float64)
     exact = (w64 * w64).sum(axis=1)[None, :] - 2.0 * z @ w64.T
-    assert index._int16 is not None
-    bound = index._integer_bound(z, np.linalg.norm(z, axis=1), s_q, index._int16)
+    assert index._integer_words() is not None
+    bound = index._integer_bound(z, np.linalg.norm(z, axis=1), s_q, index._integer_words())
     assert np.all(np.abs(approx.astype(np.float64) - exact).max(axis=1) + 1e-9 <= bound)
     assert np.array_equal(index.nearest(z), brute_force_nearest(vocab, z))
 
@@ -140,7 +145,7 @@ def test_the_kernel_lists_the_smallest_approximate_scores(glove_20k: Embeddings)
     index = _prepared(vocab)
     rows = np.random.default_rng(35).integers(0, len(vocab), 30)
     z = sample_nd_laplace(vocab[rows], epsilon=8.0, random_state=36)
-    words = index._int16
+    words = index._integer_words()
     assert words is not None
     y, s_q = f16.quantise_queries(z, words.panels.shape[1])
     scale = np.zeros(y.shape[0], dtype=np.float32)
@@ -171,8 +176,8 @@ def test_the_search_answers_as_the_float32_screen_alone(
     got = both.nearest(z)
     assert np.array_equal(got, alone.nearest(z))
     assert np.array_equal(got[:200], brute_force_nearest(vocab, z[:200]))
-    assert both._int16 is not None
-    _, left = both._screen_integer(z, np.linalg.norm(z, axis=1), both._int16)
+    assert both._integer_words() is not None
+    _, left = both._screen_integer(z, np.linalg.norm(z, axis=1), both._integer_words())
     assert left.mean() < 0.02
 
 
@@ -184,8 +189,8 @@ def test_near_ties_among_the_listed_go_to_the_exact_decision(glove_20k: Embeddin
     mid = (base[10:20].astype(np.float64) + base[20:30].astype(np.float64)) / 2.0
     z = np.vstack([base[:10].astype(np.float64), mid])
     index = _prepared(vocab)
-    assert index._int16 is not None
-    _, left = index._screen_integer(z, np.linalg.norm(z, axis=1), index._int16)
+    assert index._integer_words() is not None
+    _, left = index._screen_integer(z, np.linalg.norm(z, axis=1), index._integer_words())
     assert np.all(left[:10])  # an exact tie is never certified
     got = index.nearest(z)
     assert np.array_equal(got[:10], np.arange(10))

@@ -348,8 +348,6 @@ class NearestWordIndex:
                 else:
                     backend = "fused"
                     self._panels, self._panel_sq = self._load_panels(_fused.PANEL)
-                    if self._integer_screen:
-                        self._int16 = self._integer_panels()
             self._backend = backend
             return backend
 
@@ -360,6 +358,20 @@ class NearestWordIndex:
         if self._sq32 is None:
             self._sq32 = np.minimum(self._sq, _FLOAT32_SAFE_SCORE).astype(np.float32)
         return self._sq32
+
+    def _integer_words(self) -> _IntegerPanels | None:
+        """The integer screen's words, made on the first :meth:`nearest` that screens with the
+        fused kernel (thread-safe; :meth:`k_nearest` alone never needs them: 10 MB for GloVe
+        100k); None where the integer screen does not run."""
+        if not self._integer_screen:
+            return None
+        if self._int16 is None:
+            with self._lock:
+                if self._int16 is None:
+                    self._int16 = self._integer_panels()
+                    if self._int16 is None:
+                        self._integer_screen = False
+        return self._int16
 
     def _integer_panels(self) -> _IntegerPanels | None:
         """The integer screen's words (:mod:`._fused16`), or None where it does not run (no
@@ -807,9 +819,10 @@ class NearestWordIndex:
         if np.all(unsafe):
             return np.zeros(z.shape[0], dtype=np.intp), unsafe
         zs = np.where(unsafe[:, None], 0.0, z)
-        if fused and self._int16 is not None:
+        words = self._integer_words() if fused else None
+        if words is not None:
             # the integer screen first; the float32 screen takes what it cannot certify
-            arg, left = self._screen_integer(zs, qnorm, self._int16)
+            arg, left = self._screen_integer(zs, qnorm, words)
             redo = np.flatnonzero(left & ~unsafe)
             if redo.size:
                 arg[redo], left[redo] = self._screen_float32(zs[redo], qnorm[redo], True)
