@@ -444,6 +444,7 @@ _CODE_TOKEN = re.compile(
     r"(?<![\w@#/.])(?<!\d,)[A-Za-z0-9_]+(?:[-:][A-Za-z0-9_]+)*(?![\w@]|[.,]\d)"
 )
 _CODE_GROUP = re.compile(r"[A-Za-z0-9_]+")
+_ASCII_DIGIT = re.compile(r"[0-9]")
 #: the suffixes of an ordinal or a unit (``3rd``, ``1990s``, ``5pm``, ``10km``) and the prefixes
 #: (``mp3``, ``v2``, ``x86``, ``ipv6``, ``h264``) that leave a number a number: their letters
 #: stay, only the digits are random (no letter of a hexadecimal digit: a MAC address's 3C is
@@ -508,7 +509,9 @@ def _codes(text: str) -> list[tuple[int, int]]:
     inner: list[tuple[int, int]] = []
     for m in _CODE_TOKEN.finditer(text):
         token = m.group(0)
-        if not any(ch.isdigit() for ch in token):  # most words: a code's short capitals at most
+        # a token is ASCII letters, digits, "_", "-" and ":": a word of letters alone (most)
+        # has no digit, else the search says (in C, not a character at a time in Python)
+        if token.isalpha() or _ASCII_DIGIT.search(token) is None:  # a code's capitals at most
             if len(token) <= 3 and token.isalpha() and token.isupper():
                 if token.lower() not in function:
                     words.append((m.start(), m.end(), "caps"))

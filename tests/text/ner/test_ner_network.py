@@ -206,3 +206,61 @@ def test_the_word_caches_stay_within_their_bounds(
     finally:
         ours.network.remember(False)
         ours.network.remember(True)
+
+
+def _forced(ours: PackagedRecogniser, stand_alone: bool) -> None:
+    ours.network.remember(False)  # forget what was kept, then keep again
+    ours.network.remember(True)
+    ours.network._stand_alone = stand_alone
+
+
+def test_the_probe_of_the_products_tells_the_truth(ours: PackagedRecogniser) -> None:
+    """Where the probe says a row's bits do not depend on the rows beside it, a batch's
+    distinct tokens embedded apart are the batch's own rows bit for bit; where it says they do
+    (OpenBLAS's AVX2 kernels: about half the rows), they are not, and so the batch's own
+    product is used (the vectors stay spaCy's: the tests above)."""
+    network = ours.network
+    network._stand_alone = None
+    verdict = network.rows_stand_alone()
+    words = [f"w{i % 150}" if i % 3 else "the" for i in range(900)]
+    feats, orth, _ = network.features(words, [None] * len(words))
+    whole = network._embedded(feats, orth)
+    first = np.unique(orth, return_index=True)[1]
+    apart = network._embedded_rows(feats, orth, first)
+    assert bool(np.array_equal(apart, whole[first])) == verdict
+    try:
+        _forced(ours, False)
+        assert np.array_equal(network._embed(feats, orth), whole)
+    finally:
+        _forced(ours, verdict)
+
+
+def test_the_embeddings_kept_across_batches_stay_within_their_bound(
+    ours: PackagedRecogniser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where distinct tokens are embedded apart, those met first are kept for later batches,
+    at most :data:`_KEPT_EMBEDDINGS` of them, never where no text is remembered; a batch's
+    rows are those of its distinct tokens however many were kept."""
+    from authormask.text.ner import network as module
+
+    network = ours.network
+    verdict = network.rows_stand_alone()
+    monkeypatch.setattr(module, "_KEPT_EMBEDDINGS", 100)
+    words = [f"v{i}" for i in range(300)] * 2
+    feats, orth, _ = network.features(words, [None] * len(words))
+    try:
+        _forced(ours, True)
+        first = network._embed(feats[:400], orth[:400])  # 300 distinct: 100 kept
+        assert len(network._embedded_at) == 100
+        again = network._embed(feats, orth)  # the kept rows read, the others made
+        assert len(network._embedded_at) == 100
+        assert again.shape == (600, first.shape[1])
+        assert np.array_equal(again[:300], again[300:])  # a token's row is its own
+        if verdict:  # rows stand alone here: the same bits as made apart
+            assert np.array_equal(again[:400], first)
+        network.remember(False)
+        network._stand_alone = True
+        network._embed(feats, orth)
+        assert not network._embedded_at and network._embedding_rows is None
+    finally:
+        _forced(ours, verdict)

@@ -221,6 +221,13 @@ _KEPT_IDS = 1 << 17
 #: embedded once each (:meth:`Network._embed`): well above the 16 rows or fewer that OpenBLAS
 #: may round otherwise than a row of a larger product
 _DISTINCT_ROWS = 64
+#: the most distinct tokens whose embeddings are kept across batches (the first met: a
+#: document's frequent words; 8,192 rows of 96 float32, 3 MB, bounded so that a long
+#: document's peak is its tenth's)
+_KEPT_EMBEDDINGS = 1 << 13
+#: the windows (first row, rows) of a longer product that :meth:`Network.rows_stand_alone`
+#: computes apart: of the fewest rows and more, at offsets within and across OpenBLAS's tiles
+_PROBES = ((0, 64), (1, 64), (7, 65), (13, 100), (31, 77), (200, 120), (3, 257))
 
 
 @dataclass(frozen=True)
@@ -348,6 +355,10 @@ class Network:
         self._base_norms = dict(base_norms)
         self._ids: dict[str, int] = {}
         self._lexemes: dict[str, tuple[int, int, int, int, int, bool]] = {}
+        # a token's five ids (40 bytes) -> its row of _embedding_rows (made on first use)
+        self._embedded_at: dict[bytes, int] = {}
+        self._embedding_rows: NDArray[np.float32] | None = None
+        self._stand_alone: bool | None = None  # rows_stand_alone(), probed on first use
         self._keep = True
         self._tables = [
             self._a["embed_norm"],
@@ -379,6 +390,8 @@ class Network:
         if not keep:
             self._ids.clear()
             self._lexemes.clear()
+            self._embedded_at.clear()
+            self._embedding_rows = None
         self._keep = keep
 
     @property
@@ -468,28 +481,104 @@ class Network:
         return feats, orth, space
 
     def _embed(self, feats: NDArray[np.uint64], orth: NDArray[np.uint64]) -> Any:
-        """``MultiHashEmbed.v2`` over a batch's tokens (step 2 of the module notes), each
-        distinct token once: a token's row depends on its five ids alone (tables, projection,
-        maxout and layer norm are each row's own), and a row of numpy's product is the same
-        bits whatever rows are beside it in a product of more than 16 rows, so the embeddings
-        of the distinct tokens (at least :data:`_DISTINCT_ROWS` rows, the first repeated where
-        fewer) are those of every token. Prose repeats its words: 77,601 tokens of C50 stories
-        hold 6,928 distinct ones, and this step took 0.47 s of their 1.3 s."""
+        """``MultiHashEmbed.v2`` over a batch's tokens (step 2 of the module notes), as spaCy
+        computes it: one product of every token's row.
+
+        Where this machine's float32 products give a row the same bits whatever rows are
+        beside it (:meth:`rows_stand_alone`: OpenBLAS's AVX-512 kernels, in a product of more
+        than 16 rows), each distinct token is embedded once (a token's row depends on its five
+        ids alone) and kept for later batches (:meth:`_embed_kept`): prose repeats its words,
+        77,601 tokens of C50 stories hold 6,928 distinct ones, and this step took 0.47 s of
+        their 1.3 s. Elsewhere (OpenBLAS's AVX2 kernels: half the rows of a batch of C50 prose
+        differ in their last bits from the same rows embedded apart) every row is computed in
+        the batch's own product, as spaCy does, and the vectors are spaCy's bit for bit."""
         n = len(orth)
-        if n > _DISTINCT_ROWS:
+        if n > _DISTINCT_ROWS and self.rows_stand_alone():
             ids = np.empty((n, 5), dtype=np.uint64)
             ids[:, :4] = feats
             ids[:, 4] = orth
-            _, first, back = np.unique(
-                ids.view(np.dtype((np.void, 40))).ravel(), return_index=True, return_inverse=True
-            )
+            keys = ids.view(np.dtype((np.void, 40))).ravel()
+            _, first, back = np.unique(keys, return_index=True, return_inverse=True)
+            if self._keep:
+                return self._embed_kept(feats, orth, keys, first)[back.ravel()]
             if len(first) < n:
-                if len(first) < _DISTINCT_ROWS:
-                    first = np.concatenate(
-                        [first, np.full(_DISTINCT_ROWS - len(first), first[0], dtype=first.dtype)]
-                    )
-                return self._embedded(feats[first], orth[first])[back.ravel()]
+                return self._embedded_rows(feats, orth, first)[back.ravel()]
         return self._embedded(feats, orth)
+
+    def rows_stand_alone(self) -> bool:
+        """Whether a row of this machine's products of the embedding's shapes has the same bits
+        in a product of :data:`_DISTINCT_ROWS` rows or more whatever rows are beside it and
+        wherever it stands (probed once: pseudo-random rows through the embedding's two
+        products, each window of rows compared with the same rows of one longer product).
+
+        Returns
+        -------
+        bool
+            Whether the embedding may compute each distinct token once.
+        """
+        if self._stand_alone is None:
+            a = self._a
+            rng = np.random.default_rng(20261201)
+            products = [
+                a["reduce_W"].reshape(-1, a["reduce_W"].shape[-1]),
+                np.ascontiguousarray(a["static_W"]),
+            ]
+            alone = True
+            for w in products:
+                x = rng.standard_normal((320, w.shape[1])).astype(np.float32)
+                whole = np.dot(x, w.T)
+                for start, count in _PROBES:
+                    part = np.dot(np.ascontiguousarray(x[start : start + count]), w.T)
+                    alone = alone and bool(np.array_equal(part, whole[start : start + count]))
+            self._stand_alone = alone
+        return self._stand_alone
+
+    def _embedded_rows(
+        self, feats: NDArray[np.uint64], orth: NDArray[np.uint64], rows: NDArray[np.intp]
+    ) -> Any:
+        """:meth:`_embedded` of ``rows`` (distinct tokens), made of at least
+        :data:`_DISTINCT_ROWS` rows (the first repeated where fewer), so that each row has the
+        bits it has in any other product."""
+        if len(rows) < _DISTINCT_ROWS:
+            pad = np.full(_DISTINCT_ROWS - len(rows), rows[0], dtype=rows.dtype)
+            padded = np.concatenate([rows, pad])
+            return self._embedded(feats[padded], orth[padded])[: len(rows)]
+        return self._embedded(feats[rows], orth[rows])
+
+    def _embed_kept(
+        self,
+        feats: NDArray[np.uint64],
+        orth: NDArray[np.uint64],
+        keys: NDArray[Any],
+        first: NDArray[np.intp],
+    ) -> Any:
+        """The embeddings of the distinct tokens at ``first``: those kept from earlier
+        batches (:data:`_KEPT_EMBEDDINGS`, the first met) read, the others made (as
+        :meth:`_embedded_rows` makes them: the same bits) and kept while there is room. A long
+        document's batches share most of their words: its embeddings were made again in each
+        (0.9 s of 700 KB of prose's 7.5 s read in one process)."""
+        at = self._embedded_at
+        known = [at.get(keys[i].tobytes(), -1) for i in first]
+        slots = np.array(known, dtype=np.intp)
+        new = np.flatnonzero(slots < 0)
+        out = np.empty((len(first), self._a["reduce_G"].shape[-1]), dtype=np.float32)
+        old = np.flatnonzero(slots >= 0)
+        if old.size:
+            assert self._embedding_rows is not None
+            out[old] = self._embedding_rows[slots[old]]
+        if new.size:
+            made = self._embedded_rows(feats, orth, first[new])
+            out[new] = made
+            room = _KEPT_EMBEDDINGS - len(at)
+            if room > 0:
+                if self._embedding_rows is None:
+                    self._embedding_rows = np.empty((_KEPT_EMBEDDINGS, out.shape[1]), np.float32)
+                take = new[:room]
+                start = len(at)
+                self._embedding_rows[start : start + len(take)] = made[: len(take)]
+                for k, i in enumerate(first[take].tolist()):
+                    at[keys[i].tobytes()] = start + k
+        return out
 
     def _embedded(self, feats: NDArray[np.uint64], orth: NDArray[np.uint64]) -> Any:
         """:meth:`_embed` of every row of ``feats`` and ``orth``, as spaCy computes it."""
