@@ -310,3 +310,36 @@ def test_an_address_filled_keeps_its_positions(name: str) -> None:
         for seed in range(4):
             stepped = m.stepped_text(text, np.random.default_rng(seed))
             assert m.inner.content_kinds(stepped) == want, (text, stepped)
+
+
+def test_word_parts_cuts_as_counting_word_by_word() -> None:
+    """A document of fewer words than a part is one part without its words counted one by
+    one; either way the parts are those of counting words (runs of non-whitespace, Unicode
+    whitespace as ``\\s`` reads it) one by one, checked against that count on random texts
+    of spaces, line breaks, no-break and ideographic spaces."""
+    import random
+    import re
+
+    word = re.compile(r"\S+\s*")
+
+    def counted(parts: list[str], words: int) -> tuple[str, ...]:
+        text = "".join(parts)
+        out, start, count = [], 0, 0
+        for m in word.finditer(text, len(text) - len(text.lstrip())):
+            count += 1
+            if count == words:
+                out.append(text[start : m.end()])
+                start, count = m.end(), 0
+        if start < len(text) or not out:
+            out.append(text[start:])
+        return tuple(out)
+
+    rng = random.Random(7)
+    alphabet = ["a", "bc", " ", "  ", "\n", "\u00a0", "\u2028", "\t", "\u3000", "\u00e9", "\x1c"]
+    for _ in range(5000):
+        parts = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+            for _ in range(rng.randint(1, 3))
+        ]
+        words = rng.randint(1, 6)
+        assert word_parts(parts, words) == counted(parts, words), (parts, words)

@@ -845,6 +845,11 @@ def word_parts(parts: Iterable[str], words: int = PART_WORDS) -> tuple[str, ...]
     'c  d '
     """
     text = "".join(parts)
+    if len(text) < MAX_PART_CHARS and len(text.split()) < words:
+        # fewer words than a part (most documents): one part, without a regular expression
+        # matched word by word (str.split's whitespace is the expression's \s, character for
+        # character, and no run of non-whitespace is longer than MAX_PART_CHARS)
+        return (text,)
     lead = len(text) - len(text.lstrip())
     out: list[str] = []
     start = 0
