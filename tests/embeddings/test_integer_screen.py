@@ -196,3 +196,29 @@ def test_near_ties_among_the_listed_go_to_the_exact_decision(glove_20k: Embeddin
     assert np.array_equal(got[:10], np.arange(10))
     alone = NearestWordIndex(vocab, backend="fused", integer_screen=False)
     assert np.array_equal(got, alone.nearest(z))
+
+
+def test_a_generic_numba_target_gets_no_avx2_intrinsic(tmp_path) -> None:
+    """``NUMBA_CPU_NAME=generic`` (numba then compiles for no CPU feature at all): the integer
+    screen is not built, and the search answers (it aborted the process: LLVM cannot lower the
+    AVX2 intrinsic for that target; a review's finding)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from authormask.embeddings import _fused16, NearestWordIndex, brute_force_nearest\n"
+        "rng = np.random.default_rng(0)\n"
+        "w = rng.standard_normal((300, 7)).astype(np.float32)\n"
+        "z = rng.standard_normal((40, 7))\n"
+        "ok = np.array_equal(NearestWordIndex(w, backend='fused').nearest(z),"
+        " brute_force_nearest(w, z))\n"
+        "print(_fused16.AVAILABLE, ok)"
+    )
+    env = {**os.environ, "NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False True"

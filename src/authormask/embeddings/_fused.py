@@ -76,9 +76,12 @@ _SIGNATURE = (
 
 
 def _target_features() -> set[str]:
-    """The CPU features numba compiles for (NUMBA_CPU_FEATURES, else the host's)."""
+    """The CPU features numba compiles for, as its code generator reads them: its
+    ``CPU_FEATURES`` wherever that is set (even empty: ``NUMBA_CPU_NAME=generic`` sets it to
+    no feature at all, and an AVX2 intrinsic compiled there aborts the process), else the
+    host's."""
     configured = getattr(numba.config, "CPU_FEATURES", None)
-    if configured:
+    if configured is not None:
         return {f[1:] for f in str(configured).split(",") if f.startswith("+")}
     import llvmlite.binding as ll
 

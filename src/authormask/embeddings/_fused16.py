@@ -13,20 +13,23 @@ of ``LIMIT``, no overflow in any order). A word's approximate score is then
 :data:`LISTED` smallest approximate scores holds every word that can be nearest whenever the
 best exact score among them is below the ``LISTED``-th approximate score by more than the bound:
 the caller (:meth:`~authormask.embeddings.neighbours.NearestWordIndex.nearest`) checks exactly
-that, decides among the listed words in float64 (and by exact rationals where float64 cannot
-order two), and sends every query it cannot certify to the float32 screen. Nothing here decides
-a word: it only lists candidates, with a proof that no other word can win.
+that, decides among the listed words in float64 where it can order the best two, and sends
+every other query (a near-tie among the listed included) to the float32 screen and, past it, to
+the exact decision. Nothing here decides a word: it only lists candidates, with a proof that no
+other word can win.
 
 The register tile is :mod:`._fused`'s: 4 queries x :data:`PANEL` words of int32 partial sums in
 vector registers over all coordinate pairs, a panel (25 pairs x 16 words x 4 bytes: 1.6 KB)
 read from the L1 cache by every query tile of a block, and a tile skipped when none of its
 scores is below its queries' current ``LISTED``-th score. Measured on this project's AVX2
 machine (Zen 3, one thread, 100k x 50-d GloVe, 4,096 noisy queries at epsilon 10): 12,600
-queries/s against 8,400 for the float32 kernel (1.5x); every query certified with 4 listed
-words. Wider tiles were slower (6 queries: 9,800/s; 8: 7,000/s: they spill registers).
+queries/s against 8,400 for the float32 kernel (1.5x; the whole search, its float64
+re-scoring included, 1.4x); every query certified with 4 listed words. Wider tiles were slower
+(6 queries: 9,800/s; 8: 7,000/s: they spill registers).
 
-Built only for x86 with AVX2 (``llvm.x86.avx2.pmadd.wd``); elsewhere :data:`AVAILABLE` is false
-and the float32 screen works alone. Imported lazily, with :mod:`._fused`.
+Built only where numba compiles for x86 with AVX2 (``llvm.x86.avx2.pmadd.wd``; its target's
+features, ``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES`` included); elsewhere :data:`AVAILABLE` is
+false and the float32 screen works alone. Imported lazily, with :mod:`._fused`.
 """
 
 from __future__ import annotations

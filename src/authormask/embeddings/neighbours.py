@@ -810,8 +810,9 @@ class NearestWordIndex:
     def _screen_block(
         self, z: NDArray[np.float64], fused: bool
     ) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
-        """The float32 screen of one block (the fused kernel or BLAS): the best row per query
-        and which of them are not certified (to be decided by :meth:`_resolve_exactly`)."""
+        """The screens of one block (the integer screen first where it runs, then the float32
+        screen, fused kernel or BLAS, for what it leaves): the best row per query and which of
+        them are not certified (to be decided by :meth:`_resolve_exactly`)."""
         qnorm = _norms(z)
         # float32 cannot screen a query this long (its scores could overflow): float64 decides
         m = self._max_norm
