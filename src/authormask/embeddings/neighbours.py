@@ -381,11 +381,15 @@ class NearestWordIndex:
         if not _fused16.AVAILABLE:
             return None
         panels, scale, error, l1 = _fused16.quantise_vocabulary(self._w)
-        v = self.size
-        sq = np.full(panels.shape[0] * _fused16.PANEL, np.inf, dtype=np.float32)
-        sq[:v] = self._screen_sq()
-        by_panel = sq.reshape(panels.shape[0], _fused16.PANEL)
-        return _IntegerPanels(panels, by_panel, scale, error, l1)
+        return _IntegerPanels(panels, self._padded_sq(_fused16.PANEL), scale, error, l1)
+
+    def _padded_sq(self, panel: int) -> NDArray[np.float32]:
+        """``||w||^2`` for the screens (:meth:`_screen_sq`) by panel of ``panel`` words, the
+        padding words +inf (score +inf: never the nearest)."""
+        n_panels = -(-self.size // panel)
+        sq = np.full(n_panels * panel, np.inf, dtype=np.float32)
+        sq[: self.size] = self._screen_sq()
+        return sq.reshape(n_panels, panel)
 
     def _build_panels(self, panel: int) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """The fused kernel's layout: words in panels of ``panel``, coordinates major."""
@@ -394,10 +398,7 @@ class NearestWordIndex:
         padded = np.zeros((n_panels * panel, n), dtype=np.float32)
         padded[:v] = self._w
         panels = np.ascontiguousarray(padded.reshape(n_panels, panel, n).transpose(0, 2, 1))
-        # padding words have ||w||^2 = +inf: score +inf, never the nearest
-        sq = np.full(n_panels * panel, np.inf, dtype=np.float32)
-        sq[:v] = self._screen_sq()
-        return panels, sq.reshape(n_panels, panel)
+        return panels, self._padded_sq(panel)
 
     def _load_panels(self, panel: int) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """The panels from the index file beside the prepared vocabulary (memory-mapped and

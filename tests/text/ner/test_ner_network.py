@@ -233,34 +233,3 @@ def test_the_probe_of_the_products_tells_the_truth(ours: PackagedRecogniser) -> 
         assert np.array_equal(network._embed(feats, orth), whole)
     finally:
         _forced(ours, verdict)
-
-
-def test_the_embeddings_kept_across_batches_stay_within_their_bound(
-    ours: PackagedRecogniser, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Where distinct tokens are embedded apart, those met first are kept for later batches,
-    at most :data:`_KEPT_EMBEDDINGS` of them, never where no text is remembered; a batch's
-    rows are those of its distinct tokens however many were kept."""
-    from authormask.text.ner import network as module
-
-    network = ours.network
-    verdict = network.rows_stand_alone()
-    monkeypatch.setattr(module, "_KEPT_EMBEDDINGS", 100)
-    words = [f"v{i}" for i in range(300)] * 2
-    feats, orth, _ = network.features(words, [None] * len(words))
-    try:
-        _forced(ours, True)
-        first = network._embed(feats[:400], orth[:400])  # 300 distinct: 100 kept
-        assert len(network._embedded_at) == 100
-        again = network._embed(feats, orth)  # the kept rows read, the others made
-        assert len(network._embedded_at) == 100
-        assert again.shape == (600, first.shape[1])
-        assert np.array_equal(again[:300], again[300:])  # a token's row is its own
-        if verdict:  # rows stand alone here: the same bits as made apart
-            assert np.array_equal(again[:400], first)
-        network.remember(False)
-        network._stand_alone = True
-        network._embed(feats, orth)
-        assert not network._embedded_at and network._embedding_rows is None
-    finally:
-        _forced(ours, verdict)

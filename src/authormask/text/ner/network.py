@@ -221,10 +221,6 @@ _KEPT_IDS = 1 << 17
 #: embedded once each (:meth:`Network._embed`): well above the 16 rows or fewer that OpenBLAS
 #: may round otherwise than a row of a larger product
 _DISTINCT_ROWS = 64
-#: the most distinct tokens whose embeddings are kept across batches (the first met: a
-#: document's frequent words; 8,192 rows of 96 float32, 3 MB, bounded so that a long
-#: document's peak is its tenth's)
-_KEPT_EMBEDDINGS = 1 << 13
 #: the windows (first row, rows) of a longer product that :meth:`Network.rows_stand_alone`
 #: computes apart: of the fewest rows and more, at offsets within and across OpenBLAS's tiles
 _PROBES = ((0, 64), (1, 64), (7, 65), (13, 100), (31, 77), (200, 120), (3, 257))
@@ -355,9 +351,6 @@ class Network:
         self._base_norms = dict(base_norms)
         self._ids: dict[str, int] = {}
         self._lexemes: dict[str, tuple[int, int, int, int, int, bool]] = {}
-        # a token's five ids (40 bytes) -> its row of _embedding_rows (made on first use)
-        self._embedded_at: dict[bytes, int] = {}
-        self._embedding_rows: NDArray[np.float32] | None = None
         self._stand_alone: bool | None = None  # rows_stand_alone(), probed on first use
         self._keep = True
         self._tables = [
@@ -390,8 +383,6 @@ class Network:
         if not keep:
             self._ids.clear()
             self._lexemes.clear()
-            self._embedded_at.clear()
-            self._embedding_rows = None
         self._keep = keep
 
     @property
@@ -487,7 +478,7 @@ class Network:
         Where this machine's float32 products give a row the same bits whatever rows are
         beside it (:meth:`rows_stand_alone`: OpenBLAS's AVX-512 kernels, in a product of more
         than 16 rows), each distinct token is embedded once (a token's row depends on its five
-        ids alone) and kept for later batches (:meth:`_embed_kept`): prose repeats its words,
+        ids alone): prose repeats its words,
         77,601 tokens of C50 stories hold 6,928 distinct ones, and this step took 0.47 s of
         their 1.3 s. Elsewhere (OpenBLAS's AVX2 kernels: half the rows of a batch of C50 prose
         differ in their last bits from the same rows embedded apart) every row is computed in
@@ -499,8 +490,6 @@ class Network:
             ids[:, 4] = orth
             keys = ids.view(np.dtype((np.void, 40))).ravel()
             _, first, back = np.unique(keys, return_index=True, return_inverse=True)
-            if self._keep:
-                return self._embed_kept(feats, orth, keys, first)[back.ravel()]
             if len(first) < n:
                 return self._embedded_rows(feats, orth, first)[back.ravel()]
         return self._embedded(feats, orth)
@@ -544,41 +533,6 @@ class Network:
             padded = np.concatenate([rows, pad])
             return self._embedded(feats[padded], orth[padded])[: len(rows)]
         return self._embedded(feats[rows], orth[rows])
-
-    def _embed_kept(
-        self,
-        feats: NDArray[np.uint64],
-        orth: NDArray[np.uint64],
-        keys: NDArray[Any],
-        first: NDArray[np.intp],
-    ) -> Any:
-        """The embeddings of the distinct tokens at ``first``: those kept from earlier
-        batches (:data:`_KEPT_EMBEDDINGS`, the first met) read, the others made (as
-        :meth:`_embedded_rows` makes them: the same bits) and kept while there is room. A long
-        document's batches share most of their words: its embeddings were made again in each
-        (0.9 s of 700 KB of prose's 7.5 s read in one process)."""
-        at = self._embedded_at
-        known = [at.get(keys[i].tobytes(), -1) for i in first]
-        slots = np.array(known, dtype=np.intp)
-        new = np.flatnonzero(slots < 0)
-        out = np.empty((len(first), self._a["reduce_G"].shape[-1]), dtype=np.float32)
-        old = np.flatnonzero(slots >= 0)
-        if old.size:
-            assert self._embedding_rows is not None
-            out[old] = self._embedding_rows[slots[old]]
-        if new.size:
-            made = self._embedded_rows(feats, orth, first[new])
-            out[new] = made
-            room = _KEPT_EMBEDDINGS - len(at)
-            if room > 0:
-                if self._embedding_rows is None:
-                    self._embedding_rows = np.empty((_KEPT_EMBEDDINGS, out.shape[1]), np.float32)
-                take = new[:room]
-                start = len(at)
-                self._embedding_rows[start : start + len(take)] = made[: len(take)]
-                for k, i in enumerate(first[take].tolist()):
-                    at[keys[i].tobytes()] = start + k
-        return out
 
     def _embedded(self, feats: NDArray[np.uint64], orth: NDArray[np.uint64]) -> Any:
         """:meth:`_embed` of every row of ``feats`` and ``orth``, as spaCy computes it."""
