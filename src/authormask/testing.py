@@ -421,12 +421,19 @@ def check_seed(name: str, battery: Battery) -> None:
 
 
 def check_reproducible(name: str, battery: Battery) -> None:
-    """Contract 3: one seed, the same bytes; other seeds, another release."""
+    """Contract 3: one seed, the same bytes (``make_ready`` called first or not); other
+    seeds, another release."""
     from authormask.core import mechanism_spec
 
     first = _release([TEXT_A, TEXT_B], _build(name, battery), SEED)
     again = _release([TEXT_A, TEXT_B], _build(name, battery), SEED)
     _check(_published(first) == _published(again), f"{name}: one seed, two releases")
+    ready = _build(name, battery)
+    ready.make_ready(100_000)  # what a long release calls first (in a second thread)
+    _check(
+        _published(_release([TEXT_A, TEXT_B], ready, SEED)) == _published(first),
+        f"{name}: make_ready changed the release",
+    )
     others = (  # lazily: the first that differs ends it
         _release([TEXT_A, TEXT_B], _build(name, battery), s).texts for s in OTHER_SEEDS
     )

@@ -417,3 +417,29 @@ def test_a_one_sentence_default_release_loads_no_numba_and_no_torch(tmp_path) ->
     )
     assert _run(code).splitlines()[-1] == "False False"
     assert (tmp_path / "out.txt").read_text(encoding="utf-8").strip()
+
+
+def test_warming_builds_what_the_first_search_needs_and_changes_no_answer(
+    glove_20k: Embeddings,
+) -> None:
+    """``warm`` loads the fused kernels and the integer screen's words before the first search
+    (a release does it in a second thread while it reads names, issue 50), only where that
+    search would use them; the answers are those of an index never warmed."""
+    vocab = glove_20k.vectors[:5000]
+    z = sample_nd_laplace(vocab[:3000], epsilon=10.0, random_state=7)
+    cold = NearestWordIndex(vocab).nearest(z)
+    small = NearestWordIndex(vocab)
+    small.warm(100)  # an auto index screens its first small searches with BLAS: nothing loads
+    assert small._backend is None and small._int16 is None
+    blas = NearestWordIndex(vocab, backend="blas")
+    blas.warm(100_000)
+    assert blas._backend is None
+    warm = NearestWordIndex(vocab)
+    warm.warm(len(z), integer=False)  # k_nearest alone needs no integer words
+    assert warm._backend == "fused" and warm._int16 is None
+    warm.warm(len(z))
+    from authormask.embeddings import _fused16
+
+    assert (warm._int16 is not None) == bool(_fused16.AVAILABLE)
+    assert np.array_equal(warm.nearest(z), cold)
+    assert np.array_equal(cold, brute_force_nearest(vocab, z))

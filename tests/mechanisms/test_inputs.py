@@ -370,3 +370,34 @@ def test_a_documents_units_are_counted_not_held_where_the_surrogates_keep_kinds(
     own = list(mech.inner.prepare_parts([plain]))
     theirs = mech.inner.perturb(own, [np.random.default_rng(5)] * len(own))
     assert [(o.text, o.words) for o in ours] == [(o.text, o.words) for o in theirs]
+
+
+def test_a_long_document_makes_the_mechanism_ready_while_its_names_are_read(
+    glove_20k, monkeypatch
+) -> None:
+    """A document of a batch of work or more has the mechanism's ``make_ready`` (its search's
+    kernels loaded) called once, in a second thread, with the document's work, once its units
+    are counted and while the recogniser reads on (issue 50: the first batch waited most of a
+    second for the kernels, one core idle); a shorter document calls it not at all. The release
+    is the one made without it."""
+    import threading
+
+    text, mech, inner, expected = _in_small_batches(glove_20k, monkeypatch)
+    calls: list[tuple[str, int]] = []
+    real = inner.make_ready
+
+    def make_ready(self, work):  # type: ignore[no-untyped-def]
+        calls.append((threading.current_thread().name, work))
+        real(self, work)
+
+    monkeypatch.setattr(inner, "make_ready", make_ready)
+    released = release([text], mech, random_state=4)
+    assert released.documents[0].text == expected
+    for thread in threading.enumerate():
+        if thread.name == "authormask-ready":
+            thread.join(30)
+    (document,) = mech.prepare_parts([text])
+    assert calls[0] == ("authormask-ready", mech.units(document))
+    calls.clear()
+    release(["Olga Petrova saw the cold river near Oslo."], mech, random_state=1)
+    assert calls == []

@@ -412,6 +412,56 @@ def test_what_this_process_does_meanwhile_is_balanced_by_parts_read_there(
     assert len(jobs) > len(parts) // 2
 
 
+def test_the_last_parts_are_not_left_waiting_in_the_second_process(
+    allowed: None, read_afresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where both processes read at the same pace, this process never leaves the second more
+    parts waiting than it has left to read itself (issue 50: it handed on up to three of the
+    last parts, then sat idle, one core unused, while the second read them one by one), and
+    the two read about half each. The names do not change."""
+    parts = _texts(10, 2500)
+    recogniser = entities.load_recogniser()
+    expected = recogniser.find_document(parts)
+    submitted: list[str] = []
+    taken: list[str] = []
+    here: list[str] = []
+    checks: list[tuple[int, int]] = []
+    submit, take, find_here = (
+        RecognitionAhead.submit,
+        RecognitionAhead.take,
+        entities.Recogniser._find_here,
+    )
+
+    def counted(self: RecognitionAhead, texts: Any) -> None:
+        submitted.extend(texts)
+        submit(self, texts)
+
+    def counted_take(self: RecognitionAhead, texts: Any, keys: Any) -> Any:
+        taken.extend(texts)
+        return take(self, texts, keys)
+
+    def one_at_a_time(self: RecognitionAhead, keys: Any) -> list[bytes]:
+        return list(keys[:1])  # the second process gives back one part per part read here
+
+    def counted_here(self: entities.Recogniser, texts: list[str]) -> Any:
+        waiting = len(submitted) - len(taken)
+        left = len(parts) - len(submitted) - len(here)  # this one among them
+        checks.append((waiting, left))
+        here.extend(texts)
+        return find_here(self, texts)
+
+    monkeypatch.setattr(RecognitionAhead, "submit", counted)
+    monkeypatch.setattr(RecognitionAhead, "take", counted_take)
+    monkeypatch.setattr(RecognitionAhead, "found", one_at_a_time)
+    monkeypatch.setattr(entities.Recogniser, "_find_here", counted_here)
+    with recogniser.ahead() as hand_on:
+        assert hand_on is not None
+        assert recogniser.find_document(parts) == expected
+    assert checks and all(waiting <= left + 1 for waiting, left in checks), checks
+    assert sorted(here + submitted) == sorted(parts)
+    assert abs(len(here) - len(submitted)) <= 1, (len(here), len(submitted))
+
+
 def test_a_long_document_with_parts_that_repeat_is_read_once_a_part(
     allowed: None, read_afresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -351,6 +351,32 @@ class NearestWordIndex:
             self._backend = backend
             return backend
 
+    def warm(self, queries: int, *, integer: bool = True) -> None:
+        """Build now what the first search of about ``queries`` queries would build: the fused
+        screen's compiled kernels (importing numba and loading them takes most of a second)
+        and, with ``integer``, the integer screen's words (what :meth:`nearest` reads;
+        :meth:`k_nearest` needs none). Nothing where that search would screen with BLAS (an
+        ``auto`` index's first :data:`SMALL_QUERIES` queries, or a ``blas`` one). A release
+        calls it from a second thread while its other work runs (thread-safe); it changes no
+        answer, only when the first search can start. The fused screen's failure to load is
+        left to the search that needs it (which falls back to BLAS as it always does).
+
+        Parameters
+        ----------
+        queries
+            About how many queries the first search will have.
+        integer
+            Whether the integer screen's words are made too.
+        """
+        if self._requested_backend == "blas":
+            return
+        if self._requested_backend == "auto" and self._backend is None:
+            with self._lock:
+                if self._small_screened + int(queries) <= SMALL_QUERIES:
+                    return
+        if self._prepare() == "fused" and integer:
+            self._integer_words()
+
     def _screen_sq(self) -> NDArray[np.float32]:
         """||w||^2 for the float32 screens, capped where it could overflow float32: a query is
         only screened when 2 ||z|| M + M^2 <= _FLOAT32_SAFE_SCORE, so the cap never applies to

@@ -71,6 +71,8 @@ class Mechanism:
       parameter that depends on the whole release (``emp-bag`` with N ``"shortest"``), the
       mechanism with it resolved from every document's units, and the value it was resolved
       to; by default none, the mechanism itself and nothing;
+    * ``make_ready(work)``: load what perturbing that much work needs (a search's compiled
+      kernels) while the release does other work; by default nothing;
     * ``unchanged_probabilities(text)``: the exact probability that each token is released
       as itself, where the mechanism can compute its output distribution; by default None;
     * ``content_kinds(text)``: the kind of each position ``text`` alone gives the mechanism's
@@ -149,6 +151,19 @@ class Mechanism:
             The block, yielding the function or None.
         """
         return contextlib.nullcontext(None)
+
+    def make_ready(self, work: int) -> None:
+        """Load now what perturbing about ``work`` units of work needs (a search's compiled
+        kernels), so that the release's first batch does not wait for it; by default nothing.
+        A release calls it from a second thread while it does other work (the entity step,
+        while the recogniser reads a long document), so it must be thread-safe and change
+        nothing the mechanism draws or releases, only when it is ready.
+
+        Parameters
+        ----------
+        work
+            About how many units of work the release will perturb.
+        """
 
     def perturb(
         self,
@@ -387,6 +402,9 @@ class IdentityKernel:
 
     def __init__(self, embeddings: Any) -> None:
         self.embeddings = embeddings
+
+    def make_ready(self, work: int) -> None:
+        """Nothing to load: no search."""
 
     def perturb_documents(
         self,

@@ -311,11 +311,28 @@ class _Indexed:
             self._index = shared_index(self._embeddings)
         return self._index
 
+    #: whether its search is :meth:`~authormask.embeddings.neighbours.NearestWordIndex.nearest`
+    #: (which reads the integer screen's words) rather than ``k_nearest``
+    _nearest = False
+
+    def warm(self, vectors: int) -> None:
+        """Load now what decoding about ``vectors`` noisy vectors will search with (the search
+        index's :meth:`~authormask.embeddings.neighbours.NearestWordIndex.warm`); no answer
+        changes.
+
+        Parameters
+        ----------
+        vectors
+            About how many vectors the first decoding will have.
+        """
+        self.index.warm(vectors, integer=self._nearest)
+
 
 class NearestDecoder(_Indexed):
     """The paper's ``Vec^-1``: the exact nearest vocabulary word (certified-exact search)."""
 
     name = "nearest"
+    _nearest = True
 
     def decode(
         self, noisy: NDArray[np.float64], *, progress: Callable[[int], None] | None = None

@@ -347,6 +347,19 @@ class EMPDoc(CanonicalMechanism):
         off.function_kernel = IdentityKernel(self.function_kernel.embeddings)  # type: ignore[assignment]
         return off
 
+    def make_ready(self, work: int) -> None:
+        """Load now what snapping about ``work`` content words searches with (its content
+        kernel's :meth:`~authormask.mechanisms.earth_movers_kernel.EarthMoversMechanism.
+        make_ready`; the function words' vocabulary is searched without it); nothing drawn or
+        released changes.
+
+        Parameters
+        ----------
+        work
+            About how many words will be snapped.
+        """
+        self.kernel.make_ready(work)
+
     # --- release ---------------------------------------------------------------------------
 
     def perturb(

@@ -139,6 +139,21 @@ class EarthMoversMechanism:
             self._index = shared_index(self.embeddings)
         return self._index
 
+    def make_ready(self, work: int) -> None:
+        """Load now what snapping about ``work`` noisy vectors searches with (its decoder's
+        :meth:`~authormask.mechanisms.decoding.NearestDecoder.warm`): called from a second
+        thread while a release does other work; nothing it draws or releases changes.
+
+        Parameters
+        ----------
+        work
+            About how many vectors will be snapped.
+        """
+        decoder = self.decoder
+        warm = getattr(decoder, "warm", None)
+        if warm is not None:
+            warm(work)
+
     def noisy_vectors(
         self, rows: Sequence[int] | np.ndarray, *, random_state: RandomState = None
     ) -> np.ndarray:

@@ -105,6 +105,20 @@ class _EMPBase(Mechanism):
         off.kernel = IdentityKernel(self.kernel.embeddings)
         return off
 
+    def make_ready(self, work: int) -> None:
+        """Load now what snapping about ``work`` words searches with (its kernel's
+        ``make_ready``, where it has one: the Earth Mover's kernel's loads the search's compiled
+        kernels); nothing drawn or released changes.
+
+        Parameters
+        ----------
+        work
+            About how many words will be snapped.
+        """
+        ready = getattr(self.kernel, "make_ready", None)
+        if ready is not None:
+            ready(work)
+
     def _decoder_policies(self) -> dict[str, str]:
         """The decoder, in the statement's policies: only when it is not the paper's, so the
         statements of the paper's mechanisms are unchanged."""

@@ -52,6 +52,7 @@ import contextlib
 import copy
 import dataclasses
 import functools
+import logging
 import re
 import threading
 import unicodedata
@@ -804,6 +805,8 @@ def on_tokens(text: str, entities: Sequence[Entity]) -> list[Entity]:
     return out
 
 
+log = logging.getLogger(__name__)
+
 #: the words of a part the recogniser reads at once (about 45 KB of English prose)
 PART_WORDS = 8192
 
@@ -974,6 +977,8 @@ class EntityInputs(Mechanism):
                     counting.append(self._count(texts))
                 except Exception as exc:  # raised once the names are found, as before
                     failed.append(exc)
+                else:
+                    self._ready_meanwhile(counting[0][0])
 
             found = self.recogniser.find_document(texts, meanwhile=count_texts)
             if failed:
@@ -987,6 +992,33 @@ class EntityInputs(Mechanism):
         yield EntityDocument(
             texts, found, None if held is None else tuple(held), work=work, counts=counts
         )
+
+    def make_ready(self, work: int) -> None:
+        """The mechanism's :meth:`~authormask.mechanisms._base.Mechanism.make_ready`.
+
+        Parameters
+        ----------
+        work
+            About how many units of work the release will perturb.
+        """
+        self.inner.make_ready(work)
+
+    def _ready_meanwhile(self, work: int) -> None:
+        """Where a document holds a batch of work or more (:data:`PERTURB_WORK`), the
+        mechanism's :meth:`make_ready` in a second thread, while the recogniser reads the rest
+        of it: its search's kernels load (most of a second for the Earth Mover's search) while
+        both cores read names, not while the second waits for the first batch (issue 50). Its
+        failure is the first batch's to meet (it loads them again, or falls back)."""
+        if work < PERTURB_WORK:
+            return
+
+        def ready() -> None:
+            try:
+                self.inner.make_ready(work)
+            except Exception as exc:  # the first batch meets it again
+                log.debug("the mechanism could not be made ready ahead: %s", exc)
+
+        threading.Thread(target=ready, name="authormask-ready", daemon=True).start()
 
     def _count(self, texts: Iterable[str]) -> tuple[int, dict[str, Any], list[Any] | None]:
         """The units of work and the diagnostics of the mechanism's units of ``texts``, and

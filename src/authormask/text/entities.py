@@ -1177,8 +1177,10 @@ class Recogniser:
         front, back = 0, len(items)  # this process reads items[front:], that one from back
 
         def hand_on() -> None:
+            # never more waiting there than parts left here: where the last parts left are
+            # handed on, this process would wait, idle, for the second to read them one by one
             nonlocal back
-            while back - front > 1 and len(handed) < _HANDED_PARTS:
+            while back - front > max(1, len(handed)) and len(handed) < _HANDED_PARTS:
                 back -= 1
                 key, text = items[back]
                 with _LOCK:
