@@ -508,3 +508,21 @@ def test_the_words_never_sent_are_flagged_as_they_are_listed(nouns_mech, glove_2
     assert np.array_equal(by_words, by_rows)
     with pytest.raises(ValueError, match="one flag per word"):
         frequency_log_prior(glove_20k.words, excluded_rows=rows[:-1])
+
+
+def test_making_ready_loads_the_viterbi_kernel_and_the_search(glove_20k: Embeddings) -> None:
+    """``make_ready`` with a long release's work loads what the context decoder decodes with
+    (the compiled Viterbi, the search's kernels), as a release does in a second thread while
+    names are read (issue 50: the first batch waited for them, one core idle); a short one's
+    loads nothing (a sentence's release imports no numba)."""
+    from authormask.embeddings.neighbours import NearestWordIndex
+    from authormask.mechanisms import decoding
+
+    mech = core_mechanism("emp-write", epsilon=7.0, embeddings=glove_20k, vocab_size=None)
+    decoder = mech.kernel.sequence_decoder
+    decoder._index = NearestWordIndex(glove_20k.vectors)  # its own: nothing loaded yet
+    mech.make_ready(100)
+    assert decoder.index._backend is None
+    mech.make_ready(decoding.SMALL_VITERBI + 1)
+    assert decoding._VITERBI and decoder.index._backend == "fused"
+    assert decoder.index._int16 is None  # k_nearest reads no integer words

@@ -356,7 +356,8 @@ class NearestWordIndex:
         screen's compiled kernels (importing numba and loading them takes most of a second)
         and, with ``integer``, the integer screen's words (what :meth:`nearest` reads;
         :meth:`k_nearest` needs none). Nothing where that search would screen with BLAS (an
-        ``auto`` index's first :data:`SMALL_QUERIES` queries, or a ``blas`` one). A release
+        ``auto`` index's first :data:`SMALL_QUERIES` queries, :data:`SMALL_K_QUERIES` without
+        ``integer``, or a ``blas`` one). A release
         calls it from a second thread while its other work runs (thread-safe); it changes no
         answer, only when the first search can start. The fused screen's failure to load is
         left to the search that needs it (which falls back to BLAS as it always does).
@@ -371,8 +372,9 @@ class NearestWordIndex:
         if self._requested_backend == "blas":
             return
         if self._requested_backend == "auto" and self._backend is None:
+            small = SMALL_QUERIES if integer else SMALL_K_QUERIES
             with self._lock:
-                if self._small_screened + int(queries) <= SMALL_QUERIES:
+                if self._small_screened + int(queries) <= small:
                     return
         if self._prepare() == "fused" and integer:
             self._integer_words()

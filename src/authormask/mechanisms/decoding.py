@@ -622,6 +622,21 @@ class SequenceDecoder(_Indexed):
             raise InvalidParameterError(f"prior_weight must be a finite number > 0, got {weight!r}")
         return float(weight)  # type: ignore[arg-type]
 
+    def warm(self, vectors: int) -> None:
+        """Load now what decoding about ``vectors`` noisy vectors uses: the search index's
+        kernels (:meth:`~authormask.embeddings.neighbours.NearestWordIndex.warm`) and, where
+        the Viterbi runs compiled (more than :data:`SMALL_VITERBI` positions), its kernel; no
+        answer changes.
+
+        Parameters
+        ----------
+        vectors
+            About how many vectors the first decoding will have.
+        """
+        if vectors > SMALL_VITERBI:
+            viterbi_kernel()
+        self.index.warm(vectors, integer=False)
+
     def decode_sequences(
         self,
         sequences: list[NDArray[np.float64]],

@@ -321,6 +321,23 @@ class ContextKernel:
             return self.nearest_allowed_decoder.describe()
         return self.noise.decoder.describe()
 
+    def make_ready(self, work: int) -> None:
+        """Load now what decoding about ``work`` noisy vectors uses (the context decoder's
+        Viterbi kernel and search, or the nearest decoders' search); nothing drawn or released
+        changes.
+
+        Parameters
+        ----------
+        work
+            About how many vectors will be decoded.
+        """
+        if self.decoder_name == "context":
+            self.sequence_decoder.warm(work)
+        elif self.nearest_allowed:
+            self.nearest_allowed_decoder.warm(work)
+        else:
+            self.noise.make_ready(work)
+
     @property
     def nearest_allowed_decoder(self) -> PosteriorDecoder:
         """The ``nearest`` decoder under ``nearest_allowed``: a flat prior over the words a
@@ -497,6 +514,17 @@ class EMPWrite(Mechanism):
         off = copy.copy(self)
         off.kernel = IdentityKernel(self.kernel.embeddings)  # type: ignore[assignment]
         return off
+
+    def make_ready(self, work: int) -> None:
+        """Load now what decoding about ``work`` content words uses (its kernel's
+        :meth:`ContextKernel.make_ready`); nothing drawn or released changes.
+
+        Parameters
+        ----------
+        work
+            About how many content words will be released.
+        """
+        self.kernel.make_ready(work)
 
     # --- preparation ------------------------------------------------------------------------
 
