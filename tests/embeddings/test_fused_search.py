@@ -428,6 +428,10 @@ def test_warming_builds_what_the_first_search_needs_and_changes_no_answer(
     vocab = glove_20k.vectors[:5000]
     z = sample_nd_laplace(vocab[:3000], epsilon=10.0, random_state=7)
     cold = NearestWordIndex(vocab).nearest(z)
+    few = z[:300]
+    never = NearestWordIndex(vocab)
+    few_cold = never.nearest(few)  # an auto index's first small search: BLAS
+    assert never._backend is None
     small = NearestWordIndex(vocab)
     small.warm(100)  # an auto index screens its first small searches with BLAS: nothing loads
     assert small._backend is None and small._int16 is None
@@ -441,5 +445,6 @@ def test_warming_builds_what_the_first_search_needs_and_changes_no_answer(
     from authormask.embeddings import _fused16
 
     assert (warm._int16 is not None) == bool(_fused16.AVAILABLE)
+    assert np.array_equal(warm.nearest(few), few_cold)  # now the fused screens: same words
     assert np.array_equal(warm.nearest(z), cold)
     assert np.array_equal(cold, brute_force_nearest(vocab, z))

@@ -510,7 +510,9 @@ def test_the_words_never_sent_are_flagged_as_they_are_listed(nouns_mech, glove_2
         frequency_log_prior(glove_20k.words, excluded_rows=rows[:-1])
 
 
-def test_making_ready_loads_the_viterbi_kernel_and_the_search(glove_20k: Embeddings) -> None:
+def test_making_ready_loads_the_viterbi_kernel_and_the_search(
+    glove_20k: Embeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``make_ready`` with a long release's work loads what the context decoder decodes with
     (the compiled Viterbi, the search's kernels), as a release does in a second thread while
     names are read (issue 50: the first batch waited for them, one core idle); a short one's
@@ -518,11 +520,38 @@ def test_making_ready_loads_the_viterbi_kernel_and_the_search(glove_20k: Embeddi
     from authormask.embeddings.neighbours import NearestWordIndex
     from authormask.mechanisms import decoding
 
+    monkeypatch.setattr(decoding, "_VITERBI", [])  # as in a new process
     mech = core_mechanism("emp-write", epsilon=7.0, embeddings=glove_20k, vocab_size=None)
     decoder = mech.kernel.sequence_decoder
     decoder._index = NearestWordIndex(glove_20k.vectors)  # its own: nothing loaded yet
     mech.make_ready(100)
-    assert decoder.index._backend is None
+    assert decoder.index._backend is None and not decoding._VITERBI
     mech.make_ready(decoding.SMALL_VITERBI + 1)
     assert decoding._VITERBI and decoder.index._backend == "fused"
     assert decoder.index._int16 is None  # k_nearest reads no integer words
+
+
+def test_the_viterbi_kernel_is_compiled_once_whatever_threads_ask(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two threads asking for the compiled Viterbi at once (a release making it ready while
+    another decodes) get one kernel, compiled once (a review found two, and the warning filters
+    of one compile put back by the other)."""
+    import threading
+
+    from authormask.mechanisms import decoding
+
+    monkeypatch.setattr(decoding, "_VITERBI", [])
+    got: list[object] = []
+    start = threading.Barrier(3)
+
+    def ask() -> None:
+        start.wait()
+        got.append(decoding.viterbi_kernel())
+
+    threads = [threading.Thread(target=ask) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(decoding._VITERBI) == 1 and all(k is decoding._VITERBI[0] for k in got)

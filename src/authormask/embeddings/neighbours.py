@@ -359,8 +359,8 @@ class NearestWordIndex:
         ``auto`` index's first :data:`SMALL_QUERIES` queries, :data:`SMALL_K_QUERIES` without
         ``integer``, or a ``blas`` one). A release
         calls it from a second thread while its other work runs (thread-safe); it changes no
-        answer, only when the first search can start. The fused screen's failure to load is
-        left to the search that needs it (which falls back to BLAS as it always does).
+        answer, only when the first search can start. Where the fused screen cannot load, an
+        ``auto`` index falls back to BLAS here (with its warning), as its first search would.
 
         Parameters
         ----------

@@ -50,6 +50,7 @@ is over the whole class. A decoder whose every word has prior 0 is refused.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
@@ -813,6 +814,8 @@ def _viterbi_loops(
 
 
 _VITERBI: list[Callable[..., NDArray[np.int64]]] = []
+#: one compile at a time (a release's second thread may make it ready while the first decodes)
+_VITERBI_LOCK = threading.Lock()
 
 
 def viterbi_kernel() -> Callable[..., NDArray[np.int64]]:
@@ -826,6 +829,14 @@ def viterbi_kernel() -> Callable[..., NDArray[np.int64]]:
     Callable
         ``kernel(cls, emit, transitions, begin) -> path``.
     """
+    if _VITERBI:
+        return _VITERBI[0]
+    with _VITERBI_LOCK:
+        return _viterbi_compiled()
+
+
+def _viterbi_compiled() -> Callable[..., NDArray[np.int64]]:
+    """:func:`viterbi_kernel`'s body, under its lock."""
     if not _VITERBI:
         import warnings
 

@@ -908,6 +908,8 @@ class EntityInputs(Mechanism):
         self.name: str = mechanism.name
         self._recogniser = recogniser
         self.lists = lists or public_lists()
+        #: the threads making the mechanism ready (:meth:`_ready_meanwhile`), not yet joined
+        self._readying: list[threading.Thread] = []
 
     @property
     def embeddings(self) -> Any:
@@ -1018,7 +1020,22 @@ class EntityInputs(Mechanism):
             except Exception as exc:  # the first batch meets it again
                 log.debug("the mechanism could not be made ready ahead: %s", exc)
 
-        threading.Thread(target=ready, name="authormask-ready", daemon=True).start()
+        # not a daemon: the interpreter waits for it (at most the load) rather than ending
+        # while it imports; joined before the first batch is perturbed (:meth:`_ready_joined`),
+        # so its loading never runs beside the mechanism's own (numba's compiles set the
+        # process's warning filters)
+        thread = threading.Thread(target=ready, name="authormask-ready")
+        try:
+            thread.start()
+        except RuntimeError as exc:  # no thread to be had: the first batch loads it
+            log.debug("the mechanism could not be made ready ahead: %s", exc)
+            return
+        self._readying.append(thread)
+
+    def _ready_joined(self) -> None:
+        """Wait for the loading :meth:`_ready_meanwhile` started, if any."""
+        while self._readying:
+            self._readying.pop().join()
 
     def _count(self, texts: Iterable[str]) -> tuple[int, dict[str, Any], list[Any] | None]:
         """The units of work and the diagnostics of the mechanism's units of ``texts``, and
@@ -1286,6 +1303,7 @@ class EntityInputs(Mechanism):
                 pending.clear()
                 work = 0
 
+        self._ready_joined()
         many = sum(int(document.work) for document in documents) > PERTURB_WORK
         pool = ThreadPoolExecutor(1, thread_name_prefix="authormask-perturb") if many else None
         try:

@@ -1177,8 +1177,9 @@ class Recogniser:
         front, back = 0, len(items)  # this process reads items[front:], that one from back
 
         def hand_on() -> None:
-            # never more waiting there than parts left here: where the last parts left are
-            # handed on, this process would wait, idle, for the second to read them one by one
+            # at most one part more waiting there than parts left here: where the last parts
+            # left were handed on, this process waited, idle, for the second to read them one
+            # by one
             nonlocal back
             while back - front > max(1, len(handed)) and len(handed) < _HANDED_PARTS:
                 back -= 1
