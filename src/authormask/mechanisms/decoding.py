@@ -160,6 +160,17 @@ class Decoder(Protocol):
         """
         ...
 
+    def warm(self, vectors: int) -> None:
+        """Load now what decoding about ``vectors`` noisy vectors will search with (a release's
+        second thread calls it; no answer changes).
+
+        Parameters
+        ----------
+        vectors
+            About how many vectors the first decoding will have.
+        """
+        ...
+
 
 def check_decoder(value: object) -> str:
     """``value`` if it names a decoder of :data:`DECODERS`.

@@ -149,10 +149,7 @@ class EarthMoversMechanism:
         work
             About how many vectors will be snapped.
         """
-        decoder = self.decoder
-        warm = getattr(decoder, "warm", None)
-        if warm is not None:
-            warm(work)
+        self.decoder.warm(work)
 
     def noisy_vectors(
         self, rows: Sequence[int] | np.ndarray, *, random_state: RandomState = None
